@@ -1,0 +1,55 @@
+#include "cli.h"
+
+#include "commands.h"
+
+#include <QTextStream>
+
+namespace payops::cli {
+
+std::vector<std::unique_ptr<Command>> allCommands()
+{
+    std::vector<std::unique_ptr<Command>> commands;
+    commands.push_back(makeSandboxCommand());
+    commands.push_back(makeMigrateCommand());
+    return commands;
+}
+
+namespace {
+
+void printUsage(QTextStream &out)
+{
+    out << "payops " << PAYOPS_VERSION << " - operate a payment-callback endpoint during an incident\n\n"
+        << "Usage: payops <command> [options]   (payops <command> --help for its options)\n\nCommands:\n";
+    for (const auto &command : allCommands())
+        out << "  " << command->name().leftJustified(10) << ' ' << command->summary() << '\n';
+    out << "\nExit codes: 0 success, 1 refused or failed, 2 bad usage, bad DSN or no connection.\n";
+}
+
+} // namespace
+
+int run(const QStringList &arguments)
+{
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    if (arguments.isEmpty()) {
+        printUsage(err);
+        return UsageOrConnection;
+    }
+    const QString &name = arguments.first();
+    if (name == QLatin1String("-h") || name == QLatin1String("--help") || name == QLatin1String("help")) {
+        printUsage(out);
+        return Success;
+    }
+    if (name == QLatin1String("--version") || name == QLatin1String("version")) {
+        out << "payops " << PAYOPS_VERSION << '\n';
+        return Success;
+    }
+    for (const auto &command : allCommands()) {
+        if (command->name() == name)
+            return command->run(arguments.mid(1));
+    }
+    err << "error: unknown command '" << name << "' (payops --help lists the commands)\n";
+    return UsageOrConnection;
+}
+
+} // namespace payops::cli

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <QStringList>
+
+namespace payops::cli {
+
+// Exit codes of `payops`, stable for scripts and cron.
+enum ExitCode : int {
+    Success = 0,
+    Refused = 1,     // the operation ran and was refused or failed (e.g. live duplicates)
+    UsageOrConnection = 2, // bad flags, bad DSN, unreachable server, wrong credentials
+};
+
+// Runs `payops <command> ...`; arguments exclude the program name.
+int run(const QStringList &arguments);
+
+} // namespace payops::cli

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "db/dsn.h"
+
+#include <QCommandLineParser>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace payops::cli {
+
+// What every subcommand shares: its parser with --help and --log-level, one-line errors,
+// and the --db option with PAYOPS_DB as its fallback.
+class Command
+{
+public:
+    Command(QString name, QString summary, QString usage);
+    virtual ~Command() = default;
+
+    const QString &name() const { return m_name; }
+    const QString &summary() const { return m_summary; }
+    int run(const QStringList &arguments);
+
+protected:
+    virtual void addOptions(QCommandLineParser &parser) = 0;
+    virtual int execute(const QCommandLineParser &parser) = 0;
+
+    // One line on stderr (and in the log file); returns the exit code for convenience.
+    int fail(int exitCode, const QString &message) const;
+    void say(const QString &line) const;
+
+    static QCommandLineOption dbOption();
+    // Parses --db (or PAYOPS_DB); on failure prints the reason and returns nullopt.
+    std::optional<Dsn> dsnFrom(const QCommandLineParser &parser) const;
+
+private:
+    QString m_name;
+    QString m_summary;
+    QString m_usage;
+};
+
+} // namespace payops::cli

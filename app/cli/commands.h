@@ -1,0 +1,16 @@
+#pragma once
+
+#include "command.h"
+
+#include <memory>
+#include <vector>
+
+namespace payops::cli {
+
+std::unique_ptr<Command> makeSandboxCommand();
+std::unique_ptr<Command> makeMigrateCommand();
+
+// Every command `payops` knows, in the order `payops --help` lists them.
+std::vector<std::unique_ptr<Command>> allCommands();
+
+} // namespace payops::cli

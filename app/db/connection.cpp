@@ -1,0 +1,172 @@
+#include "connection.h"
+
+#include "dberror.h"
+
+#include <QAtomicInteger>
+#include <QSqlQuery>
+#include <QStringList>
+#include <QThread>
+
+namespace payops::db {
+namespace {
+
+QAtomicInteger<quint64> g_connectionCounter;
+
+QString connectOptions(const Dsn &dsn)
+{
+    // MYSQL_OPT_RECONNECT stays off on purpose: a silent reconnect drops GET_LOCK locks and
+    // open transactions while the caller believes it still holds them.
+    QStringList options;
+    options << QStringLiteral("MYSQL_OPT_CONNECT_TIMEOUT=%1").arg(dsn.connectTimeoutSeconds);
+    if (!dsn.socket.isEmpty())
+        options << QStringLiteral("UNIX_SOCKET=") + dsn.socket;
+    if (!dsn.sslCa.isEmpty())
+        options << QStringLiteral("SSL_CA=") + dsn.sslCa;
+    if (!dsn.sslCert.isEmpty())
+        options << QStringLiteral("SSL_CERT=") + dsn.sslCert;
+    if (!dsn.sslKey.isEmpty())
+        options << QStringLiteral("SSL_KEY=") + dsn.sslKey;
+    return options.join(QLatin1Char(';'));
+}
+
+QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
+{
+    const int code = error.nativeErrorCode().toInt();
+    const QString where = dsn.socket.isEmpty()
+                              ? QStringLiteral("%1:%2").arg(dsn.host).arg(dsn.port)
+                              : QStringLiteral("socket %1").arg(dsn.socket);
+    switch (code) {
+    case 1045:
+        return QStringLiteral("access denied for user '%1' at %2 (wrong user or password)").arg(dsn.user, where);
+    case 1044:
+        return QStringLiteral("user '%1' may not use database '%2'").arg(dsn.user, dsn.database);
+    case 1049:
+        return QStringLiteral("database '%1' does not exist at %2").arg(dsn.database, where);
+    case 2002:
+    case 2003:
+    case 2005:
+        return QStringLiteral("cannot reach the database server at %1 (is it running?)").arg(where);
+    default:
+        break;
+    }
+    QString text = error.databaseText().trimmed();
+    if (text.isEmpty())
+        text = error.driverText().trimmed();
+    return QStringLiteral("cannot connect to %1 as '%2': %3").arg(where, dsn.user, text);
+}
+
+} // namespace
+
+Connection::Connection(const Dsn &dsn, const QString &purpose)
+    : m_dsn(dsn)
+    , m_name(QStringLiteral("payops-%1-%2").arg(purpose).arg(++g_connectionCounter))
+{
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QMYSQL")))
+        throw Error(QStringLiteral("the Qt MySQL driver (QMYSQL) is not installed; "
+                                   "install libqt6sql6-mysql"));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), m_name);
+        db.setHostName(dsn.host);
+        db.setPort(dsn.port);
+        db.setUserName(dsn.user);
+        db.setPassword(dsn.password);
+        db.setDatabaseName(dsn.database);
+        db.setConnectOptions(connectOptions(dsn));
+        if (!db.open()) {
+            const QString message = describeConnectFailure(dsn, db.lastError());
+            const int code = db.lastError().nativeErrorCode().toInt();
+            db = QSqlDatabase();
+            QSqlDatabase::removeDatabase(m_name);
+            throw Error(message, code);
+        }
+    }
+    try {
+        const QSqlDatabase db = database();
+        // Every time payops writes or compares is UTC; strict mode turns silent truncation
+        // into an error.
+        execDirect(db, QStringLiteral("SET NAMES utf8mb4"));
+        execDirect(db, QStringLiteral("SET time_zone = '+00:00'"));
+        execDirect(db, QStringLiteral("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
+                                      "NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE'"));
+        QSqlQuery info = exec(db, QStringLiteral("SELECT CONNECTION_ID(), VERSION()"));
+        info.next();
+        m_serverConnectionId = info.value(0).toLongLong();
+        m_isMariaDb = info.value(1).toString().contains(QLatin1String("MariaDB"), Qt::CaseInsensitive);
+    } catch (...) {
+        QSqlDatabase::database(m_name, false).close();
+        QSqlDatabase::removeDatabase(m_name);
+        throw;
+    }
+}
+
+Connection::~Connection()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_name, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_name);
+}
+
+QSqlDatabase Connection::database() const
+{
+    return QSqlDatabase::database(m_name, false);
+}
+
+QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
+{
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    if (binds.isEmpty()) {
+        if (!query.exec(sql))
+            throw Error::fromSql(sql.left(120).simplified(), query.lastError());
+        return query;
+    }
+    if (!query.prepare(sql))
+        throw Error::fromSql(sql.left(120).simplified(), query.lastError());
+    for (const QVariant &value : binds)
+        query.addBindValue(value);
+    if (!query.exec())
+        throw Error::fromSql(sql.left(120).simplified(), query.lastError());
+    return query;
+}
+
+void execDirect(const QSqlDatabase &db, const QString &sql)
+{
+    exec(db, sql);
+}
+
+QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
+{
+    QSqlQuery query = exec(db, sql, binds);
+    return query.next() ? query.value(0) : QVariant();
+}
+
+Transaction::Transaction(const QSqlDatabase &db)
+    : m_db(db)
+{
+    execDirect(m_db, QStringLiteral("START TRANSACTION"));
+}
+
+Transaction::~Transaction()
+{
+    if (!m_open)
+        return;
+    QSqlQuery rollback(m_db);
+    rollback.exec(QStringLiteral("ROLLBACK")); // best effort: a lost connection rolls back anyway
+}
+
+void Transaction::commit()
+{
+    execDirect(m_db, QStringLiteral("COMMIT"));
+    m_open = false;
+}
+
+QString quoteIdentifier(const QString &name)
+{
+    QString escaped = name;
+    escaped.replace(QLatin1Char('`'), QStringLiteral("``"));
+    return QLatin1Char('`') + escaped + QLatin1Char('`');
+}
+
+} // namespace payops::db

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "dsn.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QString>
+#include <QVariantList>
+
+namespace payops::db {
+
+// One named QSqlDatabase, opened on the thread that creates it and removed when this object
+// goes. Qt allows a connection only on the thread that made it, so every worker thread owns
+// one of these; never share it across threads.
+class Connection final
+{
+public:
+    // Opens at once; throws db::Error with one line naming what failed (bad credentials,
+    // unreachable server, unknown database) and never a cascade of Qt warnings.
+    Connection(const Dsn &dsn, const QString &purpose);
+    ~Connection();
+    Q_DISABLE_COPY_MOVE(Connection)
+
+    QSqlDatabase database() const;
+    const QString &name() const { return m_name; }
+    const Dsn &dsn() const { return m_dsn; }
+    // The server-side id of this session, for KILL QUERY from another connection.
+    qint64 serverConnectionId() const { return m_serverConnectionId; }
+    bool isMariaDb() const { return m_isMariaDb; }
+
+private:
+    Dsn m_dsn;
+    QString m_name;
+    qint64 m_serverConnectionId = 0;
+    bool m_isMariaDb = true;
+};
+
+// Runs one statement with positional binds; throws db::Error on failure.
+QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
+// Runs a statement that is not preparable (DDL, SET, GRANT): no binds.
+void execDirect(const QSqlDatabase &db, const QString &sql);
+// First column of the first row, or an invalid QVariant when there is no row.
+QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
+
+// BEGIN on construction, ROLLBACK on destruction unless commit() ran.
+class Transaction final
+{
+public:
+    explicit Transaction(const QSqlDatabase &db);
+    ~Transaction();
+    Q_DISABLE_COPY_MOVE(Transaction)
+    void commit();
+
+private:
+    QSqlDatabase m_db;
+    bool m_open = true;
+};
+
+// Quotes an identifier with backticks for statements that cannot bind names.
+QString quoteIdentifier(const QString &name);
+
+} // namespace payops::db

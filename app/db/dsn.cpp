@@ -1,0 +1,126 @@
+#include "dsn.h"
+
+#include <QRegularExpression>
+#include <QUrl>
+#include <QUrlQuery>
+
+namespace payops {
+
+bool isPlainIdentifier(const QString &name)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_$]{1,64}$"));
+    return pattern.match(name).hasMatch();
+}
+
+std::optional<Dsn> Dsn::parse(const QString &text, QString *error)
+{
+    const auto fail = [error](const QString &why) {
+        if (error)
+            *error = QStringLiteral("invalid DSN: ") + why
+                     + QStringLiteral(" (expected mysql://USER[:PASS]@HOST[:PORT]/DB"
+                                      " or mysql://USER@localhost/DB?socket=/path/to.sock)");
+        return std::nullopt;
+    };
+    if (text.trimmed().isEmpty())
+        return fail(QStringLiteral("it is empty"));
+
+    const QUrl url(text.trimmed(), QUrl::StrictMode);
+    if (!url.isValid())
+        return fail(url.errorString());
+    if (url.scheme() != QLatin1String("mysql"))
+        return fail(QStringLiteral("scheme must be mysql://, not '%1'").arg(url.scheme()));
+    if (!url.fragment().isNull())
+        return fail(QStringLiteral("unexpected '#' part"));
+
+    Dsn dsn;
+    dsn.user = url.userName(QUrl::FullyDecoded);
+    if (dsn.user.isEmpty())
+        return fail(QStringLiteral("no user"));
+    dsn.password = url.password(QUrl::FullyDecoded);
+    if (dsn.password.isEmpty())
+        dsn.password = qEnvironmentVariable("PAYOPS_DB_PASSWORD");
+    dsn.host = url.host(QUrl::FullyDecoded);
+    if (dsn.host.isEmpty())
+        return fail(QStringLiteral("no host"));
+
+    // StrictMode already refused a port that is not a number; 0 is the one it lets through.
+    if (url.port() == 0)
+        return fail(QStringLiteral("port is not a number from 1 to 65535"));
+    if (url.port() > 0)
+        dsn.port = url.port();
+
+    QString path = url.path(QUrl::FullyDecoded);
+    if (path.startsWith(QLatin1Char('/')))
+        path.remove(0, 1);
+    if (path.isEmpty())
+        return fail(QStringLiteral("no database name"));
+    if (!isPlainIdentifier(path))
+        return fail(QStringLiteral("database name '%1' must be 1-64 letters, digits, _ or $").arg(path));
+    dsn.database = path;
+
+    const QUrlQuery query(url);
+    for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
+        if (key == QLatin1String("socket")) {
+            if (!value.startsWith(QLatin1Char('/')))
+                return fail(QStringLiteral("socket must be an absolute path"));
+            dsn.socket = value;
+        } else if (key == QLatin1String("ssl-ca")) {
+            dsn.sslCa = value;
+        } else if (key == QLatin1String("ssl-cert")) {
+            dsn.sslCert = value;
+        } else if (key == QLatin1String("ssl-key")) {
+            dsn.sslKey = value;
+        } else if (key == QLatin1String("connect-timeout")) {
+            bool ok = false;
+            dsn.connectTimeoutSeconds = value.toInt(&ok);
+            if (!ok || dsn.connectTimeoutSeconds < 1 || dsn.connectTimeoutSeconds > 600)
+                return fail(QStringLiteral("connect-timeout must be 1-600 seconds"));
+        } else {
+            return fail(QStringLiteral("unknown option '%1' (known: socket, ssl-ca, ssl-cert, "
+                                       "ssl-key, connect-timeout)").arg(key));
+        }
+    }
+    if (!dsn.socket.isEmpty() && dsn.host != QLatin1String("localhost"))
+        return fail(QStringLiteral("a socket needs host 'localhost'"));
+    return dsn;
+}
+
+Dsn Dsn::withDatabase(const QString &name) const
+{
+    Dsn copy = *this;
+    copy.database = name;
+    return copy;
+}
+
+QString Dsn::toString(bool includePassword) const
+{
+    QUrl url;
+    url.setScheme(QStringLiteral("mysql"));
+    url.setUserName(user);
+    if (includePassword && !password.isEmpty())
+        url.setPassword(password);
+    url.setHost(host);
+    if (socket.isEmpty() && port != 3306)
+        url.setPort(port);
+    url.setPath(QLatin1Char('/') + database);
+    QUrlQuery query;
+    if (!socket.isEmpty())
+        query.addQueryItem(QStringLiteral("socket"), socket);
+    if (!sslCa.isEmpty())
+        query.addQueryItem(QStringLiteral("ssl-ca"), sslCa);
+    if (!sslCert.isEmpty())
+        query.addQueryItem(QStringLiteral("ssl-cert"), sslCert);
+    if (!sslKey.isEmpty())
+        query.addQueryItem(QStringLiteral("ssl-key"), sslKey);
+    if (connectTimeoutSeconds != 5)
+        query.addQueryItem(QStringLiteral("connect-timeout"), QString::number(connectTimeoutSeconds));
+    url.setQuery(query);
+    return url.toString(QUrl::FullyEncoded);
+}
+
+QString Dsn::toDisplayString() const
+{
+    return toString(false);
+}
+
+} // namespace payops

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QString>
+
+#include <optional>
+
+namespace payops {
+
+// Where a binary connects: mysql://USER[:PASS]@HOST[:PORT]/DB[?socket=/path&...].
+// The password may come from PAYOPS_DB_PASSWORD instead of the text.
+struct Dsn
+{
+    QString user;
+    QString password;
+    QString host;
+    int port = 3306;
+    QString database;
+    QString socket;   // unix socket path; when set, host and port are not used
+    QString sslCa;
+    QString sslCert;
+    QString sslKey;
+    int connectTimeoutSeconds = 5;
+
+    // Parses the text; on failure returns nullopt and sets *error to one line naming the fault.
+    static std::optional<Dsn> parse(const QString &text, QString *error);
+
+    // The same DSN with another database name (tests, sandbox setup).
+    Dsn withDatabase(const QString &name) const;
+
+    // A form safe for logs and screens: the password is never shown.
+    QString toDisplayString() const;
+    // A form that parses back to this DSN, password included only when includePassword.
+    QString toString(bool includePassword = false) const;
+};
+
+// True for names MySQL and MariaDB accept unquoted: letters, digits, _ and $, at most 64.
+bool isPlainIdentifier(const QString &name);
+
+} // namespace payops

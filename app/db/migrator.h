@@ -1,0 +1,72 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <optional>
+
+namespace payops::db {
+
+class Connection;
+
+// legacy: the incident's schema, side effects without keys of their own.
+// current: every side effect has its own idempotency key.
+enum class SchemaLevel { Legacy, Current };
+std::optional<SchemaLevel> parseSchemaLevel(const QString &text);
+QString schemaLevelName(SchemaLevel level);
+
+struct Migration
+{
+    int version = 0;
+    QString fileName;        // e.g. 0001_base.sql, as shown to users
+    bool currentOnly = false;    // "-- level: current"
+    bool requiresNoLiveDuplicates = false; // "-- requires: no-live-duplicates"
+    QByteArray script;
+    QString checksum;        // SHA-256 of script, hex
+};
+
+// The migrations this build carries (sql/migrations, compiled in), for one server flavour:
+// files named NNNN_name.mariadb.sql or NNNN_name.mysql.sql are taken for that flavour only.
+QList<Migration> bundledMigrations(bool mariaDb);
+
+struct MigrationOutcome
+{
+    QStringList applied;     // file names, in order
+    SchemaLevel level = SchemaLevel::Current;
+    bool sandboxMarked = false;
+};
+
+// Applies pending migrations in version order and records each in schema_migrations with its
+// checksum. Re-running changes nothing. Throws db::Error when a migration applied earlier
+// has changed, when the target level is lower than the database's, or when moving to
+// current while live duplicates remain (naming how many and where).
+// When no level is asked for, an existing database keeps its level and a new one gets current.
+class Migrator final
+{
+public:
+    explicit Migrator(Connection &connection);
+    // Tests give their own list to prove that a changed migration is refused.
+    Migrator(Connection &connection, QList<Migration> migrations);
+
+    MigrationOutcome migrate(std::optional<SchemaLevel> target, bool markSandbox,
+                             const std::function<void(const QString &)> &progress = {});
+
+    // The level recorded in the database, or nullopt for a database payops never migrated.
+    std::optional<SchemaLevel> currentLevel();
+
+private:
+    void verifyApplied(const QSqlDatabase &db);
+    void apply(const QSqlDatabase &db, const Migration &migration);
+
+    Connection &m_connection;
+    QList<Migration> m_migrations;
+};
+
+// Reads payops_meta: true when `payops migrate --sandbox` or `payops sandbox` marked it.
+bool isSandboxDatabase(const QSqlDatabase &db);
+
+} // namespace payops::db

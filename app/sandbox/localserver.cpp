@@ -1,0 +1,261 @@
+#include "localserver.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLockFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QThread>
+
+#include <csignal>
+#include <stdexcept>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace payops {
+namespace {
+
+// mariadbd lives in /usr/sbin, which is not on an ordinary user's PATH on Debian.
+QString findProgram(const QString &name)
+{
+    QString found = QStandardPaths::findExecutable(name);
+    if (found.isEmpty())
+        found = QStandardPaths::findExecutable(name, {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/local/sbin"),
+                                                      QStringLiteral("/usr/bin")});
+    if (found.isEmpty())
+        throw std::runtime_error(QStringLiteral("%1 not found; install the mariadb-server package "
+                                                "(script/bootstrap does)").arg(name).toStdString());
+    return found;
+}
+
+QByteArray procFile(qint64 pid, const char *name)
+{
+    QFile file(QStringLiteral("/proc/%1/%2").arg(pid).arg(QLatin1String(name)));
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// True when pid is a live (not zombie) mariadbd serving dataDir. A pid file can outlive its
+// server and the number can be reused by an unrelated process.
+bool isOurServer(qint64 pid, const QString &dataDir)
+{
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) != 0)
+        return false;
+    const QByteArray stat = procFile(pid, "stat");
+    const qsizetype close = stat.lastIndexOf(')');
+    if (close != -1 && stat.mid(close + 2, 1) == "Z")
+        return false;
+    const QByteArray cmdline = procFile(pid, "cmdline");
+    return cmdline.contains("mariadbd") || cmdline.contains("mysqld")
+               ? cmdline.contains(dataDir.toUtf8())
+               : false;
+}
+
+qint64 readPid(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    return file.readAll().trimmed().toLongLong();
+}
+
+QString tail(const QString &path, int lines)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QStringList all = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    return all.mid(qMax(0, all.size() - lines)).join(QLatin1Char('\n'));
+}
+
+bool runningAsRoot() { return ::geteuid() == 0; }
+
+} // namespace
+
+LocalServer::LocalServer(const QString &directory)
+    : m_dir(QDir(directory).absolutePath())
+{
+}
+
+QString LocalServer::defaultDirectory()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/sandbox");
+}
+
+QString LocalServer::socketPath() const { return m_dir + QStringLiteral("/mysqld.sock"); }
+QString LocalServer::errorLogPath() const { return m_dir + QStringLiteral("/mysqld.err"); }
+QString LocalServer::pidFilePath() const { return m_dir + QStringLiteral("/mysqld.pid"); }
+
+Dsn LocalServer::rootDsn(const QString &database) const
+{
+    Dsn dsn;
+    dsn.user = QStringLiteral("root");
+    dsn.host = QStringLiteral("localhost");
+    dsn.socket = socketPath();
+    dsn.database = database;
+    return dsn;
+}
+
+LocalServer::Status LocalServer::status() const
+{
+    Status status;
+    const qint64 pid = readPid(pidFilePath());
+    if (isOurServer(pid, m_dir + QStringLiteral("/data"))) {
+        status.state = State::Running;
+        status.pid = pid;
+        return status;
+    }
+    QStringList leftovers;
+    if (QFileInfo::exists(pidFilePath()))
+        leftovers << QStringLiteral("pid file (pid %1 is not running)").arg(pid);
+    if (QFileInfo::exists(socketPath()))
+        leftovers << QStringLiteral("socket file");
+    if (!leftovers.isEmpty()) {
+        status.state = State::Stale;
+        status.detail = leftovers.join(QStringLiteral(" and ")) + QStringLiteral(" left by a server that ended abnormally");
+    }
+    return status;
+}
+
+void LocalServer::removeStaleFiles() const
+{
+    QFile::remove(pidFilePath());
+    QFile::remove(socketPath());
+    QFile::remove(socketPath() + QStringLiteral(".lock"));
+}
+
+void LocalServer::initializeDataDirectory(const Progress &progress)
+{
+    const QString dataDir = m_dir + QStringLiteral("/data");
+    if (QFileInfo::exists(dataDir + QStringLiteral("/mysql")))
+        return;
+    if (progress)
+        progress(QStringLiteral("creating a new MariaDB data directory in %1").arg(dataDir));
+    QDir(dataDir).removeRecursively(); // a half-made directory from an interrupted first start
+    QDir().mkpath(dataDir);
+
+    QStringList args{QStringLiteral("--no-defaults"),
+                     QStringLiteral("--datadir=") + dataDir,
+                     QStringLiteral("--auth-root-authentication-method=normal"),
+                     QStringLiteral("--skip-test-db")};
+    if (runningAsRoot())
+        args << QStringLiteral("--user=root");
+    QProcess install;
+    install.setProcessChannelMode(QProcess::MergedChannels);
+    install.start(findProgram(QStringLiteral("mariadb-install-db")), args);
+    if (!install.waitForFinished(180000) || install.exitStatus() != QProcess::NormalExit || install.exitCode() != 0) {
+        const QString output = QString::fromUtf8(install.readAll()).trimmed();
+        QDir(dataDir).removeRecursively();
+        throw std::runtime_error(QStringLiteral("mariadb-install-db failed in %1:\n%2")
+                                     .arg(dataDir, output.right(2000)).toStdString());
+    }
+}
+
+void LocalServer::waitUntilReady(qint64 pid, int timeoutSeconds) const
+{
+    QDeadlineTimer deadline(timeoutSeconds * 1000);
+    while (!deadline.hasExpired()) {
+        if (!isOurServer(pid, m_dir + QStringLiteral("/data")))
+            throw std::runtime_error(QStringLiteral("the MariaDB server in %1 exited during start-up:\n%2")
+                                         .arg(m_dir, tail(errorLogPath(), 15)).toStdString());
+        if (QFileInfo::exists(socketPath())) {
+            try {
+                db::Connection probe(rootDsn(QString()), QStringLiteral("probe"));
+                return;
+            } catch (const db::Error &) {
+                // not accepting connections yet
+            }
+        }
+        QThread::msleep(100);
+    }
+    throw std::runtime_error(QStringLiteral("the MariaDB server in %1 did not accept connections within %2 s:\n%3")
+                                 .arg(m_dir).arg(timeoutSeconds).arg(tail(errorLogPath(), 15)).toStdString());
+}
+
+void LocalServer::start(int tcpPort, const Progress &progress)
+{
+    if (!QDir().mkpath(m_dir))
+        throw std::runtime_error(QStringLiteral("cannot create %1").arg(m_dir).toStdString());
+    // Two starts at once must not both launch a server on the same data directory.
+    QLockFile startLock(m_dir + QStringLiteral("/start.lock"));
+    startLock.setStaleLockTime(0);
+    if (!startLock.tryLock(120000))
+        throw std::runtime_error(QStringLiteral("another start of the server in %1 is in progress").arg(m_dir).toStdString());
+
+    const Status current = status();
+    if (current.state == State::Running)
+        return;
+    if (current.state == State::Stale) {
+        if (progress)
+            progress(QStringLiteral("recovering: removing the %1").arg(current.detail));
+        removeStaleFiles();
+    }
+    // A unix socket path longer than the kernel's limit fails obscurely inside mariadbd.
+    if (socketPath().toLocal8Bit().size() > 100)
+        throw std::runtime_error(QStringLiteral("the directory %1 is too long for a unix socket path; "
+                                                "choose a shorter one with --dir").arg(m_dir).toStdString());
+    initializeDataDirectory(progress);
+
+    QStringList args{QStringLiteral("--no-defaults"),
+                     QStringLiteral("--datadir=") + m_dir + QStringLiteral("/data"),
+                     QStringLiteral("--socket=") + socketPath(),
+                     QStringLiteral("--pid-file=") + pidFilePath(),
+                     QStringLiteral("--log-error=") + errorLogPath(),
+                     QStringLiteral("--character-set-server=utf8mb4"),
+                     QStringLiteral("--collation-server=utf8mb4_unicode_ci"),
+                     QStringLiteral("--default-time-zone=+00:00"),
+                     QStringLiteral("--skip-name-resolve"),
+                     QStringLiteral("--max-connections=400"),
+                     QStringLiteral("--innodb-buffer-pool-size=512M"),
+                     QStringLiteral("--innodb-log-file-size=256M"),
+                     // A sandbox and a test server trade the last second of durability on an
+                     // OS crash for speed; a server crash still loses nothing.
+                     QStringLiteral("--innodb-flush-log-at-trx-commit=2"),
+                     QStringLiteral("--max-allowed-packet=64M")};
+    if (tcpPort > 0)
+        args << QStringLiteral("--port=%1").arg(tcpPort) << QStringLiteral("--bind-address=127.0.0.1");
+    else
+        args << QStringLiteral("--skip-networking");
+    if (runningAsRoot())
+        args << QStringLiteral("--user=root");
+
+    if (progress)
+        progress(QStringLiteral("starting MariaDB in %1").arg(m_dir));
+    QProcess server;
+    server.setProgram(findProgram(QStringLiteral("mariadbd")));
+    server.setArguments(args);
+    server.setWorkingDirectory(m_dir);
+    server.setStandardInputFile(QProcess::nullDevice());
+    server.setStandardOutputFile(m_dir + QStringLiteral("/mysqld.out"), QIODevice::Append);
+    server.setStandardErrorFile(m_dir + QStringLiteral("/mysqld.out"), QIODevice::Append);
+    qint64 pid = 0;
+    if (!server.startDetached(&pid))
+        throw std::runtime_error(QStringLiteral("cannot run %1").arg(server.program()).toStdString());
+    waitUntilReady(pid, 120);
+}
+
+bool LocalServer::stop(int timeoutSeconds)
+{
+    const Status current = status();
+    if (current.state != State::Running) {
+        if (current.state == State::Stale)
+            removeStaleFiles();
+        return false;
+    }
+    ::kill(static_cast<pid_t>(current.pid), SIGTERM);
+    QDeadlineTimer deadline(timeoutSeconds * 1000);
+    while (isOurServer(current.pid, m_dir + QStringLiteral("/data"))) {
+        if (deadline.hasExpired())
+            throw std::runtime_error(QStringLiteral("the MariaDB server (pid %1) did not stop within %2 s; see %3")
+                                         .arg(current.pid).arg(timeoutSeconds).arg(errorLogPath()).toStdString());
+        QThread::msleep(100);
+    }
+    removeStaleFiles();
+    return true;
+}
+
+} // namespace payops

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "db/dsn.h"
+#include "localserver.h"
+
+#include <QStringList>
+
+namespace payops {
+
+// The local sandbox: a LocalServer with a database named payops, migrated to level legacy so
+// that the incident can be reproduced on it, marked as a sandbox, and seeded with demo data
+// the first time. Starting it again is harmless and returns the same DSN.
+struct SandboxStartResult
+{
+    Dsn dsn;
+    QStringList migrationsApplied;
+    bool seeded = false;
+};
+
+SandboxStartResult startSandbox(LocalServer &server, int tcpPort = 0, bool seedDemoData = true,
+                                const LocalServer::Progress &progress = {});
+
+inline QString sandboxDatabaseName() { return QStringLiteral("payops"); }
+
+// Loads sql/demo/seed.sql (compiled in) into a migrated, empty database. Throws db::Error.
+void seedDemoData(const Dsn &dsn);
+
+} // namespace payops

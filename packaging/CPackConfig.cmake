@@ -1,0 +1,13 @@
+# `cpack -G DEB` in a build directory makes a .deb of the three binaries.
+set(CPACK_PACKAGE_NAME "payops")
+set(CPACK_PACKAGE_VENDOR "payops")
+set(CPACK_PACKAGE_CONTACT "payops maintainers <payops@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-mysql")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mariadb-server")
+set(CPACK_GENERATOR "DEB")
+if(PAYOPS_BUILD_GUI)
+    install(FILES ${CMAKE_CURRENT_LIST_DIR}/payops-console.desktop DESTINATION share/applications)
+endif()
+include(CPack)

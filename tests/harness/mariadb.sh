@@ -1,0 +1,20 @@
+#!/bin/sh
+# Starts or stops the one MariaDB server a test run shares, in a fresh temporary directory,
+# through `payops sandbox` (the same code path users run).
+set -eu
+action=$1 dir=$2 payops=$3
+case "$action" in
+start)
+    "$payops" sandbox stop --dir "$dir" >/dev/null 2>&1 || true
+    rm -rf "$dir"
+    "$payops" sandbox start --dir "$dir" --no-seed --log-level warn
+    ;;
+stop)
+    "$payops" sandbox stop --dir "$dir"
+    rm -rf "$dir"
+    ;;
+*)
+    echo "usage: $0 start|stop DIR PAYOPS" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,83 @@
+#include "scratchdatabase.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+
+#include <QRandomGenerator>
+#include <QtGlobal>
+
+namespace payops::test {
+namespace {
+
+QString randomSuffix()
+{
+    return QString::number(QRandomGenerator::global()->generate64() % 0xFFFFFFFFFFull, 36);
+}
+
+void adminExec(const QString &sql)
+{
+    db::Connection admin(serverDsn(), QStringLiteral("test-admin"));
+    db::execDirect(admin.database(), sql);
+}
+
+} // namespace
+
+Dsn serverDsn()
+{
+    Dsn dsn;
+    dsn.user = QStringLiteral("root");
+    dsn.host = QStringLiteral("localhost");
+    dsn.socket = QStringLiteral(PAYOPS_TEST_SERVER_DIR "/mysqld.sock");
+    return dsn;
+}
+
+ScratchDatabase::ScratchDatabase(const QString &prefix)
+    : m_dsn(serverDsn().withDatabase(prefix + QLatin1Char('_') + randomSuffix()))
+{
+    adminExec(QStringLiteral("CREATE DATABASE ") + db::quoteIdentifier(m_dsn.database)
+              + QStringLiteral(" CHARACTER SET utf8mb4"));
+}
+
+ScratchDatabase::~ScratchDatabase()
+{
+    try {
+        adminExec(QStringLiteral("DROP DATABASE IF EXISTS ") + db::quoteIdentifier(m_dsn.database));
+    } catch (const db::Error &error) {
+        qWarning("could not drop scratch database %s: %s", qPrintable(m_dsn.database), error.what());
+    }
+}
+
+ScratchAccount::ScratchAccount(const QString &role, const QString &password)
+    : m_user(QStringLiteral("u_") + randomSuffix())
+    , m_password(password)
+{
+    adminExec(QStringLiteral("CREATE USER '%1'@'localhost' IDENTIFIED BY '%2'").arg(m_user, m_password));
+    if (!role.isEmpty()) {
+        adminExec(QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(role, m_user));
+        adminExec(QStringLiteral("SET DEFAULT ROLE %1 FOR '%2'@'localhost'").arg(role, m_user));
+    }
+}
+
+ScratchAccount::~ScratchAccount()
+{
+    try {
+        adminExec(QStringLiteral("DROP USER IF EXISTS '%1'@'localhost'").arg(m_user));
+    } catch (const db::Error &error) {
+        qWarning("could not drop scratch account %s: %s", qPrintable(m_user), error.what());
+    }
+}
+
+Dsn ScratchAccount::dsnFor(const QString &database) const
+{
+    Dsn dsn = serverDsn().withDatabase(database);
+    dsn.user = m_user;
+    dsn.password = m_password;
+    return dsn;
+}
+
+QString cliPath()
+{
+    return QStringLiteral(PAYOPS_CLI_PATH);
+}
+
+} // namespace payops::test

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "db/dsn.h"
+
+#include <QString>
+
+namespace payops::test {
+
+// root on the server the test run shares (no database selected).
+Dsn serverDsn();
+
+// A database of its own for one test case, dropped again when the object goes.
+class ScratchDatabase final
+{
+public:
+    explicit ScratchDatabase(const QString &prefix = QStringLiteral("t"));
+    ~ScratchDatabase();
+    Q_DISABLE_COPY_MOVE(ScratchDatabase)
+
+    const Dsn &dsn() const { return m_dsn; }
+    const QString &name() const { return m_dsn.database; }
+
+private:
+    Dsn m_dsn;
+};
+
+// A server-wide account for role tests; dropped again when the object goes.
+class ScratchAccount final
+{
+public:
+    // Creates user NAME@localhost with the password and grants it the role as default role.
+    ScratchAccount(const QString &role, const QString &password = QStringLiteral("s3cret-pw"));
+    ~ScratchAccount();
+    Q_DISABLE_COPY_MOVE(ScratchAccount)
+
+    const QString &user() const { return m_user; }
+    const QString &password() const { return m_password; }
+    // DSN of this account on a database.
+    Dsn dsnFor(const QString &database) const;
+
+private:
+    QString m_user;
+    QString m_password;
+};
+
+QString cliPath();
+
+} // namespace payops::test

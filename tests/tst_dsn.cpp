@@ -1,0 +1,90 @@
+#include "db/dsn.h"
+#include "testmain.h"
+
+using payops::Dsn;
+
+class TestDsn final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() { qunsetenv("PAYOPS_DB_PASSWORD"); }
+
+    void tcpForm()
+    {
+        QString error;
+        const auto dsn = Dsn::parse(QStringLiteral("mysql://ops:pa%40ss@db.example:3307/payops"), &error);
+        QVERIFY2(dsn, qPrintable(error));
+        QCOMPARE(dsn->user, QStringLiteral("ops"));
+        QCOMPARE(dsn->password, QStringLiteral("pa@ss"));
+        QCOMPARE(dsn->host, QStringLiteral("db.example"));
+        QCOMPARE(dsn->port, 3307);
+        QCOMPARE(dsn->database, QStringLiteral("payops"));
+        QVERIFY(dsn->socket.isEmpty());
+    }
+
+    void defaultPortAndSocketForm()
+    {
+        QString error;
+        const auto tcp = Dsn::parse(QStringLiteral("mysql://ops@db/payops"), &error);
+        QVERIFY2(tcp, qPrintable(error));
+        QCOMPARE(tcp->port, 3306);
+        const auto sock = Dsn::parse(QStringLiteral("mysql://root@localhost/payops?socket=/tmp/x/mysqld.sock"), &error);
+        QVERIFY2(sock, qPrintable(error));
+        QCOMPARE(sock->socket, QStringLiteral("/tmp/x/mysqld.sock"));
+        QCOMPARE(sock->host, QStringLiteral("localhost"));
+    }
+
+    void passwordFromEnvironment()
+    {
+        qputenv("PAYOPS_DB_PASSWORD", "from-env");
+        QString error;
+        QCOMPARE(Dsn::parse(QStringLiteral("mysql://ops@db/payops"), &error)->password, QStringLiteral("from-env"));
+        // A password in the DSN wins over the environment.
+        QCOMPARE(Dsn::parse(QStringLiteral("mysql://ops:inline@db/payops"), &error)->password, QStringLiteral("inline"));
+    }
+
+    void displayNeverShowsPassword()
+    {
+        QString error;
+        const auto dsn = Dsn::parse(QStringLiteral("mysql://ops:topsecret@db:3307/payops"), &error);
+        QVERIFY(dsn);
+        QVERIFY(!dsn->toDisplayString().contains(QStringLiteral("topsecret")));
+        QVERIFY(dsn->toString(true).contains(QStringLiteral("topsecret")));
+        const auto again = Dsn::parse(dsn->toString(true), &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->password, dsn->password);
+        QCOMPARE(again->port, 3307);
+    }
+
+    void badForms_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("empty") << QString() << QStringLiteral("empty");
+        QTest::newRow("scheme") << QStringLiteral("postgres://u@h/db") << QStringLiteral("scheme");
+        QTest::newRow("no user") << QStringLiteral("mysql://h/db") << QStringLiteral("no user");
+        QTest::newRow("no database") << QStringLiteral("mysql://u@h/") << QStringLiteral("database");
+        QTest::newRow("bad database") << QStringLiteral("mysql://u@h/db;drop") << QStringLiteral("database name");
+        QTest::newRow("port letters") << QStringLiteral("mysql://u@h:abc/db") << QStringLiteral("port");
+        QTest::newRow("port zero") << QStringLiteral("mysql://u@h:0/db") << QStringLiteral("port");
+        QTest::newRow("port too big") << QStringLiteral("mysql://u@h:70000/db") << QStringLiteral("port");
+        QTest::newRow("unknown option") << QStringLiteral("mysql://u@localhost/db?sock=/x") << QStringLiteral("unknown option");
+        QTest::newRow("relative socket") << QStringLiteral("mysql://u@localhost/db?socket=x.sock") << QStringLiteral("absolute");
+        QTest::newRow("socket off localhost") << QStringLiteral("mysql://u@db/db?socket=/x.sock") << QStringLiteral("localhost");
+        QTest::newRow("no scheme") << QStringLiteral("u@h/db") << QStringLiteral("scheme");
+    }
+
+    void badForms()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, mentions);
+        QString error;
+        QVERIFY(!Dsn::parse(text, &error));
+        QVERIFY2(error.contains(mentions, Qt::CaseInsensitive), qPrintable(error));
+        QVERIFY2(!error.contains(QLatin1Char('\n')), "an error is one line");
+    }
+};
+
+PAYOPS_TEST_MAIN_CORE(TestDsn)
+#include "tst_dsn.moc"

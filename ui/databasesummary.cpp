@@ -1,0 +1,27 @@
+#include "databasesummary.h"
+
+#include "db/connection.h"
+#include "db/migrator.h"
+
+#include <QSqlQuery>
+
+namespace payops {
+
+DatabaseSummary loadDatabaseSummary(const QSqlDatabase &db)
+{
+    DatabaseSummary summary;
+    QSqlQuery who = db::exec(db, QStringLiteral("SELECT VERSION(), CURRENT_USER()"));
+    who.next();
+    summary.serverVersion = who.value(0).toString();
+    summary.currentUser = who.value(1).toString();
+    if (!db.tables().contains(QStringLiteral("payops_meta")))
+        return summary;
+    summary.schemaLevel = db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'schema_level'")).toString();
+    summary.sandbox = db::isSandboxDatabase(db);
+    QSqlQuery counts = db::exec(db, QStringLiteral("SELECT status, COUNT(*) FROM orders GROUP BY status"));
+    while (counts.next())
+        summary.ordersByStatus.insert(counts.value(0).toString(), counts.value(1).toLongLong());
+    return summary;
+}
+
+} // namespace payops

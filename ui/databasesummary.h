@@ -1,0 +1,22 @@
+#pragma once
+
+#include <QMap>
+#include <QSqlDatabase>
+#include <QString>
+
+namespace payops {
+
+// What the console shows of a database the moment it connects.
+struct DatabaseSummary
+{
+    QString serverVersion;
+    QString currentUser;
+    QString schemaLevel; // empty when payops never migrated it
+    bool sandbox = false;
+    QMap<QString, qint64> ordersByStatus;
+};
+
+// Runs on a worker thread. Throws db::Error.
+DatabaseSummary loadDatabaseSummary(const QSqlDatabase &db);
+
+} // namespace payops
