@@ -11,6 +11,8 @@ std::vector<std::unique_ptr<Command>> allCommands()
     std::vector<std::unique_ptr<Command>> commands;
     commands.push_back(makeSandboxCommand());
     commands.push_back(makeMigrateCommand());
+    commands.push_back(makeDegradeCommand());
+    commands.push_back(makeDrainCommand());
     return commands;
 }
 

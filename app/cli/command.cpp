@@ -1,6 +1,7 @@
 #include "command.h"
 
 #include "cli.h"
+#include "db/dberror.h"
 #include "log/logging.h"
 
 #include <QTextStream>
@@ -53,6 +54,13 @@ int Command::fail(int exitCode, const QString &message) const
 {
     spdlog::error("{}", message.toStdString());
     return exitCode;
+}
+
+int Command::failDatabase(const db::Error &error) const
+{
+    const int code = error.serverCode();
+    const bool connectionFailed = error.isConnectionFailure() || code == 1044 || code == 1045 || code == 1049;
+    return fail(connectionFailed ? UsageOrConnection : Refused, error.message());
 }
 
 void Command::say(const QString &line) const

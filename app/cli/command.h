@@ -8,6 +8,10 @@
 
 #include <optional>
 
+namespace payops::db {
+class Error;
+}
+
 namespace payops::cli {
 
 // What every subcommand shares: its parser with --help and --log-level, one-line errors,
@@ -29,6 +33,9 @@ protected:
     // One line on stderr (and in the log file); returns the exit code for convenience.
     int fail(int exitCode, const QString &message) const;
     void say(const QString &line) const;
+    // One line for a database failure: exit 2 when the connection itself failed (unreachable,
+    // login refused, no such database), 1 when the database refused the operation.
+    int failDatabase(const db::Error &error) const;
 
     static QCommandLineOption dbOption();
     // Parses --db (or PAYOPS_DB); on failure prints the reason and returns nullopt.

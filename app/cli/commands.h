@@ -9,6 +9,8 @@ namespace payops::cli {
 
 std::unique_ptr<Command> makeSandboxCommand();
 std::unique_ptr<Command> makeMigrateCommand();
+std::unique_ptr<Command> makeDegradeCommand();
+std::unique_ptr<Command> makeDrainCommand();
 
 // Every command `payops` knows, in the order `payops --help` lists them.
 std::vector<std::unique_ptr<Command>> allCommands();

@@ -47,7 +47,7 @@ protected:
         try {
             connection = std::make_unique<db::Connection>(*dsn, QStringLiteral("migrate"));
         } catch (const db::Error &error) {
-            return fail(UsageOrConnection, error.message());
+            return failDatabase(error);
         }
         try {
             db::Migrator migrator(*connection);
@@ -64,7 +64,7 @@ protected:
                 say(QStringLiteral("%1 is marked as a sandbox").arg(dsn->database));
             return Success;
         } catch (const db::Error &error) {
-            return fail(error.isConnectionFailure() ? UsageOrConnection : Refused, error.message());
+            return failDatabase(error);
         }
     }
 };

@@ -124,8 +124,14 @@ QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &b
     }
     if (!query.prepare(sql))
         throw Error::fromSql(sql.left(120).simplified(), query.lastError());
-    for (const QVariant &value : binds)
-        query.addBindValue(value);
+    for (const QVariant &value : binds) {
+        // A null QString is an empty text that happened to be default-constructed, never a
+        // deliberate NULL (that is QVariant()); binding it as NULL would break NOT NULL columns.
+        if (value.typeId() == QMetaType::QString && value.toString().isNull())
+            query.addBindValue(QStringLiteral(""));
+        else
+            query.addBindValue(value);
+    }
     if (!query.exec())
         throw Error::fromSql(sql.left(120).simplified(), query.lastError());
     return query;
@@ -160,6 +166,14 @@ void Transaction::commit()
 {
     execDirect(m_db, QStringLiteral("COMMIT"));
     m_open = false;
+}
+
+void Transaction::rollback()
+{
+    if (!m_open)
+        return;
+    m_open = false;
+    execDirect(m_db, QStringLiteral("ROLLBACK"));
 }
 
 QString quoteIdentifier(const QString &name)

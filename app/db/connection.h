@@ -35,7 +35,8 @@ private:
     bool m_isMariaDb = true;
 };
 
-// Runs one statement with positional binds; throws db::Error on failure.
+// Runs one statement with positional binds; throws db::Error on failure. A null QString
+// binds as an empty string; bind QVariant() for SQL NULL.
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 // Runs a statement that is not preparable (DDL, SET, GRANT): no binds.
 void execDirect(const QSqlDatabase &db, const QString &sql);
@@ -50,6 +51,7 @@ public:
     ~Transaction();
     Q_DISABLE_COPY_MOVE(Transaction)
     void commit();
+    void rollback();
 
 private:
     QSqlDatabase m_db;

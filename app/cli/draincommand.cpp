@@ -1,0 +1,73 @@
+#include "commands.h"
+
+#include "cli.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "ops/backlogdrainer.h"
+#include "ops/callbackswitch.h"
+
+#include <QCoreApplication>
+#include <QSysInfo>
+
+namespace payops::cli {
+namespace {
+
+class DrainCommand final : public Command
+{
+public:
+    DrainCommand()
+        : Command(QStringLiteral("drain"),
+                  QStringLiteral("Process the callbacks recorded in record-only mode, each exactly once."),
+                  QStringLiteral("--db DSN [--limit N] [--force]"))
+    {
+    }
+
+protected:
+    void addOptions(QCommandLineParser &parser) override
+    {
+        parser.addOption(dbOption());
+        parser.addOption({QStringLiteral("limit"), QStringLiteral("Process at most N callbacks (default: all)."),
+                          QStringLiteral("n"), QStringLiteral("0")});
+        parser.addOption({QStringLiteral("force"), QStringLiteral("Drain even while the switch is RECORD_ONLY.")});
+    }
+
+    int execute(const QCommandLineParser &parser) override
+    {
+        bool ok = false;
+        DrainOptions options;
+        options.limit = parser.value(QStringLiteral("limit")).toInt(&ok);
+        if (!ok || options.limit < 0)
+            return fail(UsageOrConnection, QStringLiteral("--limit must be a number of at least 0"));
+        options.force = parser.isSet(QStringLiteral("force"));
+        options.worker = QStringLiteral("drain:%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
+        const auto dsn = dsnFrom(parser);
+        if (!dsn)
+            return UsageOrConnection;
+        try {
+            db::Connection connection(*dsn, QStringLiteral("drain"));
+            if (!options.force && readSwitch(connection.database()).mode == CallbackMode::RecordOnly)
+                return fail(Refused, QStringLiteral("the switch is RECORD_ONLY: draining now would process callbacks while "
+                                                    "the endpoint is degraded. Turn it off first (payops degrade off), "
+                                                    "or pass --force"));
+            const DrainResult result = drainBacklog(connection, options);
+            const qint64 left = db::scalar(connection.database(), QStringLiteral(
+                "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
+            say(QStringLiteral("processed %1, rejected %2, ignored %3; %4 left in the backlog")
+                    .arg(result.processed).arg(result.rejected).arg(result.ignored).arg(left));
+            if (result.stoppedBySwitch)
+                return fail(Refused, QStringLiteral("stopped: the switch turned RECORD_ONLY while draining"));
+            return Success;
+        } catch (const db::Error &error) {
+            return failDatabase(error);
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeDrainCommand()
+{
+    return std::make_unique<DrainCommand>();
+}
+
+} // namespace payops::cli

@@ -1,0 +1,123 @@
+#include "callbackswitch.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+
+#include <QDeadlineTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QThread>
+
+namespace payops {
+namespace {
+
+SwitchState switchFrom(QSqlQuery &query)
+{
+    if (!query.next())
+        throw db::Error(QStringLiteral("callback_switch has no row; run payops migrate"));
+    SwitchState state;
+    state.mode = parseCallbackMode(query.value(0).toString()).value_or(CallbackMode::Normal);
+    state.version = query.value(1).toLongLong();
+    state.reason = query.value(2).toString();
+    state.changedBy = query.value(3).toString();
+    state.changedAt = query.value(4).toDateTime();
+    state.changedAt.setTimeSpec(Qt::UTC);
+    return state;
+}
+
+const QString kSelectSwitch = QStringLiteral(
+    "SELECT mode, version, reason, changed_by, changed_at FROM callback_switch WHERE id = 1");
+
+QString toJson(const SwitchState &state)
+{
+    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("mode"), callbackModeName(state.mode)},
+                                                       {QStringLiteral("version"), state.version}})
+                                 .toJson(QJsonDocument::Compact));
+}
+
+} // namespace
+
+QString callbackModeName(CallbackMode mode)
+{
+    return mode == CallbackMode::Normal ? QStringLiteral("NORMAL") : QStringLiteral("RECORD_ONLY");
+}
+
+std::optional<CallbackMode> parseCallbackMode(const QString &name)
+{
+    if (name == QLatin1String("NORMAL"))
+        return CallbackMode::Normal;
+    if (name == QLatin1String("RECORD_ONLY"))
+        return CallbackMode::RecordOnly;
+    return std::nullopt;
+}
+
+SwitchState readSwitch(const QSqlDatabase &db)
+{
+    QSqlQuery query = db::exec(db, kSelectSwitch);
+    return switchFrom(query);
+}
+
+SwitchState readSwitchForProcessing(const QSqlDatabase &db)
+{
+    // LOCK IN SHARE MODE rather than FOR SHARE: MariaDB 10.11 knows only the former.
+    QSqlQuery query = db::exec(db, kSelectSwitch + QStringLiteral(" LOCK IN SHARE MODE"));
+    return switchFrom(query);
+}
+
+FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &reason)
+{
+    if (reason.trimmed().isEmpty())
+        throw db::Error(QStringLiteral("a reason is required to flip the callback switch"));
+    db::Transaction transaction(db);
+    QSqlQuery current = db::exec(db, kSelectSwitch + QStringLiteral(" FOR UPDATE"));
+    FlipResult result;
+    result.before = switchFrom(current);
+    result.after = result.before;
+    if (result.before.mode == mode) {
+        transaction.commit();
+        return result;
+    }
+    db::exec(db, QStringLiteral("UPDATE callback_switch SET mode = ?, version = version + 1, reason = ?, "
+                                "changed_by = CURRENT_USER(), changed_at = NOW(3) WHERE id = 1"),
+             {callbackModeName(mode), reason.trimmed().left(255)});
+    QSqlQuery after = db::exec(db, kSelectSwitch);
+    result.after = switchFrom(after);
+    result.changed = true;
+    db::exec(db, QStringLiteral("INSERT INTO ops_audit_log (actor, action, target, reason, before_json, after_json) "
+                                "VALUES (CURRENT_USER(), 'switch.flip', 'callback_switch', ?, ?, ?)"),
+             {reason.trimmed().left(255), toJson(result.before), toJson(result.after)});
+    transaction.commit();
+    return result;
+}
+
+QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version, int timeoutMs,
+                                          const std::function<void(const InstanceAck &)> &onAck)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    QSet<QString> reported;
+    QList<InstanceAck> instances;
+    while (true) {
+        instances.clear();
+        QSqlQuery live = db::exec(db, QStringLiteral(
+            "SELECT id, switch_version_applied FROM callback_instance "
+            "WHERE stopped_at IS NULL AND last_seen_at >= NOW(3) - INTERVAL 5 SECOND ORDER BY id"));
+        bool all = true;
+        while (live.next()) {
+            InstanceAck ack{live.value(0).toString(), live.value(1).toLongLong(), false};
+            ack.acknowledged = ack.versionApplied >= version;
+            all = all && ack.acknowledged;
+            if (ack.acknowledged && !reported.contains(ack.instance)) {
+                reported.insert(ack.instance);
+                if (onAck)
+                    onAck(ack);
+            }
+            instances << ack;
+        }
+        if (all || deadline.hasExpired())
+            return instances;
+        QThread::msleep(100);
+    }
+}
+
+} // namespace payops

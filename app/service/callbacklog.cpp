@@ -1,0 +1,86 @@
+#include "callbacklog.h"
+
+#include "db/connection.h"
+
+#include <QCryptographicHash>
+
+namespace payops {
+namespace {
+
+QString sha256Hex(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+} // namespace
+
+std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo)
+{
+    QSqlQuery query = db::exec(db, QStringLiteral(
+        "SELECT id, status, order_id, amount_fen, currency, channel, trade_status, response_body "
+        "FROM pay_callback_log WHERE pay_no = ?"), {payNo});
+    if (!query.next())
+        return std::nullopt;
+    StoredCallback stored;
+    stored.id = query.value(0).toLongLong();
+    stored.status = query.value(1).toString();
+    stored.content.payNo = payNo;
+    stored.content.orderId = query.value(2).toLongLong();
+    stored.content.amountFen = query.value(3).toLongLong();
+    stored.content.currency = query.value(4).toString();
+    stored.content.channel = query.value(5).toString();
+    stored.content.tradeStatus = query.value(6).toString();
+    stored.responseBody = query.value(7).toByteArray();
+    return stored;
+}
+
+std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored, const CallbackRequest &request)
+{
+    if (stored.content.sameContentAs(request)) {
+        CallbackAnswer answer = CallbackAnswer::success(Outcome::Replayed, {}, Defence::Replay);
+        if (!stored.responseBody.isEmpty())
+            answer.body = stored.responseBody;
+        return answer;
+    }
+    CallbackRequest successor = stored.content;
+    successor.tradeStatus = request.tradeStatus;
+    successor.channel = request.channel;
+    if (!stored.content.isSuccess() && request.isSuccess() && successor.sameContentAs(request))
+        return std::nullopt;
+    return CallbackAnswer::failure(409, Outcome::Conflict,
+                                   QStringLiteral("pay_no already received with different content"));
+}
+
+qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
+                      const QString &instance, const CallbackAnswer &answer)
+{
+    QSqlQuery query = db::exec(db, QStringLiteral(
+        "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, currency, channel, "
+        "trade_status, status, response_code, response_body, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        {request.payNo, request.orderId, request.rawBody, sha256Hex(request.rawBody), request.amountFen,
+         request.currency, request.channel, request.tradeStatus, status, answer.httpStatus,
+         QString::fromUtf8(answer.body), instance});
+    return query.lastInsertId().toLongLong();
+}
+
+qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &instance)
+{
+    QSqlQuery update = db::exec(db, QStringLiteral(
+        "UPDATE pay_callback_log SET raw_body = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
+        "status = 'PROCESSING', instance = ? WHERE pay_no = ? AND trade_status <> 'SUCCESS'"),
+        {request.rawBody, sha256Hex(request.rawBody), request.channel, request.tradeStatus, instance, request.payNo});
+    if (update.numRowsAffected() != 1)
+        return 0;
+    return db::scalar(db, QStringLiteral("SELECT id FROM pay_callback_log WHERE pay_no = ?"), {request.payNo}).toLongLong();
+}
+
+void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
+                    const QString &instance, const CallbackAnswer &answer)
+{
+    db::exec(db, QStringLiteral(
+        "UPDATE pay_callback_log SET status = ?, reason = ?, response_code = ?, response_body = ?, instance = ?, "
+        "processed_at = NOW(3) WHERE id = ?"),
+        {status, reason.left(64), answer.httpStatus, QString::fromUtf8(answer.body), instance, id});
+}
+
+} // namespace payops

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "callbackanswer.h"
+#include "callbackrequest.h"
+
+#include <QSqlDatabase>
+
+#include <optional>
+
+namespace payops {
+
+// pay_callback_log: one row per pay_no (uk_pay_no), holding the first answer for replays.
+struct StoredCallback
+{
+    qint64 id = 0;
+    QString status;        // RECORDED, PROCESSING, PROCESSED, REJECTED, IGNORED
+    CallbackRequest content;
+    QByteArray responseBody;
+};
+
+std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo);
+
+// The answer a resend of a stored callback gets: the first answer again when the content is
+// the same, 409 when it differs. nullopt when the resend supersedes the stored one: a
+// SUCCESS following a recorded non-SUCCESS notice of the same payment (e.g. WAIT_BUYER_PAY).
+std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored, const CallbackRequest &request);
+
+// Inserts the row (status and answer as given) and returns its id. A pay_no already present
+// throws db::Error with isDuplicateKey(): uk_pay_no is the defence.
+qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
+                      const QString &instance, const CallbackAnswer &answer);
+
+// Replaces a stored non-SUCCESS notice with its SUCCESS successor, still under uk_pay_no.
+// Returns the id, or 0 when the row is no longer a non-SUCCESS notice.
+qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &instance);
+
+void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
+                    const QString &instance, const CallbackAnswer &answer);
+
+} // namespace payops

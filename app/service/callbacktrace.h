@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QByteArray>
+#include <QSqlDatabase>
+#include <QString>
+
+namespace payops {
+
+// Microseconds since the epoch, UTC; callback_trace keeps DATETIME(6).
+qint64 nowMicros();
+QString formatMicros(qint64 micros); // 'YYYY-MM-DD HH:MM:SS.ffffff', or empty for 0
+
+// When each step of one callback happened on one instance. The order of lockReleased and
+// committed is the evidence: released before committed is the incident's phantom.
+struct CallbackTrace
+{
+    QByteArray payNo;
+    qint64 orderId = 0;
+    QString instance;
+    QString handler;
+    qint64 received = 0;
+    qint64 lockAcquired = 0;
+    qint64 txBegin = 0;
+    qint64 committed = 0;
+    qint64 lockReleased = 0;
+    qint64 responded = 0;
+    QString outcome;
+    int httpStatus = 0;
+};
+
+// Throws db::Error.
+void writeTrace(const QSqlDatabase &db, const CallbackTrace &trace);
+
+} // namespace payops

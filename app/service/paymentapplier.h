@@ -1,0 +1,30 @@
+#pragma once
+
+#include "callbackrequest.h"
+
+#include <QSqlDatabase>
+#include <QString>
+
+namespace payops {
+
+struct PaymentResult
+{
+    bool applied = false;     // the order moved to PAID and the side effects were issued
+    QString reason;           // why not: unknown_order, amount_mismatch, order_already_paid, ...
+    int couponsIssued = 0;
+    qint64 pointsAdded = 0;
+    int suppressedBySideEffectKey = 0; // side effects a unique key refused (current level)
+};
+
+// The state-machine edge a successful payment callback takes, from order_transition: the
+// one definition the service's CAS and the console's diagram share. Throws db::Error.
+QString paymentFromState(const QSqlDatabase &db);
+
+// Applies one SUCCESS callback inside the caller's open transaction: the CAS from
+// `fromState` with its affected rows checked, the attempt written to order_state_log
+// (accepted or rejected), and only when the CAS moved the order, each side effect under
+// its own key. Used by the live endpoint and the backlog drain alike. Throws db::Error.
+PaymentResult applyPayment(const QSqlDatabase &db, const CallbackRequest &request, const QString &fromState,
+                           const QString &instance);
+
+} // namespace payops

@@ -1,0 +1,140 @@
+#include "safehandler.h"
+
+#include "callbacklog.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "db/namedlock.h"
+#include "ops/callbackswitch.h"
+#include "paymentapplier.h"
+
+namespace payops {
+
+SafeHandler::SafeHandler(QString instance, QString fromState, SwitchObserver &switchObserver, int lockTimeoutSeconds)
+    : m_instance(std::move(instance))
+    , m_fromState(std::move(fromState))
+    , m_switch(switchObserver)
+    , m_lockTimeoutSeconds(lockTimeoutSeconds)
+{
+}
+
+CallbackAnswer SafeHandler::handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace)
+{
+    // Gateway: a pay_no seen before gets its first answer again, with no lock and no
+    // transaction. A resend that races past this check is caught by uk_pay_no below.
+    bool upgrade = false;
+    if (const auto stored = findCallback(db, request.payNo)) {
+        if (auto answer = answerForResend(*stored, request))
+            return *answer;
+        upgrade = true;
+    }
+    if (!upgrade && m_switch.recordOnlyHint.load(std::memory_order_relaxed)) {
+        if (auto answer = tryRecordOnly(db, request, trace))
+            return *answer;
+    }
+    return process(db, request, upgrade, trace);
+}
+
+std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db, const CallbackRequest &request,
+                                                         CallbackTrace &trace)
+{
+    db::Transaction transaction(db);
+    trace.txBegin = nowMicros();
+    const SwitchState state = readSwitchForProcessing(db);
+    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    if (state.mode != CallbackMode::RecordOnly)
+        return std::nullopt; // flipped back meanwhile: take the full path
+    const CallbackAnswer answer = CallbackAnswer::success(Outcome::Recorded);
+    try {
+        insertCallback(db, request, QStringLiteral("RECORDED"), m_instance, answer);
+    } catch (const db::Error &error) {
+        if (!error.isDuplicateKey())
+            throw;
+        transaction.rollback();
+        return answerExisting(db, request, Defence::PayNoKey);
+    }
+    transaction.commit();
+    trace.committed = nowMicros();
+    return answer;
+}
+
+CallbackAnswer SafeHandler::process(const QSqlDatabase &db, const CallbackRequest &request, bool upgrade,
+                                    CallbackTrace &trace)
+{
+    // The lock is taken before BEGIN and released after COMMIT. The incident released it
+    // in `finally`, inside the transaction, and the next callback read the order before the
+    // first one's commit made it PAID.
+    db::NamedLock lock(db, db::payNoLockName(request.payNo));
+    if (!lock.acquire(m_lockTimeoutSeconds))
+        return CallbackAnswer::failure(503, Outcome::Unavailable,
+                                       QStringLiteral("this payment is being processed; retry later"));
+    trace.lockAcquired = nowMicros();
+
+    CallbackAnswer answer;
+    {
+        db::Transaction transaction(db);
+        trace.txBegin = nowMicros();
+        const SwitchState state = readSwitchForProcessing(db);
+        m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+
+        qint64 id = 0;
+        try {
+            id = upgrade ? upgradeCallback(db, request, m_instance)
+                         : insertCallback(db, request, QStringLiteral("PROCESSING"), m_instance, CallbackAnswer());
+        } catch (const db::Error &error) {
+            if (!error.isDuplicateKey())
+                throw;
+        }
+        if (id == 0) { // another instance recorded this pay_no first
+            transaction.rollback();
+            lock.release();
+            trace.lockReleased = nowMicros();
+            return answerExisting(db, request, Defence::PayNoKey);
+        }
+
+        QString status;
+        QString reason;
+        if (state.mode == CallbackMode::RecordOnly) {
+            status = QStringLiteral("RECORDED");
+            answer = CallbackAnswer::success(Outcome::Recorded);
+        } else if (!request.isSuccess()) {
+            status = QStringLiteral("IGNORED");
+            reason = QStringLiteral("trade_status ") + request.tradeStatus;
+            answer = CallbackAnswer::success(Outcome::Ignored, reason);
+        } else {
+            const PaymentResult result = applyPayment(db, request, m_fromState, m_instance);
+            if (result.applied) {
+                status = QStringLiteral("PROCESSED");
+                answer = CallbackAnswer::success(Outcome::Processed, {},
+                                                 result.suppressedBySideEffectKey > 0 ? Defence::SideEffectKey
+                                                                                      : Defence::None);
+            } else {
+                status = QStringLiteral("REJECTED");
+                reason = result.reason;
+                answer = CallbackAnswer::success(Outcome::Rejected, reason,
+                                                 reason == QLatin1String("order_already_paid") ? Defence::Cas
+                                                                                               : Defence::None);
+            }
+        }
+        finishCallback(db, id, status, reason, m_instance, answer);
+        transaction.commit();
+        trace.committed = nowMicros();
+    }
+    lock.release();
+    trace.lockReleased = nowMicros();
+    return answer;
+}
+
+CallbackAnswer SafeHandler::answerExisting(const QSqlDatabase &db, const CallbackRequest &request, Defence defence)
+{
+    const auto stored = findCallback(db, request.payNo);
+    std::optional<CallbackAnswer> answer;
+    if (stored)
+        answer = answerForResend(*stored, request);
+    if (!answer) // the other writer rolled back, or upgraded the row meanwhile: let the platform retry
+        return CallbackAnswer::failure(503, Outcome::Unavailable, QStringLiteral("concurrent delivery; retry later"));
+    if (answer->outcome == Outcome::Replayed)
+        answer->suppressedBy = defence;
+    return *answer;
+}
+
+} // namespace payops

@@ -1,0 +1,64 @@
+#include "signature.h"
+
+#include <QMessageAuthenticationCode>
+
+namespace payops {
+namespace {
+
+QByteArray hmacHex(const QByteArray &secret, const QByteArray &timestamp, const QByteArray &body)
+{
+    QMessageAuthenticationCode mac(QCryptographicHash::Sha256, secret);
+    mac.addData(timestamp);
+    mac.addData(".", 1);
+    mac.addData(body);
+    return mac.result().toHex();
+}
+
+// Compares in time that depends only on the length, so that an attacker cannot learn the
+// expected signature byte by byte from response times.
+bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
+{
+    if (a.size() != b.size())
+        return false;
+    unsigned char difference = 0;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        difference |= static_cast<unsigned char>(a.at(i) ^ b.at(i));
+    return difference == 0;
+}
+
+} // namespace
+
+QByteArray signatureHeader(const QByteArray &secret, qint64 timestamp, const QByteArray &body)
+{
+    return "v1=" + hmacHex(secret, QByteArray::number(timestamp), body);
+}
+
+SignatureCheck verifySignature(const QByteArray &secret, const QByteArray &timestampHeader,
+                               const QByteArray &signatureHeader, const QByteArray &body, qint64 nowSeconds)
+{
+    if (timestampHeader.isEmpty() || signatureHeader.isEmpty())
+        return SignatureCheck::Missing;
+    bool ok = false;
+    const qint64 timestamp = timestampHeader.trimmed().toLongLong(&ok);
+    if (!ok || !signatureHeader.startsWith("v1=") || signatureHeader.size() != 3 + 64)
+        return SignatureCheck::Malformed;
+    if (timestamp < nowSeconds - kSignatureToleranceSeconds || timestamp > nowSeconds + kSignatureToleranceSeconds)
+        return SignatureCheck::Stale;
+    const QByteArray expected = hmacHex(secret, timestampHeader.trimmed(), body);
+    return constantTimeEquals(expected, signatureHeader.mid(3).toLower()) ? SignatureCheck::Valid
+                                                                          : SignatureCheck::Mismatch;
+}
+
+const char *describe(SignatureCheck check)
+{
+    switch (check) {
+    case SignatureCheck::Valid: return "valid";
+    case SignatureCheck::Missing: return "signature or timestamp header missing";
+    case SignatureCheck::Malformed: return "signature or timestamp header malformed";
+    case SignatureCheck::Stale: return "timestamp outside the 300 s tolerance";
+    case SignatureCheck::Mismatch: return "signature does not match";
+    }
+    return "invalid";
+}
+
+} // namespace payops

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QByteArray>
+
+namespace payops {
+
+// X-Payops-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>, with
+// X-Payops-Timestamp in unix seconds, accepted within kSignatureToleranceSeconds either way.
+constexpr qint64 kSignatureToleranceSeconds = 300;
+
+enum class SignatureCheck { Valid, Missing, Malformed, Stale, Mismatch };
+
+QByteArray signatureHeader(const QByteArray &secret, qint64 timestamp, const QByteArray &body);
+
+SignatureCheck verifySignature(const QByteArray &secret, const QByteArray &timestampHeader,
+                               const QByteArray &signatureHeader, const QByteArray &body, qint64 nowSeconds);
+
+const char *describe(SignatureCheck check);
+
+} // namespace payops

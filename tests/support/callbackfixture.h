@@ -1,0 +1,81 @@
+#pragma once
+
+#include "db/dsn.h"
+
+#include <QByteArray>
+#include <QProcess>
+#include <QSqlDatabase>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace payops::test {
+
+QByteArray testSecret();
+
+// A callback body as the contract defines it.
+QByteArray callbackBody(const QByteArray &payNo, qint64 orderId, qint64 amountFen,
+                        const QString &currency = QStringLiteral("CNY"),
+                        const QString &tradeStatus = QStringLiteral("SUCCESS"));
+
+struct HttpResult
+{
+    int status = 0; // 0: no answer (connection refused, reset, timed out)
+    QByteArray body;
+};
+
+// POSTs a signed callback; timestamp 0 means now. Safe to call from any thread.
+HttpResult postCallback(int port, const QByteArray &body, qint64 timestamp = 0,
+                        const QByteArray &secret = testSecret());
+// POSTs with exactly these headers (for signature tests).
+HttpResult postRaw(int port, const QByteArray &body, const QList<QPair<QByteArray, QByteArray>> &headers);
+HttpResult get(int port, const QString &path);
+
+// Migrates a scratch database to `level`, marks it a sandbox, and adds what callbacks need:
+// 2 active coupon templates (1000 and 500 fen) and one inactive, a 100-point reward rule,
+// users 1-50 and PENDING orders firstOrderId .. firstOrderId+count-1 of 9900 fen CNY.
+void prepareCallbackDatabase(const Dsn &dsn, const QString &level, int orderCount, qint64 firstOrderId = 1001);
+void addPendingOrders(const QSqlDatabase &db, int count, qint64 firstOrderId);
+
+// A digest of the business tables (orders, side effects, balances, callbacks, transition
+// log): equal before and after means nothing changed them.
+QString businessFingerprint(const Dsn &dsn);
+// Side effects of one order: coupons per template (live rows) and points rows.
+struct SideEffects
+{
+    int coupons = 0;
+    int couponTemplatesTwice = 0; // templates with more than one live coupon
+    int points = 0;
+};
+SideEffects sideEffectsOf(const QSqlDatabase &db, qint64 orderId);
+
+// One payops-callbackd process on 127.0.0.1 and a free port; stopped with SIGTERM when the
+// object goes.
+class CallbackdProcess final
+{
+public:
+    CallbackdProcess(const Dsn &dsn, const QString &handler = QStringLiteral("safe"),
+                     const QString &instance = QString(), const QStringList &extraArguments = {});
+    ~CallbackdProcess();
+    CallbackdProcess(const CallbackdProcess &) = delete;
+    CallbackdProcess &operator=(const CallbackdProcess &) = delete;
+
+    int port() const { return m_port; }
+    const QString &instance() const { return m_instance; }
+    qint64 pid() const { return m_process->processId(); }
+    // SIGTERM, then waits for the exit; returns the exit code (-1 if it crashed or hung).
+    int terminate(int timeoutMs = 30000);
+    QString output() const { return m_output; }
+
+private:
+    std::unique_ptr<QProcess> m_process;
+    int m_port = 0;
+    QString m_instance;
+    QString m_output;
+};
+
+QString callbackdPath();
+QString secretFilePath();
+
+} // namespace payops::test
