@@ -6,7 +6,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -15,21 +14,9 @@ using namespace payops;
 
 namespace {
 
-struct Run
+test::CliRun sandbox(const QString &action, const QString &dir, const QStringList &extra = {})
 {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run sandbox(const QString &action, const QString &dir, const QStringList &extra = {})
-{
-    QProcess process;
-    process.start(test::cliPath(), QStringList{QStringLiteral("sandbox"), action, QStringLiteral("--dir"), dir} + extra);
-    if (!process.waitForFinished(300000))
-        qFatal("payops sandbox %s did not finish", qPrintable(action));
-    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
+    return test::runCli(QStringList{QStringLiteral("sandbox"), action, QStringLiteral("--dir"), dir} + extra);
 }
 
 QString lastLine(const QString &text)
@@ -58,7 +45,7 @@ private Q_SLOTS:
 
     void startSeedsAndPrintsTheDsn()
     {
-        const Run start = sandbox(QStringLiteral("start"), m_dir->path());
+        const test::CliRun start = sandbox(QStringLiteral("start"), m_dir->path());
         QVERIFY2(start.exitCode == 0, qPrintable(start.err + start.out));
         QString error;
         const auto dsn = Dsn::parse(lastLine(start.out), &error);
@@ -80,13 +67,13 @@ private Q_SLOTS:
     {
         const qint64 pidBefore = LocalServer(m_dir->path()).status().pid;
         QVERIFY(pidBefore > 0);
-        const Run again = sandbox(QStringLiteral("start"), m_dir->path());
+        const test::CliRun again = sandbox(QStringLiteral("start"), m_dir->path());
         QCOMPARE(again.exitCode, 0);
         QCOMPARE(lastLine(again.out), m_dsn.toString());
         QVERIFY2(!again.out.contains(QStringLiteral("demo data loaded")), "seeded twice");
         QCOMPARE(LocalServer(m_dir->path()).status().pid, pidBefore);
 
-        const Run status = sandbox(QStringLiteral("status"), m_dir->path());
+        const test::CliRun status = sandbox(QStringLiteral("status"), m_dir->path());
         QCOMPARE(status.exitCode, 0);
         QVERIFY(status.out.startsWith(QStringLiteral("running (pid %1)").arg(pidBefore)));
     }
@@ -104,11 +91,11 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(LocalServer(m_dir->path()).status().state != LocalServer::State::Running, 10000);
         QVERIFY(QFile::exists(m_dir->path() + QStringLiteral("/mysqld.pid")));
 
-        const Run stale = sandbox(QStringLiteral("status"), m_dir->path());
+        const test::CliRun stale = sandbox(QStringLiteral("status"), m_dir->path());
         QCOMPARE(stale.exitCode, 1);
         QVERIFY2(stale.out.contains(QStringLiteral("pid %1 is not running").arg(pid)), qPrintable(stale.out));
 
-        const Run restart = sandbox(QStringLiteral("start"), m_dir->path());
+        const test::CliRun restart = sandbox(QStringLiteral("start"), m_dir->path());
         QVERIFY2(restart.exitCode == 0, qPrintable(restart.err + restart.out));
         QVERIFY2(restart.out.contains(QStringLiteral("recovering")), qPrintable(restart.out));
         db::Connection connection(m_dsn, QStringLiteral("t"));
@@ -117,15 +104,15 @@ private Q_SLOTS:
 
     void stopStopsCleanly()
     {
-        const Run stop = sandbox(QStringLiteral("stop"), m_dir->path());
+        const test::CliRun stop = sandbox(QStringLiteral("stop"), m_dir->path());
         QVERIFY2(stop.exitCode == 0, qPrintable(stop.err));
         QVERIFY(stop.out.contains(QStringLiteral("stopped")));
         QCOMPARE(LocalServer(m_dir->path()).status().state, LocalServer::State::Stopped);
         QVERIFY(!QFile::exists(m_dir->path() + QStringLiteral("/mysqld.sock")));
-        const Run status = sandbox(QStringLiteral("status"), m_dir->path());
+        const test::CliRun status = sandbox(QStringLiteral("status"), m_dir->path());
         QCOMPARE(status.exitCode, 1);
         QVERIFY(status.out.startsWith(QStringLiteral("stopped")));
-        const Run stopAgain = sandbox(QStringLiteral("stop"), m_dir->path());
+        const test::CliRun stopAgain = sandbox(QStringLiteral("stop"), m_dir->path());
         QCOMPARE(stopAgain.exitCode, 0);
         QVERIFY(stopAgain.out.contains(QStringLiteral("was not running")));
     }

@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QtGlobal>
 
@@ -78,6 +79,22 @@ Dsn ScratchAccount::dsnFor(const QString &database) const
 QString cliPath()
 {
     return QStringLiteral(PAYOPS_CLI_PATH);
+}
+
+CliRun runCli(const QStringList &arguments, const QMap<QString, QString> &environment)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("PAYOPS_DB"));
+    env.remove(QStringLiteral("PAYOPS_DB_PASSWORD"));
+    for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+        env.insert(it.key(), it.value());
+    process.setProcessEnvironment(env);
+    process.start(cliPath(), arguments);
+    if (!process.waitForFinished(300000))
+        qFatal("payops %s did not finish", qPrintable(arguments.join(QLatin1Char(' '))));
+    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
 }
 
 } // namespace payops::test

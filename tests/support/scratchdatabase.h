@@ -2,7 +2,9 @@
 
 #include "db/dsn.h"
 
+#include <QMap>
 #include <QString>
+#include <QStringList>
 
 namespace payops::test {
 
@@ -44,5 +46,15 @@ private:
 };
 
 QString cliPath();
+
+struct CliRun
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+// Runs the payops binary with PAYOPS_DB and PAYOPS_DB_PASSWORD cleared, plus `environment`.
+CliRun runCli(const QStringList &arguments, const QMap<QString, QString> &environment = {});
 
 } // namespace payops::test
