@@ -2,6 +2,7 @@
 
 #include "callbackswitch.h"
 #include "db/connection.h"
+#include "db/dberror.h"
 #include "service/callbackanswer.h"
 #include "service/callbacklog.h"
 #include "service/callbackrequest.h"
@@ -10,70 +11,94 @@
 
 namespace payops {
 
+namespace {
+
+enum class Step { Processed, Rejected, Ignored, Empty, SwitchOn };
+
+// One callback, one transaction.
+Step drainOne(const QSqlDatabase &db, const QString &fromState, const DrainOptions &options)
+{
+    CallbackTrace trace;
+    trace.received = nowMicros();
+    db::Transaction transaction(db);
+    trace.txBegin = nowMicros();
+    if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force)
+        return Step::SwitchOn;
+    QSqlQuery next = db::exec(db, QStringLiteral(
+        "SELECT id, raw_body FROM pay_callback_log WHERE status = 'RECORDED' ORDER BY id LIMIT 1 "
+        "FOR UPDATE SKIP LOCKED"));
+    if (!next.next())
+        return Step::Empty;
+    const qint64 id = next.value(0).toLongLong();
+    QString parseError;
+    const auto request = CallbackRequest::parse(next.value(1).toByteArray(), &parseError);
+
+    Step step = Step::Rejected;
+    QString reason;
+    CallbackAnswer answer;
+    if (!request) { // was valid when recorded; a hand-edited row must not stop the drain
+        reason = QStringLiteral("unreadable_record");
+        answer = CallbackAnswer::success(Outcome::Rejected, reason);
+    } else if (!request->isSuccess()) {
+        step = Step::Ignored;
+        reason = QStringLiteral("trade_status ") + request->tradeStatus;
+        answer = CallbackAnswer::success(Outcome::Ignored, reason);
+    } else {
+        const PaymentResult payment = applyPayment(db, *request, fromState, options.worker);
+        step = payment.applied ? Step::Processed : Step::Rejected;
+        reason = payment.reason;
+        answer = payment.applied ? CallbackAnswer::success(Outcome::Processed)
+                                 : CallbackAnswer::success(Outcome::Rejected, reason);
+    }
+    const QString status = step == Step::Processed ? QStringLiteral("PROCESSED")
+                           : step == Step::Ignored ? QStringLiteral("IGNORED")
+                                                   : QStringLiteral("REJECTED");
+    finishCallback(db, id, status, reason, options.worker, answer);
+    transaction.commit();
+
+    if (request) {
+        trace.payNo = request->payNo;
+        trace.orderId = request->orderId;
+        trace.instance = options.worker;
+        trace.handler = QStringLiteral("drain");
+        trace.committed = trace.responded = nowMicros();
+        trace.outcome = QString::fromLatin1(outcomeLabel(answer.outcome));
+        trace.httpStatus = 200;
+        writeTrace(db, trace);
+    }
+    return step;
+}
+
+} // namespace
+
 DrainResult drainBacklog(db::Connection &connection, const DrainOptions &options)
 {
     const QSqlDatabase db = connection.database();
     const QString fromState = paymentFromState(db);
     DrainResult result;
+    int deadlocksInARow = 0;
     while (options.limit == 0 || result.processed + result.rejected + result.ignored < options.limit) {
         if (options.cancel && options.cancel->load()) {
             result.cancelled = true;
             break;
         }
-        CallbackTrace trace;
-        trace.received = nowMicros();
-        db::Transaction transaction(db);
-        trace.txBegin = nowMicros();
-        if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force) {
+        Step step;
+        try {
+            step = drainOne(db, fromState, options);
+            deadlocksInARow = 0;
+        } catch (const db::Error &error) {
+            // A deadlock rolled the claim back; the row is RECORDED again and is retried.
+            if (!error.isDeadlock() || ++deadlocksInARow == 3)
+                throw;
+            continue;
+        }
+        if (step == Step::Empty)
+            break;
+        if (step == Step::SwitchOn) {
             result.stoppedBySwitch = true;
             break;
         }
-        QSqlQuery next = db::exec(db, QStringLiteral(
-            "SELECT id, raw_body FROM pay_callback_log WHERE status = 'RECORDED' ORDER BY id LIMIT 1 "
-            "FOR UPDATE SKIP LOCKED"));
-        if (!next.next())
-            break;
-        const qint64 id = next.value(0).toLongLong();
-        QString parseError;
-        const auto request = CallbackRequest::parse(next.value(1).toByteArray(), &parseError);
-
-        QString status;
-        QString reason;
-        CallbackAnswer answer;
-        if (!request) { // was valid when recorded; a hand-edited row must not stop the drain
-            status = QStringLiteral("REJECTED");
-            reason = QStringLiteral("unreadable_record");
-            answer = CallbackAnswer::success(Outcome::Rejected, reason);
-        } else if (!request->isSuccess()) {
-            status = QStringLiteral("IGNORED");
-            reason = QStringLiteral("trade_status ") + request->tradeStatus;
-            answer = CallbackAnswer::success(Outcome::Ignored, reason);
-        } else {
-            const PaymentResult payment = applyPayment(db, *request, fromState, options.worker);
-            status = payment.applied ? QStringLiteral("PROCESSED") : QStringLiteral("REJECTED");
-            reason = payment.reason;
-            answer = payment.applied ? CallbackAnswer::success(Outcome::Processed)
-                                     : CallbackAnswer::success(Outcome::Rejected, reason);
-        }
-        finishCallback(db, id, status, reason, options.worker, answer);
-        transaction.commit();
-
-        if (request) {
-            trace.payNo = request->payNo;
-            trace.orderId = request->orderId;
-            trace.instance = options.worker;
-            trace.handler = QStringLiteral("drain");
-            trace.committed = trace.responded = nowMicros();
-            trace.outcome = QString::fromLatin1(outcomeLabel(answer.outcome));
-            trace.httpStatus = 200;
-            writeTrace(db, trace);
-        }
-        if (status == QLatin1String("PROCESSED"))
-            ++result.processed;
-        else if (status == QLatin1String("IGNORED"))
-            ++result.ignored;
-        else
-            ++result.rejected;
+        ++(step == Step::Processed ? result.processed : step == Step::Ignored ? result.ignored : result.rejected);
         if (options.progress)
             options.progress(result);
     }

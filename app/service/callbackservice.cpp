@@ -86,6 +86,8 @@ int CallbackService::start()
     m_server->set_payload_max_length(kMaxBodyBytes);
     m_server->set_read_timeout(m_options.readTimeoutSeconds, 0);
     m_server->set_write_timeout(m_options.readTimeoutSeconds, 0);
+    // Without TCP_NODELAY a keep-alive answer waits out the peer's delayed ACK (~40 ms).
+    m_server->set_tcp_nodelay(true);
     m_server->set_keep_alive_timeout(5);
     m_server->set_keep_alive_max_count(1000);
     m_server->Post("/callbacks/pay", [this](const httplib::Request &request, httplib::Response &response) {

@@ -69,58 +69,71 @@ CallbackAnswer SafeHandler::process(const QSqlDatabase &db, const CallbackReques
                                        QStringLiteral("this payment is being processed; retry later"));
     trace.lockAcquired = nowMicros();
 
-    CallbackAnswer answer;
-    {
-        db::Transaction transaction(db);
-        trace.txBegin = nowMicros();
-        const SwitchState state = readSwitchForProcessing(db);
-        m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
-
-        qint64 id = 0;
+    // A deadlock rolls back the whole transaction and nothing else: with the lock still
+    // held it is safe to run the transaction again instead of making the platform retry.
+    std::optional<CallbackAnswer> answer;
+    for (int attempt = 1; !answer; ++attempt) {
         try {
-            id = upgrade ? upgradeCallback(db, request, m_instance)
-                         : insertCallback(db, request, QStringLiteral("PROCESSING"), m_instance, CallbackAnswer());
+            answer = processLocked(db, request, upgrade, trace);
+            break;
         } catch (const db::Error &error) {
-            if (!error.isDuplicateKey())
+            if (!error.isDeadlock() || attempt == kDeadlockAttempts)
                 throw;
         }
-        if (id == 0) { // another instance recorded this pay_no first
-            transaction.rollback();
-            lock.release();
-            trace.lockReleased = nowMicros();
-            return answerExisting(db, request, Defence::PayNoKey);
-        }
-
-        QString status;
-        QString reason;
-        if (state.mode == CallbackMode::RecordOnly) {
-            status = QStringLiteral("RECORDED");
-            answer = CallbackAnswer::success(Outcome::Recorded);
-        } else if (!request.isSuccess()) {
-            status = QStringLiteral("IGNORED");
-            reason = QStringLiteral("trade_status ") + request.tradeStatus;
-            answer = CallbackAnswer::success(Outcome::Ignored, reason);
-        } else {
-            const PaymentResult result = applyPayment(db, request, m_fromState, m_instance);
-            if (result.applied) {
-                status = QStringLiteral("PROCESSED");
-                answer = CallbackAnswer::success(Outcome::Processed, {},
-                                                 result.suppressedBySideEffectKey > 0 ? Defence::SideEffectKey
-                                                                                      : Defence::None);
-            } else {
-                status = QStringLiteral("REJECTED");
-                reason = result.reason;
-                answer = CallbackAnswer::success(Outcome::Rejected, reason,
-                                                 reason == QLatin1String("order_already_paid") ? Defence::Cas
-                                                                                               : Defence::None);
-            }
-        }
-        finishCallback(db, id, status, reason, m_instance, answer);
-        transaction.commit();
-        trace.committed = nowMicros();
     }
     lock.release();
     trace.lockReleased = nowMicros();
+    // nullopt: another instance recorded this pay_no first; uk_pay_no kept it out.
+    return answer ? *answer : answerExisting(db, request, Defence::PayNoKey);
+}
+
+std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db, const CallbackRequest &request,
+                                                         bool upgrade, CallbackTrace &trace)
+{
+    db::Transaction transaction(db);
+    trace.txBegin = nowMicros();
+    const SwitchState state = readSwitchForProcessing(db);
+    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+
+    qint64 id = 0;
+    try {
+        id = upgrade ? upgradeCallback(db, request, m_instance)
+                     : insertCallback(db, request, QStringLiteral("PROCESSING"), m_instance, CallbackAnswer());
+    } catch (const db::Error &error) {
+        if (!error.isDuplicateKey())
+            throw;
+    }
+    if (id == 0)
+        return std::nullopt;
+
+    QString status;
+    QString reason;
+    CallbackAnswer answer;
+    if (state.mode == CallbackMode::RecordOnly) {
+        status = QStringLiteral("RECORDED");
+        answer = CallbackAnswer::success(Outcome::Recorded);
+    } else if (!request.isSuccess()) {
+        status = QStringLiteral("IGNORED");
+        reason = QStringLiteral("trade_status ") + request.tradeStatus;
+        answer = CallbackAnswer::success(Outcome::Ignored, reason);
+    } else {
+        const PaymentResult result = applyPayment(db, request, m_fromState, m_instance);
+        if (result.applied) {
+            status = QStringLiteral("PROCESSED");
+            answer = CallbackAnswer::success(Outcome::Processed, {},
+                                             result.suppressedBySideEffectKey > 0 ? Defence::SideEffectKey
+                                                                                  : Defence::None);
+        } else {
+            status = QStringLiteral("REJECTED");
+            reason = result.reason;
+            answer = CallbackAnswer::success(Outcome::Rejected, reason,
+                                             reason == QLatin1String("order_already_paid") ? Defence::Cas
+                                                                                           : Defence::None);
+        }
+    }
+    finishCallback(db, id, status, reason, m_instance, answer);
+    transaction.commit();
+    trace.committed = nowMicros();
     return answer;
 }
 

@@ -21,7 +21,12 @@ private:
     std::optional<CallbackAnswer> tryRecordOnly(const QSqlDatabase &db, const CallbackRequest &request,
                                                 CallbackTrace &trace);
     CallbackAnswer process(const QSqlDatabase &db, const CallbackRequest &request, bool upgrade, CallbackTrace &trace);
+    // One transaction under the pay_no lock; nullopt when uk_pay_no found the callback recorded.
+    std::optional<CallbackAnswer> processLocked(const QSqlDatabase &db, const CallbackRequest &request, bool upgrade,
+                                                CallbackTrace &trace);
     CallbackAnswer answerExisting(const QSqlDatabase &db, const CallbackRequest &request, Defence defence);
+
+    static constexpr int kDeadlockAttempts = 3;
 
     QString m_instance;
     QString m_fromState;

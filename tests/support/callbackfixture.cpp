@@ -58,6 +58,7 @@ QByteArray callbackBody(const QByteArray &payNo, qint64 orderId, qint64 amountFe
 HttpResult postRaw(int port, const QByteArray &body, const QList<QPair<QByteArray, QByteArray>> &headers)
 {
     httplib::Client client("127.0.0.1", port);
+    client.set_tcp_nodelay(true);
     client.set_connection_timeout(5, 0);
     client.set_read_timeout(30, 0);
     httplib::Headers httpHeaders;

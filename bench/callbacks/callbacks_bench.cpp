@@ -1,0 +1,286 @@
+// bench_callbacks: the callback endpoint against the same SQL sent straight to the server.
+//
+// For 1, 8 and 32 concurrent clients, with 30 % of deliveries being duplicates of an earlier
+// one, it measures payops-callbackd over HTTP (NORMAL and RECORD_ONLY) and a baseline: the
+// safe pipeline's own statements run in-process by plain threads with their own connections
+// (no HTTP, no JSON, no signature). Both run against one private MariaDB in the same run;
+// the report gives ratios, because absolute times on a shared machine mean little.
+
+#include "db/connection.h"
+#include "db/migrator.h"
+#include "log/application.h"
+#include "log/logging.h"
+#include "ops/callbackswitch.h"
+#include "sandbox/localserver.h"
+#include "service/callbackhandler.h"
+#include "service/callbackrequest.h"
+#include "service/callbacktrace.h"
+#include "service/paymentapplier.h"
+#include "service/safehandler.h"
+#include "service/signature.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTextStream>
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+using namespace payops;
+
+namespace {
+
+constexpr int kUniquePerRun = 1500;
+const QByteArray kSecret = "bench-secret-5b8e0c1d2f";
+
+struct Result
+{
+    double seconds = 0;
+    int requests = 0;
+    std::vector<double> latencies; // seconds
+    int failures = 0;
+
+    double throughput() const { return requests / seconds; }
+    double percentile(double p) const
+    {
+        if (latencies.empty())
+            return 0;
+        std::vector<double> sorted = latencies;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted[std::min(sorted.size() - 1, size_t(p * double(sorted.size())))];
+    }
+};
+
+QByteArray body(qint64 order)
+{
+    return QJsonDocument(QJsonObject{{QStringLiteral("pay_no"), QStringLiteral("B-%1").arg(order)},
+                                     {QStringLiteral("order_id"), order},
+                                     {QStringLiteral("amount_fen"), 9900},
+                                     {QStringLiteral("currency"), QStringLiteral("CNY")},
+                                     {QStringLiteral("channel"), QStringLiteral("wechat")},
+                                     {QStringLiteral("trade_status"), QStringLiteral("SUCCESS")}})
+        .toJson(QJsonDocument::Compact);
+}
+
+// Unique deliveries for orders [first, first + kUniquePerRun), and after every tenth-of-three
+// a resend of a recent one: 30 % duplicates, arriving close to their originals.
+std::vector<QByteArray> workload(qint64 first)
+{
+    std::vector<QByteArray> bodies;
+    for (int i = 0; i < kUniquePerRun; ++i) {
+        bodies.push_back(body(first + i));
+        if (i % 10 < 3)
+            bodies.push_back(body(first + std::max(0, i - 2)));
+    }
+    return bodies;
+}
+
+template <typename Send>
+Result drive(int clients, const std::vector<QByteArray> &bodies, Send send)
+{
+    Result result;
+    result.requests = int(bodies.size());
+    std::atomic<size_t> next{0};
+    std::atomic<int> failures{0};
+    std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    for (int c = 0; c < clients; ++c)
+        threads.emplace_back([&, c] {
+            auto state = send.makeClient();
+            for (size_t i = next++; i < bodies.size(); i = next++) {
+                const auto t0 = std::chrono::steady_clock::now();
+                if (!send(state, bodies[i]))
+                    ++failures;
+                latencies[size_t(c)].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            }
+        });
+    for (auto &thread : threads)
+        thread.join();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    for (const auto &own : latencies)
+        result.latencies.insert(result.latencies.end(), own.begin(), own.end());
+    result.failures = failures.load();
+    return result;
+}
+
+struct HttpSender
+{
+    int port;
+    std::unique_ptr<httplib::Client> makeClient() const
+    {
+        auto client = std::make_unique<httplib::Client>("127.0.0.1", port);
+        client->set_keep_alive(true);
+        client->set_tcp_nodelay(true);
+        client->set_read_timeout(30, 0);
+        return client;
+    }
+    bool operator()(std::unique_ptr<httplib::Client> &client, const QByteArray &payload) const
+    {
+        const qint64 now = QDateTime::currentSecsSinceEpoch();
+        const httplib::Headers headers{{"X-Payops-Timestamp", std::to_string(now)},
+                                       {"X-Payops-Signature", signatureHeader(kSecret, now, payload).toStdString()}};
+        const auto response = client->Post("/callbacks/pay", headers, payload.toStdString(), "application/json");
+        return response && response->status == 200;
+    }
+};
+
+// The baseline: the same statements the service's safe pipeline sends (handler + trace),
+// straight from a plain client thread.
+struct DirectSender
+{
+    Dsn dsn;
+    QString fromState;
+    SwitchObserver *switchObserver;
+    struct Client
+    {
+        std::unique_ptr<db::Connection> connection;
+        std::unique_ptr<SafeHandler> handler;
+    };
+    Client makeClient() const
+    {
+        Client client;
+        client.connection = std::make_unique<db::Connection>(dsn, QStringLiteral("baseline"));
+        client.handler = std::make_unique<SafeHandler>(QStringLiteral("baseline"), fromState, *switchObserver, 5);
+        return client;
+    }
+    bool operator()(Client &client, const QByteArray &payload) const
+    {
+        QString error;
+        const auto request = CallbackRequest::parse(payload, &error);
+        CallbackTrace trace;
+        trace.payNo = request->payNo;
+        trace.orderId = request->orderId;
+        trace.received = nowMicros();
+        const QSqlDatabase db = client.connection->database();
+        const CallbackAnswer answer = client.handler->handle(db, *request, trace);
+        trace.responded = nowMicros();
+        writeTrace(db, trace);
+        return answer.httpStatus == 200;
+    }
+};
+
+QString row(const QString &name, const Result &result)
+{
+    return QStringLiteral("| %1 | %2 | %3 | %4 | %5 |")
+        .arg(name, -28)
+        .arg(result.throughput(), 8, 'f', 0)
+        .arg(result.percentile(0.5) * 1000, 7, 'f', 2)
+        .arg(result.percentile(0.99) * 1000, 7, 'f', 2)
+        .arg(result.failures);
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    std::signal(SIGPIPE, SIG_IGN);
+    QCoreApplication app(argc, argv);
+    setApplicationIdentity();
+    setupLogging(QStringLiteral("bench"), 4 /* error */);
+    QTextStream out(stdout);
+
+    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
+    LocalServer server(dir.path());
+    out << "starting a private MariaDB in " << dir.path() << Qt::endl;
+    server.start();
+    const Dsn dsn = server.rootDsn(QStringLiteral("bench"));
+    const QList<int> concurrency{1, 8, 32};
+    const int runsPerLevel = 3; // baseline, NORMAL, RECORD_ONLY
+    {
+        db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));
+        db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE bench"));
+        db::Connection connection(dsn, QStringLiteral("setup"));
+        const QSqlDatabase db = connection.database();
+        db::Migrator(connection).migrate(db::SchemaLevel::Current, false);
+        db::execDirect(db, QStringLiteral("INSERT INTO coupon_template (id, face_value_fen, active) VALUES (1, 1000, 1), (2, 500, 1)"));
+        db::execDirect(db, QStringLiteral("INSERT INTO point_rule (point_type, points) VALUES ('PAY_REWARD', 100)"));
+        // Orders spread over 1,000 users, so that one hot balance row does not serialise the run.
+        db::execDirect(db, QStringLiteral("INSERT INTO users (id) SELECT DISTINCT 1 + MOD(seq, 1000) FROM "
+                                          "(SELECT a.d + 10 * b.d + 100 * c.d AS seq FROM "
+                                          "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+                                          "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) a, "
+                                          "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+                                          "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) b, "
+                                          "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+                                          "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) c) s"));
+        const int orders = kUniquePerRun * runsPerLevel * int(concurrency.size());
+        for (int start = 0; start < orders; start += 1000)
+            db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) SELECT ? + seq.n, 1 + seq.n, 9900 FROM "
+                                        "(SELECT a.d + 10 * b.d + 100 * c.d AS n FROM "
+                                        "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+                                        "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) a, "
+                                        "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+                                        "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) b, "
+                                        "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+                                        "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) c) seq"),
+                     {1000000 + start});
+    }
+
+    const QString secretPath = dir.path() + QStringLiteral("/secret");
+    {
+        QFile secret(secretPath);
+        if (!secret.open(QIODevice::WriteOnly) || secret.write(kSecret) < 0)
+            return 1;
+    }
+    QProcess service;
+    service.start(QStringLiteral(PAYOPS_CALLBACKD_PATH),
+                  {QStringLiteral("--db"), dsn.toString(), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                   QStringLiteral("--secret-file"), secretPath, QStringLiteral("--threads"), QStringLiteral("32"),
+                   QStringLiteral("--log-level"), QStringLiteral("error")});
+    int port = 0;
+    while (port == 0 && service.waitForReadyRead(30000)) {
+        const auto match = QRegularExpression(QStringLiteral("listening on [^:]+:(\\d+)")).match(QString::fromUtf8(service.readLine()));
+        if (match.hasMatch())
+            port = match.captured(1).toInt();
+    }
+    if (port == 0) {
+        out << "payops-callbackd did not start" << Qt::endl;
+        return 1;
+    }
+
+    db::Connection operatorConnection(dsn, QStringLiteral("operator"));
+    SwitchObserver baselineSwitch;
+    DirectSender direct{dsn, paymentFromState(operatorConnection.database()), &baselineSwitch};
+    const HttpSender http{port};
+
+    out << "\n| run | callbacks/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|\n";
+    QStringList summary;
+    qint64 nextOrder = 1000000;
+    for (int clients : concurrency) {
+        const Result baseline = drive(clients, workload(nextOrder), direct);
+        nextOrder += kUniquePerRun;
+        const Result normal = drive(clients, workload(nextOrder), http);
+        nextOrder += kUniquePerRun;
+        const qint64 version = flipSwitch(operatorConnection.database(), CallbackMode::RecordOnly, QStringLiteral("bench")).after.version;
+        waitForAcknowledgement(operatorConnection.database(), version, 5000);
+        const Result recordOnly = drive(clients, workload(nextOrder), http);
+        nextOrder += kUniquePerRun;
+        flipSwitch(operatorConnection.database(), CallbackMode::Normal, QStringLiteral("bench"));
+
+        out << row(QStringLiteral("%1 clients, baseline SQL").arg(clients), baseline) << '\n'
+            << row(QStringLiteral("%1 clients, service NORMAL").arg(clients), normal) << '\n'
+            << row(QStringLiteral("%1 clients, service RECORD_ONLY").arg(clients), recordOnly) << Qt::endl;
+        summary << QStringLiteral("| %1 | %2 | %3 |")
+                       .arg(clients)
+                       .arg(normal.throughput() / baseline.throughput(), 0, 'f', 2)
+                       .arg(recordOnly.throughput() / normal.throughput(), 0, 'f', 2);
+    }
+    out << "\n| clients | NORMAL / baseline (goal >= 0.7) | RECORD_ONLY / NORMAL (goal >= 2) |\n|---|---|---|\n"
+        << summary.join(QLatin1Char('\n')) << Qt::endl;
+
+    ::kill(static_cast<pid_t>(service.processId()), SIGTERM);
+    service.waitForFinished(30000);
+    server.stop();
+    return 0;
+}
