@@ -13,6 +13,9 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makeMigrateCommand());
     commands.push_back(makeDegradeCommand());
     commands.push_back(makeDrainCommand());
+    commands.push_back(makeInspectCommand());
+    commands.push_back(makeCompensateCommand());
+    commands.push_back(makeAuditCommand());
     return commands;
 }
 

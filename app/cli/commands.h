@@ -11,6 +11,9 @@ std::unique_ptr<Command> makeSandboxCommand();
 std::unique_ptr<Command> makeMigrateCommand();
 std::unique_ptr<Command> makeDegradeCommand();
 std::unique_ptr<Command> makeDrainCommand();
+std::unique_ptr<Command> makeInspectCommand();
+std::unique_ptr<Command> makeCompensateCommand();
+std::unique_ptr<Command> makeAuditCommand();
 
 // Every command `payops` knows, in the order `payops --help` lists them.
 std::vector<std::unique_ptr<Command>> allCommands();

@@ -1,5 +1,6 @@
 #include "callbackswitch.h"
 
+#include "auditlog.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 
@@ -84,9 +85,8 @@ FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &
     QSqlQuery after = db::exec(db, kSelectSwitch);
     result.after = switchFrom(after);
     result.changed = true;
-    db::exec(db, QStringLiteral("INSERT INTO ops_audit_log (actor, action, target, reason, before_json, after_json) "
-                                "VALUES (CURRENT_USER(), 'switch.flip', 'callback_switch', ?, ?, ?)"),
-             {reason.trimmed().left(255), toJson(result.before), toJson(result.after)});
+    appendAudit(db, QStringLiteral("switch.flip"), QStringLiteral("callback_switch"), reason.trimmed(), QString(),
+                toJson(result.before), toJson(result.after));
     transaction.commit();
     return result;
 }

@@ -1,0 +1,54 @@
+#include "commands.h"
+
+#include "cli.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "ops/auditlog.h"
+
+namespace payops::cli {
+namespace {
+
+class AuditCommand final : public Command
+{
+public:
+    AuditCommand()
+        : Command(QStringLiteral("audit"), QStringLiteral("Verify that the audit log's hash chain is whole."),
+                  QStringLiteral("verify --db DSN"))
+    {
+    }
+
+protected:
+    void addOptions(QCommandLineParser &parser) override
+    {
+        parser.addPositionalArgument(QStringLiteral("verify"), QStringLiteral("Walk the chain."));
+        parser.addOption(dbOption());
+    }
+
+    int execute(const QCommandLineParser &parser) override
+    {
+        if (parser.positionalArguments() != QStringList{QStringLiteral("verify")})
+            return fail(UsageOrConnection, QStringLiteral("say: payops audit verify --db DSN"));
+        const auto dsn = dsnFrom(parser);
+        if (!dsn)
+            return UsageOrConnection;
+        try {
+            db::Connection connection(*dsn, QStringLiteral("audit"));
+            const AuditVerification result = verifyAuditChain(connection.database());
+            if (!result.intact)
+                return fail(Refused, QStringLiteral("audit log broken at row %1: %2").arg(result.firstBrokenId).arg(result.problem));
+            say(QStringLiteral("audit log intact: %1 row(s); head hash %2").arg(result.rows).arg(result.headHash));
+            return Success;
+        } catch (const db::Error &error) {
+            return failDatabase(error);
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeAuditCommand()
+{
+    return std::make_unique<AuditCommand>();
+}
+
+} // namespace payops::cli

@@ -1,0 +1,149 @@
+#include "commands.h"
+
+#include "cli.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "ops/compensation.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace payops::cli {
+namespace {
+
+class CompensateCommand final : public Command
+{
+public:
+    CompensateCommand()
+        : Command(QStringLiteral("compensate"),
+                  QStringLiteral("Compensate duplicate side effects: freeze, write off or reverse, with an audit trail."),
+                  QStringLiteral("--db DSN (--dry-run | --reason TEXT --ticket ID | --approve REQUEST --reason TEXT "
+                                 "--ticket ID) [--order ID ...] [--used-coupons write-off|receivable] "
+                                 "[--fen-per-100-points N]"))
+    {
+    }
+
+protected:
+    void addOptions(QCommandLineParser &parser) override
+    {
+        parser.addOption(dbOption());
+        parser.addOption({QStringLiteral("dry-run"), QStringLiteral("Show what would be done and change nothing.")});
+        parser.addOption({QStringLiteral("reason"), QStringLiteral("Why (required to act)."), QStringLiteral("text")});
+        parser.addOption({QStringLiteral("ticket"), QStringLiteral("Incident or ticket id (required to act)."),
+                          QStringLiteral("id")});
+        parser.addOption({QStringLiteral("order"), QStringLiteral("Only this order (repeatable; default: every order)."),
+                          QStringLiteral("id")});
+        parser.addOption({QStringLiteral("used-coupons"),
+                          QStringLiteral("What a used duplicate coupon becomes: write-off (default) or receivable."),
+                          QStringLiteral("policy"), QStringLiteral("write-off")});
+        parser.addOption({QStringLiteral("fen-per-100-points"), QStringLiteral("Cash value of 100 points (default 100)."),
+                          QStringLiteral("fen"), QStringLiteral("100")});
+        parser.addOption({QStringLiteral("approve"),
+                          QStringLiteral("Approve and run another operator's pending request (four eyes)."),
+                          QStringLiteral("request")});
+    }
+
+    int execute(const QCommandLineParser &parser) override
+    {
+        CompensationSettings settings;
+        const QString policy = parser.value(QStringLiteral("used-coupons"));
+        if (policy != QLatin1String("write-off") && policy != QLatin1String("receivable"))
+            return fail(UsageOrConnection, QStringLiteral("--used-coupons must be write-off or receivable"));
+        settings.usedCoupons = policy == QLatin1String("write-off") ? UsedCouponPolicy::WriteOff : UsedCouponPolicy::Receivable;
+        bool ok = false;
+        settings.fenPerHundredPoints = parser.value(QStringLiteral("fen-per-100-points")).toLongLong(&ok);
+        if (!ok || settings.fenPerHundredPoints < 0)
+            return fail(UsageOrConnection, QStringLiteral("--fen-per-100-points must be a number of at least 0"));
+        QList<qint64> orders;
+        for (const QString &text : parser.values(QStringLiteral("order"))) {
+            const qint64 id = text.toLongLong(&ok);
+            if (!ok || id <= 0)
+                return fail(UsageOrConnection, QStringLiteral("--order must be a positive order id, not '%1'").arg(text));
+            orders << id;
+        }
+        const bool dryRun = parser.isSet(QStringLiteral("dry-run"));
+        const QString reason = parser.value(QStringLiteral("reason")).trimmed();
+        const QString ticket = parser.value(QStringLiteral("ticket")).trimmed();
+        if (!dryRun && (reason.isEmpty() || ticket.isEmpty()))
+            return fail(UsageOrConnection, QStringLiteral("say --dry-run, or give --reason and --ticket to act"));
+        qint64 approve = 0;
+        if (parser.isSet(QStringLiteral("approve"))) {
+            approve = parser.value(QStringLiteral("approve")).toLongLong(&ok);
+            if (!ok || approve <= 0 || dryRun || !orders.isEmpty())
+                return fail(UsageOrConnection, QStringLiteral("--approve takes a request id, with --reason and --ticket "
+                                                              "and without --dry-run or --order"));
+        }
+        const auto dsn = dsnFrom(parser);
+        if (!dsn)
+            return UsageOrConnection;
+        try {
+            db::Connection connection(*dsn, QStringLiteral("compensate"));
+            const QSqlDatabase db = connection.database();
+            qint64 approvedAmount = -1;
+            if (approve > 0) {
+                QSqlQuery request = db::exec(db, QStringLiteral("SELECT scope, amount_fen FROM compensation_request "
+                                                                "WHERE id = ? AND status = 'PENDING'"), {approve});
+                if (!request.next())
+                    return fail(Refused, QStringLiteral("no pending compensation request %1").arg(approve));
+                for (const QJsonValue &id : QJsonDocument::fromJson(request.value(0).toByteArray()).array())
+                    orders << id.toInteger();
+                approvedAmount = request.value(1).toLongLong();
+            }
+            const CompensationPlan plan = planCompensation(db, orders, settings);
+            say(plan.summary());
+            if (dryRun || plan.isEmpty())
+                return Success;
+            if (approve > 0) {
+                if (plan.moneyFen > approvedAmount)
+                    return fail(Refused, QStringLiteral("the duplicates grew since request %1 was made (%2 fen now, %3 fen "
+                                                        "asked); make a new request").arg(approve).arg(plan.moneyFen).arg(approvedAmount));
+                db::exec(db, QStringLiteral("UPDATE compensation_request SET status = 'APPROVED' WHERE id = ?"), {approve});
+                say(QStringLiteral("approved request %1").arg(approve));
+            } else {
+                const qint64 threshold = db::scalar(db, QStringLiteral(
+                    "SELECT value FROM payops_meta WHERE name = 'four_eyes_threshold_fen'")).toLongLong();
+                if (threshold > 0 && plan.moneyFen > threshold)
+                    return requestApproval(db, plan, orders, reason, ticket, threshold);
+            }
+            const CompensationOutcome outcome = executeCompensation(
+                db, plan, reason, ticket, settings, nullptr,
+                [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); });
+            if (approve > 0)
+                db::exec(db, QStringLiteral("UPDATE compensation_request SET status = 'EXECUTED' WHERE id = ?"), {approve});
+            say(QStringLiteral("compensated %1, skipped %2 (done by someone else or changed since planned); batch %3")
+                    .arg(outcome.done).arg(outcome.skipped).arg(outcome.batchId));
+            for (qint64 user : outcome.negativeBalanceUsers)
+                say(QStringLiteral("  user %1's points balance is now negative").arg(user));
+            return Success;
+        } catch (const db::Error &error) {
+            return failDatabase(error);
+        }
+    }
+
+private:
+    int requestApproval(const QSqlDatabase &db, const CompensationPlan &plan, const QList<qint64> &orders,
+                        const QString &reason, const QString &ticket, qint64 threshold)
+    {
+        QJsonArray scope;
+        for (qint64 id : orders)
+            scope << id;
+        const QSqlQuery insert = db::exec(db, QStringLiteral(
+            "INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, amount_fen, reason, ticket) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+            {QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)), plan.couponsFrozen,
+             plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed, plan.moneyFen, reason, ticket});
+        const qint64 id = insert.lastInsertId().toLongLong();
+        return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 waits for "
+                                            "another operator (payops compensate --approve %3 --reason ... --ticket ...)")
+                                 .arg(plan.moneyFen).arg(threshold).arg(id));
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeCompensateCommand()
+{
+    return std::make_unique<CompensateCommand>();
+}
+
+} // namespace payops::cli

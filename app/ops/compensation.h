@@ -1,0 +1,81 @@
+#pragma once
+
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+
+#include <atomic>
+#include <functional>
+
+namespace payops {
+
+// What happens to one duplicate side effect. Nothing is ever deleted.
+enum class CompensationAction {
+    FreezeCoupon,        // an unused duplicate coupon is frozen
+    WriteOffCoupon,      // a used duplicate coupon: finance writes its value off
+    ReceivableCoupon,    // a used duplicate coupon: finance books it as owed by the user
+    ReversePoints,       // duplicate points get a negative row naming the row it reverses
+};
+QString compensationActionName(CompensationAction action);
+
+enum class UsedCouponPolicy { WriteOff, Receivable };
+
+struct CompensationSettings
+{
+    UsedCouponPolicy usedCoupons = UsedCouponPolicy::WriteOff;
+    qint64 fenPerHundredPoints = 100; // cash value of points: 100 points = 1 yuan by default
+    int batchSize = 200;              // actions per transaction
+};
+
+struct PlannedAction
+{
+    CompensationAction action = CompensationAction::FreezeCoupon;
+    QString targetTable; // user_coupon or point_log
+    qint64 targetId = 0;
+    qint64 keptId = 0;   // the first row of the group, which stays
+    qint64 orderId = 0;
+    qint64 userId = 0;
+    qint64 amountFen = 0; // coupon face value, or the points' cash value
+    qint64 points = 0;
+};
+
+struct CompensationPlan
+{
+    QList<PlannedAction> actions;
+    int couponsFrozen = 0;
+    int couponWriteOffs = 0;
+    int couponReceivables = 0;
+    int pointsReversed = 0;
+    qint64 pointsTotal = 0;
+    qint64 moneyFen = 0; // everything the plan corrects, in fen
+
+    bool isEmpty() const { return actions.isEmpty(); }
+    QString summary() const;
+};
+
+// Every live duplicate (not yet superseded) among the given orders, or all when none are
+// given: in each (order, coupon template) and (order, point type) group the first row stays
+// and every other one gets an action. Throws db::Error.
+CompensationPlan planCompensation(const QSqlDatabase &db, const QList<qint64> &orderIds,
+                                  const CompensationSettings &settings);
+
+struct CompensationOutcome
+{
+    QString batchId;
+    int done = 0;
+    int skipped = 0; // compensated by someone else meanwhile, or changed since the plan
+    QList<qint64> negativeBalanceUsers;
+    bool cancelled = false;
+};
+
+// Carries the plan out in transactions of settings.batchSize actions. Each action is
+// conditional on its row still being a live duplicate in the state the plan saw, writes one
+// `compensation` row (unique per target) and one audit entry. Run twice, or from two consoles
+// at once, each duplicate is compensated exactly once; a failure leaves every committed batch
+// complete and the rest untouched, and a rerun finishes the rest. Throws db::Error.
+CompensationOutcome executeCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const QString &reason,
+                                        const QString &ticket, const CompensationSettings &settings,
+                                        const std::atomic<bool> *cancel = nullptr,
+                                        const std::function<void(int done, int total)> &progress = {});
+
+} // namespace payops

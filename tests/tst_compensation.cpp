@@ -1,0 +1,348 @@
+#include "callbackfixture.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "db/migrator.h"
+#include "ops/auditlog.h"
+#include "ops/callbackswitch.h"
+#include "ops/compensation.h"
+#include "ops/duplicatecount.h"
+#include "scratchdatabase.h"
+#include "testmain.h"
+
+#include <thread>
+
+using namespace payops;
+
+namespace {
+
+// n orders, each with its coupons (two templates) and points issued twice, as the incident
+// left them. Every third order's duplicate coupon of template 1 was already used.
+void insertIncident(const QSqlDatabase &db, int orders)
+{
+    for (int i = 0; i < orders; ++i) {
+        const qint64 order = 1001 + i;
+        for (int copy = 0; copy < 2; ++copy) {
+            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, face_value_fen) "
+                                        "VALUES (?, ?, 1, ?, 1000), (?, ?, 2, 'ISSUED', 500)"),
+                     {1 + i % 50, order, copy == 1 && i % 3 == 0 ? QStringLiteral("USED") : QStringLiteral("ISSUED"),
+                      1 + i % 50, order});
+            db::exec(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES (?, ?, 'PAY_REWARD', 100)"),
+                     {1 + i % 50, order});
+        }
+        db::exec(db, QStringLiteral("UPDATE users SET points_balance = points_balance + 200 WHERE id = ?"), {1 + i % 50});
+    }
+}
+
+QString reason() { return QStringLiteral("duplicate payout, INC-7"); }
+QString ticket() { return QStringLiteral("INC-7"); }
+
+qint64 count(const QSqlDatabase &db, const QString &sql)
+{
+    return db::scalar(db, sql).toLongLong();
+}
+
+} // namespace
+
+class TestCompensation final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        m_db = std::make_unique<test::ScratchDatabase>(QStringLiteral("comp"));
+        test::prepareCallbackDatabase(m_db->dsn(), QStringLiteral("legacy"), 0);
+    }
+    void cleanup() { m_db.reset(); }
+
+    // The whole story: the incident's handler pays out twice, compensation leaves no live
+    // duplicate, and the side-effect keys can then be added.
+    void compensatesAStormOfTheUnsafeHandler()
+    {
+        {
+            db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+            test::addPendingOrders(connection.database(), 4, 1001);
+        }
+        {
+            const QStringList delay{QStringLiteral("--commit-delay-ms"), QStringLiteral("150")};
+            test::CallbackdProcess a(m_db->dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("A"), delay);
+            test::CallbackdProcess b(m_db->dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("B"), delay);
+            for (qint64 order = 1001; order <= 1004; ++order) {
+                const QByteArray body = test::callbackBody("WX-" + QByteArray::number(order), order, 9900);
+                std::thread first([&] { test::postCallback(a.port(), body); });
+                QTest::qWait(40);
+                test::postCallback(b.port(), body);
+                first.join();
+            }
+        }
+        const QString dsn = m_db->dsn().toString();
+        const test::CliRun before = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), dsn});
+        QCOMPARE(before.exitCode, 1);
+        QVERIFY2(before.out.contains(QStringLiteral("8 duplicate coupon group")), qPrintable(before.out));
+
+        const QString fingerprint = test::businessFingerprint(m_db->dsn());
+        const test::CliRun dryRun = test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"), dsn, QStringLiteral("--dry-run")});
+        QCOMPARE(dryRun.exitCode, 0);
+        QVERIFY2(dryRun.out.contains(QStringLiteral("8 coupon(s) to freeze")), qPrintable(dryRun.out));
+        QVERIFY(dryRun.out.contains(QStringLiteral("4 points row(s) to reverse (400 points)")));
+        QCOMPARE(test::businessFingerprint(m_db->dsn()), fingerprint);
+
+        const test::CliRun run = test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"), dsn, QStringLiteral("--reason"),
+                                               reason(), QStringLiteral("--ticket"), ticket()});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QStringLiteral("compensated 12, skipped 0")), qPrintable(run.out));
+        const test::CliRun after = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), dsn});
+        QCOMPARE(after.exitCode, 0);
+        QVERIFY(after.out.contains(QStringLiteral("no live duplicates")));
+
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        QCOMPARE(count(db, QStringLiteral("SELECT SUM(points_balance) FROM users")), qint64(4 * 100));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon WHERE status = 'FROZEN'")), qint64(8));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL AND points = -100")), qint64(4));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action LIKE 'compensation.%'")), qint64(12));
+        QVERIFY(verifyAuditChain(db).intact);
+        // Nothing was deleted, and now the keys can go on.
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon")), qint64(16));
+        QCOMPARE(db::Migrator(connection).migrate(db::SchemaLevel::Current, false).applied.size(), 1);
+
+        const test::CliRun again = test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"), dsn, QStringLiteral("--reason"),
+                                                 reason(), QStringLiteral("--ticket"), ticket()});
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY(again.out.contains(QStringLiteral("0 coupon(s) to freeze")));
+    }
+
+    void usedCouponBecomesAFinanceDecision()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        insertIncident(db, 3);
+        CompensationSettings settings;
+        settings.usedCoupons = UsedCouponPolicy::Receivable;
+        const CompensationPlan plan = planCompensation(db, {1001}, settings);
+        QCOMPARE(plan.couponReceivables, 1);
+        QCOMPARE(plan.couponsFrozen, 1);
+        QCOMPARE(plan.pointsReversed, 1);
+        QCOMPARE(plan.moneyFen, qint64(1000 + 500 + 100));
+        executeCompensation(db, plan, reason(), ticket(), settings);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT status FROM user_coupon WHERE order_id = 1001 AND coupon_template_id = 1 "
+                                               "AND superseded_by IS NOT NULL")).toString(), QStringLiteral("USED"));
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT action FROM compensation WHERE target_table = 'user_coupon' AND amount_fen = 1000"))
+                     .toString(), QStringLiteral("RECEIVABLE_COUPON"));
+        // Only order 1001 was in scope.
+        QCOMPARE(countLiveDuplicates(db).couponGroups, qint64(4));
+    }
+
+    void twoCompensatorsAtOnceCompensateEachDuplicateOnce()
+    {
+        {
+            db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+            insertIncident(connection.database(), 40);
+        }
+        CompensationSettings settings;
+        settings.batchSize = 7;
+        CompensationOutcome outcomes[2];
+        int planned = 0;
+        {
+            db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+            planned = int(planCompensation(connection.database(), {}, settings).actions.size());
+        }
+        std::thread threads[2];
+        for (int i = 0; i < 2; ++i)
+            threads[i] = std::thread([&, i] {
+                db::Connection connection(m_db->dsn(), QStringLiteral("c%1").arg(i));
+                const CompensationPlan plan = planCompensation(connection.database(), {}, settings);
+                outcomes[i] = executeCompensation(connection.database(), plan, reason(), ticket(), settings);
+            });
+        for (auto &thread : threads)
+            thread.join();
+        QCOMPARE(outcomes[0].done + outcomes[1].done, planned);
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(planned));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL")), qint64(40));
+        QVERIFY(countLiveDuplicates(db).isEmpty());
+        QCOMPARE(count(db, QStringLiteral("SELECT SUM(points_balance) FROM users")), qint64(40 * 100));
+        QVERIFY(verifyAuditChain(db).intact);
+    }
+
+    void failureMidBatchThenRerunCompletes()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        insertIncident(db, 20);
+        CompensationSettings settings;
+        settings.batchSize = 10;
+        const CompensationPlan plan = planCompensation(db, {}, settings);
+        QCOMPARE(plan.actions.size(), 60);
+        // The 26th action fails: batches one and two are committed, batch three is not.
+        const qint64 failing = plan.actions.at(25).targetId;
+        QCOMPARE(plan.actions.at(25).targetTable, QStringLiteral("user_coupon"));
+        db::execDirect(db, QStringLiteral("CREATE TRIGGER test_fail BEFORE UPDATE ON user_coupon FOR EACH ROW "
+                                          "BEGIN IF NEW.id = %1 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected'; "
+                                          "END IF; END").arg(failing));
+        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(db, plan, reason(), ticket(), settings));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(20));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon WHERE superseded_by IS NOT NULL")), qint64(20));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")), qint64(20));
+
+        db::execDirect(db, QStringLiteral("DROP TRIGGER test_fail"));
+        const CompensationPlan rest = planCompensation(db, {}, settings);
+        QCOMPARE(rest.actions.size(), 40);
+        const CompensationOutcome outcome = executeCompensation(db, rest, reason(), ticket(), settings);
+        QCOMPARE(outcome.done, 40);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(60));
+        QVERIFY(countLiveDuplicates(db).isEmpty());
+        QCOMPARE(count(db, QStringLiteral("SELECT SUM(points_balance) FROM users")), qint64(20 * 100));
+    }
+
+    void negativeBalanceIsAllowedAndReported()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        insertIncident(db, 1);
+        db::execDirect(db, QStringLiteral("UPDATE users SET points_balance = 30 WHERE id = 1")); // spent meanwhile
+        const CompensationOutcome outcome = executeCompensation(db, planCompensation(db, {}, {}), reason(), ticket(), {});
+        QCOMPARE(outcome.negativeBalanceUsers, QList<qint64>{1});
+        QCOMPARE(count(db, QStringLiteral("SELECT points_balance FROM users WHERE id = 1")), qint64(-70));
+    }
+
+    void operatorMayActFinanceMayNot()
+    {
+        {
+            db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+            insertIncident(connection.database(), 3);
+            db::execDirect(connection.database(), QStringLiteral(
+                "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, status) VALUES ('R1', 1001, "
+                "'{\"pay_no\":\"R1\",\"order_id\":1001,\"amount_fen\":9900,\"currency\":\"CNY\",\"trade_status\":\"SUCCESS\"}', 'RECORDED')"));
+        }
+        const QString fingerprint = test::businessFingerprint(m_db->dsn());
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        const QString financeDsn = finance.dsnFor(m_db->name()).toString(true);
+        {
+            db::Connection connection(finance.dsnFor(m_db->name()), QStringLiteral("finance"));
+            try {
+                flipSwitch(connection.database(), CallbackMode::RecordOnly, QStringLiteral("not allowed"));
+                QFAIL("finance flipped the switch");
+            } catch (const db::Error &error) {
+                QVERIFY2(error.isAccessDenied(), error.what());
+            }
+        }
+        QCOMPARE(test::runCli({QStringLiteral("drain"), QStringLiteral("--db"), financeDsn}).exitCode, 1);
+        const test::CliRun compensate = test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"), financeDsn,
+                                                      QStringLiteral("--reason"), reason(), QStringLiteral("--ticket"), ticket()});
+        QCOMPARE(compensate.exitCode, 1);
+        QCOMPARE(test::businessFingerprint(m_db->dsn()), fingerprint);
+        db::Connection root(m_db->dsn(), QStringLiteral("root"));
+        QCOMPARE(readSwitch(root.database()).mode, CallbackMode::Normal);
+
+        // The operator role can do all three.
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        const QString operatorDsn = operatorAccount.dsnFor(m_db->name()).toString(true);
+        const test::CliRun drained = test::runCli({QStringLiteral("drain"), QStringLiteral("--db"), operatorDsn});
+        QVERIFY2(drained.exitCode == 0, qPrintable(drained.err));
+        const test::CliRun compensated = test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"), operatorDsn,
+                                                       QStringLiteral("--reason"), reason(), QStringLiteral("--ticket"), ticket()});
+        QVERIFY2(compensated.exitCode == 0, qPrintable(compensated.err));
+        const test::CliRun flipped = test::runCli({QStringLiteral("degrade"), QStringLiteral("on"), QStringLiteral("--db"),
+                                                   operatorDsn, QStringLiteral("--reason"), reason(), QStringLiteral("--wait"),
+                                                   QStringLiteral("0")});
+        QVERIFY2(flipped.exitCode == 0, qPrintable(flipped.err));
+        QVERIFY(countLiveDuplicates(root.database()).isEmpty());
+        QCOMPARE(db::scalar(root.database(), QStringLiteral("SELECT actor FROM ops_audit_log ORDER BY id DESC LIMIT 1")).toString(),
+                 operatorAccount.user() + QStringLiteral("@localhost"));
+    }
+
+    void auditIsAppendOnlyForOperators()
+    {
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        db::Connection connection(operatorAccount.dsnFor(m_db->name()), QStringLiteral("operator"));
+        const QSqlDatabase db = connection.database();
+        // A client cannot claim to be someone else.
+        db::execDirect(db, QStringLiteral("INSERT INTO ops_audit_log (actor, action, reason) VALUES ('the-ceo', 'note', 'hello')"));
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT actor FROM ops_audit_log")).toString(),
+                 operatorAccount.user() + QStringLiteral("@localhost"));
+        for (const QString &statement : {QStringLiteral("UPDATE ops_audit_log SET reason = 'x'"),
+                                         QStringLiteral("DELETE FROM ops_audit_log"),
+                                         QStringLiteral("TRUNCATE TABLE ops_audit_log"),
+                                         QStringLiteral("DROP TRIGGER ops_audit_log_no_update"),
+                                         QStringLiteral("UPDATE ops_audit_head SET last_id = 0")}) {
+            try {
+                db::execDirect(db, statement);
+                QFAIL(qPrintable(QStringLiteral("the operator could run: ") + statement));
+            } catch (const db::Error &error) {
+                QVERIFY2(error.isAccessDenied(), error.what());
+            }
+        }
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT reason FROM ops_audit_log")).toString(), QStringLiteral("hello"));
+        // Even an account with every grant meets the append-only triggers.
+        db::Connection root(m_db->dsn(), QStringLiteral("root"));
+        QVERIFY_THROWS_EXCEPTION(db::Error, db::execDirect(root.database(), QStringLiteral("UPDATE ops_audit_log SET reason = 'x'")));
+    }
+
+    void verifyFindsARowEditedByRoot()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("root"));
+        const QSqlDatabase db = connection.database();
+        for (int i = 0; i < 5; ++i)
+            appendAudit(db, QStringLiteral("note"), QStringLiteral("t"), QStringLiteral("entry %1").arg(i), {}, {}, {});
+        const QString dsn = m_db->dsn().toString();
+        QCOMPARE(test::runCli({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), dsn}).exitCode, 0);
+        // root can do anything, but not without leaving a trace in the chain.
+        db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_update"));
+        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 3"));
+        const test::CliRun edited = test::runCli({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), dsn});
+        QCOMPARE(edited.exitCode, 1);
+        QVERIFY2(edited.err.contains(QStringLiteral("broken at row 3")), qPrintable(edited.err));
+
+        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 2' WHERE id = 3"));
+        QVERIFY(verifyAuditChain(db).intact);
+        db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_delete"));
+        db::execDirect(db, QStringLiteral("DELETE FROM ops_audit_log WHERE id = 5"));
+        const AuditVerification truncated = verifyAuditChain(db);
+        QVERIFY(!truncated.intact);
+        QVERIFY2(truncated.problem.contains(QStringLiteral("removed")), qPrintable(truncated.problem));
+    }
+
+    void fourEyesAboveTheThreshold()
+    {
+        {
+            db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+            insertIncident(connection.database(), 10);
+            db::execDirect(connection.database(), QStringLiteral(
+                "UPDATE payops_meta SET value = '5000' WHERE name = 'four_eyes_threshold_fen'"));
+        }
+        test::ScratchAccount alice(QStringLiteral("payops_operator"));
+        test::ScratchAccount bob(QStringLiteral("payops_operator"));
+        const QStringList act{QStringLiteral("--reason"), reason(), QStringLiteral("--ticket"), ticket()};
+        const test::CliRun asked = test::runCli(QStringList{QStringLiteral("compensate"), QStringLiteral("--db"),
+                                                            alice.dsnFor(m_db->name()).toString(true)} + act);
+        QCOMPARE(asked.exitCode, 1);
+        QVERIFY2(asked.err.contains(QStringLiteral("four-eyes")), qPrintable(asked.err));
+        const QString request = QRegularExpression(QStringLiteral("request (\\d+) waits")).match(asked.err).captured(1);
+        QVERIFY(!request.isEmpty());
+        db::Connection root(m_db->dsn(), QStringLiteral("root"));
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
+
+        const test::CliRun self = test::runCli(QStringList{QStringLiteral("compensate"), QStringLiteral("--db"),
+                                                           alice.dsnFor(m_db->name()).toString(true), QStringLiteral("--approve"),
+                                                           request} + act);
+        QCOMPARE(self.exitCode, 1);
+        QVERIFY2(self.err.contains(QStringLiteral("another operator")), qPrintable(self.err));
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
+
+        const test::CliRun approved = test::runCli(QStringList{QStringLiteral("compensate"), QStringLiteral("--db"),
+                                                               bob.dsnFor(m_db->name()).toString(true), QStringLiteral("--approve"),
+                                                               request} + act);
+        QVERIFY2(approved.exitCode == 0, qPrintable(approved.err));
+        QVERIFY(countLiveDuplicates(root.database()).isEmpty());
+        QCOMPARE(db::scalar(root.database(), QStringLiteral("SELECT CONCAT(status, ' by ', decided_by) FROM compensation_request")).toString(),
+                 QStringLiteral("EXECUTED by %1@localhost").arg(bob.user()));
+    }
+
+private:
+    std::unique_ptr<test::ScratchDatabase> m_db;
+};
+
+PAYOPS_TEST_MAIN_CORE(TestCompensation)
+#include "tst_compensation.moc"
