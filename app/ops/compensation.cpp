@@ -1,11 +1,12 @@
 #include "compensation.h"
 
-#include "auditlog.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QHash>
+#include <QSet>
 #include <QStringList>
 #include <QUuid>
 
@@ -27,58 +28,125 @@ QString json(const QJsonObject &object)
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
-// Marks the target superseded if, and only if, it still is the live duplicate the plan saw.
-// The UPDATE's row lock is what makes two compensators at once take turns.
-bool claimTarget(const QSqlDatabase &db, const PlannedAction &action)
+QString idList(const QList<qint64> &ids)
 {
-    QString sql;
-    switch (action.action) {
-    case CompensationAction::FreezeCoupon:
-        sql = QStringLiteral("UPDATE user_coupon SET status = 'FROZEN', frozen_at = NOW(3), superseded_by = ? "
-                             "WHERE id = ? AND superseded_by IS NULL AND status = 'ISSUED'");
-        break;
-    case CompensationAction::WriteOffCoupon:
-    case CompensationAction::ReceivableCoupon:
-        sql = QStringLiteral("UPDATE user_coupon SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL AND status = 'USED'");
-        break;
-    case CompensationAction::ReversePoints:
-        sql = QStringLiteral("UPDATE point_log SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL AND reverses_id IS NULL");
-        break;
-    }
-    return db::exec(db, sql, {action.keptId, action.targetId}).numRowsAffected() == 1;
+    QStringList text;
+    for (qint64 id : ids)
+        text << QString::number(id);
+    return text.join(QLatin1Char(','));
 }
 
-// Returns true when the user's balance went below zero.
-bool applyAction(const QSqlDatabase &db, const PlannedAction &action, const QString &batchId, const QString &reason,
-                 const QString &ticket)
+// "(?, ?, ...), (?, ?, ...)" for a multi-row INSERT; `tail` ends each row (e.g. ", USER()").
+QString placeholders(qsizetype rows, int columns, const QString &tail = {})
 {
-    db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, amount_fen, "
-                                "points, batch_id, reason, ticket, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, USER())"),
-             {action.targetTable, action.targetId, action.keptId, action.orderId, compensationActionName(action.action),
-              action.amountFen, action.points, batchId, reason.left(255), ticket.left(64)});
-    QJsonObject before{{QStringLiteral("id"), action.targetId}, {QStringLiteral("superseded_by"), QJsonValue()}};
-    QJsonObject after{{QStringLiteral("id"), action.targetId}, {QStringLiteral("superseded_by"), action.keptId},
-                      {QStringLiteral("order_id"), action.orderId}, {QStringLiteral("amount_fen"), action.amountFen}};
-    bool negative = false;
-    if (action.action == CompensationAction::FreezeCoupon) {
-        before.insert(QStringLiteral("status"), QStringLiteral("ISSUED"));
-        after.insert(QStringLiteral("status"), QStringLiteral("FROZEN"));
-    } else if (action.action == CompensationAction::ReversePoints) {
-        const QSqlQuery reversal = db::exec(db, QStringLiteral(
-            "INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, reverses_id) "
-            "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log WHERE id = ?"), {action.targetId});
-        db::exec(db, QStringLiteral("UPDATE users SET points_balance = points_balance - ? WHERE id = ?"),
-                 {action.points, action.userId});
-        const qint64 balance = db::scalar(db, QStringLiteral("SELECT points_balance FROM users WHERE id = ?"),
-                                          {action.userId}).toLongLong();
-        negative = balance < 0;
-        after.insert(QStringLiteral("reversal_id"), reversal.lastInsertId().toLongLong());
-        after.insert(QStringLiteral("points"), -action.points);
-        after.insert(QStringLiteral("balance"), balance);
+    const QString row = QLatin1Char('(') + QStringList(columns, QStringLiteral("?")).join(QLatin1Char(',')) + tail
+                        + QLatin1Char(')');
+    return QStringList(rows, row).join(QLatin1Char(','));
+}
+
+// The actions of a batch whose rows are still the live duplicates the plan saw, read under
+// row locks: a second compensator waits here and then finds them superseded.
+QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAction> &batch)
+{
+    QList<qint64> couponIds;
+    QList<qint64> pointIds;
+    for (const PlannedAction &action : batch)
+        (action.targetTable == QLatin1String("user_coupon") ? couponIds : pointIds) << action.targetId;
+    QHash<qint64, QString> couponStatus;
+    if (!couponIds.isEmpty()) {
+        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, status FROM user_coupon WHERE id IN (%1) "
+                                                     "AND superseded_by IS NULL FOR UPDATE").arg(idList(couponIds)));
+        while (rows.next())
+            couponStatus.insert(rows.value(0).toLongLong(), rows.value(1).toString());
     }
-    appendAudit(db, QStringLiteral("compensation.") + compensationActionName(action.action).toLower(),
-                QStringLiteral("%1:%2").arg(action.targetTable).arg(action.targetId), reason, ticket, json(before),
-                json(after));
+    QSet<qint64> livePoints;
+    if (!pointIds.isEmpty()) {
+        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id FROM point_log WHERE id IN (%1) AND superseded_by IS NULL "
+                                                     "AND reverses_id IS NULL FOR UPDATE").arg(idList(pointIds)));
+        while (rows.next())
+            livePoints.insert(rows.value(0).toLongLong());
+    }
+    QList<PlannedAction> live;
+    for (const PlannedAction &action : batch) {
+        const bool still = action.action == CompensationAction::ReversePoints
+                               ? livePoints.contains(action.targetId)
+                               : couponStatus.value(action.targetId)
+                                     == (action.action == CompensationAction::FreezeCoupon ? QLatin1String("ISSUED")
+                                                                                          : QLatin1String("USED"));
+        if (still)
+            live << action;
+    }
+    return live;
+}
+
+// One batch as a handful of set-based statements: the compensation rows, the corrections
+// they describe, the balances, and one audit entry per action. Returns users whose balance
+// went below zero.
+QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &actions, const QString &batchId,
+                         const QString &reason, const QString &ticket)
+{
+    QVariantList binds;
+    QList<qint64> couponIds;
+    QList<qint64> pointIds;
+    for (const PlannedAction &action : actions) {
+        binds << action.targetTable << action.targetId << action.keptId << action.orderId
+              << compensationActionName(action.action) << action.amountFen << action.points << batchId << reason << ticket;
+        (action.targetTable == QLatin1String("user_coupon") ? couponIds : pointIds) << action.targetId;
+    }
+    // created_by is the database's own account name, not something the client says.
+    db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, amount_fen, "
+                                "points, batch_id, reason, ticket, created_by) VALUES ")
+                     + placeholders(actions.size(), 10, QStringLiteral(",USER()")), binds);
+    if (!couponIds.isEmpty())
+        db::execDirect(db, QStringLiteral(
+            "UPDATE user_coupon u JOIN compensation c ON c.target_table = 'user_coupon' AND c.target_id = u.id "
+            "SET u.status = IF(c.action = 'FREEZE_COUPON', 'FROZEN', u.status), "
+            "    u.frozen_at = IF(c.action = 'FREEZE_COUPON', NOW(3), u.frozen_at), u.superseded_by = c.kept_id "
+            "WHERE u.id IN (%1)").arg(idList(couponIds)));
+    QHash<qint64, qint64> reversalOf;
+    QHash<qint64, qint64> balanceOf;
+    QList<qint64> negative;
+    if (!pointIds.isEmpty()) {
+        const QString ids = idList(pointIds);
+        db::execDirect(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, reverses_id) "
+                                          "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log "
+                                          "WHERE id IN (%1)").arg(ids));
+        db::execDirect(db, QStringLiteral("UPDATE point_log p JOIN compensation c ON c.target_table = 'point_log' "
+                                          "AND c.target_id = p.id SET p.superseded_by = c.kept_id WHERE p.id IN (%1)").arg(ids));
+        db::execDirect(db, QStringLiteral("UPDATE users u JOIN (SELECT user_id, SUM(points) AS points FROM point_log "
+                                          "WHERE id IN (%1) GROUP BY user_id) d ON d.user_id = u.id "
+                                          "SET u.points_balance = u.points_balance - d.points").arg(ids));
+        QSqlQuery reversals = db::exec(db, QStringLiteral(
+            "SELECT r.reverses_id, r.id, u.id, u.points_balance FROM point_log r JOIN users u ON u.id = r.user_id "
+            "WHERE r.reverses_id IN (%1)").arg(ids));
+        while (reversals.next()) {
+            reversalOf.insert(reversals.value(0).toLongLong(), reversals.value(1).toLongLong());
+            const qint64 user = reversals.value(2).toLongLong();
+            balanceOf.insert(user, reversals.value(3).toLongLong());
+            if (reversals.value(3).toLongLong() < 0 && !negative.contains(user))
+                negative << user;
+        }
+    }
+
+    QVariantList audit;
+    for (const PlannedAction &action : actions) {
+        QJsonObject before{{QStringLiteral("id"), action.targetId}, {QStringLiteral("superseded_by"), QJsonValue()}};
+        QJsonObject after{{QStringLiteral("id"), action.targetId}, {QStringLiteral("superseded_by"), action.keptId},
+                          {QStringLiteral("order_id"), action.orderId}, {QStringLiteral("amount_fen"), action.amountFen}};
+        if (action.action == CompensationAction::FreezeCoupon) {
+            before.insert(QStringLiteral("status"), QStringLiteral("ISSUED"));
+            after.insert(QStringLiteral("status"), QStringLiteral("FROZEN"));
+        } else if (action.action == CompensationAction::ReversePoints) {
+            after.insert(QStringLiteral("reversal_id"), reversalOf.value(action.targetId));
+            after.insert(QStringLiteral("points"), -action.points);
+            after.insert(QStringLiteral("user_balance"), balanceOf.value(action.userId));
+        }
+        audit << QStringLiteral("compensation.") + compensationActionName(action.action).toLower()
+              << QStringLiteral("%1:%2").arg(action.targetTable).arg(action.targetId) << reason << ticket << json(before)
+              << json(after);
+    }
+    db::exec(db, QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) VALUES ")
+                     + placeholders(actions.size(), 6), audit);
     return negative;
 }
 
@@ -177,24 +245,16 @@ CompensationOutcome executeCompensation(const QSqlDatabase &db, const Compensati
             break;
         }
         const int end = std::min(total, start + settings.batchSize);
-        int done = 0;
-        int skipped = 0;
-        QList<qint64> negative;
         db::Transaction transaction(db);
-        for (int i = start; i < end; ++i) {
-            const PlannedAction &action = plan.actions.at(i);
-            if (!claimTarget(db, action)) {
-                ++skipped;
-                continue;
-            }
-            if (applyAction(db, action, outcome.batchId, reason.trimmed(), ticket.trimmed()) && !negative.contains(action.userId))
-                negative << action.userId;
-            ++done;
-        }
+        const QList<PlannedAction> live = lockStillLive(db, plan.actions.mid(start, end - start));
+        const QList<qint64> negative = live.isEmpty()
+                                           ? QList<qint64>()
+                                           : applyBatch(db, live, outcome.batchId, reason.trimmed().left(255),
+                                                        ticket.trimmed().left(64));
         transaction.commit();
-        outcome.done += done;
-        outcome.skipped += skipped;
-        for (qint64 user : std::as_const(negative)) {
+        outcome.done += int(live.size());
+        outcome.skipped += (end - start) - int(live.size());
+        for (qint64 user : negative) {
             if (!outcome.negativeBalanceUsers.contains(user))
                 outcome.negativeBalanceUsers << user;
         }
