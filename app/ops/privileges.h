@@ -1,0 +1,22 @@
+#pragma once
+
+#include <QSqlDatabase>
+
+namespace payops {
+
+// What the connected account may do, so that the console can hide or disable what it may
+// not. The database refuses it anyway; this only spares the operator a refusal.
+struct Privileges
+{
+    bool flipSwitch = false;
+    bool drain = false;
+    bool compensate = false;
+    bool decideRequests = false; // approve another operator's compensation request
+};
+
+// Asks the server itself: each probe is a statement that matches no row, which the server
+// checks for privileges and then changes nothing. Parsing SHOW GRANTS would miss roles,
+// column grants and wildcards. Throws db::Error for anything but a refusal.
+Privileges probePrivileges(const QSqlDatabase &db);
+
+} // namespace payops

@@ -1,0 +1,99 @@
+#include "callbackfixture.h"
+#include "db/connection.h"
+#include "ops/auditlog.h"
+#include "ops/auditquery.h"
+#include "ops/privileges.h"
+#include "scratchdatabase.h"
+#include "testmain.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+
+using namespace payops;
+
+class TestAuditQuery final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_db = std::make_unique<test::ScratchDatabase>(QStringLiteral("auditq"));
+        test::prepareCallbackDatabase(m_db->dsn(), QStringLiteral("current"), 0);
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        for (int i = 0; i < 25; ++i)
+            appendAudit(connection.database(), i % 2 ? QStringLiteral("switch.flip") : QStringLiteral("compensation.freeze_coupon"),
+                        QStringLiteral("user_coupon:%1").arg(i), QStringLiteral("reason, with \"quotes\"\nand a newline %1").arg(i),
+                        QStringLiteral("INC-9"), QString(), QStringLiteral("{\"i\":%1}").arg(i));
+    }
+
+    void pagesNewestFirstWithFilters()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        const QList<AuditEntry> first = loadAuditPage(db, {}, 0, 10);
+        QCOMPARE(first.size(), 10);
+        QCOMPARE(first.first().id, qint64(25));
+        const QList<AuditEntry> second = loadAuditPage(db, {}, first.last().id, 10);
+        QCOMPARE(second.first().id, qint64(15));
+        QCOMPARE(loadAuditPage(db, {}, 6, 10).size(), 5);
+        AuditFilter flips;
+        flips.action = QStringLiteral("switch.");
+        QCOMPARE(loadAuditPage(db, flips, 0, 100).size(), 12);
+        AuditFilter nobody;
+        nobody.actor = QStringLiteral("nobody-here");
+        QVERIFY(loadAuditPage(db, nobody, 0, 100).isEmpty());
+        AuditFilter future;
+        future.from = QDateTime::currentDateTimeUtc().addDays(1);
+        QVERIFY(loadAuditPage(db, future, 0, 100).isEmpty());
+        QCOMPARE(first.first().actor, QStringLiteral("root@localhost"));
+    }
+
+    void exportsCsvThatSpreadsheetsRead()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("audit.csv"));
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        QCOMPARE(exportAuditCsv(connection.database(), {}, path), qint64(25));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray csv = file.readAll();
+        QVERIFY(csv.startsWith("id,created_at_utc,actor,action"));
+        QVERIFY(csv.contains("\"reason, with \"\"quotes\"\"\nand a newline 0\""));
+        QCOMPARE(csv.count("\r\n"), 26);
+
+        std::atomic<bool> cancel{true};
+        const QString cancelled = dir.filePath(QStringLiteral("cancelled.csv"));
+        QCOMPARE(exportAuditCsv(connection.database(), {}, cancelled, &cancel), qint64(-1));
+        QVERIFY(!QFile::exists(cancelled));
+    }
+
+    void privilegesComeFromTheServer()
+    {
+        {
+            db::Connection root(m_db->dsn(), QStringLiteral("root"));
+            const Privileges all = probePrivileges(root.database());
+            QVERIFY(all.flipSwitch && all.drain && all.compensate && all.decideRequests);
+        }
+        const QString before = test::businessFingerprint(m_db->dsn());
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        {
+            db::Connection connection(finance.dsnFor(m_db->name()), QStringLiteral("finance"));
+            const Privileges none = probePrivileges(connection.database());
+            QVERIFY(!none.flipSwitch && !none.drain && !none.compensate && !none.decideRequests);
+        }
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        {
+            db::Connection connection(operatorAccount.dsnFor(m_db->name()), QStringLiteral("operator"));
+            const Privileges some = probePrivileges(connection.database());
+            QVERIFY(some.flipSwitch && some.drain && some.compensate && some.decideRequests);
+        }
+        QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
+    }
+
+private:
+    std::unique_ptr<test::ScratchDatabase> m_db;
+};
+
+PAYOPS_TEST_MAIN_CORE(TestAuditQuery)
+#include "tst_auditquery.moc"
