@@ -1,6 +1,8 @@
 #include "db/dsn.h"
 #include "log/application.h"
 #include "log/logging.h"
+#include "console/sandboxlauncher.h"
+#include "dialogs/connectiondialog.h"
 #include "mainwindow.h"
 
 #include <QApplication>
@@ -23,7 +25,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption logLevelOption(QStringLiteral("log-level"),
                                             QStringLiteral("trace, debug, info, warn, error or off."),
                                             QStringLiteral("level"));
+    const QCommandLineOption sandboxOption(QStringLiteral("sandbox"),
+                                           QStringLiteral("Start the local sandbox and connect to it."));
     parser.addOption(dbOption);
+    parser.addOption(sandboxOption);
     parser.addOption(logLevelOption);
     parser.process(app);
 
@@ -45,5 +50,21 @@ int main(int argc, char *argv[])
     }
     payops::MainWindow window(dsn);
     window.show();
+    // The sandbox starts on a thread of its own; the window is up and says so meanwhile.
+    payops::console::SandboxLauncher sandbox;
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::started, &window,
+                     [&window](const payops::Dsn &started) { window.connectTo(started); });
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::failed, &window, [&window](const QString &message) {
+        QMessageBox::critical(&window, QStringLiteral("payops console"), message);
+    });
+    if (!dsn && parser.isSet(sandboxOption)) {
+        sandbox.start();
+    } else if (!dsn) {
+        QMetaObject::invokeMethod(&window, [&window] {
+            payops::ConnectionDialog dialog(&window);
+            if (dialog.exec() == QDialog::Accepted && dialog.dsn())
+                window.connectTo(*dialog.dsn());
+        }, Qt::QueuedConnection);
+    }
     return app.exec();
 }
