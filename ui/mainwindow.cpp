@@ -59,7 +59,7 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     m_stack = new QStackedWidget(central);
     auto *placeholder = new QLabel(tr("Not connected. File → Connect… opens the connection dialog; "
                                       "payops-console --db mysql://USER@HOST/DB skips it."), m_stack);
-    placeholder->setObjectName(QStringLiteral("headline"));
+    placeholder->setObjectName(QStringLiteral("placeholder"));
     placeholder->setAlignment(Qt::AlignCenter);
     placeholder->setWordWrap(true);
     m_stack->addWidget(placeholder);
@@ -128,14 +128,20 @@ void MainWindow::connectTo(const Dsn &dsn)
     for (Page *p : std::as_const(m_pages)) {
         m_stack->addWidget(p);
         connect(p, &Page::navigate, this, &MainWindow::showPage);
-        connect(p, &Page::openOrder, this, [this, evidence](qint64 orderId) {
-            evidence->showOrder(orderId);
-            showPage(Page::EvidenceId);
-        });
+        connect(p, &Page::openOrder, this, &MainWindow::openOrder);
         connect(p->worker(), &db::DbWorker::connectionLost, this, &MainWindow::onConnectionLost);
         connect(p->worker(), &db::DbWorker::connectionRestored, this, &MainWindow::onConnectionRestored);
     }
     showPage(Page::OverviewId);
+    Q_EMIT connected();
+}
+
+void MainWindow::openOrder(qint64 orderId)
+{
+    if (auto *evidence = static_cast<EvidencePage *>(page(Page::EvidenceId))) {
+        evidence->showOrder(orderId);
+        showPage(Page::EvidenceId);
+    }
 }
 
 Page *MainWindow::page(Page::Id id) const

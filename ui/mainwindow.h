@@ -37,6 +37,10 @@ public:
     void showPage(Page::Id id);
     Page *page(Page::Id id) const;
     void refresh();
+    void openOrder(qint64 orderId);
+
+Q_SIGNALS:
+    void connected();
 
 private:
     void openConnectionDialog();

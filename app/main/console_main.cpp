@@ -27,8 +27,16 @@ int main(int argc, char *argv[])
                                             QStringLiteral("level"));
     const QCommandLineOption sandboxOption(QStringLiteral("sandbox"),
                                            QStringLiteral("Start the local sandbox and connect to it."));
+    const QCommandLineOption pageOption(QStringLiteral("page"),
+                                        QStringLiteral("Open this page: overview, state-machine, duplicates, evidence "
+                                                       "or instances."),
+                                        QStringLiteral("page"));
+    const QCommandLineOption orderOption(QStringLiteral("order"),
+                                         QStringLiteral("Open the evidence of this order."), QStringLiteral("id"));
     parser.addOption(dbOption);
     parser.addOption(sandboxOption);
+    parser.addOption(pageOption);
+    parser.addOption(orderOption);
     parser.addOption(logLevelOption);
     parser.process(app);
 
@@ -48,7 +56,26 @@ int main(int argc, char *argv[])
             return 2;
         }
     }
+    const QStringList pageNames{QStringLiteral("overview"), QStringLiteral("state-machine"),
+                                QStringLiteral("duplicates"), QStringLiteral("evidence"), QStringLiteral("instances")};
+    const qsizetype pageIndex = parser.isSet(pageOption) ? pageNames.indexOf(parser.value(pageOption)) : 0;
+    if (pageIndex < 0) {
+        QMessageBox::critical(nullptr, QStringLiteral("payops console"),
+                              QStringLiteral("unknown page; one of: ") + pageNames.join(QStringLiteral(", ")));
+        return 2;
+    }
+    const qint64 orderId = parser.value(orderOption).toLongLong();
     payops::MainWindow window(dsn);
+    // Applied whenever a database is connected, whichever way it was chosen.
+    const auto openStartPage = [&window, pageIndex, orderId] {
+        if (orderId > 0)
+            window.openOrder(orderId);
+        else
+            window.showPage(payops::Page::Id(pageIndex));
+    };
+    if (dsn)
+        openStartPage();
+    QObject::connect(&window, &payops::MainWindow::connected, &window, openStartPage);
     window.show();
     // The sandbox starts on a thread of its own; the window is up and says so meanwhile.
     payops::console::SandboxLauncher sandbox;

@@ -66,6 +66,8 @@ EvidencePage::EvidencePage(const Dsn &dsn, QWidget *parent)
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({500, 260});
+    m_view->setMinimumHeight(300);
     layout->addWidget(splitter, 1);
 
     const auto go = [this] {

@@ -16,8 +16,8 @@ namespace {
 
 constexpr qreal nodeWidth = 170;
 constexpr qreal nodeHeight = 78;
-constexpr qreal layerGap = 300;
-constexpr qreal rowGap = 190;
+constexpr qreal layerGap = 360;
+constexpr qreal rowGap = 200;
 const QColor legalColour(0x37, 0x47, 0x4f);
 const QColor rejectedColour(0xc6, 0x28, 0x28);
 
@@ -70,6 +70,14 @@ StateMachineScene::StateMachineScene(QObject *parent)
     : QGraphicsScene(parent)
 {
     connect(this, &QGraphicsScene::selectionChanged, this, &StateMachineScene::onSelectionChanged);
+}
+
+StateMachineScene::~StateMachineScene()
+{
+    // QGraphicsScene's destructor deselects the items, and a selectionChanged() reaching this
+    // half-destroyed object would crash; clear while this class still exists.
+    const QSignalBlocker blocker(this);
+    clear();
 }
 
 void StateMachineScene::setSnapshot(const console::StateMachineSnapshot &snapshot)
@@ -139,6 +147,7 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
     QPainterPath path;
     QPainterPath head;
     QPointF labelAt;
+    bool centreLabel = false;
     const QRectF a = nodeRect(*from);
     if (from == to) {
         // A self loop above the box: PAID -> PAID, a second payment for a paid order.
@@ -150,16 +159,19 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
         labelAt = QPointF(a.center().x() - 60, a.top() - 120);
     } else {
         const QRectF b = nodeRect(*to);
-        QLineF centres(a.center(), b.center());
-        // Parallel edges between the same states are pushed apart sideways.
-        const QPointF normal = QLineF(centres.normalVector().unitVector()).p2() - QLineF(centres.normalVector().unitVector()).p1();
+        const QLineF centres(a.center(), b.center());
+        // Parallel edges between the same states are pushed apart sideways; the first edge's
+        // label sits on one side, the others' on the other, so that they never overlap.
+        const QLineF unitNormal = centres.normalVector().unitVector();
+        const QPointF normal = unitNormal.p2() - unitNormal.p1();
         const QPointF shift = normal * (parallelIndex * 26.0);
         const QPointF p1 = exitPoint(a, b.center()) + shift;
         const QPointF p2 = exitPoint(b, a.center()) + shift;
         path.moveTo(p1);
         path.lineTo(p2);
         head = arrowHead(p2, QLineF(p1, p2).angle());
-        labelAt = (p1 + p2) / 2 + shift * 0.8 + QPointF(6, parallelIndex ? 6 : -40);
+        labelAt = (p1 + p2) / 2 + normal * (parallelIndex ? 24.0 : -24.0);
+        centreLabel = true;
     }
     auto *line = addPath(path, pen);
     tag(line, edge);
@@ -181,6 +193,8 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
         bold.setBold(true);
         label->setFont(bold);
     }
+    if (centreLabel)
+        labelAt -= label->boundingRect().center();
     label->setPos(labelAt);
     tag(label, edge);
     label->setData(KindKey, QStringLiteral("edgeLabel"));

@@ -18,6 +18,7 @@ public:
     enum DataKey { KindKey = 0, NameKey, FromKey, ToKey, RejectedKey, CountKey };
 
     explicit StateMachineScene(QObject *parent = nullptr);
+    ~StateMachineScene() override;
     Q_DISABLE_COPY_MOVE(StateMachineScene)
 
     void setSnapshot(const console::StateMachineSnapshot &snapshot);

@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QPen>
@@ -12,7 +13,8 @@ namespace payops {
 namespace {
 
 constexpr qreal laneLeft = 170;
-constexpr qreal laneHeight = 150;
+constexpr qreal laneBase = 112;   // room for a trace's bars
+constexpr qreal eventRow = 17;
 constexpr qreal breakWidth = 70;
 constexpr qint64 foldAboveMicros = 500'000; // quiet stretches longer than this are folded
 const QColor red(0xc6, 0x28, 0x28);
@@ -47,7 +49,7 @@ void SwimlaneScene::buildAxis(const console::OrderEvidence &evidence)
     m_axis.clear();
     if (moments.isEmpty())
         return;
-    // Scale so that the first burst of activity fills about 900 px.
+    // Scale so that the first burst of activity fills about 640 px: the width of the view.
     qint64 burstEnd = moments.first();
     for (qint64 m : moments) {
         if (m - burstEnd > foldAboveMicros)
@@ -55,7 +57,7 @@ void SwimlaneScene::buildAxis(const console::OrderEvidence &evidence)
         burstEnd = m;
     }
     const qreal burstMs = qMax<qreal>(1.0, qreal(burstEnd - moments.first()) / 1000.0);
-    const qreal pxPerMs = qBound<qreal>(0.5, 900.0 / burstMs, 40.0);
+    const qreal pxPerMs = qBound<qreal>(0.5, 640.0 / burstMs, 40.0);
     qreal at = laneLeft + 20;
     for (int i = 0; i < moments.size(); ++i) {
         if (i > 0) {
@@ -83,16 +85,25 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
         addSimpleText(tr("Nothing was recorded for this order."));
         return;
     }
-    const qreal right = m_axis.last().second + 260;
+    const qreal right = m_axis.last().second + 320;
+    const QList<int> rows = placeEvents(evidence);
+    m_laneTops.clear();
+    qreal top = 0;
     for (int i = 0; i < m_lanes.size(); ++i) {
-        const qreal top = i * laneHeight;
-        addRect(QRectF(0, top, right, laneHeight - 8), QPen(Qt::NoPen),
+        m_laneTops << top;
+        top += laneBase + rows.value(i) * eventRow + 16;
+    }
+    m_laneTops << top;
+    for (int i = 0; i < m_lanes.size(); ++i) {
+        const qreal laneTop = m_laneTops.at(i);
+        const qreal height = m_laneTops.at(i + 1) - laneTop - 8;
+        addRect(QRectF(0, laneTop, right, height), QPen(Qt::NoPen),
                 QBrush(i % 2 ? QColor(0xfa, 0xfa, 0xfa) : QColor(0xf0, 0xf4, 0xf8)));
         auto *name = addSimpleText(m_lanes.at(i));
         QFont bold = name->font();
         bold.setBold(true);
         name->setFont(bold);
-        name->setPos(10, top + 10);
+        name->setPos(10, laneTop + 10);
     }
     // Folded breaks, marked on every lane.
     for (int i = 1; i < m_axis.size(); ++i) {
@@ -100,13 +111,13 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
         if (gap <= foldAboveMicros)
             continue;
         const qreal mid = (m_axis.at(i).second + m_axis.at(i - 1).second) / 2;
-        addLine(mid, 0, mid, m_lanes.size() * laneHeight, QPen(Qt::gray, 1, Qt::DotLine));
+        addLine(mid, 0, mid, top, QPen(Qt::gray, 1, Qt::DotLine));
         auto *text = addSimpleText(tr("⋯ %1 later ⋯").arg(console::formatGap(gap)));
         text->setBrush(Qt::darkGray);
-        text->setPos(mid - text->boundingRect().width() / 2, m_lanes.size() * laneHeight);
+        text->setPos(mid - text->boundingRect().width() / 2, top);
     }
     for (const console::CallbackTrace &t : evidence.traces)
-        drawTrace(t, qMax(0, int(m_lanes.indexOf(t.instance))) * laneHeight);
+        drawTrace(t, m_laneTops.at(qMax(0, int(m_lanes.indexOf(t.instance)))));
     drawEvents(evidence);
     setSceneRect(itemsBoundingRect().adjusted(-10, -10, 10, 10));
 }
@@ -173,21 +184,53 @@ void SwimlaneScene::drawTrace(const console::CallbackTrace &t, qreal top)
         addLine(x(at), callY - 4, x(at), txY + bar, QPen(QColor(0, 0, 0, 60), 1, Qt::DotLine));
 }
 
+QList<int> SwimlaneScene::placeEvents(const console::OrderEvidence &evidence)
+{
+    // Labels of events a few milliseconds apart would overprint each other: each goes on the
+    // first row of its lane where the previous label has ended.
+    m_eventRows.clear();
+    QHash<QString, QList<qreal>> rowEnds;
+    QList<int> rowsPerLane(m_lanes.size(), 0);
+    QFont small;
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    const QFontMetricsF metrics(small);
+    for (const console::EvidenceEvent &e : evidence.events) {
+        const qreal start = x(e.micros) - 4;
+        const qreal end = x(e.micros) + 10 + metrics.horizontalAdvance(label(e));
+        QList<qreal> &ends = rowEnds[e.lane];
+        int row = 0;
+        while (row < ends.size() && ends.at(row) > start)
+            ++row;
+        if (row == ends.size())
+            ends << end;
+        else
+            ends[row] = end;
+        m_eventRows << row;
+        const int lane = qMax(0, int(m_lanes.indexOf(e.lane)));
+        rowsPerLane[lane] = qMax(rowsPerLane.at(lane), row + 1);
+    }
+    return rowsPerLane;
+}
+
+QString SwimlaneScene::label(const console::EvidenceEvent &e) const
+{
+    return QStringLiteral("%1 %2").arg(console::formatOffset(e.micros, m_origin), e.text);
+}
+
 void SwimlaneScene::drawEvents(const console::OrderEvidence &evidence)
 {
-    QHash<QString, int> perLane;
-    for (const console::EvidenceEvent &e : evidence.events) {
+    for (int i = 0; i < evidence.events.size(); ++i) {
+        const console::EvidenceEvent &e = evidence.events.at(i);
         const int lane = qMax(0, int(m_lanes.indexOf(e.lane)));
-        const int n = perLane[e.lane]++;
-        const qreal y = lane * laneHeight + 108 + (n % 2) * 16;
+        const qreal y = m_laneTops.at(lane) + laneBase + m_eventRows.value(i) * eventRow;
         const QColor colour = e.bad ? red : QColor(0x42, 0x42, 0x42);
-        addEllipse(QRectF(x(e.micros) - 4, y + 2, 8, 8), QPen(colour), QBrush(colour));
-        auto *text = addSimpleText(QStringLiteral("%1 %2").arg(console::formatOffset(e.micros, m_origin), e.text));
+        addEllipse(QRectF(x(e.micros) - 4, y + 3, 8, 8), QPen(colour), QBrush(colour));
+        auto *text = addSimpleText(label(e));
         QFont small = text->font();
         small.setPointSizeF(small.pointSizeF() * 0.85);
         text->setFont(small);
         text->setBrush(colour);
-        text->setPos(x(e.micros) + 6, y - 2);
+        text->setPos(x(e.micros) + 6, y - 1);
         text->setData(KindKey, e.bad ? QStringLiteral("badEvent") : QStringLiteral("event"));
     }
 }

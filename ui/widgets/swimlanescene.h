@@ -32,12 +32,17 @@ private:
     void drawSpan(qint64 from, qint64 to, qreal y, const QColor &colour, const QString &name, const QString &tip,
                   qreal gapLabelY);
     void drawTrace(const console::CallbackTrace &trace, qreal top);
+    // Returns the number of label rows each lane needs.
+    QList<int> placeEvents(const console::OrderEvidence &evidence);
+    QString label(const console::EvidenceEvent &event) const;
     void drawEvents(const console::OrderEvidence &evidence);
     void drawGapLabel(qint64 from, qint64 to, qreal y);
 
     QList<QPair<qint64, qreal>> m_axis; // each moment drawn and its x
     qint64 m_origin = 0;
     QStringList m_lanes;
+    QList<qreal> m_laneTops; // one more than lanes: the last is the bottom
+    QList<int> m_eventRows;  // label row of each event, by index
 };
 
 } // namespace payops

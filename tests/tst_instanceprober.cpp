@@ -1,0 +1,103 @@
+#include "console/instanceprober.h"
+#include "testmain.h"
+
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+
+using namespace payops::console;
+
+namespace {
+
+// A tiny stand-in for payops-callbackd's /healthz and /metrics; the counter grows by 50 per
+// scrape so that two scrapes give a rate.
+class FakeInstance final : public QObject
+{
+public:
+    FakeInstance()
+    {
+        m_server.listen(QHostAddress::LocalHost);
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    const QByteArray request = socket->readAll();
+                    QByteArray body;
+                    if (request.startsWith("GET /healthz")) {
+                        body = R"({"status":"ok","instance":"a","handler":"safe","mode":"RECORD_ONLY","switch_version":3,"db":"ok"})";
+                    } else {
+                        m_total += 50;
+                        body = "# TYPE payops_callbacks_total counter\n"
+                               "payops_callbacks_total{outcome=\"processed\"} " + QByteArray::number(m_total) + "\n"
+                               "payops_callbacks_total{outcome=\"recorded\"} 0\n"
+                               "payops_backlog_recorded 4\n";
+                    }
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(body.size())
+                                  + "\r\nConnection: close\r\n\r\n" + body);
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    QString listen() const { return QStringLiteral("127.0.0.1:%1").arg(m_server.serverPort()); }
+
+private:
+    QTcpServer m_server;
+    qint64 m_total = 1000;
+};
+
+} // namespace
+
+class TestInstanceProber final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void readsHealthAndComputesTheRate()
+    {
+        FakeInstance instance;
+        InstanceProber prober;
+        QSignalSpy spy(&prober, &InstanceProber::healthChanged);
+        prober.probe(QStringLiteral("a"), instance.listen());
+        QTRY_COMPARE_WITH_TIMEOUT(spy.size(), 1, 5000);
+        const auto first = spy.at(0).at(0).value<InstanceHealth>();
+        QVERIFY2(first.reachable, qPrintable(first.error));
+        QCOMPARE(first.status, QStringLiteral("ok"));
+        QCOMPARE(first.mode, QStringLiteral("RECORD_ONLY"));
+        QCOMPARE(first.switchVersion, qint64(3));
+        QCOMPARE(first.callbacksTotal, 1050.0);
+        QCOMPARE(first.backlog, 4.0);
+        QCOMPARE(first.callbacksPerSecond, -1.0); // one scrape says nothing about a rate
+
+        QTest::qWait(50); // the rate needs time to pass between two scrapes
+        prober.probe(QStringLiteral("a"), instance.listen());
+        QTRY_COMPARE_WITH_TIMEOUT(spy.size(), 2, 5000);
+        const auto second = spy.at(1).at(0).value<InstanceHealth>();
+        QCOMPARE(second.callbacksTotal, 1100.0);
+        QVERIFY2(second.callbacksPerSecond > 0, qPrintable(QString::number(second.callbacksPerSecond)));
+    }
+
+    void anUnreachableInstanceIsAnErrorNotAHang()
+    {
+        quint16 port = 0;
+        {
+            QTcpServer closed;
+            QVERIFY(closed.listen(QHostAddress::LocalHost));
+            port = closed.serverPort();
+        }
+        InstanceProber prober;
+        QSignalSpy spy(&prober, &InstanceProber::healthChanged);
+        prober.probe(QStringLiteral("gone"), QStringLiteral("127.0.0.1:%1").arg(port));
+        QTRY_COMPARE_WITH_TIMEOUT(spy.size(), 1, 5000);
+        const auto health = spy.at(0).at(0).value<InstanceHealth>();
+        QVERIFY(!health.reachable);
+        QVERIFY(!health.error.isEmpty());
+
+        prober.probe(QStringLiteral("nowhere"), QString());
+        QTRY_COMPARE_WITH_TIMEOUT(spy.size(), 2, 5000);
+        QCOMPARE(spy.at(1).at(0).value<InstanceHealth>().error, QStringLiteral("no listen address"));
+    }
+};
+
+PAYOPS_TEST_MAIN_CORE(TestInstanceProber)
+#include "tst_instanceprober.moc"
