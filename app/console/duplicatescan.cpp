@@ -188,31 +188,36 @@ DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &f
 
 DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilter &filter)
 {
+    // One statement: each table is grouped once, and the orders are counted across both.
     DuplicateTotals totals;
-    QStringList perOrder;
+    QStringList groups;
     for (const SideEffectTable *t : tablesFor(filter.kind)) {
         QString where = t->rowCondition;
         if (filter.userId > 0)
             where += QStringLiteral(" AND s.user_id = %1").arg(filter.userId);
         DuplicateFilter open = filter;
         open.compensation = CompensationFilter::Open;
-        const QString groups = QStringLiteral(
-            "SELECT s.order_id, SUM(%1) - 1 AS extra, (SUM(%1) - 1) * %2 AS fen FROM %3 s WHERE %4 "
-            "GROUP BY s.order_id, s.%5 HAVING %6")
-                                   .arg(t->liveCondition, unitSql(*t, filter.pointsPerYuan), t->table,
-                                        where, t->keyColumn, havingFor(*t, open));
-        QSqlQuery query = db::exec(db, QStringLiteral(
-            "SELECT COUNT(*), COALESCE(SUM(extra), 0), COALESCE(SUM(fen), 0) FROM (%1) g").arg(groups));
-        query.next();
-        const bool coupon = t->kind == DuplicateKind::Coupon;
-        (coupon ? totals.couponGroups : totals.pointGroups) = query.value(0).toLongLong();
-        (coupon ? totals.couponExtra : totals.pointExtra) = query.value(1).toLongLong();
-        (coupon ? totals.couponFen : totals.pointFen) = query.value(2).toLongLong();
-        perOrder << QStringLiteral("SELECT order_id FROM (%1) g%2").arg(groups).arg(perOrder.size());
+        groups << QStringLiteral(
+            "SELECT %1 AS kind, s.order_id, SUM(%2) - 1 AS extra, (SUM(%2) - 1) * %3 AS fen FROM %4 s WHERE %5 "
+            "GROUP BY s.order_id, s.%6 HAVING %7")
+                      .arg(int(t->kind))
+                      .arg(t->liveCondition, unitSql(*t, filter.pointsPerYuan), t->table, where, t->keyColumn,
+                           havingFor(*t, open));
     }
-    if (!perOrder.isEmpty())
-        totals.orders = db::scalar(db, QStringLiteral("SELECT COUNT(DISTINCT order_id) FROM (%1) u")
-                                           .arg(perOrder.join(QStringLiteral(" UNION ALL ")))).toLongLong();
+    const int coupon = int(DuplicateKind::Coupon);
+    QSqlQuery query = db::exec(db, QStringLiteral(
+        "SELECT COUNT(DISTINCT order_id), "
+        "  COALESCE(SUM(kind = %1), 0), COALESCE(SUM(IF(kind = %1, extra, 0)), 0), COALESCE(SUM(IF(kind = %1, fen, 0)), 0), "
+        "  COALESCE(SUM(kind <> %1), 0), COALESCE(SUM(IF(kind <> %1, extra, 0)), 0), COALESCE(SUM(IF(kind <> %1, fen, 0)), 0) "
+        "FROM (%2) g").arg(coupon).arg(groups.join(QStringLiteral(" UNION ALL "))));
+    query.next();
+    totals.orders = query.value(0).toLongLong();
+    totals.couponGroups = query.value(1).toLongLong();
+    totals.couponExtra = query.value(2).toLongLong();
+    totals.couponFen = query.value(3).toLongLong();
+    totals.pointGroups = query.value(4).toLongLong();
+    totals.pointExtra = query.value(5).toLongLong();
+    totals.pointFen = query.value(6).toLongLong();
     totals.compensations = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM compensation")).toLongLong();
     return totals;
 }
