@@ -186,10 +186,9 @@ DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &f
     return page;
 }
 
-DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilter &filter)
+QString duplicateTotalsSql(const DuplicateFilter &filter)
 {
     // One statement: each table is grouped once, and the orders are counted across both.
-    DuplicateTotals totals;
     QStringList groups;
     for (const SideEffectTable *t : tablesFor(filter.kind)) {
         QString where = t->rowCondition;
@@ -205,11 +204,17 @@ DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilte
                            havingFor(*t, open));
     }
     const int coupon = int(DuplicateKind::Coupon);
-    QSqlQuery query = db::exec(db, QStringLiteral(
+    return QStringLiteral(
         "SELECT COUNT(DISTINCT order_id), "
         "  COALESCE(SUM(kind = %1), 0), COALESCE(SUM(IF(kind = %1, extra, 0)), 0), COALESCE(SUM(IF(kind = %1, fen, 0)), 0), "
         "  COALESCE(SUM(kind <> %1), 0), COALESCE(SUM(IF(kind <> %1, extra, 0)), 0), COALESCE(SUM(IF(kind <> %1, fen, 0)), 0) "
-        "FROM (%2) g").arg(coupon).arg(groups.join(QStringLiteral(" UNION ALL "))));
+        "FROM (%2) g").arg(coupon).arg(groups.join(QStringLiteral(" UNION ALL ")));
+}
+
+DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilter &filter)
+{
+    DuplicateTotals totals;
+    QSqlQuery query = db::exec(db, duplicateTotalsSql(filter));
     query.next();
     totals.orders = query.value(0).toLongLong();
     totals.couponGroups = query.value(1).toLongLong();

@@ -68,6 +68,8 @@ struct DuplicateTotals
     qint64 atRiskFen() const { return couponFen + pointFen; }
 };
 DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilter &filter);
+// The statement behind the totals, for the benchmark's baseline.
+QString duplicateTotalsSql(const DuplicateFilter &filter);
 
 // Extra live copies by the minute or hour they were issued. Buckets are labels, consecutive
 // from the first to the last bucket with any copy.

@@ -42,8 +42,12 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     if (argc < 2) {
-        std::fprintf(stderr, "usage: payops-bench-scan DSN [page-size]\n");
+        std::fprintf(stderr, "usage: payops-bench-scan DSN [page-size] | payops-bench-scan --totals-sql\n");
         return 2;
+    }
+    if (QByteArray(argv[1]) == "--totals-sql") {
+        std::printf("%s;\n", qPrintable(console::duplicateTotalsSql(console::DuplicateFilter{})));
+        return 0;
     }
     QString error;
     const auto dsn = Dsn::parse(QString::fromLocal8Bit(argv[1]), &error);
