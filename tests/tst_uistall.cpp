@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QPushButton>
 #include <QTimer>
 
 using namespace payops;
@@ -78,6 +79,15 @@ private Q_SLOTS:
         // A scan over half a second shows that it is working, with a way to cancel it.
         QVERIFY(scanMs < 700 || busyShown);
         QVERIFY2(worstGap < 100, qPrintable(QStringLiteral("the UI thread stalled for %1 ms").arg(worstGap)));
+
+        // A scan can be cancelled: the button appears, KILL QUERY ends it on the server, the
+        // page says so, and the next scan runs as usual.
+        page.refresh();
+        auto *cancel = busy->findChild<QPushButton *>(QStringLiteral("cancelButton"));
+        QTRY_VERIFY_WITH_TIMEOUT(busy->isVisible(), 20000);
+        cancel->click();
+        QTRY_VERIFY_WITH_TIMEOUT(totals->text().contains(QStringLiteral("Cancelled")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!busy->isVisible(), 5000);
     }
 };
 

@@ -24,7 +24,7 @@ DbWorker::DbWorker(Dsn dsn, QObject *parent)
 DbWorker::~DbWorker()
 {
     // A query still running would hold up quit(); interrupt it first.
-    if (m_serverConnectionId.loadAcquire() != 0)
+    if (m_running.loadAcquire())
         cancel(QString());
     m_thread.quit();
     m_thread.wait();
@@ -44,7 +44,9 @@ void DbWorker::runOnWorker(Task task)
             }
         }
         const QSqlDatabase db = m_connection->database();
+        m_running.storeRelease(true);
         task(&db, nullptr);
+        m_running.storeRelease(false);
     }, Qt::QueuedConnection);
 }
 
@@ -67,7 +69,7 @@ void DbWorker::cancel(const QString &key)
     if (!key.isEmpty())
         nextGeneration(key);
     const qint64 id = m_serverConnectionId.loadAcquire();
-    if (id == 0)
+    if (id == 0 || !m_running.loadAcquire())
         return;
     const Dsn dsn = m_dsn;
     // KILL QUERY (not KILL) ends the statement and keeps the worker's session open. A job

@@ -100,6 +100,7 @@ private:
     std::unique_ptr<Connection> m_connection; // created and destroyed on m_thread
     QAtomicInteger<qint64> m_serverConnectionId = 0;
     QAtomicInteger<bool> m_lost = false;
+    QAtomicInteger<bool> m_running = false; // a job is on the server now
     mutable QMutex m_generationsMutex;
     QHash<QString, quint64> m_generations;
 };
