@@ -87,7 +87,7 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
         "FROM user_coupon c WHERE c.order_id = ? ORDER BY c.created_at, c.id"), {orderId});
     while (coupons.next()) {
         const qint64 at = microsFromSql(coupons.value(1));
-        const int n = ++copies[QStringLiteral("coupon ") + coupons.value(2).toString()];
+        const int n = ++copies[QStringLiteral("Coupon template ") + coupons.value(2).toString()];
         evidence.events << EvidenceEvent{Kind::Coupon, laneAt(evidence.traces, at), at,
                                          QStringLiteral("coupon #%1 template %2 (%3 fen) %4%5")
                                              .arg(coupons.value(0).toLongLong()).arg(coupons.value(2).toLongLong())
@@ -101,7 +101,7 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
     while (points.next()) {
         const qint64 at = microsFromSql(points.value(1));
         const bool reversal = !points.value(4).isNull();
-        const int n = reversal ? 0 : ++copies[QStringLiteral("points ") + points.value(2).toString()];
+        const int n = reversal ? 0 : ++copies[QStringLiteral("Points ") + points.value(2).toString()];
         evidence.events << EvidenceEvent{Kind::Points, laneAt(evidence.traces, at), at,
                                          QStringLiteral("points #%1 %2 %3%4")
                                              .arg(points.value(0).toLongLong()).arg(points.value(2).toString())
@@ -121,13 +121,16 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
                                              .arg(compensations.value(3).toLongLong())
                                              .arg(compensations.value(4).toString(), compensations.value(5).toString()),
                                          false};
-    for (auto it = copies.cbegin(); it != copies.cend(); ++it)
-        if (it.value() > 1)
-            evidence.findings << QStringLiteral("%1 was issued %2 times for this order.").arg(it.key()).arg(it.value());
+    QStringList keys = copies.keys();
+    keys.sort();
+    for (const QString &key : keys)
+        if (copies.value(key) > 1)
+            evidence.findings << QStringLiteral("%1 was issued %2 times for this order.").arg(key).arg(copies.value(key));
 }
 
 void describeTraces(OrderEvidence &evidence, qint64 origin)
 {
+    qsizetype insertAt = 0; // the root cause comes first, in the order it happened
     for (const CallbackTrace &t : evidence.traces) {
         if (!t.releasedBeforeCommit())
             continue;
@@ -144,7 +147,7 @@ void describeTraces(OrderEvidence &evidence, qint64 origin)
                             .arg(other.instance, formatOffset(other.lockAcquired, origin),
                                  formatGap(t.committed - other.lockAcquired));
         }
-        evidence.findings.prepend(text);
+        evidence.findings.insert(insertAt++, text);
     }
 }
 

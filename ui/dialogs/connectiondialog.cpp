@@ -103,8 +103,9 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
         m_remember->setEnabled(ok);
         m_remember->setChecked(ok);
         m_keychainStatus->setText(ok ? tr("Passwords are kept in the system keychain, never in the settings file.")
-                                     : tr("No system keychain service is running (%1): the password is not stored "
-                                          "anywhere and is asked for each time.").arg(m_passwords->unavailableReason()));
+                                     : tr("No system keychain service answered (it said: %1), so passwords are not "
+                                          "stored anywhere: the password is asked for each time.")
+                                           .arg(m_passwords->unavailableReason()));
     });
     m_remember->setEnabled(false);
     m_passwords->probe();

@@ -55,6 +55,7 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     lowerLayout->addWidget(m_selection);
     lowerLayout->addWidget(m_table);
@@ -98,15 +99,38 @@ void StateMachinePage::refresh()
             m_pending = false;
             m_busy->stop();
             m_scene->setSnapshot(snapshot);
-            m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
-            if (m_view->transform().m11() > 1.0)
-                m_view->resetTransform();
+            fitDiagram();
+            // Until the user picks something, list the orders of the most frequent rejected
+            // attempt: at 3 a.m. that is the question this page is opened for.
+            if (m_orders->selection().kind == console::OrderSelection::Kind::None)
+                m_scene->selectWorstRejectedEdge();
         },
         [this](const db::Error &error) {
             m_pending = false;
             m_busy->stop();
             m_selection->setText(error.message());
         });
+}
+
+void StateMachinePage::fitDiagram()
+{
+    if (m_scene->items().isEmpty())
+        return;
+    m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    if (m_view->transform().m11() > 1.4) // larger than this helps nobody read it
+        m_view->setTransform(QTransform::fromScale(1.4, 1.4));
+}
+
+void StateMachinePage::resizeEvent(QResizeEvent *event)
+{
+    Page::resizeEvent(event);
+    fitDiagram();
+}
+
+void StateMachinePage::showEvent(QShowEvent *event)
+{
+    Page::showEvent(event);
+    fitDiagram();
 }
 
 void StateMachinePage::select(const QString &state, const QString &from, const QString &to, bool rejected)

@@ -27,7 +27,12 @@ public:
     StateMachineScene *scene() const { return m_scene; }
     OrderModel *orders() const { return m_orders; }
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+
 private:
+    void fitDiagram();
     void select(const QString &state, const QString &from, const QString &to, bool rejected);
 
     WindowCombo *m_window = nullptr;

@@ -109,6 +109,17 @@ void StateMachineScene::setSnapshot(const console::StateMachineSnapshot &snapsho
     setSceneRect(itemsBoundingRect().adjusted(-40, -40, 40, 40));
 }
 
+void StateMachineScene::selectWorstRejectedEdge()
+{
+    QGraphicsItem *worst = nullptr;
+    for (QGraphicsItem *item : items())
+        if (item->data(KindKey).toString() == QLatin1String("edgeLabel") && item->data(RejectedKey).toBool()
+            && (!worst || item->data(CountKey).toLongLong() > worst->data(CountKey).toLongLong()))
+            worst = item;
+    if (worst)
+        worst->setSelected(true);
+}
+
 void StateMachineScene::addState(const console::StateNode &node)
 {
     const QRectF rect = nodeRect(node);

@@ -22,6 +22,8 @@ public:
     Q_DISABLE_COPY_MOVE(StateMachineScene)
 
     void setSnapshot(const console::StateMachineSnapshot &snapshot);
+    // Selects the rejected edge with the most attempts, if there is one.
+    void selectWorstRejectedEdge();
     const console::StateMachineSnapshot &snapshot() const { return m_snapshot; }
 
 Q_SIGNALS:
