@@ -1,6 +1,7 @@
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "demodatabase.h"
+#include "fakeinstance.h"
 #include "mainwindow.h"
 #include "models/duplicatemodel.h"
 #include "models/instancemodel.h"
@@ -10,11 +11,15 @@
 #include "pages/instancespage.h"
 #include "pages/statemachinepage.h"
 #include "testmain.h"
+#include "widgets/duplicatecharts.h"
 #include "widgets/statemachinescene.h"
 #include "widgets/swimlanescene.h"
 #include "widgets/tile.h"
 
 #include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QStackedBarSeries>
 #include <QGraphicsItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLabel>
@@ -148,6 +153,19 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(qint64(table->model()->rowCount()), groups, 20000);
         auto *totals = page->findChild<QLabel *>(QStringLiteral("totalsLabel"));
         QTRY_VERIFY_WITH_TIMEOUT(totals->text().contains(QStringLiteral("%1 open duplicate groups").arg(groups)), 20000);
+        // The chart over time holds every extra copy once.
+        const qint64 extra = test::count(m_demo->dsn(), QStringLiteral(
+            "SELECT SUM(n - 1) FROM (SELECT COUNT(*) AS n FROM user_coupon GROUP BY order_id, coupon_template_id "
+            "HAVING COUNT(*) > 1 UNION ALL SELECT COUNT(*) FROM point_log GROUP BY order_id, point_type "
+            "HAVING COUNT(*) > 1) g"));
+        auto *charts = page->findChild<DuplicateCharts *>();
+        QTRY_VERIFY_WITH_TIMEOUT(!charts->timelineChart()->series().isEmpty(), 20000);
+        auto *series = qobject_cast<QStackedBarSeries *>(charts->timelineChart()->series().first());
+        QVERIFY(series);
+        double plotted = 0;
+        for (QBarSet *set : series->barSets())
+            plotted += set->sum();
+        QCOMPARE(qint64(plotted), extra);
     }
 
     void evidenceMarksTheEarlyReleaseInRed()
@@ -187,6 +205,41 @@ private Q_SLOTS:
         for (int row = 0; row < 2; ++row) {
             QVERIFY(page->model()->index(row, 0).data(InstanceModel::UnsafeRole).toBool());
             QCOMPARE(page->model()->index(row, InstanceModel::StateColumn).data().toString(), QStringLiteral("stopped"));
+        }
+    }
+
+    void aLiveInstanceIsAskedForItsHealth()
+    {
+        test::FakeInstance fake;
+        const auto heartbeat = [&] {
+            db::Connection c(m_demo->dsn(), QStringLiteral("t"));
+            db::exec(c.database(), QStringLiteral(
+                "INSERT INTO callback_instance (id, host, listen, handler, last_seen_at, switch_version_applied, mode_applied) "
+                "VALUES ('live-a', 'here', ?, 'safe', UTC_TIMESTAMP(3), 1, 'NORMAL') "
+                "ON DUPLICATE KEY UPDATE last_seen_at = UTC_TIMESTAMP(3)"), {fake.listen()});
+        };
+        heartbeat();
+        auto *page = static_cast<InstancesPage *>(m_window->page(Page::InstancesId));
+        page->refresh();
+        InstanceModel *model = page->model();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 3, 20000);
+        const int row = 2; // ordered by id: callbackd-a, callbackd-b, live-a
+        QCOMPARE(model->index(row, InstanceModel::IdColumn).data().toString(), QStringLiteral("live-a"));
+        QVERIFY(model->index(row, 0).data(InstanceModel::AliveRole).toBool());
+        QVERIFY(!model->index(row, 0).data(InstanceModel::UnsafeRole).toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(model->index(row, InstanceModel::EndpointColumn).data().toString(),
+                                  QStringLiteral("ok, db ok"), 20000);
+        // The endpoint reports RECORD_ONLY and switch version 3; the database's switch is v1.
+        QCOMPARE(model->index(row, InstanceModel::ModeColumn).data().toString(), QStringLiteral("RECORD_ONLY"));
+        QVERIFY(model->index(row, InstanceModel::SwitchColumn).data().toString().startsWith(QStringLiteral("v3")));
+        // A second scrape gives the rate.
+        heartbeat();
+        page->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(model->index(row, InstanceModel::RateColumn).data().toString() != QStringLiteral("—"), 20000);
+        QVERIFY(model->index(row, InstanceModel::RateColumn).data().toString().toDouble() > 0);
+        {
+            db::Connection c(m_demo->dsn(), QStringLiteral("t"));
+            db::execDirect(c.database(), QStringLiteral("DELETE FROM callback_instance WHERE id = 'live-a'"));
         }
     }
 

@@ -1,52 +1,11 @@
 #include "console/instanceprober.h"
+#include "fakeinstance.h"
 #include "testmain.h"
 
 #include <QSignalSpy>
 #include <QTcpServer>
-#include <QTcpSocket>
 
 using namespace payops::console;
-
-namespace {
-
-// A tiny stand-in for payops-callbackd's /healthz and /metrics; the counter grows by 50 per
-// scrape so that two scrapes give a rate.
-class FakeInstance final : public QObject
-{
-public:
-    FakeInstance()
-    {
-        m_server.listen(QHostAddress::LocalHost);
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
-                    const QByteArray request = socket->readAll();
-                    QByteArray body;
-                    if (request.startsWith("GET /healthz")) {
-                        body = R"({"status":"ok","instance":"a","handler":"safe","mode":"RECORD_ONLY","switch_version":3,"db":"ok"})";
-                    } else {
-                        m_total += 50;
-                        body = "# TYPE payops_callbacks_total counter\n"
-                               "payops_callbacks_total{outcome=\"processed\"} " + QByteArray::number(m_total) + "\n"
-                               "payops_callbacks_total{outcome=\"recorded\"} 0\n"
-                               "payops_backlog_recorded 4\n";
-                    }
-                    socket->write("HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(body.size())
-                                  + "\r\nConnection: close\r\n\r\n" + body);
-                    socket->disconnectFromHost();
-                });
-                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-            }
-        });
-    }
-    QString listen() const { return QStringLiteral("127.0.0.1:%1").arg(m_server.serverPort()); }
-
-private:
-    QTcpServer m_server;
-    qint64 m_total = 1000;
-};
-
-} // namespace
 
 class TestInstanceProber final : public QObject
 {
@@ -55,7 +14,7 @@ class TestInstanceProber final : public QObject
 private Q_SLOTS:
     void readsHealthAndComputesTheRate()
     {
-        FakeInstance instance;
+        payops::test::FakeInstance instance;
         InstanceProber prober;
         QSignalSpy spy(&prober, &InstanceProber::healthChanged);
         prober.probe(QStringLiteral("a"), instance.listen());
