@@ -72,7 +72,9 @@ public:
 
     // Makes the running or queued job of this key stale and, when a job is running on the
     // server, interrupts it with KILL QUERY from a second, short-lived connection (the
-    // worker's own connection is busy with the query). Never blocks the caller.
+    // worker's own connection is busy with the query). KILL QUERY ends whatever statement the
+    // worker runs at that moment, so give each view whose queries may be cancelled a worker
+    // of its own (the console gives one to each page). Never blocks the caller.
     void cancel(const QString &key);
 
     const Dsn &dsn() const { return m_dsn; }

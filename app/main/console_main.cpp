@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QStatusBar>
 
 int main(int argc, char *argv[])
 {
@@ -80,11 +81,17 @@ int main(int argc, char *argv[])
     // The sandbox starts on a thread of its own; the window is up and says so meanwhile.
     payops::console::SandboxLauncher sandbox;
     QObject::connect(&sandbox, &payops::console::SandboxLauncher::started, &window,
-                     [&window](const payops::Dsn &started) { window.connectTo(started); });
+                     [&window](const payops::Dsn &started) {
+                         window.statusBar()->showMessage(QStringLiteral("Local sandbox started."), 5000);
+                         window.connectTo(started);
+                     });
     QObject::connect(&sandbox, &payops::console::SandboxLauncher::failed, &window, [&window](const QString &message) {
         QMessageBox::critical(&window, QStringLiteral("payops console"), message);
     });
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::progress, &window,
+                     [&window](const QString &text) { window.statusBar()->showMessage(text); });
     if (!dsn && parser.isSet(sandboxOption)) {
+        window.statusBar()->showMessage(QStringLiteral("Starting the local sandbox …"));
         sandbox.start();
     } else if (!dsn) {
         QMetaObject::invokeMethod(&window, [&window] {
