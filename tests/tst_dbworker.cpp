@@ -46,6 +46,35 @@ private Q_SLOTS:
         QCOMPARE(worker.serverConnectionId(), id);
     }
 
+    void aNewerRequestMakesTheOlderStale()
+    {
+        test::ScratchDatabase scratch;
+        db::DbWorker worker(scratch.dsn());
+        QObject receiver;
+        QList<int> delivered;
+        const auto ask = [&](int value, const QString &key) {
+            worker.submit<int>(
+                key, [value](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT ?"), {value}).toInt(); },
+                &receiver, [&](const int &v) { delivered << v; }, [](const db::Error &) {});
+        };
+        ask(1, QStringLiteral("a"));
+        ask(2, QStringLiteral("a"));
+        ask(3, QStringLiteral("b")); // another key is not affected
+        QTRY_COMPARE_WITH_TIMEOUT(delivered.size(), 2, 10000);
+        QCOMPARE(delivered, QList<int>({2, 3}));
+
+        // A receiver that is gone gets nothing, and nothing crashes.
+        auto *gone = new QObject;
+        bool called = false;
+        worker.submit<int>(
+            QStringLiteral("c"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(0.2)")).toInt(); },
+            gone, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
+        delete gone;
+        ask(4, QStringLiteral("d"));
+        QTRY_COMPARE_WITH_TIMEOUT(delivered.size(), 3, 10000);
+        QVERIFY(!called);
+    }
+
     void aLostConnectionIsReportedAndReopened()
     {
         test::ScratchDatabase scratch;
