@@ -1,4 +1,5 @@
 #include "console/connectionprofile.h"
+#include "console/consolesettings.h"
 #include "console/sandboxlauncher.h"
 #include "db/connection.h"
 #include "dialogs/connectiondialog.h"
@@ -23,7 +24,7 @@ class TestConnect final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void init() { QSettings().clear(); }
+    void init() { console::openConsoleSettings()->clear(); }
 
     void keychainStatusIsSaidPlainly()
     {
@@ -63,8 +64,9 @@ private Q_SLOTS:
         for (QPushButton *b : save)
             if (b->text() == QStringLiteral("Save profile"))
                 b->click();
-        QSettings().sync();
-        QFile file(QSettings().fileName());
+        const QString fileName = console::openConsoleSettings()->fileName();
+        QVERIFY(fileName.endsWith(QStringLiteral("payops/console.conf")));
+        QFile file(fileName);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray stored = file.readAll();
         QVERIFY(stored.contains("prod replica"));

@@ -1,6 +1,6 @@
 #include "connectionprofile.h"
 
-#include <QSettings>
+#include "consolesettings.h"
 
 namespace payops::console {
 
@@ -21,7 +21,8 @@ Dsn ConnectionProfile::toDsn(const QString &password) const
 
 QList<ConnectionProfile> loadProfiles()
 {
-    QSettings settings;
+    const auto store = openConsoleSettings();
+    QSettings &settings = *store;
     QList<ConnectionProfile> profiles;
     const int n = settings.beginReadArray(QStringLiteral("profiles"));
     for (int i = 0; i < n; ++i) {
@@ -47,7 +48,8 @@ namespace {
 
 void writeProfiles(const QList<ConnectionProfile> &profiles)
 {
-    QSettings settings;
+    const auto store = openConsoleSettings();
+    QSettings &settings = *store;
     settings.remove(QStringLiteral("profiles"));
     settings.beginWriteArray(QStringLiteral("profiles"), int(profiles.size()));
     for (int i = 0; i < profiles.size(); ++i) {

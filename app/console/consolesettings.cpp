@@ -4,9 +4,16 @@
 
 namespace payops::console {
 
+std::unique_ptr<QSettings> openConsoleSettings()
+{
+    return std::make_unique<QSettings>(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("payops"),
+                                       QStringLiteral("console"));
+}
+
 ConsoleSettings ConsoleSettings::load()
 {
-    QSettings settings;
+    const auto store = openConsoleSettings();
+    QSettings &settings = *store;
     ConsoleSettings result;
     result.refreshSeconds = qBound(1, settings.value(QStringLiteral("console/refreshSeconds"), 5).toInt(), 3600);
     result.pointsPerYuan = qMax<qint64>(1, settings.value(QStringLiteral("console/pointsPerYuan"), 100).toLongLong());
@@ -16,7 +23,8 @@ ConsoleSettings ConsoleSettings::load()
 
 void ConsoleSettings::save() const
 {
-    QSettings settings;
+    const auto store = openConsoleSettings();
+    QSettings &settings = *store;
     settings.setValue(QStringLiteral("console/refreshSeconds"), refreshSeconds);
     settings.setValue(QStringLiteral("console/pointsPerYuan"), pointsPerYuan);
     settings.setValue(QStringLiteral("console/instanceAliveSeconds"), instanceAliveSeconds);

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <QSettings>
 #include <QString>
+
+#include <memory>
 
 namespace payops::console {
 
@@ -17,6 +20,11 @@ struct ConsoleSettings
     // Money value of a number of points, in fen (integer; fractions of a fen are dropped).
     qint64 pointsToFen(qint64 points) const { return pointsPerYuan > 0 ? points * 100 / pointsPerYuan : 0; }
 };
+
+// The console's settings file, ~/.config/payops/console.conf on Linux. Named explicitly: the
+// binaries set no organisation name (it would move their shared data directory), and Qt's
+// default would file the settings under "Unknown Organization".
+std::unique_ptr<QSettings> openConsoleSettings();
 
 // 12345 -> "123.45"
 QString formatYuan(qint64 fen);
