@@ -14,8 +14,9 @@ namespace {
 
 constexpr qreal laneLeft = 170;
 constexpr qreal laneBase = 112;   // room for a trace's bars
+constexpr qreal plainLaneBase = 36; // a lane with events only
 constexpr qreal eventRow = 17;
-constexpr qreal breakWidth = 70;
+constexpr qreal breakWidth = 90;
 constexpr qint64 foldAboveMicros = 500'000; // quiet stretches longer than this are folded
 const QColor red(0xc6, 0x28, 0x28);
 const QColor lockColour(0x15, 0x65, 0xc0);
@@ -88,10 +89,14 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
     const qreal right = m_axis.last().second + 320;
     const QList<int> rows = placeEvents(evidence);
     m_laneTops.clear();
+    m_laneBases.clear();
     qreal top = 0;
     for (int i = 0; i < m_lanes.size(); ++i) {
+        const bool hasTrace = std::any_of(evidence.traces.cbegin(), evidence.traces.cend(),
+                                          [&](const console::CallbackTrace &t) { return t.instance == m_lanes.at(i); });
         m_laneTops << top;
-        top += laneBase + rows.value(i) * eventRow + 16;
+        m_laneBases << (hasTrace ? laneBase : plainLaneBase);
+        top += m_laneBases.last() + rows.value(i) * eventRow + 16;
     }
     m_laneTops << top;
     for (int i = 0; i < m_lanes.size(); ++i) {
@@ -105,16 +110,18 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
         name->setFont(bold);
         name->setPos(10, laneTop + 10);
     }
-    // Folded breaks, marked on every lane.
+    // Folded breaks, marked on every lane; their labels alternate between two rows so that
+    // breaks next to each other stay readable.
+    int breaks = 0;
     for (int i = 1; i < m_axis.size(); ++i) {
         const qint64 gap = m_axis.at(i).first - m_axis.at(i - 1).first;
         if (gap <= foldAboveMicros)
             continue;
         const qreal mid = (m_axis.at(i).second + m_axis.at(i - 1).second) / 2;
         addLine(mid, 0, mid, top, QPen(Qt::gray, 1, Qt::DotLine));
-        auto *text = addSimpleText(tr("⋯ %1 later ⋯").arg(console::formatGap(gap)));
+        auto *text = addSimpleText(tr("⋯ %1 later").arg(console::formatGap(gap)));
         text->setBrush(Qt::darkGray);
-        text->setPos(mid - text->boundingRect().width() / 2, top);
+        text->setPos(mid - text->boundingRect().width() / 2, top + 4 + (breaks++ % 2) * 16);
     }
     for (const console::CallbackTrace &t : evidence.traces)
         drawTrace(t, m_laneTops.at(qMax(0, int(m_lanes.indexOf(t.instance)))));
@@ -222,7 +229,7 @@ void SwimlaneScene::drawEvents(const console::OrderEvidence &evidence)
     for (int i = 0; i < evidence.events.size(); ++i) {
         const console::EvidenceEvent &e = evidence.events.at(i);
         const int lane = qMax(0, int(m_lanes.indexOf(e.lane)));
-        const qreal y = m_laneTops.at(lane) + laneBase + m_eventRows.value(i) * eventRow;
+        const qreal y = m_laneTops.at(lane) + m_laneBases.at(lane) + m_eventRows.value(i) * eventRow;
         const QColor colour = e.bad ? red : QColor(0x42, 0x42, 0x42);
         addEllipse(QRectF(x(e.micros) - 4, y + 3, 8, 8), QPen(colour), QBrush(colour));
         auto *text = addSimpleText(label(e));

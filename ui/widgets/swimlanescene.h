@@ -42,6 +42,7 @@ private:
     qint64 m_origin = 0;
     QStringList m_lanes;
     QList<qreal> m_laneTops; // one more than lanes: the last is the bottom
+    QList<qreal> m_laneBases; // where each lane's event rows begin, below its bars
     QList<int> m_eventRows;  // label row of each event, by index
 };
 
