@@ -116,8 +116,10 @@ void StateMachineScene::selectWorstRejectedEdge()
         if (item->data(KindKey).toString() == QLatin1String("edgeLabel") && item->data(RejectedKey).toBool()
             && (!worst || item->data(CountKey).toLongLong() > worst->data(CountKey).toLongLong()))
             worst = item;
-    if (worst)
+    if (worst) {
+        clearSelection();
         worst->setSelected(true);
+    }
 }
 
 void StateMachineScene::addState(const console::StateNode &node)
