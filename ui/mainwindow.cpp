@@ -1,110 +1,222 @@
 #include "mainwindow.h"
 
-#include "databasesummary.h"
+#include "console/consolesettings.h"
 #include "db/dbworker.h"
+#include "dialogs/connectiondialog.h"
+#include "dialogs/settingsdialog.h"
+#include "pages/duplicatespage.h"
+#include "pages/evidencepage.h"
+#include "pages/instancespage.h"
+#include "pages/overviewpage.h"
+#include "pages/statemachinepage.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QFont>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
+#include <QPushButton>
+#include <QStackedWidget>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 namespace payops {
 
 MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     : QMainWindow(parent)
-    , m_dsn(std::move(dsn))
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(QStringLiteral("payops console"));
-    resize(1100, 720);
+    resize(1360, 860);
 
     auto *central = new QWidget(this);
-    auto *layout = new QVBoxLayout(central);
-    layout->setContentsMargins(32, 32, 32, 32);
-    layout->setSpacing(16);
-    m_headline = new QLabel(central);
-    m_headline->setObjectName(QStringLiteral("headline"));
-    QFont big = m_headline->font();
-    big.setPointSizeF(big.pointSizeF() * 2.0);
-    big.setBold(true);
-    m_headline->setFont(big);
-    m_details = new QLabel(central);
-    m_details->setObjectName(QStringLiteral("details"));
-    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_details->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    m_details->setWordWrap(true);
-    layout->addWidget(m_headline);
-    layout->addWidget(m_details, 1);
+    auto *outer = new QVBoxLayout(central);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    m_banner = new QWidget(central);
+    m_banner->setObjectName(QStringLiteral("connectionBanner"));
+    m_banner->setStyleSheet(QStringLiteral("#connectionBanner { background: #c62828; } QLabel { color: white; font-weight: bold; }"));
+    auto *bannerLayout = new QHBoxLayout(m_banner);
+    m_bannerText = new QLabel(m_banner);
+    m_bannerText->setObjectName(QStringLiteral("bannerText"));
+    m_bannerText->setWordWrap(true);
+    auto *retry = new QPushButton(tr("Retry now"), m_banner);
+    bannerLayout->addWidget(m_bannerText, 1);
+    bannerLayout->addWidget(retry);
+    m_banner->hide();
+    outer->addWidget(m_banner);
+
+    auto *body = new QHBoxLayout;
+    m_nav = new QListWidget(central);
+    m_nav->setObjectName(QStringLiteral("navList"));
+    m_nav->setFixedWidth(190);
+    QFont navFont = m_nav->font();
+    navFont.setPointSizeF(navFont.pointSizeF() * 1.15);
+    m_nav->setFont(navFont);
+    m_nav->setSpacing(4);
+    m_nav->addItems({tr("Overview"), tr("State machine"), tr("Duplicates"), tr("Order evidence"), tr("Instances")});
+    m_stack = new QStackedWidget(central);
+    auto *placeholder = new QLabel(tr("Not connected. File → Connect… opens the connection dialog; "
+                                      "payops-console --db mysql://USER@HOST/DB skips it."), m_stack);
+    placeholder->setObjectName(QStringLiteral("placeholder"));
+    placeholder->setAlignment(Qt::AlignCenter);
+    placeholder->setWordWrap(true);
+    m_stack->addWidget(placeholder);
+    body->addWidget(m_nav);
+    body->addWidget(m_stack, 1);
+    outer->addLayout(body, 1);
     setCentralWidget(central);
 
+    auto *connectAction = new QAction(tr("&Connect…"), this);
+    connectAction->setObjectName(QStringLiteral("actionConnect"));
+    connect(connectAction, &QAction::triggered, this, &MainWindow::openConnectionDialog);
     auto *refreshAction = new QAction(tr("&Refresh"), this);
     refreshAction->setObjectName(QStringLiteral("actionRefresh"));
     refreshAction->setShortcut(QKeySequence::Refresh);
     connect(refreshAction, &QAction::triggered, this, &MainWindow::refresh);
+    auto *settingsAction = new QAction(tr("&Settings…"), this);
+    connect(settingsAction, &QAction::triggered, this, &MainWindow::openSettings);
     auto *quitAction = new QAction(tr("&Quit"), this);
     quitAction->setShortcut(QKeySequence::Quit);
     connect(quitAction, &QAction::triggered, qApp, &QApplication::quit);
     QMenu *fileMenu = menuBar()->addMenu(tr("&File"));
+    fileMenu->addAction(connectAction);
     fileMenu->addAction(refreshAction);
+    fileMenu->addAction(settingsAction);
     fileMenu->addSeparator();
     fileMenu->addAction(quitAction);
 
-    m_connectionLabel = new QLabel(this);
+    m_connectionLabel = new QLabel(tr("no database"), this);
     m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
     statusBar()->addPermanentWidget(m_connectionLabel);
 
-    if (!m_dsn) {
-        m_headline->setText(tr("Not connected"));
-        m_details->setText(tr("Start the console with --db mysql://USER@HOST/DB, or run script/demo "
-                              "to open it on the local sandbox."));
-        m_connectionLabel->setText(tr("no database"));
-        refreshAction->setEnabled(false);
-        return;
-    }
-    m_worker = std::make_unique<db::DbWorker>(*m_dsn);
-    refresh();
+    connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 0 && row < m_pages.size())
+            m_stack->setCurrentWidget(m_pages.at(row));
+    });
+    connect(retry, &QPushButton::clicked, this, &MainWindow::retryConnection);
+    m_retryTimer.setSingleShot(true);
+    connect(&m_retryTimer, &QTimer::timeout, this, &MainWindow::retryConnection);
+
+    if (dsn)
+        connectTo(*dsn);
 }
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::clearPages()
+{
+    for (Page *p : std::as_const(m_pages)) {
+        m_stack->removeWidget(p);
+        delete p;
+    }
+    m_pages.clear();
+}
+
+void MainWindow::connectTo(const Dsn &dsn)
+{
+    clearPages();
+    m_dsn = dsn;
+    m_connectionLabel->setText(dsn.toDisplayString());
+    auto *overview = new OverviewPage(dsn, m_stack);
+    auto *stateMachine = new StateMachinePage(dsn, m_stack);
+    auto *duplicates = new DuplicatesPage(dsn, m_stack);
+    auto *evidence = new EvidencePage(dsn, m_stack);
+    auto *instances = new InstancesPage(dsn, m_stack);
+    m_pages = {overview, stateMachine, duplicates, evidence, instances};
+    for (Page *p : std::as_const(m_pages)) {
+        m_stack->addWidget(p);
+        connect(p, &Page::navigate, this, &MainWindow::showPage);
+        connect(p, &Page::openOrder, this, &MainWindow::openOrder);
+        connect(p->worker(), &db::DbWorker::connectionLost, this, &MainWindow::onConnectionLost);
+        connect(p->worker(), &db::DbWorker::connectionRestored, this, &MainWindow::onConnectionRestored);
+    }
+    showPage(Page::OverviewId);
+    Q_EMIT connected();
+}
+
+void MainWindow::openOrder(qint64 orderId)
+{
+    if (auto *evidence = static_cast<EvidencePage *>(page(Page::EvidenceId))) {
+        evidence->showOrder(orderId);
+        showPage(Page::EvidenceId);
+    }
+}
+
+Page *MainWindow::page(Page::Id id) const
+{
+    return id < m_pages.size() ? m_pages.at(id) : nullptr;
+}
+
+void MainWindow::showPage(Page::Id id)
+{
+    if (id >= m_pages.size())
+        return;
+    m_nav->setCurrentRow(id);
+    m_stack->setCurrentWidget(m_pages.at(id));
+}
+
 void MainWindow::refresh()
 {
-    if (!m_worker)
-        return;
-    m_connectionLabel->setText(tr("connecting to %1 …").arg(m_dsn->toDisplayString()));
-    m_worker->submit<DatabaseSummary>(
-        QStringLiteral("summary"), loadDatabaseSummary, this,
-        [this](const DatabaseSummary &summary) { showSummary(summary); },
-        [this](const db::Error &error) { showError(error.message()); });
+    for (Page *p : std::as_const(m_pages))
+        p->refresh();
 }
 
-void MainWindow::showSummary(const DatabaseSummary &summary)
+void MainWindow::openConnectionDialog()
 {
-    m_connectionLabel->setText(tr("%1 as %2").arg(m_dsn->toDisplayString(), summary.currentUser));
-    if (summary.schemaLevel.isEmpty()) {
-        m_headline->setText(tr("Database %1 has no payops schema").arg(m_dsn->database));
-        m_details->setText(tr("Run: payops migrate --db %1").arg(m_dsn->toDisplayString()));
+    ConnectionDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted && dialog.dsn())
+        connectTo(*dialog.dsn());
+}
+
+void MainWindow::openSettings()
+{
+    SettingsDialog dialog(console::ConsoleSettings::load(), this);
+    if (dialog.exec() != QDialog::Accepted)
         return;
+    const console::ConsoleSettings settings = dialog.settings();
+    settings.save();
+    if (m_pages.isEmpty())
+        return;
+    static_cast<OverviewPage *>(m_pages.at(Page::OverviewId))->setSettings(settings);
+    static_cast<DuplicatesPage *>(m_pages.at(Page::DuplicatesId))->setSettings(settings);
+    static_cast<InstancesPage *>(m_pages.at(Page::InstancesId))->setSettings(settings);
+}
+
+void MainWindow::onConnectionLost(const QString &reason)
+{
+    if (!m_lost) {
+        m_lost = true;
+        m_retrySeconds = 1;
     }
-    m_headline->setText(summary.sandbox ? tr("%1 — sandbox").arg(m_dsn->database) : m_dsn->database);
-    QString text = tr("<p>Server %1, schema level <b>%2</b>.</p><table cellpadding=4>")
-                       .arg(summary.serverVersion.toHtmlEscaped(), summary.schemaLevel.toHtmlEscaped());
-    for (auto it = summary.ordersByStatus.cbegin(); it != summary.ordersByStatus.cend(); ++it)
-        text += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>")
-                    .arg(it.key().toHtmlEscaped(), QLocale().toString(it.value()));
-    text += QStringLiteral("</table>");
-    m_details->setText(text);
+    m_banner->show();
+    m_bannerText->setText(tr("Connection to the database lost: %1. Retrying in %2 s — everything on screen is kept.")
+                              .arg(reason).arg(m_retrySeconds));
+    if (!m_retryTimer.isActive())
+        m_retryTimer.start(m_retrySeconds * 1000);
 }
 
-void MainWindow::showError(const QString &message)
+void MainWindow::retryConnection()
 {
-    m_connectionLabel->setText(tr("not connected"));
-    m_headline->setText(tr("Cannot read the database"));
-    m_details->setText(message.toHtmlEscaped());
+    if (!m_lost || m_pages.isEmpty())
+        return;
+    // Backoff doubles up to 30 s; the overview's refresh is the probe, since it reads a bit
+    // of everything. Its failure calls onConnectionLost again, which rearms the timer.
+    m_retrySeconds = qMin(30, m_retrySeconds * 2);
+    m_retryTimer.stop();
+    m_pages.at(Page::OverviewId)->refresh();
+}
+
+void MainWindow::onConnectionRestored()
+{
+    if (!m_lost)
+        return;
+    m_lost = false;
+    m_retryTimer.stop();
+    m_banner->hide();
+    statusBar()->showMessage(tr("Connection restored."), 5000);
+    refresh();
 }
 
 } // namespace payops

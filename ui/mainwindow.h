@@ -1,21 +1,29 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "pages/page.h"
 
 #include <QMainWindow>
+#include <QTimer>
 
-#include <memory>
 #include <optional>
 
 class QLabel;
+class QListWidget;
+class QPushButton;
+class QStackedWidget;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
-}
-struct DatabaseSummary;
+class DuplicatesPage;
+class EvidencePage;
+class InstancesPage;
+class OverviewPage;
+class StateMachinePage;
 
+// The console: a list of pages on the left, the page on the right, and a banner across the
+// top while the database is unreachable. Losing the connection never closes a page or drops
+// its filters: the pages stay as they are and are read again once the server answers.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -25,17 +33,33 @@ public:
     ~MainWindow() override;
     Q_DISABLE_COPY_MOVE(MainWindow)
 
+    void connectTo(const Dsn &dsn);
+    void showPage(Page::Id id);
+    Page *page(Page::Id id) const;
     void refresh();
+    void openOrder(qint64 orderId);
+
+Q_SIGNALS:
+    void connected();
 
 private:
-    void showSummary(const DatabaseSummary &summary);
-    void showError(const QString &message);
+    void openConnectionDialog();
+    void openSettings();
+    void onConnectionLost(const QString &reason);
+    void onConnectionRestored();
+    void retryConnection();
+    void clearPages();
 
     std::optional<Dsn> m_dsn;
-    std::unique_ptr<db::DbWorker> m_worker;
+    QListWidget *m_nav = nullptr;
+    QStackedWidget *m_stack = nullptr;
+    QWidget *m_banner = nullptr;
+    QLabel *m_bannerText = nullptr;
     QLabel *m_connectionLabel = nullptr;
-    QLabel *m_headline = nullptr;
-    QLabel *m_details = nullptr;
+    QList<Page *> m_pages;
+    QTimer m_retryTimer;
+    int m_retrySeconds = 1;
+    bool m_lost = false;
 };
 
 } // namespace payops

@@ -1,11 +1,14 @@
 #include "db/dsn.h"
 #include "log/application.h"
 #include "log/logging.h"
+#include "console/sandboxlauncher.h"
+#include "dialogs/connectiondialog.h"
 #include "mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QStatusBar>
 
 int main(int argc, char *argv[])
 {
@@ -23,7 +26,18 @@ int main(int argc, char *argv[])
     const QCommandLineOption logLevelOption(QStringLiteral("log-level"),
                                             QStringLiteral("trace, debug, info, warn, error or off."),
                                             QStringLiteral("level"));
+    const QCommandLineOption sandboxOption(QStringLiteral("sandbox"),
+                                           QStringLiteral("Start the local sandbox and connect to it."));
+    const QCommandLineOption pageOption(QStringLiteral("page"),
+                                        QStringLiteral("Open this page: overview, state-machine, duplicates, evidence "
+                                                       "or instances."),
+                                        QStringLiteral("page"));
+    const QCommandLineOption orderOption(QStringLiteral("order"),
+                                         QStringLiteral("Open the evidence of this order."), QStringLiteral("id"));
     parser.addOption(dbOption);
+    parser.addOption(sandboxOption);
+    parser.addOption(pageOption);
+    parser.addOption(orderOption);
     parser.addOption(logLevelOption);
     parser.process(app);
 
@@ -43,7 +57,48 @@ int main(int argc, char *argv[])
             return 2;
         }
     }
+    const QStringList pageNames{QStringLiteral("overview"), QStringLiteral("state-machine"),
+                                QStringLiteral("duplicates"), QStringLiteral("evidence"), QStringLiteral("instances")};
+    const qsizetype pageIndex = parser.isSet(pageOption) ? pageNames.indexOf(parser.value(pageOption)) : 0;
+    if (pageIndex < 0) {
+        QMessageBox::critical(nullptr, QStringLiteral("payops console"),
+                              QStringLiteral("unknown page; one of: ") + pageNames.join(QStringLiteral(", ")));
+        return 2;
+    }
+    const qint64 orderId = parser.value(orderOption).toLongLong();
     payops::MainWindow window(dsn);
+    // Applied whenever a database is connected, whichever way it was chosen.
+    const auto openStartPage = [&window, pageIndex, orderId] {
+        if (orderId > 0)
+            window.openOrder(orderId);
+        else
+            window.showPage(payops::Page::Id(pageIndex));
+    };
+    if (dsn)
+        openStartPage();
+    QObject::connect(&window, &payops::MainWindow::connected, &window, openStartPage);
     window.show();
+    // The sandbox starts on a thread of its own; the window is up and says so meanwhile.
+    payops::console::SandboxLauncher sandbox;
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::started, &window,
+                     [&window](const payops::Dsn &started) {
+                         window.statusBar()->showMessage(QStringLiteral("Local sandbox started."), 5000);
+                         window.connectTo(started);
+                     });
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::failed, &window, [&window](const QString &message) {
+        QMessageBox::critical(&window, QStringLiteral("payops console"), message);
+    });
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::progress, &window,
+                     [&window](const QString &text) { window.statusBar()->showMessage(text); });
+    if (!dsn && parser.isSet(sandboxOption)) {
+        window.statusBar()->showMessage(QStringLiteral("Starting the local sandbox …"));
+        sandbox.start();
+    } else if (!dsn) {
+        QMetaObject::invokeMethod(&window, [&window] {
+            payops::ConnectionDialog dialog(&window);
+            if (dialog.exec() == QDialog::Accepted && dialog.dsn())
+                window.connectTo(*dialog.dsn());
+        }, Qt::QueuedConnection);
+    }
     return app.exec();
 }

@@ -42,7 +42,16 @@ ScratchDatabase::ScratchDatabase(const QString &prefix)
 ScratchDatabase::~ScratchDatabase()
 {
     try {
-        adminExec(QStringLiteral("DROP DATABASE IF EXISTS ") + db::quoteIdentifier(m_dsn.database));
+        // A query a test left running (a console worker finishing a long scan) would hold a
+        // metadata lock and make DROP DATABASE wait for it.
+        db::Connection admin(serverDsn(), QStringLiteral("test-admin"));
+        QSqlQuery sessions = db::exec(admin.database(), QStringLiteral(
+            "SELECT id FROM information_schema.PROCESSLIST WHERE db = ? AND id <> CONNECTION_ID()"), {m_dsn.database});
+        while (sessions.next()) {
+            QSqlQuery kill(admin.database());
+            kill.exec(QStringLiteral("KILL %1").arg(sessions.value(0).toLongLong())); // it may have ended meanwhile
+        }
+        db::execDirect(admin.database(), QStringLiteral("DROP DATABASE IF EXISTS ") + db::quoteIdentifier(m_dsn.database));
     } catch (const db::Error &error) {
         qWarning("could not drop scratch database %s: %s", qPrintable(m_dsn.database), error.what());
     }

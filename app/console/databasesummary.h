@@ -4,7 +4,7 @@
 #include <QSqlDatabase>
 #include <QString>
 
-namespace payops {
+namespace payops::console {
 
 // What the console shows of a database the moment it connects.
 struct DatabaseSummary
@@ -19,4 +19,4 @@ struct DatabaseSummary
 // Runs on a worker thread. Throws db::Error.
 DatabaseSummary loadDatabaseSummary(const QSqlDatabase &db);
 
-} // namespace payops
+} // namespace payops::console

@@ -5,7 +5,7 @@
 
 #include <QSqlQuery>
 
-namespace payops {
+namespace payops::console {
 
 DatabaseSummary loadDatabaseSummary(const QSqlDatabase &db)
 {
@@ -24,4 +24,4 @@ DatabaseSummary loadDatabaseSummary(const QSqlDatabase &db)
     return summary;
 }
 
-} // namespace payops
+} // namespace payops::console

@@ -1,0 +1,94 @@
+#include "connectionprofile.h"
+
+#include "consolesettings.h"
+
+namespace payops::console {
+
+Dsn ConnectionProfile::toDsn(const QString &password) const
+{
+    Dsn dsn;
+    dsn.host = host.isEmpty() ? QStringLiteral("localhost") : host;
+    dsn.port = port;
+    dsn.socket = socket;
+    dsn.user = user;
+    dsn.password = password;
+    dsn.database = database;
+    dsn.sslCa = sslCa;
+    dsn.sslCert = sslCert;
+    dsn.sslKey = sslKey;
+    return dsn;
+}
+
+QList<ConnectionProfile> loadProfiles()
+{
+    const auto store = openConsoleSettings();
+    QSettings &settings = *store;
+    QList<ConnectionProfile> profiles;
+    const int n = settings.beginReadArray(QStringLiteral("profiles"));
+    for (int i = 0; i < n; ++i) {
+        settings.setArrayIndex(i);
+        ConnectionProfile p;
+        p.name = settings.value(QStringLiteral("name")).toString();
+        p.host = settings.value(QStringLiteral("host"), p.host).toString();
+        p.port = settings.value(QStringLiteral("port"), 3306).toInt();
+        p.socket = settings.value(QStringLiteral("socket")).toString();
+        p.user = settings.value(QStringLiteral("user")).toString();
+        p.database = settings.value(QStringLiteral("database")).toString();
+        p.sslCa = settings.value(QStringLiteral("sslCa")).toString();
+        p.sslCert = settings.value(QStringLiteral("sslCert")).toString();
+        p.sslKey = settings.value(QStringLiteral("sslKey")).toString();
+        if (!p.name.isEmpty())
+            profiles << p;
+    }
+    settings.endArray();
+    return profiles;
+}
+
+namespace {
+
+void writeProfiles(const QList<ConnectionProfile> &profiles)
+{
+    const auto store = openConsoleSettings();
+    QSettings &settings = *store;
+    settings.remove(QStringLiteral("profiles"));
+    settings.beginWriteArray(QStringLiteral("profiles"), int(profiles.size()));
+    for (int i = 0; i < profiles.size(); ++i) {
+        const ConnectionProfile &p = profiles.at(i);
+        settings.setArrayIndex(i);
+        settings.setValue(QStringLiteral("name"), p.name);
+        settings.setValue(QStringLiteral("host"), p.host);
+        settings.setValue(QStringLiteral("port"), p.port);
+        settings.setValue(QStringLiteral("socket"), p.socket);
+        settings.setValue(QStringLiteral("user"), p.user);
+        settings.setValue(QStringLiteral("database"), p.database);
+        settings.setValue(QStringLiteral("sslCa"), p.sslCa);
+        settings.setValue(QStringLiteral("sslCert"), p.sslCert);
+        settings.setValue(QStringLiteral("sslKey"), p.sslKey);
+    }
+    settings.endArray();
+}
+
+} // namespace
+
+void saveProfile(const ConnectionProfile &profile)
+{
+    QList<ConnectionProfile> profiles = loadProfiles();
+    bool replaced = false;
+    for (ConnectionProfile &p : profiles)
+        if (p.name == profile.name) {
+            p = profile;
+            replaced = true;
+        }
+    if (!replaced)
+        profiles << profile;
+    writeProfiles(profiles);
+}
+
+void removeProfile(const QString &name)
+{
+    QList<ConnectionProfile> profiles = loadProfiles();
+    profiles.removeIf([&name](const ConnectionProfile &p) { return p.name == name; });
+    writeProfiles(profiles);
+}
+
+} // namespace payops::console

@@ -1,0 +1,208 @@
+#include "orderevidence.h"
+
+#include "db/connection.h"
+
+#include <QHash>
+#include <QSqlQuery>
+
+#include <algorithm>
+
+namespace payops::console {
+namespace {
+
+const QString &sideEffectLane()
+{
+    static const QString lane = QStringLiteral("side effects");
+    return lane;
+}
+
+// A side effect has no instance column; it belongs to the callback whose transaction was
+// open when it was written.
+QString laneAt(const QList<CallbackTrace> &traces, qint64 micros)
+{
+    for (const CallbackTrace &t : traces) {
+        const qint64 begin = t.txBegin ? t.txBegin : t.received;
+        const qint64 end = t.committed ? t.committed : t.responded;
+        if (begin && end && micros >= begin && micros <= end)
+            return t.instance;
+    }
+    return sideEffectLane();
+}
+
+void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
+{
+    QSqlQuery q = db::exec(db, QStringLiteral(
+        "SELECT pay_no, instance, handler, CAST(received_at AS CHAR), CAST(lock_acquired_at AS CHAR), "
+        "CAST(tx_begin_at AS CHAR), CAST(committed_at AS CHAR), CAST(lock_released_at AS CHAR), "
+        "CAST(responded_at AS CHAR), outcome, http_status FROM callback_trace WHERE order_id = ? "
+        "ORDER BY received_at, id"), {orderId});
+    while (q.next()) {
+        CallbackTrace t;
+        t.payNo = q.value(0).toByteArray();
+        t.instance = q.value(1).toString();
+        t.handler = q.value(2).toString();
+        t.received = microsFromSql(q.value(3));
+        t.lockAcquired = microsFromSql(q.value(4));
+        t.txBegin = microsFromSql(q.value(5));
+        t.committed = microsFromSql(q.value(6));
+        t.lockReleased = microsFromSql(q.value(7));
+        t.responded = microsFromSql(q.value(8));
+        t.outcome = q.value(9).toString();
+        t.httpStatus = q.value(10).toInt();
+        evidence.traces << t;
+    }
+}
+
+void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
+{
+    using Kind = EvidenceEvent::Kind;
+    QSqlQuery callbacks = db::exec(db, QStringLiteral(
+        "SELECT instance, CAST(created_at AS CHAR), pay_no, status, reason, response_code "
+        "FROM pay_callback_log WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    while (callbacks.next()) {
+        const QString reason = callbacks.value(4).toString();
+        evidence.events << EvidenceEvent{Kind::Callback, callbacks.value(0).toString(), microsFromSql(callbacks.value(1)),
+                                         QStringLiteral("callback %1 %2%3 → %4")
+                                             .arg(QString::fromUtf8(callbacks.value(2).toByteArray()),
+                                                  callbacks.value(3).toString(),
+                                                  reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason))
+                                             .arg(callbacks.value(5).toInt()),
+                                         callbacks.value(3).toString() == QLatin1String("REJECTED")};
+    }
+    QSqlQuery attempts = db::exec(db, QStringLiteral(
+        "SELECT instance, CAST(created_at AS CHAR), from_state, to_state, accepted, reason "
+        "FROM order_state_log WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    while (attempts.next()) {
+        const bool accepted = attempts.value(4).toBool();
+        evidence.events << EvidenceEvent{Kind::Attempt, attempts.value(0).toString(), microsFromSql(attempts.value(1)),
+                                         QStringLiteral("%1 → %2 %3%4")
+                                             .arg(attempts.value(2).toString(), attempts.value(3).toString(),
+                                                  accepted ? QStringLiteral("accepted") : QStringLiteral("REJECTED"),
+                                                  accepted ? QString() : QStringLiteral(": ") + attempts.value(5).toString()),
+                                         !accepted};
+    }
+    QHash<QString, int> copies;
+    QSqlQuery coupons = db::exec(db, QStringLiteral(
+        "SELECT c.id, CAST(c.created_at AS CHAR), c.coupon_template_id, c.face_value_fen, c.status, c.superseded_by "
+        "FROM user_coupon c WHERE c.order_id = ? ORDER BY c.created_at, c.id"), {orderId});
+    while (coupons.next()) {
+        const qint64 at = microsFromSql(coupons.value(1));
+        const int n = ++copies[QStringLiteral("Coupon template ") + coupons.value(2).toString()];
+        evidence.events << EvidenceEvent{Kind::Coupon, laneAt(evidence.traces, at), at,
+                                         QStringLiteral("coupon #%1 template %2 (%3 fen) %4%5")
+                                             .arg(coupons.value(0).toLongLong()).arg(coupons.value(2).toLongLong())
+                                             .arg(coupons.value(3).toLongLong()).arg(coupons.value(4).toString())
+                                             .arg(n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
+                                         n > 1 && coupons.value(5).isNull()};
+    }
+    QSqlQuery points = db::exec(db, QStringLiteral(
+        "SELECT id, CAST(created_at AS CHAR), point_type, points, reverses_id, superseded_by "
+        "FROM point_log WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    while (points.next()) {
+        const qint64 at = microsFromSql(points.value(1));
+        const bool reversal = !points.value(4).isNull();
+        const int n = reversal ? 0 : ++copies[QStringLiteral("Points ") + points.value(2).toString()];
+        evidence.events << EvidenceEvent{Kind::Points, laneAt(evidence.traces, at), at,
+                                         QStringLiteral("points #%1 %2 %3%4")
+                                             .arg(points.value(0).toLongLong()).arg(points.value(2).toString())
+                                             .arg(points.value(3).toLongLong())
+                                             .arg(reversal ? QStringLiteral(" (reverses #%1)").arg(points.value(4).toLongLong())
+                                                  : n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
+                                         n > 1 && points.value(5).isNull()};
+    }
+    QSqlQuery compensations = db::exec(db, QStringLiteral(
+        "SELECT CAST(created_at AS CHAR), action, target_table, target_id, created_by, reason "
+        "FROM compensation WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    while (compensations.next())
+        evidence.events << EvidenceEvent{Kind::Compensation, QStringLiteral("operators"),
+                                         microsFromSql(compensations.value(0)),
+                                         QStringLiteral("%1 %2 #%3 by %4: %5")
+                                             .arg(compensations.value(1).toString(), compensations.value(2).toString())
+                                             .arg(compensations.value(3).toLongLong())
+                                             .arg(compensations.value(4).toString(), compensations.value(5).toString()),
+                                         false};
+    QStringList keys = copies.keys();
+    keys.sort();
+    for (const QString &key : keys)
+        if (copies.value(key) > 1)
+            evidence.findings << QStringLiteral("%1 was issued %2 times for this order.").arg(key).arg(copies.value(key));
+}
+
+void describeTraces(OrderEvidence &evidence, qint64 origin)
+{
+    qsizetype insertAt = 0; // the root cause comes first, in the order it happened
+    for (const CallbackTrace &t : evidence.traces) {
+        if (!t.releasedBeforeCommit())
+            continue;
+        QString text = QStringLiteral("%1 (%2 handler) released its lock at %3, %4 before its transaction "
+                                      "committed at %5: the lock protected nothing.")
+                           .arg(t.instance, t.handler, formatOffset(t.lockReleased, origin),
+                                formatGap(t.committed - t.lockReleased), formatOffset(t.committed, origin));
+        for (const CallbackTrace &other : evidence.traces) {
+            if (&other == &t || !other.lockAcquired)
+                continue;
+            if (other.lockAcquired >= t.lockReleased && other.lockAcquired < t.committed)
+                text += QStringLiteral(" %1 took the lock at %2, %3 before that commit, and read the order "
+                                       "as it was before it.")
+                            .arg(other.instance, formatOffset(other.lockAcquired, origin),
+                                 formatGap(t.committed - other.lockAcquired));
+        }
+        evidence.findings.insert(insertAt++, text);
+    }
+}
+
+} // namespace
+
+QString formatGap(qint64 micros)
+{
+    const qint64 magnitude = micros < 0 ? -micros : micros;
+    if (magnitude < 10'000'000)
+        return QStringLiteral("%1 ms").arg(double(micros) / 1000.0, 0, 'f', 3);
+    const qint64 seconds = magnitude / 1'000'000;
+    if (seconds < 3600)
+        return QStringLiteral("%1 min %2 s").arg(seconds / 60).arg(seconds % 60);
+    if (seconds < 2 * 86400)
+        return QStringLiteral("%1 h %2 min").arg(seconds / 3600).arg(seconds / 60 % 60);
+    return QStringLiteral("%1 days").arg(seconds / 86400);
+}
+
+QString formatOffset(qint64 micros, qint64 origin)
+{
+    const qint64 delta = micros - origin;
+    return (delta < 0 ? QStringLiteral("-") : QStringLiteral("+")) + formatGap(delta < 0 ? -delta : delta);
+}
+
+OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId)
+{
+    OrderEvidence evidence;
+    QSqlQuery order = db::exec(db, QStringLiteral(
+        "SELECT id, user_id, status, amount_fen, pay_no, CAST(created_at AS CHAR), CAST(paid_at AS CHAR) "
+        "FROM orders WHERE id = ?"), {orderId});
+    if (!order.next())
+        return evidence;
+    evidence.found = true;
+    evidence.order = OrderRow{order.value(0).toLongLong(), order.value(1).toLongLong(), order.value(2).toString(),
+                              order.value(3).toLongLong(), order.value(4).toByteArray(),
+                              microsFromSql(order.value(5)), microsFromSql(order.value(6))};
+    loadTraces(db, orderId, evidence);
+    loadEvents(db, orderId, evidence);
+    std::stable_sort(evidence.events.begin(), evidence.events.end(),
+                     [](const EvidenceEvent &a, const EvidenceEvent &b) { return a.micros < b.micros; });
+    qint64 origin = 0;
+    for (const CallbackTrace &t : evidence.traces)
+        origin = origin ? std::min(origin, t.received) : t.received;
+    for (const EvidenceEvent &e : evidence.events)
+        if (e.kind != EvidenceEvent::Kind::Compensation)
+            origin = origin ? std::min(origin, e.micros) : e.micros;
+    evidence.originMicros = origin;
+    describeTraces(evidence, origin);
+    for (const CallbackTrace &t : evidence.traces)
+        if (!evidence.lanes.contains(t.instance))
+            evidence.lanes << t.instance;
+    for (const EvidenceEvent &e : evidence.events)
+        if (!evidence.lanes.contains(e.lane))
+            evidence.lanes << e.lane;
+    return evidence;
+}
+
+} // namespace payops::console

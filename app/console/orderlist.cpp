@@ -1,0 +1,63 @@
+#include "orderlist.h"
+
+#include "db/connection.h"
+
+#include <QSqlQuery>
+
+namespace payops::console {
+
+QString OrderSelection::describe() const
+{
+    switch (kind) {
+    case Kind::State:
+        return QStringLiteral("orders now in %1").arg(state);
+    case Kind::Edge:
+        return QStringLiteral("orders with %1 %2 → %3").arg(rejected ? QStringLiteral("rejected") : QStringLiteral("accepted"), from, to);
+    case Kind::None:
+        break;
+    }
+    return QString();
+}
+
+OrderPage loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit)
+{
+    OrderPage page;
+    if (selection.kind == OrderSelection::Kind::None) {
+        page.atEnd = true;
+        return page;
+    }
+    QString sql = QStringLiteral(
+        "SELECT o.id, o.user_id, o.status, o.amount_fen, o.pay_no, CAST(o.created_at AS CHAR), "
+        "       CAST(o.paid_at AS CHAR) FROM orders o WHERE o.id > ?");
+    QVariantList binds{afterId};
+    if (selection.kind == OrderSelection::Kind::State) {
+        sql += QStringLiteral(" AND o.status = ?");
+        binds << selection.state;
+    } else {
+        sql += QStringLiteral(" AND o.id IN (SELECT l.order_id FROM order_state_log l WHERE l.from_state = ? "
+                              "AND l.to_state = ? AND l.accepted = ?");
+        binds << selection.from << selection.to << (selection.rejected ? 0 : 1);
+        if (!selection.window.isAll()) {
+            sql += QStringLiteral(" AND l.created_at >= ?");
+            binds << selection.window.fromText();
+        }
+        sql += QLatin1Char(')');
+    }
+    sql += QStringLiteral(" ORDER BY o.id LIMIT %1").arg(limit);
+    QSqlQuery query = db::exec(db, sql, binds);
+    while (query.next()) {
+        OrderRow row;
+        row.id = query.value(0).toLongLong();
+        row.userId = query.value(1).toLongLong();
+        row.status = query.value(2).toString();
+        row.amountFen = query.value(3).toLongLong();
+        row.payNo = query.value(4).toByteArray();
+        row.createdMicros = microsFromSql(query.value(5));
+        row.paidMicros = microsFromSql(query.value(6));
+        page.rows << row;
+    }
+    page.atEnd = page.rows.size() < limit;
+    return page;
+}
+
+} // namespace payops::console

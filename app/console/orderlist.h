@@ -1,0 +1,47 @@
+#pragma once
+
+#include "sqltime.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+
+namespace payops::console {
+
+// Which orders a click on the state machine asks for.
+struct OrderSelection
+{
+    enum class Kind { None, State, Edge };
+    Kind kind = Kind::None;
+    QString state;      // Kind::State
+    QString from;       // Kind::Edge
+    QString to;
+    bool rejected = false;
+    TimeWindow window;  // Kind::Edge: attempts within this window
+
+    QString describe() const;
+};
+
+struct OrderRow
+{
+    qint64 id = 0;
+    qint64 userId = 0;
+    QString status;
+    qint64 amountFen = 0;
+    QByteArray payNo;   // VARBINARY; shown as UTF-8
+    qint64 createdMicros = 0;
+    qint64 paidMicros = 0;
+};
+
+// Keyset paging by order id, lowest first: the list never needs to know how many there are.
+struct OrderPage
+{
+    QList<OrderRow> rows;
+    bool atEnd = false;
+};
+
+// Throws db::Error.
+OrderPage loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit);
+
+} // namespace payops::console

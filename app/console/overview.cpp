@@ -1,0 +1,45 @@
+#include "overview.h"
+
+#include "db/connection.h"
+
+#include <QSqlQuery>
+
+namespace payops::console {
+
+OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds)
+{
+    OverviewFigures figures;
+    QSqlQuery sw = db::exec(db, QStringLiteral(
+        "SELECT mode, version, reason, changed_by, CAST(changed_at AS CHAR) FROM callback_switch WHERE id = 1"));
+    if (sw.next()) {
+        figures.mode = sw.value(0).toString();
+        figures.switchVersion = sw.value(1).toLongLong();
+        figures.switchReason = sw.value(2).toString();
+        figures.switchChangedBy = sw.value(3).toString();
+        figures.switchChangedMicros = microsFromSql(sw.value(4));
+    }
+    figures.callbacksLastMinute = db::scalar(db, QStringLiteral(
+        "SELECT COUNT(*) FROM pay_callback_log WHERE created_at >= UTC_TIMESTAMP(3) - INTERVAL 60 SECOND")).toLongLong();
+    figures.backlog = db::scalar(db, QStringLiteral(
+        "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
+
+    // Alive: a heartbeat within the last few seconds from an instance that did not say it
+    // stopped. The server's clock decides, so a skewed console clock cannot fake it.
+    QSqlQuery instances = db::exec(db, QStringLiteral(
+        "SELECT COUNT(*), "
+        "       COALESCE(SUM(stopped_at IS NULL AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL ? SECOND), 0), "
+        "       COALESCE(SUM(stopped_at IS NULL AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL ? SECOND "
+        "                    AND handler = 'unsafe-demo'), 0) "
+        "FROM callback_instance"), {aliveSeconds, aliveSeconds});
+    instances.next();
+    figures.instancesKnown = instances.value(0).toLongLong();
+    figures.instancesAlive = instances.value(1).toLongLong();
+    figures.unsafeInstancesAlive = instances.value(2).toLongLong();
+
+    DuplicateFilter filter;
+    filter.pointsPerYuan = pointsPerYuan;
+    figures.duplicates = loadDuplicateTotals(db, filter);
+    return figures;
+}
+
+} // namespace payops::console

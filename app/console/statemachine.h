@@ -1,0 +1,44 @@
+#pragma once
+
+#include "sqltime.h"
+
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+
+namespace payops::console {
+
+struct StateNode
+{
+    QString name;
+    bool terminal = false;
+    qint64 orders = 0; // orders in this state now
+    int layer = 0;     // distance from the initial state along legal edges, for drawing
+    int row = 0;       // position within its layer
+};
+
+// An edge as the diagram draws it: a legal edge with its accepted transitions, or the
+// rejected attempts on one (from, to) pair, such as PAID->PAID order_already_paid.
+struct StateEdge
+{
+    QString from;
+    QString to;
+    QString event;     // from order_transition; empty for an edge the table does not define
+    bool legal = true; // defined in order_transition
+    bool rejected = false;
+    qint64 count = 0;
+    QString reasons;   // rejected edges: "order_already_paid 30, ..."
+};
+
+struct StateMachineSnapshot
+{
+    QList<StateNode> states;
+    QList<StateEdge> edges;
+
+    const StateNode *state(const QString &name) const;
+};
+
+// Throws db::Error.
+StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, const TimeWindow &window);
+
+} // namespace payops::console

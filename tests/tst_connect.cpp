@@ -1,0 +1,133 @@
+#include "console/connectionprofile.h"
+#include "console/consolesettings.h"
+#include "console/sandboxlauncher.h"
+#include "db/connection.h"
+#include "dialogs/connectiondialog.h"
+#include "sandbox/localserver.h"
+#include "scratchdatabase.h"
+#include "testmain.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+using namespace payops;
+
+class TestConnect final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() { console::openConsoleSettings()->clear(); }
+
+    void keychainStatusIsSaidPlainly()
+    {
+        ConnectionDialog dialog;
+        dialog.show();
+        auto *status = dialog.findChild<QLabel *>(QStringLiteral("keychainStatus"));
+        // Either answer is fine; what matters is that the dialog says which one holds.
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("never in the settings file"))
+                                     || status->text().contains(QStringLiteral("asked for each time")),
+                                 30000);
+    }
+
+    void profilesAreSavedWithoutTheirPassword()
+    {
+        console::ConnectionProfile p;
+        p.name = QStringLiteral("prod replica");
+        p.host = QStringLiteral("db.example");
+        p.port = 3307;
+        p.user = QStringLiteral("ops");
+        p.database = QStringLiteral("payops");
+        p.sslCa = QStringLiteral("/etc/ssl/ca.pem");
+        console::saveProfile(p);
+        const auto profiles = console::loadProfiles();
+        QCOMPARE(profiles.size(), 1);
+        QCOMPARE(profiles.at(0).port, 3307);
+        QCOMPARE(profiles.at(0).sslCa, QStringLiteral("/etc/ssl/ca.pem"));
+        QCOMPARE(profiles.at(0).toDsn(QStringLiteral("pw")).password, QStringLiteral("pw"));
+
+        ConnectionDialog dialog;
+        auto *list = dialog.findChild<QListWidget *>(QStringLiteral("profilesList"));
+        QCOMPARE(list->count(), 3); // Local sandbox, the profile, + New profile
+        QCOMPARE(list->item(0)->text(), QStringLiteral("Local sandbox"));
+        list->setCurrentRow(1);
+        auto *password = dialog.findChild<QLineEdit *>(QStringLiteral("passwordEdit"));
+        password->setText(QStringLiteral("do-not-store-me"));
+        const auto save = dialog.findChildren<QPushButton *>();
+        for (QPushButton *b : save)
+            if (b->text() == QStringLiteral("Save profile"))
+                b->click();
+        const QString fileName = console::openConsoleSettings()->fileName();
+        QVERIFY(fileName.endsWith(QStringLiteral("payops/console.conf")));
+        QFile file(fileName);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray stored = file.readAll();
+        QVERIFY(stored.contains("prod replica"));
+        QVERIFY(!stored.contains("do-not-store-me"));
+        console::removeProfile(p.name);
+        QCOMPARE(console::loadProfiles().size(), 0);
+    }
+
+    void connectsOffTheUiThreadAndSaysWhyNot()
+    {
+        test::ScratchDatabase scratch;
+        console::ConnectionProfile p;
+        p.name = QStringLiteral("test server");
+        p.socket = test::serverDsn().socket;
+        p.user = QStringLiteral("root");
+        p.database = QStringLiteral("no_such_database_here");
+        console::saveProfile(p);
+        ConnectionDialog dialog;
+        dialog.show();
+        dialog.findChild<QListWidget *>(QStringLiteral("profilesList"))->setCurrentRow(1);
+        auto *connectButton = dialog.findChild<QPushButton *>(QStringLiteral("connectButton"));
+        auto *status = dialog.findChild<QLabel *>(QStringLiteral("connectStatus"));
+        connectButton->click();
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("does not exist")), 20000);
+        QVERIFY(dialog.isVisible());
+        QVERIFY(!dialog.dsn());
+
+        p.database = scratch.name();
+        console::saveProfile(p);
+        dialog.findChild<QListWidget *>(QStringLiteral("profilesList"))->setCurrentRow(0);
+        dialog.findChild<QListWidget *>(QStringLiteral("profilesList"))->setCurrentRow(1);
+        connectButton->click();
+        QTRY_COMPARE_WITH_TIMEOUT(dialog.result(), int(QDialog::Accepted), 20000);
+        QVERIFY(dialog.dsn());
+        QCOMPARE(dialog.dsn()->database, scratch.name());
+    }
+
+    void theSandboxStartsOnAThreadOfItsOwn()
+    {
+        QTemporaryDir dir;
+        console::SandboxLauncher launcher;
+        QSignalSpy started(&launcher, &console::SandboxLauncher::started);
+        QSignalSpy failed(&launcher, &console::SandboxLauncher::failed);
+        launcher.start(dir.path());
+        QVERIFY(launcher.isRunning()); // returned at once; the work goes on elsewhere
+        QTRY_VERIFY_WITH_TIMEOUT(started.size() + failed.size() == 1, 240000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        const auto dsn = started.at(0).at(0).value<Dsn>();
+        {
+            db::Connection c(dsn, QStringLiteral("t"));
+            QCOMPARE(db::scalar(c.database(), QStringLiteral("SELECT COUNT(*) FROM orders")).toInt(), 3000);
+        }
+        LocalServer(dir.path()).stop();
+    }
+};
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    PAYOPS_TEST_SETUP();
+    TestConnect test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_connect.moc"

@@ -1,0 +1,280 @@
+#include "db/connection.h"
+#include "db/dbworker.h"
+#include "demodatabase.h"
+#include "fakeinstance.h"
+#include "mainwindow.h"
+#include "models/duplicatemodel.h"
+#include "models/instancemodel.h"
+#include "models/ordermodel.h"
+#include "pages/duplicatespage.h"
+#include "pages/evidencepage.h"
+#include "pages/instancespage.h"
+#include "pages/statemachinepage.h"
+#include "testmain.h"
+#include "widgets/duplicatecharts.h"
+#include "widgets/statemachinescene.h"
+#include "widgets/swimlanescene.h"
+#include "widgets/tile.h"
+
+#include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QStackedBarSeries>
+#include <QGraphicsItem>
+#include <QGraphicsSimpleTextItem>
+#include <QLabel>
+#include <QLineEdit>
+#include <QStackedWidget>
+#include <QTableView>
+
+using namespace payops;
+
+namespace {
+
+QGraphicsItem *findItem(const QGraphicsScene *scene, int key, const QString &value, int key2 = -1,
+                        const QVariant &value2 = {})
+{
+    for (QGraphicsItem *item : scene->items())
+        if (item->data(key).toString() == value && (key2 < 0 || item->data(key2) == value2))
+            return item;
+    return nullptr;
+}
+
+int countItems(const QGraphicsScene *scene, int key, const QString &value)
+{
+    int n = 0;
+    for (QGraphicsItem *item : scene->items())
+        n += item->data(key).toString() == value;
+    return n;
+}
+
+} // namespace
+
+class TestConsolePages final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_demo = test::demoDatabase();
+        m_window = std::make_unique<MainWindow>(m_demo->dsn());
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void cleanupTestCase()
+    {
+        m_window.reset();
+        m_demo.reset();
+    }
+
+    void overviewShowsTheFiguresAndLeadsOn()
+    {
+        const Dsn &dsn = m_demo->dsn();
+        // Expected figures by plain SQL, independent of the console's queries.
+        const qint64 extra = test::count(dsn, QStringLiteral(
+            "SELECT SUM(n - 1) FROM (SELECT COUNT(*) AS n FROM user_coupon GROUP BY order_id, coupon_template_id "
+            "HAVING COUNT(*) > 1 UNION ALL SELECT COUNT(*) FROM point_log GROUP BY order_id, point_type "
+            "HAVING COUNT(*) > 1) g"));
+        const qint64 fen = test::count(dsn, QStringLiteral(
+            "SELECT SUM(f) FROM (SELECT (COUNT(*) - 1) * MAX(face_value_fen) AS f FROM user_coupon "
+            "GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1 UNION ALL "
+            "SELECT (COUNT(*) - 1) * MAX(points) FROM point_log GROUP BY order_id, point_type HAVING COUNT(*) > 1) g"));
+        QVERIFY(extra > 0);
+        auto *mode = m_window->findChild<Tile *>(QStringLiteral("tileMode"));
+        auto *duplicates = m_window->findChild<Tile *>(QStringLiteral("tileDuplicates"));
+        auto *money = m_window->findChild<Tile *>(QStringLiteral("tileMoney"));
+        auto *instances = m_window->findChild<Tile *>(QStringLiteral("tileInstances"));
+        QVERIFY(mode && duplicates && money && instances);
+        QTRY_COMPARE_WITH_TIMEOUT(mode->value(), QStringLiteral("NORMAL"), 20000);
+        QCOMPARE(duplicates->value(), QLocale().toString(extra));
+        // 100 points = 1 yuan by default: points count one fen each.
+        QCOMPARE(money->value(), QStringLiteral("¥ %1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
+        QCOMPARE(instances->value(), QStringLiteral("0 / 2"));
+        QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("headline"))->text().contains(QStringLiteral("sandbox")));
+
+        QTest::mouseClick(duplicates, Qt::LeftButton);
+        auto *stack = m_window->findChild<QStackedWidget *>();
+        QCOMPARE(stack->currentWidget()->objectName(), QStringLiteral("duplicatesPage"));
+        m_window->showPage(Page::OverviewId);
+    }
+
+    void stateMachineShowsCountsAndRejectedEdges()
+    {
+        m_window->showPage(Page::StateMachineId);
+        auto *page = static_cast<StateMachinePage *>(m_window->page(Page::StateMachineId));
+        StateMachineScene *scene = page->scene();
+        QTRY_VERIFY_WITH_TIMEOUT(findItem(scene, StateMachineScene::NameKey, QStringLiteral("PAID")) != nullptr, 20000);
+        for (const char *state : {"PENDING", "PAID", "CLOSED", "REFUNDING", "REFUNDED"}) {
+            const qint64 expected = test::count(m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = '%1'")
+                                                                    .arg(QLatin1String(state)));
+            auto *count = static_cast<QGraphicsSimpleTextItem *>(
+                findItem(scene, StateMachineScene::KindKey, QStringLiteral("stateCount"), StateMachineScene::NameKey,
+                         QString::fromLatin1(state)));
+            QVERIFY2(count, state);
+            QCOMPARE(count->text(), QLocale().toString(expected));
+        }
+        const qint64 paidTwice = test::count(m_demo->dsn(), QStringLiteral(
+            "SELECT COUNT(*) FROM order_state_log WHERE from_state = 'PAID' AND to_state = 'PAID' AND accepted = 0"));
+        QVERIFY(paidTwice > 0);
+        QGraphicsItem *loop = nullptr;
+        for (QGraphicsItem *item : scene->items())
+            if (item->data(StateMachineScene::KindKey) == QStringLiteral("edgeLabel")
+                && item->data(StateMachineScene::FromKey) == QStringLiteral("PAID")
+                && item->data(StateMachineScene::ToKey) == QStringLiteral("PAID"))
+                loop = item;
+        QVERIFY(loop);
+        QVERIFY(loop->data(StateMachineScene::RejectedKey).toBool());
+        QCOMPARE(loop->data(StateMachineScene::CountKey).toLongLong(), paidTwice);
+        QCOMPARE(static_cast<QGraphicsSimpleTextItem *>(loop)->brush().color(), QColor(0xc6, 0x28, 0x28));
+
+        // Clicking the rejected edge lists its orders; the list leads to the evidence.
+        scene->clearSelection(); // as a click does: the page preselected the busiest rejected edge
+        loop->setSelected(true);
+        QTRY_COMPARE_WITH_TIMEOUT(qint64(page->orders()->rowCount()), paidTwice, 20000);
+        auto *table = page->findChild<QTableView *>(QStringLiteral("ordersTable"));
+        const QModelIndex first = page->orders()->index(0, 0);
+        Q_EMIT table->activated(first);
+        auto *evidence = static_cast<EvidencePage *>(m_window->page(Page::EvidenceId));
+        QCOMPARE(evidence->orderId(), first.data(OrderModel::OrderIdRole).toLongLong());
+        QCOMPARE(m_window->findChild<QStackedWidget *>()->currentWidget(), evidence);
+    }
+
+    void duplicatesTableHoldsEveryGroup()
+    {
+        m_window->showPage(Page::DuplicatesId);
+        auto *page = static_cast<DuplicatesPage *>(m_window->page(Page::DuplicatesId));
+        const qint64 groups = test::count(m_demo->dsn(), QStringLiteral(
+            "SELECT COUNT(*) FROM (SELECT order_id FROM user_coupon GROUP BY order_id, coupon_template_id "
+            "HAVING COUNT(*) > 1 UNION ALL SELECT order_id FROM point_log GROUP BY order_id, point_type "
+            "HAVING COUNT(*) > 1) g"));
+        auto *table = page->findChild<QTableView *>(QStringLiteral("duplicatesTable"));
+        QTRY_VERIFY_WITH_TIMEOUT(!page->model()->isLoading() && page->model()->rowCount() > 0, 20000);
+        // The view fetches more as needed; the demo's groups fit in the first page.
+        QTRY_COMPARE_WITH_TIMEOUT(qint64(table->model()->rowCount()), groups, 20000);
+        auto *totals = page->findChild<QLabel *>(QStringLiteral("totalsLabel"));
+        QTRY_VERIFY_WITH_TIMEOUT(totals->text().contains(QStringLiteral("%1 open duplicate groups").arg(groups)), 20000);
+        // The chart over time holds every extra copy once.
+        const qint64 extra = test::count(m_demo->dsn(), QStringLiteral(
+            "SELECT SUM(n - 1) FROM (SELECT COUNT(*) AS n FROM user_coupon GROUP BY order_id, coupon_template_id "
+            "HAVING COUNT(*) > 1 UNION ALL SELECT COUNT(*) FROM point_log GROUP BY order_id, point_type "
+            "HAVING COUNT(*) > 1) g"));
+        auto *charts = page->findChild<DuplicateCharts *>();
+        QTRY_VERIFY_WITH_TIMEOUT(!charts->timelineChart()->series().isEmpty(), 20000);
+        auto *series = qobject_cast<QStackedBarSeries *>(charts->timelineChart()->series().first());
+        QVERIFY(series);
+        double plotted = 0;
+        for (QBarSet *set : series->barSets())
+            plotted += set->sum();
+        QCOMPARE(qint64(plotted), extra);
+    }
+
+    void evidenceMarksTheEarlyReleaseInRed()
+    {
+        const qint64 unsafeOrder = test::count(m_demo->dsn(), QStringLiteral(
+            "SELECT MIN(order_id) FROM callback_trace WHERE handler = 'unsafe-demo' AND lock_released_at < committed_at"));
+        const qint64 safeOrder = test::count(m_demo->dsn(), QStringLiteral(
+            "SELECT MIN(order_id) FROM callback_trace WHERE handler = 'safe'"));
+        m_window->openOrder(unsafeOrder);
+        auto *page = static_cast<EvidencePage *>(m_window->page(Page::EvidenceId));
+        auto *findings = page->findChild<QLabel *>(QStringLiteral("findingsLabel"));
+        QTRY_VERIFY_WITH_TIMEOUT(findings->text().contains(QStringLiteral("released its lock")), 20000);
+        QVERIFY(findings->text().contains(QStringLiteral("before its transaction committed")));
+        // The demo's incident: A releases at +30 ms and commits at +75 ms; B releases 1 ms early.
+        QCOMPARE(countItems(page->scene(), SwimlaneScene::KindKey, QStringLiteral("unsafeRelease")), 2);
+        QStringList words;
+        for (QGraphicsItem *item : page->scene()->items()) {
+            if (item->data(SwimlaneScene::KindKey).toString() != QLatin1String("unsafeRelease"))
+                continue;
+            QCOMPARE(static_cast<QAbstractGraphicsShapeItem *>(item)->pen().color(), QColor(0xc6, 0x28, 0x28));
+            words << item->data(SwimlaneScene::TextKey).toString();
+        }
+        words.sort();
+        QCOMPARE(words, QStringList({QStringLiteral("⚠ lock released 1.000 ms before commit"),
+                                     QStringLiteral("⚠ lock released 45.000 ms before commit")}));
+
+        m_window->openOrder(safeOrder);
+        QTRY_VERIFY_WITH_TIMEOUT(findings->text().contains(QStringLiteral("Nothing wrong")), 20000);
+        QCOMPARE(countItems(page->scene(), SwimlaneScene::KindKey, QStringLiteral("unsafeRelease")), 0);
+    }
+
+    void instancesShowTheUnsafeHandler()
+    {
+        m_window->showPage(Page::InstancesId);
+        auto *page = static_cast<InstancesPage *>(m_window->page(Page::InstancesId));
+        QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), 2, 20000);
+        for (int row = 0; row < 2; ++row) {
+            QVERIFY(page->model()->index(row, 0).data(InstanceModel::UnsafeRole).toBool());
+            QCOMPARE(page->model()->index(row, InstanceModel::StateColumn).data().toString(), QStringLiteral("stopped"));
+        }
+    }
+
+    void aLiveInstanceIsAskedForItsHealth()
+    {
+        test::FakeInstance fake;
+        const auto heartbeat = [&] {
+            db::Connection c(m_demo->dsn(), QStringLiteral("t"));
+            db::exec(c.database(), QStringLiteral(
+                "INSERT INTO callback_instance (id, host, listen, handler, last_seen_at, switch_version_applied, mode_applied) "
+                "VALUES ('live-a', 'here', ?, 'safe', UTC_TIMESTAMP(3), 1, 'NORMAL') "
+                "ON DUPLICATE KEY UPDATE last_seen_at = UTC_TIMESTAMP(3)"), {fake.listen()});
+        };
+        heartbeat();
+        auto *page = static_cast<InstancesPage *>(m_window->page(Page::InstancesId));
+        page->refresh();
+        InstanceModel *model = page->model();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 3, 20000);
+        const int row = 2; // ordered by id: callbackd-a, callbackd-b, live-a
+        QCOMPARE(model->index(row, InstanceModel::IdColumn).data().toString(), QStringLiteral("live-a"));
+        QVERIFY(model->index(row, 0).data(InstanceModel::AliveRole).toBool());
+        QVERIFY(!model->index(row, 0).data(InstanceModel::UnsafeRole).toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(model->index(row, InstanceModel::EndpointColumn).data().toString(),
+                                  QStringLiteral("ok, db ok"), 20000);
+        // The endpoint reports RECORD_ONLY and switch version 3; the database's switch is v1.
+        QCOMPARE(model->index(row, InstanceModel::ModeColumn).data().toString(), QStringLiteral("RECORD_ONLY"));
+        QVERIFY(model->index(row, InstanceModel::SwitchColumn).data().toString().startsWith(QStringLiteral("v3")));
+        // A second scrape gives the rate.
+        heartbeat();
+        page->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(model->index(row, InstanceModel::RateColumn).data().toString() != QStringLiteral("—"), 20000);
+        QVERIFY(model->index(row, InstanceModel::RateColumn).data().toString().toDouble() > 0);
+        {
+            db::Connection c(m_demo->dsn(), QStringLiteral("t"));
+            db::execDirect(c.database(), QStringLiteral("DELETE FROM callback_instance WHERE id = 'live-a'"));
+        }
+    }
+
+    void connectionLossShowsABannerAndRecovers()
+    {
+        m_window->showPage(Page::DuplicatesId);
+        auto *duplicates = static_cast<DuplicatesPage *>(m_window->page(Page::DuplicatesId));
+        auto *user = duplicates->findChild<QLineEdit *>(QStringLiteral("userFilter"));
+        user->setText(QStringLiteral("42")); // what the user was doing must survive
+        Page *overview = m_window->page(Page::OverviewId);
+        QTRY_VERIFY_WITH_TIMEOUT(overview->worker()->serverConnectionId() != 0, 20000);
+        {
+            db::Connection admin(m_demo->dsn(), QStringLiteral("t"));
+            db::execDirect(admin.database(), QStringLiteral("KILL %1").arg(overview->worker()->serverConnectionId()));
+        }
+        overview->refresh();
+        auto *banner = m_window->findChild<QWidget *>(QStringLiteral("connectionBanner"));
+        QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 20000);
+        QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("bannerText"))->text().contains(QStringLiteral("lost")));
+        QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 20000);
+        QCOMPARE(user->text(), QStringLiteral("42"));
+        QCOMPARE(m_window->page(Page::DuplicatesId), duplicates);
+    }
+
+private:
+    std::unique_ptr<test::ScratchDatabase> m_demo;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    PAYOPS_TEST_SETUP();
+    TestConsolePages test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_consolepages.moc"

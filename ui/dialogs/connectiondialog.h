@@ -1,0 +1,70 @@
+#pragma once
+
+#include "console/connectionprofile.h"
+#include "db/dsn.h"
+
+#include <QDialog>
+
+#include <optional>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+
+namespace payops {
+
+class PasswordStore;
+namespace console {
+class SandboxLauncher;
+}
+
+// Where to connect: the local sandbox, or a saved profile (name, host, port or socket, user,
+// database, TLS files). The password comes from the keychain when one runs, and is asked
+// for otherwise. Connecting is tried on a worker thread before the dialog closes.
+class ConnectionDialog final : public QDialog
+{
+    Q_OBJECT
+
+public:
+    explicit ConnectionDialog(QWidget *parent = nullptr);
+    ~ConnectionDialog() override;
+    Q_DISABLE_COPY_MOVE(ConnectionDialog)
+
+    std::optional<Dsn> dsn() const { return m_dsn; }
+
+private:
+    void reloadProfiles(const QString &select = QString());
+    void showProfile(int row);
+    console::ConnectionProfile profileFromForm() const;
+    void saveCurrent();
+    void deleteCurrent();
+    void connectNow();
+    void tryConnect(const Dsn &dsn, bool rememberPassword, const QString &keychainKey);
+    void setWorking(bool working, const QString &text);
+    bool sandboxSelected() const;
+
+    QListWidget *m_list = nullptr;
+    QLineEdit *m_name = nullptr;
+    QLineEdit *m_host = nullptr;
+    QSpinBox *m_port = nullptr;
+    QLineEdit *m_socket = nullptr;
+    QLineEdit *m_user = nullptr;
+    QLineEdit *m_database = nullptr;
+    QLineEdit *m_sslCa = nullptr;
+    QLineEdit *m_sslCert = nullptr;
+    QLineEdit *m_sslKey = nullptr;
+    QLineEdit *m_password = nullptr;
+    QCheckBox *m_remember = nullptr;
+    QLabel *m_keychainStatus = nullptr;
+    QLabel *m_status = nullptr;
+    QPushButton *m_connect = nullptr;
+    QWidget *m_form = nullptr;
+    PasswordStore *m_passwords = nullptr;
+    console::SandboxLauncher *m_sandbox = nullptr;
+    std::optional<Dsn> m_dsn;
+};
+
+} // namespace payops

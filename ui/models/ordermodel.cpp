@@ -1,0 +1,100 @@
+#include "ordermodel.h"
+
+#include "console/consolesettings.h"
+#include "db/dbworker.h"
+
+namespace payops {
+
+namespace {
+constexpr int pageSize = 200;
+}
+
+OrderModel::OrderModel(db::DbWorker *worker, QObject *parent)
+    : PagedTableModel(worker, parent)
+{
+}
+
+void OrderModel::reload(const console::OrderSelection &selection)
+{
+    beginResetModel();
+    m_selection = selection;
+    m_rows.clear();
+    setAtEnd(selection.kind == console::OrderSelection::Kind::None);
+    setLoading(false);
+    endResetModel();
+    fetchMore();
+}
+
+int OrderModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int OrderModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : NUM_COLUMNS;
+}
+
+QVariant OrderModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const console::OrderRow &row = m_rows.at(index.row());
+    if (role == OrderIdRole)
+        return row.id;
+    if (role == Qt::TextAlignmentRole && index.column() == AmountColumn)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case IdColumn: return row.id;
+    case UserColumn: return row.userId;
+    case StatusColumn: return row.status;
+    case AmountColumn: return console::formatYuan(row.amountFen);
+    case PayNoColumn: return QString::fromUtf8(row.payNo);
+    case CreatedColumn: return console::displayTime(row.createdMicros);
+    case PaidColumn: return console::displayTime(row.paidMicros);
+    default: return {};
+    }
+}
+
+QVariant OrderModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case IdColumn: return tr("Order");
+    case UserColumn: return tr("User");
+    case StatusColumn: return tr("Status");
+    case AmountColumn: return tr("Amount (¥)");
+    case PayNoColumn: return tr("Pay no");
+    case CreatedColumn: return tr("Created (UTC)");
+    case PaidColumn: return tr("Paid (UTC)");
+    default: return {};
+    }
+}
+
+void OrderModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    setLoading(true);
+    const console::OrderSelection selection = m_selection;
+    const qint64 after = m_rows.isEmpty() ? 0 : m_rows.last().id;
+    worker()->submit<console::OrderPage>(
+        QStringLiteral("orders-page"),
+        [selection, after](const QSqlDatabase &db) { return console::loadOrderPage(db, selection, after, pageSize); },
+        this,
+        [this](const console::OrderPage &page) {
+            if (!page.rows.isEmpty()) {
+                beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + page.rows.size()) - 1);
+                m_rows << page.rows;
+                endInsertRows();
+            }
+            setAtEnd(page.atEnd);
+            setLoading(false);
+        },
+        [this](const db::Error &error) { fail(error.message()); });
+}
+
+} // namespace payops

@@ -1,0 +1,191 @@
+#include "duplicatespage.h"
+
+#include "db/dbworker.h"
+#include "models/duplicatemodel.h"
+#include "widgets/busyindicator.h"
+#include "widgets/duplicatecharts.h"
+#include "windowcombo.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIntValidator>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace payops {
+namespace {
+
+struct DuplicateSummary
+{
+    console::DuplicateTotals totals;
+    console::DuplicateTimeline timeline;
+};
+
+const QString &summaryKey()
+{
+    static const QString key = QStringLiteral("duplicates-summary");
+    return key;
+}
+
+} // namespace
+
+DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
+    : Page(dsn, parent)
+    , m_settings(console::ConsoleSettings::load())
+{
+    setObjectName(QStringLiteral("duplicatesPage"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 12);
+
+    auto *filters = new QHBoxLayout;
+    m_window = new WindowCombo(this, 4);
+    m_kind = new QComboBox(this);
+    m_kind->setObjectName(QStringLiteral("kindCombo"));
+    m_kind->addItem(tr("coupons and points"), int(console::DuplicateKind::Any));
+    m_kind->addItem(tr("coupons"), int(console::DuplicateKind::Coupon));
+    m_kind->addItem(tr("points"), int(console::DuplicateKind::Points));
+    m_compensation = new QComboBox(this);
+    m_compensation->setObjectName(QStringLiteral("compensationCombo"));
+    m_compensation->addItem(tr("not yet compensated"), int(console::CompensationFilter::Open));
+    m_compensation->addItem(tr("compensated"), int(console::CompensationFilter::Compensated));
+    m_compensation->addItem(tr("both"), int(console::CompensationFilter::All));
+    m_user = new QLineEdit(this);
+    m_user->setObjectName(QStringLiteral("userFilter"));
+    m_user->setPlaceholderText(tr("any user"));
+    m_user->setValidator(new QIntValidator(1, INT_MAX, m_user));
+    m_user->setMaximumWidth(110);
+    auto *refreshButton = new QPushButton(tr("Refresh"), this);
+    filters->addWidget(new QLabel(tr("Issued in"), this));
+    filters->addWidget(m_window);
+    filters->addWidget(new QLabel(tr("Kind"), this));
+    filters->addWidget(m_kind);
+    filters->addWidget(new QLabel(tr("User"), this));
+    filters->addWidget(m_user);
+    filters->addWidget(new QLabel(tr("Show"), this));
+    filters->addWidget(m_compensation);
+    filters->addStretch(1);
+    m_busy = new BusyIndicator(this);
+    filters->addWidget(m_busy);
+    filters->addWidget(refreshButton);
+    layout->addLayout(filters);
+
+    m_totals = new QLabel(this);
+    m_totals->setObjectName(QStringLiteral("totalsLabel"));
+    m_totals->setWordWrap(true);
+    layout->addWidget(m_totals);
+
+    m_charts = new DuplicateCharts(this);
+    m_model = new DuplicateModel(worker(), this);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("duplicatesTable"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_charts);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    layout->addWidget(splitter, 1);
+    auto *note = new QLabel(tr("Double-click a row for the order's evidence. Duplicate callbacks by pay_no cannot "
+                               "exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies "
+                               "only; points at their cash value from the settings."), this);
+    note->setWordWrap(true);
+    note->setStyleSheet(QStringLiteral("color: #555;"));
+    layout->addWidget(note);
+
+    connect(refreshButton, &QPushButton::clicked, this, &DuplicatesPage::refresh);
+    connect(m_window, &QComboBox::currentIndexChanged, this, &DuplicatesPage::refresh);
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &DuplicatesPage::refresh);
+    connect(m_compensation, &QComboBox::currentIndexChanged, this, &DuplicatesPage::refresh);
+    connect(m_user, &QLineEdit::editingFinished, this, &DuplicatesPage::refresh);
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
+        Q_EMIT openOrder(index.data(DuplicateModel::OrderIdRole).toLongLong());
+    });
+    connect(m_model, &DuplicateModel::loadingChanged, this, &DuplicatesPage::updateBusy);
+    connect(m_model, &DuplicateModel::failed, this, [this](const QString &message) { m_totals->setText(message); });
+    connect(m_busy, &BusyIndicator::cancelRequested, this, [this] {
+        worker()->cancel(summaryKey());
+        worker()->cancel(QStringLiteral("duplicates-page"));
+        m_summaryPending = false;
+        m_busy->stop();
+        m_totals->setText(tr("Cancelled. Refresh to scan again."));
+    });
+    refresh();
+}
+
+void DuplicatesPage::setSettings(const console::ConsoleSettings &settings)
+{
+    m_settings = settings;
+    refresh();
+}
+
+console::DuplicateFilter DuplicatesPage::filter() const
+{
+    console::DuplicateFilter f;
+    f.window = m_window->window();
+    f.kind = console::DuplicateKind(m_kind->currentData().toInt());
+    f.compensation = console::CompensationFilter(m_compensation->currentData().toInt());
+    f.userId = m_user->text().toLongLong();
+    f.pointsPerYuan = m_settings.pointsPerYuan;
+    return f;
+}
+
+void DuplicatesPage::refresh()
+{
+    m_model->reload(filter());
+    loadSummary();
+}
+
+void DuplicatesPage::loadSummary()
+{
+    m_summaryPending = true;
+    updateBusy();
+    const console::DuplicateFilter f = filter();
+    worker()->submit<DuplicateSummary>(
+        summaryKey(),
+        [f](const QSqlDatabase &db) {
+            return DuplicateSummary{console::loadDuplicateTotals(db, f), console::loadDuplicateTimeline(db, f)};
+        },
+        this,
+        [this](const DuplicateSummary &s) {
+            m_summaryPending = false;
+            updateBusy();
+            const QLocale locale;
+            const auto &t = s.totals;
+            m_totals->setText(tr("<b>%1 open duplicate groups on %2 orders</b>: %3 extra coupons (¥%4) and %5 extra "
+                                 "points rows (¥%6). <b style='color:#c62828'>Money at risk ¥%7.</b> "
+                                 "%8 compensations recorded.")
+                                  .arg(locale.toString(t.couponGroups + t.pointGroups), locale.toString(t.orders),
+                                       locale.toString(t.couponExtra), console::formatYuan(t.couponFen),
+                                       locale.toString(t.pointExtra), console::formatYuan(t.pointFen),
+                                       console::formatYuan(t.atRiskFen()), locale.toString(t.compensations)));
+            m_charts->setTimeline(s.timeline);
+            m_charts->setTotals(t);
+        },
+        [this](const db::Error &error) {
+            m_summaryPending = false;
+            updateBusy();
+            if (!db::DbWorker::isCancelled(error))
+                m_totals->setText(error.message());
+        });
+}
+
+void DuplicatesPage::updateBusy()
+{
+    const bool busy = m_summaryPending || m_model->isLoading();
+    if (busy && !m_busy->isBusy())
+        m_busy->start(tr("Scanning"));
+    else if (!busy)
+        m_busy->stop();
+}
+
+} // namespace payops

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "console/consolesettings.h"
+#include "console/duplicatescan.h"
+#include "page.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTableView;
+
+namespace payops {
+
+class BusyIndicator;
+class DuplicateCharts;
+class DuplicateModel;
+class WindowCombo;
+
+// Every duplicate side effect, grouped by order, with the money it puts at risk, charts over
+// time and by kind, and filters. The table pages in lazily.
+class DuplicatesPage final : public Page
+{
+    Q_OBJECT
+
+public:
+    DuplicatesPage(const Dsn &dsn, QWidget *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(DuplicatesPage)
+
+    void refresh() override;
+    void setSettings(const console::ConsoleSettings &settings);
+    DuplicateModel *model() const { return m_model; }
+    console::DuplicateFilter filter() const;
+
+private:
+    void loadSummary();
+    void updateBusy();
+
+    console::ConsoleSettings m_settings;
+    WindowCombo *m_window = nullptr;
+    QComboBox *m_kind = nullptr;
+    QComboBox *m_compensation = nullptr;
+    QLineEdit *m_user = nullptr;
+    QLabel *m_totals = nullptr;
+    DuplicateCharts *m_charts = nullptr;
+    QTableView *m_table = nullptr;
+    DuplicateModel *m_model = nullptr;
+    BusyIndicator *m_busy = nullptr;
+    bool m_summaryPending = false;
+};
+
+} // namespace payops

@@ -1,0 +1,132 @@
+#include "evidencepage.h"
+
+#include "console/consolesettings.h"
+#include "console/orderevidence.h"
+#include "db/dbworker.h"
+#include "models/eventmodel.h"
+#include "widgets/busyindicator.h"
+#include "widgets/swimlanescene.h"
+
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpressionValidator>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace payops {
+
+EvidencePage::EvidencePage(const Dsn &dsn, QWidget *parent)
+    : Page(dsn, parent)
+{
+    setObjectName(QStringLiteral("evidencePage"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 12);
+    auto *bar = new QHBoxLayout;
+    m_orderEdit = new QLineEdit(this);
+    m_orderEdit->setObjectName(QStringLiteral("orderEdit"));
+    m_orderEdit->setPlaceholderText(tr("order id"));
+    m_orderEdit->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,20}")), m_orderEdit));
+    m_orderEdit->setMaximumWidth(160);
+    auto *show = new QPushButton(tr("Show evidence"), this);
+    m_header = new QLabel(tr("Pick an order on the state machine or duplicates page, or type its id."), this);
+    m_header->setObjectName(QStringLiteral("evidenceHeader"));
+    m_busy = new BusyIndicator(this);
+    bar->addWidget(new QLabel(tr("Order"), this));
+    bar->addWidget(m_orderEdit);
+    bar->addWidget(show);
+    bar->addWidget(m_header, 1);
+    bar->addWidget(m_busy);
+    layout->addLayout(bar);
+
+    m_findings = new QLabel(this);
+    m_findings->setObjectName(QStringLiteral("findingsLabel"));
+    m_findings->setWordWrap(true);
+    m_findings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_findings);
+
+    m_scene = new SwimlaneScene(this);
+    m_view = new QGraphicsView(m_scene, this);
+    m_view->setObjectName(QStringLiteral("swimlaneView"));
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_events = new EventModel(this);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("eventsTable"));
+    m_table->setModel(m_events);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_view);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({500, 260});
+    m_view->setMinimumHeight(300);
+    layout->addWidget(splitter, 1);
+
+    const auto go = [this] {
+        if (const qint64 id = m_orderEdit->text().toLongLong(); id > 0)
+            showOrder(id);
+    };
+    connect(show, &QPushButton::clicked, this, go);
+    connect(m_orderEdit, &QLineEdit::returnPressed, this, go);
+    connect(m_busy, &BusyIndicator::cancelRequested, this, [this] {
+        worker()->cancel(QStringLiteral("evidence"));
+        m_busy->stop();
+    });
+}
+
+void EvidencePage::showOrder(qint64 orderId)
+{
+    m_orderId = orderId;
+    m_orderEdit->setText(QString::number(orderId));
+    refresh();
+}
+
+void EvidencePage::refresh()
+{
+    if (m_orderId <= 0)
+        return;
+    m_busy->start(tr("Reading the evidence"));
+    const qint64 id = m_orderId;
+    worker()->submit<console::OrderEvidence>(
+        QStringLiteral("evidence"), [id](const QSqlDatabase &db) { return console::loadOrderEvidence(db, id); }, this,
+        [this](const console::OrderEvidence &evidence) {
+            m_busy->stop();
+            if (!evidence.found) {
+                m_header->setText(tr("Order %1 does not exist.").arg(m_orderId));
+                m_findings->clear();
+                m_scene->setEvidence(evidence);
+                m_events->setEvidence(evidence);
+                return;
+            }
+            const console::OrderRow &o = evidence.order;
+            m_header->setText(tr("<b>Order %1</b> · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC")
+                                  .arg(o.id).arg(o.userId)
+                                  .arg(o.status, console::formatYuan(o.amountFen),
+                                       QString::fromUtf8(o.payNo).toHtmlEscaped(), console::displayTime(o.createdMicros)));
+            if (evidence.findings.isEmpty()) {
+                m_findings->setStyleSheet(QStringLiteral("color: #1b7f3b;"));
+                m_findings->setText(tr("Nothing wrong found: every lock was released after its commit and no side "
+                                       "effect was issued twice."));
+            } else {
+                m_findings->setStyleSheet(QStringLiteral("color: #c62828; font-weight: bold;"));
+                m_findings->setText(evidence.findings.join(QLatin1Char('\n')));
+            }
+            m_scene->setEvidence(evidence);
+            m_view->centerOn(m_scene->sceneRect().topLeft());
+            m_events->setEvidence(evidence);
+        },
+        [this](const db::Error &error) {
+            m_busy->stop();
+            m_header->setText(error.message());
+        });
+}
+
+} // namespace payops

@@ -1,0 +1,89 @@
+#include "instancespage.h"
+
+#include "console/instanceprober.h"
+#include "console/instances.h"
+#include "db/dbworker.h"
+#include "models/instancemodel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace payops {
+
+InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
+    : Page(dsn, parent)
+    , m_settings(console::ConsoleSettings::load())
+{
+    setObjectName(QStringLiteral("instancesPage"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 12);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("instancesSummary"));
+    m_summary->setWordWrap(true);
+    layout->addWidget(m_summary);
+    m_model = new InstanceModel(this);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("instancesTable"));
+    m_table->setModel(m_model);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    layout->addWidget(m_table, 1);
+    auto *note = new QLabel(tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
+                               "successive scrapes of /metrics.").arg(m_settings.instanceAliveSeconds), this);
+    note->setStyleSheet(QStringLiteral("color: #555;"));
+    layout->addWidget(note);
+
+    m_prober = new console::InstanceProber(this);
+    connect(m_prober, &console::InstanceProber::healthChanged, m_model, &InstanceModel::setHealth);
+    connect(&m_timer, &QTimer::timeout, this, &InstancesPage::refresh);
+    m_timer.start(m_settings.refreshSeconds * 1000);
+    refresh();
+}
+
+void InstancesPage::setSettings(const console::ConsoleSettings &settings)
+{
+    m_settings = settings;
+    m_timer.start(m_settings.refreshSeconds * 1000);
+}
+
+void InstancesPage::refresh()
+{
+    if (m_pending)
+        return;
+    m_pending = true;
+    const int aliveSeconds = m_settings.instanceAliveSeconds;
+    worker()->submit<console::InstanceList>(
+        QStringLiteral("instances"), [aliveSeconds](const QSqlDatabase &db) { return console::loadInstances(db, aliveSeconds); },
+        this,
+        [this](const console::InstanceList &list) {
+            m_pending = false;
+            m_model->setInstances(list);
+            int alive = 0;
+            int unsafe = 0;
+            int behind = 0;
+            for (const console::InstanceRow &row : list.rows) {
+                if (!row.alive)
+                    continue;
+                ++alive;
+                unsafe += row.handler == QLatin1String("unsafe-demo");
+                behind += row.switchVersionApplied != list.switchVersion;
+                m_prober->probe(row.id, row.listen);
+            }
+            QString text = tr("<b>%1 of %2 instances alive.</b> Switch: %3, version %4.")
+                               .arg(alive).arg(list.rows.size()).arg(list.mode).arg(list.switchVersion);
+            if (unsafe)
+                text += tr(" <b style='color:#c62828'>%1 alive instance(s) run the unsafe demo handler.</b>").arg(unsafe);
+            if (behind)
+                text += tr(" <b style='color:#b35900'>%1 instance(s) have not applied the current switch version.</b>").arg(behind);
+            m_summary->setText(text);
+        },
+        [this](const db::Error &error) {
+            m_pending = false;
+            m_summary->setText(error.message());
+        });
+}
+
+} // namespace payops

@@ -1,0 +1,170 @@
+#include "overviewpage.h"
+
+#include "console/databasesummary.h"
+#include "console/overview.h"
+#include "db/dbworker.h"
+#include "widgets/busyindicator.h"
+#include "widgets/tile.h"
+
+#include <QDateTime>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+namespace payops {
+namespace {
+
+struct OverviewResult
+{
+    console::DatabaseSummary summary;
+    console::OverviewFigures figures;
+};
+
+} // namespace
+
+OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
+    : Page(dsn, parent)
+    , m_settings(console::ConsoleSettings::load())
+{
+    setObjectName(QStringLiteral("overviewPage"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(24, 20, 24, 20);
+    layout->setSpacing(12);
+    m_headline = new QLabel(this);
+    m_headline->setObjectName(QStringLiteral("headline"));
+    QFont big = m_headline->font();
+    big.setPointSizeF(big.pointSizeF() * 1.8);
+    big.setBold(true);
+    m_headline->setFont(big);
+    m_details = new QLabel(this);
+    m_details->setObjectName(QStringLiteral("details"));
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setWordWrap(true);
+    layout->addWidget(m_headline);
+    layout->addWidget(m_details);
+
+    auto *grid = new QGridLayout;
+    grid->setSpacing(14);
+    m_mode = new Tile(QStringLiteral("tileMode"), tr("Callback endpoint mode"), this);
+    m_rate = new Tile(QStringLiteral("tileRate"), tr("Callbacks in the last minute"), this);
+    m_duplicates = new Tile(QStringLiteral("tileDuplicates"), tr("Duplicate side effects (open)"), this);
+    m_backlog = new Tile(QStringLiteral("tileBacklog"), tr("Backlog of recorded callbacks"), this);
+    m_money = new Tile(QStringLiteral("tileMoney"), tr("Money at risk"), this);
+    m_instances = new Tile(QStringLiteral("tileInstances"), tr("Callback instances alive"), this);
+    const QList<QPair<Tile *, Page::Id>> tiles{{m_mode, InstancesId}, {m_rate, StateMachineId},
+                                               {m_duplicates, DuplicatesId}, {m_backlog, InstancesId},
+                                               {m_money, DuplicatesId}, {m_instances, InstancesId}};
+    for (int i = 0; i < tiles.size(); ++i) {
+        grid->addWidget(tiles.at(i).first, i / 3, i % 3);
+        const Page::Id target = tiles.at(i).second;
+        connect(tiles.at(i).first, &Tile::clicked, this, [this, target] { Q_EMIT navigate(target); });
+    }
+    layout->addLayout(grid);
+    auto *footer = new QHBoxLayout;
+    m_updated = new QLabel(this);
+    m_updated->setObjectName(QStringLiteral("updatedLabel"));
+    m_busy = new BusyIndicator(this);
+    footer->addWidget(m_updated, 1);
+    footer->addWidget(m_busy);
+    layout->addLayout(footer);
+    layout->addStretch(1);
+    connect(m_busy, &BusyIndicator::cancelRequested, this, [this] { worker()->cancel(QStringLiteral("overview")); m_pending = false; m_busy->stop(); });
+
+    connect(&m_timer, &QTimer::timeout, this, &OverviewPage::refresh);
+    m_timer.start(m_settings.refreshSeconds * 1000);
+    m_headline->setText(tr("Connecting …"));
+    refresh();
+}
+
+void OverviewPage::setSettings(const console::ConsoleSettings &settings)
+{
+    m_settings = settings;
+    m_timer.start(m_settings.refreshSeconds * 1000);
+    refresh();
+}
+
+void OverviewPage::refresh()
+{
+    // One refresh at a time: on a slow server a queue of refreshes would only grow.
+    if (m_pending)
+        return;
+    m_pending = true;
+    m_busy->start(tr("Refreshing"));
+    const qint64 pointsPerYuan = m_settings.pointsPerYuan;
+    const int aliveSeconds = m_settings.instanceAliveSeconds;
+    worker()->submit<OverviewResult>(
+        QStringLiteral("overview"),
+        [pointsPerYuan, aliveSeconds](const QSqlDatabase &db) {
+            OverviewResult result;
+            result.summary = console::loadDatabaseSummary(db);
+            if (!result.summary.schemaLevel.isEmpty())
+                result.figures = console::loadOverview(db, pointsPerYuan, aliveSeconds);
+            return result;
+        },
+        this,
+        [this](const OverviewResult &result) {
+            m_pending = false;
+            m_busy->stop();
+            show(result.summary, result.figures);
+        },
+        [this](const db::Error &error) {
+            m_pending = false;
+            m_busy->stop();
+            showError(error.message());
+        });
+}
+
+void OverviewPage::show(const console::DatabaseSummary &summary, const console::OverviewFigures &f)
+{
+    const Dsn &dsn = worker()->dsn();
+    if (summary.schemaLevel.isEmpty()) {
+        m_headline->setText(tr("Database %1 has no payops schema").arg(dsn.database));
+        m_details->setText(tr("Run: payops migrate --db %1").arg(dsn.toDisplayString()));
+        return;
+    }
+    m_headline->setText(summary.sandbox ? tr("%1 — sandbox").arg(dsn.database) : dsn.database);
+    QStringList states;
+    for (auto it = summary.ordersByStatus.cbegin(); it != summary.ordersByStatus.cend(); ++it)
+        states << QStringLiteral("%1 %2").arg(it.key(), QLocale().toString(it.value()));
+    m_details->setText(tr("%1 as %2 · server %3 · schema level %4 · orders: %5")
+                           .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion, summary.schemaLevel,
+                                states.join(QStringLiteral(", "))));
+    const QLocale locale;
+    const bool recordOnly = f.mode == QLatin1String("RECORD_ONLY");
+    m_mode->setValue(f.mode.isEmpty() ? tr("unknown") : f.mode,
+                     tr("switch v%1, set by %2: %3").arg(f.switchVersion).arg(f.switchChangedBy, f.switchReason),
+                     recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
+    m_rate->setValue(locale.toString(f.callbacksLastMinute), tr("received in the last 60 s"));
+    const auto &d = f.duplicates;
+    m_duplicates->setValue(locale.toString(d.extraRows()),
+                           tr("extra copies on %1 orders: %2 coupons, %3 points rows; %4 compensations recorded")
+                               .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
+                                    locale.toString(d.pointExtra), locale.toString(d.compensations)),
+                           d.extraRows() > 0 ? Tile::Tone::Bad : Tile::Tone::Good);
+    m_backlog->setValue(locale.toString(f.backlog), tr("callbacks recorded in RECORD_ONLY mode, waiting to be processed"),
+                        f.backlog > 0 ? Tile::Tone::Warning : Tile::Tone::Neutral);
+    m_money->setValue(QStringLiteral("¥ %1").arg(console::formatYuan(d.atRiskFen())),
+                      tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
+                          .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
+                          .arg(m_settings.pointsPerYuan),
+                      d.atRiskFen() > 0 ? Tile::Tone::Bad : Tile::Tone::Good);
+    m_instances->setValue(QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
+                          f.unsafeInstancesAlive > 0
+                              ? tr("%1 alive instance(s) run the UNSAFE demo handler").arg(f.unsafeInstancesAlive)
+                              : tr("heartbeat within %1 s").arg(m_settings.instanceAliveSeconds),
+                          f.unsafeInstancesAlive > 0 ? Tile::Tone::Bad
+                                                     : f.instancesAlive > 0 ? Tile::Tone::Good : Tile::Tone::Warning);
+    m_updated->setText(tr("Updated %1 UTC · every %2 s")
+                           .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss")))
+                           .arg(m_settings.refreshSeconds));
+}
+
+void OverviewPage::showError(const QString &message)
+{
+    m_headline->setText(tr("Cannot read the database"));
+    m_details->setText(message);
+    m_updated->setText(tr("Last attempt %1 UTC failed").arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss"))));
+}
+
+} // namespace payops

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "db/dsn.h"
+
+#include <QWidget>
+
+#include <memory>
+
+namespace payops {
+
+namespace db {
+class DbWorker;
+}
+
+// What every page of the console shares: a worker thread with a connection of its own (so
+// a long scan on one page never holds up the refresh of another, and cancelling it kills
+// only its own query), and the signals by which it leads to another page.
+class Page : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum Id { OverviewId, StateMachineId, DuplicatesId, EvidenceId, InstancesId, NUM_PAGES };
+
+    Page(const Dsn &dsn, QWidget *parent = nullptr);
+    ~Page() override;
+    Q_DISABLE_COPY_MOVE(Page)
+
+    db::DbWorker *worker() const { return m_worker.get(); }
+    // Reads the database again; pages keep their filters and selection.
+    virtual void refresh() = 0;
+
+Q_SIGNALS:
+    void navigate(payops::Page::Id page);
+    void openOrder(qint64 orderId);
+    void statusMessage(const QString &text);
+
+private:
+    std::unique_ptr<db::DbWorker> m_worker;
+};
+
+} // namespace payops

@@ -1,0 +1,153 @@
+#include "statemachinepage.h"
+
+#include "db/dbworker.h"
+#include "models/ordermodel.h"
+#include "widgets/busyindicator.h"
+#include "widgets/statemachinescene.h"
+#include "windowcombo.h"
+
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace payops {
+
+StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
+    : Page(dsn, parent)
+{
+    setObjectName(QStringLiteral("stateMachinePage"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 12, 16, 12);
+    auto *bar = new QHBoxLayout;
+    auto *title = new QLabel(tr("<b>Order state machine</b> — states with their orders now; edges with their "
+                                "transitions in the window; <span style='color:#c62828'>rejected attempts in red</span>"),
+                             this);
+    m_window = new WindowCombo(this, 4);
+    auto *refreshButton = new QPushButton(tr("Refresh"), this);
+    m_busy = new BusyIndicator(this);
+    bar->addWidget(title, 1);
+    bar->addWidget(m_busy);
+    bar->addWidget(new QLabel(tr("Edges counted over"), this));
+    bar->addWidget(m_window);
+    bar->addWidget(refreshButton);
+    layout->addLayout(bar);
+
+    m_scene = new StateMachineScene(this);
+    m_view = new QGraphicsView(m_scene, this);
+    m_view->setObjectName(QStringLiteral("stateMachineView"));
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumHeight(320);
+
+    auto *lower = new QWidget(this);
+    auto *lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    m_selection = new QLabel(tr("Click a state or an edge to list its orders; double-click an order for its evidence."), lower);
+    m_selection->setObjectName(QStringLiteral("selectionLabel"));
+    m_orders = new OrderModel(worker(), this);
+    m_table = new QTableView(lower);
+    m_table->setObjectName(QStringLiteral("ordersTable"));
+    m_table->setModel(m_orders);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    lowerLayout->addWidget(m_selection);
+    lowerLayout->addWidget(m_table);
+
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_view);
+    splitter->addWidget(lower);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+
+    connect(refreshButton, &QPushButton::clicked, this, &StateMachinePage::refresh);
+    connect(m_window, &QComboBox::currentIndexChanged, this, &StateMachinePage::refresh);
+    connect(m_busy, &BusyIndicator::cancelRequested, this, [this] {
+        worker()->cancel(QStringLiteral("state-machine"));
+        m_pending = false;
+        m_busy->stop();
+    });
+    connect(m_scene, &StateMachineScene::stateActivated, this,
+            [this](const QString &state) { select(state, {}, {}, false); });
+    connect(m_scene, &StateMachineScene::edgeActivated, this,
+            [this](const QString &from, const QString &to, bool rejected) { select({}, from, to, rejected); });
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
+        Q_EMIT openOrder(index.data(OrderModel::OrderIdRole).toLongLong());
+    });
+    connect(m_orders, &OrderModel::failed, this, [this](const QString &message) { m_selection->setText(message); });
+    refresh();
+}
+
+void StateMachinePage::refresh()
+{
+    if (m_pending)
+        return;
+    m_pending = true;
+    m_busy->start(tr("Counting"));
+    const console::TimeWindow window = m_window->window();
+    worker()->submit<console::StateMachineSnapshot>(
+        QStringLiteral("state-machine"), [window](const QSqlDatabase &db) { return console::loadStateMachine(db, window); },
+        this,
+        [this](const console::StateMachineSnapshot &snapshot) {
+            m_pending = false;
+            m_busy->stop();
+            m_scene->setSnapshot(snapshot);
+            fitDiagram();
+            // Until the user picks something, list the orders of the most frequent rejected
+            // attempt: at 3 a.m. that is the question this page is opened for.
+            if (m_orders->selection().kind == console::OrderSelection::Kind::None)
+                m_scene->selectWorstRejectedEdge();
+        },
+        [this](const db::Error &error) {
+            m_pending = false;
+            m_busy->stop();
+            m_selection->setText(error.message());
+        });
+}
+
+void StateMachinePage::fitDiagram()
+{
+    if (m_scene->items().isEmpty())
+        return;
+    m_view->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    if (m_view->transform().m11() > 1.4) // larger than this helps nobody read it
+        m_view->setTransform(QTransform::fromScale(1.4, 1.4));
+}
+
+void StateMachinePage::resizeEvent(QResizeEvent *event)
+{
+    Page::resizeEvent(event);
+    fitDiagram();
+}
+
+void StateMachinePage::showEvent(QShowEvent *event)
+{
+    Page::showEvent(event);
+    fitDiagram();
+}
+
+void StateMachinePage::select(const QString &state, const QString &from, const QString &to, bool rejected)
+{
+    console::OrderSelection selection;
+    if (!state.isEmpty()) {
+        selection.kind = console::OrderSelection::Kind::State;
+        selection.state = state;
+    } else {
+        selection.kind = console::OrderSelection::Kind::Edge;
+        selection.from = from;
+        selection.to = to;
+        selection.rejected = rejected;
+        selection.window = m_window->window();
+    }
+    m_selection->setText(tr("%1 — double-click an order for its evidence").arg(selection.describe()));
+    m_orders->reload(selection);
+}
+
+} // namespace payops

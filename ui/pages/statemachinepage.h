@@ -1,0 +1,48 @@
+#pragma once
+
+#include "page.h"
+
+class QLabel;
+class QGraphicsView;
+class QTableView;
+
+namespace payops {
+
+class BusyIndicator;
+class OrderModel;
+class StateMachineScene;
+class WindowCombo;
+
+// The order state machine drawn from order_transition, with live counts, and the orders
+// behind whatever state or edge the user clicks.
+class StateMachinePage final : public Page
+{
+    Q_OBJECT
+
+public:
+    StateMachinePage(const Dsn &dsn, QWidget *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(StateMachinePage)
+
+    void refresh() override;
+    StateMachineScene *scene() const { return m_scene; }
+    OrderModel *orders() const { return m_orders; }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void fitDiagram();
+    void select(const QString &state, const QString &from, const QString &to, bool rejected);
+
+    WindowCombo *m_window = nullptr;
+    StateMachineScene *m_scene = nullptr;
+    QGraphicsView *m_view = nullptr;
+    QLabel *m_selection = nullptr;
+    QTableView *m_table = nullptr;
+    OrderModel *m_orders = nullptr;
+    BusyIndicator *m_busy = nullptr;
+    bool m_pending = false;
+};
+
+} // namespace payops

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "console/sqltime.h"
+
+#include <QComboBox>
+
+namespace payops {
+
+// The time window a page looks at: last hour, day, week, month, or everything.
+class WindowCombo final : public QComboBox
+{
+    Q_OBJECT
+
+public:
+    explicit WindowCombo(QWidget *parent = nullptr, int defaultIndex = 2);
+    Q_DISABLE_COPY_MOVE(WindowCombo)
+
+    console::TimeWindow window() const { return console::TimeWindow{currentData().toLongLong()}; }
+};
+
+} // namespace payops

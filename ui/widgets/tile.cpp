@@ -1,0 +1,81 @@
+#include "tile.h"
+
+#include <QKeyEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QVBoxLayout>
+
+namespace payops {
+
+Tile::Tile(const QString &objectName, const QString &caption, QWidget *parent)
+    : QFrame(parent)
+{
+    setObjectName(objectName);
+    setFrameShape(QFrame::StyledPanel);
+    setCursor(Qt::PointingHandCursor);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(260, 150);
+    setAutoFillBackground(true);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(18, 14, 18, 14);
+    m_caption = new QLabel(caption, this);
+    QFont captionFont = m_caption->font();
+    captionFont.setBold(true);
+    m_caption->setFont(captionFont);
+    m_value = new QLabel(QStringLiteral("…"), this);
+    m_value->setObjectName(objectName + QStringLiteral("Value"));
+    QFont big = m_value->font();
+    big.setPointSizeF(big.pointSizeF() * 2.6);
+    big.setBold(true);
+    m_value->setFont(big);
+    m_detail = new QLabel(this);
+    m_detail->setObjectName(objectName + QStringLiteral("Detail"));
+    m_detail->setWordWrap(true);
+    layout->addWidget(m_caption);
+    layout->addWidget(m_value);
+    layout->addWidget(m_detail);
+    layout->addStretch(1);
+}
+
+void Tile::setValue(const QString &value, const QString &detail, Tone tone)
+{
+    m_value->setText(value);
+    m_detail->setText(detail);
+    // Colour says the same as the words, never instead of them.
+    QString colour;
+    switch (tone) {
+    case Tone::Good: colour = QStringLiteral("#1b7f3b"); break;
+    case Tone::Warning: colour = QStringLiteral("#b35900"); break;
+    case Tone::Bad: colour = QStringLiteral("#c62828"); break;
+    case Tone::Neutral: break;
+    }
+    m_value->setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("color: %1;").arg(colour));
+}
+
+QString Tile::value() const
+{
+    return m_value->text();
+}
+
+QString Tile::detail() const
+{
+    return m_detail->text();
+}
+
+void Tile::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint()))
+        Q_EMIT clicked();
+    QFrame::mouseReleaseEvent(event);
+}
+
+void Tile::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter || event->key() == Qt::Key_Space) {
+        Q_EMIT clicked();
+        return;
+    }
+    QFrame::keyPressEvent(event);
+}
+
+} // namespace payops

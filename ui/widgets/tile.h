@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QFrame>
+
+class QLabel;
+
+namespace payops {
+
+// A figure of the overview: a caption, a value in large type and a line of detail. The whole
+// tile is a button that leads to the page behind the figure.
+class Tile final : public QFrame
+{
+    Q_OBJECT
+
+public:
+    enum class Tone { Neutral, Good, Warning, Bad };
+
+    Tile(const QString &objectName, const QString &caption, QWidget *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(Tile)
+
+    void setValue(const QString &value, const QString &detail, Tone tone = Tone::Neutral);
+    QString value() const;
+    QString detail() const;
+
+Q_SIGNALS:
+    void clicked();
+
+protected:
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    QLabel *m_caption = nullptr;
+    QLabel *m_value = nullptr;
+    QLabel *m_detail = nullptr;
+};
+
+} // namespace payops
