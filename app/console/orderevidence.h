@@ -1,6 +1,7 @@
 #pragma once
 
 #include "orderlist.h"
+#include "service/callbacktrace.h"
 
 #include <QList>
 #include <QSqlDatabase>
@@ -8,25 +9,8 @@
 
 namespace payops::console {
 
-// One callback's steps on one instance, from callback_trace (microseconds since the epoch;
-// 0 where a step never happened).
-struct CallbackTrace
-{
-    QByteArray payNo;
-    QString instance;
-    QString handler;
-    qint64 received = 0;
-    qint64 lockAcquired = 0;
-    qint64 txBegin = 0;
-    qint64 committed = 0;
-    qint64 lockReleased = 0;
-    qint64 responded = 0;
-    QString outcome;
-    int httpStatus = 0;
-
-    // The incident's defect: whoever takes the lock next reads uncommitted state.
-    bool releasedBeforeCommit() const { return lockReleased > 0 && committed > 0 && lockReleased < committed; }
-};
+// One callback's steps on one instance: the struct the service writes callback_trace from.
+using payops::CallbackTrace;
 
 // Anything else that happened to the order, placed on a lane.
 struct EvidenceEvent

@@ -26,6 +26,9 @@ struct CallbackTrace
     qint64 responded = 0;
     QString outcome;
     int httpStatus = 0;
+
+    // The incident's defect: whoever takes the lock next reads uncommitted state.
+    bool releasedBeforeCommit() const { return lockReleased > 0 && committed > 0 && lockReleased < committed; }
 };
 
 // Throws db::Error.
