@@ -1,9 +1,14 @@
 #include "mainwindow.h"
 
 #include "console/consolesettings.h"
+#include "db/connection.h"
 #include "db/dbworker.h"
 #include "dialogs/connectiondialog.h"
 #include "dialogs/settingsdialog.h"
+#include "ops/privileges.h"
+#include "pages/auditpage.h"
+#include "pages/backlogpage.h"
+#include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/evidencepage.h"
 #include "pages/instancespage.h"
@@ -55,7 +60,8 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     navFont.setPointSizeF(navFont.pointSizeF() * 1.15);
     m_nav->setFont(navFont);
     m_nav->setSpacing(4);
-    m_nav->addItems({tr("Overview"), tr("State machine"), tr("Duplicates"), tr("Order evidence"), tr("Instances")});
+    m_nav->addItems({tr("Overview"), tr("State machine"), tr("Duplicates"), tr("Order evidence"), tr("Instances"),
+                     tr("Backlog"), tr("Compensation"), tr("Audit log")});
     m_stack = new QStackedWidget(central);
     auto *placeholder = new QLabel(tr("Not connected. File → Connect… opens the connection dialog; "
                                       "payops-console --db mysql://USER@HOST/DB skips it."), m_stack);
@@ -89,6 +95,9 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
 
     m_connectionLabel = new QLabel(tr("no database"), this);
     m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
+    m_accountLabel = new QLabel(this);
+    m_accountLabel->setObjectName(QStringLiteral("accountLabel"));
+    statusBar()->addPermanentWidget(m_accountLabel);
     statusBar()->addPermanentWidget(m_connectionLabel);
 
     connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
@@ -118,13 +127,15 @@ void MainWindow::connectTo(const Dsn &dsn)
 {
     clearPages();
     m_dsn = dsn;
+    m_accountProbed = false;
     m_connectionLabel->setText(dsn.toDisplayString());
     auto *overview = new OverviewPage(dsn, m_stack);
     auto *stateMachine = new StateMachinePage(dsn, m_stack);
     auto *duplicates = new DuplicatesPage(dsn, m_stack);
     auto *evidence = new EvidencePage(dsn, m_stack);
     auto *instances = new InstancesPage(dsn, m_stack);
-    m_pages = {overview, stateMachine, duplicates, evidence, instances};
+    m_pages = {overview, stateMachine, duplicates, evidence, instances, new BacklogPage(dsn, m_stack),
+               new CompensationPage(dsn, m_stack), new AuditPage(dsn, m_stack)};
     for (Page *p : std::as_const(m_pages)) {
         m_stack->addWidget(p);
         connect(p, &Page::navigate, this, &MainWindow::showPage);
@@ -133,7 +144,50 @@ void MainWindow::connectTo(const Dsn &dsn)
         connect(p->worker(), &db::DbWorker::connectionRestored, this, &MainWindow::onConnectionRestored);
     }
     showPage(Page::OverviewId);
+    probeAccount();
     Q_EMIT connected();
+}
+
+namespace {
+
+struct Account
+{
+    QString user;
+    Privileges privileges;
+};
+
+} // namespace
+
+void MainWindow::probeAccount()
+{
+    m_accountLabel->setText(tr("checking grants …"));
+    m_pages.at(Page::OverviewId)->worker()->submit<Account>(
+        QStringLiteral("account"),
+        [](const QSqlDatabase &db) {
+            return Account{db::scalar(db, QStringLiteral("SELECT CURRENT_USER()")).toString(), probePrivileges(db)};
+        },
+        this,
+        [this](const Account &account) {
+            m_accountProbed = true;
+            const Privileges &granted = account.privileges;
+            QStringList may;
+            if (granted.flipSwitch)
+                may << tr("switch");
+            if (granted.drain)
+                may << tr("drain");
+            if (granted.compensate)
+                may << tr("compensate");
+            if (granted.decideRequests)
+                may << tr("approve");
+            m_accountLabel->setText(may.isEmpty() ? tr("%1 · read only").arg(account.user)
+                                                  : tr("%1 · may %2").arg(account.user, may.join(QStringLiteral(", "))));
+            m_accountLabel->setToolTip(tr("Probed from the database's own grants; actions it does not allow are "
+                                          "disabled, and the database would refuse them anyway."));
+            for (Page *p : std::as_const(m_pages))
+                p->setPrivileges(account.privileges);
+            Q_EMIT privilegesKnown();
+        },
+        [this](const db::Error &error) { m_accountLabel->setText(tr("grants unknown: %1").arg(error.message())); });
 }
 
 void MainWindow::openOrder(qint64 orderId)
@@ -215,6 +269,8 @@ void MainWindow::onConnectionRestored()
     m_lost = false;
     m_retryTimer.stop();
     m_banner->hide();
+    if (!m_accountProbed)
+        probeAccount();
     statusBar()->showMessage(tr("Connection restored."), 5000);
     refresh();
 }

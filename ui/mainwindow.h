@@ -41,6 +41,8 @@ public:
 
 Q_SIGNALS:
     void connected();
+    // The account's grants have been probed and handed to every page.
+    void privilegesKnown();
 
 private:
     void openConnectionDialog();
@@ -49,6 +51,7 @@ private:
     void onConnectionRestored();
     void retryConnection();
     void clearPages();
+    void probeAccount();
 
     std::optional<Dsn> m_dsn;
     QListWidget *m_nav = nullptr;
@@ -56,6 +59,8 @@ private:
     QWidget *m_banner = nullptr;
     QLabel *m_bannerText = nullptr;
     QLabel *m_connectionLabel = nullptr;
+    QLabel *m_accountLabel = nullptr;
+    bool m_accountProbed = false;
     QList<Page *> m_pages;
     QTimer m_retryTimer;
     int m_retrySeconds = 1;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "ops/privileges.h"
 
 #include <QWidget>
 
@@ -20,7 +21,8 @@ class Page : public QWidget
     Q_OBJECT
 
 public:
-    enum Id { OverviewId, StateMachineId, DuplicatesId, EvidenceId, InstancesId, NUM_PAGES };
+    enum Id { OverviewId, StateMachineId, DuplicatesId, EvidenceId, InstancesId, BacklogId, CompensationId, AuditId,
+              NUM_PAGES };
 
     Page(const Dsn &dsn, QWidget *parent = nullptr);
     ~Page() override;
@@ -29,6 +31,10 @@ public:
     db::DbWorker *worker() const { return m_worker.get(); }
     // Reads the database again; pages keep their filters and selection.
     virtual void refresh() = 0;
+    // What the connected account may do, as probed once after connecting. Pages hide or
+    // disable the actions it may not take; until the probe answers, every action is disabled.
+    virtual void setPrivileges(const Privileges &privileges) { m_privileges = privileges; }
+    const Privileges &privileges() const { return m_privileges; }
 
 Q_SIGNALS:
     void navigate(payops::Page::Id page);
@@ -37,6 +43,7 @@ Q_SIGNALS:
 
 private:
     std::unique_ptr<db::DbWorker> m_worker;
+    Privileges m_privileges;
 };
 
 } // namespace payops
