@@ -338,6 +338,13 @@ private Q_SLOTS:
         QVERIFY(countLiveDuplicates(root.database()).isEmpty());
         QCOMPARE(db::scalar(root.database(), QStringLiteral("SELECT CONCAT(status, ' by ', decided_by) FROM compensation_request")).toString(),
                  QStringLiteral("EXECUTED by %1@localhost").arg(bob.user()));
+        // The request and its approval are in the audit log, under the database's names for
+        // who did them.
+        QCOMPARE(db::scalar(root.database(), QStringLiteral(
+                     "SELECT GROUP_CONCAT(CONCAT(action, ' ', actor) ORDER BY id SEPARATOR '; ') FROM ops_audit_log "
+                     "WHERE action IN ('compensation.request', 'compensation.approve')")).toString(),
+                 QStringLiteral("compensation.request %1@localhost; compensation.approve %2@localhost")
+                     .arg(alice.user(), bob.user()));
     }
 
 private:

@@ -3,10 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/compensation.h"
-
-#include <QJsonArray>
-#include <QJsonDocument>
+#include "ops/compensationrequest.h"
 
 namespace payops::cli {
 namespace {
@@ -79,37 +76,32 @@ protected:
         try {
             db::Connection connection(*dsn, QStringLiteral("compensate"));
             const QSqlDatabase db = connection.database();
-            qint64 approvedAmount = -1;
+            CompensationPlan plan;
             if (approve > 0) {
-                QSqlQuery request = db::exec(db, QStringLiteral("SELECT scope, amount_fen FROM compensation_request "
-                                                                "WHERE id = ? AND status = 'PENDING'"), {approve});
-                if (!request.next())
-                    return fail(Refused, QStringLiteral("no pending compensation request %1").arg(approve));
-                for (const QJsonValue &id : QJsonDocument::fromJson(request.value(0).toByteArray()).array())
-                    orders << id.toInteger();
-                approvedAmount = request.value(1).toLongLong();
-            }
-            const CompensationPlan plan = planCompensation(db, orders, settings);
-            say(plan.summary());
-            if (dryRun || plan.isEmpty())
-                return Success;
-            if (approve > 0) {
-                if (plan.moneyFen > approvedAmount)
-                    return fail(Refused, QStringLiteral("the duplicates grew since request %1 was made (%2 fen now, %3 fen "
-                                                        "asked); make a new request").arg(approve).arg(plan.moneyFen).arg(approvedAmount));
-                db::exec(db, QStringLiteral("UPDATE compensation_request SET status = 'APPROVED' WHERE id = ?"), {approve});
-                say(QStringLiteral("approved request %1").arg(approve));
+                const Approval approval = approveCompensationRequest(db, approve, settings);
+                if (!approval.refusal.isEmpty())
+                    return fail(Refused, approval.refusal);
+                plan = approval.plan;
+                say(QStringLiteral("approved request %1 by %2").arg(approve).arg(approval.request.requestedBy));
+                say(plan.summary());
             } else {
-                const qint64 threshold = db::scalar(db, QStringLiteral(
-                    "SELECT value FROM payops_meta WHERE name = 'four_eyes_threshold_fen'")).toLongLong();
-                if (threshold > 0 && plan.moneyFen > threshold)
-                    return requestApproval(db, plan, orders, reason, ticket, threshold);
+                plan = planCompensation(db, orders, settings);
+                say(plan.summary());
+                if (dryRun || plan.isEmpty())
+                    return Success;
+                const qint64 threshold = fourEyesThresholdFen(db);
+                if (needsSecondOperator(plan, threshold)) {
+                    const qint64 id = requestCompensation(db, plan, orders, reason, ticket);
+                    return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
+                                                        "waits for another operator (payops compensate --approve %3 "
+                                                        "--reason ... --ticket ...)").arg(plan.moneyFen).arg(threshold).arg(id));
+                }
             }
             const CompensationOutcome outcome = executeCompensation(
                 db, plan, reason, ticket, settings, nullptr,
                 [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); });
             if (approve > 0)
-                db::exec(db, QStringLiteral("UPDATE compensation_request SET status = 'EXECUTED' WHERE id = ?"), {approve});
+                markRequestExecuted(db, approve);
             say(QStringLiteral("compensated %1, skipped %2 (done by someone else or changed since planned); batch %3")
                     .arg(outcome.done).arg(outcome.skipped).arg(outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)
@@ -118,24 +110,6 @@ protected:
         } catch (const db::Error &error) {
             return failDatabase(error);
         }
-    }
-
-private:
-    int requestApproval(const QSqlDatabase &db, const CompensationPlan &plan, const QList<qint64> &orders,
-                        const QString &reason, const QString &ticket, qint64 threshold)
-    {
-        QJsonArray scope;
-        for (qint64 id : orders)
-            scope << id;
-        const QSqlQuery insert = db::exec(db, QStringLiteral(
-            "INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, amount_fen, reason, ticket) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)"),
-            {QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)), plan.couponsFrozen,
-             plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed, plan.moneyFen, reason, ticket});
-        const qint64 id = insert.lastInsertId().toLongLong();
-        return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 waits for "
-                                            "another operator (payops compensate --approve %3 --reason ... --ticket ...)")
-                                 .arg(plan.moneyFen).arg(threshold).arg(id));
     }
 };
 

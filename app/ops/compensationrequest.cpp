@@ -1,0 +1,163 @@
+#include "compensationrequest.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "ops/auditlog.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlQuery>
+
+namespace payops {
+namespace {
+
+const QString &requestColumns()
+{
+    static const QString columns = QStringLiteral(
+        "id, status, scope, coupons, write_offs, points_rows, amount_fen, reason, ticket, requested_by, requested_at, "
+        "decided_by, decided_at");
+    return columns;
+}
+
+QDateTime utc(const QVariant &value)
+{
+    QDateTime at = value.toDateTime();
+    if (at.isValid())
+        at.setTimeSpec(Qt::UTC);
+    return at;
+}
+
+CompensationRequest requestFrom(const QSqlQuery &row)
+{
+    CompensationRequest request;
+    request.id = row.value(0).toLongLong();
+    request.status = row.value(1).toString();
+    // The scope is written by requestCompensation only; anything else in it is ignored
+    // rather than widened to "every order".
+    for (const QJsonValue &id : QJsonDocument::fromJson(row.value(2).toByteArray()).array()) {
+        if (id.toInteger() > 0)
+            request.orderIds << id.toInteger();
+    }
+    request.coupons = row.value(3).toInt();
+    request.writeOffs = row.value(4).toInt();
+    request.pointsRows = row.value(5).toInt();
+    request.amountFen = row.value(6).toLongLong();
+    request.reason = row.value(7).toString();
+    request.ticket = row.value(8).toString();
+    request.requestedBy = row.value(9).toString();
+    request.requestedAt = utc(row.value(10));
+    request.decidedBy = row.value(11).toString();
+    request.decidedAt = utc(row.value(12));
+    return request;
+}
+
+QString target(qint64 id)
+{
+    return QStringLiteral("compensation_request:%1").arg(id);
+}
+
+QString statusJson(const QString &status)
+{
+    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("status"), status}}).toJson(QJsonDocument::Compact));
+}
+
+// A decision and its audit entry commit together or not at all.
+bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QString &to, const QString &action,
+            const CompensationRequest &request)
+{
+    db::Transaction transaction(db);
+    const QSqlQuery update = db::exec(db, QStringLiteral("UPDATE compensation_request SET status = ? WHERE id = ? AND status = ?"),
+                                      {to, id, from});
+    if (update.numRowsAffected() != 1)
+        return false;
+    appendAudit(db, action, target(id), request.reason, request.ticket, statusJson(from), statusJson(to));
+    transaction.commit();
+    return true;
+}
+
+} // namespace
+
+qint64 fourEyesThresholdFen(const QSqlDatabase &db)
+{
+    return db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'four_eyes_threshold_fen'")).toLongLong();
+}
+
+qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const QList<qint64> &orderIds,
+                           const QString &reason, const QString &ticket)
+{
+    if (reason.trimmed().isEmpty() || ticket.trimmed().isEmpty())
+        throw db::Error(QStringLiteral("a compensation request needs a reason and a ticket"));
+    QJsonArray scope;
+    for (qint64 id : orderIds)
+        scope << id;
+    db::Transaction transaction(db);
+    const QSqlQuery insert = db::exec(db, QStringLiteral(
+        "INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, amount_fen, reason, ticket) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        {QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)), plan.couponsFrozen,
+         plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed, plan.moneyFen,
+         reason.trimmed().left(255), ticket.trimmed().left(64)});
+    const qint64 id = insert.lastInsertId().toLongLong();
+    appendAudit(db, QStringLiteral("compensation.request"), target(id), reason.trimmed(), ticket.trimmed(), {},
+                QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("PENDING")},
+                                                            {QStringLiteral("amount_fen"), plan.moneyFen},
+                                                            {QStringLiteral("orders"), scope}})
+                                      .toJson(QJsonDocument::Compact)));
+    transaction.commit();
+    return id;
+}
+
+QList<CompensationRequest> loadCompensationRequests(const QSqlDatabase &db, int limit)
+{
+    QSqlQuery rows = db::exec(db, QStringLiteral("SELECT %1 FROM compensation_request ORDER BY id DESC LIMIT %2")
+                                      .arg(requestColumns()).arg(limit));
+    QList<CompensationRequest> requests;
+    while (rows.next())
+        requests << requestFrom(rows);
+    return requests;
+}
+
+std::optional<CompensationRequest> loadCompensationRequest(const QSqlDatabase &db, qint64 id)
+{
+    QSqlQuery row = db::exec(db, QStringLiteral("SELECT %1 FROM compensation_request WHERE id = ?").arg(requestColumns()), {id});
+    if (!row.next())
+        return std::nullopt;
+    return requestFrom(row);
+}
+
+Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const CompensationSettings &settings)
+{
+    Approval approval;
+    const auto request = loadCompensationRequest(db, id);
+    if (!request || request->status != QLatin1String("PENDING")) {
+        approval.refusal = request ? QStringLiteral("request %1 is %2, not pending").arg(id).arg(request->status)
+                                   : QStringLiteral("there is no compensation request %1").arg(id);
+        return approval;
+    }
+    approval.request = *request;
+    approval.plan = planCompensation(db, request->orderIds, settings);
+    if (approval.plan.moneyFen > request->amountFen) {
+        approval.refusal = QStringLiteral("the duplicates grew since request %1 was made (%2 fen now, %3 fen asked); "
+                                          "make a new request").arg(id).arg(approval.plan.moneyFen).arg(request->amountFen);
+        return approval;
+    }
+    // Conditional on PENDING: of two operators approving at once, one wins and the other is told.
+    if (!decide(db, id, QStringLiteral("PENDING"), QStringLiteral("APPROVED"), QStringLiteral("compensation.approve"), *request))
+        approval.refusal = QStringLiteral("request %1 was decided by someone else meanwhile").arg(id);
+    return approval;
+}
+
+bool rejectCompensationRequest(const QSqlDatabase &db, qint64 id)
+{
+    const auto request = loadCompensationRequest(db, id);
+    return request && decide(db, id, QStringLiteral("PENDING"), QStringLiteral("REJECTED"),
+                             QStringLiteral("compensation.reject"), *request);
+}
+
+void markRequestExecuted(const QSqlDatabase &db, qint64 id)
+{
+    db::exec(db, QStringLiteral("UPDATE compensation_request SET status = 'EXECUTED' WHERE id = ? AND status = 'APPROVED'"), {id});
+}
+
+} // namespace payops
