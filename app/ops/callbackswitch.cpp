@@ -7,7 +7,7 @@
 #include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSet>
+#include <QMap>
 #include <QThread>
 
 namespace payops {
@@ -95,27 +95,37 @@ QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version
                                           const std::function<void(const InstanceAck &)> &onAck)
 {
     QDeadlineTimer deadline(timeoutMs);
-    QSet<QString> reported;
-    QList<InstanceAck> instances;
+    // Every instance seen live stays in the answer until it acknowledges or stops cleanly:
+    // one that hangs right after the flip stops its heartbeat too, and must be named, not
+    // dropped because it no longer looks alive.
+    QMap<QString, InstanceAck> seen;
     while (true) {
-        instances.clear();
-        QSqlQuery live = db::exec(db, QStringLiteral(
-            "SELECT id, switch_version_applied FROM callback_instance "
-            "WHERE stopped_at IS NULL AND last_seen_at >= NOW(3) - INTERVAL 5 SECOND ORDER BY id"));
-        bool all = true;
-        while (live.next()) {
-            InstanceAck ack{live.value(0).toString(), live.value(1).toLongLong(), false};
-            ack.acknowledged = ack.versionApplied >= version;
-            all = all && ack.acknowledged;
-            if (ack.acknowledged && !reported.contains(ack.instance)) {
-                reported.insert(ack.instance);
-                if (onAck)
-                    onAck(ack);
+        QVariantList known;
+        for (auto it = seen.cbegin(); it != seen.cend(); ++it)
+            known << it.key();
+        const QString orKnown = known.isEmpty() ? QString()
+                                                : QStringLiteral(" OR id IN (%1)")
+                                                      .arg(QStringList(known.size(), QStringLiteral("?")).join(QLatin1Char(',')));
+        QSqlQuery rows = db::exec(db, QStringLiteral(
+            "SELECT id, switch_version_applied, stopped_at IS NOT NULL FROM callback_instance "
+            "WHERE (stopped_at IS NULL AND last_seen_at >= NOW(3) - INTERVAL 5 SECOND)%1 ORDER BY id").arg(orKnown), known);
+        while (rows.next()) {
+            const QString id = rows.value(0).toString();
+            if (rows.value(2).toBool()) {
+                seen.remove(id); // stopped cleanly: it processes nothing any more
+                continue;
             }
-            instances << ack;
+            InstanceAck &ack = seen[id];
+            const bool before = ack.acknowledged;
+            ack.instance = id;
+            ack.versionApplied = rows.value(1).toLongLong();
+            ack.acknowledged = ack.versionApplied >= version;
+            if (ack.acknowledged && !before && onAck)
+                onAck(ack);
         }
+        const bool all = std::all_of(seen.cbegin(), seen.cend(), [](const InstanceAck &ack) { return ack.acknowledged; });
         if (all || deadline.hasExpired())
-            return instances;
+            return seen.values();
         QThread::msleep(100);
     }
 }

@@ -50,7 +50,9 @@ struct InstanceAck
 };
 
 // Waits until every live instance (heartbeat within 5 s, not stopped) reports at least
-// `version`, or the timeout passes. Returns every live instance with its state.
+// `version`, or the timeout passes. Returns every instance seen live meanwhile, with its
+// state: one whose heartbeat stops during the wait is returned unacknowledged, one that
+// stops cleanly is left out.
 QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version, int timeoutMs,
                                           const std::function<void(const InstanceAck &)> &onAck = {});
 

@@ -4,7 +4,9 @@
 #include "console/instances.h"
 #include "db/dbworker.h"
 #include "models/instancemodel.h"
+#include "widgets/switchcontrol.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
@@ -22,7 +24,12 @@ InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("instancesSummary"));
     m_summary->setWordWrap(true);
-    layout->addWidget(m_summary);
+    m_switch = new SwitchControl(dsn, this);
+    connect(m_switch, &SwitchControl::flipped, this, &InstancesPage::refresh);
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_summary, 1);
+    header->addWidget(m_switch, 0, Qt::AlignTop);
+    layout->addLayout(header);
     m_model = new InstanceModel(this);
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("instancesTable"));
@@ -49,6 +56,12 @@ void InstancesPage::setSettings(const console::ConsoleSettings &settings)
     m_timer.start(m_settings.refreshSeconds * 1000);
 }
 
+void InstancesPage::setPrivileges(const Privileges &privileges)
+{
+    Page::setPrivileges(privileges);
+    m_switch->setAllowed(privileges.flipSwitch);
+}
+
 void InstancesPage::refresh()
 {
     if (m_pending)
@@ -61,6 +74,7 @@ void InstancesPage::refresh()
         [this](const console::InstanceList &list) {
             m_pending = false;
             m_model->setInstances(list);
+            m_switch->setMode(list.mode);
             int alive = 0;
             int unsafe = 0;
             int behind = 0;

@@ -11,6 +11,7 @@ class QTableView;
 namespace payops {
 
 class InstanceModel;
+class SwitchControl;
 namespace console {
 class InstanceProber;
 }
@@ -27,12 +28,15 @@ public:
 
     void refresh() override;
     void setSettings(const console::ConsoleSettings &settings);
+    void setPrivileges(const Privileges &privileges) override;
+    SwitchControl *switchControl() const { return m_switch; }
     InstanceModel *model() const { return m_model; }
 
 private:
     console::ConsoleSettings m_settings;
     QTimer m_timer;
     QLabel *m_summary = nullptr;
+    SwitchControl *m_switch = nullptr;
     QTableView *m_table = nullptr;
     InstanceModel *m_model = nullptr;
     console::InstanceProber *m_prober = nullptr;

@@ -4,6 +4,7 @@
 #include "console/overview.h"
 #include "db/dbworker.h"
 #include "widgets/busyindicator.h"
+#include "widgets/switchcontrol.h"
 #include "widgets/tile.h"
 
 #include <QDateTime>
@@ -41,7 +42,12 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     m_details->setObjectName(QStringLiteral("details"));
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setWordWrap(true);
-    layout->addWidget(m_headline);
+    m_switch = new SwitchControl(dsn, this);
+    connect(m_switch, &SwitchControl::flipped, this, &OverviewPage::refresh);
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_headline, 1);
+    header->addWidget(m_switch, 0, Qt::AlignTop);
+    layout->addLayout(header);
     layout->addWidget(m_details);
 
     auto *grid = new QGridLayout;
@@ -82,6 +88,12 @@ void OverviewPage::setSettings(const console::ConsoleSettings &settings)
     m_settings = settings;
     m_timer.start(m_settings.refreshSeconds * 1000);
     refresh();
+}
+
+void OverviewPage::setPrivileges(const Privileges &privileges)
+{
+    Page::setPrivileges(privileges);
+    m_switch->setAllowed(privileges.flipSwitch);
 }
 
 void OverviewPage::refresh()
@@ -132,6 +144,7 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
                                 states.join(QStringLiteral(", "))));
     const QLocale locale;
     const bool recordOnly = f.mode == QLatin1String("RECORD_ONLY");
+    m_switch->setMode(f.mode);
     m_mode->setValue(f.mode.isEmpty() ? tr("unknown") : f.mode,
                      tr("switch v%1, set by %2: %3").arg(f.switchVersion).arg(f.switchChangedBy, f.switchReason),
                      recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);

@@ -10,6 +10,7 @@ class QLabel;
 namespace payops {
 
 class BusyIndicator;
+class SwitchControl;
 class Tile;
 namespace console {
 struct OverviewFigures;
@@ -28,6 +29,8 @@ public:
 
     void refresh() override;
     void setSettings(const console::ConsoleSettings &settings);
+    void setPrivileges(const Privileges &privileges) override;
+    SwitchControl *switchControl() const { return m_switch; }
 
 private:
     void show(const console::DatabaseSummary &summary, const console::OverviewFigures &figures);
@@ -39,6 +42,7 @@ private:
     QLabel *m_details = nullptr;
     QLabel *m_updated = nullptr;
     BusyIndicator *m_busy = nullptr;
+    SwitchControl *m_switch = nullptr;
     Tile *m_mode = nullptr;
     Tile *m_rate = nullptr;
     Tile *m_duplicates = nullptr;
