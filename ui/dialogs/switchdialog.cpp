@@ -146,7 +146,21 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
             }
             return ids;
         },
-        this, [this](const QStringList &ids) { m_liveInstances = ids; }, [](const db::Error &) {});
+        this,
+        [this](const QStringList &ids) {
+            m_liveInstances = ids;
+            m_instancesRead = true;
+            if (m_steps->currentIndex() == 1)
+                showConfirmation();
+        },
+        [this](const db::Error &error) {
+            // The flip itself will say whether the database answers; the confirmation says
+            // that the instances are unknown rather than claim there are none.
+            m_instancesError = error.message();
+            m_instancesRead = true;
+            if (m_steps->currentIndex() == 1)
+                showConfirmation();
+        });
 }
 
 void SwitchDialog::showConfirmation()
@@ -155,7 +169,9 @@ void SwitchDialog::showConfirmation()
     if (reason.isEmpty())
         return; // the button is disabled; Enter in an empty field lands here
     const QString instances =
-        m_liveInstances.isEmpty()
+        !m_instancesRead ? tr("Reading which instances are live …")
+        : !m_instancesError.isEmpty() ? tr("The live instances could not be read: %1").arg(m_instancesError.toHtmlEscaped())
+        : m_liveInstances.isEmpty()
             ? tr("No live instance is running now: the switch applies to each one as it starts.")
             : tr("It reaches %n live instance(s): %1.", nullptr, int(m_liveInstances.size()))
                   .arg(m_liveInstances.join(QStringLiteral(", ")).toHtmlEscaped());
@@ -164,6 +180,7 @@ void SwitchDialog::showConfirmation()
                               "account.</p>")
                                .arg(callbackModeName(m_target), effectOf(m_target), instances, reason.toHtmlEscaped()));
     m_steps->setCurrentIndex(1);
+    m_confirm->setEnabled(m_instancesRead);
     m_confirm->setFocus();
 }
 

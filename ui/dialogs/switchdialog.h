@@ -46,6 +46,8 @@ private:
     db::DbWorker *m_worker;
     CallbackMode m_target;
     QStringList m_liveInstances; // as read when the dialog opened
+    bool m_instancesRead = false;
+    QString m_instancesError;
     QStackedWidget *m_steps = nullptr;
     QLineEdit *m_reason = nullptr;
     QLabel *m_error = nullptr;
