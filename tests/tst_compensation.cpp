@@ -5,6 +5,7 @@
 #include "ops/auditlog.h"
 #include "ops/callbackswitch.h"
 #include "ops/compensation.h"
+#include "ops/compensationrequest.h"
 #include "ops/duplicatecount.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -119,7 +120,7 @@ private Q_SLOTS:
         insertIncident(db, 3);
         CompensationSettings settings;
         settings.usedCoupons = UsedCouponPolicy::Receivable;
-        const CompensationPlan plan = planCompensation(db, {1001}, settings);
+        const CompensationPlan plan = planCompensation(db, {{1001}, {}}, settings);
         QCOMPARE(plan.couponReceivables, 1);
         QCOMPARE(plan.couponsFrozen, 1);
         QCOMPARE(plan.pointsReversed, 1);
@@ -302,6 +303,46 @@ private Q_SLOTS:
         const AuditVerification truncated = verifyAuditChain(db);
         QVERIFY(!truncated.intact);
         QVERIFY2(truncated.problem.contains(QStringLiteral("removed")), qPrintable(truncated.problem));
+    }
+
+    // One duplicate group, not its whole order: only that group is planned, and a request
+    // for it is approved and carried out as asked, not widened to the order.
+    void singleGroupScope()
+    {
+        db::Connection root(m_db->dsn(), QStringLiteral("root"));
+        insertIncident(root.database(), 2);
+        const CompensationScope scope{{}, {CompensationGroup{1002, QStringLiteral("coupon:2")}}};
+        const CompensationPlan plan = planCompensation(root.database(), scope, {});
+        QCOMPARE(plan.actions.size(), 1);
+        QCOMPARE(plan.couponsFrozen, 1);
+        QCOMPARE(plan.moneyFen, qint64(500));
+        QCOMPARE(plan.actions.first().orderId, qint64(1002));
+
+        test::ScratchAccount alice(QStringLiteral("payops_operator"));
+        test::ScratchAccount bob(QStringLiteral("payops_operator"));
+        db::Connection asAlice(alice.dsnFor(m_db->name()), QStringLiteral("alice"));
+        const qint64 id = requestCompensation(asAlice.database(), plan, scope, reason(), ticket());
+        QCOMPARE(loadCompensationRequest(root.database(), id)->scope.groups, scope.groups);
+        // The requester cannot approve it; the database says so and nothing changes.
+        QVERIFY_THROWS_EXCEPTION(db::Error, approveCompensationRequest(asAlice.database(), id, {}));
+        QCOMPARE(loadCompensationRequest(root.database(), id)->status, QStringLiteral("PENDING"));
+
+        db::Connection asBob(bob.dsnFor(m_db->name()), QStringLiteral("bob"));
+        const Approval approval = approveCompensationRequest(asBob.database(), id, {});
+        QVERIFY2(approval.refusal.isEmpty(), qPrintable(approval.refusal));
+        QCOMPARE(approval.plan.actions.size(), 1);
+        QCOMPARE(executeCompensation(asBob.database(), approval.plan, reason(), ticket(), {}).done, 1);
+        markRequestExecuted(asBob.database(), id);
+        QCOMPARE(loadCompensationRequest(root.database(), id)->status, QStringLiteral("EXECUTED"));
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(1));
+        // Approving twice is refused with a reason, not run twice.
+        QVERIFY(!approveCompensationRequest(asBob.database(), id, {}).refusal.isEmpty());
+        // A rejected request cannot be approved afterwards.
+        const qint64 other = requestCompensation(asAlice.database(), planCompensation(root.database(), {{1001}, {}}, {}),
+                                                 CompensationScope{{1001}, {}}, reason(), ticket());
+        QVERIFY(rejectCompensationRequest(asBob.database(), other));
+        QVERIFY(!approveCompensationRequest(asBob.database(), other, {}).refusal.isEmpty());
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(1));
     }
 
     void fourEyesAboveTheThreshold()

@@ -85,13 +85,13 @@ protected:
                 say(QStringLiteral("approved request %1 by %2").arg(approve).arg(approval.request.requestedBy));
                 say(plan.summary());
             } else {
-                plan = planCompensation(db, orders, settings);
+                plan = planCompensation(db, CompensationScope{orders, {}}, settings);
                 say(plan.summary());
                 if (dryRun || plan.isEmpty())
                     return Success;
                 const qint64 threshold = fourEyesThresholdFen(db);
                 if (needsSecondOperator(plan, threshold)) {
-                    const qint64 id = requestCompensation(db, plan, orders, reason, ticket);
+                    const qint64 id = requestCompensation(db, plan, CompensationScope{orders, {}}, reason, ticket);
                     return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
                                                         "waits for another operator (payops compensate --approve %3 "
                                                         "--reason ... --ticket ...)").arg(plan.moneyFen).arg(threshold).arg(id));

@@ -171,12 +171,37 @@ QString CompensationPlan::summary() const
         .arg(moneyFen / 100).arg(moneyFen % 100, 2, 10, QLatin1Char('0'));
 }
 
-CompensationPlan planCompensation(const QSqlDatabase &db, const QList<qint64> &orderIds,
+void CompensationPlan::add(const PlannedAction &action)
+{
+    switch (action.action) {
+    case CompensationAction::FreezeCoupon: ++couponsFrozen; break;
+    case CompensationAction::WriteOffCoupon: ++couponWriteOffs; break;
+    case CompensationAction::ReceivableCoupon: ++couponReceivables; break;
+    case CompensationAction::ReversePoints:
+        ++pointsReversed;
+        pointsTotal += action.points;
+        break;
+    }
+    moneyFen += action.amountFen;
+    actions << action;
+}
+
+CompensationPlan planCompensation(const QSqlDatabase &db, const CompensationScope &scope,
                                   const CompensationSettings &settings)
 {
+    // Orders narrow the statements; single groups are then picked from their orders' plan.
+    QList<qint64> orderIds = scope.orders;
+    for (const CompensationGroup &group : scope.groups) {
+        if (!orderIds.contains(group.orderId))
+            orderIds << group.orderId;
+    }
+    const auto inScope = [&scope](const PlannedAction &action) {
+        return scope.isEverything() || scope.orders.contains(action.orderId)
+               || scope.groups.contains(CompensationGroup{action.orderId, action.groupKey});
+    };
     CompensationPlan plan;
     QSqlQuery coupons = db::exec(db, QStringLiteral(
-        "SELECT u.id, k.kept_id, u.order_id, u.user_id, u.status, u.face_value_fen FROM user_coupon u "
+        "SELECT u.id, k.kept_id, u.order_id, u.user_id, u.status, u.face_value_fen, u.coupon_template_id FROM user_coupon u "
         "JOIN (SELECT order_id, coupon_template_id, MIN(id) AS kept_id FROM user_coupon WHERE superseded_by IS NULL%1 "
         "      GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1) k "
         "  ON k.order_id = u.order_id AND k.coupon_template_id = u.coupon_template_id "
@@ -190,21 +215,18 @@ CompensationPlan planCompensation(const QSqlDatabase &db, const QList<qint64> &o
         action.orderId = coupons.value(2).toLongLong();
         action.userId = coupons.value(3).toLongLong();
         action.amountFen = coupons.value(5).toLongLong();
-        if (coupons.value(4).toString() == QLatin1String("ISSUED")) {
+        action.groupKey = QStringLiteral("coupon:") + coupons.value(6).toString();
+        if (coupons.value(4).toString() == QLatin1String("ISSUED"))
             action.action = CompensationAction::FreezeCoupon;
-            ++plan.couponsFrozen;
-        } else if (settings.usedCoupons == UsedCouponPolicy::WriteOff) {
+        else if (settings.usedCoupons == UsedCouponPolicy::WriteOff)
             action.action = CompensationAction::WriteOffCoupon;
-            ++plan.couponWriteOffs;
-        } else {
+        else
             action.action = CompensationAction::ReceivableCoupon;
-            ++plan.couponReceivables;
-        }
-        plan.moneyFen += action.amountFen;
-        plan.actions << action;
+        if (inScope(action))
+            plan.add(action);
     }
     QSqlQuery points = db::exec(db, QStringLiteral(
-        "SELECT p.id, k.kept_id, p.order_id, p.user_id, p.points FROM point_log p "
+        "SELECT p.id, k.kept_id, p.order_id, p.user_id, p.points, p.point_type FROM point_log p "
         "JOIN (SELECT order_id, point_type, MIN(id) AS kept_id FROM point_log "
         "      WHERE superseded_by IS NULL AND reverses_id IS NULL%1 "
         "      GROUP BY order_id, point_type HAVING COUNT(*) > 1) k "
@@ -221,10 +243,9 @@ CompensationPlan planCompensation(const QSqlDatabase &db, const QList<qint64> &o
         action.userId = points.value(3).toLongLong();
         action.points = points.value(4).toLongLong();
         action.amountFen = action.points * settings.fenPerHundredPoints / 100;
-        ++plan.pointsReversed;
-        plan.pointsTotal += action.points;
-        plan.moneyFen += action.amountFen;
-        plan.actions << action;
+        action.groupKey = QStringLiteral("points:") + points.value(5).toString();
+        if (inScope(action))
+            plan.add(action);
     }
     return plan;
 }

@@ -27,6 +27,23 @@ struct CompensationSettings
     int batchSize = 200;              // actions per transaction
 };
 
+// One duplicate group: the coupons of one template, or the points of one type, of an order.
+struct CompensationGroup
+{
+    qint64 orderId = 0;
+    QString key; // "coupon:<template id>" or "points:<point type>"
+    bool operator==(const CompensationGroup &) const = default;
+};
+
+// What to compensate: whole orders and single groups. Empty: every live duplicate.
+struct CompensationScope
+{
+    QList<qint64> orders;
+    QList<CompensationGroup> groups;
+
+    bool isEverything() const { return orders.isEmpty() && groups.isEmpty(); }
+};
+
 struct PlannedAction
 {
     CompensationAction action = CompensationAction::FreezeCoupon;
@@ -34,6 +51,7 @@ struct PlannedAction
     qint64 targetId = 0;
     qint64 keptId = 0;   // the first row of the group, which stays
     qint64 orderId = 0;
+    QString groupKey;     // as CompensationGroup::key
     qint64 userId = 0;
     qint64 amountFen = 0; // coupon face value, or the points' cash value
     qint64 points = 0;
@@ -50,13 +68,15 @@ struct CompensationPlan
     qint64 moneyFen = 0; // everything the plan corrects, in fen
 
     bool isEmpty() const { return actions.isEmpty(); }
+    // Adds the action and counts it in the totals.
+    void add(const PlannedAction &action);
     QString summary() const;
 };
 
-// Every live duplicate (not yet superseded) among the given orders, or all when none are
-// given: in each (order, coupon template) and (order, point type) group the first row stays
-// and every other one gets an action. Throws db::Error.
-CompensationPlan planCompensation(const QSqlDatabase &db, const QList<qint64> &orderIds,
+// Every live duplicate (not yet superseded) in the scope: in each (order, coupon template)
+// and (order, point type) group the first row stays and every other one gets an action.
+// Throws db::Error.
+CompensationPlan planCompensation(const QSqlDatabase &db, const CompensationScope &scope,
                                   const CompensationSettings &settings);
 
 struct CompensationOutcome

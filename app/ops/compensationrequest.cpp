@@ -28,17 +28,36 @@ QDateTime utc(const QVariant &value)
     return at;
 }
 
+QJsonObject scopeToJson(const CompensationScope &scope)
+{
+    QJsonArray orders;
+    for (qint64 id : scope.orders)
+        orders << id;
+    QJsonArray groups;
+    for (const CompensationGroup &group : scope.groups)
+        groups << QJsonObject{{QStringLiteral("order"), group.orderId}, {QStringLiteral("group"), group.key}};
+    return QJsonObject{{QStringLiteral("orders"), orders}, {QStringLiteral("groups"), groups}};
+}
+
+// Requests made before single groups could be asked for hold a plain array of order ids.
+CompensationScope scopeFromJson(const QByteArray &json)
+{
+    const QJsonDocument document = QJsonDocument::fromJson(json);
+    CompensationScope scope;
+    const QJsonArray orders = document.isArray() ? document.array() : document.object().value(QStringLiteral("orders")).toArray();
+    for (const QJsonValue &id : orders)
+        scope.orders << id.toInteger();
+    for (const QJsonValue &group : document.object().value(QStringLiteral("groups")).toArray())
+        scope.groups << CompensationGroup{group[QStringLiteral("order")].toInteger(), group[QStringLiteral("group")].toString()};
+    return scope;
+}
+
 CompensationRequest requestFrom(const QSqlQuery &row)
 {
     CompensationRequest request;
     request.id = row.value(0).toLongLong();
     request.status = row.value(1).toString();
-    // The scope is written by requestCompensation only; anything else in it is ignored
-    // rather than widened to "every order".
-    for (const QJsonValue &id : QJsonDocument::fromJson(row.value(2).toByteArray()).array()) {
-        if (id.toInteger() > 0)
-            request.orderIds << id.toInteger();
-    }
+    request.scope = scopeFromJson(row.value(2).toByteArray());
     request.coupons = row.value(3).toInt();
     request.writeOffs = row.value(4).toInt();
     request.pointsRows = row.value(5).toInt();
@@ -83,26 +102,24 @@ qint64 fourEyesThresholdFen(const QSqlDatabase &db)
     return db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'four_eyes_threshold_fen'")).toLongLong();
 }
 
-qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const QList<qint64> &orderIds,
+qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const CompensationScope &scope,
                            const QString &reason, const QString &ticket)
 {
     if (reason.trimmed().isEmpty() || ticket.trimmed().isEmpty())
         throw db::Error(QStringLiteral("a compensation request needs a reason and a ticket"));
-    QJsonArray scope;
-    for (qint64 id : orderIds)
-        scope << id;
+    const QJsonObject scopeJson = scopeToJson(scope);
     db::Transaction transaction(db);
     const QSqlQuery insert = db::exec(db, QStringLiteral(
         "INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, amount_fen, reason, ticket) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)"),
-        {QString::fromUtf8(QJsonDocument(scope).toJson(QJsonDocument::Compact)), plan.couponsFrozen,
+        {QString::fromUtf8(QJsonDocument(scopeJson).toJson(QJsonDocument::Compact)), plan.couponsFrozen,
          plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed, plan.moneyFen,
          reason.trimmed().left(255), ticket.trimmed().left(64)});
     const qint64 id = insert.lastInsertId().toLongLong();
     appendAudit(db, QStringLiteral("compensation.request"), target(id), reason.trimmed(), ticket.trimmed(), {},
                 QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("PENDING")},
                                                             {QStringLiteral("amount_fen"), plan.moneyFen},
-                                                            {QStringLiteral("orders"), scope}})
+                                                            {QStringLiteral("scope"), scopeJson}})
                                       .toJson(QJsonDocument::Compact)));
     transaction.commit();
     return id;
@@ -136,7 +153,7 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
         return approval;
     }
     approval.request = *request;
-    approval.plan = planCompensation(db, request->orderIds, settings);
+    approval.plan = planCompensation(db, request->scope, settings);
     if (approval.plan.moneyFen > request->amountFen) {
         approval.refusal = QStringLiteral("the duplicates grew since request %1 was made (%2 fen now, %3 fen asked); "
                                           "make a new request").arg(id).arg(approval.plan.moneyFen).arg(request->amountFen);

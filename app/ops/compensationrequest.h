@@ -18,7 +18,7 @@ struct CompensationRequest
 {
     qint64 id = 0;
     QString status; // PENDING, APPROVED, REJECTED, EXECUTED
-    QList<qint64> orderIds; // empty: every order
+    CompensationScope scope;
     int coupons = 0;
     int writeOffs = 0;
     int pointsRows = 0;
@@ -39,7 +39,7 @@ inline bool needsSecondOperator(const CompensationPlan &plan, qint64 thresholdFe
 }
 
 // Files the plan as a pending request and returns its id. Throws db::Error.
-qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const QList<qint64> &orderIds,
+qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const CompensationScope &scope,
                            const QString &reason, const QString &ticket);
 
 // The newest requests first. Throws db::Error.
@@ -53,7 +53,7 @@ struct Approval
     QString refusal;       // why nothing was approved; empty when approved
 };
 
-// Plans the request's orders as they are now and approves it, unless it is no longer pending
+// Plans the request's scope as it is now and approves it, unless it is no longer pending
 // or the duplicates grew beyond the amount asked (then nothing changes and `refusal` says
 // why). The caller carries the plan out with executeCompensation and then calls
 // markRequestExecuted. Throws db::Error, among others when the approver is the requester.
