@@ -120,7 +120,7 @@ private Q_SLOTS:
         insertIncident(db, 3);
         CompensationSettings settings;
         settings.usedCoupons = UsedCouponPolicy::Receivable;
-        const CompensationPlan plan = planCompensation(db, {{1001}, {}}, settings);
+        const CompensationPlan plan = planCompensation(db, {{1001}, {}, false}, settings);
         QCOMPARE(plan.couponReceivables, 1);
         QCOMPARE(plan.couponsFrozen, 1);
         QCOMPARE(plan.pointsReversed, 1);
@@ -146,13 +146,13 @@ private Q_SLOTS:
         int planned = 0;
         {
             db::Connection connection(m_db->dsn(), QStringLiteral("t"));
-            planned = int(planCompensation(connection.database(), {}, settings).actions.size());
+            planned = int(planCompensation(connection.database(), CompensationScope::all(), settings).actions.size());
         }
         std::thread threads[2];
         for (int i = 0; i < 2; ++i)
             threads[i] = std::thread([&, i] {
                 db::Connection connection(m_db->dsn(), QStringLiteral("c%1").arg(i));
-                const CompensationPlan plan = planCompensation(connection.database(), {}, settings);
+                const CompensationPlan plan = planCompensation(connection.database(), CompensationScope::all(), settings);
                 outcomes[i] = executeCompensation(connection.database(), plan, reason(), ticket(), settings);
             });
         for (auto &thread : threads)
@@ -174,7 +174,7 @@ private Q_SLOTS:
         insertIncident(db, 20);
         CompensationSettings settings;
         settings.batchSize = 10;
-        const CompensationPlan plan = planCompensation(db, {}, settings);
+        const CompensationPlan plan = planCompensation(db, CompensationScope::all(), settings);
         QCOMPARE(plan.actions.size(), 60);
         // The 26th action fails: batches one and two are committed, batch three is not.
         const qint64 failing = plan.actions.at(25).targetId;
@@ -188,7 +188,7 @@ private Q_SLOTS:
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")), qint64(20));
 
         db::execDirect(db, QStringLiteral("DROP TRIGGER test_fail"));
-        const CompensationPlan rest = planCompensation(db, {}, settings);
+        const CompensationPlan rest = planCompensation(db, CompensationScope::all(), settings);
         QCOMPARE(rest.actions.size(), 40);
         const CompensationOutcome outcome = executeCompensation(db, rest, reason(), ticket(), settings);
         QCOMPARE(outcome.done, 40);
@@ -203,7 +203,7 @@ private Q_SLOTS:
         const QSqlDatabase db = connection.database();
         insertIncident(db, 1);
         db::execDirect(db, QStringLiteral("UPDATE users SET points_balance = 30 WHERE id = 1")); // spent meanwhile
-        const CompensationOutcome outcome = executeCompensation(db, planCompensation(db, {}, {}), reason(), ticket(), {});
+        const CompensationOutcome outcome = executeCompensation(db, planCompensation(db, CompensationScope::all(), {}), reason(), ticket(), {});
         QCOMPARE(outcome.negativeBalanceUsers, QList<qint64>{1});
         QCOMPARE(count(db, QStringLiteral("SELECT points_balance FROM users WHERE id = 1")), qint64(-70));
     }
@@ -311,12 +311,15 @@ private Q_SLOTS:
     {
         db::Connection root(m_db->dsn(), QStringLiteral("root"));
         insertIncident(root.database(), 2);
-        const CompensationScope scope{{}, {CompensationGroup{1002, QStringLiteral("coupon:2")}}};
+        const CompensationScope scope{{}, {CompensationGroup{1002, QStringLiteral("coupon:2")}}, false};
         const CompensationPlan plan = planCompensation(root.database(), scope, {});
         QCOMPARE(plan.actions.size(), 1);
         QCOMPARE(plan.couponsFrozen, 1);
         QCOMPARE(plan.moneyFen, qint64(500));
         QCOMPARE(plan.actions.first().orderId, qint64(1002));
+        // A scope that names nothing (a filter that matched no group) plans nothing, not all.
+        QVERIFY(planCompensation(root.database(), CompensationScope{}, {}).isEmpty());
+        QVERIFY(!planCompensation(root.database(), CompensationScope::all(), {}).isEmpty());
 
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
@@ -338,8 +341,8 @@ private Q_SLOTS:
         // Approving twice is refused with a reason, not run twice.
         QVERIFY(!approveCompensationRequest(asBob.database(), id, {}).refusal.isEmpty());
         // A rejected request cannot be approved afterwards.
-        const qint64 other = requestCompensation(asAlice.database(), planCompensation(root.database(), {{1001}, {}}, {}),
-                                                 CompensationScope{{1001}, {}}, reason(), ticket());
+        const qint64 other = requestCompensation(asAlice.database(), planCompensation(root.database(), {{1001}, {}, false}, {}),
+                                                 CompensationScope{{1001}, {}, false}, reason(), ticket());
         QVERIFY(rejectCompensationRequest(asBob.database(), other));
         QVERIFY(!approveCompensationRequest(asBob.database(), other, {}).refusal.isEmpty());
         QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(1));

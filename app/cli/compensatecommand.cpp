@@ -76,6 +76,7 @@ protected:
         try {
             db::Connection connection(*dsn, QStringLiteral("compensate"));
             const QSqlDatabase db = connection.database();
+            const CompensationScope scope = orders.isEmpty() ? CompensationScope::all() : CompensationScope{orders, {}, false};
             CompensationPlan plan;
             if (approve > 0) {
                 const Approval approval = approveCompensationRequest(db, approve, settings);
@@ -85,13 +86,13 @@ protected:
                 say(QStringLiteral("approved request %1 by %2").arg(approve).arg(approval.request.requestedBy));
                 say(plan.summary());
             } else {
-                plan = planCompensation(db, CompensationScope{orders, {}}, settings);
+                plan = planCompensation(db, scope, settings);
                 say(plan.summary());
                 if (dryRun || plan.isEmpty())
                     return Success;
                 const qint64 threshold = fourEyesThresholdFen(db);
                 if (needsSecondOperator(plan, threshold)) {
-                    const qint64 id = requestCompensation(db, plan, CompensationScope{orders, {}}, reason, ticket);
+                    const qint64 id = requestCompensation(db, plan, scope, reason, ticket);
                     return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
                                                         "waits for another operator (payops compensate --approve %3 "
                                                         "--reason ... --ticket ...)").arg(plan.moneyFen).arg(threshold).arg(id));

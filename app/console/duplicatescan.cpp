@@ -186,6 +186,31 @@ DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &f
     return page;
 }
 
+CompensationGroup compensationGroupOf(const DuplicateGroup &group)
+{
+    return {group.orderId,
+            (group.kind == DuplicateKind::Coupon ? QStringLiteral("coupon:") : QStringLiteral("points:")) + group.key};
+}
+
+CompensationScope compensationScopeOf(const QSqlDatabase &db, const DuplicateFilter &filter)
+{
+    if (filter.window.isAll() && filter.kind == DuplicateKind::Any && filter.userId == 0)
+        return CompensationScope::all();
+    CompensationScope scope;
+    DuplicateFilter open = filter;
+    open.compensation = CompensationFilter::Open;
+    for (qint64 from = 0;;) {
+        const DuplicatePage page = loadDuplicatePage(db, open, from);
+        for (const DuplicateGroup &group : page.groups) {
+            if (group.extra() > 0)
+                scope.groups << compensationGroupOf(group);
+        }
+        if (page.atEnd)
+            return scope;
+        from = page.nextOrderId;
+    }
+}
+
 QString duplicateTotalsSql(const DuplicateFilter &filter)
 {
     // One statement: each table is grouped once, and the orders are counted across both.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ops/compensation.h"
 #include "sqltime.h"
 
 #include <QList>
@@ -51,6 +52,11 @@ struct DuplicatePage
 
 DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &filter, qint64 fromOrderId,
                                 int candidateLimit = 500);
+
+// What "compensate all in this filter" covers: every group with a live extra copy that the
+// filter shows, read page by page; without any filter, simply everything. Throws db::Error.
+CompensationScope compensationScopeOf(const QSqlDatabase &db, const DuplicateFilter &filter);
+CompensationGroup compensationGroupOf(const DuplicateGroup &group);
 
 // Live (not yet compensated) duplicates and the money they put at risk.
 struct DuplicateTotals

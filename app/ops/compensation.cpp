@@ -189,6 +189,8 @@ void CompensationPlan::add(const PlannedAction &action)
 CompensationPlan planCompensation(const QSqlDatabase &db, const CompensationScope &scope,
                                   const CompensationSettings &settings)
 {
+    if (scope.isEmpty())
+        return {};
     // Orders narrow the statements; single groups are then picked from their orders' plan.
     QList<qint64> orderIds = scope.orders;
     for (const CompensationGroup &group : scope.groups) {
@@ -196,7 +198,7 @@ CompensationPlan planCompensation(const QSqlDatabase &db, const CompensationScop
             orderIds << group.orderId;
     }
     const auto inScope = [&scope](const PlannedAction &action) {
-        return scope.isEverything() || scope.orders.contains(action.orderId)
+        return scope.everything || scope.orders.contains(action.orderId)
                || scope.groups.contains(CompensationGroup{action.orderId, action.groupKey});
     };
     CompensationPlan plan;

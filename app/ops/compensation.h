@@ -35,13 +35,16 @@ struct CompensationGroup
     bool operator==(const CompensationGroup &) const = default;
 };
 
-// What to compensate: whole orders and single groups. Empty: every live duplicate.
+// What to compensate: whole orders and single groups, or everything. An empty scope that is
+// not "everything" covers nothing: a filter that matched no group must not widen to all.
 struct CompensationScope
 {
     QList<qint64> orders;
     QList<CompensationGroup> groups;
+    bool everything = false;
 
-    bool isEverything() const { return orders.isEmpty() && groups.isEmpty(); }
+    static CompensationScope all() { return {{}, {}, true}; }
+    bool isEmpty() const { return !everything && orders.isEmpty() && groups.isEmpty(); }
 };
 
 struct PlannedAction

@@ -36,14 +36,18 @@ QJsonObject scopeToJson(const CompensationScope &scope)
     QJsonArray groups;
     for (const CompensationGroup &group : scope.groups)
         groups << QJsonObject{{QStringLiteral("order"), group.orderId}, {QStringLiteral("group"), group.key}};
-    return QJsonObject{{QStringLiteral("orders"), orders}, {QStringLiteral("groups"), groups}};
+    return QJsonObject{{QStringLiteral("everything"), scope.everything}, {QStringLiteral("orders"), orders},
+                       {QStringLiteral("groups"), groups}};
 }
 
-// Requests made before single groups could be asked for hold a plain array of order ids.
+// Requests made before single groups could be asked for hold a plain array of order ids,
+// empty for everything.
 CompensationScope scopeFromJson(const QByteArray &json)
 {
     const QJsonDocument document = QJsonDocument::fromJson(json);
     CompensationScope scope;
+    scope.everything = document.isArray() ? document.array().isEmpty()
+                                          : document.object().value(QStringLiteral("everything")).toBool();
     const QJsonArray orders = document.isArray() ? document.array() : document.object().value(QStringLiteral("orders")).toArray();
     for (const QJsonValue &id : orders)
         scope.orders << id.toInteger();
@@ -96,6 +100,19 @@ bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QStrin
 }
 
 } // namespace
+
+QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int limit)
+{
+    QSqlQuery rows = db::exec(db, QStringLiteral(
+        "SELECT batch_id, MIN(created_at), MIN(created_by), MIN(reason), MIN(ticket), COUNT(*), SUM(amount_fen) "
+        "FROM compensation GROUP BY batch_id ORDER BY MIN(id) DESC LIMIT %1").arg(limit));
+    QList<CompensationBatch> batches;
+    while (rows.next())
+        batches << CompensationBatch{rows.value(0).toString(), utc(rows.value(1)), rows.value(2).toString(),
+                                     rows.value(3).toString(), rows.value(4).toString(), rows.value(5).toInt(),
+                                     rows.value(6).toLongLong()};
+    return batches;
+}
 
 qint64 fourEyesThresholdFen(const QSqlDatabase &db)
 {

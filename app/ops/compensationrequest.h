@@ -31,6 +31,20 @@ struct CompensationRequest
     QDateTime decidedAt;   // UTC; invalid while pending
 };
 
+// One run of executeCompensation, as its rows in `compensation` tell it.
+struct CompensationBatch
+{
+    QString batchId;
+    QDateTime at; // UTC, of its first action
+    QString by;
+    QString reason;
+    QString ticket;
+    int actions = 0;
+    qint64 amountFen = 0;
+};
+// The newest batches first. Throws db::Error.
+QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int limit = 50);
+
 // payops_meta 'four_eyes_threshold_fen'; 0 or missing: no compensation needs a second operator.
 qint64 fourEyesThresholdFen(const QSqlDatabase &db);
 inline bool needsSecondOperator(const CompensationPlan &plan, qint64 thresholdFen)

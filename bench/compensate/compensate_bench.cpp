@@ -111,7 +111,7 @@ int main(int argc, char *argv[])
         // The baseline finds its targets with the same GROUP BY ... HAVING queries.
         QElapsedTimer timer;
         timer.start();
-        const CompensationPlan plan = planCompensation(connection.database(), {}, settings);
+        const CompensationPlan plan = planCompensation(connection.database(), CompensationScope::all(), settings);
         baseline(connection.database(), plan);
         baselineSeconds = double(timer.nsecsElapsed()) / 1e9;
         out << "baseline: " << plan.actions.size() << " actions, live duplicates left: "
@@ -121,7 +121,7 @@ int main(int argc, char *argv[])
         db::Connection connection(server.rootDsn(QStringLiteral("engine")), QStringLiteral("engine"));
         QElapsedTimer timer;
         timer.start();
-        const CompensationPlan plan = planCompensation(connection.database(), {}, settings);
+        const CompensationPlan plan = planCompensation(connection.database(), CompensationScope::all(), settings);
         const CompensationOutcome outcome = executeCompensation(connection.database(), plan, QStringLiteral("bench"),
                                                                 QStringLiteral("bench"), settings);
         engineSeconds = double(timer.nsecsElapsed()) / 1e9;
