@@ -334,11 +334,17 @@ private Q_SLOTS:
         const Approval approval = approveCompensationRequest(asBob.database(), id, {});
         QVERIFY2(approval.refusal.isEmpty(), qPrintable(approval.refusal));
         QCOMPARE(approval.plan.actions.size(), 1);
+        // A run that stopped before it finished is carried on under the same approval.
+        const Approval resumed = approveCompensationRequest(asBob.database(), id, {});
+        QVERIFY2(resumed.refusal.isEmpty(), qPrintable(resumed.refusal));
+        QCOMPARE(resumed.plan.actions.size(), 1);
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action = 'compensation.approve'")),
+                 qint64(1));
         QCOMPARE(executeCompensation(asBob.database(), approval.plan, reason(), ticket(), {}).done, 1);
         markRequestExecuted(asBob.database(), id);
         QCOMPARE(loadCompensationRequest(root.database(), id)->status, QStringLiteral("EXECUTED"));
         QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(1));
-        // Approving twice is refused with a reason, not run twice.
+        // An executed request is refused with a reason, not run twice.
         QVERIFY(!approveCompensationRequest(asBob.database(), id, {}).refusal.isEmpty());
         // A rejected request cannot be approved afterwards.
         const qint64 other = requestCompensation(asAlice.database(), planCompensation(root.database(), {{1001}, {}, false}, {}),

@@ -164,7 +164,8 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
 {
     Approval approval;
     const auto request = loadCompensationRequest(db, id);
-    if (!request || request->status != QLatin1String("PENDING")) {
+    const bool resuming = request && request->status == QLatin1String("APPROVED");
+    if (!request || (request->status != QLatin1String("PENDING") && !resuming)) {
         approval.refusal = request ? QStringLiteral("request %1 is %2, not pending").arg(id).arg(request->status)
                                    : QStringLiteral("there is no compensation request %1").arg(id);
         return approval;
@@ -176,6 +177,8 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
                                           "make a new request").arg(id).arg(approval.plan.moneyFen).arg(request->amountFen);
         return approval;
     }
+    if (resuming)
+        return approval;
     // Conditional on PENDING: of two operators approving at once, one wins and the other is told.
     if (!decide(db, id, QStringLiteral("PENDING"), QStringLiteral("APPROVED"), QStringLiteral("compensation.approve"), *request))
         approval.refusal = QStringLiteral("request %1 was decided by someone else meanwhile").arg(id);

@@ -69,7 +69,8 @@ struct Approval
 
 // Plans the request's scope as it is now and approves it, unless it is no longer pending
 // or the duplicates grew beyond the amount asked (then nothing changes and `refusal` says
-// why). The caller carries the plan out with executeCompensation and then calls
+// why). An APPROVED request whose run stopped or failed is carried on: its approval stands,
+// and the plan holds only what is still to do. The caller carries the plan out with executeCompensation and then calls
 // markRequestExecuted. Throws db::Error, among others when the approver is the requester.
 Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const CompensationSettings &settings);
 // Returns false when the request was no longer pending. Throws db::Error.

@@ -1,0 +1,438 @@
+#include "compensationdialog.h"
+
+#include "console/consolesettings.h"
+#include "db/dbworker.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSet>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace payops {
+
+struct CompensationRun
+{
+    CompensationOutcome outcome;
+    qint64 requestId = 0;   // a request filed instead of compensating
+    QString refusal;        // an approval refused (nothing changed)
+};
+
+namespace {
+
+struct Preview
+{
+    CompensationPlan plan;
+    CompensationScope scope;
+    qint64 thresholdFen = 0;
+};
+
+QString yuan(qint64 fen)
+{
+    return QStringLiteral("¥%1").arg(console::formatYuan(fen));
+}
+
+int ordersIn(const CompensationPlan &plan)
+{
+    QSet<qint64> orders;
+    for (const PlannedAction &action : plan.actions)
+        orders.insert(action.orderId);
+    return int(orders.size());
+}
+
+QLabel *figure(const QString &objectName, QWidget *parent)
+{
+    auto *label = new QLabel(QStringLiteral("–"), parent);
+    label->setObjectName(objectName);
+    QFont font = label->font();
+    font.setBold(true);
+    font.setPointSizeF(font.pointSizeF() * 1.25);
+    label->setFont(font);
+    label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return label;
+}
+
+QLabel *paragraph(const QString &objectName, QWidget *parent)
+{
+    auto *label = new QLabel(parent);
+    label->setObjectName(objectName);
+    label->setWordWrap(true);
+    label->setTextFormat(Qt::RichText);
+    return label;
+}
+
+} // namespace
+
+CompensationDialog::CompensationDialog(db::DbWorker *worker, const QString &scopeText, ScopeSource scope,
+                                       qint64 pointsPerYuan, QWidget *parent)
+    : QDialog(parent)
+    , m_worker(worker)
+    , m_scopeSource(std::move(scope))
+    , m_pointsPerYuan(pointsPerYuan)
+{
+    build(tr("Compensate duplicates"));
+    m_scopeLabel->setText(tr("Scope: <b>%1</b>").arg(scopeText.toHtmlEscaped()));
+    preview();
+}
+
+CompensationDialog::CompensationDialog(db::DbWorker *worker, const CompensationRequest &request, qint64 pointsPerYuan,
+                                       QWidget *parent)
+    : QDialog(parent)
+    , m_worker(worker)
+    , m_request(request)
+    , m_pointsPerYuan(pointsPerYuan)
+{
+    m_scopeSource = [scope = request.scope](const QSqlDatabase &) { return scope; };
+    build(tr("Approve compensation request %1").arg(request.id));
+    m_scopeLabel->setText(tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used "
+                             "coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; "
+                             "an approval is refused if that grew beyond the amount asked.")
+                              .arg(request.id)
+                              .arg(request.requestedBy.toHtmlEscaped(),
+                                   request.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                                   yuan(request.amountFen))
+                              .arg(request.coupons).arg(request.writeOffs).arg(request.pointsRows)
+                              .arg(request.reason.toHtmlEscaped(), request.ticket.toHtmlEscaped()));
+    m_reason->setText(request.reason);
+    m_ticket->setText(request.ticket);
+    preview();
+}
+
+CompensationDialog::~CompensationDialog()
+{
+    // A run still going finishes its current batch and stops; what it did stays done.
+    if (m_cancel)
+        m_cancel->store(true);
+}
+
+void CompensationDialog::build(const QString &title)
+{
+    setObjectName(QStringLiteral("compensationDialog"));
+    setWindowTitle(title);
+    setMinimumWidth(620);
+    auto *layout = new QVBoxLayout(this);
+    m_steps = new QStackedWidget(this);
+    layout->addWidget(m_steps);
+
+    // Step 1: the dry-run preview, and why.
+    auto *previewPage = new QWidget(m_steps);
+    auto *previewLayout = new QVBoxLayout(previewPage);
+    auto *heading = paragraph(QStringLiteral("compensationTitle"), previewPage);
+    heading->setText(QStringLiteral("<h3>%1</h3>").arg(title.toHtmlEscaped()));
+    m_scopeLabel = paragraph(QStringLiteral("scopeLabel"), previewPage);
+    m_usedCoupons = new QComboBox(previewPage);
+    m_usedCoupons->setObjectName(QStringLiteral("usedCouponsCombo"));
+    m_usedCoupons->addItem(tr("a write-off (finance absorbs it)"), int(UsedCouponPolicy::WriteOff));
+    m_usedCoupons->addItem(tr("a receivable (owed by the user)"), int(UsedCouponPolicy::Receivable));
+    auto *policy = new QFormLayout;
+    policy->addRow(tr("A duplicate coupon already used becomes"), m_usedCoupons);
+
+    auto *totals = new QGridLayout;
+    totals->setHorizontalSpacing(24);
+    m_coupons = figure(QStringLiteral("totalCouponsFrozen"), previewPage);
+    m_usedLabel = new QLabel(previewPage);
+    m_used = figure(QStringLiteral("totalUsedCoupons"), previewPage);
+    m_points = figure(QStringLiteral("totalPointsReversed"), previewPage);
+    m_orders = figure(QStringLiteral("totalOrders"), previewPage);
+    m_money = figure(QStringLiteral("totalMoney"), previewPage);
+    const QList<QPair<QWidget *, QLabel *>> rows{
+        {new QLabel(tr("Unused duplicate coupons to freeze"), previewPage), m_coupons},
+        {m_usedLabel, m_used},
+        {new QLabel(tr("Duplicate points rows to reverse"), previewPage), m_points},
+        {new QLabel(tr("Orders concerned"), previewPage), m_orders},
+        {new QLabel(tr("<b>Money corrected</b>"), previewPage), m_money}};
+    for (int row = 0; row < rows.size(); ++row) {
+        totals->addWidget(rows.at(row).first, row, 0);
+        totals->addWidget(rows.at(row).second, row, 1);
+    }
+    totals->setColumnStretch(0, 1);
+    auto *totalsFrame = new QFrame(previewPage);
+    totalsFrame->setFrameShape(QFrame::StyledPanel);
+    totalsFrame->setLayout(totals);
+    m_status = paragraph(QStringLiteral("previewStatus"), previewPage);
+    m_fourEyes = paragraph(QStringLiteral("fourEyesNote"), previewPage);
+    m_fourEyes->setStyleSheet(QStringLiteral("color: #b35900;"));
+    m_fourEyes->hide();
+    m_reason = new QLineEdit(previewPage);
+    m_reason->setObjectName(QStringLiteral("reasonEdit"));
+    m_reason->setMaxLength(255);
+    m_reason->setPlaceholderText(tr("Why — required, kept with every action and in the audit log"));
+    m_ticket = new QLineEdit(previewPage);
+    m_ticket->setObjectName(QStringLiteral("ticketEdit"));
+    m_ticket->setMaxLength(64);
+    m_ticket->setPlaceholderText(tr("Incident or ticket id — required"));
+    auto *form = new QFormLayout;
+    form->addRow(tr("Reason"), m_reason);
+    form->addRow(tr("Ticket"), m_ticket);
+    auto *previewButtons = new QDialogButtonBox(previewPage);
+    m_act = previewButtons->addButton(tr("Compensate…"), QDialogButtonBox::AcceptRole);
+    m_act->setObjectName(QStringLiteral("actButton"));
+    previewButtons->addButton(QDialogButtonBox::Cancel);
+    previewLayout->addWidget(heading);
+    previewLayout->addWidget(m_scopeLabel);
+    previewLayout->addLayout(policy);
+    previewLayout->addWidget(totalsFrame);
+    previewLayout->addWidget(m_status);
+    previewLayout->addWidget(m_fourEyes);
+    previewLayout->addLayout(form);
+    previewLayout->addStretch(1);
+    previewLayout->addWidget(previewButtons);
+    m_steps->addWidget(previewPage);
+
+    // Step 2: the confirmation repeats what will be done.
+    auto *confirmPage = new QWidget(m_steps);
+    auto *confirmLayout = new QVBoxLayout(confirmPage);
+    m_confirmText = paragraph(QStringLiteral("confirmText"), confirmPage);
+    auto *confirmButtons = new QDialogButtonBox(confirmPage);
+    m_confirm = confirmButtons->addButton(tr("Compensate now"), QDialogButtonBox::AcceptRole);
+    m_confirm->setObjectName(QStringLiteral("confirmButton"));
+    auto *back = confirmButtons->addButton(tr("Back"), QDialogButtonBox::RejectRole);
+    confirmLayout->addWidget(m_confirmText);
+    confirmLayout->addStretch(1);
+    confirmLayout->addWidget(confirmButtons);
+    m_steps->addWidget(confirmPage);
+
+    // Step 3: progress, cancel, result.
+    auto *runPage = new QWidget(m_steps);
+    auto *runLayout = new QVBoxLayout(runPage);
+    m_runText = paragraph(QStringLiteral("runText"), runPage);
+    m_progress = new QProgressBar(runPage);
+    m_progress->setObjectName(QStringLiteral("progressBar"));
+    m_result = paragraph(QStringLiteral("resultText"), runPage);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *runButtons = new QDialogButtonBox(runPage);
+    m_cancelRun = runButtons->addButton(tr("Stop after this batch"), QDialogButtonBox::RejectRole);
+    m_cancelRun->setObjectName(QStringLiteral("cancelRunButton"));
+    m_close = runButtons->addButton(QDialogButtonBox::Close);
+    m_close->setObjectName(QStringLiteral("closeButton"));
+    m_close->setEnabled(false);
+    runLayout->addWidget(m_runText);
+    runLayout->addWidget(m_progress);
+    runLayout->addWidget(m_result, 1);
+    runLayout->addWidget(runButtons);
+    m_steps->addWidget(runPage);
+
+    connect(m_usedCoupons, &QComboBox::currentIndexChanged, this, &CompensationDialog::preview);
+    connect(m_reason, &QLineEdit::textChanged, this, &CompensationDialog::updateActionButton);
+    connect(m_ticket, &QLineEdit::textChanged, this, &CompensationDialog::updateActionButton);
+    connect(m_act, &QPushButton::clicked, this, &CompensationDialog::showConfirmation);
+    connect(previewButtons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(back, &QPushButton::clicked, this, [this] { m_steps->setCurrentIndex(0); });
+    connect(m_confirm, &QPushButton::clicked, this, &CompensationDialog::run);
+    connect(m_cancelRun, &QPushButton::clicked, this, [this] {
+        if (m_cancel)
+            m_cancel->store(true);
+        m_cancelRun->setEnabled(false);
+        m_runText->setText(tr("Stopping after the current batch …"));
+    });
+    connect(m_close, &QPushButton::clicked, this, &QDialog::accept);
+}
+
+CompensationSettings CompensationDialog::settings() const
+{
+    CompensationSettings s;
+    s.usedCoupons = UsedCouponPolicy(m_usedCoupons->currentData().toInt());
+    s.fenPerHundredPoints = m_pointsPerYuan > 0 ? 10000 / m_pointsPerYuan : 0;
+    return s;
+}
+
+bool CompensationDialog::needsRequest() const
+{
+    return !m_request && needsSecondOperator(m_plan, m_thresholdFen);
+}
+
+void CompensationDialog::preview()
+{
+    m_previewed = false;
+    updateActionButton();
+    m_status->setText(tr("Planning the dry run … nothing is changed."));
+    const ScopeSource source = m_scopeSource;
+    const CompensationSettings s = settings();
+    m_worker->submit<Preview>(
+        QStringLiteral("compensation-preview"),
+        [source, s](const QSqlDatabase &db) {
+            Preview p;
+            p.scope = source(db);
+            p.plan = planCompensation(db, p.scope, s);
+            p.thresholdFen = fourEyesThresholdFen(db);
+            return p;
+        },
+        this, [this](const Preview &p) { showPreview(p.plan, p.scope, p.thresholdFen); },
+        [this](const db::Error &error) { m_status->setText(tr("The preview failed: %1").arg(error.message().toHtmlEscaped())); });
+}
+
+void CompensationDialog::showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen)
+{
+    m_plan = plan;
+    m_scope = scope;
+    m_thresholdFen = thresholdFen;
+    m_previewed = true;
+    const QLocale locale;
+    const bool writeOff = settings().usedCoupons == UsedCouponPolicy::WriteOff;
+    m_coupons->setText(locale.toString(plan.couponsFrozen));
+    m_usedLabel->setText(writeOff ? tr("Used duplicate coupons to write off") : tr("Used duplicate coupons as receivable"));
+    m_used->setText(locale.toString(plan.couponWriteOffs + plan.couponReceivables));
+    m_points->setText(tr("%1 (%2 points)").arg(locale.toString(plan.pointsReversed), locale.toString(plan.pointsTotal)));
+    m_orders->setText(locale.toString(ordersIn(plan)));
+    m_money->setText(yuan(plan.moneyFen));
+    m_status->setText(plan.isEmpty() ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
+                                     : tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
+                                          "nothing is deleted."));
+    if (m_request && plan.moneyFen > m_request->amountFen) {
+        m_fourEyes->setText(tr("The duplicates grew since the request was made (%1 now, %2 asked): an approval will be "
+                               "refused; ask for a new request.").arg(yuan(plan.moneyFen), yuan(m_request->amountFen)));
+        m_fourEyes->show();
+    } else if (needsRequest()) {
+        m_fourEyes->setText(tr("%1 is above the four-eyes threshold of %2: this files a request that another operator "
+                               "account approves on the Compensation page; nothing is compensated until then.")
+                                .arg(yuan(plan.moneyFen), yuan(thresholdFen)));
+        m_fourEyes->show();
+    } else {
+        m_fourEyes->hide();
+    }
+    updateActionButton();
+}
+
+void CompensationDialog::updateActionButton()
+{
+    m_act->setText(m_request ? tr("Approve and compensate…") : needsRequest() ? tr("Request approval…") : tr("Compensate…"));
+    const bool ready = m_previewed && !m_plan.isEmpty() && !m_reason->text().trimmed().isEmpty()
+                       && !m_ticket->text().trimmed().isEmpty();
+    m_act->setEnabled(ready);
+    m_act->setToolTip(ready ? QString() : tr("Needs a preview with something to do, a reason and a ticket."));
+}
+
+void CompensationDialog::showConfirmation()
+{
+    const QLocale locale;
+    const QString what = tr("<ul><li>freeze %1 unused duplicate coupon(s)</li><li>book %2 used duplicate coupon(s) as %3</li>"
+                            "<li>reverse %4 duplicate points row(s), %5 points, adjusting the balances (a balance may "
+                            "go negative; it is reported)</li></ul><p>on %6 order(s): <b>%7</b> in all. Reason: <b>%8</b>, "
+                            "ticket <b>%9</b>.</p>")
+                             .arg(locale.toString(m_plan.couponsFrozen),
+                                  locale.toString(m_plan.couponWriteOffs + m_plan.couponReceivables),
+                                  settings().usedCoupons == UsedCouponPolicy::WriteOff ? tr("write-offs") : tr("receivables"),
+                                  locale.toString(m_plan.pointsReversed), locale.toString(m_plan.pointsTotal),
+                                  locale.toString(ordersIn(m_plan)), yuan(m_plan.moneyFen),
+                                  m_reason->text().trimmed().toHtmlEscaped(), m_ticket->text().trimmed().toHtmlEscaped());
+    if (needsRequest()) {
+        m_confirmText->setText(tr("<h3>File a request for another operator?</h3><p>When approved, it will:</p>%1"
+                                  "<p>Nothing changes until another operator account approves it.</p>").arg(what));
+        m_confirm->setText(tr("File the request"));
+    } else {
+        m_confirmText->setText(tr("<h3>%1</h3><p>This will:</p>%2<p>Each action is one row in <tt>compensation</tt> and one "
+                                  "audit entry under your database account. Nothing is deleted; a duplicate already "
+                                  "compensated by someone else meanwhile is skipped.</p>")
+                                   .arg(m_request ? tr("Approve request %1 and compensate?").arg(m_request->id)
+                                                  : tr("Compensate now?"),
+                                        what));
+        m_confirm->setText(m_request ? tr("Approve and compensate now") : tr("Compensate now"));
+    }
+    m_steps->setCurrentIndex(1);
+    m_confirm->setFocus();
+}
+
+void CompensationDialog::run()
+{
+    m_steps->setCurrentIndex(2);
+    m_progress->setRange(0, int(m_plan.actions.size()));
+    m_progress->setValue(0);
+    m_runText->setText(needsRequest() ? tr("Filing the request …") : tr("Compensating …"));
+    m_cancelRun->setEnabled(!needsRequest());
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    const CompensationPlan plan = m_plan;
+    const CompensationScope scope = m_scope;
+    const CompensationSettings s = settings();
+    const QString reason = m_reason->text().trimmed();
+    const QString ticket = m_ticket->text().trimmed();
+    const bool fileRequest = needsRequest();
+    const qint64 requestId = m_request ? m_request->id : 0;
+    const auto cancel = m_cancel;
+    QPointer<CompensationDialog> guard(this);
+    const auto progress = [guard](int done, int total) {
+        QMetaObject::invokeMethod(guard.data(), [guard, done, total] {
+            if (guard) {
+                guard->m_progress->setValue(done);
+                guard->m_runText->setText(tr("Compensating … %1 of %2 actions").arg(done).arg(total));
+            }
+        }, Qt::QueuedConnection);
+    };
+    m_worker->submit<CompensationRun>(
+        QStringLiteral("compensation-run"),
+        [=](const QSqlDatabase &db) {
+            CompensationRun result;
+            if (fileRequest) {
+                result.requestId = requestCompensation(db, plan, scope, reason, ticket);
+                return result;
+            }
+            CompensationPlan toRun = plan;
+            if (requestId > 0) {
+                const Approval approval = approveCompensationRequest(db, requestId, s);
+                if (!approval.refusal.isEmpty()) {
+                    result.refusal = approval.refusal;
+                    return result;
+                }
+                toRun = approval.plan; // as it is now, which the approval checked against the amount asked
+            }
+            result.outcome = executeCompensation(db, toRun, reason, ticket, s, cancel.get(), progress);
+            if (requestId > 0 && !result.outcome.cancelled)
+                markRequestExecuted(db, requestId);
+            return result;
+        },
+        this, [this](const CompensationRun &result) { showResult(result); },
+        [this](const db::Error &error) {
+            m_cancelRun->setEnabled(false);
+            m_close->setEnabled(true);
+            m_runText->setText(tr("<b style='color:#c62828'>Stopped by an error.</b>"));
+            m_result->setText(tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
+                                  .arg(error.message().toHtmlEscaped()));
+            Q_EMIT changed();
+        });
+}
+
+void CompensationDialog::showResult(const CompensationRun &result)
+{
+    m_cancelRun->setEnabled(false);
+    m_close->setEnabled(true);
+    m_close->setFocus();
+    if (!result.refusal.isEmpty()) {
+        m_runText->setText(tr("<b style='color:#c62828'>Not approved.</b>"));
+        m_result->setText(result.refusal.toHtmlEscaped());
+        return;
+    }
+    Q_EMIT changed();
+    if (result.requestId > 0) {
+        m_progress->hide();
+        m_runText->setText(tr("<b>Request %1 is filed.</b>").arg(result.requestId));
+        m_result->setText(tr("It waits for another operator account to approve it on the Compensation page. Nothing "
+                             "has been compensated yet."));
+        return;
+    }
+    const CompensationOutcome &o = result.outcome;
+    m_progress->setValue(m_progress->maximum());
+    m_runText->setText(o.cancelled ? tr("<b>Stopped.</b> What was done stays done; a new run finishes the rest.")
+                                   : tr("<b>Done.</b>"));
+    QString text = tr("Compensated <b>%1</b> duplicate(s); skipped %2 (compensated by someone else meanwhile, or changed "
+                      "since the preview).<br>Batch <tt>%3</tt>.")
+                       .arg(o.done).arg(o.skipped).arg(o.batchId);
+    if (m_request)
+        text += tr("<br>Request %1 is approved%2.").arg(m_request->id).arg(o.cancelled ? QString() : tr(" and executed"));
+    if (!o.negativeBalanceUsers.isEmpty()) {
+        QStringList users;
+        for (qint64 user : o.negativeBalanceUsers)
+            users << QString::number(user);
+        text += tr("<br><b style='color:#b35900'>%n user(s) now have a negative points balance:</b> %1.", nullptr,
+                   int(users.size())).arg(users.join(QStringLiteral(", ")));
+    }
+    m_result->setText(text);
+}
+
+} // namespace payops

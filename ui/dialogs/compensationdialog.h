@@ -1,0 +1,100 @@
+#pragma once
+
+#include "ops/compensation.h"
+#include "ops/compensationrequest.h"
+
+#include <QDialog>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+
+namespace payops {
+
+namespace db {
+class DbWorker;
+}
+struct CompensationRun;
+
+// Compensates duplicates in four steps: a dry-run preview with totals, a reason and a ticket,
+// a confirmation that repeats what will be done, and the run with progress, cancel and
+// result. A preview above the four-eyes threshold files a request instead, which another
+// operator approves through the same dialog. All work runs on the worker; nothing here
+// waits for the database.
+class CompensationDialog final : public QDialog
+{
+    Q_OBJECT
+
+public:
+    using ScopeSource = std::function<CompensationScope(const QSqlDatabase &)>;
+
+    // A new compensation. `scopeText` says what was chosen ("order 1001", "3 groups", ...);
+    // the scope itself is resolved on the worker, since "all in this filter" is a query.
+    CompensationDialog(db::DbWorker *worker, const QString &scopeText, ScopeSource scope, qint64 pointsPerYuan,
+                       QWidget *parent = nullptr);
+    // The approval of another operator's pending request.
+    CompensationDialog(db::DbWorker *worker, const CompensationRequest &request, qint64 pointsPerYuan,
+                       QWidget *parent = nullptr);
+    ~CompensationDialog() override;
+    Q_DISABLE_COPY_MOVE(CompensationDialog)
+
+    // The preview on screen; empty until it has been read.
+    const CompensationPlan &plan() const { return m_plan; }
+
+Q_SIGNALS:
+    // The database changed: compensations done or a request filed or decided.
+    void changed();
+
+private:
+    void build(const QString &title);
+    void preview();
+    void showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen);
+    void updateActionButton();
+    void showConfirmation();
+    void run();
+    void showResult(const CompensationRun &result);
+    CompensationSettings settings() const;
+    bool needsRequest() const;
+
+    db::DbWorker *m_worker;
+    ScopeSource m_scopeSource;
+    std::optional<CompensationRequest> m_request; // set when approving
+    qint64 m_pointsPerYuan;
+    CompensationPlan m_plan;
+    CompensationScope m_scope;
+    qint64 m_thresholdFen = 0;
+    bool m_previewed = false;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+
+    QStackedWidget *m_steps = nullptr;
+    QLabel *m_scopeLabel = nullptr;
+    QComboBox *m_usedCoupons = nullptr;
+    QLabel *m_status = nullptr;
+    QLabel *m_coupons = nullptr;
+    QLabel *m_usedLabel = nullptr;
+    QLabel *m_used = nullptr;
+    QLabel *m_points = nullptr;
+    QLabel *m_money = nullptr;
+    QLabel *m_orders = nullptr;
+    QLabel *m_fourEyes = nullptr;
+    QLineEdit *m_reason = nullptr;
+    QLineEdit *m_ticket = nullptr;
+    QPushButton *m_act = nullptr;
+    QLabel *m_confirmText = nullptr;
+    QPushButton *m_confirm = nullptr;
+    QLabel *m_runText = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QPushButton *m_cancelRun = nullptr;
+    QLabel *m_result = nullptr;
+    QPushButton *m_close = nullptr;
+};
+
+} // namespace payops
