@@ -16,24 +16,6 @@ using namespace payops;
 
 namespace {
 
-// n orders, each with its coupons (two templates) and points issued twice, as the incident
-// left them. Every third order's duplicate coupon of template 1 was already used.
-void insertIncident(const QSqlDatabase &db, int orders)
-{
-    for (int i = 0; i < orders; ++i) {
-        const qint64 order = 1001 + i;
-        for (int copy = 0; copy < 2; ++copy) {
-            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, face_value_fen) "
-                                        "VALUES (?, ?, 1, ?, 1000), (?, ?, 2, 'ISSUED', 500)"),
-                     {1 + i % 50, order, copy == 1 && i % 3 == 0 ? QStringLiteral("USED") : QStringLiteral("ISSUED"),
-                      1 + i % 50, order});
-            db::exec(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES (?, ?, 'PAY_REWARD', 100)"),
-                     {1 + i % 50, order});
-        }
-        db::exec(db, QStringLiteral("UPDATE users SET points_balance = points_balance + 200 WHERE id = ?"), {1 + i % 50});
-    }
-}
-
 QString reason() { return QStringLiteral("duplicate payout, INC-7"); }
 QString ticket() { return QStringLiteral("INC-7"); }
 
@@ -117,7 +99,7 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        insertIncident(db, 3);
+        test::insertDuplicateIncident(db, 3);
         CompensationSettings settings;
         settings.usedCoupons = UsedCouponPolicy::Receivable;
         const CompensationPlan plan = planCompensation(db, {{1001}, {}, false}, settings);
@@ -138,7 +120,7 @@ private Q_SLOTS:
     {
         {
             db::Connection connection(m_db->dsn(), QStringLiteral("t"));
-            insertIncident(connection.database(), 40);
+            test::insertDuplicateIncident(connection.database(), 40);
         }
         CompensationSettings settings;
         settings.batchSize = 7;
@@ -171,7 +153,7 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        insertIncident(db, 20);
+        test::insertDuplicateIncident(db, 20);
         CompensationSettings settings;
         settings.batchSize = 10;
         const CompensationPlan plan = planCompensation(db, CompensationScope::all(), settings);
@@ -201,7 +183,7 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        insertIncident(db, 1);
+        test::insertDuplicateIncident(db, 1);
         db::execDirect(db, QStringLiteral("UPDATE users SET points_balance = 30 WHERE id = 1")); // spent meanwhile
         const CompensationOutcome outcome = executeCompensation(db, planCompensation(db, CompensationScope::all(), {}), reason(), ticket(), {});
         QCOMPARE(outcome.negativeBalanceUsers, QList<qint64>{1});
@@ -212,7 +194,7 @@ private Q_SLOTS:
     {
         {
             db::Connection connection(m_db->dsn(), QStringLiteral("t"));
-            insertIncident(connection.database(), 3);
+            test::insertDuplicateIncident(connection.database(), 3);
             db::execDirect(connection.database(), QStringLiteral(
                 "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, status) VALUES ('R1', 1001, "
                 "'{\"pay_no\":\"R1\",\"order_id\":1001,\"amount_fen\":9900,\"currency\":\"CNY\",\"trade_status\":\"SUCCESS\"}', 'RECORDED')"));
@@ -310,7 +292,7 @@ private Q_SLOTS:
     void singleGroupScope()
     {
         db::Connection root(m_db->dsn(), QStringLiteral("root"));
-        insertIncident(root.database(), 2);
+        test::insertDuplicateIncident(root.database(), 2);
         const CompensationScope scope{{}, {CompensationGroup{1002, QStringLiteral("coupon:2")}}, false};
         const CompensationPlan plan = planCompensation(root.database(), scope, {});
         QCOMPARE(plan.actions.size(), 1);
@@ -358,7 +340,7 @@ private Q_SLOTS:
     {
         {
             db::Connection connection(m_db->dsn(), QStringLiteral("t"));
-            insertIncident(connection.database(), 10);
+            test::insertDuplicateIncident(connection.database(), 10);
             db::execDirect(connection.database(), QStringLiteral(
                 "UPDATE payops_meta SET value = '5000' WHERE name = 'four_eyes_threshold_fen'"));
         }

@@ -2,6 +2,9 @@
 #include "db/connection.h"
 #include "dialogs/switchdialog.h"
 #include "mainwindow.h"
+#include "models/backlogmodel.h"
+#include "ops/callbackswitch.h"
+#include "pages/backlogpage.h"
 #include "pages/instancespage.h"
 #include "pages/overviewpage.h"
 #include "scratchdatabase.h"
@@ -12,7 +15,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QTableView>
 
 #include <csignal>
 
@@ -39,6 +46,37 @@ bool bothAlive(const Dsn &dsn)
 {
     return scalarText(dsn, QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE stopped_at IS NULL "
                                           "AND last_seen_at >= NOW(3) - INTERVAL 2 SECOND")).toInt() == 2;
+}
+
+void flip(const Dsn &dsn, CallbackMode mode)
+{
+    db::Connection connection(dsn, QStringLiteral("flip"));
+    flipSwitch(connection.database(), mode, QStringLiteral("INC-8 test"));
+}
+
+// What an endpoint in RECORD_ONLY mode leaves, written directly: one RECORDED SUCCESS
+// callback for each of `count` orders from `firstOrderId`.
+void recordCallbacks(const Dsn &dsn, qint64 firstOrderId, int count)
+{
+    db::Connection connection(dsn, QStringLiteral("record"));
+    for (int i = 0; i < count; ++i) {
+        const qint64 order = firstOrderId + i;
+        const QByteArray payNo = "REC-" + QByteArray::number(order);
+        db::exec(connection.database(), QStringLiteral(
+                     "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, channel, trade_status, "
+                     "status, instance) VALUES (?, ?, ?, 9900, 'CNY', 'wechat', 'SUCCESS', 'RECORDED', 'inst-rec')"),
+                 {payNo, order, test::callbackBody(payNo, order, 9900)});
+    }
+}
+
+// Opens the page's confirmation and answers it.
+void confirmDrain(BacklogPage *page)
+{
+    page->processBacklog();
+    auto *box = page->findChild<QMessageBox *>(QStringLiteral("drainConfirm"));
+    QVERIFY(box);
+    QVERIFY2(box->text().contains(QStringLiteral("Process")), qPrintable(box->text()));
+    box->button(QMessageBox::Yes)->click();
 }
 
 } // namespace
@@ -141,6 +179,108 @@ private Q_SLOTS:
         QVERIFY2(overview->switchControl()->toolTip().contains(QStringLiteral("may not")),
                  qPrintable(overview->switchControl()->toolTip()));
         QVERIFY(window.findChild<QLabel *>(QStringLiteral("accountLabel"))->text().contains(QStringLiteral("read only")));
+
+        auto *backlog = static_cast<BacklogPage *>(window.page(Page::BacklogId));
+        auto *process = backlog->findChild<QPushButton *>(QStringLiteral("processBacklogButton"));
+        QVERIFY(!process->isEnabled());
+        QVERIFY2(process->toolTip().contains(QStringLiteral("may not")), qPrintable(process->toolTip()));
+    }
+
+    // 5.2: the recorded callbacks with their raw bodies, byte for byte; "process backlog" is
+    // refused while RECORD_ONLY is on, saying why, and then processes each exactly once.
+    void backlogIsListedRefusedWhileRecordOnlyAndProcessed()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("acts"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 4);
+        flip(scratch.dsn(), CallbackMode::RecordOnly);
+        QList<QByteArray> bodies;
+        {
+            test::CallbackdProcess endpoint(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("inst-rec"));
+            for (qint64 order = 1001; order <= 1004; ++order) {
+                bodies << test::callbackBody(QStringLiteral("支付-%1").arg(order).toUtf8(), order, 9900);
+                QCOMPARE(test::postCallback(endpoint.port(), bodies.last()).status, 200);
+            }
+            // The platform retries one: it adds nothing to the backlog.
+            QCOMPARE(test::postCallback(endpoint.port(), bodies.first()).status, 200);
+        }
+        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")),
+                 QStringLiteral("4"));
+
+        MainWindow window(scratch.dsn());
+        QSignalSpy known(&window, &MainWindow::privilegesKnown);
+        window.show();
+        QTRY_COMPARE_WITH_TIMEOUT(known.size(), 1, 10000);
+        auto *page = static_cast<BacklogPage *>(window.page(Page::BacklogId));
+        QTableView *table = page->table();
+        QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(), 4, 10000);
+        table->setCurrentIndex(table->model()->index(2, 0));
+        QCOMPARE(page->findChild<QPlainTextEdit *>(QStringLiteral("rawBody"))->toPlainText(), QString::fromUtf8(bodies.at(2)));
+        QCOMPARE(table->model()->index(2, BacklogModel::PayNoColumn).data().toString(), QStringLiteral("支付-1003"));
+
+        auto *process = page->findChild<QPushButton *>(QStringLiteral("processBacklogButton"));
+        auto *refusal = page->findChild<QLabel *>(QStringLiteral("drainRefusal"));
+        QTRY_VERIFY_WITH_TIMEOUT(refusal->text().contains(QStringLiteral("RECORD_ONLY")), 10000);
+        QVERIFY(!process->isEnabled());
+        page->processBacklog(); // refused: no confirmation, nothing processed
+        QVERIFY(!page->findChild<QMessageBox *>(QStringLiteral("drainConfirm")));
+
+        flip(scratch.dsn(), CallbackMode::Normal);
+        page->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(process->isEnabled(), 10000);
+        QVERIFY(refusal->isHidden());
+        confirmDrain(page);
+        auto *status = page->findChild<QLabel *>(QStringLiteral("drainStatus"));
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isDraining(), 20000);
+        QVERIFY2(status->text().contains(QStringLiteral("Done.")) && status->text().contains(QStringLiteral("Processed <b>4</b>"))
+                     && status->text().contains(QStringLiteral("0 left")),
+                 qPrintable(status->text()));
+        QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(), 0, 10000);
+
+        db::Connection connection(scratch.dsn(), QStringLiteral("check"));
+        QCOMPARE(db::scalar(connection.database(), QStringLiteral(
+                     "SELECT COUNT(*) FROM orders WHERE status = 'PAID' AND id BETWEEN 1001 AND 1004")).toInt(), 4);
+        for (qint64 order = 1001; order <= 1004; ++order) {
+            const test::SideEffects effects = test::sideEffectsOf(connection.database(), order);
+            QCOMPARE(effects.coupons, 2);
+            QCOMPARE(effects.couponTemplatesTwice, 0);
+            QCOMPARE(effects.points, 1);
+        }
+    }
+
+    // 5.2: a drain stopped midway leaves every callback processed once or still recorded.
+    void stoppedDrainProcessesEachCallbackOnceOrNotAtAll()
+    {
+        constexpr int total = 3000;
+        test::ScratchDatabase scratch(QStringLiteral("acts"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), total);
+        recordCallbacks(scratch.dsn(), 1001, total);
+
+        BacklogPage page(scratch.dsn());
+        Privileges operatorRights;
+        operatorRights.drain = true;
+        page.setPrivileges(operatorRights);
+        page.show();
+        auto *process = page.findChild<QPushButton *>(QStringLiteral("processBacklogButton"));
+        QTRY_VERIFY_WITH_TIMEOUT(process->isEnabled(), 10000);
+        confirmDrain(&page);
+        auto *progress = page.findChild<QProgressBar *>(QStringLiteral("drainProgress"));
+        QCOMPARE(progress->maximum(), total);
+        QTRY_VERIFY_WITH_TIMEOUT(progress->value() >= 10, 20000);
+        QTest::mouseClick(page.findChild<QPushButton *>(QStringLiteral("stopDrainButton")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isDraining(), 20000);
+        const QString result = page.findChild<QLabel *>(QStringLiteral("drainStatus"))->text();
+        QVERIFY2(result.contains(QStringLiteral("Stopped.")), qPrintable(result));
+
+        db::Connection connection(scratch.dsn(), QStringLiteral("check"));
+        const QSqlDatabase db = connection.database();
+        const int processed = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'PROCESSED'")).toInt();
+        const int recorded = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toInt();
+        QVERIFY2(processed >= 10 && processed < total, qPrintable(QString::number(processed)));
+        QCOMPARE(processed + recorded, total);
+        QVERIFY2(result.contains(QStringLiteral("Processed <b>%1</b>").arg(processed)), qPrintable(result));
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")).toInt(), processed);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon")).toInt(), 2 * processed);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM point_log")).toInt(), processed);
     }
 };
 

@@ -49,7 +49,7 @@ protected:
                 return fail(Refused, QStringLiteral("the switch is RECORD_ONLY: draining now would process callbacks while "
                                                     "the endpoint is degraded. Turn it off first (payops degrade off), "
                                                     "or pass --force"));
-            const DrainResult result = drainBacklog(connection, options);
+            const DrainResult result = drainBacklog(connection.database(), options);
             const qint64 left = db::scalar(connection.database(), QStringLiteral(
                 "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
             say(QStringLiteral("processed %1, rejected %2, ignored %3; %4 left in the backlog")

@@ -19,13 +19,11 @@ QString OrderSelection::describe() const
     return QString();
 }
 
-OrderPage loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit)
+QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit)
 {
-    OrderPage page;
-    if (selection.kind == OrderSelection::Kind::None) {
-        page.atEnd = true;
-        return page;
-    }
+    QList<OrderRow> rows;
+    if (selection.kind == OrderSelection::Kind::None)
+        return rows;
     QString sql = QStringLiteral(
         "SELECT o.id, o.user_id, o.status, o.amount_fen, o.pay_no, CAST(o.created_at AS CHAR), "
         "       CAST(o.paid_at AS CHAR) FROM orders o WHERE o.id > ?");
@@ -54,10 +52,9 @@ OrderPage loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection,
         row.payNo = query.value(4).toByteArray();
         row.createdMicros = microsFromSql(query.value(5));
         row.paidMicros = microsFromSql(query.value(6));
-        page.rows << row;
+        rows << row;
     }
-    page.atEnd = page.rows.size() < limit;
-    return page;
+    return rows;
 }
 
 } // namespace payops::console

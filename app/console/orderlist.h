@@ -35,13 +35,7 @@ struct OrderRow
 };
 
 // Keyset paging by order id, lowest first: the list never needs to know how many there are.
-struct OrderPage
-{
-    QList<OrderRow> rows;
-    bool atEnd = false;
-};
-
 // Throws db::Error.
-OrderPage loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit);
+QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit);
 
 } // namespace payops::console

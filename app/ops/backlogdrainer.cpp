@@ -71,9 +71,8 @@ Step drainOne(const QSqlDatabase &db, const QString &fromState, const DrainOptio
 
 } // namespace
 
-DrainResult drainBacklog(db::Connection &connection, const DrainOptions &options)
+DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options)
 {
-    const QSqlDatabase db = connection.database();
     const QString fromState = paymentFromState(db);
     DrainResult result;
     int deadlocksInARow = 0;

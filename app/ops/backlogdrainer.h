@@ -1,15 +1,12 @@
 #pragma once
 
+#include <QSqlDatabase>
 #include <QString>
 
 #include <atomic>
 #include <functional>
 
 namespace payops {
-
-namespace db {
-class Connection;
-}
 
 struct DrainResult
 {
@@ -34,6 +31,6 @@ struct DrainOptions
 // number of drainers run at once and each callback is processed exactly once. Each
 // transaction reads the switch under its shared lock and stops when it reads RECORD_ONLY,
 // unless forced. Throws db::Error; what finished before stays finished.
-DrainResult drainBacklog(db::Connection &connection, const DrainOptions &options);
+DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options);
 
 } // namespace payops

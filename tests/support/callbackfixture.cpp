@@ -145,6 +145,22 @@ SideEffects sideEffectsOf(const QSqlDatabase &db, qint64 orderId)
     return effects;
 }
 
+void insertDuplicateIncident(const QSqlDatabase &db, int orders)
+{
+    for (int i = 0; i < orders; ++i) {
+        const qint64 order = 1001 + i;
+        for (int copy = 0; copy < 2; ++copy) {
+            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, face_value_fen) "
+                                        "VALUES (?, ?, 1, ?, 1000), (?, ?, 2, 'ISSUED', 500)"),
+                     {1 + i % 50, order, copy == 1 && i % 3 == 0 ? QStringLiteral("USED") : QStringLiteral("ISSUED"),
+                      1 + i % 50, order});
+            db::exec(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES (?, ?, 'PAY_REWARD', 100)"),
+                     {1 + i % 50, order});
+        }
+        db::exec(db, QStringLiteral("UPDATE users SET points_balance = points_balance + 200 WHERE id = ?"), {1 + i % 50});
+    }
+}
+
 CallbackdProcess::CallbackdProcess(const Dsn &dsn, const QString &handler, const QString &instance,
                                    const QStringList &extraArguments)
     : m_process(std::make_unique<QProcess>())

@@ -49,6 +49,10 @@ struct SideEffects
     int points = 0;
 };
 SideEffects sideEffectsOf(const QSqlDatabase &db, qint64 orderId);
+// What the incident leaves, written directly: orders 1001 .. 1000+n each with the coupons of
+// both templates (1000 and 500 fen) and 100 PAY_REWARD points issued twice. Every third
+// order's second coupon of template 1 was already used.
+void insertDuplicateIncident(const QSqlDatabase &db, int orders);
 
 // One payops-callbackd process on 127.0.0.1 and a free port; stopped with SIGTERM when the
 // object goes.

@@ -71,10 +71,10 @@ QLabel *paragraph(const QString &objectName, QWidget *parent)
 
 } // namespace
 
-CompensationDialog::CompensationDialog(db::DbWorker *worker, const QString &scopeText, ScopeSource scope,
+CompensationDialog::CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope,
                                        qint64 pointsPerYuan, QWidget *parent)
     : QDialog(parent)
-    , m_worker(worker)
+    , m_worker(std::make_unique<db::DbWorker>(dsn))
     , m_scopeSource(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
 {
@@ -83,10 +83,10 @@ CompensationDialog::CompensationDialog(db::DbWorker *worker, const QString &scop
     preview();
 }
 
-CompensationDialog::CompensationDialog(db::DbWorker *worker, const CompensationRequest &request, qint64 pointsPerYuan,
+CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest &request, qint64 pointsPerYuan,
                                        QWidget *parent)
     : QDialog(parent)
-    , m_worker(worker)
+    , m_worker(std::make_unique<db::DbWorker>(dsn))
     , m_request(request)
     , m_pointsPerYuan(pointsPerYuan)
 {

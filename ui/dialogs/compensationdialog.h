@@ -1,5 +1,6 @@
 #pragma once
 
+#include "db/dsn.h"
 #include "ops/compensation.h"
 #include "ops/compensationrequest.h"
 
@@ -27,8 +28,9 @@ struct CompensationRun;
 // Compensates duplicates in four steps: a dry-run preview with totals, a reason and a ticket,
 // a confirmation that repeats what will be done, and the run with progress, cancel and
 // result. A preview above the four-eyes threshold files a request instead, which another
-// operator approves through the same dialog. All work runs on the worker; nothing here
-// waits for the database.
+// operator approves through the same dialog. All work runs on a worker of the dialog's own:
+// a page's cancel (KILL QUERY) must never hit a compensation, and closing the dialog stops
+// the run after its current batch. Nothing here waits for the database.
 class CompensationDialog final : public QDialog
 {
     Q_OBJECT
@@ -38,10 +40,10 @@ public:
 
     // A new compensation. `scopeText` says what was chosen ("order 1001", "3 groups", ...);
     // the scope itself is resolved on the worker, since "all in this filter" is a query.
-    CompensationDialog(db::DbWorker *worker, const QString &scopeText, ScopeSource scope, qint64 pointsPerYuan,
+    CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope, qint64 pointsPerYuan,
                        QWidget *parent = nullptr);
     // The approval of another operator's pending request.
-    CompensationDialog(db::DbWorker *worker, const CompensationRequest &request, qint64 pointsPerYuan,
+    CompensationDialog(const Dsn &dsn, const CompensationRequest &request, qint64 pointsPerYuan,
                        QWidget *parent = nullptr);
     ~CompensationDialog() override;
     Q_DISABLE_COPY_MOVE(CompensationDialog)
@@ -64,7 +66,7 @@ private:
     CompensationSettings settings() const;
     bool needsRequest() const;
 
-    db::DbWorker *m_worker;
+    std::unique_ptr<db::DbWorker> m_worker;
     ScopeSource m_scopeSource;
     std::optional<CompensationRequest> m_request; // set when approving
     qint64 m_pointsPerYuan;

@@ -10,36 +10,21 @@ constexpr int pageSize = 200;
 }
 
 OrderModel::OrderModel(db::DbWorker *worker, QObject *parent)
-    : PagedTableModel(worker, parent)
+    : PagedRowModel(worker, NUM_COLUMNS, parent)
 {
 }
 
 void OrderModel::reload(const console::OrderSelection &selection)
 {
-    beginResetModel();
     m_selection = selection;
-    m_rows.clear();
-    setAtEnd(selection.kind == console::OrderSelection::Kind::None);
-    setLoading(false);
-    endResetModel();
-    fetchMore();
-}
-
-int OrderModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int OrderModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : NUM_COLUMNS;
+    restart(selection.kind == console::OrderSelection::Kind::None);
 }
 
 QVariant OrderModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const console::OrderRow &row = m_rows.at(index.row());
+    const console::OrderRow &row = rowAt(index.row());
     if (role == OrderIdRole)
         return row.id;
     if (role == Qt::TextAlignmentRole && index.column() == AmountColumn)
@@ -78,23 +63,11 @@ void OrderModel::fetchMore(const QModelIndex &parent)
 {
     if (!canFetchMore(parent))
         return;
-    setLoading(true);
     const console::OrderSelection selection = m_selection;
-    const qint64 after = m_rows.isEmpty() ? 0 : m_rows.last().id;
-    worker()->submit<console::OrderPage>(
-        QStringLiteral("orders-page"),
-        [selection, after](const QSqlDatabase &db) { return console::loadOrderPage(db, selection, after, pageSize); },
-        this,
-        [this](const console::OrderPage &page) {
-            if (!page.rows.isEmpty()) {
-                beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + page.rows.size()) - 1);
-                m_rows << page.rows;
-                endInsertRows();
-            }
-            setAtEnd(page.atEnd);
-            setLoading(false);
-        },
-        [this](const db::Error &error) { fail(error.message()); });
+    const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
+    fetchPage(QStringLiteral("orders-page"), pageSize, [selection, after](const QSqlDatabase &db) {
+        return console::loadOrderPage(db, selection, after, pageSize);
+    });
 }
 
 } // namespace payops

@@ -8,7 +8,7 @@ namespace payops {
 
 // The orders behind a state or an edge of the state machine, paged in by order id as the
 // view scrolls.
-class OrderModel final : public PagedTableModel
+class OrderModel final : public PagedRowModel<console::OrderRow>
 {
     Q_OBJECT
 
@@ -22,15 +22,12 @@ public:
     void reload(const console::OrderSelection &selection);
     const console::OrderSelection &selection() const { return m_selection; }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
 private:
     console::OrderSelection m_selection;
-    QList<console::OrderRow> m_rows;
 };
 
 } // namespace payops

@@ -3,7 +3,10 @@
 #include "db/dbworker.h"
 
 #include <QAbstractTableModel>
+#include <QList>
 #include <QPointer>
+
+#include <functional>
 
 namespace payops {
 
@@ -35,6 +38,59 @@ private:
     QPointer<db::DbWorker> m_worker;
     bool m_atEnd = true;
     bool m_loading = false;
+};
+
+// A paged table of plain rows read by keyset: the rows, their count, the reset and the
+// append of each page. A subclass says what a row shows and how to read the page after the
+// last row it has.
+template <typename Row>
+class PagedRowModel : public PagedTableModel
+{
+public:
+    PagedRowModel(db::DbWorker *worker, int columns, QObject *parent)
+        : PagedTableModel(worker, parent)
+        , m_columns(columns)
+    {
+    }
+
+    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_columns; }
+    const Row &rowAt(int row) const { return m_rows.at(row); }
+
+protected:
+    const QList<Row> &rows() const { return m_rows; }
+    // Empties the table and reads its first page (none when `empty`: nothing is selected).
+    void restart(bool empty = false)
+    {
+        beginResetModel();
+        m_rows.clear();
+        setAtEnd(empty);
+        setLoading(false);
+        endResetModel();
+        this->fetchMore(QModelIndex());
+    }
+    // Reads the next page on the worker; fewer than `pageSize` rows mean the end. A restart
+    // meanwhile drops the page (the job key's newer generation).
+    void fetchPage(const QString &key, int pageSize, std::function<QList<Row>(const QSqlDatabase &)> load)
+    {
+        setLoading(true);
+        worker()->template submit<QList<Row>>(
+            key, std::move(load), this,
+            [this, pageSize](const QList<Row> &page) {
+                if (!page.isEmpty()) {
+                    beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + page.size()) - 1);
+                    m_rows << page;
+                    endInsertRows();
+                }
+                setAtEnd(page.size() < pageSize);
+                setLoading(false);
+            },
+            [this](const db::Error &error) { fail(error.message()); });
+    }
+
+private:
+    int m_columns;
+    QList<Row> m_rows;
 };
 
 } // namespace payops

@@ -1,20 +1,315 @@
 #include "auditpage.h"
 
+#include "db/dbworker.h"
+#include "models/auditmodel.h"
+#include "ops/auditlog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTimeEdit>
+#include <QDir>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
+
+#include <stdexcept>
 
 namespace payops {
 
+namespace {
+
+// What a check or an export ends with, as the text to show.
+using JobOutcome = QString;
+
+QDateTimeEdit *timeEdit(const QString &objectName, const QDateTime &initial, QWidget *parent)
+{
+    auto *edit = new QDateTimeEdit(initial, parent);
+    edit->setObjectName(objectName);
+    edit->setTimeSpec(Qt::UTC);
+    edit->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
+    edit->setCalendarPopup(true);
+    edit->setEnabled(false);
+    return edit;
+}
+
+QPlainTextEdit *jsonView(const QString &objectName, QWidget *parent)
+{
+    auto *view = new QPlainTextEdit(parent);
+    view->setObjectName(objectName);
+    view->setReadOnly(true);
+    view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    return view;
+}
+
+QString prettyJson(const QString &json)
+{
+    if (json.isEmpty())
+        return QStringLiteral("—");
+    const QJsonDocument document = QJsonDocument::fromJson(json.toUtf8());
+    return document.isNull() ? json : QString::fromUtf8(document.toJson(QJsonDocument::Indented));
+}
+
+QWidget *labelled(const QString &title, QWidget *content, QWidget *parent)
+{
+    auto *box = new QWidget(parent);
+    auto *layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 6, 0, 0);
+    layout->addWidget(new QLabel(title, box));
+    layout->addWidget(content, 1);
+    return box;
+}
+
+} // namespace
+
 AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
+    , m_jobWorker(std::make_unique<db::DbWorker>(dsn))
 {
     setObjectName(QStringLiteral("auditPage"));
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Audit"), this));
+    layout->setContentsMargins(16, 12, 16, 12);
+
+    auto *filters = new QHBoxLayout;
+    m_actor = new QLineEdit(this);
+    m_actor->setObjectName(QStringLiteral("actorFilter"));
+    m_actor->setPlaceholderText(tr("anyone"));
+    m_actor->setMaximumWidth(180);
+    m_action = new QComboBox(this);
+    m_action->setObjectName(QStringLiteral("actionFilter"));
+    m_action->setEditable(true);
+    m_action->addItems({QString(), QStringLiteral("switch."), QStringLiteral("compensation."),
+                        QStringLiteral("compensation.request"), QStringLiteral("compensation.approve")});
+    m_action->lineEdit()->setPlaceholderText(tr("any action"));
+    m_action->setMinimumWidth(200);
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    m_fromOn = new QCheckBox(tr("From"), this);
+    m_fromOn->setObjectName(QStringLiteral("fromEnabled"));
+    m_from = timeEdit(QStringLiteral("fromTime"), now.addDays(-1), this);
+    m_toOn = new QCheckBox(tr("to"), this);
+    m_toOn->setObjectName(QStringLiteral("toEnabled"));
+    m_to = timeEdit(QStringLiteral("toTime"), now.addSecs(3600), this);
+    auto *apply = new QPushButton(tr("Show"), this);
+    apply->setObjectName(QStringLiteral("applyFilter"));
+    filters->addWidget(new QLabel(tr("Who"), this));
+    filters->addWidget(m_actor);
+    filters->addWidget(new QLabel(tr("Action"), this));
+    filters->addWidget(m_action);
+    filters->addWidget(m_fromOn);
+    filters->addWidget(m_from);
+    filters->addWidget(m_toOn);
+    filters->addWidget(m_to);
+    filters->addWidget(new QLabel(tr("UTC"), this));
+    filters->addWidget(apply);
+    filters->addStretch(1);
+    layout->addLayout(filters);
+
+    auto *acts = new QHBoxLayout;
+    m_verify = new QPushButton(tr("Verify the chain"), this);
+    m_verify->setObjectName(QStringLiteral("verifyButton"));
+    m_verify->setToolTip(tr("Walks every entry, as payops audit verify does: no id missing, each hash over the "
+                            "previous one and the entry's content."));
+    m_export = new QPushButton(tr("Export CSV…"), this);
+    m_export->setObjectName(QStringLiteral("exportButton"));
+    m_export->setToolTip(tr("Every entry the filter shows, oldest first, as CSV."));
+    m_progress = new QProgressBar(this);
+    m_progress->setObjectName(QStringLiteral("auditProgress"));
+    m_progress->setRange(0, 0);
+    m_progress->setMaximumWidth(160);
+    m_progress->hide();
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setObjectName(QStringLiteral("stopAuditJob"));
+    m_stop->hide();
+    m_result = new QLabel(this);
+    m_result->setObjectName(QStringLiteral("auditResult"));
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    acts->addWidget(m_verify, 0, Qt::AlignTop);
+    acts->addWidget(m_export, 0, Qt::AlignTop);
+    acts->addWidget(m_progress, 0, Qt::AlignTop);
+    acts->addWidget(m_stop, 0, Qt::AlignTop);
+    acts->addWidget(m_result, 1);
+    layout->addLayout(acts);
+
+    m_model = new AuditModel(worker(), this);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("auditTable"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_before = jsonView(QStringLiteral("beforeJson"), this);
+    m_after = jsonView(QStringLiteral("afterJson"), this);
+    auto *detail = new QSplitter(Qt::Horizontal, this);
+    detail->addWidget(labelled(tr("Before"), m_before, detail));
+    detail->addWidget(labelled(tr("After"), m_after, detail));
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(detail);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    layout->addWidget(splitter, 1);
+    auto *note = new QLabel(tr("Who and when are set by the database, never by the client. The log is append-only "
+                               "for every account, and each entry's hash covers the one before: an entry edited or "
+                               "removed, even by root, breaks the chain at that entry."), this);
+    note->setWordWrap(true);
+    note->setStyleSheet(QStringLiteral("color: #555;"));
+    layout->addWidget(note);
+
+    connect(apply, &QPushButton::clicked, this, &AuditPage::refresh);
+    connect(m_actor, &QLineEdit::returnPressed, this, &AuditPage::refresh);
+    connect(m_action, &QComboBox::activated, this, &AuditPage::refresh);
+    connect(m_fromOn, &QCheckBox::toggled, m_from, &QWidget::setEnabled);
+    connect(m_toOn, &QCheckBox::toggled, m_to, &QWidget::setEnabled);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &AuditPage::showDetail);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &AuditPage::showDetail);
+    connect(m_model, &AuditModel::failed, m_result, &QLabel::setText);
+    connect(m_verify, &QPushButton::clicked, this, &AuditPage::verify);
+    connect(m_export, &QPushButton::clicked, this, &AuditPage::chooseExportFile);
+    connect(m_stop, &QPushButton::clicked, this, &AuditPage::cancelJob);
+    refresh();
+}
+
+AuditPage::~AuditPage()
+{
+    cancelJob();
+}
+
+AuditFilter AuditPage::filter() const
+{
+    AuditFilter f;
+    f.actor = m_actor->text().trimmed();
+    f.action = m_action->currentText().trimmed();
+    if (m_fromOn->isChecked())
+        f.from = m_from->dateTime();
+    if (m_toOn->isChecked())
+        f.to = m_to->dateTime();
+    return f;
 }
 
 void AuditPage::refresh()
 {
+    m_model->reload(filter());
+}
+
+void AuditPage::startJob(const QString &what)
+{
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_verify->setEnabled(false);
+    m_export->setEnabled(false);
+    m_progress->show();
+    m_stop->setEnabled(true);
+    m_stop->show();
+    m_result->setText(what);
+}
+
+void AuditPage::endJob(const QString &result)
+{
+    m_cancel.reset();
+    m_verify->setEnabled(true);
+    m_export->setEnabled(true);
+    m_progress->hide();
+    m_stop->hide();
+    m_result->setText(result);
+}
+
+void AuditPage::cancelJob()
+{
+    if (!m_cancel)
+        return;
+    m_cancel->store(true);
+    m_stop->setEnabled(false);
+}
+
+void AuditPage::verify()
+{
+    if (isBusy())
+        return;
+    startJob(tr("Verifying the chain …"));
+    QPointer<AuditPage> guard(this);
+    const auto cancel = m_cancel;
+    const auto progress = [guard](qint64 rows) {
+        QMetaObject::invokeMethod(guard.data(), [guard, rows] {
+            if (guard && guard->isBusy())
+                guard->m_result->setText(tr("Verifying the chain … %1 entries so far").arg(QLocale().toString(rows)));
+        }, Qt::QueuedConnection);
+    };
+    m_jobWorker->submit<AuditVerification>(
+        QStringLiteral("audit-verify"),
+        [cancel, progress](const QSqlDatabase &db) { return verifyAuditChain(db, cancel.get(), progress); }, this,
+        [this](const AuditVerification &v) {
+            if (v.cancelled)
+                endJob(tr("The check was stopped after %1 entries: nothing is known about the rest.")
+                           .arg(QLocale().toString(v.rows)));
+            else if (v.intact)
+                endJob(tr("<b style='color:#2e7d32'>The chain is intact:</b> %1 entries. Head hash <tt>%2</tt>; keep "
+                          "it elsewhere to compare later.").arg(QLocale().toString(v.rows), v.headHash));
+            else
+                endJob(tr("<b style='color:#c62828'>The chain is broken at entry %1:</b> %2. Everything from there "
+                          "on can no longer be trusted.").arg(v.firstBrokenId).arg(v.problem.toHtmlEscaped()));
+        },
+        [this](const db::Error &error) { endJob(tr("The check failed: %1").arg(error.message().toHtmlEscaped())); });
+}
+
+void AuditPage::chooseExportFile()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the audit log"),
+                                                      QDir::home().filePath(QStringLiteral("payops-audit.csv")),
+                                                      tr("CSV files (*.csv)"));
+    if (!path.isEmpty())
+        exportCsv(path);
+}
+
+void AuditPage::exportCsv(const QString &path)
+{
+    if (isBusy())
+        return;
+    startJob(tr("Exporting …"));
+    QPointer<AuditPage> guard(this);
+    const auto cancel = m_cancel;
+    const AuditFilter f = filter();
+    const auto progress = [guard](qint64 rows) {
+        QMetaObject::invokeMethod(guard.data(), [guard, rows] {
+            if (guard && guard->isBusy())
+                guard->m_result->setText(tr("Exporting … %1 entries so far").arg(QLocale().toString(rows)));
+        }, Qt::QueuedConnection);
+    };
+    m_jobWorker->submit<JobOutcome>(
+        QStringLiteral("audit-export"),
+        [cancel, progress, f, path](const QSqlDatabase &db) -> JobOutcome {
+            try {
+                const qint64 written = exportAuditCsv(db, f, path, cancel.get(), progress);
+                if (written < 0)
+                    return tr("The export was stopped; no file was written.");
+                return tr("Exported %1 entries to <tt>%2</tt>.").arg(QLocale().toString(written), path.toHtmlEscaped());
+            } catch (const std::runtime_error &error) {
+                return tr("<b style='color:#c62828'>Not exported:</b> %1")
+                    .arg(QString::fromStdString(error.what()).toHtmlEscaped());
+            }
+        },
+        this, [this](const JobOutcome &text) { endJob(text); },
+        [this](const db::Error &error) { endJob(tr("The export failed: %1").arg(error.message().toHtmlEscaped())); });
+}
+
+void AuditPage::showDetail()
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    m_before->setPlainText(current.isValid() ? prettyJson(current.data(AuditModel::BeforeJsonRole).toString()) : QString());
+    m_after->setPlainText(current.isValid() ? prettyJson(current.data(AuditModel::AfterJsonRole).toString()) : QString());
 }
 
 } // namespace payops

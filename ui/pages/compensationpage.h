@@ -1,9 +1,20 @@
 #pragma once
 
+#include "console/consolesettings.h"
+#include "ops/compensationrequest.h"
 #include "page.h"
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
 
 namespace payops {
 
+class CompensationDialog;
+
+// Four eyes and the record: the compensation requests waiting for a second operator, who
+// approves or rejects them here, and the batches already carried out. Compensating itself
+// starts from the duplicates page (a selection, orders, a filter) or from here for all.
 class CompensationPage final : public Page
 {
     Q_OBJECT
@@ -13,6 +24,30 @@ public:
     Q_DISABLE_COPY_MOVE(CompensationPage)
 
     void refresh() override;
+    void setPrivileges(const Privileges &privileges) override;
+    void setSettings(const console::ConsoleSettings &settings) { m_settings = settings; }
+    // Opens the approval dialog for the selected pending request, or null when none is.
+    CompensationDialog *approveSelected();
+    CompensationDialog *compensateEverything();
+    void rejectSelected();
+    QTableWidget *requestsTable() const { return m_requests; }
+
+private:
+    struct Snapshot;
+    void showSnapshot(const Snapshot &snapshot);
+    const CompensationRequest *selectedRequest() const;
+    void updateActions();
+
+    console::ConsoleSettings m_settings;
+    QString m_currentUser;
+    QList<CompensationRequest> m_requestList;
+    QLabel *m_threshold = nullptr;
+    QLabel *m_status = nullptr;
+    QTableWidget *m_requests = nullptr;
+    QTableWidget *m_batches = nullptr;
+    QPushButton *m_all = nullptr;
+    QPushButton *m_approve = nullptr;
+    QPushButton *m_reject = nullptr;
 };
 
 } // namespace payops

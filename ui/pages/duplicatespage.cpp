@@ -1,12 +1,14 @@
 #include "duplicatespage.h"
 
 #include "db/dbworker.h"
+#include "dialogs/compensationdialog.h"
 #include "models/duplicatemodel.h"
 #include "widgets/busyindicator.h"
 #include "widgets/duplicatecharts.h"
 #include "windowcombo.h"
 
 #include <QComboBox>
+#include <QItemSelectionModel>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIntValidator>
@@ -95,6 +97,19 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
     layout->addWidget(splitter, 1);
+    auto *acts = new QHBoxLayout;
+    m_compensateSelected = new QPushButton(tr("Compensate selected…"), this);
+    m_compensateSelected->setObjectName(QStringLiteral("compensateSelected"));
+    m_compensateOrders = new QPushButton(tr("Compensate their orders…"), this);
+    m_compensateOrders->setObjectName(QStringLiteral("compensateOrders"));
+    m_compensateAll = new QPushButton(tr("Compensate all in this filter…"), this);
+    m_compensateAll->setObjectName(QStringLiteral("compensateAll"));
+    acts->addWidget(new QLabel(tr("Each opens a dry-run preview first:"), this));
+    acts->addWidget(m_compensateSelected);
+    acts->addWidget(m_compensateOrders);
+    acts->addWidget(m_compensateAll);
+    acts->addStretch(1);
+    layout->addLayout(acts);
     auto *note = new QLabel(tr("Double-click a row for the order's evidence. Duplicate callbacks by pay_no cannot "
                                "exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies "
                                "only; points at their cash value from the settings."), this);
@@ -111,6 +126,12 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
         Q_EMIT openOrder(index.data(DuplicateModel::OrderIdRole).toLongLong());
     });
     connect(m_model, &DuplicateModel::loadingChanged, this, &DuplicatesPage::updateBusy);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &DuplicatesPage::updateActions);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &DuplicatesPage::updateActions);
+    connect(m_compensateSelected, &QPushButton::clicked, this, [this] { compensate(CompensateWhat::SelectedGroups); });
+    connect(m_compensateOrders, &QPushButton::clicked, this, [this] { compensate(CompensateWhat::SelectedOrders); });
+    connect(m_compensateAll, &QPushButton::clicked, this, [this] { compensate(CompensateWhat::AllInFilter); });
+    updateActions();
     connect(m_model, &DuplicateModel::failed, this, [this](const QString &message) { m_totals->setText(message); });
     connect(m_busy, &BusyIndicator::cancelRequested, this, [this] {
         worker()->cancel(summaryKey());
@@ -126,6 +147,55 @@ void DuplicatesPage::setSettings(const console::ConsoleSettings &settings)
 {
     m_settings = settings;
     refresh();
+}
+
+void DuplicatesPage::setPrivileges(const Privileges &privileges)
+{
+    Page::setPrivileges(privileges);
+    updateActions();
+}
+
+void DuplicatesPage::updateActions()
+{
+    const bool allowed = privileges().compensate;
+    const bool selected = m_table->selectionModel()->hasSelection();
+    m_compensateSelected->setEnabled(allowed && selected);
+    m_compensateOrders->setEnabled(allowed && selected);
+    m_compensateAll->setEnabled(allowed);
+    const QString refused = tr("This database account may not compensate (the payops_operator role may).");
+    for (QPushButton *button : {m_compensateSelected, m_compensateOrders, m_compensateAll})
+        button->setToolTip(allowed ? QString() : refused);
+}
+
+CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
+{
+    QString text;
+    CompensationDialog::ScopeSource source;
+    if (what == CompensateWhat::AllInFilter) {
+        const console::DuplicateFilter f = filter();
+        text = tr("every open duplicate this filter shows (%1)").arg(m_window->currentText());
+        source = [f](const QSqlDatabase &db) { return console::compensationScopeOf(db, f); };
+    } else {
+        CompensationScope scope;
+        for (const QModelIndex &index : m_table->selectionModel()->selectedRows()) {
+            const console::DuplicateGroup &group = m_model->group(index.row());
+            if (what == CompensateWhat::SelectedOrders && !scope.orders.contains(group.orderId))
+                scope.orders << group.orderId;
+            else if (what == CompensateWhat::SelectedGroups)
+                scope.groups << console::compensationGroupOf(group);
+        }
+        if (scope.isEmpty())
+            return nullptr;
+        text = what == CompensateWhat::SelectedOrders
+                   ? tr("%n whole order(s)", nullptr, int(scope.orders.size()))
+                   : tr("%n selected duplicate group(s)", nullptr, int(scope.groups.size()));
+        source = [scope](const QSqlDatabase &) { return scope; };
+    }
+    auto *dialog = new CompensationDialog(worker()->dsn(), text, source, m_settings.pointsPerYuan, window());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &CompensationDialog::changed, this, &DuplicatesPage::refresh);
+    dialog->open();
+    return dialog;
 }
 
 console::DuplicateFilter DuplicatesPage::filter() const

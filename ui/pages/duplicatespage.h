@@ -5,6 +5,7 @@
 #include "page.h"
 
 class QComboBox;
+class QPushButton;
 class QLabel;
 class QLineEdit;
 class QTableView;
@@ -12,6 +13,7 @@ class QTableView;
 namespace payops {
 
 class BusyIndicator;
+class CompensationDialog;
 class DuplicateCharts;
 class DuplicateModel;
 class WindowCombo;
@@ -26,14 +28,21 @@ public:
     DuplicatesPage(const Dsn &dsn, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(DuplicatesPage)
 
+    enum class CompensateWhat { SelectedGroups, SelectedOrders, AllInFilter };
+
     void refresh() override;
     void setSettings(const console::ConsoleSettings &settings);
+    void setPrivileges(const Privileges &privileges) override;
+    // Opens the compensation dialog (window-modal, non-blocking) and returns it.
+    CompensationDialog *compensate(CompensateWhat what);
+    QTableView *table() const { return m_table; }
     DuplicateModel *model() const { return m_model; }
     console::DuplicateFilter filter() const;
 
 private:
     void loadSummary();
     void updateBusy();
+    void updateActions();
 
     console::ConsoleSettings m_settings;
     WindowCombo *m_window = nullptr;
@@ -45,6 +54,9 @@ private:
     QTableView *m_table = nullptr;
     DuplicateModel *m_model = nullptr;
     BusyIndicator *m_busy = nullptr;
+    QPushButton *m_compensateSelected = nullptr;
+    QPushButton *m_compensateOrders = nullptr;
+    QPushButton *m_compensateAll = nullptr;
     bool m_summaryPending = false;
 };
 

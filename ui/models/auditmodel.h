@@ -1,0 +1,32 @@
+#pragma once
+
+#include "ops/auditquery.h"
+
+#include "pagedtablemodel.h"
+
+namespace payops {
+
+// The audit log, newest first, paged in by id as the view scrolls.
+class AuditModel final : public PagedRowModel<AuditEntry>
+{
+    Q_OBJECT
+
+public:
+    enum Columns { IdColumn, AtColumn, ActorColumn, ActionColumn, TargetColumn, ReasonColumn, TicketColumn, NUM_COLUMNS };
+    enum Roles { BeforeJsonRole = Qt::UserRole + 1, AfterJsonRole };
+
+    explicit AuditModel(db::DbWorker *worker, QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(AuditModel)
+
+    void reload(const AuditFilter &filter);
+    const AuditFilter &filter() const { return m_filter; }
+
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    void fetchMore(const QModelIndex &parent = {}) override;
+
+private:
+    AuditFilter m_filter;
+};
+
+} // namespace payops

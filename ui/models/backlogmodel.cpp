@@ -1,0 +1,72 @@
+#include "backlogmodel.h"
+
+#include "console/consolesettings.h"
+#include "db/dbworker.h"
+
+namespace payops {
+
+namespace {
+constexpr int pageSize = 200;
+}
+
+BacklogModel::BacklogModel(db::DbWorker *worker, QObject *parent)
+    : PagedRowModel(worker, NUM_COLUMNS, parent)
+{
+}
+
+void BacklogModel::reload()
+{
+    restart();
+}
+
+QVariant BacklogModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const console::RecordedCallback &row = rowAt(index.row());
+    if (role == RawBodyRole)
+        return row.rawBody;
+    if (role == OrderIdRole)
+        return row.orderId;
+    if (role == Qt::TextAlignmentRole && index.column() == AmountColumn)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case IdColumn: return row.id;
+    case ReceivedColumn: return console::displayTime(row.receivedMicros);
+    case PayNoColumn: return QString::fromUtf8(row.payNo);
+    case OrderColumn: return row.orderId;
+    case AmountColumn: return QStringLiteral("%1 %2").arg(console::formatYuan(row.amountFen), row.currency);
+    case TradeStatusColumn: return row.tradeStatus;
+    case InstanceColumn: return row.instance;
+    default: return {};
+    }
+}
+
+QVariant BacklogModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case IdColumn: return tr("Callback");
+    case ReceivedColumn: return tr("Received (UTC)");
+    case PayNoColumn: return tr("Pay no");
+    case OrderColumn: return tr("Order");
+    case AmountColumn: return tr("Amount");
+    case TradeStatusColumn: return tr("Trade status");
+    case InstanceColumn: return tr("Recorded by");
+    default: return {};
+    }
+}
+
+void BacklogModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
+    fetchPage(QStringLiteral("backlog-page"), pageSize,
+              [after](const QSqlDatabase &db) { return console::loadRecordedPage(db, after, pageSize); });
+}
+
+} // namespace payops
