@@ -29,8 +29,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption sandboxOption(QStringLiteral("sandbox"),
                                            QStringLiteral("Start the local sandbox and connect to it."));
     const QCommandLineOption pageOption(QStringLiteral("page"),
-                                        QStringLiteral("Open this page: overview, state-machine, duplicates, evidence "
-                                                       "or instances."),
+                                        QStringLiteral("Open this page: overview, state-machine, duplicates, evidence, "
+                                                       "instances, backlog, compensation or audit."),
                                         QStringLiteral("page"));
     const QCommandLineOption orderOption(QStringLiteral("order"),
                                          QStringLiteral("Open the evidence of this order."), QStringLiteral("id"));
@@ -58,7 +58,8 @@ int main(int argc, char *argv[])
         }
     }
     const QStringList pageNames{QStringLiteral("overview"), QStringLiteral("state-machine"),
-                                QStringLiteral("duplicates"), QStringLiteral("evidence"), QStringLiteral("instances")};
+                                QStringLiteral("duplicates"), QStringLiteral("evidence"), QStringLiteral("instances"),
+                                QStringLiteral("backlog"), QStringLiteral("compensation"), QStringLiteral("audit")};
     const qsizetype pageIndex = parser.isSet(pageOption) ? pageNames.indexOf(parser.value(pageOption)) : 0;
     if (pageIndex < 0) {
         QMessageBox::critical(nullptr, QStringLiteral("payops console"),
