@@ -234,6 +234,7 @@ void CompensationDialog::build(const QString &title)
         m_runText->setText(tr("Stopping after the current batch …"));
     });
     connect(m_close, &QPushButton::clicked, this, &QDialog::accept);
+    m_reason->setFocus(); // what the operator has to type first, not the policy combo
 }
 
 CompensationSettings CompensationDialog::settings() const

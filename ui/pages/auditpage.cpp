@@ -4,6 +4,7 @@
 #include "models/auditmodel.h"
 #include "ops/auditlog.h"
 
+#include "widgets/datatable.h"
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTimeEdit>
@@ -11,7 +12,6 @@
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QJsonDocument>
 #include <QLabel>
@@ -144,14 +144,8 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     layout->addLayout(acts);
 
     m_model = new AuditModel(worker(), this);
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("auditTable"));
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table = new DataTable(QStringLiteral("auditTable"), m_model, this);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
     m_before = jsonView(QStringLiteral("beforeJson"), this);
     m_after = jsonView(QStringLiteral("afterJson"), this);
     auto *detail = new QSplitter(Qt::Horizontal, this);
@@ -176,6 +170,10 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     connect(m_fromOn, &QCheckBox::toggled, m_from, &QWidget::setEnabled);
     connect(m_toOn, &QCheckBox::toggled, m_to, &QWidget::setEnabled);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &AuditPage::showDetail);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_table->currentIndex().isValid()) // the first page: show its first entry at once
+            m_table->selectRow(0);
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, &AuditPage::showDetail);
     connect(m_model, &AuditModel::failed, m_result, &QLabel::setText);
     connect(m_verify, &QPushButton::clicked, this, &AuditPage::verify);

@@ -6,10 +6,10 @@
 #include "ops/backlogdrainer.h"
 #include "widgets/switchcontrol.h"
 
+#include "widgets/datatable.h"
 #include <QCoreApplication>
 #include <QFontDatabase>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLocale>
@@ -83,14 +83,8 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(m_refusal);
 
     m_model = new BacklogModel(worker(), this);
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("backlogTable"));
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table = new DataTable(QStringLiteral("backlogTable"), m_model, this);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
     auto *bodyPane = new QWidget(this);
     auto *bodyLayout = new QVBoxLayout(bodyPane);
     bodyLayout->setContentsMargins(0, 6, 0, 0);
@@ -117,6 +111,10 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(note);
 
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &BacklogPage::showBody);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_table->currentIndex().isValid()) // the first page: show its first entry at once
+            m_table->selectRow(0);
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, &BacklogPage::showBody);
     connect(m_model, &BacklogModel::failed, m_status, &QLabel::setText);
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {

@@ -7,10 +7,10 @@
 #include "widgets/duplicatecharts.h"
 #include "windowcombo.h"
 
+#include "widgets/datatable.h"
 #include <QComboBox>
 #include <QItemSelectionModel>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QIntValidator>
 #include <QLabel>
 #include <QLineEdit>
@@ -84,13 +84,7 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
 
     m_charts = new DuplicateCharts(this);
     m_model = new DuplicateModel(worker(), this);
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("duplicatesTable"));
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table = new DataTable(QStringLiteral("duplicatesTable"), m_model, this);
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_charts);
     splitter->addWidget(m_table);
@@ -232,12 +226,13 @@ void DuplicatesPage::loadSummary()
             const QLocale locale;
             const auto &t = s.totals;
             m_totals->setText(tr("<b>%1 open duplicate groups on %2 orders</b>: %3 extra coupons (¥%4) and %5 extra "
-                                 "points rows (¥%6). <b style='color:#c62828'>Money at risk ¥%7.</b> "
+                                 "points rows (¥%6). <b style='color:%9'>Money at risk ¥%7.</b> "
                                  "%8 compensations recorded.")
                                   .arg(locale.toString(t.couponGroups + t.pointGroups), locale.toString(t.orders),
                                        locale.toString(t.couponExtra), console::formatYuan(t.couponFen),
                                        locale.toString(t.pointExtra), console::formatYuan(t.pointFen),
-                                       console::formatYuan(t.atRiskFen()), locale.toString(t.compensations)));
+                                       console::formatYuan(t.atRiskFen()), locale.toString(t.compensations),
+                                       t.atRiskFen() > 0 ? QStringLiteral("#c62828") : QStringLiteral("#2e7d32")));
             m_charts->setTimeline(s.timeline);
             m_charts->setTotals(t);
         },

@@ -7,9 +7,9 @@
 #include "widgets/busyindicator.h"
 #include "widgets/swimlanescene.h"
 
+#include "widgets/datatable.h"
 #include <QGraphicsView>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -55,12 +55,7 @@ EvidencePage::EvidencePage(const Dsn &dsn, QWidget *parent)
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_events = new EventModel(this);
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("eventsTable"));
-    m_table->setModel(m_events);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table = new DataTable(QStringLiteral("eventsTable"), m_events, this);
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
     splitter->addWidget(m_table);

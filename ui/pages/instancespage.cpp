@@ -6,8 +6,8 @@
 #include "models/instancemodel.h"
 #include "widgets/switchcontrol.h"
 
+#include "widgets/datatable.h"
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -31,12 +31,7 @@ InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     header->addWidget(m_switch, 0, Qt::AlignTop);
     layout->addLayout(header);
     m_model = new InstanceModel(this);
-    m_table = new QTableView(this);
-    m_table->setObjectName(QStringLiteral("instancesTable"));
-    m_table->setModel(m_model);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table = new DataTable(QStringLiteral("instancesTable"), m_model, this);
     layout->addWidget(m_table, 1);
     auto *note = new QLabel(tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
                                "successive scrapes of /metrics.").arg(m_settings.instanceAliveSeconds), this);

@@ -6,9 +6,9 @@
 #include "widgets/statemachinescene.h"
 #include "windowcombo.h"
 
+#include "widgets/datatable.h"
 #include <QGraphicsView>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
@@ -49,14 +49,8 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     m_selection = new QLabel(tr("Click a state or an edge to list its orders; double-click an order for its evidence."), lower);
     m_selection->setObjectName(QStringLiteral("selectionLabel"));
     m_orders = new OrderModel(worker(), this);
-    m_table = new QTableView(lower);
-    m_table->setObjectName(QStringLiteral("ordersTable"));
-    m_table->setModel(m_orders);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table = new DataTable(QStringLiteral("ordersTable"), m_orders, lower);
     m_table->setAlternatingRowColors(true);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
     lowerLayout->addWidget(m_selection);
     lowerLayout->addWidget(m_table);
 

@@ -39,6 +39,17 @@ void clear(QChart *chart)
     }
 }
 
+// A count axis with whole-number ticks: at least 0..4, so that an empty chart does not label
+// its quarter steps "0 0 0 0 1".
+QValueAxis *countAxis(double peak)
+{
+    auto *axis = new QValueAxis;
+    axis->setLabelFormat(QStringLiteral("%d"));
+    axis->setRange(0, qMax(4.0, peak));
+    axis->applyNiceNumbers();
+    return axis;
+}
+
 } // namespace
 
 DuplicateCharts::DuplicateCharts(QWidget *parent)
@@ -89,9 +100,7 @@ void DuplicateCharts::setTimeline(const console::DuplicateTimeline &timeline)
     auto *axisX = new QBarCategoryAxis;
     axisX->append(labels);
     axisX->setLabelsAngle(labels.size() > 6 ? -45 : 0);
-    auto *axisY = new QValueAxis;
-    axisY->setRange(0, qMax<qint64>(1, peak));
-    axisY->setLabelFormat(QStringLiteral("%d"));
+    auto *axisY = countAxis(double(peak));
     chart->addAxis(axisX, Qt::AlignBottom);
     chart->addAxis(axisY, Qt::AlignLeft);
     series->attachAxis(axisX);
@@ -114,9 +123,7 @@ void DuplicateCharts::setTotals(const console::DuplicateTotals &totals)
     auto *axisY = new QBarCategoryAxis;
     axisY->append({tr("coupons ¥%1").arg(console::formatYuan(totals.couponFen)),
                    tr("points ¥%1").arg(console::formatYuan(totals.pointFen))});
-    auto *axisX = new QValueAxis;
-    axisX->setRange(0, qMax<qint64>(1, qMax(totals.couponExtra, totals.pointExtra)) * 1.15);
-    axisX->setLabelFormat(QStringLiteral("%d"));
+    auto *axisX = countAxis(double(qMax(totals.couponExtra, totals.pointExtra)) * 1.15);
     chart->addAxis(axisY, Qt::AlignLeft);
     chart->addAxis(axisX, Qt::AlignBottom);
     series->attachAxis(axisY);
