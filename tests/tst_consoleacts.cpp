@@ -235,6 +235,11 @@ private Q_SLOTS:
                      && status->text().contains(QStringLiteral("0 left")),
                  qPrintable(status->text()));
         QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(), 0, 10000);
+        // The drain is audited once, with its counts, under the database account.
+        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral(
+                     "SELECT CONCAT(COUNT(*), ' ', MAX(actor), ' ', JSON_VALUE(MAX(after_json), '$.processed')) FROM ops_audit_log "
+                     "WHERE action = 'backlog.drain'")),
+                 QStringLiteral("1 root@localhost 4"));
 
         db::Connection connection(scratch.dsn(), QStringLiteral("check"));
         QCOMPARE(db::scalar(connection.database(), QStringLiteral(

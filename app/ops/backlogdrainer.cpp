@@ -1,5 +1,6 @@
 #include "backlogdrainer.h"
 
+#include "auditlog.h"
 #include "callbackswitch.h"
 #include "db/connection.h"
 #include "db/dberror.h"
@@ -8,6 +9,9 @@
 #include "service/callbackrequest.h"
 #include "service/callbacktrace.h"
 #include "service/paymentapplier.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 namespace payops {
 
@@ -69,12 +73,25 @@ Step drainOne(const QSqlDatabase &db, const QString &fromState, const DrainOptio
     return step;
 }
 
-} // namespace
+// One entry per drain that processed anything, under the database's name for who ran it:
+// each callback's own trail is its pay_callback_log row and its callback_trace.
+void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const DrainResult &result, const QString &stop)
+{
+    if (result.processed + result.rejected + result.ignored == 0)
+        return;
+    const QJsonObject after{{QStringLiteral("processed"), result.processed},
+                            {QStringLiteral("rejected"), result.rejected},
+                            {QStringLiteral("ignored"), result.ignored},
+                            {QStringLiteral("worker"), options.worker},
+                            {QStringLiteral("stopped"), stop}};
+    appendAudit(db, QStringLiteral("backlog.drain"), QStringLiteral("pay_callback_log"),
+                options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(), QString(), QString(),
+                QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+}
 
-DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options)
+void drainLoop(const QSqlDatabase &db, const DrainOptions &options, DrainResult &result)
 {
     const QString fromState = paymentFromState(db);
-    DrainResult result;
     int deadlocksInARow = 0;
     while (options.limit == 0 || result.processed + result.rejected + result.ignored < options.limit) {
         if (options.cancel && options.cancel->load()) {
@@ -101,6 +118,25 @@ DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options)
         if (options.progress)
             options.progress(result);
     }
+}
+
+} // namespace
+
+DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options)
+{
+    DrainResult result;
+    try {
+        drainLoop(db, options, result);
+    } catch (const db::Error &) {
+        try {
+            auditDrain(db, options, result, QStringLiteral("error"));
+        } catch (const db::Error &) {
+            // The connection that failed the drain fails its audit too; the first error counts.
+        }
+        throw;
+    }
+    auditDrain(db, options, result,
+               result.stoppedBySwitch ? QStringLiteral("switch") : result.cancelled ? QStringLiteral("cancelled") : QString());
     return result;
 }
 

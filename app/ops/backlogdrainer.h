@@ -30,7 +30,8 @@ struct DrainOptions
 // endpoint, one transaction each: the row is claimed with FOR UPDATE SKIP LOCKED, so any
 // number of drainers run at once and each callback is processed exactly once. Each
 // transaction reads the switch under its shared lock and stops when it reads RECORD_ONLY,
-// unless forced. Throws db::Error; what finished before stays finished.
+// unless forced. A drain that processed anything leaves one audit entry, backlog.drain, with
+// its counts. Throws db::Error; what finished before stays finished.
 DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options);
 
 } // namespace payops

@@ -3,8 +3,8 @@
 #include "db/dbworker.h"
 #include "models/auditmodel.h"
 #include "ops/auditlog.h"
-
 #include "widgets/datatable.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTimeEdit>
@@ -91,7 +91,8 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     m_action->setObjectName(QStringLiteral("actionFilter"));
     m_action->setEditable(true);
     m_action->addItems({QString(), QStringLiteral("switch."), QStringLiteral("compensation."),
-                        QStringLiteral("compensation.request"), QStringLiteral("compensation.approve")});
+                        QStringLiteral("compensation.request"), QStringLiteral("compensation.approve"),
+                        QStringLiteral("backlog.drain")});
     m_action->lineEdit()->setPlaceholderText(tr("any action"));
     m_action->setMinimumWidth(200);
     const QDateTime now = QDateTime::currentDateTimeUtc();

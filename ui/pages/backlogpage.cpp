@@ -4,9 +4,9 @@
 #include "db/dbworker.h"
 #include "models/backlogmodel.h"
 #include "ops/backlogdrainer.h"
+#include "widgets/datatable.h"
 #include "widgets/switchcontrol.h"
 
-#include "widgets/datatable.h"
 #include <QCoreApplication>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -75,6 +75,10 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     acts->addWidget(m_progress, 1, Qt::AlignTop);
     acts->addWidget(m_stop, 0, Qt::AlignTop);
     acts->addWidget(m_status, 2);
+    auto *reload = new QPushButton(tr("Refresh"), this);
+    reload->setObjectName(QStringLiteral("refreshBacklog"));
+    acts->addWidget(reload, 0, Qt::AlignTop);
+    connect(reload, &QPushButton::clicked, this, &BacklogPage::refresh);
     layout->addLayout(acts);
     m_refusal = new QLabel(this);
     m_refusal->setObjectName(QStringLiteral("drainRefusal"));
@@ -127,6 +131,8 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
         m_stop->setEnabled(false);
         m_status->setText(tr("Stopping after the current callback …"));
     });
+    connect(&m_timer, &QTimer::timeout, this, &BacklogPage::refreshSummary);
+    m_timer.start(console::ConsoleSettings::load().refreshSeconds * 1000);
     updateActions();
     refresh();
 }
@@ -147,11 +153,16 @@ void BacklogPage::setPrivileges(const Privileges &privileges)
 
 void BacklogPage::refresh()
 {
+    refreshSummary();
+    m_model->reload();
+}
+
+void BacklogPage::refreshSummary()
+{
     worker()->submit<console::BacklogSummary>(
         QStringLiteral("backlog-summary"), [](const QSqlDatabase &db) { return console::loadBacklogSummary(db); }, this,
         [this](const console::BacklogSummary &summary) { showSummary(summary); },
         [this](const db::Error &error) { m_headline->setText(error.message().toHtmlEscaped()); });
-    m_model->reload();
 }
 
 void BacklogPage::showSummary(const console::BacklogSummary &summary)

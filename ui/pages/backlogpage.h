@@ -3,6 +3,8 @@
 #include "console/backlog.h"
 #include "page.h"
 
+#include <QTimer>
+
 #include <atomic>
 #include <memory>
 
@@ -41,6 +43,7 @@ public:
     SwitchControl *switchControl() const { return m_switch; }
 
 private:
+    void refreshSummary();
     void showSummary(const console::BacklogSummary &summary);
     void updateActions();
     void startDrain();
@@ -51,6 +54,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a drain runs
     console::BacklogSummary m_summary;
     bool m_summaryKnown = false;
+    QTimer m_timer; // the summary reads again on its own; the list only when asked, keeping its place
     QLabel *m_headline = nullptr;
     SwitchControl *m_switch = nullptr;
     QPushButton *m_process = nullptr;

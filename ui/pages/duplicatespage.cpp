@@ -4,10 +4,10 @@
 #include "dialogs/compensationdialog.h"
 #include "models/duplicatemodel.h"
 #include "widgets/busyindicator.h"
+#include "widgets/datatable.h"
 #include "widgets/duplicatecharts.h"
 #include "windowcombo.h"
 
-#include "widgets/datatable.h"
 #include <QComboBox>
 #include <QItemSelectionModel>
 #include <QHBoxLayout>

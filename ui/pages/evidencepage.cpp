@@ -5,9 +5,9 @@
 #include "db/dbworker.h"
 #include "models/eventmodel.h"
 #include "widgets/busyindicator.h"
+#include "widgets/datatable.h"
 #include "widgets/swimlanescene.h"
 
-#include "widgets/datatable.h"
 #include <QGraphicsView>
 #include <QHBoxLayout>
 #include <QLabel>

@@ -4,9 +4,9 @@
 #include "console/instances.h"
 #include "db/dbworker.h"
 #include "models/instancemodel.h"
+#include "widgets/datatable.h"
 #include "widgets/switchcontrol.h"
 
-#include "widgets/datatable.h"
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTableView>

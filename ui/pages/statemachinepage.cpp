@@ -3,10 +3,10 @@
 #include "db/dbworker.h"
 #include "models/ordermodel.h"
 #include "widgets/busyindicator.h"
+#include "widgets/datatable.h"
 #include "widgets/statemachinescene.h"
 #include "windowcombo.h"
 
-#include "widgets/datatable.h"
 #include <QGraphicsView>
 #include <QHBoxLayout>
 #include <QLabel>
