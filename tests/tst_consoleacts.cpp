@@ -105,6 +105,9 @@ private Q_SLOTS:
         QTest::mouseClick(control, Qt::LeftButton);
         SwitchDialog *dialog = control->dialog();
         QVERIFY(dialog);
+        // Active, as on a desktop: focus then follows the dialog's steps as it would there.
+        dialog->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(dialog));
         auto *reason = dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit"));
         auto *next = dialog->findChild<QPushButton *>(QStringLiteral("continueButton"));
         QVERIFY(reason && next);
@@ -120,17 +123,27 @@ private Q_SLOTS:
         QTest::keyClicks(reason, QStringLiteral("INC-7 duplicate coupons"));
         QVERIFY(next->isEnabled());
         QTest::mouseClick(next, Qt::LeftButton);
+        QVERIFY(confirmText->isVisible());
+        auto *confirm = dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"));
+        QTRY_VERIFY(confirm->isEnabled()); // the live instances are read
+        // Back, and Enter in the reason field: it goes on to the confirmation and no further.
+        // One key press must never both show the confirmation and accept it.
+        QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("backButton")), Qt::LeftButton);
+        QVERIFY(!confirmText->isVisible());
+        QTest::keyClick(reason, Qt::Key_Return);
 
         // The confirmation names the effect, the live instances and the reason; nothing has
         // changed yet.
         QVERIFY(confirmText->isVisible());
-        auto *confirm = dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"));
-        QTRY_VERIFY(confirm->isEnabled());
         const QString confirmation = confirmText->text();
         QVERIFY2(confirmation.contains(QStringLiteral("only recorded")), qPrintable(confirmation));
         QVERIFY2(confirmation.contains(QStringLiteral("inst-healthy")) && confirmation.contains(QStringLiteral("inst-hung")),
                  qPrintable(confirmation));
         QVERIFY2(confirmation.contains(QStringLiteral("INC-7 duplicate coupons")), qPrintable(confirmation));
+        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT mode FROM callback_switch")), QStringLiteral("NORMAL"));
+        // Enter on the confirmation does not accept it either: only a deliberate click does.
+        QTest::keyClick(confirm, Qt::Key_Return);
+        QVERIFY(confirmText->isVisible());
         QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT mode FROM callback_switch")), QStringLiteral("NORMAL"));
 
         // One instance hangs just before the flip: its heartbeat stops with it.

@@ -98,6 +98,7 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
     m_confirm = confirmButtons->addButton(tr("Switch to %1 now").arg(targetName), QDialogButtonBox::AcceptRole);
     m_confirm->setObjectName(QStringLiteral("confirmButton"));
     auto *back = confirmButtons->addButton(tr("Back"), QDialogButtonBox::RejectRole);
+    back->setObjectName(QStringLiteral("backButton"));
     confirmLayout->addWidget(m_confirmText);
     confirmLayout->addStretch(1);
     confirmLayout->addWidget(confirmButtons);
@@ -124,6 +125,13 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
 
     connect(m_reason, &QLineEdit::textChanged, this,
             [this](const QString &text) { m_continue->setEnabled(!text.trimmed().isEmpty()); });
+    // Enter in the reason field goes on to the confirmation, and nothing accepts it but a
+    // click (or Space on the button). With default buttons the dialog would also press the
+    // one the confirmation just focused, with the same key press.
+    for (QPushButton *button : findChildren<QPushButton *>()) {
+        button->setAutoDefault(false);
+        button->setDefault(false);
+    }
     connect(m_reason, &QLineEdit::returnPressed, this, [this] {
         if (m_continue->isEnabled())
             showConfirmation();
