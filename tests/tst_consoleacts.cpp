@@ -197,6 +197,14 @@ private Q_SLOTS:
         auto *process = backlog->findChild<QPushButton *>(QStringLiteral("processBacklogButton"));
         QVERIFY(!process->isEnabled());
         QVERIFY2(process->toolTip().contains(QStringLiteral("may not")), qPrintable(process->toolTip()));
+
+        // Nor compensate, from either page; the audit stays readable and verifiable.
+        for (const char *name : {"compensateAll", "compensateEverything", "approveButton", "rejectButton"}) {
+            auto *button = window.findChild<QPushButton *>(QString::fromLatin1(name));
+            QVERIFY2(button && !button->isEnabled(), name);
+        }
+        QVERIFY(window.findChild<QPushButton *>(QStringLiteral("verifyButton"))->isEnabled());
+        QVERIFY(window.findChild<QPushButton *>(QStringLiteral("exportButton"))->isEnabled());
     }
 
     // 5.2: the recorded callbacks with their raw bodies, byte for byte; "process backlog" is

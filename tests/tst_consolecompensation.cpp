@@ -14,7 +14,9 @@
 #include "testmain.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDateTimeEdit>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -237,6 +239,23 @@ private Q_SLOTS:
         QCOMPARE(text.count("\r\n"), 3);
         QVERIFY(text.contains("\"INC-7 fixed, \"\"quoted\"\"\""));
         QVERIFY(!text.contains("entry 1"));
+
+        // A time range: from an hour ahead shows nothing; a "to" before the "from" is refused.
+        page.findChild<QCheckBox *>(QStringLiteral("fromEnabled"))->setChecked(true);
+        page.findChild<QDateTimeEdit *>(QStringLiteral("fromTime"))->setDateTime(QDateTime::currentDateTimeUtc().addSecs(3600));
+        page.refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 0, 10000);
+        page.findChild<QCheckBox *>(QStringLiteral("toEnabled"))->setChecked(true);
+        page.findChild<QDateTimeEdit *>(QStringLiteral("toTime"))->setDateTime(QDateTime::currentDateTimeUtc());
+        page.refresh();
+        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("time range is empty")), qPrintable(labelText(&page, "auditResult")));
+        page.findChild<QDateTimeEdit *>(QStringLiteral("fromTime"))->setDateTime(QDateTime::currentDateTimeUtc().addSecs(-3600));
+        page.findChild<QDateTimeEdit *>(QStringLiteral("toTime"))->setDateTime(QDateTime::currentDateTimeUtc().addSecs(120));
+        page.refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10000);
+        QVERIFY(labelText(&page, "auditResult").isEmpty());
+        page.findChild<QCheckBox *>(QStringLiteral("fromEnabled"))->setChecked(false);
+        page.findChild<QCheckBox *>(QStringLiteral("toEnabled"))->setChecked(false);
 
         page.findChild<QLineEdit *>(QStringLiteral("actorFilter"))->setText(QStringLiteral("nobody"));
         page.refresh();

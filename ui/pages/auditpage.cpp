@@ -202,7 +202,15 @@ AuditFilter AuditPage::filter() const
 
 void AuditPage::refresh()
 {
-    m_model->reload(filter());
+    const AuditFilter f = filter();
+    const bool emptyRange = f.from.isValid() && f.to.isValid() && f.from >= f.to;
+    if (emptyRange)
+        m_result->setText(tr("<b style='color:#c62828'>The time range is empty:</b> “from” must be before “to”."));
+    else if (m_rangeRefused && !isBusy())
+        m_result->clear();
+    m_rangeRefused = emptyRange;
+    if (!emptyRange)
+        m_model->reload(f);
 }
 
 void AuditPage::startJob(const QString &what)

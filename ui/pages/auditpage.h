@@ -48,6 +48,7 @@ private:
 
     std::unique_ptr<db::DbWorker> m_jobWorker;
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a check or an export runs
+    bool m_rangeRefused = false;
     QLineEdit *m_actor = nullptr;
     QComboBox *m_action = nullptr;
     QCheckBox *m_fromOn = nullptr;
