@@ -116,6 +116,48 @@ private Q_SLOTS:
         QCOMPARE(countLiveDuplicates(db).couponGroups, qint64(4));
     }
 
+    // Each action's audit entry says what the database holds after it: the row it reverses
+    // or freezes, the reversal row, the balance; and the operator's text arrives byte for
+    // byte, quotes, backslashes and all.
+    void auditEntriesDescribeEachAction()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        test::insertDuplicateIncident(db, 2);
+        const QString awkward = QStringLiteral("O'Brien said \"twice\" \\ 支付 -- ; DROP TABLE x; \\n");
+        const CompensationPlan plan = planCompensation(db, CompensationScope::all(), {});
+        const CompensationOutcome outcome = executeCompensation(db, plan, awkward, QStringLiteral("INC-'7'"), {});
+        QCOMPARE(outcome.done, 6);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action LIKE 'compensation.%'")), qint64(6));
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(DISTINCT reason) FROM ops_audit_log")).toInt(), 1);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT reason FROM ops_audit_log LIMIT 1")).toString(), awkward);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT reason FROM compensation LIMIT 1")).toString(), awkward);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT ticket FROM compensation LIMIT 1")).toString(), QStringLiteral("INC-'7'"));
+
+        // The points entry of order 1001 names its reversal row and the user's balance after it.
+        QSqlQuery points = db::exec(db, QStringLiteral(
+            "SELECT a.target, JSON_VALUE(a.after_json, '$.reversal_id'), JSON_VALUE(a.after_json, '$.user_balance'), "
+            "       JSON_VALUE(a.after_json, '$.points'), r.id, u.points_balance, p.id "
+            "FROM ops_audit_log a JOIN point_log p ON a.target = CONCAT('point_log:', p.id) "
+            "JOIN point_log r ON r.reverses_id = p.id JOIN users u ON u.id = p.user_id "
+            "WHERE a.action = 'compensation.reverse_points' AND p.order_id = 1001"));
+        QVERIFY(points.next());
+        QCOMPARE(points.value(1).toLongLong(), points.value(4).toLongLong());
+        QCOMPARE(points.value(2).toLongLong(), points.value(5).toLongLong());
+        QCOMPARE(points.value(3).toInt(), -100);
+        // A frozen coupon's entry: ISSUED before, FROZEN after, superseded by the row kept.
+        QSqlQuery coupon = db::exec(db, QStringLiteral(
+            "SELECT JSON_VALUE(a.before_json, '$.status'), JSON_VALUE(a.after_json, '$.status'), "
+            "       JSON_VALUE(a.after_json, '$.superseded_by'), c.superseded_by "
+            "FROM ops_audit_log a JOIN user_coupon c ON a.target = CONCAT('user_coupon:', c.id) "
+            "WHERE a.action = 'compensation.freeze_coupon' ORDER BY a.id LIMIT 1"));
+        QVERIFY(coupon.next());
+        QCOMPARE(coupon.value(0).toString(), QStringLiteral("ISSUED"));
+        QCOMPARE(coupon.value(1).toString(), QStringLiteral("FROZEN"));
+        QCOMPARE(coupon.value(2).toLongLong(), coupon.value(3).toLongLong());
+        QVERIFY(verifyAuditChain(db).intact);
+    }
+
     void twoCompensatorsAtOnceCompensateEachDuplicateOnce()
     {
         {

@@ -3,6 +3,9 @@
 #include "dberror.h"
 
 #include <QAtomicInteger>
+#include <QHash>
+#include <QSqlDriver>
+#include <QSqlField>
 #include <QSqlQuery>
 #include <QStringList>
 #include <QThread>
@@ -140,6 +143,52 @@ QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &b
 void execDirect(const QSqlDatabase &db, const QString &sql)
 {
     exec(db, sql);
+}
+
+QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const QString &rowTail)
+{
+    const QSqlDriver *driver = db.driver();
+    // A batch repeats its reason, ticket and batch id in every row: escape each text once.
+    QHash<QString, QString> escaped;
+    const auto literal = [driver, &escaped](const QVariant &value) -> QString {
+        switch (value.typeId()) {
+        case QMetaType::Int:
+        case QMetaType::LongLong:
+        case QMetaType::UInt:
+        case QMetaType::ULongLong:
+            return value.toString();
+        case QMetaType::QString: {
+            const QString text = value.toString();
+            auto known = escaped.constFind(text);
+            if (known != escaped.constEnd())
+                return *known;
+            // Text goes through the driver's byte path, mysql_real_escape_string, which knows
+            // the connection's character set and sql_mode; its text path only doubles quotes.
+            QByteArray bytes = text.toUtf8();
+            if (bytes.isNull())
+                bytes = QByteArray(""); // a null QString is an empty text, not NULL
+            QSqlField field(QString(), QMetaType(QMetaType::QByteArray));
+            field.setValue(bytes);
+            return *escaped.insert(text, driver->formatValue(field));
+        }
+        default: {
+            QSqlField field(QString(), value.metaType());
+            field.setValue(value);
+            return driver->formatValue(field);
+        }
+        }
+    };
+    QString sql;
+    for (const QVariantList &row : rows) {
+        sql += sql.isEmpty() ? QStringLiteral("(") : QStringLiteral(",(");
+        for (qsizetype i = 0; i < row.size(); ++i) {
+            if (i > 0)
+                sql += QLatin1Char(',');
+            sql += literal(row.at(i));
+        }
+        sql += rowTail + QLatin1Char(')');
+    }
+    return sql;
 }
 
 QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)

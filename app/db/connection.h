@@ -40,6 +40,13 @@ private:
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 // Runs a statement that is not preparable (DDL, SET, GRANT): no binds.
 void execDirect(const QSqlDatabase &db, const QString &sql);
+// "(a, b, ...), (c, d, ...)": rows of values as SQL literals, each escaped by the driver for
+// this connection (mysql_real_escape_string), for multi-row INSERTs. A statement with
+// thousands of placeholders costs a server-side prepare and a bind per value on every run,
+// which made a compensation batch's inserts several times slower than the changes they
+// record. A null QString is an empty text, as with exec(). `rowTail` ends each row as SQL
+// (e.g. ",USER()").
+QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const QString &rowTail = {});
 // First column of the first row, or an invalid QVariant when there is no row.
 QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 

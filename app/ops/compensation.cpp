@@ -3,8 +3,6 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QHash>
 #include <QSet>
 #include <QStringList>
@@ -23,25 +21,12 @@ QString orderFilter(const QList<qint64> &orderIds, const char *column)
     return QStringLiteral(" AND %1 IN (%2)").arg(QLatin1String(column), ids.join(QLatin1Char(',')));
 }
 
-QString json(const QJsonObject &object)
-{
-    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
-}
-
 QString idList(const QList<qint64> &ids)
 {
     QStringList text;
     for (qint64 id : ids)
         text << QString::number(id);
     return text.join(QLatin1Char(','));
-}
-
-// "(?, ?, ...), (?, ?, ...)" for a multi-row INSERT; `tail` ends each row (e.g. ", USER()").
-QString placeholders(qsizetype rows, int columns, const QString &tail = {})
-{
-    const QString row = QLatin1Char('(') + QStringList(columns, QStringLiteral("?")).join(QLatin1Char(',')) + tail
-                        + QLatin1Char(')');
-    return QStringList(rows, row).join(QLatin1Char(','));
 }
 
 // The actions of a batch whose rows are still the live duplicates the plan saw, read under
@@ -85,26 +70,34 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
 QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &actions, const QString &batchId,
                          const QString &reason, const QString &ticket)
 {
-    QVariantList binds;
+    QList<QVariantList> rows;
     QList<qint64> couponIds;
     QList<qint64> pointIds;
+    QList<qint64> pointUsers;
     for (const PlannedAction &action : actions) {
-        binds << action.targetTable << action.targetId << action.keptId << action.orderId
-              << compensationActionName(action.action) << action.amountFen << action.points << batchId << reason << ticket;
-        (action.targetTable == QLatin1String("user_coupon") ? couponIds : pointIds) << action.targetId;
+        rows << QVariantList{action.targetTable, action.targetId, action.keptId, action.orderId,
+                             compensationActionName(action.action), action.amountFen, action.points, batchId, reason, ticket};
+        if (action.targetTable == QLatin1String("user_coupon")) {
+            couponIds << action.targetId;
+        } else {
+            pointIds << action.targetId;
+            pointUsers << action.userId;
+        }
     }
     // created_by is the database's own account name, not something the client says.
-    db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, amount_fen, "
-                                "points, batch_id, reason, ticket, created_by) VALUES ")
-                     + placeholders(actions.size(), 10, QStringLiteral(",USER()")), binds);
-    if (!couponIds.isEmpty())
+    db::execDirect(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
+                                      "amount_fen, points, batch_id, reason, ticket, created_by) VALUES ")
+                           + db::valueRows(db, rows, QStringLiteral(",USER()")));
+    QStringList targets;
+    if (!couponIds.isEmpty()) {
+        const QString ids = idList(couponIds);
         db::execDirect(db, QStringLiteral(
             "UPDATE user_coupon u JOIN compensation c ON c.target_table = 'user_coupon' AND c.target_id = u.id "
             "SET u.status = IF(c.action = 'FREEZE_COUPON', 'FROZEN', u.status), "
             "    u.frozen_at = IF(c.action = 'FREEZE_COUPON', NOW(3), u.frozen_at), u.superseded_by = c.kept_id "
-            "WHERE u.id IN (%1)").arg(idList(couponIds)));
-    QHash<qint64, qint64> reversalOf;
-    QHash<qint64, qint64> balanceOf;
+            "WHERE u.id IN (%1)").arg(ids));
+        targets << QStringLiteral("(c.target_table = 'user_coupon' AND c.target_id IN (%1))").arg(ids);
+    }
     QList<qint64> negative;
     if (!pointIds.isEmpty()) {
         const QString ids = idList(pointIds);
@@ -116,37 +109,32 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
         db::execDirect(db, QStringLiteral("UPDATE users u JOIN (SELECT user_id, SUM(points) AS points FROM point_log "
                                           "WHERE id IN (%1) GROUP BY user_id) d ON d.user_id = u.id "
                                           "SET u.points_balance = u.points_balance - d.points").arg(ids));
-        QSqlQuery reversals = db::exec(db, QStringLiteral(
-            "SELECT r.reverses_id, r.id, u.id, u.points_balance FROM point_log r JOIN users u ON u.id = r.user_id "
-            "WHERE r.reverses_id IN (%1)").arg(ids));
-        while (reversals.next()) {
-            reversalOf.insert(reversals.value(0).toLongLong(), reversals.value(1).toLongLong());
-            const qint64 user = reversals.value(2).toLongLong();
-            balanceOf.insert(user, reversals.value(3).toLongLong());
-            if (reversals.value(3).toLongLong() < 0 && !negative.contains(user))
-                negative << user;
-        }
+        QSqlQuery below = db::exec(db, QStringLiteral("SELECT id FROM users WHERE id IN (%1) AND points_balance < 0 ORDER BY id")
+                                           .arg(idList(pointUsers)));
+        while (below.next())
+            negative << below.value(0).toLongLong();
+        targets << QStringLiteral("(c.target_table = 'point_log' AND c.target_id IN (%1))").arg(ids);
     }
-
-    QVariantList audit;
-    for (const PlannedAction &action : actions) {
-        QJsonObject before{{QStringLiteral("id"), action.targetId}, {QStringLiteral("superseded_by"), QJsonValue()}};
-        QJsonObject after{{QStringLiteral("id"), action.targetId}, {QStringLiteral("superseded_by"), action.keptId},
-                          {QStringLiteral("order_id"), action.orderId}, {QStringLiteral("amount_fen"), action.amountFen}};
-        if (action.action == CompensationAction::FreezeCoupon) {
-            before.insert(QStringLiteral("status"), QStringLiteral("ISSUED"));
-            after.insert(QStringLiteral("status"), QStringLiteral("FROZEN"));
-        } else if (action.action == CompensationAction::ReversePoints) {
-            after.insert(QStringLiteral("reversal_id"), reversalOf.value(action.targetId));
-            after.insert(QStringLiteral("points"), -action.points);
-            after.insert(QStringLiteral("user_balance"), balanceOf.value(action.userId));
-        }
-        audit << QStringLiteral("compensation.") + compensationActionName(action.action).toLower()
-              << QStringLiteral("%1:%2").arg(action.targetTable).arg(action.targetId) << reason << ticket << json(before)
-              << json(after);
-    }
-    db::exec(db, QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) VALUES ")
-                     + placeholders(actions.size(), 6), audit);
+    // The audit entries are read back from the rows this batch just wrote, so that they say
+    // what the database now holds (the reversal row, the balance after it); in action order.
+    // By target, not by batch id: a run's batches share one id, so that would read every
+    // earlier batch's rows again.
+    db::execDirect(db, QStringLiteral(
+        "INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) "
+        "SELECT CONCAT('compensation.', LOWER(c.action)), CONCAT(c.target_table, ':', c.target_id), c.reason, c.ticket, "
+        "  IF(c.action = 'FREEZE_COUPON', JSON_OBJECT('id', c.target_id, 'superseded_by', NULL, 'status', 'ISSUED'), "
+        "     JSON_OBJECT('id', c.target_id, 'superseded_by', NULL)), "
+        "  CASE c.action "
+        "    WHEN 'FREEZE_COUPON' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
+        "      'amount_fen', c.amount_fen, 'status', 'FROZEN') "
+        "    WHEN 'REVERSE_POINTS' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
+        "      'amount_fen', c.amount_fen, 'reversal_id', r.id, 'points', -c.points, 'user_balance', u.points_balance) "
+        "    ELSE JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
+        "      'amount_fen', c.amount_fen) END "
+        "FROM compensation c "
+        "LEFT JOIN point_log r ON c.target_table = 'point_log' AND r.reverses_id = c.target_id "
+        "LEFT JOIN users u ON u.id = r.user_id "
+        "WHERE %1 ORDER BY c.id").arg(targets.join(QStringLiteral(" OR "))));
     return negative;
 }
 

@@ -89,6 +89,7 @@ QString LocalServer::defaultDirectory()
 QString LocalServer::socketPath() const { return m_dir + QStringLiteral("/mysqld.sock"); }
 QString LocalServer::errorLogPath() const { return m_dir + QStringLiteral("/mysqld.err"); }
 QString LocalServer::pidFilePath() const { return m_dir + QStringLiteral("/mysqld.pid"); }
+QString LocalServer::tmpDir() const { return m_dir + QStringLiteral("/tmp"); }
 
 Dsn LocalServer::rootDsn(const QString &database) const
 {
@@ -137,9 +138,11 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
         progress(QStringLiteral("creating a new MariaDB data directory in %1").arg(dataDir));
     QDir(dataDir).removeRecursively(); // a half-made directory from an interrupted first start
     QDir().mkpath(dataDir);
+    QDir().mkpath(tmpDir());
 
     QStringList args{QStringLiteral("--no-defaults"),
                      QStringLiteral("--datadir=") + dataDir,
+                     QStringLiteral("--tmpdir=") + tmpDir(),
                      QStringLiteral("--auth-root-authentication-method=normal"),
                      QStringLiteral("--skip-test-db")};
     if (runningAsRoot())
@@ -199,9 +202,11 @@ void LocalServer::start(int tcpPort, const Progress &progress)
         throw std::runtime_error(QStringLiteral("the directory %1 is too long for a unix socket path; "
                                                 "choose a shorter one with --dir").arg(m_dir).toStdString());
     initializeDataDirectory(progress);
+    QDir().mkpath(tmpDir());
 
     QStringList args{QStringLiteral("--no-defaults"),
                      QStringLiteral("--datadir=") + m_dir + QStringLiteral("/data"),
+                     QStringLiteral("--tmpdir=") + tmpDir(),
                      QStringLiteral("--socket=") + socketPath(),
                      QStringLiteral("--pid-file=") + pidFilePath(),
                      QStringLiteral("--log-error=") + errorLogPath(),

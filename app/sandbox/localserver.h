@@ -44,6 +44,10 @@ public:
 
 private:
     QString pidFilePath() const;
+    // The server's temporary files stay in its own directory: with the default, /tmp, the
+    // temporary tables of two servers on one machine (the sandbox, a test run, a benchmark)
+    // share a directory, and a first start was seen to lose its bootstrap tables there.
+    QString tmpDir() const;
     void initializeDataDirectory(const Progress &progress);
     void removeStaleFiles() const;
     void waitUntilReady(qint64 pid, int timeoutSeconds) const;
