@@ -203,6 +203,36 @@ private Q_SLOTS:
                  QStringLiteral("EXECUTED by %1@localhost").arg(bob.user()));
     }
 
+    // A second operator may reject a request instead: it is kept, marked so, and nothing is
+    // compensated.
+    void aRejectedRequestCompensatesNothing()
+    {
+        const Dsn &dsn = m_db->dsn();
+        {
+            db::Connection connection(dsn, QStringLiteral("t"));
+            db::exec(connection.database(), QStringLiteral("UPDATE payops_meta SET value = '1000' WHERE name = 'four_eyes_threshold_fen'"));
+        }
+        test::ScratchAccount alice(QStringLiteral("payops_operator"));
+        test::ScratchAccount bob(QStringLiteral("payops_operator"));
+        auto requester = windowOn(alice.dsnFor(m_db->name()));
+        auto *duplicates = static_cast<DuplicatesPage *>(requester->page(Page::DuplicatesId));
+        QTRY_COMPARE_WITH_TIMEOUT(duplicates->model()->rowCount(), 18, 10000);
+        compensateThrough(duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter));
+        QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")), qint64(1));
+
+        auto approver = windowOn(bob.dsnFor(m_db->name()));
+        auto *page = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
+        page->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(page->requestsTable()->rowCount(), 1, 10000);
+        page->requestsTable()->selectRow(0);
+        QTRY_VERIFY(page->findChild<QPushButton *>(QStringLiteral("rejectButton"))->isEnabled());
+        page->rejectSelected();
+        QTRY_VERIFY_WITH_TIMEOUT(labelText(page, "compensationStatus").contains(QStringLiteral("rejected")), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(page->requestsTable()->item(0, 1)->text(), QStringLiteral("REJECTED"), 10000);
+        QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
+        QVERIFY(!page->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
+    }
+
     // 5.5: the audit page filters by action and who, verifies the chain as the command line
     // does, names the first broken entry, and exports what the filter shows.
     void auditPageFiltersVerifiesAndExports()

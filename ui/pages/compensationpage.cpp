@@ -94,11 +94,15 @@ CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
     m_approve->setObjectName(QStringLiteral("approveButton"));
     m_reject = new QPushButton(tr("Reject…"), this);
     m_reject->setObjectName(QStringLiteral("rejectButton"));
+    m_hint = new QLabel(this);
+    m_hint->setObjectName(QStringLiteral("requestHint"));
+    m_hint->setStyleSheet(QStringLiteral("color: #b35900;"));
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("compensationStatus"));
     m_status->setWordWrap(true);
     decide->addWidget(m_approve);
     decide->addWidget(m_reject);
+    decide->addWidget(m_hint);
     decide->addWidget(m_status, 1);
     layout->addLayout(decide);
 
@@ -203,7 +207,7 @@ void CompensationPage::updateActions()
         why = tr("You filed this request: another operator account must decide it.");
     m_approve->setToolTip(why);
     m_reject->setToolTip(why);
-    m_status->setText(own && open ? why : QString());
+    m_hint->setText(own && open ? why : QString());
 }
 
 CompensationDialog *CompensationPage::approveSelected()

@@ -42,7 +42,8 @@ private:
     QString m_currentUser;
     QList<CompensationRequest> m_requestList;
     QLabel *m_threshold = nullptr;
-    QLabel *m_status = nullptr;
+    QLabel *m_status = nullptr; // what the last decision did, or why the page could not read
+    QLabel *m_hint = nullptr;   // why the selected request may not be decided here
     QTableWidget *m_requests = nullptr;
     QTableWidget *m_batches = nullptr;
     QPushButton *m_all = nullptr;
