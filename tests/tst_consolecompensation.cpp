@@ -52,6 +52,14 @@ std::unique_ptr<MainWindow> windowOn(const Dsn &dsn)
     return window;
 }
 
+// Ten yuan: the incident's 96 yuan needs a second operator.
+void setFourEyesThreshold(const Dsn &dsn, qint64 fen)
+{
+    db::Connection connection(dsn, QStringLiteral("t"));
+    db::exec(connection.database(), QStringLiteral("UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
+             {QString::number(fen)});
+}
+
 // Types the reason and ticket, goes through the confirmation and waits for the result.
 void compensateThrough(CompensationDialog *dialog)
 {
@@ -156,10 +164,7 @@ private Q_SLOTS:
     void fourEyesInTheConsole()
     {
         const Dsn &dsn = m_db->dsn();
-        {
-            db::Connection connection(dsn, QStringLiteral("t"));
-            db::exec(connection.database(), QStringLiteral("UPDATE payops_meta SET value = '1000' WHERE name = 'four_eyes_threshold_fen'"));
-        }
+        setFourEyesThreshold(dsn, 1000);
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
 
@@ -208,10 +213,7 @@ private Q_SLOTS:
     void aRejectedRequestCompensatesNothing()
     {
         const Dsn &dsn = m_db->dsn();
-        {
-            db::Connection connection(dsn, QStringLiteral("t"));
-            db::exec(connection.database(), QStringLiteral("UPDATE payops_meta SET value = '1000' WHERE name = 'four_eyes_threshold_fen'"));
-        }
+        setFourEyesThreshold(dsn, 1000);
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
         auto requester = windowOn(alice.dsnFor(m_db->name()));
