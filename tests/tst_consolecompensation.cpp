@@ -52,7 +52,7 @@ std::unique_ptr<MainWindow> windowOn(const Dsn &dsn)
     return window;
 }
 
-// Ten yuan: the incident's 96 yuan needs a second operator.
+// The four-eyes threshold in fen (1000: the test incident's 96 yuan then needs a second operator).
 void setFourEyesThreshold(const Dsn &dsn, qint64 fen)
 {
     db::Connection connection(dsn, QStringLiteral("t"));
