@@ -97,6 +97,9 @@ private Q_SLOTS:
         auto *stack = m_window->findChild<QStackedWidget *>();
         QCOMPARE(stack->currentWidget()->objectName(), QStringLiteral("duplicatesPage"));
         m_window->showPage(Page::OverviewId);
+        QTest::mouseClick(m_window->findChild<Tile *>(QStringLiteral("tileBacklog")), Qt::LeftButton);
+        QCOMPARE(stack->currentWidget()->objectName(), QStringLiteral("backlogPage"));
+        m_window->showPage(Page::OverviewId);
     }
 
     void stateMachineShowsCountsAndRejectedEdges()

@@ -59,7 +59,7 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     m_money = new Tile(QStringLiteral("tileMoney"), tr("Money at risk"), this);
     m_instances = new Tile(QStringLiteral("tileInstances"), tr("Callback instances alive"), this);
     const QList<QPair<Tile *, Page::Id>> tiles{{m_mode, InstancesId}, {m_rate, StateMachineId},
-                                               {m_duplicates, DuplicatesId}, {m_backlog, InstancesId},
+                                               {m_duplicates, DuplicatesId}, {m_backlog, BacklogId},
                                                {m_money, DuplicatesId}, {m_instances, InstancesId}};
     for (int i = 0; i < tiles.size(); ++i) {
         grid->addWidget(tiles.at(i).first, i / 3, i % 3);
