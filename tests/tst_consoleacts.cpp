@@ -226,6 +226,14 @@ private Q_SLOTS:
         }
         QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")),
                  QStringLiteral("4"));
+        // And one row edited by hand into bytes that are not even UTF-8: shown as such, and
+        // the drain rejects it without stopping.
+        {
+            db::Connection connection(scratch.dsn(), QStringLiteral("edit"));
+            db::exec(connection.database(), QStringLiteral(
+                         "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, status) VALUES ('HAND-1', 1004, ?, 'RECORDED')"),
+                     {QByteArray("{\"pay_no\":\xff\xfe}")});
+        }
 
         MainWindow window(scratch.dsn());
         QSignalSpy known(&window, &MainWindow::privilegesKnown);
@@ -233,10 +241,14 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(known.size(), 1, 10000);
         auto *page = static_cast<BacklogPage *>(window.page(Page::BacklogId));
         QTableView *table = page->table();
-        QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(), 4, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(), 5, 10000);
         table->setCurrentIndex(table->model()->index(2, 0));
         QCOMPARE(page->findChild<QPlainTextEdit *>(QStringLiteral("rawBody"))->toPlainText(), QString::fromUtf8(bodies.at(2)));
         QCOMPARE(table->model()->index(2, BacklogModel::PayNoColumn).data().toString(), QStringLiteral("支付-1003"));
+        QVERIFY(!page->findChild<QLabel *>(QStringLiteral("bodyTitle"))->text().contains(QStringLiteral("not valid UTF-8")));
+        table->setCurrentIndex(table->model()->index(4, 0));
+        QVERIFY2(page->findChild<QLabel *>(QStringLiteral("bodyTitle"))->text().contains(QStringLiteral("not valid UTF-8")),
+                 qPrintable(page->findChild<QLabel *>(QStringLiteral("bodyTitle"))->text()));
 
         auto *process = page->findChild<QPushButton *>(QStringLiteral("processBacklogButton"));
         auto *refusal = page->findChild<QLabel *>(QStringLiteral("drainRefusal"));
@@ -253,7 +265,7 @@ private Q_SLOTS:
         auto *status = page->findChild<QLabel *>(QStringLiteral("drainStatus"));
         QTRY_VERIFY_WITH_TIMEOUT(!page->isDraining(), 20000);
         QVERIFY2(status->text().contains(QStringLiteral("Done.")) && status->text().contains(QStringLiteral("Processed <b>4</b>"))
-                     && status->text().contains(QStringLiteral("0 left")),
+                     && status->text().contains(QStringLiteral("rejected 1")) && status->text().contains(QStringLiteral("0 left")),
                  qPrintable(status->text()));
         QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(), 0, 10000);
         // The drain is audited once, with its counts, under the database account.
@@ -261,6 +273,8 @@ private Q_SLOTS:
                      "SELECT CONCAT(COUNT(*), ' ', MAX(actor), ' ', JSON_VALUE(MAX(after_json), '$.processed')) FROM ops_audit_log "
                      "WHERE action = 'backlog.drain'")),
                  QStringLiteral("1 root@localhost 4"));
+        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT CONCAT(status, ' ', reason) FROM pay_callback_log WHERE pay_no = 'HAND-1'")),
+                 QStringLiteral("REJECTED unreadable_record"));
 
         db::Connection connection(scratch.dsn(), QStringLiteral("check"));
         QCOMPARE(db::scalar(connection.database(), QStringLiteral(

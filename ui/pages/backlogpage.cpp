@@ -301,9 +301,13 @@ void BacklogPage::showBody()
         return;
     }
     const QByteArray body = current.data(BacklogModel::RawBodyRole).toByteArray();
-    m_bodyTitle->setText(tr("Raw body of callback %1, as received (%n byte(s)):", nullptr, int(body.size()))
-                             .arg(m_model->index(current.row(), BacklogModel::IdColumn).data().toString()));
-    m_body->setPlainText(QString::fromUtf8(body));
+    const QString text = QString::fromUtf8(body);
+    // The endpoint records only valid JSON, but a row edited by hand need not be UTF-8.
+    const bool exact = text.toUtf8() == body;
+    m_bodyTitle->setText(tr("Raw body of callback %1, as received (%n byte(s))%2:", nullptr, int(body.size()))
+                             .arg(m_model->index(current.row(), BacklogModel::IdColumn).data().toString(),
+                                  exact ? QString() : tr("; not valid UTF-8, undecodable bytes shown as \uFFFD")));
+    m_body->setPlainText(text);
 }
 
 } // namespace payops
