@@ -288,8 +288,20 @@ private Q_SLOTS:
     }
 
     // 5.2: a drain stopped midway leaves every callback processed once or still recorded.
+    // Stopped by the operator, or by another operator flipping the switch to RECORD_ONLY
+    // under it (the barrier: the drain's next transaction reads the flip and stops).
+    void stoppedDrainProcessesEachCallbackOnceOrNotAtAll_data()
+    {
+        QTest::addColumn<bool>("byTheSwitch");
+        QTest::addColumn<QString>("saying");
+        QTest::newRow("stop button") << false << QStringLiteral("<b>Stopped.</b>");
+        QTest::newRow("switch flipped") << true << QStringLiteral("the switch turned RECORD_ONLY");
+    }
+
     void stoppedDrainProcessesEachCallbackOnceOrNotAtAll()
     {
+        QFETCH(bool, byTheSwitch);
+        QFETCH(QString, saying);
         constexpr int total = 3000;
         test::ScratchDatabase scratch(QStringLiteral("acts"));
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), total);
@@ -306,10 +318,13 @@ private Q_SLOTS:
         auto *progress = page.findChild<QProgressBar *>(QStringLiteral("drainProgress"));
         QCOMPARE(progress->maximum(), total);
         QTRY_VERIFY_WITH_TIMEOUT(progress->value() >= 10, 20000);
-        QTest::mouseClick(page.findChild<QPushButton *>(QStringLiteral("stopDrainButton")), Qt::LeftButton);
+        if (byTheSwitch)
+            flip(scratch.dsn(), CallbackMode::RecordOnly);
+        else
+            QTest::mouseClick(page.findChild<QPushButton *>(QStringLiteral("stopDrainButton")), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!page.isDraining(), 20000);
         const QString result = page.findChild<QLabel *>(QStringLiteral("drainStatus"))->text();
-        QVERIFY2(result.contains(QStringLiteral("Stopped.")), qPrintable(result));
+        QVERIFY2(result.contains(saying), qPrintable(result));
 
         db::Connection connection(scratch.dsn(), QStringLiteral("check"));
         const QSqlDatabase db = connection.database();
