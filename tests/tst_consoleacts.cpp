@@ -325,6 +325,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!page.isDraining(), 20000);
         const QString result = page.findChild<QLabel *>(QStringLiteral("drainStatus"))->text();
         QVERIFY2(result.contains(saying), qPrintable(result));
+        // The rest can be processed again, unless the switch now says RECORD_ONLY.
+        QTRY_COMPARE_WITH_TIMEOUT(process->isEnabled(), !byTheSwitch, 10000);
 
         db::Connection connection(scratch.dsn(), QStringLiteral("check"));
         const QSqlDatabase db = connection.database();

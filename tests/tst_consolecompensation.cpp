@@ -60,6 +60,18 @@ void setFourEyesThreshold(const Dsn &dsn, qint64 fen)
              {QString::number(fen)});
 }
 
+// The compensation page of `window` once it lists the one request filed, that request
+// selected; null when it does not show up.
+CompensationPage *theOneRequestOn(const MainWindow &window)
+{
+    auto *page = static_cast<CompensationPage *>(window.page(Page::CompensationId));
+    page->refresh();
+    if (!QTest::qWaitFor([page] { return page->requestsTable()->rowCount() == 1; }, 10000))
+        return nullptr;
+    page->requestsTable()->selectRow(0);
+    return page;
+}
+
 // Types the reason and ticket, goes through the confirmation and waits for the result.
 void compensateThrough(CompensationDialog *dialog)
 {
@@ -187,11 +199,9 @@ private Q_SLOTS:
         QVERIFY(!own->approveSelected());
 
         auto approver = windowOn(bob.dsnFor(m_db->name()));
-        auto *page = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
-        page->refresh();
-        QTRY_COMPARE_WITH_TIMEOUT(page->requestsTable()->rowCount(), 1, 10000);
+        CompensationPage *page = theOneRequestOn(*approver);
+        QVERIFY(page);
         QCOMPARE(page->requestsTable()->item(0, 1)->text(), QStringLiteral("PENDING"));
-        page->requestsTable()->selectRow(0);
         QTRY_VERIFY(page->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
         CompensationDialog *approval = page->approveSelected();
         QVERIFY(approval);
@@ -223,10 +233,8 @@ private Q_SLOTS:
         QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")), qint64(1));
 
         auto approver = windowOn(bob.dsnFor(m_db->name()));
-        auto *page = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
-        page->refresh();
-        QTRY_COMPARE_WITH_TIMEOUT(page->requestsTable()->rowCount(), 1, 10000);
-        page->requestsTable()->selectRow(0);
+        CompensationPage *page = theOneRequestOn(*approver);
+        QVERIFY(page);
         QTRY_VERIFY(page->findChild<QPushButton *>(QStringLiteral("rejectButton"))->isEnabled());
         page->rejectSelected();
         QTRY_VERIFY_WITH_TIMEOUT(labelText(page, "compensationStatus").contains(QStringLiteral("rejected")), 10000);

@@ -77,7 +77,7 @@ Step drainOne(const QSqlDatabase &db, const QString &fromState, const DrainOptio
 // each callback's own trail is its pay_callback_log row and its callback_trace.
 void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const DrainResult &result, const QString &stop)
 {
-    if (result.processed + result.rejected + result.ignored == 0)
+    if (result.handled() == 0)
         return;
     const QJsonObject after{{QStringLiteral("processed"), result.processed},
                             {QStringLiteral("rejected"), result.rejected},
@@ -93,7 +93,7 @@ void drainLoop(const QSqlDatabase &db, const DrainOptions &options, DrainResult 
 {
     const QString fromState = paymentFromState(db);
     int deadlocksInARow = 0;
-    while (options.limit == 0 || result.processed + result.rejected + result.ignored < options.limit) {
+    while (options.limit == 0 || result.handled() < options.limit) {
         if (options.cancel && options.cancel->load()) {
             result.cancelled = true;
             break;

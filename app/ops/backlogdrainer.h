@@ -15,6 +15,8 @@ struct DrainResult
     int ignored = 0;
     bool stoppedBySwitch = false; // the switch was (or turned) RECORD_ONLY
     bool cancelled = false;
+
+    int handled() const { return processed + rejected + ignored; }
 };
 
 struct DrainOptions

@@ -138,7 +138,6 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
         progress(QStringLiteral("creating a new MariaDB data directory in %1").arg(dataDir));
     QDir(dataDir).removeRecursively(); // a half-made directory from an interrupted first start
     QDir().mkpath(dataDir);
-    QDir().mkpath(tmpDir());
 
     QStringList args{QStringLiteral("--no-defaults"),
                      QStringLiteral("--datadir=") + dataDir,
@@ -201,8 +200,8 @@ void LocalServer::start(int tcpPort, const Progress &progress)
     if (socketPath().toLocal8Bit().size() > 100)
         throw std::runtime_error(QStringLiteral("the directory %1 is too long for a unix socket path; "
                                                 "choose a shorter one with --dir").arg(m_dir).toStdString());
-    initializeDataDirectory(progress);
     QDir().mkpath(tmpDir());
+    initializeDataDirectory(progress);
 
     QStringList args{QStringLiteral("--no-defaults"),
                      QStringLiteral("--datadir=") + m_dir + QStringLiteral("/data"),

@@ -234,6 +234,17 @@ void AuditPage::endJob(const QString &result)
     m_result->setText(result);
 }
 
+std::function<void(qint64)> AuditPage::rowsReporter(const QString &what)
+{
+    QPointer<AuditPage> guard(this);
+    return [guard, what](qint64 rows) { // called on the job's worker thread
+        QMetaObject::invokeMethod(guard.data(), [guard, what, rows] {
+            if (guard && guard->isBusy())
+                guard->m_result->setText(tr("%1 … %2 entries so far").arg(what, QLocale().toString(rows)));
+        }, Qt::QueuedConnection);
+    };
+}
+
 void AuditPage::cancelJob()
 {
     if (!m_cancel)
@@ -246,15 +257,10 @@ void AuditPage::verify()
 {
     if (isBusy())
         return;
-    startJob(tr("Verifying the chain …"));
-    QPointer<AuditPage> guard(this);
+    const QString what = tr("Verifying the chain");
+    startJob(what + tr(" …"));
     const auto cancel = m_cancel;
-    const auto progress = [guard](qint64 rows) {
-        QMetaObject::invokeMethod(guard.data(), [guard, rows] {
-            if (guard && guard->isBusy())
-                guard->m_result->setText(tr("Verifying the chain … %1 entries so far").arg(QLocale().toString(rows)));
-        }, Qt::QueuedConnection);
-    };
+    const auto progress = rowsReporter(what);
     m_jobWorker->submit<AuditVerification>(
         QStringLiteral("audit-verify"),
         [cancel, progress](const QSqlDatabase &db) { return verifyAuditChain(db, cancel.get(), progress); }, this,
@@ -285,16 +291,11 @@ void AuditPage::exportCsv(const QString &path)
 {
     if (isBusy())
         return;
-    startJob(tr("Exporting …"));
-    QPointer<AuditPage> guard(this);
+    const QString what = tr("Exporting");
+    startJob(what + tr(" …"));
     const auto cancel = m_cancel;
     const AuditFilter f = filter();
-    const auto progress = [guard](qint64 rows) {
-        QMetaObject::invokeMethod(guard.data(), [guard, rows] {
-            if (guard && guard->isBusy())
-                guard->m_result->setText(tr("Exporting … %1 entries so far").arg(QLocale().toString(rows)));
-        }, Qt::QueuedConnection);
-    };
+    const auto progress = rowsReporter(what);
     m_jobWorker->submit<JobOutcome>(
         QStringLiteral("audit-export"),
         [cancel, progress, f, path](const QSqlDatabase &db) -> JobOutcome {

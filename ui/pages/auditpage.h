@@ -4,6 +4,7 @@
 #include "page.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 class QCheckBox;
@@ -44,6 +45,8 @@ private:
     void chooseExportFile();
     void startJob(const QString &what);
     void endJob(const QString &result);
+    // The progress callback of a check or an export: "<what> … N entries so far".
+    std::function<void(qint64)> rowsReporter(const QString &what);
     void showDetail();
 
     std::unique_ptr<db::DbWorker> m_jobWorker;

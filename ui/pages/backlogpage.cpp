@@ -30,7 +30,7 @@ namespace {
 struct DrainRun
 {
     DrainResult result;
-    qint64 left = 0;
+    console::BacklogSummary after; // the backlog when the drain ended
 };
 
 bool isRecordOnly(const console::BacklogSummary &summary)
@@ -244,7 +244,7 @@ void BacklogPage::startDrain()
                          .arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
     options.cancel = m_cancel.get();
     options.progress = [guard, total](const DrainResult &sofar) {
-        const int done = sofar.processed + sofar.rejected + sofar.ignored;
+        const int done = sofar.handled();
         QMetaObject::invokeMethod(guard.data(), [guard, done, total] {
             if (!guard || !guard->isDraining())
                 return;
@@ -258,12 +258,12 @@ void BacklogPage::startDrain()
         [options, cancel](const QSqlDatabase &db) {
             DrainRun run;
             run.result = drainBacklog(db, options);
-            run.left = console::loadBacklogSummary(db).recorded;
+            run.after = console::loadBacklogSummary(db);
             return run;
         },
         this,
         [this](const DrainRun &run) {
-            m_summary.recorded = run.left;
+            showSummary(run.after);
             drainFinished(run.result, QString());
         },
         [this](const db::Error &error) { drainFinished({}, error.message()); });
@@ -273,7 +273,6 @@ void BacklogPage::drainFinished(const DrainResult &result, const QString &error)
 {
     m_cancel.reset();
     m_stop->hide();
-    m_progress->setValue(m_progress->maximum());
     QString text;
     if (!error.isEmpty()) {
         text = tr("<b style='color:#c62828'>Stopped by an error:</b> %1<br>Every callback processed before it stays "
@@ -287,9 +286,13 @@ void BacklogPage::drainFinished(const DrainResult &result, const QString &error)
                                            : tr("<b>Done.</b>"))
                    .arg(result.processed).arg(result.rejected).arg(result.ignored).arg(m_summary.recorded);
     }
-    refresh();
     m_status->setText(text);
     m_progress->hide();
+    // A finished drain brought its summary along; a failed one did not.
+    if (!error.isEmpty())
+        refreshSummary();
+    updateActions();
+    m_model->reload();
 }
 
 void BacklogPage::showBody()
