@@ -84,6 +84,38 @@ private Q_SLOTS:
         QVERIFY2(error.contains(mentions, Qt::CaseInsensitive), qPrintable(error));
         QVERIFY2(!error.contains(QLatin1Char('\n')), "an error is one line");
     }
+
+    // QUrl's error text quotes the whole source: a typo in a port printed the password.
+    void errorsNeverShowThePassword_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("port out of range") << QStringLiteral("mysql://ops:Sekr3tPw@db:99999/payops");
+        QTest::newRow("port letters") << QStringLiteral("mysql://ops:Sekr3tPw@db:33o6/payops");
+        QTest::newRow("space in host") << QStringLiteral("mysql://ops:Sekr3tPw@d b/payops");
+        QTest::newRow("bad host bracket") << QStringLiteral("mysql://ops:Sekr3tPw@[::1/payops");
+        QTest::newRow("space in password") << QStringLiteral("mysql://ops:Sekr3t Pw@db/payops");
+        QTest::newRow("slash in password") << QStringLiteral("mysql://ops:Sekr3t/Pw@db/payops");
+        QTest::newRow("hash in password") << QStringLiteral("mysql://ops:Sekr3t#Pw@db/payops");
+        QTest::newRow("question mark in password") << QStringLiteral("mysql://ops:Sekr3t?Pw@db/payops");
+        QTest::newRow("at sign in password") << QStringLiteral("mysql://ops:Sekr3t@Pw@d b/payops");
+        QTest::newRow("bad percent escape") << QStringLiteral("mysql://ops:Sekr3t%zzPw@db/payops");
+        QTest::newRow("scheme") << QStringLiteral("mariadb://ops:Sekr3tPw@db/payops");
+        QTest::newRow("no host") << QStringLiteral("mysql://ops:Sekr3tPw@/payops");
+        QTest::newRow("port zero") << QStringLiteral("mysql://ops:Sekr3tPw@db:0/payops");
+        QTest::newRow("fragment") << QStringLiteral("mysql://ops:Sekr3tPw@db/payops#x");
+        QTest::newRow("bad database") << QStringLiteral("mysql://ops:Sekr3tPw@db/pay;ops");
+        QTest::newRow("unknown option") << QStringLiteral("mysql://ops:Sekr3tPw@db/payops?timeout=5");
+        QTest::newRow("no scheme") << QStringLiteral("ops:Sekr3tPw@db:99999/payops");
+    }
+
+    void errorsNeverShowThePassword()
+    {
+        QFETCH(QString, text);
+        QString error;
+        QVERIFY(!Dsn::parse(text, &error));
+        QVERIFY(!error.isEmpty());
+        QVERIFY2(!error.contains(QStringLiteral("Sekr3t")) && !error.contains(QStringLiteral("Pw")), qPrintable(error));
+    }
 };
 
 PAYOPS_TEST_MAIN_CORE(TestDsn)

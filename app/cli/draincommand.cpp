@@ -5,6 +5,7 @@
 #include "db/dberror.h"
 #include "ops/backlogdrainer.h"
 #include "ops/callbackswitch.h"
+#include "ops/unmatchedcallbacks.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>
@@ -17,8 +18,9 @@ class DrainCommand final : public Command
 public:
     DrainCommand()
         : Command(QStringLiteral("drain"),
-                  QStringLiteral("Process the callbacks recorded in record-only mode, each exactly once."),
-                  QStringLiteral("--db DSN [--limit N] [--force]"))
+                  QStringLiteral("Process the callbacks recorded in record-only mode, or with --unmatched those that "
+                                 "arrived before their order, each exactly once."),
+                  QStringLiteral("--db DSN [--unmatched] [--limit N] [--force]"))
     {
     }
 
@@ -29,6 +31,9 @@ protected:
         parser.addOption({QStringLiteral("limit"), QStringLiteral("Process at most N callbacks (default: all)."),
                           QStringLiteral("n"), QStringLiteral("0")});
         parser.addOption({QStringLiteral("force"), QStringLiteral("Drain even while the switch is RECORD_ONLY.")});
+        parser.addOption({QStringLiteral("unmatched"),
+                          QStringLiteral("Apply the UNMATCHED callbacks whose order exists now; the others stay "
+                                         "UNMATCHED and are counted.")});
     }
 
     int execute(const QCommandLineParser &parser) override
@@ -39,6 +44,8 @@ protected:
         if (!ok || options.limit < 0)
             return fail(UsageOrConnection, QStringLiteral("--limit must be a number of at least 0"));
         options.force = parser.isSet(QStringLiteral("force"));
+        if (parser.isSet(QStringLiteral("unmatched")))
+            options.source = DrainSource::Unmatched;
         options.worker = QStringLiteral("drain:%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
         const auto dsn = dsnFrom(parser);
         if (!dsn)
@@ -50,10 +57,17 @@ protected:
                                                     "the endpoint is degraded. Turn it off first (payops degrade off), "
                                                     "or pass --force"));
             const DrainResult result = drainBacklog(connection.database(), options);
-            const qint64 left = db::scalar(connection.database(), QStringLiteral(
-                "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
-            say(QStringLiteral("processed %1, rejected %2, ignored %3; %4 left in the backlog")
-                    .arg(result.processed).arg(result.rejected).arg(result.ignored).arg(left));
+            if (options.source == DrainSource::Unmatched) {
+                // Counted again after the drain: another drainer may have applied some meanwhile.
+                const UnmatchedCount left = countUnmatched(connection.database());
+                say(QStringLiteral("processed %1, rejected %2; %3 unmatched callback(s) left, %4 of them still without their order")
+                        .arg(result.processed).arg(result.rejected).arg(left.callbacks).arg(left.withoutOrder()));
+            } else {
+                const qint64 left = db::scalar(connection.database(), QStringLiteral(
+                    "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
+                say(QStringLiteral("processed %1, rejected %2, ignored %3, unmatched %4; %5 left in the backlog")
+                        .arg(result.processed).arg(result.rejected).arg(result.ignored).arg(result.unmatched).arg(left));
+            }
             if (result.stoppedBySwitch)
                 return fail(Refused, QStringLiteral("stopped: the switch turned RECORD_ONLY while draining"));
             return Success;

@@ -5,17 +5,22 @@
 #include "db/dberror.h"
 #include "ops/callbackswitch.h"
 #include "ops/duplicatecount.h"
+#include "ops/unmatchedcallbacks.h"
 
 namespace payops::cli {
 namespace {
 
-// For cron: exits 1 when live duplicates exist, so that a scheduler can alert on it.
+// For cron: exits 1 when live duplicates exist or an unmatched callback's order has arrived (a
+// payment waiting to be applied), so that a scheduler can alert on it. Unmatched callbacks
+// whose order is still missing are reported but do not alert: a late order is normal for
+// seconds, and the drain cannot act on them.
 class InspectCommand final : public Command
 {
 public:
     InspectCommand()
         : Command(QStringLiteral("inspect"),
-                  QStringLiteral("Count live duplicate side effects, the backlog and the switch; exit 1 on duplicates."),
+                  QStringLiteral("Count live duplicate side effects, unmatched callbacks, the backlog and the switch; exit 1 on "
+                                 "duplicates or on unmatched callbacks whose order exists now."),
                   QStringLiteral("--db DSN"))
     {
     }
@@ -36,8 +41,11 @@ protected:
             say(QStringLiteral("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
             say(QStringLiteral("backlog: %1 recorded callback(s)")
                     .arg(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong()));
+            const UnmatchedCount unmatched = countUnmatched(db);
+            say(QStringLiteral("unmatched: ") + unmatched.describe()
+                + (unmatched.withOrder > 0 ? QStringLiteral("; apply them with payops drain --unmatched") : QString()));
             say(QStringLiteral("duplicates: ") + duplicates.describe());
-            return duplicates.isEmpty() ? Success : Refused;
+            return duplicates.isEmpty() && unmatched.withOrder == 0 ? Success : Refused;
         } catch (const db::Error &error) {
             return failDatabase(error);
         }

@@ -7,12 +7,16 @@
 
 namespace payops::console {
 
-QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId, int limit)
+namespace {
+
+// idx_callback_status (status, id) serves both the filter and the order; the order's status
+// is one primary-key look-up per row.
+QList<RecordedCallback> loadPage(const QSqlDatabase &db, const QString &status, qint64 afterId, int limit)
 {
-    // idx_callback_status (status, id) serves both the filter and the order.
     QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT id, pay_no, order_id, amount_fen, currency, trade_status, instance, CAST(created_at AS CHAR), raw_body "
-        "FROM pay_callback_log WHERE status = 'RECORDED' AND id > ? ORDER BY id LIMIT %1").arg(limit), {afterId});
+        "SELECT c.id, c.pay_no, c.order_id, c.amount_fen, c.currency, c.trade_status, c.instance, "
+        "CAST(c.created_at AS CHAR), c.raw_body, o.status FROM pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id "
+        "WHERE c.status = ? AND c.id > ? ORDER BY c.id LIMIT %1").arg(limit), {status, afterId});
     QList<RecordedCallback> rows;
     while (query.next()) {
         RecordedCallback row;
@@ -25,9 +29,22 @@ QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId,
         row.instance = query.value(6).toString();
         row.receivedMicros = microsFromSql(query.value(7));
         row.rawBody = query.value(8).toByteArray();
+        row.orderStatus = query.value(9).toString();
         rows << row;
     }
     return rows;
+}
+
+} // namespace
+
+QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId, int limit)
+{
+    return loadPage(db, QStringLiteral("RECORDED"), afterId, limit);
+}
+
+QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId, int limit)
+{
+    return loadPage(db, QStringLiteral("UNMATCHED"), afterId, limit);
 }
 
 BacklogSummary loadBacklogSummary(const QSqlDatabase &db)
@@ -44,6 +61,7 @@ BacklogSummary loadBacklogSummary(const QSqlDatabase &db)
     const SwitchState state = readSwitch(db);
     summary.mode = callbackModeName(state.mode);
     summary.switchVersion = state.version;
+    summary.unmatched = countUnmatched(db);
     return summary;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ops/unmatchedcallbacks.h"
 #include "sqltime.h"
 
 #include <QByteArray>
@@ -9,7 +10,8 @@
 
 namespace payops::console {
 
-// One callback recorded in RECORD_ONLY mode and not processed yet.
+// One callback waiting in pay_callback_log: recorded in RECORD_ONLY mode and not processed
+// yet, or UNMATCHED (it arrived before its order).
 struct RecordedCallback
 {
     qint64 id = 0;
@@ -21,6 +23,7 @@ struct RecordedCallback
     QString instance;     // which endpoint recorded it
     qint64 receivedMicros = 0;
     QByteArray rawBody;   // byte for byte as the platform sent it
+    QString orderStatus;  // unmatched ones: the order's status now, empty while it does not exist
 };
 
 struct BacklogSummary
@@ -30,10 +33,12 @@ struct BacklogSummary
     qint64 amountFen = 0;
     QString mode;         // the switch: NORMAL | RECORD_ONLY
     qint64 switchVersion = 0;
+    UnmatchedCount unmatched;
 };
 
 // Keyset paging by id, oldest first: the order in which a drain processes them. Throws db::Error.
 QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId, int limit);
+QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId, int limit);
 // Throws db::Error.
 BacklogSummary loadBacklogSummary(const QSqlDatabase &db);
 

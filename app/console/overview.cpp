@@ -22,6 +22,7 @@ OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int a
         "SELECT COUNT(*) FROM pay_callback_log WHERE created_at >= UTC_TIMESTAMP(3) - INTERVAL 60 SECOND")).toLongLong();
     figures.backlog = db::scalar(db, QStringLiteral(
         "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
+    figures.unmatched = countUnmatched(db);
 
     // Alive: a heartbeat within the last few seconds from an instance that did not say it
     // stopped. The server's clock decides, so a skewed console clock cannot fake it.

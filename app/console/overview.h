@@ -1,6 +1,7 @@
 #pragma once
 
 #include "duplicatescan.h"
+#include "ops/unmatchedcallbacks.h"
 
 #include <QSqlDatabase>
 #include <QString>
@@ -17,6 +18,7 @@ struct OverviewFigures
     qint64 switchChangedMicros = 0;
     qint64 callbacksLastMinute = 0;
     qint64 backlog = 0;       // callbacks recorded in RECORD_ONLY mode, not yet processed
+    UnmatchedCount unmatched; // callbacks that arrived before their order
     DuplicateTotals duplicates;
     qint64 instancesAlive = 0;
     qint64 instancesKnown = 0;

@@ -12,21 +12,57 @@ bool isPlainIdentifier(const QString &name)
     return pattern.match(name).hasMatch();
 }
 
+namespace {
+
+// The password as written, between the first ':' after the scheme and the last '@', found
+// without trusting the URL syntax: in a DSN that does not parse, QUrl may not find it.
+QString writtenPassword(const QString &text)
+{
+    const qsizetype scheme = text.indexOf(QLatin1String("://"));
+    const qsizetype colon = text.indexOf(QLatin1Char(':'), scheme < 0 ? 0 : scheme + 3);
+    const qsizetype at = text.lastIndexOf(QLatin1Char('@'));
+    if (colon < 0 || at < colon)
+        return QString();
+    return text.mid(colon + 1, at - colon - 1);
+}
+
+// Error texts quote parts of the DSN; none may carry its password, however malformed.
+QString withoutPassword(QString message, const QString &text, const QUrl &url)
+{
+    for (const QString &secret : {writtenPassword(text), url.password(QUrl::FullyEncoded),
+                                  url.password(QUrl::FullyDecoded)}) {
+        if (!secret.isEmpty())
+            message.replace(secret, QStringLiteral("***"));
+    }
+    return message;
+}
+
+// QUrl's error text goes on to quote the source and its user info: only the reason is kept.
+QString urlProblem(const QUrl &url)
+{
+    const QString text = url.errorString();
+    const qsizetype source = text.indexOf(QLatin1String("; source was"));
+    return source > 0 ? text.left(source) : QStringLiteral("it is not a URL");
+}
+
+} // namespace
+
 std::optional<Dsn> Dsn::parse(const QString &text, QString *error)
 {
-    const auto fail = [error](const QString &why) {
+    const QString trimmed = text.trimmed();
+    const QUrl url(trimmed, QUrl::StrictMode);
+    const auto fail = [error, &trimmed, &url](const QString &why) {
         if (error)
-            *error = QStringLiteral("invalid DSN: ") + why
-                     + QStringLiteral(" (expected mysql://USER[:PASS]@HOST[:PORT]/DB"
-                                      " or mysql://USER@localhost/DB?socket=/path/to.sock)");
+            *error = withoutPassword(QStringLiteral("invalid DSN: ") + why
+                                         + QStringLiteral(" (expected mysql://USER[:PASS]@HOST[:PORT]/DB"
+                                                          " or mysql://USER@localhost/DB?socket=/path/to.sock)"),
+                                     trimmed, url);
         return std::nullopt;
     };
-    if (text.trimmed().isEmpty())
+    if (trimmed.isEmpty())
         return fail(QStringLiteral("it is empty"));
-
-    const QUrl url(text.trimmed(), QUrl::StrictMode);
     if (!url.isValid())
-        return fail(url.errorString());
+        return fail(urlProblem(url));
     if (url.scheme() != QLatin1String("mysql"))
         return fail(QStringLiteral("scheme must be mysql://, not '%1'").arg(url.scheme()));
     if (!url.fragment().isNull())

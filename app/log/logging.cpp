@@ -1,6 +1,7 @@
 #include "logging.h"
 
 #include <QDir>
+#include <QFile>
 #include <QStandardPaths>
 
 #include <spdlog/pattern_formatter.h>
@@ -8,10 +9,33 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/stat.h>
+
+#include <cstdio>
+
 namespace payops {
 namespace {
 
 QString g_logFilePath;
+
+// Logs name payments, orders and database errors: the folder and its files are the owner's
+// only, including those an earlier version created with the umask's modes.
+constexpr mode_t kPrivateFolderMode = 0700;
+constexpr mode_t kPrivateFileMode = 0600;
+
+bool makePrivateFolder(const QString &dir)
+{
+    return QDir().mkpath(dir) && ::chmod(QFile::encodeName(dir).constData(), kPrivateFolderMode) == 0;
+}
+
+spdlog::file_event_handlers privateFileHandlers()
+{
+    spdlog::file_event_handlers handlers;
+    handlers.after_open = [](const spdlog::filename_t &, std::FILE *file) {
+        ::fchmod(::fileno(file), kPrivateFileMode);
+    };
+    return handlers;
+}
 
 void routeQtMessage(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
@@ -71,11 +95,13 @@ void setupLogging(const QString &appName, int level)
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
                         + QStringLiteral("/logs");
     g_logFilePath.clear();
-    if (QDir().mkpath(dir)) {
+    // In a folder only the owner can enter, the moment between fopen() and fchmod() shows
+    // the file to nobody else.
+    if (makePrivateFolder(dir)) {
         const QString path = dir + QLatin1Char('/') + appName + QStringLiteral(".log");
         try {
             auto file = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
-                path.toStdString(), 5 * 1024 * 1024, 3);
+                path.toStdString(), 5 * 1024 * 1024, 3, false, privateFileHandlers());
             file->set_formatter(std::make_unique<spdlog::pattern_formatter>(
                 "%Y-%m-%dT%H:%M:%S.%eZ %P/%t %l %v", spdlog::pattern_time_type::utc));
             sinks.push_back(file);
@@ -87,7 +113,10 @@ void setupLogging(const QString &appName, int level)
     auto logger = std::make_shared<spdlog::logger>(appName.toStdString(), sinks.begin(), sinks.end());
     logger->set_level(static_cast<spdlog::level::level_enum>(level));
     logger->flush_on(spdlog::level::warn);
+    // The default logger is also a registered one, which the periodic flush reaches: an
+    // operator tailing the file sees info lines within a second, not at the next warning.
     spdlog::set_default_logger(logger);
+    spdlog::flush_every(std::chrono::seconds(1));
     qInstallMessageHandler(routeQtMessage);
 }
 

@@ -19,8 +19,9 @@ struct LogLevelChoice
 LogLevelChoice chooseLogLevel(const QString &commandLineValue);
 
 // One setup for every binary: a console sink on stderr and a rotating file sink under the
-// platform's app-data location (<AppDataLocation>/logs/<appName>.log). Qt's own messages
-// are routed into the same logger so that nothing bypasses the format or the file.
+// platform's app-data location (<AppDataLocation>/logs/<appName>.log; folder 0700, files
+// 0600), flushed every second. Qt's own messages are routed into the same logger so that
+// nothing bypasses the format or the file.
 void setupLogging(const QString &appName, int level);
 
 // Path of the log file setupLogging() writes, or empty when it could not be opened.

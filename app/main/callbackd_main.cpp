@@ -52,8 +52,9 @@ int main(int argc, char *argv[])
         {QStringLiteral("handler"), QStringLiteral("safe, or unsafe-demo (the incident's bug; sandbox only)."),
          QStringLiteral("name"), QStringLiteral("safe")},
         {QStringLiteral("instance"), QStringLiteral("Instance name (default: HOSTNAME:PORT)."), QStringLiteral("name")},
-        {QStringLiteral("threads"), QStringLiteral("HTTP worker threads, each with its own connection."),
+        {QStringLiteral("threads"), QStringLiteral("Database workers, each with its own connection."),
          QStringLiteral("n"), QStringLiteral("8")},
+        {QStringLiteral("take-over"), QStringLiteral("Start even if a live instance already has this --instance name.")},
         {QStringLiteral("lock-timeout"), QStringLiteral("Seconds to wait for a pay_no's lock before answering 503."),
          QStringLiteral("seconds"), QStringLiteral("5")},
         {QStringLiteral("commit-delay-ms"),
@@ -61,6 +62,10 @@ int main(int argc, char *argv[])
          QStringLiteral("ms"), QStringLiteral("60")},
         {QStringLiteral("log-level"), QStringLiteral("trace, debug, info, warn, error or off."), QStringLiteral("level")},
     });
+    const payops::HttpLimits defaults;
+    for (const payops::HttpLimitOption &limit : payops::httpLimitOptions())
+        parser.addOption({QString::fromLatin1(limit.name), QString::fromLatin1(limit.description), QStringLiteral("n"),
+                          QString::number(defaults.*limit.field)});
     if (!parser.parse(app.arguments())) {
         payops::setupLogging(QStringLiteral("payops-callbackd"), 2);
         return usageError(parser.errorText());
@@ -119,6 +124,11 @@ int main(int argc, char *argv[])
         return usageError(QStringLiteral("--lock-timeout must be 0-600 seconds"));
     if (!intOption("commit-delay-ms", 0, 60000, &options.unsafeCommitDelayMs))
         return usageError(QStringLiteral("--commit-delay-ms must be 0-60000"));
+    for (const payops::HttpLimitOption &limit : payops::httpLimitOptions()) {
+        if (!intOption(limit.name, limit.minimum, limit.maximum, &(options.limits.*limit.field)))
+            return usageError(QStringLiteral("--%1 must be %2-%3").arg(QLatin1String(limit.name)).arg(limit.minimum).arg(limit.maximum));
+    }
+    options.takeOver = parser.isSet(QStringLiteral("take-over"));
 
     payops::CallbackService service(options);
     int port = 0;

@@ -65,9 +65,11 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
 
 qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &instance)
 {
+    // As bytes, as CallbackRequest::isSuccess() compares: under any collation that ignores
+    // case or trailing spaces a stored "success" or "SUCCESS " would never be upgraded.
     QSqlQuery update = db::exec(db, QStringLiteral(
         "UPDATE pay_callback_log SET raw_body = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
-        "status = 'PROCESSING', instance = ? WHERE pay_no = ? AND trade_status <> 'SUCCESS'"),
+        "status = 'PROCESSING', instance = ? WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
         {request.rawBody, sha256Hex(request.rawBody), request.channel, request.tradeStatus, instance, request.payNo});
     if (update.numRowsAffected() != 1)
         return 0;

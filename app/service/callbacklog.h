@@ -13,7 +13,7 @@ namespace payops {
 struct StoredCallback
 {
     qint64 id = 0;
-    QString status;        // RECORDED, PROCESSING, PROCESSED, REJECTED, IGNORED
+    QString status;        // RECORDED, PROCESSING, PROCESSED, UNMATCHED, REJECTED, IGNORED
     CallbackRequest content;
     QByteArray responseBody;
 };

@@ -1,54 +1,92 @@
 #include "callbackrequest.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
+#include "strictjson.h"
+
 #include <QRegularExpression>
 
-#include <cmath>
+#include <limits>
 
 namespace payops {
 namespace {
 
-// Largest integer a JSON number holds exactly once parsed as a double.
-constexpr double kMaxExactInteger = 9007199254740991.0;
+using strictjson::Kind;
+using strictjson::Members;
 
-std::optional<qint64> integerField(const QJsonObject &object, const char *name, qint64 minimum, QString *error)
+const strictjson::Value *field(const Members &members, const char *name)
 {
-    const QJsonValue value = object.value(QLatin1String(name));
-    if (value.isUndefined()) {
-        *error = QStringLiteral("%1 is missing").arg(QLatin1String(name));
-        return std::nullopt;
-    }
-    const double number = value.toDouble(std::nan(""));
-    if (!value.isDouble() || std::isnan(number) || std::trunc(number) != number || number < double(minimum)
-        || number > kMaxExactInteger) {
-        *error = QStringLiteral("%1 must be an integer of at least %2").arg(QLatin1String(name)).arg(minimum);
-        return std::nullopt;
-    }
-    return static_cast<qint64>(number);
+    const auto found = members.constFind(QByteArray(name));
+    return found == members.cend() ? nullptr : &*found;
 }
 
-std::optional<QString> stringField(const QJsonObject &object, const char *name, bool required, int maxLength,
-                                   QString *error)
+QString missing(const char *name)
 {
-    const QJsonValue value = object.value(QLatin1String(name));
-    if (value.isUndefined()) {
-        if (!required)
-            return QString();
-        *error = QStringLiteral("%1 is missing").arg(QLatin1String(name));
+    return QStringLiteral("%1 is missing").arg(QLatin1String(name));
+}
+
+// Integers are read from the number as written: a double would take 100.0, 1e2 and
+// 9007199254740993 for integers they are not.
+std::optional<qint64> integerField(const Members &members, const char *name, qint64 minimum, QString *error)
+{
+    const strictjson::Value *value = field(members, name);
+    if (!value) {
+        *error = missing(name);
         return std::nullopt;
     }
-    if (!value.isString()) {
+    const auto number = value->kind == Kind::Number ? strictjson::integerValue(value->text) : std::nullopt;
+    if (!number || *number < minimum) {
+        *error = QStringLiteral("%1 must be a JSON integer from %2 to %3, without fraction or exponent")
+                     .arg(QLatin1String(name))
+                     .arg(minimum)
+                     .arg(std::numeric_limits<qint64>::max());
+        return std::nullopt;
+    }
+    return number;
+}
+
+// The decoded UTF-8 of a string field; an absent optional field is empty.
+std::optional<QByteArray> stringField(const Members &members, const char *name, bool required, int maxLength,
+                                      QString *error)
+{
+    const strictjson::Value *value = field(members, name);
+    if (!value) {
+        if (!required)
+            return QByteArray();
+        *error = missing(name);
+        return std::nullopt;
+    }
+    if (value->kind != Kind::String) {
         *error = QStringLiteral("%1 must be a string").arg(QLatin1String(name));
         return std::nullopt;
     }
-    const QString text = value.toString();
-    const qsizetype characters = text.toUcs4().size();
+    const qsizetype characters = strictjson::codePointCount(value->text);
     if ((required && characters == 0) || characters > maxLength) {
         *error = QStringLiteral("%1 must be %2 to %3 characters").arg(QLatin1String(name)).arg(required ? 1 : 0).arg(maxLength);
         return std::nullopt;
     }
-    return text;
+    return value->text;
+}
+
+// RFC 3339 section 5.6 date-time, ranges included: the days of that month (leap years
+// too), hours to 23, minutes to 59, seconds to 60 (a leap second), offsets to 23:59.
+bool isRfc3339(const QByteArray &text)
+{
+    static const QRegularExpression pattern(QRegularExpression::anchoredPattern(QStringLiteral(
+        "([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\\.[0-9]{1,9})?"
+        "([Zz]|[+-]([0-9]{2}):([0-9]{2}))")));
+    const QRegularExpressionMatch match = pattern.match(QString::fromUtf8(text));
+    if (!match.hasMatch())
+        return false;
+    const auto number = [&match](int group) { return match.capturedView(group).toInt(); };
+    const int year = number(1);
+    const int month = number(2);
+    if (month < 1 || month > 12)
+        return false;
+    static constexpr int kDaysInMonth[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leapYear = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    const int days = month == 2 && leapYear ? 29 : kDaysInMonth[month - 1];
+    const bool offsetInRange = match.capturedView(9).isEmpty() || (number(9) <= 23 && number(10) <= 59);
+    return number(3) >= 1 && number(3) <= days && number(4) <= 23 && number(5) <= 59 && number(6) <= 60
+           && offsetInRange;
 }
 
 } // namespace
@@ -61,55 +99,51 @@ bool CallbackRequest::sameContentAs(const CallbackRequest &other) const
 
 std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QString *error)
 {
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        *error = QStringLiteral("body is not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset);
+    const auto members = strictjson::parseObject(body, error);
+    if (!members)
         return std::nullopt;
-    }
-    if (!document.isObject()) {
-        *error = QStringLiteral("body must be a JSON object");
-        return std::nullopt;
-    }
-    const QJsonObject object = document.object();
     CallbackRequest request;
     request.rawBody = body;
 
-    const auto payNo = stringField(object, "pay_no", true, 64, error);
+    const auto payNo = stringField(*members, "pay_no", true, 64, error);
     if (!payNo)
         return std::nullopt;
-    request.payNo = payNo->toUtf8();
-    const auto orderId = integerField(object, "order_id", 1, error);
+    request.payNo = *payNo;
+    const auto orderId = integerField(*members, "order_id", 1, error);
     if (!orderId)
         return std::nullopt;
     request.orderId = *orderId;
-    const auto amount = integerField(object, "amount_fen", 0, error);
+    const auto amount = integerField(*members, "amount_fen", 0, error);
     if (!amount)
         return std::nullopt;
     request.amountFen = *amount;
 
-    const auto currency = stringField(object, "currency", true, 3, error);
+    const auto currency = stringField(*members, "currency", true, 3, error);
     if (!currency)
         return std::nullopt;
-    static const QRegularExpression threeLetters(QStringLiteral("^[A-Za-z]{3}$"));
-    if (!threeLetters.match(*currency).hasMatch()) {
+    static const QRegularExpression threeLetters(QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z]{3}")));
+    if (!threeLetters.match(QString::fromUtf8(*currency)).hasMatch()) {
         *error = QStringLiteral("currency must be three letters");
         return std::nullopt;
     }
-    request.currency = currency->toUpper();
+    request.currency = QString::fromUtf8(*currency).toUpper();
 
-    const auto tradeStatus = stringField(object, "trade_status", true, 32, error);
+    const auto tradeStatus = stringField(*members, "trade_status", true, 32, error);
     if (!tradeStatus)
         return std::nullopt;
-    request.tradeStatus = *tradeStatus;
-    const auto channel = stringField(object, "channel", false, 32, error);
+    request.tradeStatus = QString::fromUtf8(*tradeStatus);
+    const auto channel = stringField(*members, "channel", false, 32, error);
     if (!channel)
         return std::nullopt;
-    request.channel = *channel;
-    const auto paidAt = stringField(object, "paid_at", false, 40, error);
+    request.channel = QString::fromUtf8(*channel);
+    const auto paidAt = stringField(*members, "paid_at", false, 40, error);
     if (!paidAt)
         return std::nullopt;
-    request.paidAt = *paidAt;
+    if (members->contains("paid_at") && !isRfc3339(*paidAt)) {
+        *error = QStringLiteral("paid_at must be an RFC 3339 date-time such as 2026-12-02T09:00:00.123Z");
+        return std::nullopt;
+    }
+    request.paidAt = QString::fromUtf8(*paidAt);
     return request;
 }
 

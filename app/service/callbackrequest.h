@@ -10,21 +10,21 @@ namespace payops {
 // One payment callback as the wire contract defines it (DESIGN.md, "The callback contract").
 struct CallbackRequest
 {
-    QByteArray payNo;   // UTF-8 bytes exactly as the platform sent them (1-64 characters)
+    QByteArray payNo;    // UTF-8 bytes exactly as decoded from the body (1-64 characters)
     qint64 orderId = 0;
     qint64 amountFen = 0;
-    QString currency;   // three letters, upper case
-    QString channel;
-    QString tradeStatus;
-    QString paidAt;     // as sent; empty when absent
-    QByteArray rawBody; // the body byte for byte
+    QString currency;    // ISO 4217: three letters, upper-cased on input
+    QString channel;     // as sent, compared exactly
+    QString tradeStatus; // as sent, compared exactly: "success" is not SUCCESS
+    QString paidAt;      // RFC 3339 as sent; empty when absent
+    QByteArray rawBody;  // the body byte for byte
 
     bool isSuccess() const { return tradeStatus == QLatin1String("SUCCESS"); }
     // Same payment content: what makes a resend a replay rather than a conflict (409).
     bool sameContentAs(const CallbackRequest &other) const;
 
-    // Parses and validates a body. On failure returns nullopt and sets *error to a reason
-    // that is safe to send back to the platform.
+    // Parses and validates a body, strictly (strictjson.h). On failure returns nullopt and
+    // sets *error to a reason that is safe to send back to the platform.
     static std::optional<CallbackRequest> parse(const QByteArray &body, QString *error);
 };
 

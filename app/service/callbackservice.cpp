@@ -6,6 +6,7 @@
 #include "db/dberror.h"
 #include "db/migrator.h"
 #include "heartbeat.h"
+#include "jobqueue.h"
 #include "paymentapplier.h"
 #include "safehandler.h"
 #include "servicemetrics.h"
@@ -17,20 +18,18 @@
 #include <QJsonObject>
 #include <QSysInfo>
 
-#include <httplib.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <stdexcept>
 #include <unistd.h>
+#include <signal.h>
 
 namespace payops {
 namespace {
 
-constexpr size_t kMaxBodyBytes = 64 * 1024;
-
-// Qt allows a connection only on the thread that opened it: each HTTP worker thread keeps
-// its own, made on first use and dropped after a connection failure.
+// Qt allows a connection only on the thread that opened it: each database worker keeps its
+// own, made on first use and dropped after a connection failure.
 thread_local std::unique_ptr<db::Connection> t_connection;
 
 db::Connection &threadConnection(const Dsn &dsn)
@@ -40,10 +39,9 @@ db::Connection &threadConnection(const Dsn &dsn)
     return *t_connection;
 }
 
-void answer(httplib::Response &response, const CallbackAnswer &callbackAnswer)
+HttpResponse toResponse(const CallbackAnswer &callbackAnswer)
 {
-    response.status = callbackAnswer.httpStatus;
-    response.set_content(callbackAnswer.body.toStdString(), "application/json");
+    return {callbackAnswer.httpStatus, callbackAnswer.body};
 }
 
 [[noreturn]] void fail(const QString &message)
@@ -51,11 +49,15 @@ void answer(httplib::Response &response, const CallbackAnswer &callbackAnswer)
     throw std::runtime_error(message.toStdString());
 }
 
+double secondsSince(std::chrono::steady_clock::time_point started)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 } // namespace
 
 CallbackService::CallbackService(ServiceOptions options)
     : m_options(std::move(options))
-    , m_server(std::make_unique<httplib::Server>())
     , m_switch(std::make_unique<SwitchObserver>())
     , m_metrics(std::make_unique<ServiceMetrics>())
 {
@@ -82,39 +84,14 @@ int CallbackService::start()
         fail(error.message());
     }
 
-    m_server->new_task_queue = [threads = m_options.threads] { return new httplib::ThreadPool(size_t(threads)); };
-    m_server->set_payload_max_length(kMaxBodyBytes);
-    m_server->set_read_timeout(m_options.readTimeoutSeconds, 0);
-    m_server->set_write_timeout(m_options.readTimeoutSeconds, 0);
-    // Without TCP_NODELAY a keep-alive answer waits out the peer's delayed ACK (~40 ms).
-    m_server->set_tcp_nodelay(true);
-    m_server->set_keep_alive_timeout(5);
-    m_server->set_keep_alive_max_count(1000);
-    m_server->Post("/callbacks/pay", [this](const httplib::Request &request, httplib::Response &response) {
-        handlePay(request, response);
-    });
-    m_server->Get("/healthz", [this](const httplib::Request &, httplib::Response &response) { handleHealth(response); });
-    m_server->Get("/metrics", [this](const httplib::Request &, httplib::Response &response) {
-        response.set_content(m_metrics->render(*m_switch, m_handler->name()), "text/plain; version=0.0.4");
-    });
-    m_server->set_error_handler([this](const httplib::Request &, httplib::Response &response) {
-        if (response.status == 413) {
-            const auto tooLarge = CallbackAnswer::failure(413, Outcome::TooLarge, QStringLiteral("body over 64 KiB"));
-            m_metrics->record(tooLarge, 0);
-            answer(response, tooLarge);
-        }
-    });
-
-    int port = m_options.port;
-    if (port == 0)
-        port = m_server->bind_to_any_port(m_options.host.toStdString());
-    else if (!m_server->bind_to_port(m_options.host.toStdString(), port))
-        port = -1;
-    if (port <= 0)
-        fail(QStringLiteral("cannot listen on %1:%2 (address in use or not local?)").arg(m_options.host).arg(m_options.port));
+    m_server = std::make_unique<HttpServer>(
+        m_options.limits, [this](HttpRequest request, HttpResponder respond) { route(std::move(request), std::move(respond)); },
+        [this] { m_metrics->record(CallbackAnswer::failure(413, Outcome::TooLarge, {}), 0); });
+    const int port = m_server->listen(m_options.host, m_options.port);
     m_options.port = port;
     if (m_options.instance.isEmpty())
         m_options.instance = QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(port);
+    checkInstanceName();
 
     if (m_options.handler == QLatin1String("unsafe-demo"))
         m_handler = std::make_unique<UnsafeHandler>(m_options.instance, m_options.unsafeCommitDelayMs,
@@ -131,62 +108,131 @@ int CallbackService::start()
     } catch (const db::Error &error) {
         fail(error.message());
     }
+    m_jobs = std::make_unique<JobQueue>(m_options.threads, m_options.limits.queueDepth,
+                                        std::chrono::milliseconds(m_options.limits.queueWaitMs));
+    m_server->start();
     return port;
+}
+
+void CallbackService::checkInstanceName()
+{
+    // Two processes under one name would overwrite one row of callback_instance, and the
+    // console would show one healthy instance where two run. A name is free when its row is
+    // stopped, its heartbeat is stale, or its process on this host is gone.
+    try {
+        db::Connection connection(m_options.dsn, QStringLiteral("startup"));
+        QSqlQuery query = db::exec(connection.database(), QStringLiteral(
+            "SELECT host, pid FROM callback_instance WHERE id = ? AND stopped_at IS NULL "
+            "AND last_seen_at > NOW(3) - INTERVAL 3 SECOND"), {m_options.instance});
+        if (!query.next())
+            return;
+        const QString host = query.value(0).toString();
+        const qint64 pid = query.value(1).toLongLong();
+        if (host == QSysInfo::machineHostName() && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+            return;
+        if (m_options.takeOver) {
+            spdlog::warn("taking over instance name {} from pid {} on {}", m_options.instance.toStdString(), pid,
+                         host.toStdString());
+            return;
+        }
+        fail(QStringLiteral("instance name '%1' is in use by a live payops-callbackd (pid %2 on %3); choose another "
+                            "--instance, or pass --take-over if that process is gone")
+                 .arg(m_options.instance).arg(pid).arg(host));
+    } catch (const db::Error &error) {
+        fail(error.message());
+    }
 }
 
 void CallbackService::run()
 {
-    m_server->listen_after_bind();
-    // listen_after_bind returns once stop() closed the socket and the worker threads have
-    // finished every request already accepted.
+    {
+        std::unique_lock lock(m_stopMutex);
+        m_stopWake.wait(lock, [this] { return m_stopRequested; });
+    }
+    // The server answers every request already taken (their jobs run to the end) before the
+    // workers go; then the instance is marked stopped.
+    m_server->stop();
+    m_jobs->stop();
     m_heartbeat->stop();
 }
 
 void CallbackService::stop()
 {
-    m_server->stop();
+    {
+        std::lock_guard lock(m_stopMutex);
+        m_stopRequested = true;
+    }
+    m_stopWake.notify_all();
 }
 
-void CallbackService::handlePay(const httplib::Request &httpRequest, httplib::Response &response)
+void CallbackService::route(HttpRequest request, HttpResponder respond)
 {
-    const auto started = std::chrono::steady_clock::now();
-    CallbackTrace trace;
-    trace.received = nowMicros();
-    const QByteArray body(httpRequest.body.data(), qsizetype(httpRequest.body.size()));
+    const bool get = request.method == "GET" || request.method == "HEAD";
+    if (request.path == "/callbacks/pay") {
+        if (request.method == "POST")
+            return handlePay(std::move(request), std::move(respond));
+    } else if (request.path == "/healthz") {
+        if (get)
+            return respond(health());
+    } else if (request.path == "/metrics") {
+        if (get)
+            return respond(metrics());
+    } else {
+        return respond({404, R"({"status":"error","reason":"no such path"})"});
+    }
+    respond({405, R"({"status":"error","reason":"method not allowed"})"});
+}
 
-    const auto finish = [&](const CallbackAnswer &callbackAnswer) {
-        answer(response, callbackAnswer);
-        m_metrics->record(callbackAnswer,
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+void CallbackService::handlePay(HttpRequest httpRequest, HttpResponder respond)
+{
+    // Signature and syntax are checked on the I/O thread: they cost microseconds, and a
+    // flood of unsigned bodies must never take a database worker's place in the queue.
+    const auto started = std::chrono::steady_clock::now();
+    auto trace = std::make_shared<CallbackTrace>();
+    trace->received = nowMicros();
+    const auto finish = [this, started](const HttpResponder &responder, const CallbackAnswer &callbackAnswer) {
+        m_metrics->record(callbackAnswer, secondsSince(started));
+        responder(toResponse(callbackAnswer));
     };
 
-    const SignatureCheck signature = verifySignature(
-        m_options.secret, QByteArray::fromStdString(httpRequest.get_header_value("X-Payops-Timestamp")),
-        QByteArray::fromStdString(httpRequest.get_header_value("X-Payops-Signature")), body,
-        QDateTime::currentSecsSinceEpoch());
+    const SignatureCheck signature =
+        verifySignature(m_options.secret, httpRequest.header("X-Payops-Timestamp"),
+                        httpRequest.header("X-Payops-Signature"), httpRequest.body, QDateTime::currentSecsSinceEpoch());
     if (signature != SignatureCheck::Valid)
-        return finish(CallbackAnswer::failure(401, Outcome::Unauthorized, QString::fromLatin1(describe(signature))));
-
+        return finish(respond, CallbackAnswer::failure(401, Outcome::Unauthorized, QString::fromLatin1(describe(signature))));
     QString parseError;
-    const auto request = CallbackRequest::parse(body, &parseError);
+    auto request = CallbackRequest::parse(httpRequest.body, &parseError);
     if (!request)
-        return finish(CallbackAnswer::failure(400, Outcome::Invalid, parseError));
+        return finish(respond, CallbackAnswer::failure(400, Outcome::Invalid, parseError));
 
-    trace.payNo = request->payNo;
-    trace.orderId = request->orderId;
+    auto job = [this, finish, respond, trace, request = std::move(*request)](bool expired) {
+        if (expired)
+            return finish(respond, CallbackAnswer::failure(503, Outcome::Unavailable,
+                                                           QStringLiteral("the endpoint is overloaded; retry later")));
+        finish(respond, processPay(request, *trace));
+    };
+    if (!m_jobs->submit(job))
+        finish(respond, CallbackAnswer::failure(503, Outcome::Unavailable,
+                                                QStringLiteral("the endpoint is overloaded; retry later")));
+}
+
+CallbackAnswer CallbackService::processPay(const CallbackRequest &request, CallbackTrace &trace)
+{
+    trace.payNo = request.payNo;
+    trace.orderId = request.orderId;
     trace.instance = m_options.instance;
     trace.handler = QString::fromLatin1(m_handler->name());
 
     CallbackAnswer callbackAnswer;
     try {
         db::Connection &connection = threadConnection(m_options.dsn);
-        callbackAnswer = m_handler->handle(connection.database(), *request, trace);
+        callbackAnswer = m_handler->handle(connection.database(), request, trace);
     } catch (const db::Error &error) {
         // Nothing was committed: the transaction rolled back (or the connection died with
         // it), so the platform's retry will find the callback new.
         if (error.isConnectionFailure())
             t_connection.reset();
-        spdlog::warn("callback {} not processed: {}", request->payNo.toStdString(), error.what());
+        spdlog::warn("callback {} not processed: {}", request.payNo.toStdString(), error.what());
         callbackAnswer = CallbackAnswer::failure(503, Outcome::Unavailable,
                                                  QStringLiteral("database unavailable; retry later"));
     }
@@ -198,13 +244,13 @@ void CallbackService::handlePay(const httplib::Request &httpRequest, httplib::Re
         try {
             writeTrace(t_connection->database(), trace);
         } catch (const db::Error &error) {
-            spdlog::warn("trace of {} not written: {}", request->payNo.toStdString(), error.what());
+            spdlog::warn("trace of {} not written: {}", request.payNo.toStdString(), error.what());
         }
     }
-    finish(callbackAnswer);
+    return callbackAnswer;
 }
 
-void CallbackService::handleHealth(httplib::Response &response)
+HttpResponse CallbackService::health() const
 {
     const bool reachable = m_heartbeat->databaseReachable();
     const QJsonObject health{
@@ -214,8 +260,21 @@ void CallbackService::handleHealth(httplib::Response &response)
         {QStringLiteral("mode"), m_switch->recordOnlyHint.load() ? QStringLiteral("RECORD_ONLY") : QStringLiteral("NORMAL")},
         {QStringLiteral("switch_version"), m_switch->versionApplied.load()},
         {QStringLiteral("db"), reachable ? QStringLiteral("ok") : QStringLiteral("unreachable")}};
-    response.status = reachable ? 200 : 503;
-    response.set_content(QJsonDocument(health).toJson(QJsonDocument::Compact).toStdString(), "application/json");
+    return {reachable ? 200 : 503, QJsonDocument(health).toJson(QJsonDocument::Compact)};
+}
+
+HttpResponse CallbackService::metrics() const
+{
+    const HttpServer::Counters http = m_server->counters();
+    const std::string text = m_metrics->render(*m_switch, m_handler->name())
+        + "# HELP payops_http_open_connections Connections open now.\n# TYPE payops_http_open_connections gauge\n"
+          "payops_http_open_connections " + std::to_string(http.openConnections) + "\n"
+        + "# HELP payops_http_request_timeouts_total Connections closed for not sending a request in time.\n"
+          "# TYPE payops_http_request_timeouts_total counter\n"
+          "payops_http_request_timeouts_total " + std::to_string(http.requestTimeouts) + "\n"
+        + "# HELP payops_queue_waiting Callbacks waiting for a database worker.\n# TYPE payops_queue_waiting gauge\n"
+          "payops_queue_waiting " + std::to_string(m_jobs ? m_jobs->waiting() : 0) + "\n";
+    return {200, QByteArray::fromStdString(text), "text/plain; version=0.0.4"};
 }
 
 } // namespace payops

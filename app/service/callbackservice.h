@@ -1,22 +1,24 @@
 #pragma once
 
+#include "callbackanswer.h"
+#include "callbackrequest.h"
+#include "callbacktrace.h"
 #include "db/dsn.h"
+#include "httplimits.h"
+#include "httpserver.h"
 
 #include <QByteArray>
 #include <QString>
 
+#include <condition_variable>
 #include <memory>
-
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}
+#include <mutex>
 
 namespace payops {
 
 class CallbackHandler;
 class Heartbeat;
+class JobQueue;
 class ServiceMetrics;
 struct SwitchObserver;
 
@@ -28,14 +30,16 @@ struct ServiceOptions
     QByteArray secret;
     QString handler = QStringLiteral("safe"); // or unsafe-demo
     QString instance;         // default: <hostname>:<port>
-    int threads = 8;
+    int threads = 8;          // database workers, each with its own connection
     int lockTimeoutSeconds = 5;
     int unsafeCommitDelayMs = 60;
-    int readTimeoutSeconds = 5;
+    bool takeOver = false;    // start even if a live instance has this name
+    HttpLimits limits;
 };
 
-// payops-callbackd: POST /callbacks/pay, GET /healthz, GET /metrics, over cpp-httplib's
-// thread pool. Each worker thread owns one database connection.
+// payops-callbackd: POST /callbacks/pay, GET /healthz, GET /metrics. HTTP runs on the
+// event loops of HttpServer; the database work of a callback runs on a bounded pool of
+// workers, each owning one connection.
 class CallbackService final
 {
 public:
@@ -55,15 +59,23 @@ public:
     const QString &instanceId() const { return m_options.instance; }
 
 private:
-    void handlePay(const httplib::Request &request, httplib::Response &response);
-    void handleHealth(httplib::Response &response);
+    void route(HttpRequest request, HttpResponder respond);
+    void handlePay(HttpRequest request, HttpResponder respond);
+    CallbackAnswer processPay(const CallbackRequest &request, CallbackTrace &trace);
+    HttpResponse health() const;
+    HttpResponse metrics() const;
+    void checkInstanceName();
 
     ServiceOptions m_options;
-    std::unique_ptr<httplib::Server> m_server;
+    std::unique_ptr<HttpServer> m_server;
+    std::unique_ptr<JobQueue> m_jobs;
     std::unique_ptr<SwitchObserver> m_switch;
     std::unique_ptr<ServiceMetrics> m_metrics;
     std::unique_ptr<CallbackHandler> m_handler;
     std::unique_ptr<Heartbeat> m_heartbeat;
+    std::mutex m_stopMutex;
+    std::condition_variable m_stopWake;
+    bool m_stopRequested = false;
 };
 
 } // namespace payops

@@ -33,7 +33,8 @@ std::pair<QString, QString> explainRejection(const QSqlDatabase &db, const Callb
     }
     if (order.value(1).toLongLong() != request.amountFen)
         return {status, QStringLiteral("amount_mismatch")};
-    if (order.value(2).toString() != request.currency)
+    // ISO 4217 codes: the column compares without case, and so does this.
+    if (order.value(2).toString().compare(request.currency, Qt::CaseInsensitive) != 0)
         return {status, QStringLiteral("currency_mismatch")};
     return {status, QStringLiteral("order_changed")};
 }
@@ -47,6 +48,21 @@ QString paymentFromState(const QSqlDatabase &db)
     if (from.isEmpty())
         throw db::Error(QStringLiteral("order_transition has no pay_success_callback edge into PAID; run payops migrate"));
     return from;
+}
+
+PaymentVerdict verdictFor(const PaymentResult &result)
+{
+    if (result.applied)
+        return {QStringLiteral("PROCESSED"), QString(),
+                CallbackAnswer::success(Outcome::Processed, {},
+                                        result.suppressedBySideEffectKey > 0 ? Defence::SideEffectKey : Defence::None)};
+    // The platform is told unknown_order as before, so it stops retrying; the row keeps the
+    // payment as UNMATCHED instead of a final refusal, for the drain to apply once the order
+    // arrives.
+    const CallbackAnswer answer = CallbackAnswer::success(
+        Outcome::Rejected, result.reason,
+        result.reason == QLatin1String("order_already_paid") ? Defence::Cas : Defence::None);
+    return {result.orderMissing() ? QStringLiteral("UNMATCHED") : QStringLiteral("REJECTED"), result.reason, answer};
 }
 
 PaymentResult applyPayment(const QSqlDatabase &db, const CallbackRequest &request, const QString &fromState,

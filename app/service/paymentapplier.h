@@ -1,5 +1,6 @@
 #pragma once
 
+#include "callbackanswer.h"
 #include "callbackrequest.h"
 
 #include <QSqlDatabase>
@@ -14,7 +15,20 @@ struct PaymentResult
     int couponsIssued = 0;
     qint64 pointsAdded = 0;
     int suppressedBySideEffectKey = 0; // side effects a unique key refused (current level)
+
+    // The order is not in the database (yet): replication lag or an order writer that is
+    // late. Not a business refusal: the payment waits for its order.
+    bool orderMissing() const { return !applied && reason == QLatin1String("unknown_order"); }
 };
+
+// What a SUCCESS callback's pay_callback_log row becomes after applyPayment, and its answer.
+struct PaymentVerdict
+{
+    QString status; // PROCESSED, UNMATCHED (waits for `payops drain --unmatched`) or REJECTED
+    QString reason;
+    CallbackAnswer answer;
+};
+PaymentVerdict verdictFor(const PaymentResult &result);
 
 // The state-machine edge a successful payment callback takes, from order_transition: the
 // one definition the service's CAS and the console's diagram share. Throws db::Error.

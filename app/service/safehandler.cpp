@@ -117,19 +117,10 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
         reason = QStringLiteral("trade_status ") + request.tradeStatus;
         answer = CallbackAnswer::success(Outcome::Ignored, reason);
     } else {
-        const PaymentResult result = applyPayment(db, request, m_fromState, m_instance);
-        if (result.applied) {
-            status = QStringLiteral("PROCESSED");
-            answer = CallbackAnswer::success(Outcome::Processed, {},
-                                             result.suppressedBySideEffectKey > 0 ? Defence::SideEffectKey
-                                                                                  : Defence::None);
-        } else {
-            status = QStringLiteral("REJECTED");
-            reason = result.reason;
-            answer = CallbackAnswer::success(Outcome::Rejected, reason,
-                                             reason == QLatin1String("order_already_paid") ? Defence::Cas
-                                                                                           : Defence::None);
-        }
+        const PaymentVerdict verdict = verdictFor(applyPayment(db, request, m_fromState, m_instance));
+        status = verdict.status;
+        reason = verdict.reason;
+        answer = verdict.answer;
     }
     finishCallback(db, id, status, reason, m_instance, answer);
     transaction.commit();

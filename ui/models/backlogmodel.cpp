@@ -9,8 +9,9 @@ namespace {
 constexpr int pageSize = 200;
 }
 
-BacklogModel::BacklogModel(db::DbWorker *worker, QObject *parent)
-    : PagedRowModel(worker, NUM_COLUMNS, parent)
+BacklogModel::BacklogModel(db::DbWorker *worker, DrainSource source, QObject *parent)
+    : PagedRowModel(worker, source == DrainSource::Unmatched ? NUM_COLUMNS : OrderNowColumn, parent)
+    , m_source(source)
 {
 }
 
@@ -30,6 +31,12 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
         return row.orderId;
     if (role == Qt::TextAlignmentRole && index.column() == AmountColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == OrderNowColumn)
+        return row.orderStatus.isEmpty() ? tr("The order is not in the database yet; the callback waits for it.")
+               : row.orderStatus == QLatin1String("PENDING")
+                   ? tr("The order has arrived: applying the callback pays it.")
+                   : tr("The order is %1: applying the callback rejects it, and finance sees a second payment.")
+                         .arg(row.orderStatus);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -40,6 +47,7 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
     case AmountColumn: return QStringLiteral("%1 %2").arg(console::formatYuan(row.amountFen), row.currency);
     case TradeStatusColumn: return row.tradeStatus;
     case InstanceColumn: return row.instance;
+    case OrderNowColumn: return row.orderStatus.isEmpty() ? tr("missing") : row.orderStatus;
     default: return {};
     }
 }
@@ -55,7 +63,8 @@ QVariant BacklogModel::headerData(int section, Qt::Orientation orientation, int 
     case OrderColumn: return tr("Order");
     case AmountColumn: return tr("Amount");
     case TradeStatusColumn: return tr("Trade status");
-    case InstanceColumn: return tr("Recorded by");
+    case InstanceColumn: return m_source == DrainSource::Unmatched ? tr("Answered by") : tr("Recorded by");
+    case OrderNowColumn: return tr("Order now");
     default: return {};
     }
 }
@@ -65,8 +74,12 @@ void BacklogModel::fetchMore(const QModelIndex &parent)
     if (!canFetchMore(parent))
         return;
     const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
-    fetchPage(QStringLiteral("backlog-page"), pageSize,
-              [after](const QSqlDatabase &db) { return console::loadRecordedPage(db, after, pageSize); });
+    if (m_source == DrainSource::Unmatched)
+        fetchPage(QStringLiteral("unmatched-page"), pageSize,
+                  [after](const QSqlDatabase &db) { return console::loadUnmatchedPage(db, after, pageSize); });
+    else
+        fetchPage(QStringLiteral("backlog-page"), pageSize,
+                  [after](const QSqlDatabase &db) { return console::loadRecordedPage(db, after, pageSize); });
 }
 
 } // namespace payops

@@ -1,22 +1,24 @@
 #pragma once
 
 #include "console/backlog.h"
+#include "ops/backlogdrainer.h"
 
 #include "pagedtablemodel.h"
 
 namespace payops {
 
-// The RECORDED callbacks, oldest first, paged in by id as the view scrolls.
+// The callbacks one drain takes, RECORDED or UNMATCHED, oldest first, paged in by id as the
+// view scrolls. The unmatched list has one more column: the order as it is now.
 class BacklogModel final : public PagedRowModel<console::RecordedCallback>
 {
     Q_OBJECT
 
 public:
     enum Columns { IdColumn, ReceivedColumn, PayNoColumn, OrderColumn, AmountColumn, TradeStatusColumn, InstanceColumn,
-                   NUM_COLUMNS };
+                   OrderNowColumn, NUM_COLUMNS };
     enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole };
 
-    explicit BacklogModel(db::DbWorker *worker, QObject *parent = nullptr);
+    BacklogModel(db::DbWorker *worker, DrainSource source, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(BacklogModel)
 
     void reload();
@@ -25,6 +27,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
+private:
+    DrainSource m_source;
 };
 
 } // namespace payops

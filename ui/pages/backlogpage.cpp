@@ -3,7 +3,6 @@
 #include "console/consolesettings.h"
 #include "db/dbworker.h"
 #include "models/backlogmodel.h"
-#include "ops/backlogdrainer.h"
 #include "widgets/datatable.h"
 #include "widgets/switchcontrol.h"
 
@@ -20,6 +19,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QSysInfo>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -36,6 +36,13 @@ struct DrainRun
 bool isRecordOnly(const console::BacklogSummary &summary)
 {
     return summary.mode == callbackModeName(CallbackMode::RecordOnly);
+}
+
+// What the progress bar counts: an unmatched drain also walks past the callbacks still
+// waiting for their order.
+int walked(const DrainResult &result)
+{
+    return result.handled() + result.waiting;
 }
 
 } // namespace
@@ -57,10 +64,19 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     header->addWidget(m_headline, 1);
     header->addWidget(m_switch, 0, Qt::AlignTop);
     layout->addLayout(header);
+    m_finding = new QLabel(this);
+    m_finding->setObjectName(QStringLiteral("unmatchedFinding"));
+    m_finding->setWordWrap(true);
+    m_finding->setFrameShape(QFrame::StyledPanel);
+    m_finding->setMargin(6);
+    m_finding->hide();
+    layout->addWidget(m_finding);
 
     auto *acts = new QHBoxLayout;
     m_process = new QPushButton(tr("Process backlog…"), this);
     m_process->setObjectName(QStringLiteral("processBacklogButton"));
+    m_apply = new QPushButton(tr("Apply matched callbacks…"), this);
+    m_apply->setObjectName(QStringLiteral("applyUnmatchedButton"));
     m_stop = new QPushButton(tr("Stop after this callback"), this);
     m_stop->setObjectName(QStringLiteral("stopDrainButton"));
     m_stop->hide();
@@ -72,6 +88,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     acts->addWidget(m_process, 0, Qt::AlignTop);
+    acts->addWidget(m_apply, 0, Qt::AlignTop);
     acts->addWidget(m_progress, 1, Qt::AlignTop);
     acts->addWidget(m_stop, 0, Qt::AlignTop);
     acts->addWidget(m_status, 2);
@@ -86,9 +103,15 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_refusal->setStyleSheet(QStringLiteral("color: #b35900;"));
     layout->addWidget(m_refusal);
 
-    m_model = new BacklogModel(worker(), this);
-    m_table = new DataTable(QStringLiteral("backlogTable"), m_model, this);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_lists = new QTabWidget(this);
+    m_lists->setObjectName(QStringLiteral("backlogLists"));
+    m_model = new BacklogModel(worker(), DrainSource::Recorded, this);
+    m_unmatchedModel = new BacklogModel(worker(), DrainSource::Unmatched, this);
+    m_table = addList(m_model, QStringLiteral("backlogTable"));
+    m_unmatchedTable = addList(m_unmatchedModel, QStringLiteral("unmatchedTable"));
+    m_lists->addTab(m_table, tr("Recorded"));
+    m_lists->addTab(m_unmatchedTable, tr("Unmatched"));
+    connect(m_lists, &QTabWidget::currentChanged, this, &BacklogPage::showBody);
     auto *bodyPane = new QWidget(this);
     auto *bodyLayout = new QVBoxLayout(bodyPane);
     bodyLayout->setContentsMargins(0, 6, 0, 0);
@@ -101,30 +124,21 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     bodyLayout->addWidget(m_bodyTitle);
     bodyLayout->addWidget(m_body, 1);
     auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_table);
+    splitter->addWidget(m_lists);
     splitter->addWidget(bodyPane);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
-    auto *note = new QLabel(tr("A drain processes each recorded callback exactly once, oldest first, through the same "
-                               "payment logic as the endpoint, one transaction each; several consoles or "
-                               "<tt>payops drain</tt> may run at once. Double-click a row for the order's evidence."),
+    auto *note = new QLabel(tr("A drain processes each callback exactly once, oldest first, through the same payment "
+                               "logic as the endpoint, one transaction each; several consoles or <tt>payops drain</tt> "
+                               "may run at once. Double-click a row for the order's evidence."),
                             this);
     note->setWordWrap(true);
     note->setStyleSheet(QStringLiteral("color: #555;"));
     layout->addWidget(note);
 
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &BacklogPage::showBody);
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
-        if (!m_table->currentIndex().isValid()) // the first page: show its first entry at once
-            m_table->selectRow(0);
-    });
-    connect(m_model, &QAbstractItemModel::modelReset, this, &BacklogPage::showBody);
-    connect(m_model, &BacklogModel::failed, m_status, &QLabel::setText);
-    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
-        Q_EMIT openOrder(index.data(BacklogModel::OrderIdRole).toLongLong());
-    });
     connect(m_process, &QPushButton::clicked, this, &BacklogPage::processBacklog);
+    connect(m_apply, &QPushButton::clicked, this, &BacklogPage::applyMatched);
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (m_cancel)
             m_cancel->store(true);
@@ -144,6 +158,23 @@ BacklogPage::~BacklogPage()
         m_cancel->store(true);
 }
 
+QTableView *BacklogPage::addList(BacklogModel *model, const QString &objectName)
+{
+    auto *table = new DataTable(objectName, model, this);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    connect(table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &BacklogPage::showBody);
+    connect(model, &QAbstractItemModel::rowsInserted, this, [table] {
+        if (!table->currentIndex().isValid()) // the first page: show its first entry at once
+            table->selectRow(0);
+    });
+    connect(model, &QAbstractItemModel::modelReset, this, &BacklogPage::showBody);
+    connect(model, &BacklogModel::failed, m_status, &QLabel::setText);
+    connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        Q_EMIT openOrder(index.data(BacklogModel::OrderIdRole).toLongLong());
+    });
+    return table;
+}
+
 void BacklogPage::setPrivileges(const Privileges &privileges)
 {
     Page::setPrivileges(privileges);
@@ -155,6 +186,7 @@ void BacklogPage::refresh()
 {
     refreshSummary();
     m_model->reload();
+    m_unmatchedModel->reload();
 }
 
 void BacklogPage::refreshSummary()
@@ -167,8 +199,6 @@ void BacklogPage::refreshSummary()
 
 void BacklogPage::showSummary(const console::BacklogSummary &summary)
 {
-    m_summary = summary;
-    m_summaryKnown = true;
     m_switch->setMode(summary.mode);
     const QLocale locale;
     QString text = summary.recorded == 0
@@ -179,57 +209,109 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
                                   console::displayTime(summary.oldestMicros));
     text += tr(" Switch: <b>%1</b> (version %2).").arg(summary.mode).arg(summary.switchVersion);
     m_headline->setText(text);
+
+    const UnmatchedCount &unmatched = summary.unmatched;
+    // The platform was answered unknown_order and will not send these again: without this
+    // finding a payment whose order came late would never be applied and nobody would know.
+    QString finding;
+    if (unmatched.withOrder > 0)
+        finding = tr("<b style='color:#c62828'>%n payment(s) waiting to be applied:</b> ", nullptr, int(unmatched.withOrder))
+                  + tr("callbacks that arrived before their order, whose order is there now (%1 yuan). ")
+                        .arg(console::formatYuan(unmatched.withOrderFen));
+    if (unmatched.withoutOrder() > 0)
+        finding += tr("<b style='color:#b35900'>%n callback(s) still without their order.</b> ", nullptr,
+                      int(unmatched.withoutOrder()));
+    if (!finding.isEmpty())
+        finding += tr("Unmatched callbacks were answered <tt>unknown_order</tt>, so the platform does not send them "
+                      "again; see the <i>Unmatched</i> list.");
+    m_finding->setText(finding);
+    m_finding->setVisible(!finding.isEmpty());
+    // The first time only: later the operator's choice of list stands.
+    if (!m_summaryKnown && summary.recorded == 0 && unmatched.callbacks > 0)
+        m_lists->setCurrentIndex(1);
+    m_summary = summary;
+    m_summaryKnown = true;
+    m_lists->setTabText(0, tr("Recorded (%1)").arg(locale.toString(summary.recorded)));
+    m_lists->setTabText(1, unmatched.callbacks == 0 ? tr("Unmatched (0)")
+                                                     : tr("Unmatched (%1, %2 with their order)")
+                                                           .arg(locale.toString(unmatched.callbacks),
+                                                                locale.toString(unmatched.withOrder)));
     updateActions();
 }
 
 void BacklogPage::updateActions()
 {
     const bool draining = isDraining();
-    QString why;
+    QString blocked;
     if (!privileges().drain)
-        why = tr("This database account may not process the backlog (the payops_operator role may).");
+        blocked = tr("This database account may not process the backlog or apply payments (the payops_operator role "
+                     "may).");
     else if (!m_summaryKnown)
-        why = tr("Reading the backlog …");
+        blocked = tr("Reading the backlog …");
     else if (isRecordOnly(m_summary))
-        why = tr("The switch is RECORD_ONLY: processing now would pay out while the endpoint is degraded, and a "
-                 "callback arriving meanwhile would only be recorded behind the drain. Turn the switch back to NORMAL "
-                 "first (the button above), then process the backlog.");
-    else if (m_summary.recorded == 0)
-        why = tr("Nothing to process.");
-    m_process->setEnabled(!draining && why.isEmpty());
-    m_process->setToolTip(why);
+        blocked = tr("The switch is RECORD_ONLY: processing now would pay out while the endpoint is degraded, and a "
+                     "callback arriving meanwhile would only be recorded behind the drain. Turn the switch back to "
+                     "NORMAL first (the button above), then process the backlog.");
+    const QString processWhy = !blocked.isEmpty() ? blocked : m_summary.recorded == 0 ? tr("Nothing to process.") : QString();
+    const QString applyWhy = !blocked.isEmpty()                 ? blocked
+                             : m_summary.unmatched.withOrder == 0 ? tr("No unmatched callback has its order yet.")
+                                                                  : QString();
+    m_process->setEnabled(!draining && processWhy.isEmpty());
+    m_process->setToolTip(processWhy);
+    m_apply->setEnabled(!draining && applyWhy.isEmpty());
+    m_apply->setToolTip(applyWhy);
     // "Nothing to process" needs no banner; a refusal does.
-    m_refusal->setText(m_summaryKnown && m_summary.recorded > 0 ? why : QString());
+    const bool work = m_summaryKnown && (m_summary.recorded > 0 || m_summary.unmatched.withOrder > 0);
+    m_refusal->setText(work ? blocked : QString());
     m_refusal->setVisible(!m_refusal->text().isEmpty());
 }
 
 void BacklogPage::processBacklog()
 {
-    if (!m_process->isEnabled())
-        return;
-    auto *confirm = new QMessageBox(QMessageBox::Question, tr("Process the backlog"),
-                                    tr("Process %n recorded callback(s) now?", nullptr, int(m_summary.recorded)),
-                                    QMessageBox::Yes | QMessageBox::Cancel, this);
+    if (m_process->isEnabled())
+        confirmDrain(DrainSource::Recorded);
+}
+
+void BacklogPage::applyMatched()
+{
+    if (m_apply->isEnabled())
+        confirmDrain(DrainSource::Unmatched);
+}
+
+void BacklogPage::confirmDrain(DrainSource source)
+{
+    const bool unmatched = source == DrainSource::Unmatched;
+    auto *confirm = new QMessageBox(
+        QMessageBox::Question, unmatched ? tr("Apply matched callbacks") : tr("Process the backlog"),
+        unmatched ? tr("Apply %n callback(s) whose order has arrived?", nullptr, int(m_summary.unmatched.withOrder))
+                  : tr("Process %n recorded callback(s) now?", nullptr, int(m_summary.recorded)),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
     confirm->setObjectName(QStringLiteral("drainConfirm"));
-    confirm->setInformativeText(tr("Each is processed exactly once, oldest first, through the same payment logic as "
-                                   "the endpoint: orders are marked paid and their coupons and points issued. A "
-                                   "callback for an order already paid is rejected, not paid again. The drain stops "
-                                   "by itself if the switch turns RECORD_ONLY."));
+    confirm->setInformativeText(
+        unmatched ? tr("Each is applied exactly once, as the endpoint would have on time, under its payment's lock: a "
+                       "pending order is marked paid and its coupons and points issued. An order no longer pending "
+                       "(e.g. already paid by another payment) rejects it, and finance sees a second payment to "
+                       "refund. Callbacks whose order is still missing stay unmatched. The drain stops by itself if "
+                       "the switch turns RECORD_ONLY.")
+                  : tr("Each is processed exactly once, oldest first, through the same payment logic as the endpoint: "
+                       "orders are marked paid and their coupons and points issued. A callback for an order already "
+                       "paid is rejected, not paid again; one whose order does not exist becomes unmatched. The drain "
+                       "stops by itself if the switch turns RECORD_ONLY."));
     confirm->setDefaultButton(QMessageBox::Cancel);
     confirm->setAttribute(Qt::WA_DeleteOnClose);
-    connect(confirm, &QMessageBox::finished, this, [this](int answer) {
+    connect(confirm, &QMessageBox::finished, this, [this, source](int answer) {
         if (answer == QMessageBox::Yes)
-            startDrain();
+            startDrain(source);
     });
     confirm->open();
 }
 
-void BacklogPage::startDrain()
+void BacklogPage::startDrain(DrainSource source)
 {
     if (isDraining())
         return;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    const qint64 total = m_summary.recorded;
+    const qint64 total = source == DrainSource::Unmatched ? m_summary.unmatched.callbacks : m_summary.recorded;
     m_progress->setRange(0, int(qMin<qint64>(total, INT_MAX)));
     m_progress->setValue(0);
     m_progress->show();
@@ -240,11 +322,12 @@ void BacklogPage::startDrain()
 
     QPointer<BacklogPage> guard(this);
     DrainOptions options;
+    options.source = source;
     options.worker = QStringLiteral("drain:console:%1:%2")
                          .arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
     options.cancel = m_cancel.get();
     options.progress = [guard, total](const DrainResult &sofar) {
-        const int done = sofar.handled();
+        const int done = walked(sofar);
         QMetaObject::invokeMethod(guard.data(), [guard, done, total] {
             if (!guard || !guard->isDraining())
                 return;
@@ -262,29 +345,35 @@ void BacklogPage::startDrain()
             return run;
         },
         this,
-        [this](const DrainRun &run) {
+        [this, source](const DrainRun &run) {
             showSummary(run.after);
-            drainFinished(run.result, QString());
+            drainFinished(source, run.result, QString());
         },
-        [this](const db::Error &error) { drainFinished({}, error.message()); });
+        [this, source](const db::Error &error) { drainFinished(source, {}, error.message()); });
 }
 
-void BacklogPage::drainFinished(const DrainResult &result, const QString &error)
+void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
 {
     m_cancel.reset();
     m_stop->hide();
     QString text;
+    const QString how = result.stoppedBySwitch ? tr("<b style='color:#b35900'>Stopped: the switch turned RECORD_ONLY "
+                                                    "while draining.</b>")
+                        : result.cancelled    ? tr("<b>Stopped.</b>")
+                                              : tr("<b>Done.</b>");
     if (!error.isEmpty()) {
         text = tr("<b style='color:#c62828'>Stopped by an error:</b> %1<br>Every callback processed before it stays "
-                  "processed; the rest are still recorded.").arg(error.toHtmlEscaped());
+                  "processed; the rest are still waiting.").arg(error.toHtmlEscaped());
+    } else if (source == DrainSource::Unmatched) {
+        text = tr("%1 Applied <b>%2</b>, rejected %3 (the order was no longer pending, e.g. already paid: a second "
+                  "payment for finance); %4 unmatched callback(s) left, %5 of them still without their order.")
+                   .arg(how).arg(result.processed).arg(result.rejected).arg(m_summary.unmatched.callbacks)
+                   .arg(m_summary.unmatched.withoutOrder());
     } else {
         text = tr("%1 Processed <b>%2</b>, rejected %3 (for a business reason, e.g. the order already paid), ignored %4 "
-                  "(not SUCCESS); %5 left in the backlog.")
-                   .arg(result.stoppedBySwitch ? tr("<b style='color:#b35900'>Stopped: the switch turned RECORD_ONLY "
-                                                    "while draining.</b>")
-                        : result.cancelled ? tr("<b>Stopped.</b>")
-                                           : tr("<b>Done.</b>"))
-                   .arg(result.processed).arg(result.rejected).arg(result.ignored).arg(m_summary.recorded);
+                  "(not SUCCESS), unmatched %5 (no such order yet); %6 left in the backlog.")
+                   .arg(how).arg(result.processed).arg(result.rejected).arg(result.ignored).arg(result.unmatched)
+                   .arg(m_summary.recorded);
     }
     m_status->setText(text);
     m_progress->hide();
@@ -293,11 +382,13 @@ void BacklogPage::drainFinished(const DrainResult &result, const QString &error)
         refreshSummary();
     updateActions();
     m_model->reload();
+    m_unmatchedModel->reload();
 }
 
 void BacklogPage::showBody()
 {
-    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    const auto *table = qobject_cast<QTableView *>(m_lists->currentWidget());
+    const QModelIndex current = table ? table->selectionModel()->currentIndex() : QModelIndex();
     if (!current.isValid()) {
         m_bodyTitle->setText(tr("Select a callback for its raw body."));
         m_body->clear();
@@ -308,7 +399,7 @@ void BacklogPage::showBody()
     // The endpoint records only valid JSON, but a row edited by hand need not be UTF-8.
     const bool exact = text.toUtf8() == body;
     m_bodyTitle->setText(tr("Raw body of callback %1, as received (%n byte(s))%2:", nullptr, int(body.size()))
-                             .arg(m_model->index(current.row(), BacklogModel::IdColumn).data().toString(),
+                             .arg(current.siblingAtColumn(BacklogModel::IdColumn).data().toString(),
                                   exact ? QString() : tr("; not valid UTF-8, undecodable bytes shown as \uFFFD")));
     m_body->setPlainText(text);
 }

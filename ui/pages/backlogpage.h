@@ -1,6 +1,7 @@
 #pragma once
 
 #include "console/backlog.h"
+#include "ops/backlogdrainer.h"
 #include "page.h"
 
 #include <QTimer>
@@ -12,19 +13,21 @@ class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
+class QTabWidget;
 class QTableView;
 
 namespace payops {
 
 class BacklogModel;
 class SwitchControl;
-struct DrainResult;
 
-// The callbacks recorded while the endpoint was in RECORD_ONLY mode, oldest first, each with
-// its raw body; and "Process backlog", the drain of `payops drain` with progress and a stop.
-// It refuses while the switch is RECORD_ONLY and says why; the switch is on this page too.
-// The drain runs on a worker of its own, so the list keeps refreshing and a page's cancel
-// (KILL QUERY) can never hit it.
+// The callbacks waiting in pay_callback_log, oldest first, each with its raw body: those
+// recorded while the endpoint was in RECORD_ONLY mode, with "Process backlog" (the drain of
+// `payops drain`), and those that arrived before their order (UNMATCHED), a finding with
+// "Apply matched callbacks" (`payops drain --unmatched`). Both drains show progress and stop
+// on request; both are refused while the switch is RECORD_ONLY, saying why, and the switch
+// is on this page too. A drain runs on a worker of its own, so the lists keep refreshing and
+// a page's cancel (KILL QUERY) can never hit it.
 class BacklogPage final : public Page
 {
     Q_OBJECT
@@ -38,32 +41,42 @@ public:
     void setPrivileges(const Privileges &privileges) override;
     // Asks for a confirmation, then drains. Does nothing while it may not.
     void processBacklog();
+    void applyMatched();
     bool isDraining() const { return m_cancel != nullptr; }
     QTableView *table() const { return m_table; }
+    QTableView *unmatchedTable() const { return m_unmatchedTable; }
+    QTabWidget *lists() const { return m_lists; }
     SwitchControl *switchControl() const { return m_switch; }
 
 private:
+    QTableView *addList(BacklogModel *model, const QString &objectName);
     void refreshSummary();
     void showSummary(const console::BacklogSummary &summary);
     void updateActions();
-    void startDrain();
-    void drainFinished(const DrainResult &result, const QString &error);
+    void confirmDrain(DrainSource source);
+    void startDrain(DrainSource source);
+    void drainFinished(DrainSource source, const DrainResult &result, const QString &error);
     void showBody();
 
     std::unique_ptr<db::DbWorker> m_drainWorker;
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a drain runs
     console::BacklogSummary m_summary;
     bool m_summaryKnown = false;
-    QTimer m_timer; // the summary reads again on its own; the list only when asked, keeping its place
+    QTimer m_timer; // the summary reads again on its own; the lists only when asked, keeping their place
     QLabel *m_headline = nullptr;
+    QLabel *m_finding = nullptr; // the unmatched callbacks, when there are any
     SwitchControl *m_switch = nullptr;
     QPushButton *m_process = nullptr;
+    QPushButton *m_apply = nullptr;
     QPushButton *m_stop = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_status = nullptr;  // the drain's progress and result
     QLabel *m_refusal = nullptr; // why it may not run now
+    QTabWidget *m_lists = nullptr;
     QTableView *m_table = nullptr;
+    QTableView *m_unmatchedTable = nullptr;
     BacklogModel *m_model = nullptr;
+    BacklogModel *m_unmatchedModel = nullptr;
     QLabel *m_bodyTitle = nullptr;
     QPlainTextEdit *m_body = nullptr;
 };

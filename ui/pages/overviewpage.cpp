@@ -155,7 +155,14 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
                                .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
                                     locale.toString(d.pointExtra), locale.toString(d.compensations)),
                            d.extraRows() > 0 ? Tile::Tone::Bad : Tile::Tone::Good);
-    m_backlog->setValue(locale.toString(f.backlog), tr("callbacks recorded in RECORD_ONLY mode, waiting to be processed"),
+    QString backlogDetail = tr("callbacks recorded in RECORD_ONLY mode, waiting to be processed");
+    if (f.unmatched.callbacks > 0) // a payment waiting for the drain is worth a second look, an orphan less so
+        backlogDetail += QStringLiteral("<br><b%1>%2</b>")
+                             .arg(f.unmatched.withOrder > 0 ? QStringLiteral(" style='color:#b35900'") : QString(),
+                                  tr("%1 unmatched (arrived before their order), %2 of them with their order now")
+                                      .arg(locale.toString(f.unmatched.callbacks),
+                                           locale.toString(f.unmatched.withOrder)));
+    m_backlog->setValue(locale.toString(f.backlog), backlogDetail,
                         f.backlog > 0 ? Tile::Tone::Warning : Tile::Tone::Neutral);
     m_money->setValue(QStringLiteral("¥ %1").arg(console::formatYuan(d.atRiskFen())),
                       tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")

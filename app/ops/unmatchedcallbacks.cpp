@@ -1,0 +1,35 @@
+#include "unmatchedcallbacks.h"
+
+#include "db/connection.h"
+
+#include <QSqlQuery>
+
+namespace payops {
+
+QString UnmatchedCount::describe() const
+{
+    if (callbacks == 0)
+        return QStringLiteral("no unmatched callbacks");
+    const QString text = QStringLiteral("%1 unmatched callback(s), %2 of them now with their order").arg(callbacks).arg(withOrder);
+    if (withOrder == 0)
+        return text;
+    return text + QStringLiteral(" (%1.%2 yuan waiting to be applied)")
+                      .arg(withOrderFen / 100)
+                      .arg(withOrderFen % 100, 2, 10, QLatin1Char('0'));
+}
+
+UnmatchedCount countUnmatched(const QSqlDatabase &db)
+{
+    QSqlQuery query = db::exec(db, QStringLiteral(
+        "SELECT COUNT(*), COALESCE(SUM(o.id IS NOT NULL), 0), COALESCE(SUM(IF(o.id IS NULL, 0, c.amount_fen)), 0) "
+        "FROM pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id WHERE c.status = 'UNMATCHED'"));
+    UnmatchedCount count;
+    if (query.next()) {
+        count.callbacks = query.value(0).toLongLong();
+        count.withOrder = query.value(1).toLongLong();
+        count.withOrderFen = query.value(2).toLongLong();
+    }
+    return count;
+}
+
+} // namespace payops

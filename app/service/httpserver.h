@@ -1,0 +1,71 @@
+#pragma once
+
+#include "httplimits.h"
+
+#include <QByteArray>
+#include <QHostAddress>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+namespace payops {
+
+struct HttpRequest
+{
+    QByteArray method;
+    QByteArray path;
+    QByteArray body;
+    std::function<QByteArray(const char *name)> header;
+};
+
+struct HttpResponse
+{
+    int status = 200;
+    QByteArray body;
+    QByteArray contentType = "application/json";
+};
+
+// Answers one request; callable once, from any thread.
+using HttpResponder = std::function<void(HttpResponse)>;
+// Runs on an I/O thread and must not block: it answers at once, or hands the responder to
+// another thread that answers later while the connection waits parked, costing no thread.
+using HttpHandler = std::function<void(HttpRequest request, HttpResponder respond)>;
+
+// The endpoint's HTTP/1.1 server, on libmicrohttpd's event loops: an idle or slow client
+// costs a descriptor and a timer, never a thread. It enforces HttpLimits, including a
+// deadline per request that a client dripping a byte at a time cannot stretch, and answers
+// 413 for a body over the limit as soon as it is known (chunked bodies are counted as they
+// are decoded, so reading stops at the limit).
+class HttpServer final
+{
+public:
+    // onTooLarge runs on an I/O thread each time a body over the limit is refused.
+    HttpServer(HttpLimits limits, HttpHandler handler, std::function<void()> onTooLarge = {});
+    ~HttpServer();
+    HttpServer(const HttpServer &) = delete;
+    HttpServer &operator=(const HttpServer &) = delete;
+
+    // Binds host:port (0: any free port) without SO_REUSEPORT, so a port in use is an error
+    // rather than a silent share of the traffic. Returns the port; throws std::runtime_error.
+    int listen(const QString &host, int port);
+    // Starts serving on the bound socket. Throws std::runtime_error.
+    void start();
+    // Stops accepting connections and new requests (they get 503 and the connection is
+    // closed), waits until every request already taken has been answered, then closes all.
+    void stop();
+
+    // What the limits counted so far, for /metrics.
+    struct Counters
+    {
+        qint64 requestTimeouts = 0;
+        qint64 openConnections = 0;
+    };
+    Counters counters() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace payops

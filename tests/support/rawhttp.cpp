@@ -1,0 +1,169 @@
+#include "rawhttp.h"
+
+#include "callbackfixture.h"
+#include "service/signature.h"
+
+#include <QDateTime>
+#include <QDeadlineTimer>
+#include <QFile>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace payops::test {
+
+int connectFrom(const char *sourceAddress, int port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    ::inet_pton(AF_INET, sourceAddress, &source.sin_addr);
+    sockaddr_in target{};
+    target.sin_family = AF_INET;
+    target.sin_port = htons(quint16(port));
+    ::inet_pton(AF_INET, "127.0.0.1", &target.sin_addr);
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&source), sizeof source) != 0
+        || ::connect(fd, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void closeSocket(int fd)
+{
+    if (fd >= 0)
+        ::close(fd);
+}
+
+bool sendAll(int fd, const QByteArray &bytes)
+{
+    qsizetype sent = 0;
+    while (sent < bytes.size()) {
+        const ssize_t n = ::send(fd, bytes.constData() + sent, size_t(bytes.size() - sent), MSG_NOSIGNAL);
+        if (n <= 0)
+            return false;
+        sent += n;
+    }
+    return true;
+}
+
+QByteArray signedPost(const QByteArray &body)
+{
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    return "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\nContent-Type: application/json\r\nX-Payops-Timestamp: "
+           + QByteArray::number(now) + "\r\nX-Payops-Signature: " + signatureHeader(testSecret(), now, body)
+           + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+}
+
+namespace {
+
+// One response at the start of buffer, or nullopt while incomplete.
+std::optional<std::pair<RawResponse, qsizetype>> takeResponse(const QByteArray &buffer)
+{
+    const qsizetype headersEnd = buffer.indexOf("\r\n\r\n");
+    if (headersEnd < 0)
+        return std::nullopt;
+    const QByteArray head = buffer.left(headersEnd);
+    RawResponse response;
+    response.status = head.mid(9, 3).toInt();
+    qsizetype length = 0;
+    for (const QByteArray &line : head.split('\n')) {
+        if (line.toLower().startsWith("content-length:"))
+            length = line.mid(15).trimmed().toLongLong();
+    }
+    if (buffer.size() < headersEnd + 4 + length)
+        return std::nullopt;
+    response.body = buffer.mid(headersEnd + 4, length);
+    return std::make_pair(response, headersEnd + 4 + length);
+}
+
+} // namespace
+
+QList<RawResponse> readResponses(int fd, int count, int timeoutMs)
+{
+    QList<RawResponse> responses;
+    QByteArray buffer;
+    QDeadlineTimer deadline(timeoutMs);
+    while (responses.size() < count && !deadline.hasExpired()) {
+        while (const auto taken = takeResponse(buffer)) {
+            responses.append(taken->first);
+            buffer.remove(0, taken->second);
+        }
+        if (responses.size() == count)
+            break;
+        pollfd readable{fd, POLLIN, 0};
+        if (::poll(&readable, 1, int(std::max<qint64>(1, deadline.remainingTime()))) <= 0)
+            continue;
+        char chunk[65536];
+        const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0)
+            break;
+        buffer.append(chunk, n);
+    }
+    while (const auto taken = takeResponse(buffer)) {
+        responses.append(taken->first);
+        buffer.remove(0, taken->second);
+    }
+    return responses;
+}
+
+Crowd::Crowd(int port, int idle, int drippers, int perAddress)
+{
+    rlimit files{};
+    ::getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    int opened = 0;
+    const auto nextSource = [&opened, perAddress] {
+        return QByteArray("127.0.0.") + QByteArray::number(2 + opened++ / perAddress);
+    };
+    for (int i = 0; i < idle; ++i) {
+        if (const int fd = connectFrom(nextSource().constData(), port); fd >= 0)
+            m_idle.push_back(fd);
+    }
+    for (int i = 0; i < drippers; ++i) {
+        if (const int fd = connectFrom(nextSource().constData(), port); fd >= 0)
+            m_drippers.push_back(fd);
+    }
+    m_dripper = std::thread([this] {
+        const QByteArray line = "POST /callbacks/pay HTTP/1.1\r\nX-Padding: ";
+        for (qsizetype at = 0; !m_stop.load(); ++at) {
+            const char byte = at < line.size() ? line.at(at) : 'a';
+            for (const int fd : m_drippers)
+                ::send(fd, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+            for (int tick = 0; tick < 10 && !m_stop.load(); ++tick)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+}
+
+Crowd::~Crowd()
+{
+    m_stop.store(true);
+    m_dripper.join();
+    for (const int fd : m_idle)
+        ::close(fd);
+    for (const int fd : m_drippers)
+        ::close(fd);
+}
+
+qint64 residentKiB(qint64 pid)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+    }
+    return -1;
+}
+
+} // namespace payops::test
