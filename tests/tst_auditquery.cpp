@@ -1,8 +1,8 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "ops/auditlog.h"
-#include "ops/auditquery.h"
-#include "ops/privileges.h"
+#include "domain/auditlog.h"
+#include "domain/auditquery.h"
+#include "domain/privileges.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

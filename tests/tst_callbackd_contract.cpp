@@ -1,7 +1,7 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "scratchdatabase.h"
-#include "service/signature.h"
+#include "domain/signature.h"
 #include "testmain.h"
 
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "sandbox/localserver.h"
+#include "domain/localserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,8 +1,8 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 #include "scratchdatabase.h"
-#include "service/callbacktrace.h"
+#include "domain/callbacktrace.h"
 #include "testmain.h"
 
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
-#include "service/callbackrequest.h"
-#include "service/signature.h"
-#include "service/strictjson.h"
+#include "domain/callbackrequest.h"
+#include "domain/signature.h"
+#include "domain/strictjson.h"
 #include "testmain.h"
 
 #include <QMessageAuthenticationCode>

@@ -3,7 +3,7 @@
 #include "console/sandboxlauncher.h"
 #include "db/connection.h"
 #include "dialogs/connectiondialog.h"
-#include "sandbox/localserver.h"
+#include "domain/localserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

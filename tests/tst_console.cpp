@@ -1,7 +1,8 @@
 #include "db/connection.h"
 #include "db/migrator.h"
+#include "domain/duplicatecount.h"
 #include "mainwindow.h"
-#include "sandbox/sandbox.h"
+#include "domain/sandbox.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -20,7 +21,7 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         {
             db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-            db::Migrator(connection).migrate(db::SchemaLevel::Legacy, true);
+            db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, true);
         }
         seedDemoData(scratch.dsn());
 

@@ -6,7 +6,7 @@
 #include "models/eventmodel.h"
 #include "models/instancemodel.h"
 #include "models/ordermodel.h"
-#include "ops/duplicatecount.h"
+#include "domain/duplicatecount.h"
 #include "testmain.h"
 
 #include <QAbstractItemModelTester>

@@ -3,7 +3,7 @@
 #include "demodatabase.h"
 #include "mainwindow.h"
 #include "models/backlogmodel.h"
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 #include "pages/backlogpage.h"
 #include "scratchdatabase.h"
 #include "testmain.h"

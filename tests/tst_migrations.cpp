@@ -1,8 +1,8 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "ops/duplicatecount.h"
-#include "sandbox/sandbox.h"
+#include "domain/duplicatecount.h"
+#include "domain/sandbox.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -47,7 +47,7 @@ private Q_SLOTS:
     {
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator migrator(connection);
+        db::Migrator migrator(connection, checkMigrationRequirement);
         const auto outcome = migrator.migrate(db::SchemaLevel::Current, false);
         QVERIFY(outcome.applied.size() >= 4);
         const QSqlDatabase db = connection.database();
@@ -68,11 +68,11 @@ private Q_SLOTS:
     {
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator(connection).migrate(std::nullopt, false);
+        db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
         const QSqlDatabase db = connection.database();
         const QString before = db::scalar(db, QStringLiteral(
             "SELECT GROUP_CONCAT(CONCAT(version, checksum, applied_at) ORDER BY version) FROM schema_migrations")).toString();
-        const auto second = db::Migrator(connection).migrate(std::nullopt, false);
+        const auto second = db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
         QVERIFY(second.applied.isEmpty());
         const QString after = db::scalar(db, QStringLiteral(
             "SELECT GROUP_CONCAT(CONCAT(version, checksum, applied_at) ORDER BY version) FROM schema_migrations")).toString();
@@ -83,13 +83,13 @@ private Q_SLOTS:
     {
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator(connection).migrate(db::SchemaLevel::Legacy, false);
+        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false);
         QList<db::Migration> edited = db::bundledMigrations(connection.isMariaDb());
         QVERIFY(!edited.isEmpty());
         edited.first().script += "\n-- edited after the fact\n";
         edited.first().checksum = QStringLiteral("0").repeated(64);
         try {
-            db::Migrator(connection, edited).migrate(std::nullopt, false);
+            db::Migrator(connection, edited, checkMigrationRequirement).migrate(std::nullopt, false);
             QFAIL("a changed migration was accepted");
         } catch (const db::Error &error) {
             QVERIFY2(error.message().contains(edited.first().fileName), error.what());
@@ -102,7 +102,7 @@ private Q_SLOTS:
         // Every column beyond the seed's own must have a default.
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator(connection).migrate(db::SchemaLevel::Current, false);
+        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
         const QSqlDatabase db = connection.database();
         db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status, created_at, paid_at) "
                                     "VALUES (1001, 1, 9900, 'PENDING', NOW(3), NULL)"));
@@ -119,13 +119,13 @@ private Q_SLOTS:
     {
         test::ScratchDatabase legacyDb(QStringLiteral("legacy"));
         db::Connection legacy(legacyDb.dsn(), QStringLiteral("t"));
-        db::Migrator(legacy).migrate(db::SchemaLevel::Legacy, false);
+        db::Migrator(legacy, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false);
         insertDuplicateSideEffects(legacy.database(), 1001); // the legacy schema lets it happen
         QCOMPARE(countLiveDuplicates(legacy.database()).couponGroups, qint64(1));
 
         test::ScratchDatabase currentDb(QStringLiteral("current"));
         db::Connection current(currentDb.dsn(), QStringLiteral("t"));
-        db::Migrator(current).migrate(db::SchemaLevel::Current, false);
+        db::Migrator(current, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
         try {
             insertDuplicateSideEffects(current.database(), 1001);
             QFAIL("uk_order_tpl did not refuse a second coupon");
@@ -147,10 +147,10 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        db::Migrator(connection).migrate(db::SchemaLevel::Legacy, false);
+        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false);
         insertDuplicateSideEffects(db, 4242);
         try {
-            db::Migrator(connection).migrate(db::SchemaLevel::Current, false);
+            db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
             QFAIL("moved to current with live duplicates");
         } catch (const db::Error &error) {
             const QString message = error.message();
@@ -166,7 +166,7 @@ private Q_SLOTS:
                                     "WHERE id <> (SELECT MIN(id) FROM (SELECT id FROM user_coupon) k2)"));
         db::exec(db, QStringLiteral("UPDATE point_log SET superseded_by = (SELECT MIN(id) FROM (SELECT id FROM point_log) k) "
                                     "WHERE id <> (SELECT MIN(id) FROM (SELECT id FROM point_log) k2)"));
-        const auto outcome = db::Migrator(connection).migrate(db::SchemaLevel::Current, false);
+        const auto outcome = db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
         QCOMPARE(outcome.applied, QStringList{QStringLiteral("0100_side_effect_keys.sql")});
         QCOMPARE(db::Migrator(connection).currentLevel(), std::optional(db::SchemaLevel::Current));
     }
@@ -175,8 +175,8 @@ private Q_SLOTS:
     {
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator(connection).migrate(db::SchemaLevel::Current, false);
-        QVERIFY_THROWS_EXCEPTION(db::Error, db::Migrator(connection).migrate(db::SchemaLevel::Legacy, false));
+        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
+        QVERIFY_THROWS_EXCEPTION(db::Error, db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false));
     }
 
     void sandboxMarkAndDemoSeed()
@@ -184,7 +184,7 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         {
             db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-            const auto outcome = db::Migrator(connection).migrate(db::SchemaLevel::Legacy, true);
+            const auto outcome = db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, true);
             QVERIFY(outcome.sandboxMarked);
             QVERIFY(db::isSandboxDatabase(connection.database()));
         }

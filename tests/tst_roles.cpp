@@ -1,6 +1,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "domain/duplicatecount.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -38,7 +39,7 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         {
             db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
-            db::Migrator(admin).migrate(db::SchemaLevel::Current, false);
+            db::Migrator(admin, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
             const QSqlDatabase db = admin.database();
             db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) VALUES (1001, 1, 9900)"));
             db::exec(db, QStringLiteral("INSERT INTO user_coupon (order_id, coupon_template_id) VALUES (1001, 1)"));
@@ -76,7 +77,7 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         {
             db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
-            db::Migrator(admin).migrate(db::SchemaLevel::Current, false);
+            db::Migrator(admin, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
         }
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
         db::Connection connection(finance.dsnFor(scratch.name()), QStringLiteral("finance"));

@@ -1,6 +1,6 @@
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "sandbox/localserver.h"
+#include "domain/localserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

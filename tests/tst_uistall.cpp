@@ -1,5 +1,6 @@
 #include "db/connection.h"
 #include "db/migrator.h"
+#include "domain/duplicatecount.h"
 #include "models/duplicatemodel.h"
 #include "pages/duplicatespage.h"
 #include "scratchdatabase.h"
@@ -26,7 +27,7 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         {
             db::Connection c(scratch.dsn(), QStringLiteral("t"));
-            db::Migrator(c).migrate(db::SchemaLevel::Legacy, true);
+            db::Migrator(c, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, true);
             const QSqlDatabase db = c.database();
             // A million coupons, generated on the server: 500,000 orders with two copies each.
             db::execDirect(db, QStringLiteral("CREATE TABLE seq (n INT NOT NULL PRIMARY KEY)"));

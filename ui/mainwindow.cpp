@@ -5,7 +5,7 @@
 #include "db/dbworker.h"
 #include "dialogs/connectiondialog.h"
 #include "dialogs/settingsdialog.h"
-#include "ops/privileges.h"
+#include "domain/privileges.h"
 #include "pages/auditpage.h"
 #include "pages/backlogpage.h"
 #include "pages/compensationpage.h"

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/auditlog.h"
+#include "domain/auditlog.h"
 
 namespace payops::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/compensationrequest.h"
+#include "domain/compensationrequest.h"
 
 namespace payops::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 
 namespace payops::cli {
 namespace {

@@ -3,9 +3,9 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/backlogdrainer.h"
-#include "ops/callbackswitch.h"
-#include "ops/unmatchedcallbacks.h"
+#include "domain/backlogdrainer.h"
+#include "domain/callbackswitch.h"
+#include "domain/unmatchedcallbacks.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>

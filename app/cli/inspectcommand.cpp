@@ -3,9 +3,9 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/callbackswitch.h"
-#include "ops/duplicatecount.h"
-#include "ops/unmatchedcallbacks.h"
+#include "domain/callbackswitch.h"
+#include "domain/duplicatecount.h"
+#include "domain/unmatchedcallbacks.h"
 
 namespace payops::cli {
 namespace {

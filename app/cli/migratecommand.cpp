@@ -4,6 +4,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "domain/duplicatecount.h"
 
 namespace payops::cli {
 namespace {
@@ -50,7 +51,7 @@ protected:
             return failDatabase(error);
         }
         try {
-            db::Migrator migrator(*connection);
+            db::Migrator migrator(*connection, checkMigrationRequirement);
             const auto outcome = migrator.migrate(level, parser.isSet(QStringLiteral("sandbox")),
                                                   [this](const QString &line) { say(line); });
             if (outcome.applied.isEmpty())

@@ -1,7 +1,7 @@
 #include "commands.h"
 
 #include "cli.h"
-#include "sandbox/sandbox.h"
+#include "domain/sandbox.h"
 
 #include <stdexcept>
 

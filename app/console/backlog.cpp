@@ -1,7 +1,7 @@
 #include "backlog.h"
 
 #include "db/connection.h"
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 
 #include <QSqlQuery>
 

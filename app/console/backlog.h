@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ops/unmatchedcallbacks.h"
+#include "domain/unmatchedcallbacks.h"
 #include "sqltime.h"
 
 #include <QByteArray>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ops/compensation.h"
+#include "domain/compensation.h"
 #include "sqltime.h"
 
 #include <QList>

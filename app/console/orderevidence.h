@@ -1,7 +1,7 @@
 #pragma once
 
 #include "orderlist.h"
-#include "service/callbacktrace.h"
+#include "domain/callbacktrace.h"
 
 #include <QList>
 #include <QSqlDatabase>

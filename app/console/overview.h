@@ -1,7 +1,7 @@
 #pragma once
 
 #include "duplicatescan.h"
-#include "ops/unmatchedcallbacks.h"
+#include "domain/unmatchedcallbacks.h"
 
 #include <QSqlDatabase>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "sandboxlauncher.h"
 
-#include "sandbox/sandbox.h"
+#include "domain/sandbox.h"
 
 #include <QThread>
 

@@ -2,7 +2,6 @@
 
 #include "connection.h"
 #include "dberror.h"
-#include "ops/duplicatecount.h"
 #include "sqlscript.h"
 
 #include <QCryptographicHash>
@@ -100,7 +99,8 @@ QList<Migration> bundledMigrations(bool mariaDb)
         migration.script = file.readAll();
         migration.currentOnly = migration.script.contains("\n-- level: current")
                                 || migration.script.startsWith("-- level: current");
-        migration.requiresNoLiveDuplicates = migration.script.contains("-- requires: no-live-duplicates");
+        static const QRegularExpression requirementLine(QStringLiteral("(?:^|\n)-- requires: ([a-z0-9-]+)"));
+        migration.requirement = requirementLine.match(QString::fromUtf8(migration.script)).captured(1);
         migration.checksum = QString::fromLatin1(
             QCryptographicHash::hash(migration.script, QCryptographicHash::Sha256).toHex());
         migrations << migration;
@@ -108,14 +108,15 @@ QList<Migration> bundledMigrations(bool mariaDb)
     return migrations;
 }
 
-Migrator::Migrator(Connection &connection)
-    : Migrator(connection, bundledMigrations(connection.isMariaDb()))
+Migrator::Migrator(Connection &connection, RequirementCheck check)
+    : Migrator(connection, bundledMigrations(connection.isMariaDb()), std::move(check))
 {
 }
 
-Migrator::Migrator(Connection &connection, QList<Migration> migrations)
+Migrator::Migrator(Connection &connection, QList<Migration> migrations, RequirementCheck check)
     : m_connection(connection)
     , m_migrations(std::move(migrations))
+    , m_check(std::move(check))
 {
     std::sort(m_migrations.begin(), m_migrations.end(),
               [](const Migration &a, const Migration &b) { return a.version < b.version; });
@@ -148,12 +149,12 @@ void Migrator::verifyApplied(const QSqlDatabase &db)
 
 void Migrator::apply(const QSqlDatabase &db, const Migration &migration)
 {
-    if (migration.requiresNoLiveDuplicates) {
-        const LiveDuplicateCount duplicates = countLiveDuplicates(db);
-        if (!duplicates.isEmpty())
-            throw Error(QStringLiteral("refusing %1: the side-effect keys cannot be added while live "
-                                       "duplicates remain: %2. Compensate them first (payops compensate), "
-                                       "then migrate again.").arg(migration.fileName, duplicates.describe()));
+    if (!migration.requirement.isEmpty()) {
+        if (!m_check)
+            throw Error(QStringLiteral("refusing %1: it requires '%2', which this program cannot check")
+                            .arg(migration.fileName, migration.requirement));
+        if (const QString unmet = m_check(db, migration.requirement); !unmet.isEmpty())
+            throw Error(QStringLiteral("refusing %1: %2").arg(migration.fileName, unmet));
     }
     QString script = QString::fromUtf8(migration.script);
     script.replace(QStringLiteral("${database}"), quoteIdentifier(m_connection.dsn().database));

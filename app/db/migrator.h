@@ -24,7 +24,7 @@ struct Migration
     int version = 0;
     QString fileName;        // e.g. 0001_base.sql, as shown to users
     bool currentOnly = false;    // "-- level: current"
-    bool requiresNoLiveDuplicates = false; // "-- requires: no-live-duplicates"
+    QString requirement;     // "-- requires: NAME": a condition on the data, checked before it runs
     QByteArray script;
     QString checksum;        // SHA-256 of script, hex
 };
@@ -40,17 +40,22 @@ struct MigrationOutcome
     bool sandboxMarked = false;
 };
 
+// Checks a migration's requirement on the data; returns why it is not met, or an empty
+// string. The conditions are business rules (e.g. no live duplicates before the side-effect
+// keys), so the domain layer supplies them.
+using RequirementCheck = std::function<QString(const QSqlDatabase &db, const QString &requirement)>;
+
 // Applies pending migrations in version order and records each in schema_migrations with its
 // checksum. Re-running changes nothing. Throws db::Error when a migration applied earlier
-// has changed, when the target level is lower than the database's, or when moving to
-// current while live duplicates remain (naming how many and where).
+// has changed, when the target level is lower than the database's, or when a requirement is
+// not met (or there is no check to tell).
 // When no level is asked for, an existing database keeps its level and a new one gets current.
 class Migrator final
 {
 public:
-    explicit Migrator(Connection &connection);
+    explicit Migrator(Connection &connection, RequirementCheck check = {});
     // Tests give their own list to prove that a changed migration is refused.
-    Migrator(Connection &connection, QList<Migration> migrations);
+    Migrator(Connection &connection, QList<Migration> migrations, RequirementCheck check = {});
 
     MigrationOutcome migrate(std::optional<SchemaLevel> target, bool markSandbox,
                              const std::function<void(const QString &)> &progress = {});
@@ -64,6 +69,7 @@ private:
 
     Connection &m_connection;
     QList<Migration> m_migrations;
+    RequirementCheck m_check;
 };
 
 // Reads payops_meta: true when `payops migrate --sandbox` or `payops sandbox` marked it.

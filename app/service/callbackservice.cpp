@@ -1,17 +1,17 @@
 #include "callbackservice.h"
 
-#include "callbackhandler.h"
-#include "callbackrequest.h"
+#include "domain/callbackhandler.h"
+#include "domain/callbackrequest.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
 #include "heartbeat.h"
 #include "jobqueue.h"
-#include "paymentapplier.h"
-#include "safehandler.h"
+#include "domain/paymentapplier.h"
+#include "domain/safehandler.h"
 #include "servicemetrics.h"
-#include "signature.h"
-#include "unsafehandler.h"
+#include "domain/signature.h"
+#include "domain/unsafehandler.h"
 
 #include <QDateTime>
 #include <QJsonDocument>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "callbackanswer.h"
-#include "callbackrequest.h"
-#include "callbacktrace.h"
+#include "domain/callbackanswer.h"
+#include "domain/callbackrequest.h"
+#include "domain/callbacktrace.h"
 #include "db/dsn.h"
 #include "httplimits.h"
 #include "httpserver.h"

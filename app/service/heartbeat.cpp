@@ -1,10 +1,10 @@
 #include "heartbeat.h"
 
-#include "callbackhandler.h"
-#include "callbacktrace.h"
+#include "domain/callbackhandler.h"
+#include "domain/callbacktrace.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 #include "servicemetrics.h"
 
 #include <QDateTime>

@@ -3,7 +3,6 @@
 #include "httplimits.h"
 
 #include <QByteArray>
-#include <QHostAddress>
 #include <QString>
 
 #include <functional>

@@ -1,6 +1,6 @@
 #include "servicemetrics.h"
 
-#include "callbackhandler.h"
+#include "domain/callbackhandler.h"
 
 #include <sstream>
 

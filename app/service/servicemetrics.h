@@ -1,6 +1,6 @@
 #pragma once
 
-#include "callbackanswer.h"
+#include "domain/callbackanswer.h"
 
 #include <array>
 #include <atomic>

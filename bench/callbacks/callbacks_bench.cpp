@@ -10,16 +10,17 @@
 
 #include "db/connection.h"
 #include "db/migrator.h"
+#include "domain/duplicatecount.h"
 #include "log/application.h"
 #include "log/logging.h"
-#include "ops/callbackswitch.h"
-#include "sandbox/localserver.h"
-#include "service/callbackhandler.h"
-#include "service/callbackrequest.h"
-#include "service/callbacktrace.h"
-#include "service/paymentapplier.h"
-#include "service/safehandler.h"
-#include "service/signature.h"
+#include "domain/callbackswitch.h"
+#include "domain/localserver.h"
+#include "domain/callbackhandler.h"
+#include "domain/callbackrequest.h"
+#include "domain/callbacktrace.h"
+#include "domain/paymentapplier.h"
+#include "domain/safehandler.h"
+#include "domain/signature.h"
 #include "rawhttp.h"
 
 #include <QCoreApplication>
@@ -206,7 +207,7 @@ int main(int argc, char *argv[])
         db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE bench"));
         db::Connection connection(dsn, QStringLiteral("setup"));
         const QSqlDatabase db = connection.database();
-        db::Migrator(connection).migrate(db::SchemaLevel::Current, false);
+        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
         db::execDirect(db, QStringLiteral("INSERT INTO coupon_template (id, face_value_fen, active) VALUES (1, 1000, 1), (2, 500, 1)"));
         db::execDirect(db, QStringLiteral("INSERT INTO point_rule (point_type, points) VALUES ('PAY_REWARD', 100)"));
         // Orders spread over 1,000 users, so that one hot balance row does not serialise the run.

@@ -7,9 +7,9 @@
 #include "db/migrator.h"
 #include "log/application.h"
 #include "log/logging.h"
-#include "ops/compensation.h"
-#include "ops/duplicatecount.h"
-#include "sandbox/localserver.h"
+#include "domain/compensation.h"
+#include "domain/duplicatecount.h"
+#include "domain/localserver.h"
 
 #include <QCoreApplication>
 #include <QList>
@@ -44,7 +44,7 @@ void prepare(const LocalServer &server, const QString &name)
     }
     db::Connection connection(server.rootDsn(name), QStringLiteral("setup"));
     const QSqlDatabase db = connection.database();
-    db::Migrator(connection).migrate(db::SchemaLevel::Legacy, false);
+    db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false);
     db::execDirect(db, QStringLiteral("INSERT INTO users (id, points_balance) SELECT 1 + n, 200 FROM %1 WHERE n < %2")
                            .arg(kSequence).arg(kOrders));
     for (int copy = 0; copy < 2; ++copy) {

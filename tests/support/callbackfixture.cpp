@@ -2,7 +2,8 @@
 
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "service/signature.h"
+#include "domain/duplicatecount.h"
+#include "domain/signature.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -109,7 +110,7 @@ void prepareCallbackDatabase(const Dsn &dsn, const QString &level, int orderCoun
 {
     db::Connection connection(dsn, QStringLiteral("prepare"));
     const QSqlDatabase db = connection.database();
-    db::Migrator(connection).migrate(db::parseSchemaLevel(level).value(), true);
+    db::Migrator(connection, checkMigrationRequirement).migrate(db::parseSchemaLevel(level).value(), true);
     db::execDirect(db, QStringLiteral("INSERT INTO coupon_template (id, name, face_value_fen, active) VALUES "
                                       "(1, 'ten off', 1000, 1), (2, 'five off', 500, 1), (3, 'retired', 2000, 0)"));
     db::execDirect(db, QStringLiteral("INSERT INTO point_rule (point_type, points, active) VALUES ('PAY_REWARD', 100, 1)"));

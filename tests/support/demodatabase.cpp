@@ -2,7 +2,8 @@
 
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "sandbox/sandbox.h"
+#include "domain/duplicatecount.h"
+#include "domain/sandbox.h"
 
 namespace payops::test {
 
@@ -11,7 +12,7 @@ std::unique_ptr<ScratchDatabase> demoDatabase()
     auto scratch = std::make_unique<ScratchDatabase>();
     {
         db::Connection connection(scratch->dsn(), QStringLiteral("t"));
-        db::Migrator(connection).migrate(db::SchemaLevel::Legacy, true);
+        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, true);
     }
     seedDemoData(scratch->dsn());
     return scratch;

@@ -1,7 +1,7 @@
 #include "rawhttp.h"
 
 #include "callbackfixture.h"
-#include "service/signature.h"
+#include "domain/signature.h"
 
 #include <QDateTime>
 #include <QDeadlineTimer>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "ops/compensation.h"
-#include "ops/compensationrequest.h"
+#include "domain/compensation.h"
+#include "domain/compensationrequest.h"
 
 #include <QDialog>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 
 #include <QDialog>
 #include <QStringList>

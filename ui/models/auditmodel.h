@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ops/auditquery.h"
+#include "domain/auditquery.h"
 
 #include "pagedtablemodel.h"
 

@@ -2,7 +2,7 @@
 
 #include "db/dbworker.h"
 #include "models/auditmodel.h"
-#include "ops/auditlog.h"
+#include "domain/auditlog.h"
 #include "widgets/datatable.h"
 
 #include <QCheckBox>

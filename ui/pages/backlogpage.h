@@ -1,7 +1,7 @@
 #pragma once
 
 #include "console/backlog.h"
-#include "ops/backlogdrainer.h"
+#include "domain/backlogdrainer.h"
 #include "page.h"
 
 #include <QTimer>

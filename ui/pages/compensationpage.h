@@ -1,7 +1,7 @@
 #pragma once
 
 #include "console/consolesettings.h"
-#include "ops/compensationrequest.h"
+#include "domain/compensationrequest.h"
 #include "page.h"
 
 class QLabel;

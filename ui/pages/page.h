@@ -1,7 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "ops/privileges.h"
+#include "domain/privileges.h"
 
 #include <QWidget>
 

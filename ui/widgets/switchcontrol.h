@@ -1,7 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 
 #include <QPushButton>
 

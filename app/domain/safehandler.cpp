@@ -4,7 +4,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/namedlock.h"
-#include "ops/callbackswitch.h"
+#include "domain/callbackswitch.h"
 #include "paymentapplier.h"
 
 namespace payops {

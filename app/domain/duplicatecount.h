@@ -23,4 +23,8 @@ struct LiveDuplicateCount
 // Throws db::Error.
 LiveDuplicateCount countLiveDuplicates(const QSqlDatabase &db);
 
+// The requirements migrations name ("-- requires: no-live-duplicates"), for db::Migrator:
+// why one is not met, or an empty string.
+QString checkMigrationRequirement(const QSqlDatabase &db, const QString &requirement);
+
 } // namespace payops

@@ -2,7 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "ops/auditlog.h"
+#include "domain/auditlog.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

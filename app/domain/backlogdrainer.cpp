@@ -5,11 +5,11 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/namedlock.h"
-#include "service/callbackanswer.h"
-#include "service/callbacklog.h"
-#include "service/callbackrequest.h"
-#include "service/callbacktrace.h"
-#include "service/paymentapplier.h"
+#include "domain/callbackanswer.h"
+#include "domain/callbacklog.h"
+#include "domain/callbackrequest.h"
+#include "domain/callbacktrace.h"
+#include "domain/paymentapplier.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -59,4 +59,15 @@ LiveDuplicateCount countLiveDuplicates(const QSqlDatabase &db)
     return count;
 }
 
+QString checkMigrationRequirement(const QSqlDatabase &db, const QString &requirement)
+{
+    if (requirement != QLatin1String("no-live-duplicates"))
+        return QStringLiteral("'%1' is not a requirement this program knows").arg(requirement);
+    const LiveDuplicateCount duplicates = countLiveDuplicates(db);
+    if (duplicates.isEmpty())
+        return {};
+    return QStringLiteral("the side-effect keys cannot be added while live duplicates remain: %1. Compensate them "
+                          "first (payops compensate), then migrate again.").arg(duplicates.describe());
+}
+
 } // namespace payops

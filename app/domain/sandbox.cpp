@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "domain/duplicatecount.h"
 #include "db/sqlscript.h"
 
 #include <QFile>
@@ -36,7 +37,7 @@ SandboxStartResult startSandbox(LocalServer &server, int tcpPort, bool seedDemoD
     bool needsSeed = false;
     {
         db::Connection connection(result.dsn, QStringLiteral("sandbox-migrate"));
-        db::Migrator migrator(connection);
+        db::Migrator migrator(connection, checkMigrationRequirement);
         // A new sandbox starts at legacy, the incident's schema; one already moved to current
         // stays there.
         const auto level = migrator.currentLevel().value_or(db::SchemaLevel::Legacy);

@@ -1,0 +1,2 @@
+// Compiled against payops_domain: the same kind of include, one layer down, must build.
+#include "db/connection.h"
