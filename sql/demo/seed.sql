@@ -149,25 +149,6 @@ INSERT INTO order_state_log (order_id, pay_no, from_state, to_state, accepted, r
 SELECT order_id, pay_no, 'PAID', 'PAID', 0, 'order_already_paid', 'callbackd-a', created_at
   FROM pay_callback_log WHERE reason = 'order_already_paid';
 
--- Callbacks that came before their orders (UNMATCHED): two whose orders have arrived since and
--- wait for `payops drain --unmatched`, and two whose orders are still missing.
-INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, currency, channel,
-                              trade_status, status, reason, response_code, response_body, instance,
-                              created_at)
-SELECT CAST(CONCAT('WX9', LPAD(t.order_id, 12, '0')) AS BINARY), t.order_id, t.body, SHA2(t.body, 256), t.amount_fen,
-       'CNY', 'wechat', 'SUCCESS', 'UNMATCHED', 'unknown_order', 200,
-       '{"code":"SUCCESS","outcome":"rejected","reason":"unknown_order"}', 'demo-safe', t.created_at
-  FROM (SELECT o.id AS order_id, o.amount_fen, o.created_at - INTERVAL 2 SECOND AS created_at,
-               CONCAT('{"pay_no":"WX9', LPAD(o.id, 12, '0'), '","order_id":', o.id, ',"amount_fen":', o.amount_fen,
-                      ',"currency":"CNY","channel":"wechat","trade_status":"SUCCESS"}') AS body
-          FROM (SELECT id, amount_fen, created_at FROM orders WHERE status = 'PENDING' ORDER BY id DESC LIMIT 2) o
-        UNION ALL
-        SELECT m.id + n.k, 4900, NOW(3) - INTERVAL n.k MINUTE,
-               CONCAT('{"pay_no":"WX9', LPAD(m.id + n.k, 12, '0'), '","order_id":', m.id + n.k,
-                      ',"amount_fen":4900,"currency":"CNY","channel":"wechat","trade_status":"SUCCESS"}')
-          FROM (SELECT MAX(id) AS id FROM orders) m
-         CROSS JOIN (SELECT 1000 AS k UNION ALL SELECT 1001) n) t;
-
 UPDATE users u
    SET u.points_balance = (SELECT COALESCE(SUM(p.points), 0) FROM point_log p WHERE p.user_id = u.id);
 
