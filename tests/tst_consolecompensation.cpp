@@ -3,6 +3,7 @@
 #include "dialogs/compensationdialog.h"
 #include "mainwindow.h"
 #include "models/auditmodel.h"
+#include "models/compensationrequestmodel.h"
 #include "models/duplicatemodel.h"
 #include "domain/auditlog.h"
 #include "domain/callbackswitch.h"
@@ -22,7 +23,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTemporaryDir>
 
 using namespace payops;
@@ -66,7 +66,7 @@ CompensationPage *theOneRequestOn(const MainWindow &window)
 {
     auto *page = static_cast<CompensationPage *>(window.page(Page::CompensationId));
     page->refresh();
-    if (!QTest::qWaitFor([page] { return page->requestsTable()->rowCount() == 1; }, 10000))
+    if (!QTest::qWaitFor([page] { return page->requestModel()->rowCount() == 1; }, 10000))
         return nullptr;
     page->requestsTable()->selectRow(0);
     return page;
@@ -193,7 +193,7 @@ private Q_SLOTS:
         // The requester sees the request and may not decide it.
         auto *own = static_cast<CompensationPage *>(requester->page(Page::CompensationId));
         own->refresh();
-        QTRY_COMPARE_WITH_TIMEOUT(own->requestsTable()->rowCount(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(own->requestModel()->rowCount(), 1, 10000);
         own->requestsTable()->selectRow(0);
         QVERIFY(!own->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
         QVERIFY(!own->approveSelected());
@@ -201,7 +201,7 @@ private Q_SLOTS:
         auto approver = windowOn(bob.dsnFor(m_db->name()));
         CompensationPage *page = theOneRequestOn(*approver);
         QVERIFY(page);
-        QCOMPARE(page->requestsTable()->item(0, 1)->text(), QStringLiteral("PENDING"));
+        QCOMPARE(page->requestModel()->request(0).status, QStringLiteral("PENDING"));
         QTRY_VERIFY(page->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
         CompensationDialog *approval = page->approveSelected();
         QVERIFY(approval);
@@ -238,7 +238,8 @@ private Q_SLOTS:
         QTRY_VERIFY(page->findChild<QPushButton *>(QStringLiteral("rejectButton"))->isEnabled());
         page->rejectSelected();
         QTRY_VERIFY_WITH_TIMEOUT(labelText(page, "compensationStatus").contains(QStringLiteral("rejected")), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(page->requestsTable()->item(0, 1)->text(), QStringLiteral("REJECTED"), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(page->requestModel()->index(0, CompensationRequestModel::StatusColumn).data().toString(),
+                                  QStringLiteral("REJECTED"), 10000);
         QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
         QVERIFY(!page->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
     }

@@ -30,10 +30,9 @@ private Q_SLOTS:
         QCOMPARE(formatYuan(76800), QStringLiteral("768.00"));
         QCOMPARE(formatYuan(5), QStringLiteral("0.05"));
         QCOMPARE(formatYuan(-1234), QStringLiteral("-12.34"));
-        ConsoleSettings settings;
-        QCOMPARE(settings.pointsToFen(100), qint64(100)); // 100 points = 1 yuan
-        settings.pointsPerYuan = 50;
-        QCOMPARE(settings.pointsToFen(100), qint64(200));
+        QCOMPARE(ConsoleSettings::spec(ConsoleSettings::PointsPerYuan).defaultValue, 100);
+        QCOMPARE(pointsToFen(100, 100), qint64(100)); // 100 points = 1 yuan
+        QCOMPARE(pointsToFen(100, 50), qint64(200));
         QCOMPARE(formatGap(45000), QStringLiteral("45.000 ms"));
         QCOMPARE(formatGap(1500), QStringLiteral("1.500 ms"));
         QCOMPARE(formatGap(qint64(7200) * 1'000'000), QStringLiteral("2 h 0 min"));

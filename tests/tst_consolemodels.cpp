@@ -1,12 +1,20 @@
+#include "callbackfixture.h"
+#include "console/consolesettings.h"
 #include "console/orderevidence.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "demodatabase.h"
+#include "domain/auditlog.h"
+#include "domain/compensationrequest.h"
+#include "domain/duplicatecount.h"
+#include "models/auditmodel.h"
+#include "models/backlogmodel.h"
+#include "models/compensationbatchmodel.h"
+#include "models/compensationrequestmodel.h"
 #include "models/duplicatemodel.h"
 #include "models/eventmodel.h"
 #include "models/instancemodel.h"
 #include "models/ordermodel.h"
-#include "domain/duplicatecount.h"
 #include "testmain.h"
 
 #include <QAbstractItemModelTester>
@@ -27,6 +35,26 @@ void fetchAll(Model &model)
         model.fetchMore();
     }
     QFAIL("the model never reached its end");
+}
+
+// One column of every row, top to bottom.
+QStringList column(const QAbstractItemModel &model, int column, int role = Qt::DisplayRole)
+{
+    QStringList values;
+    for (int row = 0; row < model.rowCount(); ++row)
+        values << model.index(row, column).data(role).toString();
+    return values;
+}
+
+// The first column of every row a statement returns, as text.
+QStringList sqlColumn(const Dsn &dsn, const QString &sql)
+{
+    db::Connection connection(dsn, QStringLiteral("check"));
+    QSqlQuery query = db::exec(connection.database(), sql);
+    QStringList values;
+    while (query.next())
+        values << query.value(0).toString();
+    return values;
 }
 
 } // namespace
@@ -202,6 +230,140 @@ private Q_SLOTS:
         QVERIFY(sawEarlyRelease);
         model.setEvidence(console::OrderEvidence{});
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    void auditModelPagesNewestFirst()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("maudit"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        {
+            db::Connection c(scratch.dsn(), QStringLiteral("t"));
+            for (int i = 0; i < 23; ++i)
+                appendAudit(c.database(), i % 3 ? QStringLiteral("switch.flip") : QStringLiteral("compensation.freeze_coupon"),
+                            QStringLiteral("user_coupon:%1").arg(i), QStringLiteral("reason %1").arg(i),
+                            QStringLiteral("INC-9"), QString(), QStringLiteral("{\"i\":%1}").arg(i));
+        }
+        db::DbWorker worker(scratch.dsn());
+        AuditModel model(&worker);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setPageSize(4); // a page boundary inside the filter's rows, and one at its end
+        model.reload({});
+        fetchAll(model);
+        QCOMPARE(column(model, AuditModel::IdColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral("SELECT id FROM ops_audit_log ORDER BY id DESC")));
+        QCOMPARE(column(model, AuditModel::ActionColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral("SELECT action FROM ops_audit_log ORDER BY id DESC")));
+        QCOMPARE(column(model, 0, AuditModel::AfterJsonRole),
+                 sqlColumn(scratch.dsn(), QStringLiteral("SELECT after_json FROM ops_audit_log ORDER BY id DESC")));
+
+        AuditFilter flips;
+        flips.action = QStringLiteral("switch.");
+        model.reload(flips);
+        fetchAll(model);
+        QCOMPARE(column(model, AuditModel::IdColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral(
+                     "SELECT id FROM ops_audit_log WHERE action LIKE 'switch.%' ORDER BY id DESC")));
+        AuditFilter nobody;
+        nobody.actor = QStringLiteral("nobody-here");
+        model.reload(nobody);
+        fetchAll(model);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void backlogModelsListRecordedAndUnmatched()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("mbacklog"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 4);
+        {
+            db::Connection c(scratch.dsn(), QStringLiteral("t"));
+            const auto insert = [&c](const QByteArray &payNo, qint64 order, const char *status) {
+                db::exec(c.database(), QStringLiteral(
+                             "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, channel, "
+                             "trade_status, status, instance) VALUES (?, ?, ?, 9900, 'CNY', 'wechat', 'SUCCESS', ?, 'inst')"),
+                         {payNo, order, test::callbackBody(payNo, order, 9900), QString::fromLatin1(status)});
+            };
+            for (int i = 0; i < 11; ++i)
+                insert("REC-" + QByteArray::number(i), 1001 + i % 4, "RECORDED");
+            db::execDirect(c.database(), QStringLiteral("UPDATE orders SET status = 'PAID' WHERE id = 1002"));
+            for (const qint64 order : {1001, 1002, 7001, 7002, 7003})
+                insert("UNM-" + QByteArray::number(order), order, "UNMATCHED");
+        }
+        db::DbWorker worker(scratch.dsn());
+        BacklogModel recorded(&worker, DrainSource::Recorded);
+        QAbstractItemModelTester tester(&recorded, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        recorded.setPageSize(3);
+        recorded.reload();
+        fetchAll(recorded);
+        QCOMPARE(recorded.columnCount(), int(BacklogModel::OrderNowColumn));
+        QCOMPARE(column(recorded, BacklogModel::IdColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral("SELECT id FROM pay_callback_log WHERE status = 'RECORDED' ORDER BY id")));
+        QCOMPARE(column(recorded, 0, BacklogModel::RawBodyRole),
+                 sqlColumn(scratch.dsn(), QStringLiteral(
+                     "SELECT raw_body FROM pay_callback_log WHERE status = 'RECORDED' ORDER BY id")));
+
+        BacklogModel unmatched(&worker, DrainSource::Unmatched);
+        QAbstractItemModelTester unmatchedTester(&unmatched, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        unmatched.setPageSize(2);
+        unmatched.reload();
+        fetchAll(unmatched);
+        QCOMPARE(column(unmatched, BacklogModel::PayNoColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral(
+                     "SELECT pay_no FROM pay_callback_log WHERE status = 'UNMATCHED' ORDER BY id")));
+        // The order as it is now, by a join of its own: missing, PENDING or already PAID.
+        QStringList expected = sqlColumn(scratch.dsn(), QStringLiteral(
+            "SELECT COALESCE(o.status, 'missing') FROM pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id "
+            "WHERE c.status = 'UNMATCHED' ORDER BY c.id"));
+        QCOMPARE(expected, QStringList({QStringLiteral("PENDING"), QStringLiteral("PAID"), QStringLiteral("missing"),
+                                        QStringLiteral("missing"), QStringLiteral("missing")}));
+        QCOMPARE(column(unmatched, BacklogModel::OrderNowColumn), expected);
+    }
+
+    void compensationModelsListRequestsAndBatches()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("mcomp"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        QList<CompensationRequest> requests;
+        QList<CompensationBatch> batches;
+        {
+            db::Connection c(scratch.dsn(), QStringLiteral("t"));
+            const QSqlDatabase db = c.database();
+            for (int i = 1; i <= 7; ++i)
+                db::exec(db, QStringLiteral("INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, "
+                                            "amount_fen, reason, ticket) VALUES ('{}', ?, 0, ?, ?, ?, 'INC-8')"),
+                         {i, 2 * i, 1234 * i, QStringLiteral("reason %1").arg(i)});
+            for (int i = 0; i < 9; ++i)
+                db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
+                                            "amount_fen, batch_id, reason, ticket) "
+                                            "VALUES ('user_coupon', ?, 1, ?, 'freeze_coupon', 500, ?, 'dup', 'INC-8')"),
+                         {100 + i, 1000 + i, QStringLiteral("batch-%1").arg(i % 4)});
+            requests = loadCompensationRequests(db);
+            batches = loadCompensationBatches(db);
+        }
+        CompensationRequestModel requestModel;
+        QAbstractItemModelTester requestTester(&requestModel, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        requestModel.setRequests(requests);
+        QCOMPARE(column(requestModel, CompensationRequestModel::IdColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral("SELECT id FROM compensation_request ORDER BY id DESC")));
+        QStringList amounts;
+        for (const QString &fen : sqlColumn(scratch.dsn(), QStringLiteral("SELECT amount_fen FROM compensation_request ORDER BY id DESC")))
+            amounts << QStringLiteral("¥%1").arg(console::formatYuan(fen.toLongLong()));
+        QCOMPARE(column(requestModel, CompensationRequestModel::AmountColumn), amounts);
+        QCOMPARE(column(requestModel, CompensationRequestModel::StatusColumn), QStringList(7, QStringLiteral("PENDING")));
+        QVERIFY(requestModel.index(0, CompensationRequestModel::StatusColumn).data(Qt::ForegroundRole).isValid());
+        QCOMPARE(requestModel.rowOf(requests.last().id), 6);
+        QCOMPARE(requestModel.rowOf(-1), -1);
+        requestModel.setRequests({});
+        QCOMPARE(requestModel.rowCount(), 0);
+
+        CompensationBatchModel batchModel;
+        QAbstractItemModelTester batchTester(&batchModel, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        batchModel.setBatches(batches);
+        QCOMPARE(column(batchModel, CompensationBatchModel::BatchColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral(
+                     "SELECT batch_id FROM compensation GROUP BY batch_id ORDER BY MIN(id) DESC")));
+        QCOMPARE(column(batchModel, CompensationBatchModel::ActionsColumn),
+                 sqlColumn(scratch.dsn(), QStringLiteral(
+                     "SELECT COUNT(*) FROM compensation GROUP BY batch_id ORDER BY MIN(id) DESC")));
     }
 
 private:

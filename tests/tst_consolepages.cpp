@@ -1,3 +1,4 @@
+#include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "demodatabase.h"
@@ -6,10 +7,12 @@
 #include "models/duplicatemodel.h"
 #include "models/instancemodel.h"
 #include "models/ordermodel.h"
+#include "pages/auditpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/evidencepage.h"
 #include "pages/instancespage.h"
 #include "pages/statemachinepage.h"
+#include "palette.h"
 #include "testmain.h"
 #include "widgets/duplicatecharts.h"
 #include "widgets/statemachinescene.h"
@@ -19,6 +22,7 @@
 #include <QApplication>
 #include <QBarSet>
 #include <QChart>
+#include <QComboBox>
 #include <QStackedBarSeries>
 #include <QGraphicsItem>
 #include <QGraphicsSimpleTextItem>
@@ -108,14 +112,19 @@ private Q_SLOTS:
         auto *page = static_cast<StateMachinePage *>(m_window->page(Page::StateMachineId));
         StateMachineScene *scene = page->scene();
         QTRY_VERIFY_WITH_TIMEOUT(findItem(scene, StateMachineScene::NameKey, QStringLiteral("PAID")) != nullptr, 20000);
-        for (const char *state : {"PENDING", "PAID", "CLOSED", "REFUNDING", "REFUNDED"}) {
-            const qint64 expected = test::count(m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = '%1'")
-                                                                    .arg(QLatin1String(state)));
+        // The page counts over a window (24 hours at first); the demo's orders and transitions
+        // all fall within its week.
+        page->findChild<QComboBox *>(QStringLiteral("windowCombo"))->setCurrentIndex(2);
+        const auto shown = [scene](const char *state) {
             auto *count = static_cast<QGraphicsSimpleTextItem *>(
                 findItem(scene, StateMachineScene::KindKey, QStringLiteral("stateCount"), StateMachineScene::NameKey,
                          QString::fromLatin1(state)));
-            QVERIFY2(count, state);
-            QCOMPARE(count->text(), QLocale().toString(expected));
+            return count ? count->text() : QString();
+        };
+        for (const char *state : {"PENDING", "PAID", "CLOSED", "REFUNDING", "REFUNDED"}) {
+            const qint64 expected = test::count(m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = '%1'")
+                                                                    .arg(QLatin1String(state)));
+            QTRY_COMPARE_WITH_TIMEOUT(shown(state), QLocale().toString(expected), 20000);
         }
         const qint64 paidTwice = test::count(m_demo->dsn(), QStringLiteral(
             "SELECT COUNT(*) FROM order_state_log WHERE from_state = 'PAID' AND to_state = 'PAID' AND accepted = 0"));
@@ -129,7 +138,7 @@ private Q_SLOTS:
         QVERIFY(loop);
         QVERIFY(loop->data(StateMachineScene::RejectedKey).toBool());
         QCOMPARE(loop->data(StateMachineScene::CountKey).toLongLong(), paidTwice);
-        QCOMPARE(static_cast<QGraphicsSimpleTextItem *>(loop)->brush().color(), QColor(0xc6, 0x28, 0x28));
+        QCOMPARE(static_cast<QGraphicsSimpleTextItem *>(loop)->brush().color(), palette::danger());
 
         // Clicking the rejected edge lists its orders; the list leads to the evidence.
         scene->clearSelection(); // as a click does: the page preselected the busiest rejected edge
@@ -189,7 +198,7 @@ private Q_SLOTS:
         for (QGraphicsItem *item : page->scene()->items()) {
             if (item->data(SwimlaneScene::KindKey).toString() != QLatin1String("unsafeRelease"))
                 continue;
-            QCOMPARE(static_cast<QAbstractGraphicsShapeItem *>(item)->pen().color(), QColor(0xc6, 0x28, 0x28));
+            QCOMPARE(static_cast<QAbstractGraphicsShapeItem *>(item)->pen().color(), palette::danger());
             words << item->data(SwimlaneScene::TextKey).toString();
         }
         words.sort();
@@ -266,6 +275,32 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 20000);
         QCOMPARE(user->text(), QStringLiteral("42"));
         QCOMPARE(m_window->page(Page::DuplicatesId), duplicates);
+    }
+
+    // A query the database refuses shows a sentence on the page: never the statement, nor the
+    // server's own wording (both are in the log file).
+    void aRefusedQueryReadsAsASentence()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("refused"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        {
+            db::Connection admin(scratch.dsn(), QStringLiteral("t"));
+            db::execDirect(admin.database(), QStringLiteral("DROP TABLE callback_instance"));
+            db::execDirect(admin.database(), QStringLiteral("DROP TABLE ops_audit_log"));
+        }
+        const auto verifyNoSql = [](const QString &text) {
+            for (const char *word : {"SELECT", "FROM", "WHERE", "INSERT", "Table '", "doesn't exist", "`"})
+                QVERIFY2(!text.contains(QLatin1String(word)), qPrintable(text));
+        };
+        InstancesPage instances(scratch.dsn()); // a page's own query
+        auto *summary = instances.findChild<QLabel *>(QStringLiteral("instancesSummary"));
+        QTRY_VERIFY_WITH_TIMEOUT(!summary->text().isEmpty(), 20000);
+        QCOMPARE(summary->text(), QStringLiteral("table callback_instance is missing from the database (run payops migrate?)"));
+        verifyNoSql(summary->text());
+        AuditPage audit(scratch.dsn()); // a paged model's
+        auto *result = audit.findChild<QLabel *>(QStringLiteral("auditResult"));
+        QTRY_VERIFY_WITH_TIMEOUT(result->text().contains(QStringLiteral("ops_audit_log")), 20000);
+        verifyNoSql(result->text());
     }
 
 private:

@@ -1,12 +1,31 @@
 #include "db/connection.h"
 #include "db/dbworker.h"
+#include "db/jobtracker.h"
+#include "demodatabase.h"
+#include "frozenserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
 #include <QElapsedTimer>
+#include <QScopeGuard>
+#include <QSemaphore>
 #include <QSignalSpy>
+#include <QThread>
+
+#include <stdexcept>
 
 using namespace payops;
+
+namespace {
+
+// KILL statements the server has run since it started, from any session.
+qint64 killsSoFar(const Dsn &dsn)
+{
+    return test::count(dsn, QStringLiteral(
+        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'COM_KILL'"));
+}
+
+} // namespace
 
 class TestDbWorker final : public QObject
 {
@@ -103,6 +122,148 @@ private Q_SLOTS:
         ask();
         QTRY_COMPARE_WITH_TIMEOUT(answers, 2, 10000);
         QCOMPARE(restored.size(), 1);
+    }
+
+    // A cancel of one key never interrupts the job of another: here job A has ended and job
+    // B runs when A is cancelled; B's result arrives and no KILL is sent.
+    void aCancelAfterItsJobEndedKillsNothingLater()
+    {
+        test::ScratchDatabase scratch;
+        const Dsn &dsn = scratch.dsn();
+        db::DbWorker worker(dsn);
+        QObject receiver;
+        int a = 0;
+        int b = 0;
+        QString errors;
+        const auto noteError = [&](const db::Error &e) { errors += e.message(); };
+        worker.submit<int>(
+            QStringLiteral("a"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 1")).toInt(); },
+            &receiver, [&](const int &value) { a = value; }, noteError);
+        QTRY_COMPARE_WITH_TIMEOUT(a, 1, 10000);
+        worker.submit<int>(
+            QStringLiteral("b"),
+            [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(1.5) + 7")).toInt(); },
+            &receiver, [&](const int &value) { b = value; }, noteError);
+        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP%")), 10000);
+        const qint64 kills = killsSoFar(dsn);
+        worker.cancel(QStringLiteral("a"));
+        QTRY_VERIFY_WITH_TIMEOUT(b != 0 || !errors.isEmpty(), 10000);
+        QCOMPARE(errors, QString());
+        QCOMPARE(b, 7);
+        QCOMPARE(killsSoFar(dsn), kills);
+    }
+
+    // The race the kill lock closes: a kill decided while job 1 ran reaches the server only
+    // after job 1 ended and job 2 started in the same session. It must not interrupt job 2;
+    // a kill meant for job 2 does.
+    void aKillMeantForAnEndedJobNeverLandsOnTheNext()
+    {
+        test::ScratchDatabase scratch;
+        const Dsn &dsn = scratch.dsn();
+        QAtomicInteger<qint64> sessionId = 0;
+        QSemaphore go;
+        QList<int> results; // read after the thread is over
+        // The session runs on a thread of its own, as a worker's does, one statement per go.
+        std::unique_ptr<QThread> session(QThread::create([&] {
+            db::Connection connection(dsn, QStringLiteral("session"));
+            sessionId.storeRelease(connection.serverConnectionId());
+            for (const auto *sql : {"SELECT SLEEP(1) + 7", "SELECT SLEEP(20) + 7"}) {
+                go.acquire();
+                try {
+                    results << db::scalar(connection.database(), QString::fromLatin1(sql)).toInt();
+                } catch (const db::Error &error) {
+                    results << (db::DbWorker::isCancelled(error) ? -1 : -2);
+                }
+            }
+        }));
+        session->start();
+        const auto stop = qScopeGuard([&] { // also when a check fails half-way
+            go.release(2);
+            session->wait();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(sessionId.loadAcquire() != 0, 10000);
+        db::JobTracker tracker;
+        tracker.setConnectionId(sessionId.loadAcquire());
+        QVERIFY(tracker.start(1, QStringLiteral("k"), tracker.nextGeneration(QStringLiteral("k"))));
+        const auto running = tracker.cancel(QStringLiteral("k"));
+        QVERIFY(running.has_value());
+        QCOMPARE(running->jobId, quint64(1));
+        QCOMPARE(running->connectionId, sessionId.loadAcquire());
+        tracker.finish(1);
+        QVERIFY(tracker.start(2, QStringLiteral("k"), tracker.nextGeneration(QStringLiteral("k"))));
+        go.release();
+        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(1)%")), 10000);
+
+        db::Connection killer(dsn, QStringLiteral("killer"));
+        const qint64 kills = killsSoFar(dsn);
+        tracker.killIfRunning(killer.database(), 1);
+        QCOMPARE(killsSoFar(dsn), kills);
+
+        go.release();
+        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(20)%")), 10000);
+        tracker.killIfRunning(killer.database(), 2);
+        QVERIFY(session->wait(10000));
+        QCOMPARE(killsSoFar(dsn), kills + 1);
+        QCOMPARE(results.value(0), 7); // job 2's first statement, untouched
+        QVERIFY2(results.value(1) != 7, "the kill meant for the running job did not land"); // -1, or 8 from SLEEP's 1
+    }
+
+    // Whatever a job throws arrives at onError as a db::Error, and the worker goes on.
+    void anExceptionOfAnyKindArrivesAsAnError()
+    {
+        test::ScratchDatabase scratch;
+        db::DbWorker worker(scratch.dsn());
+        QObject receiver;
+        QStringList errors;
+        int after = 0;
+        const auto noteError = [&](const db::Error &e) { errors << e.message(); };
+        worker.submit<int>(
+            QStringLiteral("std"), [](const QSqlDatabase &) -> int { throw std::runtime_error("the disk is full"); },
+            &receiver, [](const int &) {}, noteError);
+        worker.submit<int>(
+            QStringLiteral("other"), [](const QSqlDatabase &) -> int { throw 42; }, &receiver, [](const int &) {},
+            noteError);
+        worker.submit<int>(
+            QStringLiteral("after"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 5")).toInt(); },
+            &receiver, [&](const int &value) { after = value; }, noteError);
+        QTRY_COMPARE_WITH_TIMEOUT(after, 5, 10000);
+        QCOMPARE(errors.size(), 2);
+        QCOMPARE(errors.at(0), QStringLiteral("the disk is full"));
+        QVERIFY(!errors.at(1).isEmpty());
+    }
+
+    // Deleting a worker whose query hangs on a frozen server returns at once; the wait at
+    // exit gives up at its deadline; once the server runs again, the kill sent meanwhile ends
+    // the query, and the thread and its connection go.
+    void deletingAWorkerNeverWaitsForAFrozenServer()
+    {
+        test::ScratchDatabase scratch;
+        const Dsn &dsn = scratch.dsn();
+        auto worker = std::make_unique<db::DbWorker>(dsn);
+        QObject receiver;
+        bool called = false;
+        worker->submit<int>(
+            QStringLiteral("slow"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(30)")).toInt(); },
+            &receiver, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(30)%")), 10000);
+        const qint64 session = worker->serverConnectionId();
+        {
+            test::FrozenServer frozen;
+            QElapsedTimer clock;
+            clock.start();
+            worker.reset();
+            const qint64 deleteMs = clock.elapsed();
+            QVERIFY2(deleteMs < 100, qPrintable(QStringLiteral("deleting the worker took %1 ms").arg(deleteMs)));
+            clock.restart();
+            QVERIFY(!db::DbWorker::waitForAll(QDeadlineTimer(500)));
+            QVERIFY2(clock.elapsed() < 1500, qPrintable(QStringLiteral("the bounded wait took %1 ms").arg(clock.elapsed())));
+        }
+        QVERIFY(db::DbWorker::waitForAll(QDeadlineTimer(20000)));
+        QCOMPARE(test::count(dsn, QStringLiteral("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %1")
+                                      .arg(session)),
+                 qint64(0));
+        QCoreApplication::processEvents();
+        QVERIFY(!called);
     }
 };
 

@@ -6,14 +6,9 @@
 #include "dialogs/connectiondialog.h"
 #include "dialogs/settingsdialog.h"
 #include "domain/privileges.h"
-#include "pages/auditpage.h"
-#include "pages/backlogpage.h"
-#include "pages/compensationpage.h"
-#include "pages/duplicatespage.h"
 #include "pages/evidencepage.h"
-#include "pages/instancespage.h"
-#include "pages/overviewpage.h"
-#include "pages/statemachinepage.h"
+#include "pages/pagetable.h"
+#include "palette.h"
 
 #include <QAction>
 #include <QApplication>
@@ -41,7 +36,9 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     outer->setSpacing(0);
     m_banner = new QWidget(central);
     m_banner->setObjectName(QStringLiteral("connectionBanner"));
-    m_banner->setStyleSheet(QStringLiteral("#connectionBanner { background: #c62828; } QLabel { color: white; font-weight: bold; }"));
+    const QColor alarm = palette::fill(palette::Role::Danger);
+    m_banner->setStyleSheet(QStringLiteral("#connectionBanner { background: %1; } QLabel { color: %2; font-weight: bold; }")
+                                .arg(alarm.name(), palette::textOn(alarm).name()));
     auto *bannerLayout = new QHBoxLayout(m_banner);
     m_bannerText = new QLabel(m_banner);
     m_bannerText->setObjectName(QStringLiteral("bannerText"));
@@ -60,8 +57,8 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     navFont.setPointSizeF(navFont.pointSizeF() * 1.15);
     m_nav->setFont(navFont);
     m_nav->setSpacing(4);
-    m_nav->addItems({tr("Overview"), tr("State machine"), tr("Duplicates"), tr("Order evidence"), tr("Instances"),
-                     tr("Backlog"), tr("Compensation"), tr("Audit log")});
+    for (const PageEntry &entry : pageTable())
+        m_nav->addItem(pageTitle(entry));
     m_stack = new QStackedWidget(central);
     auto *placeholder = new QLabel(tr("Not connected. File → Connect… opens the connection dialog; "
                                       "payops-console --db mysql://USER@HOST/DB skips it."), m_stack);
@@ -82,6 +79,7 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     refreshAction->setShortcut(QKeySequence::Refresh);
     connect(refreshAction, &QAction::triggered, this, &MainWindow::refresh);
     auto *settingsAction = new QAction(tr("&Settings…"), this);
+    settingsAction->setObjectName(QStringLiteral("actionSettings"));
     connect(settingsAction, &QAction::triggered, this, &MainWindow::openSettings);
     auto *quitAction = new QAction(tr("&Quit"), this);
     quitAction->setShortcut(QKeySequence::Quit);
@@ -116,6 +114,9 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::clearPages()
 {
+    // The placeholder first: removing the page on show would show the next one, laying
+    // out and polishing each page only to delete it.
+    m_stack->setCurrentIndex(0);
     for (Page *p : std::as_const(m_pages)) {
         m_stack->removeWidget(p);
         delete p;
@@ -129,13 +130,9 @@ void MainWindow::connectTo(const Dsn &dsn)
     m_dsn = dsn;
     m_accountProbed = false;
     m_connectionLabel->setText(dsn.toDisplayString());
-    auto *overview = new OverviewPage(dsn, m_stack);
-    auto *stateMachine = new StateMachinePage(dsn, m_stack);
-    auto *duplicates = new DuplicatesPage(dsn, m_stack);
-    auto *evidence = new EvidencePage(dsn, m_stack);
-    auto *instances = new InstancesPage(dsn, m_stack);
-    m_pages = {overview, stateMachine, duplicates, evidence, instances, new BacklogPage(dsn, m_stack),
-               new CompensationPage(dsn, m_stack), new AuditPage(dsn, m_stack)};
+    // In the table's order, as the navigation lists them: a page's row is its place in both.
+    for (const PageEntry &entry : pageTable())
+        m_pages << entry.make(dsn, m_stack);
     for (Page *p : std::as_const(m_pages)) {
         m_stack->addWidget(p);
         connect(p, &Page::navigate, this, &MainWindow::showPage);
@@ -161,7 +158,7 @@ struct Account
 void MainWindow::probeAccount()
 {
     m_accountLabel->setText(tr("checking grants …"));
-    m_pages.at(Page::OverviewId)->worker()->submit<Account>(
+    page(Page::OverviewId)->worker()->submit<Account>(
         QStringLiteral("account"),
         [](const QSqlDatabase &db) {
             return Account{db::scalar(db, QStringLiteral("SELECT CURRENT_USER()")).toString(), probePrivileges(db)};
@@ -187,7 +184,7 @@ void MainWindow::probeAccount()
                 p->setPrivileges(account.privileges);
             Q_EMIT privilegesKnown();
         },
-        [this](const db::Error &error) { m_accountLabel->setText(tr("grants unknown: %1").arg(error.message())); });
+        [this](const db::Error &error) { m_accountLabel->setText(tr("grants unknown: %1").arg(db::userMessage(error))); });
 }
 
 void MainWindow::openOrder(qint64 orderId)
@@ -200,15 +197,15 @@ void MainWindow::openOrder(qint64 orderId)
 
 Page *MainWindow::page(Page::Id id) const
 {
-    return id < m_pages.size() ? m_pages.at(id) : nullptr;
+    return m_pages.value(pageRow(id));
 }
 
 void MainWindow::showPage(Page::Id id)
 {
-    if (id >= m_pages.size())
-        return;
-    m_nav->setCurrentRow(id);
-    m_stack->setCurrentWidget(m_pages.at(id));
+    if (Page *p = page(id)) {
+        m_nav->setCurrentRow(int(pageRow(id)));
+        m_stack->setCurrentWidget(p);
+    }
 }
 
 void MainWindow::refresh()
@@ -226,16 +223,9 @@ void MainWindow::openConnectionDialog()
 
 void MainWindow::openSettings()
 {
-    SettingsDialog dialog(console::ConsoleSettings::load(), this);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    const console::ConsoleSettings settings = dialog.settings();
-    settings.save();
-    if (m_pages.isEmpty())
-        return;
-    static_cast<OverviewPage *>(m_pages.at(Page::OverviewId))->setSettings(settings);
-    static_cast<DuplicatesPage *>(m_pages.at(Page::DuplicatesId))->setSettings(settings);
-    static_cast<InstancesPage *>(m_pages.at(Page::InstancesId))->setSettings(settings);
+    // The dialog writes through the one settings object; each page follows what it uses.
+    SettingsDialog dialog(console::ConsoleSettings::instance(), this);
+    dialog.exec();
 }
 
 void MainWindow::onConnectionLost(const QString &reason)
@@ -259,7 +249,7 @@ void MainWindow::retryConnection()
     // of everything. Its failure calls onConnectionLost again, which rearms the timer.
     m_retrySeconds = qMin(30, m_retrySeconds * 2);
     m_retryTimer.stop();
-    m_pages.at(Page::OverviewId)->refresh();
+    page(Page::OverviewId)->refresh();
 }
 
 void MainWindow::onConnectionRestored()

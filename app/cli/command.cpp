@@ -60,7 +60,7 @@ int Command::failDatabase(const db::Error &error) const
 {
     const int code = error.serverCode();
     const bool connectionFailed = error.isConnectionFailure() || code == 1044 || code == 1045 || code == 1049;
-    return fail(connectionFailed ? UsageOrConnection : Refused, error.message());
+    return fail(connectionFailed ? UsageOrConnection : Refused, db::userMessage(error));
 }
 
 void Command::say(const QString &line) const
@@ -80,15 +80,8 @@ QCommandLineOption Command::dbOption()
 
 std::optional<Dsn> Command::dsnFrom(const QCommandLineParser &parser) const
 {
-    QString text = parser.value(dbOption());
-    if (text.isEmpty())
-        text = qEnvironmentVariable("PAYOPS_DB");
-    if (text.isEmpty()) {
-        fail(UsageOrConnection, QStringLiteral("no database given: pass --db DSN or set PAYOPS_DB"));
-        return std::nullopt;
-    }
     QString error;
-    auto dsn = Dsn::parse(text, &error);
+    auto dsn = Dsn::fromOptionOrEnvironment(parser.value(dbOption()), QProcessEnvironment::systemEnvironment(), &error);
     if (!dsn)
         fail(UsageOrConnection, error);
     return dsn;

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/compensationrequest.h"
+#include "domain/compensationworkflow.h"
 
 namespace payops::cli {
 namespace {
@@ -76,33 +76,34 @@ protected:
         try {
             db::Connection connection(*dsn, QStringLiteral("compensate"));
             const QSqlDatabase db = connection.database();
-            const CompensationScope scope = orders.isEmpty() ? CompensationScope::all() : CompensationScope{orders, {}, false};
-            CompensationPlan plan;
-            if (approve > 0) {
-                const Approval approval = approveCompensationRequest(db, approve, settings);
-                if (!approval.refusal.isEmpty())
-                    return fail(Refused, approval.refusal);
-                plan = approval.plan;
-                say(QStringLiteral("approved request %1 by %2").arg(approve).arg(approval.request.requestedBy));
-                say(plan.summary());
-            } else {
-                plan = planCompensation(db, scope, settings);
-                say(plan.summary());
-                if (dryRun || plan.isEmpty())
+            CompensationJob job;
+            job.scope = orders.isEmpty() ? CompensationScope::all() : CompensationScope{orders, {}, false};
+            job.approveRequestId = approve;
+            job.settings = settings;
+            job.reason = reason;
+            job.ticket = ticket;
+            if (approve == 0) {
+                job.confirmed = previewCompensation(db, job.scope, settings);
+                say(job.confirmed->plan.summary());
+                if (dryRun || job.confirmed->plan.isEmpty())
                     return Success;
-                const qint64 threshold = fourEyesThresholdFen(db);
-                if (needsSecondOperator(plan, threshold)) {
-                    const qint64 id = requestCompensation(db, plan, scope, reason, ticket);
-                    return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
-                                                        "waits for another operator (payops compensate --approve %3 "
-                                                        "--reason ... --ticket ...)").arg(plan.moneyFen).arg(threshold).arg(id));
-                }
             }
-            const CompensationOutcome outcome = executeCompensation(
-                db, plan, reason, ticket, settings, nullptr,
-                [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); });
-            if (approve > 0)
-                markRequestExecuted(db, approve);
+            job.starting = [this](const CompensationPlan &plan, const CompensationRequest *approved) {
+                if (approved) {
+                    say(QStringLiteral("approved request %1 by %2").arg(approved->id).arg(approved->requestedBy));
+                    say(plan.summary());
+                }
+            };
+            job.progress = [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); };
+            const CompensationResult result = runCompensation(db, job);
+            if (!result.refusal.isEmpty())
+                return fail(Refused, result.refusal);
+            if (result.filedRequestId > 0)
+                return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
+                                                    "waits for another operator (payops compensate --approve %3 "
+                                                    "--reason ... --ticket ...)")
+                                         .arg(result.plan.moneyFen).arg(result.thresholdFen).arg(result.filedRequestId));
+            const CompensationOutcome &outcome = result.run;
             say(QStringLiteral("compensated %1, skipped %2 (done by someone else or changed since planned); batch %3")
                     .arg(outcome.done).arg(outcome.skipped).arg(outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)

@@ -4,52 +4,159 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/callbackswitch.h"
-#include "domain/duplicatecount.h"
+#include "domain/duplicatewatch.h"
 #include "domain/unmatchedcallbacks.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+#include <csignal>
 
 namespace payops::cli {
 namespace {
 
+// Ctrl-C during a first pass: the pass stops after its current statement, keeps what it
+// counted, and the next inspect goes on from there.
+std::atomic<bool> g_interrupted{false};
+
+void interrupt(int)
+{
+    g_interrupted.store(true);
+}
+
 // For cron: exits 1 when live duplicates exist or an unmatched callback's order has arrived (a
-// payment waiting to be applied), so that a scheduler can alert on it. Unmatched callbacks
-// whose order is still missing are reported but do not alert: a late order is normal for
-// seconds, and the drain cannot act on them.
+// payment waiting to be applied), so that a scheduler can alert on it; 2 when it could not
+// tell. Unmatched callbacks whose order is still missing are reported but do not alert: a late
+// order is normal for seconds, and the drain cannot act on them. Duplicates come from the
+// duplicate watch, so a run reads what was added since the last one, not the history.
 class InspectCommand final : public Command
 {
 public:
     InspectCommand()
         : Command(QStringLiteral("inspect"),
                   QStringLiteral("Count live duplicate side effects, unmatched callbacks, the backlog and the switch; exit 1 on "
-                                 "duplicates or on unmatched callbacks whose order exists now."),
-                  QStringLiteral("--db DSN"))
+                                 "duplicates or on unmatched callbacks whose order exists now, 2 on an error. The first run "
+                                 "on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run "
+                                 "goes on)."),
+                  QStringLiteral("--db DSN [--json] [--points-per-yuan N]"))
     {
     }
 
 protected:
-    void addOptions(QCommandLineParser &parser) override { parser.addOption(dbOption()); }
+    void addOptions(QCommandLineParser &parser) override
+    {
+        parser.addOption(dbOption());
+        parser.addOption(m_json);
+        parser.addOption(m_pointsPerYuan);
+    }
 
     int execute(const QCommandLineParser &parser) override
     {
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
+        bool ok = false;
+        const qint64 pointsPerYuan = parser.value(m_pointsPerYuan).toLongLong(&ok);
+        if (!ok || pointsPerYuan <= 0)
+            return fail(UsageOrConnection, QStringLiteral("--points-per-yuan takes a positive whole number"));
         try {
             db::Connection connection(*dsn, QStringLiteral("inspect"));
             const QSqlDatabase db = connection.database();
-            const LiveDuplicateCount duplicates = countLiveDuplicates(db);
+            const WatchRefresh watch = refreshWatch(db);
+            if (watch.missing)
+                return fail(UsageOrConnection, watch.why);
+            if (watch.cancelled)
+                return fail(UsageOrConnection, QStringLiteral("interrupted at %1 % of the first count of duplicates; run "
+                                                              "payops inspect again to go on from there")
+                                                   .arg(watch.figures.percentScanned()));
+            if (!watch.figures.complete())
+                return fail(UsageOrConnection, QStringLiteral("the first count of duplicates is not done (%1 %): %2")
+                                                   .arg(watch.figures.percentScanned()).arg(watch.why));
+            if (!watch.why.isEmpty())
+                QTextStream(stderr) << "payops inspect: " << watch.why << Qt::endl;
+            const LiveDuplicateCount duplicates = watch.figures.liveCount(openDuplicateOrders(db));
             const SwitchState state = readSwitch(db);
-            say(QStringLiteral("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
-            say(QStringLiteral("backlog: %1 recorded callback(s)")
-                    .arg(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong()));
+            // idx_callback_status: the backlog's own rows, not the callback history.
+            const qint64 backlog = db::scalar(db, QStringLiteral(
+                "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
             const UnmatchedCount unmatched = countUnmatched(db);
-            say(QStringLiteral("unmatched: ") + unmatched.describe()
-                + (unmatched.withOrder > 0 ? QStringLiteral("; apply them with payops drain --unmatched") : QString()));
-            say(QStringLiteral("duplicates: ") + duplicates.describe());
+            if (parser.isSet(m_json)) {
+                printJson(watch.figures, pointsPerYuan, duplicates, backlog, unmatched, state);
+            } else {
+                say(QStringLiteral("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
+                say(QStringLiteral("backlog: %1 recorded callback(s)").arg(backlog));
+                say(QStringLiteral("unmatched: ") + unmatched.describe()
+                    + (unmatched.withOrder > 0 ? QStringLiteral("; apply them with payops drain --unmatched") : QString()));
+                say(QStringLiteral("duplicates: ") + duplicates.describe());
+            }
             return duplicates.isEmpty() && unmatched.withOrder == 0 ? Success : Refused;
         } catch (const db::Error &error) {
-            return failDatabase(error);
+            // 1 means findings here, so every failure is a 2.
+            return fail(UsageOrConnection, db::userMessage(error));
         }
     }
+
+private:
+    WatchRefresh refreshWatch(const QSqlDatabase &db) const
+    {
+        g_interrupted.store(false);
+        const auto previous = std::signal(SIGINT, interrupt);
+        QElapsedTimer lastReport;
+        WatchRefreshOptions options;
+        options.lockWaitSeconds = 30;
+        options.cancel = &g_interrupted;
+        options.progress = [&lastReport](const DuplicateWatchFigures &figures) {
+            if (lastReport.isValid() && lastReport.elapsed() < 1000 && !figures.complete())
+                return;
+            lastReport.start();
+            QTextStream(stderr) << "payops inspect: first count of duplicates: " << figures.percentScanned()
+                                << " % of the orders read" << Qt::endl;
+        };
+        const WatchRefresh watch = refreshDuplicateWatch(db, options);
+        std::signal(SIGINT, previous);
+        return watch;
+    }
+
+    void printJson(const DuplicateWatchFigures &figures, qint64 pointsPerYuan, const LiveDuplicateCount &duplicates,
+                   qint64 backlog, const UnmatchedCount &unmatched, const SwitchState &state) const
+    {
+        QJsonArray samples;
+        for (qint64 id : duplicates.sampleOrderIds)
+            samples << id;
+        const qint64 couponFen = figures.couponFen();
+        const qint64 pointFen = figures.pointFen(pointsPerYuan);
+        const QJsonObject object{
+            {QStringLiteral("duplicates"),
+             QJsonObject{{QStringLiteral("groups"), duplicates.couponGroups + duplicates.pointGroups},
+                         {QStringLiteral("extra_copies"), duplicates.couponExtraRows + duplicates.pointExtraRows},
+                         {QStringLiteral("orders"), figures.openOrders},
+                         {QStringLiteral("money_at_risk_fen"), couponFen + pointFen},
+                         {QStringLiteral("coupon_groups"), duplicates.couponGroups},
+                         {QStringLiteral("coupon_extra_copies"), duplicates.couponExtraRows},
+                         {QStringLiteral("coupon_fen"), couponFen},
+                         {QStringLiteral("point_groups"), duplicates.pointGroups},
+                         {QStringLiteral("point_extra_copies"), duplicates.pointExtraRows},
+                         {QStringLiteral("point_fen"), pointFen},
+                         {QStringLiteral("points_per_yuan"), pointsPerYuan},
+                         {QStringLiteral("compensated_copies"), figures.superseded()},
+                         {QStringLiteral("sample_orders"), samples},
+                         {QStringLiteral("as_of"), figures.refreshedAt}}},
+            {QStringLiteral("backlog"), backlog},
+            {QStringLiteral("unmatched"), unmatched.callbacks},
+            {QStringLiteral("unmatched_with_order"), unmatched.withOrder},
+            {QStringLiteral("unmatched_with_order_fen"), unmatched.withOrderFen},
+            {QStringLiteral("switch"), QJsonObject{{QStringLiteral("mode"), callbackModeName(state.mode)},
+                                                   {QStringLiteral("version"), state.version}}}};
+        QTextStream(stdout) << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+    }
+
+    const QCommandLineOption m_json{QStringLiteral("json"), QStringLiteral("Print the figures as one JSON object.")};
+    const QCommandLineOption m_pointsPerYuan{QStringLiteral("points-per-yuan"),
+                                             QStringLiteral("Cash value of points in money at risk (default 100 = 1 yuan)."),
+                                             QStringLiteral("N"), QStringLiteral("100")};
 };
 
 } // namespace

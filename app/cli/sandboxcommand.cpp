@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "cli.h"
+#include "db/dberror.h"
 #include "domain/sandbox.h"
 
 #include <stdexcept>
@@ -58,7 +59,7 @@ protected:
             if (action == QLatin1String("status"))
                 return status(server);
         } catch (const std::exception &error) {
-            return fail(Refused, QString::fromStdString(error.what()));
+            return fail(Refused, db::userMessage(error));
         }
         return fail(UsageOrConnection, QStringLiteral("unknown action '%1': say start, stop or status").arg(action));
     }

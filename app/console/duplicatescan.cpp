@@ -86,15 +86,6 @@ QList<qint64> candidateOrders(const QSqlDatabase &db, const SideEffectTable &t, 
     return orders;
 }
 
-QString idList(const QList<qint64> &ids)
-{
-    QStringList parts;
-    parts.reserve(ids.size());
-    for (qint64 id : ids)
-        parts << QString::number(id);
-    return parts.join(QLatin1Char(','));
-}
-
 QString havingFor(const SideEffectTable &t, const DuplicateFilter &filter)
 {
     QString having = QStringLiteral("COUNT(*) > 1");
@@ -119,7 +110,7 @@ QList<DuplicateGroup> groupsOf(const QSqlDatabase &db, const SideEffectTable &t,
         "FROM %5 s %6 LEFT JOIN compensation k ON k.target_table = '%5' AND k.target_id = s.id "
         "WHERE s.order_id IN (%7) AND %8")
                       .arg(t.keyColumn, t.labelExpression, t.liveCondition,
-                           unitSql(t, filter.pointsPerYuan), t.table, t.labelJoin, idList(orders),
+                           unitSql(t, filter.pointsPerYuan), t.table, t.labelJoin, db::idList(orders),
                            t.rowCondition);
     if (filter.userId > 0)
         sql += QStringLiteral(" AND s.user_id = %1").arg(filter.userId);

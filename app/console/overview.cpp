@@ -1,12 +1,33 @@
 #include "overview.h"
 
 #include "db/connection.h"
+#include "domain/duplicatewatch.h"
 
 #include <QSqlQuery>
 
 namespace payops::console {
 
-OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds)
+namespace {
+
+DuplicateTotals totalsOf(const DuplicateWatchFigures &watch, qint64 pointsPerYuan)
+{
+    DuplicateTotals totals;
+    totals.couponGroups = watch.groups(CouponBit);
+    totals.couponExtra = watch.extraCopies(CouponBit);
+    totals.couponFen = watch.couponFen();
+    totals.pointGroups = watch.groups(PointsBit);
+    totals.pointExtra = watch.extraCopies(PointsBit);
+    totals.pointFen = watch.pointFen(pointsPerYuan);
+    totals.orders = watch.openOrders;
+    // Each compensation supersedes one copy: counted by the watch, not over the whole table.
+    totals.compensations = watch.superseded();
+    return totals;
+}
+
+} // namespace
+
+OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds,
+                             const std::atomic<bool> *cancel)
 {
     OverviewFigures figures;
     QSqlQuery sw = db::exec(db, QStringLiteral(
@@ -37,9 +58,18 @@ OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int a
     figures.instancesAlive = instances.value(1).toLongLong();
     figures.unsafeInstancesAlive = instances.value(2).toLongLong();
 
-    DuplicateFilter filter;
-    filter.pointsPerYuan = pointsPerYuan;
-    figures.duplicates = loadDuplicateTotals(db, filter);
+    // A second console refreshing at the same moment is waited for briefly, then its figures
+    // are shown: they are at most a refresh old.
+    WatchRefreshOptions options;
+    options.lockWaitSeconds = 1;
+    options.firstPassBudgetMs = kOverviewFirstPassSliceMs;
+    options.cancel = cancel;
+    const WatchRefresh watch = refreshDuplicateWatch(db, options);
+    figures.duplicatesWatched = !watch.missing;
+    figures.duplicates = totalsOf(watch.figures, pointsPerYuan);
+    figures.duplicatesComplete = watch.figures.complete();
+    figures.duplicatesPercent = watch.figures.percentScanned();
+    figures.duplicatesNote = watch.why;
     return figures;
 }
 

@@ -1,5 +1,6 @@
 #include "sandboxlauncher.h"
 
+#include "db/dberror.h"
 #include "domain/sandbox.h"
 
 #include <QThread>
@@ -45,7 +46,7 @@ void SandboxLauncher::start(const QString &directory)
             };
             outcome->dsn = startSandbox(server, 0, true, report).dsn;
         } catch (const std::exception &error) {
-            outcome->error = QString::fromUtf8(error.what());
+            outcome->error = db::userMessage(error);
         }
     });
     m_thread->setObjectName(QStringLiteral("sandbox-start"));

@@ -1,8 +1,10 @@
 #include "statemachine.h"
 
+#include "databasesummary.h"
 #include "db/connection.h"
 
 #include <QHash>
+#include <QSet>
 #include <QSqlQuery>
 
 namespace payops::console {
@@ -48,51 +50,47 @@ const StateNode *StateMachineSnapshot::state(const QString &name) const
 StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, const TimeWindow &window)
 {
     StateMachineSnapshot snapshot;
-    QSqlQuery states = db::exec(db, QStringLiteral(
-        "SELECT s.name, s.is_terminal, COALESCE(c.n, 0) FROM order_state s "
-        "LEFT JOIN (SELECT status, COUNT(*) AS n FROM orders GROUP BY status) c ON c.status = s.name "
-        "ORDER BY s.sort_order, s.name"));
-    while (states.next())
-        snapshot.states << StateNode{states.value(0).toString(), states.value(1).toBool(), states.value(2).toLongLong()};
+    // States count the orders created in the window, by their status now, and edges the
+    // attempts made in it: two ranges of a time index, whatever the size of the history.
+    const QMap<QString, qint64> orders = countRecentOrders(db, window.isAll() ? 0 : window.seconds);
+    QSqlQuery states = db::exec(db, QStringLiteral("SELECT name, is_terminal FROM order_state ORDER BY sort_order, name"));
+    while (states.next()) {
+        const QString name = states.value(0).toString();
+        snapshot.states << StateNode{name, states.value(1).toBool(), orders.value(name)};
+    }
 
-    const QString since = window.isAll() ? QString() : QStringLiteral(" AND l.created_at >= '%1'").arg(window.fromText());
+    QSet<QPair<QString, QString>> legalEdges;
     QSqlQuery legal = db::exec(db, QStringLiteral(
-        "SELECT t.from_state, t.to_state, t.event, "
-        "       (SELECT COUNT(*) FROM order_state_log l WHERE l.from_state = t.from_state "
-        "           AND l.to_state = t.to_state AND l.accepted = 1%1) "
-        "FROM order_transition t ORDER BY t.from_state, t.to_state").arg(since));
+        "SELECT from_state, to_state, event FROM order_transition ORDER BY from_state, to_state"));
     while (legal.next()) {
         StateEdge edge;
         edge.from = legal.value(0).toString();
         edge.to = legal.value(1).toString();
         edge.event = legal.value(2).toString();
-        edge.count = legal.value(3).toLongLong();
+        legalEdges.insert({edge.from, edge.to});
         snapshot.edges << edge;
     }
 
     // Accepted transitions the table does not allow would be a defect of their own: show them.
+    const QString since = window.isAll() ? QString() : QStringLiteral(" WHERE created_at >= '%1'").arg(window.fromText());
     QSqlQuery attempts = db::exec(db, QStringLiteral(
-        "SELECT l.from_state, l.to_state, l.accepted, l.reason, COUNT(*), "
-        "       MAX(t.from_state IS NOT NULL) "
-        "FROM order_state_log l LEFT JOIN order_transition t "
-        "  ON t.from_state = l.from_state AND t.to_state = l.to_state "
-        "WHERE (l.accepted = 0 OR t.from_state IS NULL)%1 "
-        "GROUP BY l.from_state, l.to_state, l.accepted, l.reason "
-        "ORDER BY l.from_state, l.to_state, l.accepted, l.reason").arg(since));
+        "SELECT from_state, to_state, accepted, reason, COUNT(*) FROM order_state_log%1 "
+        "GROUP BY from_state, to_state, accepted, reason ORDER BY from_state, to_state, accepted, reason").arg(since));
     while (attempts.next()) {
         const QString from = attempts.value(0).toString();
         const QString to = attempts.value(1).toString();
         const bool rejected = !attempts.value(2).toBool();
+        const bool isLegal = legalEdges.contains({from, to});
         StateEdge *edge = nullptr;
         for (StateEdge &e : snapshot.edges)
-            if (e.from == from && e.to == to && e.rejected == rejected && (rejected || !e.legal))
+            if (e.from == from && e.to == to && e.rejected == rejected && (rejected || e.legal == isLegal))
                 edge = &e;
         if (!edge) {
             StateEdge fresh;
             fresh.from = from;
             fresh.to = to;
             fresh.rejected = rejected;
-            fresh.legal = attempts.value(5).toBool();
+            fresh.legal = isLegal;
             snapshot.edges << fresh;
             edge = &snapshot.edges.last();
         }

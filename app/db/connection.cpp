@@ -1,6 +1,7 @@
 #include "connection.h"
 
 #include "dberror.h"
+#include "log/logging.h"
 
 #include <QAtomicInteger>
 #include <QHash>
@@ -55,7 +56,8 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
     QString text = error.databaseText().trimmed();
     if (text.isEmpty())
         text = error.driverText().trimmed();
-    return QStringLiteral("cannot connect to %1 as '%2': %3").arg(where, dsn.user, text);
+    logDetail(QStringLiteral("cannot connect to %1 as '%2': error %3: %4").arg(where, dsn.user).arg(code).arg(text));
+    return QStringLiteral("cannot connect to %1 as '%2': %3").arg(where, dsn.user, describeServerError(code, text));
 }
 
 } // namespace
@@ -189,6 +191,15 @@ QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const
         sql += rowTail + QLatin1Char(')');
     }
     return sql;
+}
+
+QString idList(const QList<qint64> &ids)
+{
+    QStringList text;
+    text.reserve(ids.size());
+    for (qint64 id : ids)
+        text << QString::number(id);
+    return text.join(QLatin1Char(','));
 }
 
 QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)

@@ -47,6 +47,8 @@ void execDirect(const QSqlDatabase &db, const QString &sql);
 // record. A null QString is an empty text, as with exec(). `rowTail` ends each row as SQL
 // (e.g. ",USER()").
 QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const QString &rowTail = {});
+// "1,2,3": ids as the inside of an SQL IN list (numbers need no escaping).
+QString idList(const QList<qint64> &ids);
 // First column of the first row, or an invalid QVariant when there is no row.
 QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 

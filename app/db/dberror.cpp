@@ -1,5 +1,9 @@
 #include "dberror.h"
 
+#include "log/logging.h"
+
+#include <QRegularExpression>
+
 namespace payops::db {
 
 Error::Error(const QString &message, int serverCode)
@@ -8,13 +12,25 @@ Error::Error(const QString &message, int serverCode)
 {
 }
 
-Error Error::fromSql(const QString &what, const QSqlError &error)
+Error Error::fromSql(const QString &statement, const QSqlError &error)
 {
     const int code = error.nativeErrorCode().toInt();
     QString detail = error.databaseText().trimmed();
     if (detail.isEmpty())
         detail = error.driverText().trimmed();
-    return Error(what + QStringLiteral(": ") + detail, code);
+    Error failure(statement + QStringLiteral(": ") + detail, code);
+    failure.m_fromServer = true;
+    failure.m_serverText = detail;
+    return failure;
+}
+
+Error Error::within(const QString &context) const
+{
+    Error wrapped(context + QStringLiteral(": ") + message(), m_serverCode);
+    wrapped.m_fromServer = m_fromServer;
+    wrapped.m_serverText = m_serverText;
+    wrapped.m_context = m_context.isEmpty() ? context : context + QStringLiteral(": ") + m_context;
+    return wrapped;
 }
 
 bool Error::isConnectionFailure() const
@@ -40,6 +56,139 @@ bool Error::isAccessDenied() const
     default:
         return false;
     }
+}
+
+namespace {
+
+// The name the server quotes after `marker`: 'x', `x`, 'db.x' or `db`.`x`, without the
+// database or table in front (MySQL 8 writes a key as 'table.key').
+QString nameAfter(const QString &text, const QString &marker)
+{
+    const qsizetype at = marker.isEmpty() ? 0 : text.indexOf(marker, 0, Qt::CaseInsensitive);
+    if (at < 0)
+        return QString();
+    static const QRegularExpression quoted(QStringLiteral("[`']([^`']+)[`'](?:\\.[`']([^`']+)[`'])?"));
+    const QRegularExpressionMatch match = quoted.match(text, at + marker.size());
+    if (!match.hasMatch())
+        return QString();
+    QString name = match.captured(2).isEmpty() ? match.captured(1) : match.captured(2);
+    return name.mid(name.lastIndexOf(QLatin1Char('.')) + 1);
+}
+
+// "read", "change" or "use", from the command the server names first ("SELECT command denied").
+QString deniedVerb(const QString &serverText)
+{
+    const QString command = serverText.section(QLatin1Char(' '), 0, 0).toUpper();
+    if (command == QLatin1String("SELECT") || command == QLatin1String("SHOW"))
+        return QStringLiteral("read");
+    static const QStringList changes{QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"),
+                                     QStringLiteral("REPLACE"), QStringLiteral("ALTER"), QStringLiteral("DROP"),
+                                     QStringLiteral("CREATE"), QStringLiteral("TRUNCATE")};
+    return changes.contains(command) ? QStringLiteral("change") : QStringLiteral("use");
+}
+
+} // namespace
+
+QString describeServerError(int serverCode, const QString &serverText)
+{
+    const QString refused = QStringLiteral("the database refused: ");
+    switch (serverCode) {
+    case 1044:
+        return refused + QStringLiteral("this account may not use the database");
+    case 1045:
+        return QStringLiteral("access denied (wrong user or password)");
+    case 1049:
+        return QStringLiteral("the database does not exist");
+    case 1142: {
+        const QString table = nameAfter(serverText, QStringLiteral("for table"));
+        return refused + QStringLiteral("you may not %1 %2").arg(deniedVerb(serverText),
+                                                                table.isEmpty() ? QStringLiteral("this table")
+                                                                                : QStringLiteral("table ") + table);
+    }
+    case 1143: {
+        const QString column = nameAfter(serverText, QStringLiteral("for column"));
+        const QString table = nameAfter(serverText, QStringLiteral("in table"));
+        return refused + QStringLiteral("you may not %1 column %2 of table %3")
+                             .arg(deniedVerb(serverText), column, table);
+    }
+    case 1227:
+    case 1419:
+        return refused + QStringLiteral("this account lacks a privilege the operation needs");
+    case 1370:
+        return refused + QStringLiteral("you may not run %1").arg(nameAfter(serverText, QStringLiteral("for routine")));
+    case 1644: // SIGNAL in a payops trigger: its text is a sentence of our own
+        return refused + serverText;
+    case 1146:
+        return QStringLiteral("table %1 is missing from the database (run payops migrate?)")
+            .arg(nameAfter(serverText, QStringLiteral("Table")));
+    case 1054:
+        return QStringLiteral("the database has no column %1: its schema is not the one this program expects")
+            .arg(nameAfter(serverText, QString()));
+    case 1062: {
+        const QString key = nameAfter(serverText, QStringLiteral("for key"));
+        return key.isEmpty() ? QStringLiteral("that row already exists (a duplicate key)")
+                             : QStringLiteral("that row already exists (duplicate key %1)").arg(key);
+    }
+    case 1451:
+    case 1452:
+        return QStringLiteral("the change conflicts with related rows (a foreign key)");
+    case 1048:
+    case 1264:
+    case 1406: {
+        const QString column = nameAfter(serverText, QStringLiteral("column"));
+        return column.isEmpty() ? QStringLiteral("a value does not fit its column")
+                                : QStringLiteral("a value does not fit column %1").arg(column);
+    }
+    case 3819:
+    case 4025:
+        return QStringLiteral("a value breaks one of the database's checks");
+    case 1205:
+        return QStringLiteral("lock wait timeout: another session holds the rows; try again");
+    case 1213:
+        return QStringLiteral("a deadlock with another session undid the change; try again");
+    case 1317:
+        return QStringLiteral("the statement was interrupted");
+    case 1969:
+    case 3024:
+        return QStringLiteral("the statement took longer than the server allows");
+    case 1040:
+        return QStringLiteral("the database server has too many connections");
+    case 1053:
+        return QStringLiteral("the database server is shutting down");
+    case 1290:
+    case 1792:
+        return QStringLiteral("the database is read-only");
+    case 2002:
+    case 2003:
+    case 2005:
+        return QStringLiteral("cannot reach the database server (is it running?)");
+    case 1927:
+    case 2006:
+    case 2013:
+    case 2055:
+    case 4031:
+        return QStringLiteral("lost the connection to the database");
+    case 0:
+        return QStringLiteral("the database driver failed (the log has its message)");
+    default:
+        return QStringLiteral("the database refused the operation (error %1)").arg(serverCode);
+    }
+}
+
+QString userMessage(const Error &error)
+{
+    if (!error.isFromServer())
+        return error.message();
+    logDetail(QStringLiteral("database error %1: %2").arg(error.serverCode()).arg(error.message()));
+    const QString sentence = describeServerError(error.serverCode(), error.serverText());
+    return error.context().isEmpty() ? sentence : error.context() + QStringLiteral(": ") + sentence;
+}
+
+QString userMessage(const std::exception &error)
+{
+    if (const auto *failure = dynamic_cast<const Error *>(&error))
+        return userMessage(*failure);
+    return QString::fromStdString(error.what());
 }
 
 } // namespace payops::db

@@ -1,99 +1,80 @@
 #include "dbworker.h"
 
-#include "connection.h"
+#include "jobtracker.h"
 
-#include <QThreadPool>
+#include <mutex>
 
 namespace payops::db {
+namespace {
+
+// Long enough for a cancelled query to end and its connection to close; short enough that
+// a frozen server cannot keep the console alive for more than a moment after its window.
+constexpr int ExitWaitMs = 3000;
+
+void waitAtExit()
+{
+    DbWorker::waitForAll(QDeadlineTimer(ExitWaitMs));
+}
+
+} // namespace
 
 DbWorker::DbWorker(Dsn dsn, QObject *parent)
     : QObject(parent)
     , m_dsn(std::move(dsn))
+    , m_tracker(std::make_shared<JobTracker>())
+    , m_back(DbWorkerBack::launch(m_dsn, m_tracker))
 {
-    m_thread.setObjectName(QStringLiteral("db-worker"));
-    m_threadContext = new QObject;
-    m_threadContext->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_threadContext, [this] {
-        // Qt allows a connection to be closed only on the thread that opened it.
-        m_connection.reset();
-        m_threadContext->deleteLater(); // deleted as the thread finishes
-    });
-    m_thread.start();
+    static std::once_flag exitWait;
+    std::call_once(exitWait, [] { qAddPostRoutine(waitAtExit); });
+    connect(m_back, &DbWorkerBack::done, this, &DbWorker::deliver);
+    connect(m_back, &DbWorkerBack::connectionLost, this, &DbWorker::connectionLost);
+    connect(m_back, &DbWorkerBack::connectionRestored, this, &DbWorker::connectionRestored);
 }
 
 DbWorker::~DbWorker()
 {
-    // A query still running would hold up quit(); interrupt it first.
-    if (m_running.loadAcquire())
-        cancel(QString());
-    m_thread.quit();
-    m_thread.wait();
+    // Never waits: the back finishes (or is interrupted in) the job it runs, skips the rest
+    // and ends by itself. Waiting here held the window for as long as the server took to
+    // answer, forever when it was frozen, once for each page on every reconnect.
+    if (const auto running = m_tracker->abandon())
+        DbWorkerBack::kill(m_dsn, m_tracker, running->jobId);
+    m_back->letGo();
 }
 
-void DbWorker::runOnWorker(Task task)
+void DbWorker::enqueue(const QString &key, QObject *receiver, Work work, ErrorHandler onError)
 {
-    QMetaObject::invokeMethod(m_threadContext, [this, task = std::move(task)] {
-        if (!m_connection) {
-            try {
-                m_connection = std::make_unique<Connection>(m_dsn, QStringLiteral("worker"));
-                m_serverConnectionId.storeRelease(m_connection->serverConnectionId());
-            } catch (const Error &error) {
-                task(nullptr, &error);
-                noteOutcome(&error);
-                return;
-            }
-        }
-        const QSqlDatabase db = m_connection->database();
-        m_running.storeRelease(true);
-        task(&db, nullptr);
-        m_running.storeRelease(false);
-    }, Qt::QueuedConnection);
+    Q_ASSERT(!receiver || receiver->thread() == thread());
+    WorkerJob job{++m_lastJobId, key, m_tracker->nextGeneration(key), std::move(work)};
+    m_pending.insert(job.id, Pending{receiver, key, job.generation, std::move(onError)});
+    QMetaObject::invokeMethod(m_back, [back = m_back, job = std::move(job)] { back->run(job); },
+                              Qt::QueuedConnection);
 }
 
-void DbWorker::noteOutcome(const Error *error)
+void DbWorker::deliver(const WorkerOutcome &outcome)
 {
-    if (error && error->isConnectionFailure()) {
-        // The next job opens a fresh connection; an old one may hold nothing we rely on.
-        m_connection.reset();
-        m_serverConnectionId.storeRelease(0);
-        if (!m_lost.fetchAndStoreAcquire(true))
-            Q_EMIT connectionLost(error->message());
+    const Pending pending = m_pending.take(outcome.jobId);
+    if (!pending.receiver || !m_tracker->isLatest(pending.key, pending.generation))
         return;
-    }
-    if (m_connection && m_lost.fetchAndStoreAcquire(false))
-        Q_EMIT connectionRestored();
+    if (outcome.error)
+        pending.onError(*outcome.error);
+    else if (outcome.deliver)
+        outcome.deliver();
 }
 
 void DbWorker::cancel(const QString &key)
 {
-    if (!key.isEmpty())
-        nextGeneration(key);
-    const qint64 id = m_serverConnectionId.loadAcquire();
-    if (id == 0 || !m_running.loadAcquire())
-        return;
-    const Dsn dsn = m_dsn;
-    // KILL QUERY (not KILL) ends the statement and keeps the worker's session open. A job
-    // that already finished makes this a harmless no-op on an idle session.
-    QThreadPool::globalInstance()->start([dsn, id] {
-        try {
-            Connection killer(dsn, QStringLiteral("cancel"));
-            execDirect(killer.database(), QStringLiteral("KILL QUERY %1").arg(id));
-        } catch (const Error &) {
-            // Nothing to do: the query ends on its own, or the server is gone anyway.
-        }
-    });
+    if (const auto running = m_tracker->cancel(key))
+        DbWorkerBack::kill(m_dsn, m_tracker, running->jobId);
 }
 
-quint64 DbWorker::nextGeneration(const QString &key)
+qint64 DbWorker::serverConnectionId() const
 {
-    QMutexLocker lock(&m_generationsMutex);
-    return ++m_generations[key];
+    return m_tracker->connectionId();
 }
 
-bool DbWorker::isLatest(const QString &key, quint64 generation) const
+bool DbWorker::waitForAll(QDeadlineTimer deadline)
 {
-    QMutexLocker lock(&m_generationsMutex);
-    return m_generations.value(key) == generation;
+    return DbWorkerBack::waitForAll(deadline);
 }
 
 } // namespace payops::db

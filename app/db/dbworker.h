@@ -1,27 +1,30 @@
 #pragma once
 
 #include "dberror.h"
+#include "dbworkerback.h"
 #include "dsn.h"
 
-#include <QAtomicInteger>
+#include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QHash>
-#include <QMutex>
 #include <QObject>
 #include <QPointer>
 #include <QSqlDatabase>
-#include <QThread>
 
 #include <functional>
 #include <memory>
 
 namespace payops::db {
 
-class Connection;
+class JobTracker;
 
 // A thread that owns one database connection and runs jobs on it, one at a time, in order.
-// Results come back to the receiver's thread by queued call, as plain values. Each job has
-// a key; a result is dropped when a newer job with the same key was submitted since, or
-// when the receiver is gone. The UI thread submits and never waits.
+// Results come back to this object's thread (the UI thread) by queued call, as plain values,
+// and the receiver must live there too. Each job has a key; a result is dropped when a newer
+// job with the same key was submitted since, or when the receiver is gone. The UI thread
+// submits and never waits, not even when it deletes a worker: this object is only the front;
+// the thread, the connection and the running job belong to a DbWorkerBack, which ends on its
+// own once the front is gone and its job is over (see waitForAll() for the exit).
 //
 // A lost connection is dropped and the next job opens a new one (never MYSQL_OPT_RECONNECT:
 // see connection.cpp); connectionLost() and connectionRestored() tell the owner so it can
@@ -32,79 +35,78 @@ class DbWorker final : public QObject
 
 public:
     explicit DbWorker(Dsn dsn, QObject *parent = nullptr);
+    // Makes every job stale, interrupts the running one on the server, and returns at once.
     ~DbWorker() override;
     Q_DISABLE_COPY_MOVE(DbWorker)
 
+    // Whatever the job throws, std::exception or anything else, reaches onError as a db::Error.
     template <typename Result>
     void submit(const QString &key, std::function<Result(const QSqlDatabase &)> job, QObject *receiver,
                 std::function<void(const Result &)> onResult, std::function<void(const Error &)> onError)
     {
-        const quint64 generation = nextGeneration(key);
-        QPointer<QObject> guard(receiver);
-        runOnWorker([this, key, generation, job = std::move(job), guard, onResult = std::move(onResult),
-                     onError = std::move(onError)](const QSqlDatabase *db, const Error *connectError) {
-            std::shared_ptr<Result> result;
-            std::shared_ptr<Error> error;
-            if (connectError) {
-                error = std::make_shared<Error>(*connectError);
-            } else if (!guard || !isLatest(key, generation)) {
-                return; // superseded before it started: spare the server the work
-            } else {
-                try {
-                    result = std::make_shared<Result>(job(*db));
-                } catch (const Error &failure) {
-                    error = std::make_shared<Error>(failure);
-                }
-            }
-            noteOutcome(error.get());
-            if (!guard)
-                return;
-            QMetaObject::invokeMethod(guard.data(), [this, key, generation, guard, result, error, onResult, onError] {
-                if (!guard || !isLatest(key, generation))
-                    return;
-                if (error)
-                    onError(*error);
-                else
-                    onResult(*result);
-            }, Qt::QueuedConnection);
-        });
+        enqueue(key, receiver,
+                [job = std::move(job), onResult = std::move(onResult)](const QSqlDatabase &db) -> Delivery {
+                    return [result = std::make_shared<const Result>(job(db)), onResult] { onResult(*result); };
+                },
+                std::move(onError));
     }
 
-    // Makes the running or queued job of this key stale and, when a job is running on the
+    // Runs `call(receiver)` on the UI thread unless the receiver is gone by then: how a job
+    // reports progress. A job may outlive its receiver (deleting a page or a dialog never
+    // waits for its jobs), so the job's thread must not touch it, not even to post to it.
+    template <typename Receiver, typename Call>
+    static void postTo(const QPointer<Receiver> &receiver, Call call)
+    {
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [receiver, call = std::move(call)] {
+            if (receiver)
+                call(receiver.data());
+        }, Qt::QueuedConnection);
+    }
+
+    // Makes the running or queued jobs of this key stale and, when one of them runs on the
     // server, interrupts it with KILL QUERY from a second, short-lived connection (the
-    // worker's own connection is busy with the query). KILL QUERY ends whatever statement the
-    // worker runs at that moment, so give each view whose queries may be cancelled a worker
-    // of its own (the console gives one to each page). Never blocks the caller.
+    // worker's own connection is busy with the query). The kill is sent only while that very
+    // job still runs, never to a job after it; still, give each view whose queries may be
+    // cancelled a worker of its own (the console gives one to each page), since a job of one
+    // view queued behind another's waits for it. Never blocks the caller.
     void cancel(const QString &key);
 
     const Dsn &dsn() const { return m_dsn; }
     // The server's id for the worker's connection, 0 while none is open.
-    qint64 serverConnectionId() const { return m_serverConnectionId.loadAcquire(); }
+    qint64 serverConnectionId() const;
 
     // True for the error a KILL QUERY leaves behind (ER_QUERY_INTERRUPTED, 1317).
     static bool isCancelled(const Error &error) { return error.serverCode() == 1317; }
+
+    // Waits, up to the deadline, until the threads of every worker deleted so far have ended.
+    // The only wait on a worker anywhere: it runs by itself as the QCoreApplication goes, after
+    // the windows declared after it in main() (and their workers) are gone, so that a job is
+    // not cut off half-way by the process's end unless the server does not answer.
+    static bool waitForAll(QDeadlineTimer deadline);
 
 Q_SIGNALS:
     void connectionLost(const QString &reason);
     void connectionRestored();
 
 private:
-    using Task = std::function<void(const QSqlDatabase *, const Error *)>;
-    void runOnWorker(Task task);
-    quint64 nextGeneration(const QString &key);
-    bool isLatest(const QString &key, quint64 generation) const;
-    // Runs on the worker thread after each job.
-    void noteOutcome(const Error *error);
+    using Work = std::function<Delivery(const QSqlDatabase &)>;
+    using ErrorHandler = std::function<void(const Error &)>;
+    struct Pending
+    {
+        QPointer<QObject> receiver;
+        QString key;
+        quint64 generation = 0;
+        ErrorHandler onError;
+    };
+
+    void enqueue(const QString &key, QObject *receiver, Work work, ErrorHandler onError);
+    void deliver(const WorkerOutcome &outcome);
 
     Dsn m_dsn;
-    QThread m_thread;
-    QObject *m_threadContext = nullptr; // lives on m_thread; jobs run in its context
-    std::unique_ptr<Connection> m_connection; // created and destroyed on m_thread
-    QAtomicInteger<qint64> m_serverConnectionId = 0;
-    QAtomicInteger<bool> m_lost = false;
-    QAtomicInteger<bool> m_running = false; // a job is on the server now
-    mutable QMutex m_generationsMutex;
-    QHash<QString, quint64> m_generations;
+    std::shared_ptr<JobTracker> m_tracker;
+    DbWorkerBack *m_back; // on its own thread; ends itself after this object is gone
+    quint64 m_lastJobId = 0;
+    QHash<quint64, Pending> m_pending; // by job id: what only this thread may touch
 };
 
 } // namespace payops::db

@@ -45,9 +45,8 @@ QString urlProblem(const QUrl &url)
     return source > 0 ? text.left(source) : QStringLiteral("it is not a URL");
 }
 
-} // namespace
-
-std::optional<Dsn> Dsn::parse(const QString &text, QString *error)
+// The text alone: a password that is not in it stays empty.
+std::optional<Dsn> parseText(const QString &text, QString *error)
 {
     const QString trimmed = text.trimmed();
     const QUrl url(trimmed, QUrl::StrictMode);
@@ -73,8 +72,6 @@ std::optional<Dsn> Dsn::parse(const QString &text, QString *error)
     if (dsn.user.isEmpty())
         return fail(QStringLiteral("no user"));
     dsn.password = url.password(QUrl::FullyDecoded);
-    if (dsn.password.isEmpty())
-        dsn.password = qEnvironmentVariable("PAYOPS_DB_PASSWORD");
     dsn.host = url.host(QUrl::FullyDecoded);
     if (dsn.host.isEmpty())
         return fail(QStringLiteral("no host"));
@@ -118,6 +115,33 @@ std::optional<Dsn> Dsn::parse(const QString &text, QString *error)
     }
     if (!dsn.socket.isEmpty() && dsn.host != QLatin1String("localhost"))
         return fail(QStringLiteral("a socket needs host 'localhost'"));
+    return dsn;
+}
+
+constexpr const char kPasswordVariable[] = "PAYOPS_DB_PASSWORD";
+
+} // namespace
+
+std::optional<Dsn> Dsn::parse(const QString &text, QString *error)
+{
+    auto dsn = parseText(text, error);
+    if (dsn && dsn->password.isEmpty())
+        dsn->password = qEnvironmentVariable(kPasswordVariable);
+    return dsn;
+}
+
+std::optional<Dsn> Dsn::fromOptionOrEnvironment(const QString &option, const QProcessEnvironment &environment,
+                                                QString *error)
+{
+    const QString text = option.isEmpty() ? environment.value(QStringLiteral("PAYOPS_DB")) : option;
+    if (text.isEmpty()) {
+        if (error)
+            *error = QStringLiteral("no database given: pass --db DSN or set PAYOPS_DB");
+        return std::nullopt;
+    }
+    auto dsn = parseText(text, error);
+    if (dsn && dsn->password.isEmpty())
+        dsn->password = environment.value(QLatin1String(kPasswordVariable));
     return dsn;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QProcessEnvironment>
 #include <QString>
 
 #include <optional>
@@ -23,6 +24,11 @@ struct Dsn
 
     // Parses the text; on failure returns nullopt and sets *error to one line naming the fault.
     static std::optional<Dsn> parse(const QString &text, QString *error);
+    // What every binary's --db means: `option` when given, else PAYOPS_DB, with the password
+    // from PAYOPS_DB_PASSWORD when the text has none, both read from `environment`. On
+    // failure (none given, or it does not parse) nullopt and *error one line.
+    static std::optional<Dsn> fromOptionOrEnvironment(const QString &option, const QProcessEnvironment &environment,
+                                                      QString *error);
 
     // The same DSN with another database name (tests, sandbox setup).
     Dsn withDatabase(const QString &name) const;

@@ -164,8 +164,7 @@ void Migrator::apply(const QSqlDatabase &db, const Migration &migration)
         try {
             execDirect(db, statement);
         } catch (const Error &error) {
-            throw Error(QStringLiteral("migration %1 failed: %2").arg(migration.fileName, error.message()),
-                        error.serverCode());
+            throw error.within(QStringLiteral("migration %1 failed").arg(migration.fileName));
         }
     }
     exec(db, QStringLiteral("INSERT INTO schema_migrations (version, name, checksum, applied_by) "

@@ -160,6 +160,12 @@ std::optional<CompensationRequest> loadCompensationRequest(const QSqlDatabase &d
     return requestFrom(row);
 }
 
+bool planFitsRequest(const CompensationPlan &plan, const CompensationRequest &request)
+{
+    return request.status == QLatin1String("APPROVED") ? plan.moneyFen <= request.amountFen
+                                                       : plan.moneyFen == request.amountFen;
+}
+
 Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const CompensationSettings &settings)
 {
     Approval approval;
@@ -172,9 +178,12 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
     }
     approval.request = *request;
     approval.plan = planCompensation(db, request->scope, settings);
-    if (approval.plan.moneyFen > request->amountFen) {
-        approval.refusal = QStringLiteral("the duplicates grew since request %1 was made (%2 fen now, %3 fen asked); "
-                                          "make a new request").arg(id).arg(approval.plan.moneyFen).arg(request->amountFen);
+    if (!planFitsRequest(approval.plan, *request)) {
+        approval.refusal = QStringLiteral("the duplicates %1 since request %2 was made (%3 fen now, %4 fen asked); "
+                                          "make a new request")
+                               .arg(approval.plan.moneyFen > request->amountFen ? QStringLiteral("grew")
+                                                                                : QStringLiteral("shrank"))
+                               .arg(id).arg(approval.plan.moneyFen).arg(request->amountFen);
         return approval;
     }
     if (resuming)

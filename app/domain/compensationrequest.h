@@ -67,11 +67,18 @@ struct Approval
     QString refusal;       // why nothing was approved; empty when approved
 };
 
+// Whether a plan may run under the request. A first approval carries out exactly the amount
+// asked: duplicates that grew, or shrank because some were compensated meanwhile, mean the
+// approver would pass something nobody asked for. A run carried on after a stop holds only
+// what is left of it, so there it may be less, never more.
+bool planFitsRequest(const CompensationPlan &plan, const CompensationRequest &request);
+
 // Plans the request's scope as it is now and approves it, unless it is no longer pending
-// or the duplicates grew beyond the amount asked (then nothing changes and `refusal` says
+// or the plan does not fit the amount asked (then nothing changes and `refusal` says
 // why). An APPROVED request whose run stopped or failed is carried on: its approval stands,
-// and the plan holds only what is still to do. The caller carries the plan out with executeCompensation and then calls
-// markRequestExecuted. Throws db::Error, among others when the approver is the requester.
+// and the plan holds only what is still to do. The caller carries the plan out with
+// executeCompensation and then calls markRequestExecuted; runCompensation does all of it.
+// Throws db::Error, among others when the approver is the requester.
 Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const CompensationSettings &settings);
 // Returns false when the request was no longer pending. Throws db::Error.
 bool rejectCompensationRequest(const QSqlDatabase &db, qint64 id);

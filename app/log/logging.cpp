@@ -17,6 +17,8 @@ namespace payops {
 namespace {
 
 QString g_logFilePath;
+// The file sink's own logger, in spdlog's registry (whose lookup is thread-safe) under this name.
+constexpr const char *kDetailLogger = "payops-detail";
 
 // Logs name payments, orders and database errors: the folder and its files are the owner's
 // only, including those an earlier version created with the umask's modes.
@@ -88,6 +90,7 @@ LogLevelChoice chooseLogLevel(const QString &commandLineValue)
 void setupLogging(const QString &appName, int level)
 {
     std::vector<spdlog::sink_ptr> sinks;
+    spdlog::drop(kDetailLogger);
     auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     console->set_pattern("%^%l%$: %v");
     sinks.push_back(console);
@@ -106,6 +109,10 @@ void setupLogging(const QString &appName, int level)
                 "%Y-%m-%dT%H:%M:%S.%eZ %P/%t %l %v", spdlog::pattern_time_type::utc));
             sinks.push_back(file);
             g_logFilePath = path;
+            auto detail = std::make_shared<spdlog::logger>(kDetailLogger, file);
+            detail->set_level(static_cast<spdlog::level::level_enum>(level));
+            detail->flush_on(spdlog::level::warn);
+            spdlog::register_logger(detail);
         } catch (const spdlog::spdlog_ex &) {
             // A read-only home must not stop an operator's command: log to the console only.
         }
@@ -123,6 +130,12 @@ void setupLogging(const QString &appName, int level)
 QString logFilePath()
 {
     return g_logFilePath;
+}
+
+void logDetail(const QString &line)
+{
+    if (const auto detail = spdlog::get(kDetailLogger))
+        detail->warn("{}", line.toStdString());
 }
 
 } // namespace payops

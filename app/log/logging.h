@@ -27,4 +27,8 @@ void setupLogging(const QString &appName, int level);
 // Path of the log file setupLogging() writes, or empty when it could not be opened.
 QString logFilePath();
 
+// A warning for the log file only, never stderr: details a person must not be shown, such as
+// a refused statement and the server's own text behind a one-line error (db::userMessage).
+void logDetail(const QString &line);
+
 } // namespace payops

@@ -4,6 +4,7 @@
 #include "console/sandboxlauncher.h"
 #include "dialogs/connectiondialog.h"
 #include "mainwindow.h"
+#include "pages/pagetable.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -28,9 +29,8 @@ int main(int argc, char *argv[])
                                             QStringLiteral("level"));
     const QCommandLineOption sandboxOption(QStringLiteral("sandbox"),
                                            QStringLiteral("Start the local sandbox and connect to it."));
-    const QCommandLineOption pageOption(QStringLiteral("page"),
-                                        QStringLiteral("Open this page: overview, state-machine, duplicates, evidence, "
-                                                       "instances, backlog, compensation or audit."),
+    const QString pageList = payops::pageNames().join(QStringLiteral(", "));
+    const QCommandLineOption pageOption(QStringLiteral("page"), QStringLiteral("Open this page: %1.").arg(pageList),
                                         QStringLiteral("page"));
     const QCommandLineOption orderOption(QStringLiteral("order"),
                                          QStringLiteral("Open the evidence of this order."), QStringLiteral("id"));
@@ -57,23 +57,21 @@ int main(int argc, char *argv[])
             return 2;
         }
     }
-    const QStringList pageNames{QStringLiteral("overview"), QStringLiteral("state-machine"),
-                                QStringLiteral("duplicates"), QStringLiteral("evidence"), QStringLiteral("instances"),
-                                QStringLiteral("backlog"), QStringLiteral("compensation"), QStringLiteral("audit")};
-    const qsizetype pageIndex = parser.isSet(pageOption) ? pageNames.indexOf(parser.value(pageOption)) : 0;
-    if (pageIndex < 0) {
+    const payops::PageEntry *startPage =
+        parser.isSet(pageOption) ? payops::findPage(parser.value(pageOption)) : &payops::pageTable().front();
+    if (!startPage) {
         QMessageBox::critical(nullptr, QStringLiteral("payops console"),
-                              QStringLiteral("unknown page; one of: ") + pageNames.join(QStringLiteral(", ")));
+                              QStringLiteral("unknown page; one of: ") + pageList);
         return 2;
     }
     const qint64 orderId = parser.value(orderOption).toLongLong();
     payops::MainWindow window(dsn);
     // Applied whenever a database is connected, whichever way it was chosen.
-    const auto openStartPage = [&window, pageIndex, orderId] {
+    const auto openStartPage = [&window, startPage, orderId] {
         if (orderId > 0)
             window.openOrder(orderId);
         else
-            window.showPage(payops::Page::Id(pageIndex));
+            window.showPage(startPage->id);
     };
     if (dsn)
         openStartPage();

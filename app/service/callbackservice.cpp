@@ -81,7 +81,7 @@ int CallbackService::start()
                                 "or payops migrate --sandbox on a throwaway database)").arg(m_options.dsn.database));
         fromState = paymentFromState(db);
     } catch (const db::Error &error) {
-        fail(error.message());
+        fail(db::userMessage(error));
     }
 
     m_server = std::make_unique<HttpServer>(
@@ -106,7 +106,7 @@ int CallbackService::start()
     try {
         m_heartbeat->start();
     } catch (const db::Error &error) {
-        fail(error.message());
+        fail(db::userMessage(error));
     }
     m_jobs = std::make_unique<JobQueue>(m_options.threads, m_options.limits.queueDepth,
                                         std::chrono::milliseconds(m_options.limits.queueWaitMs));
@@ -139,7 +139,7 @@ void CallbackService::checkInstanceName()
                             "--instance, or pass --take-over if that process is gone")
                  .arg(m_options.instance).arg(pid).arg(host));
     } catch (const db::Error &error) {
-        fail(error.message());
+        fail(db::userMessage(error));
     }
 }
 

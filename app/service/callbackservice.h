@@ -3,9 +3,8 @@
 #include "domain/callbackanswer.h"
 #include "domain/callbackrequest.h"
 #include "domain/callbacktrace.h"
-#include "db/dsn.h"
-#include "httplimits.h"
 #include "httpserver.h"
+#include "serviceoptions.h"
 
 #include <QByteArray>
 #include <QString>
@@ -21,21 +20,6 @@ class Heartbeat;
 class JobQueue;
 class ServiceMetrics;
 struct SwitchObserver;
-
-struct ServiceOptions
-{
-    Dsn dsn;
-    QString host = QStringLiteral("127.0.0.1");
-    int port = 8080;          // 0: any free port
-    QByteArray secret;
-    QString handler = QStringLiteral("safe"); // or unsafe-demo
-    QString instance;         // default: <hostname>:<port>
-    int threads = 8;          // database workers, each with its own connection
-    int lockTimeoutSeconds = 5;
-    int unsafeCommitDelayMs = 60;
-    bool takeOver = false;    // start even if a live instance has this name
-    HttpLimits limits;
-};
 
 // payops-callbackd: POST /callbacks/pay, GET /healthz, GET /metrics. HTTP runs on the
 // event loops of HttpServer; the database work of a callback runs on a bounded pool of

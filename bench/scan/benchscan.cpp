@@ -2,7 +2,9 @@
 // walking the duplicates list page by page with the keyset cursor until its end, and the
 // totals the page and the overview show. Prints one line per measure: name, milliseconds,
 // groups found. bench/scan/run compares these with the mariadb client in the same run.
+#include "bulkdata.h"
 #include "console/duplicatescan.h"
+#include "db/connection.h"
 #include "db/dbworker.h"
 #include "db/dsn.h"
 
@@ -42,8 +44,25 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     if (argc < 2) {
-        std::fprintf(stderr, "usage: payops-bench-scan DSN [page-size] | payops-bench-scan --totals-sql\n");
+        std::fprintf(stderr, "usage: payops-bench-scan DSN [page-size] | payops-bench-scan --totals-sql\n"
+                             "       payops-bench-scan --generate DSN ORDERS\n");
         return 2;
+    }
+    if (QByteArray(argv[1]) == "--generate" && argc == 4) {
+        QString error;
+        const auto dsn = Dsn::parse(QString::fromLocal8Bit(argv[2]), &error);
+        if (!dsn) {
+            std::fprintf(stderr, "%s\n", qPrintable(error));
+            return 2;
+        }
+        try {
+            db::Connection connection(*dsn, QStringLiteral("generate"));
+            bench::generateIncidentOrders(connection.database(), QByteArray(argv[3]).toLongLong());
+        } catch (const db::Error &failure) {
+            std::fprintf(stderr, "bench: %s\n", failure.what());
+            return 1;
+        }
+        return 0;
     }
     if (QByteArray(argv[1]) == "--totals-sql") {
         std::printf("%s;\n", qPrintable(console::duplicateTotalsSql(console::DuplicateFilter{})));

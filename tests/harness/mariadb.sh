@@ -3,6 +3,11 @@
 # through `payops sandbox` (the same code path users run).
 set -eu
 action=$1 dir=$2 payops=$3
+# A test that froze the server (SIGSTOP) and died before resuming it would leave a server
+# that cannot even be stopped.
+if [ -f "$dir/mysqld.pid" ]; then
+    kill -CONT "$(cat "$dir/mysqld.pid")" 2>/dev/null || true
+fi
 case "$action" in
 start)
     "$payops" sandbox stop --dir "$dir" >/dev/null 2>&1 || true

@@ -2,6 +2,8 @@
 
 #include "console/consolesettings.h"
 #include "db/dbworker.h"
+#include "domain/compensationworkflow.h"
+#include "palette.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -19,20 +21,12 @@
 
 namespace payops {
 
-struct CompensationRun
-{
-    CompensationOutcome outcome;
-    qint64 requestId = 0;   // a request filed instead of compensating
-    QString refusal;        // an approval refused (nothing changed)
-};
-
 namespace {
 
 struct Preview
 {
-    CompensationPlan plan;
     CompensationScope scope;
-    qint64 thresholdFen = 0;
+    CompensationPreview preview;
 };
 
 QString yuan(qint64 fen)
@@ -94,7 +88,7 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest
     build(tr("Approve compensation request %1").arg(request.id));
     m_scopeLabel->setText(tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used "
                              "coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; "
-                             "an approval is refused if that grew beyond the amount asked.")
+                             "an approval is refused if that is not the amount asked.")
                               .arg(request.id)
                               .arg(request.requestedBy.toHtmlEscaped(),
                                    request.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
@@ -108,7 +102,8 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest
 
 CompensationDialog::~CompensationDialog()
 {
-    // A run still going finishes its current batch and stops; what it did stays done.
+    // A run still going stops: deleting the worker interrupts the batch it is in (rolled
+    // back) and the flag keeps it from starting another; what it did stays done.
     if (m_cancel)
         m_cancel->store(true);
 }
@@ -159,7 +154,7 @@ void CompensationDialog::build(const QString &title)
     totalsFrame->setLayout(totals);
     m_status = paragraph(QStringLiteral("previewStatus"), previewPage);
     m_fourEyes = paragraph(QStringLiteral("fourEyesNote"), previewPage);
-    m_fourEyes->setStyleSheet(QStringLiteral("color: #b35900;"));
+    palette::setTextRole(m_fourEyes, palette::Role::Warning);
     m_fourEyes->hide();
     m_reason = new QLineEdit(previewPage);
     m_reason->setObjectName(QStringLiteral("reasonEdit"));
@@ -262,12 +257,11 @@ void CompensationDialog::preview()
         [source, s](const QSqlDatabase &db) {
             Preview p;
             p.scope = source(db);
-            p.plan = planCompensation(db, p.scope, s);
-            p.thresholdFen = fourEyesThresholdFen(db);
+            p.preview = previewCompensation(db, p.scope, s);
             return p;
         },
-        this, [this](const Preview &p) { showPreview(p.plan, p.scope, p.thresholdFen); },
-        [this](const db::Error &error) { m_status->setText(tr("The preview failed: %1").arg(error.message().toHtmlEscaped())); });
+        this, [this](const Preview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen); },
+        [this](const db::Error &error) { m_status->setText(tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 
 void CompensationDialog::showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen)
@@ -287,9 +281,9 @@ void CompensationDialog::showPreview(const CompensationPlan &plan, const Compens
     m_status->setText(plan.isEmpty() ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
                                      : tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
                                           "nothing is deleted."));
-    if (m_request && plan.moneyFen > m_request->amountFen) {
-        m_fourEyes->setText(tr("The duplicates grew since the request was made (%1 now, %2 asked): an approval will be "
-                               "refused; ask for a new request.").arg(yuan(plan.moneyFen), yuan(m_request->amountFen)));
+    if (m_request && !planFitsRequest(plan, *m_request)) {
+        m_fourEyes->setText(tr("The duplicates changed since the request was made (%1 now, %2 asked): an approval will "
+                               "be refused; ask for a new request.").arg(yuan(plan.moneyFen), yuan(m_request->amountFen)));
         m_fourEyes->show();
     } else if (needsRequest()) {
         m_fourEyes->setText(tr("%1 is above the four-eyes threshold of %2: this files a request that another operator "
@@ -349,75 +343,55 @@ void CompensationDialog::run()
     m_runText->setText(needsRequest() ? tr("Filing the request …") : tr("Compensating …"));
     m_cancelRun->setEnabled(!needsRequest());
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    const CompensationPlan plan = m_plan;
-    const CompensationScope scope = m_scope;
-    const CompensationSettings s = settings();
-    const QString reason = m_reason->text().trimmed();
-    const QString ticket = m_ticket->text().trimmed();
-    const bool fileRequest = needsRequest();
-    const qint64 requestId = m_request ? m_request->id : 0;
-    const auto cancel = m_cancel;
+    CompensationJob job;
+    job.scope = m_scope;
+    job.approveRequestId = m_request ? m_request->id : 0;
+    job.settings = settings();
+    job.reason = m_reason->text().trimmed();
+    job.ticket = m_ticket->text().trimmed();
+    job.confirmed = CompensationPreview{m_plan, m_thresholdFen};
+    job.stop = m_cancel.get();
     QPointer<CompensationDialog> guard(this);
-    const auto progress = [guard](int done, int total) {
-        QMetaObject::invokeMethod(guard.data(), [guard, done, total] {
-            if (guard) {
-                guard->m_progress->setValue(done);
-                guard->m_runText->setText(tr("Compensating … %1 of %2 actions").arg(done).arg(total));
-            }
-        }, Qt::QueuedConnection);
+    job.progress = [guard](int done, int total) {
+        db::DbWorker::postTo(guard, [done, total](CompensationDialog *dialog) {
+            dialog->m_progress->setValue(done);
+            dialog->m_runText->setText(tr("Compensating … %1 of %2 actions").arg(done).arg(total));
+        });
     };
-    m_worker->submit<CompensationRun>(
+    m_worker->submit<CompensationResult>(
         QStringLiteral("compensation-run"),
-        [=](const QSqlDatabase &db) {
-            CompensationRun result;
-            if (fileRequest) {
-                result.requestId = requestCompensation(db, plan, scope, reason, ticket);
-                return result;
-            }
-            CompensationPlan toRun = plan;
-            if (requestId > 0) {
-                const Approval approval = approveCompensationRequest(db, requestId, s);
-                if (!approval.refusal.isEmpty()) {
-                    result.refusal = approval.refusal;
-                    return result;
-                }
-                toRun = approval.plan; // as it is now, which the approval checked against the amount asked
-            }
-            result.outcome = executeCompensation(db, toRun, reason, ticket, s, cancel.get(), progress);
-            if (requestId > 0 && !result.outcome.cancelled)
-                markRequestExecuted(db, requestId);
-            return result;
-        },
-        this, [this](const CompensationRun &result) { showResult(result); },
+        // Holding `cancel` keeps job.stop valid when the dialog is gone before the run ends.
+        [job, cancel = m_cancel](const QSqlDatabase &db) { return runCompensation(db, job); },
+        this, [this](const CompensationResult &result) { showResult(result); },
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);
             m_close->setEnabled(true);
-            m_runText->setText(tr("<b style='color:#c62828'>Stopped by an error.</b>"));
+            m_runText->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
             m_result->setText(tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
-                                  .arg(error.message().toHtmlEscaped()));
+                                  .arg(db::userMessage(error).toHtmlEscaped()));
             Q_EMIT changed();
         });
 }
 
-void CompensationDialog::showResult(const CompensationRun &result)
+void CompensationDialog::showResult(const CompensationResult &result)
 {
     m_cancelRun->setEnabled(false);
     m_close->setEnabled(true);
     m_close->setFocus();
     if (!result.refusal.isEmpty()) {
-        m_runText->setText(tr("<b style='color:#c62828'>Not approved.</b>"));
+        m_runText->setText(palette::strong(palette::Role::Danger, tr("Not approved.")));
         m_result->setText(result.refusal.toHtmlEscaped());
         return;
     }
     Q_EMIT changed();
-    if (result.requestId > 0) {
+    if (result.filedRequestId > 0) {
         m_progress->hide();
-        m_runText->setText(tr("<b>Request %1 is filed.</b>").arg(result.requestId));
+        m_runText->setText(tr("<b>Request %1 is filed.</b>").arg(result.filedRequestId));
         m_result->setText(tr("It waits for another operator account to approve it on the Compensation page. Nothing "
                              "has been compensated yet."));
         return;
     }
-    const CompensationOutcome &o = result.outcome;
+    const CompensationOutcome &o = result.run;
     m_progress->setValue(m_progress->maximum());
     m_runText->setText(o.cancelled ? tr("<b>Stopped.</b> What was done stays done; a new run finishes the rest.")
                                    : tr("<b>Done.</b>"));
@@ -430,8 +404,10 @@ void CompensationDialog::showResult(const CompensationRun &result)
         QStringList users;
         for (qint64 user : o.negativeBalanceUsers)
             users << QString::number(user);
-        text += tr("<br><b style='color:#b35900'>%n user(s) now have a negative points balance:</b> %1.", nullptr,
-                   int(users.size())).arg(users.join(QStringLiteral(", ")));
+        text += QStringLiteral("<br>")
+                + palette::strong(palette::Role::Warning,
+                                  tr("%n user(s) now have a negative points balance:", nullptr, int(users.size())))
+                + tr(" %1.").arg(users.join(QStringLiteral(", ")));
     }
     m_result->setText(text);
 }

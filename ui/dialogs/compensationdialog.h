@@ -23,14 +23,14 @@ namespace payops {
 namespace db {
 class DbWorker;
 }
-struct CompensationRun;
+struct CompensationResult;
 
 // Compensates duplicates in four steps: a dry-run preview with totals, a reason and a ticket,
 // a confirmation that repeats what will be done, and the run with progress, cancel and
 // result. A preview above the four-eyes threshold files a request instead, which another
 // operator approves through the same dialog. All work runs on a worker of the dialog's own:
 // a page's cancel (KILL QUERY) must never hit a compensation, and closing the dialog stops
-// the run after its current batch. Nothing here waits for the database.
+// the run in its current batch, which rolls back. Nothing here waits for the database.
 class CompensationDialog final : public QDialog
 {
     Q_OBJECT
@@ -62,7 +62,7 @@ private:
     void updateActionButton();
     void showConfirmation();
     void run();
-    void showResult(const CompensationRun &result);
+    void showResult(const CompensationResult &result);
     CompensationSettings settings() const;
     bool needsRequest() const;
 

@@ -234,7 +234,7 @@ void ConnectionDialog::tryConnect(const Dsn &dsn, bool rememberPassword, const Q
         try {
             db::Connection probe(dsn, QStringLiteral("dialog"));
         } catch (const db::Error &failure) {
-            *error = failure.message();
+            *error = db::userMessage(failure);
         }
     });
     connect(thread, &QThread::finished, this, [this, thread, dsn, error, rememberPassword, keychainKey] {

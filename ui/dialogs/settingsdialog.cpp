@@ -6,40 +6,39 @@
 
 namespace payops {
 
-SettingsDialog::SettingsDialog(const console::ConsoleSettings &settings, QWidget *parent)
+SettingsDialog::SettingsDialog(console::ConsoleSettings &settings, QWidget *parent)
     : QDialog(parent)
+    , m_settings(settings)
 {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings — payops console"));
     auto *form = new QFormLayout(this);
-    m_refresh = new QSpinBox(this);
-    m_refresh->setRange(1, 3600);
-    m_refresh->setSuffix(tr(" s"));
-    m_refresh->setValue(settings.refreshSeconds);
-    m_pointsPerYuan = new QSpinBox(this);
-    m_pointsPerYuan->setRange(1, 1000000);
-    m_pointsPerYuan->setSuffix(tr(" points = ¥1"));
-    m_pointsPerYuan->setValue(int(settings.pointsPerYuan));
-    m_alive = new QSpinBox(this);
-    m_alive->setRange(1, 3600);
-    m_alive->setSuffix(tr(" s"));
-    m_alive->setValue(settings.instanceAliveSeconds);
-    form->addRow(tr("Refresh the overview and instances every"), m_refresh);
-    form->addRow(tr("Cash value of points"), m_pointsPerYuan);
-    form->addRow(tr("An instance is alive if its heartbeat is younger than"), m_alive);
+    for (int i = 0; i < console::ConsoleSettings::NUM_KEYS; ++i) {
+        const auto key = console::ConsoleSettings::Key(i);
+        const console::ConsoleSettings::Spec &spec = console::ConsoleSettings::spec(key);
+        auto *field = new QSpinBox(this);
+        field->setObjectName(QString::fromLatin1(spec.name));
+        field->setRange(spec.minimum, spec.maximum);
+        field->setSuffix(tr(spec.suffix));
+        field->setValue(settings.value(key));
+        field->setToolTip(tr("Default: %1").arg(spec.defaultValue));
+        form->addRow(tr(spec.label), field);
+        m_fields.at(key) = field;
+    }
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->setObjectName(QStringLiteral("settingsButtons"));
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
 
-console::ConsoleSettings SettingsDialog::settings() const
+void SettingsDialog::accept()
 {
-    console::ConsoleSettings s;
-    s.refreshSeconds = m_refresh->value();
-    s.pointsPerYuan = m_pointsPerYuan->value();
-    s.instanceAliveSeconds = m_alive->value();
-    return s;
+    console::ConsoleSettings::Values values;
+    for (int i = 0; i < console::ConsoleSettings::NUM_KEYS; ++i)
+        values.at(i) = m_fields.at(i)->value();
+    m_settings.setValues(values);
+    QDialog::accept();
 }
 
 } // namespace payops

@@ -4,26 +4,27 @@
 
 #include <QDialog>
 
+#include <array>
+
 class QSpinBox;
 
 namespace payops {
 
-// The console's settings: refresh interval, cash value of points, heartbeat age of a live
-// instance.
+// The console's settings, one field per setting of console::ConsoleSettings, each named
+// after its key. Accepting writes them through that object, which every page follows.
 class SettingsDialog final : public QDialog
 {
     Q_OBJECT
 
 public:
-    explicit SettingsDialog(const console::ConsoleSettings &settings, QWidget *parent = nullptr);
+    explicit SettingsDialog(console::ConsoleSettings &settings, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(SettingsDialog)
 
-    console::ConsoleSettings settings() const;
+    void accept() override;
 
 private:
-    QSpinBox *m_refresh = nullptr;
-    QSpinBox *m_pointsPerYuan = nullptr;
-    QSpinBox *m_alive = nullptr;
+    console::ConsoleSettings &m_settings;
+    std::array<QSpinBox *, console::ConsoleSettings::NUM_KEYS> m_fields{};
 };
 
 } // namespace payops

@@ -2,6 +2,7 @@
 
 #include "console/instances.h"
 #include "db/dbworker.h"
+#include "palette.h"
 
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -73,7 +74,7 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
     m_reason->setMaxLength(255);
     m_reason->setPlaceholderText(tr("Why — required; it goes into the audit log (e.g. INC-2041 duplicate coupons)"));
     m_error = wrappingLabel(QStringLiteral("switchError"), form);
-    m_error->setStyleSheet(QStringLiteral("color: #c62828;"));
+    palette::setTextRole(m_error, palette::Role::Danger);
     m_error->hide();
     auto *formButtons = new QDialogButtonBox(form);
     m_continue = formButtons->addButton(tr("Continue…"), QDialogButtonBox::AcceptRole);
@@ -111,7 +112,10 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
     m_acks = new QListWidget(progress);
     m_acks->setObjectName(QStringLiteral("ackList"));
     m_warning = wrappingLabel(QStringLiteral("ackWarning"), progress);
-    m_warning->setStyleSheet(QStringLiteral("color: #c62828; font-weight: bold;"));
+    palette::setTextRole(m_warning, palette::Role::Danger);
+    QFont bold = m_warning->font();
+    bold.setBold(true);
+    m_warning->setFont(bold);
     m_warning->hide();
     auto *progressButtons = new QDialogButtonBox(progress);
     m_close = progressButtons->addButton(QDialogButtonBox::Close);
@@ -164,7 +168,7 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
         [this](const db::Error &error) {
             // The flip itself will say whether the database answers; the confirmation says
             // that the instances are unknown rather than claim there are none.
-            m_instancesError = error.message();
+            m_instancesError = db::userMessage(error);
             m_instancesRead = true;
             if (m_steps->currentIndex() == 1)
                 showConfirmation();
@@ -208,20 +212,17 @@ void SwitchDialog::flip()
             SwitchOutcome outcome;
             outcome.flip = flipSwitch(db, target, reason);
             const auto onAck = [guard](const InstanceAck &ack) {
-                QMetaObject::invokeMethod(guard.data(), [guard, ack] {
-                    if (guard)
-                        guard->acknowledged(ack);
-                }, Qt::QueuedConnection);
+                db::DbWorker::postTo(guard, [ack](SwitchDialog *dialog) { dialog->acknowledged(ack); });
             };
             try {
                 outcome.instances = waitForAcknowledgement(db, outcome.flip.after.version, kAcknowledgeMs, onAck);
             } catch (const db::Error &error) {
-                outcome.waitError = error.message();
+                outcome.waitError = db::userMessage(error);
             }
             return outcome;
         },
         this, [this](const SwitchOutcome &outcome) { finished(outcome); },
-        [this](const db::Error &error) { failed(error.message()); });
+        [this](const db::Error &error) { failed(db::userMessage(error)); });
 }
 
 void SwitchDialog::acknowledged(const InstanceAck &ack)
@@ -256,7 +257,7 @@ void SwitchDialog::finished(const SwitchOutcome &outcome)
         } else {
             auto *item = new QListWidgetItem(tr("✗ %1 has not acknowledged within %2 s (still at version %3)")
                                                  .arg(ack.instance).arg(kAcknowledgeMs / 1000).arg(ack.versionApplied));
-            item->setForeground(QColor(0xc6, 0x28, 0x28));
+            item->setForeground(palette::danger());
             m_acks->addItem(item);
             late << ack.instance;
         }

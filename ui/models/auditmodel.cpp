@@ -5,7 +5,6 @@
 namespace payops {
 
 namespace {
-constexpr int pageSize = 200;
 
 QString oneLine(const QString &text)
 {
@@ -73,8 +72,9 @@ void AuditModel::fetchMore(const QModelIndex &parent)
         return;
     const AuditFilter filter = m_filter;
     const qint64 before = rows().isEmpty() ? 0 : rows().last().id;
-    fetchPage(QStringLiteral("audit-page"), pageSize,
-              [filter, before](const QSqlDatabase &db) { return loadAuditPage(db, filter, before, pageSize); });
+    const int limit = pageSize();
+    fetchPage(QStringLiteral("audit-page"), limit,
+              [filter, before, limit](const QSqlDatabase &db) { return loadAuditPage(db, filter, before, limit); });
 }
 
 } // namespace payops

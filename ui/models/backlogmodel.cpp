@@ -5,10 +5,6 @@
 
 namespace payops {
 
-namespace {
-constexpr int pageSize = 200;
-}
-
 BacklogModel::BacklogModel(db::DbWorker *worker, DrainSource source, QObject *parent)
     : PagedRowModel(worker, source == DrainSource::Unmatched ? NUM_COLUMNS : OrderNowColumn, parent)
     , m_source(source)
@@ -74,12 +70,13 @@ void BacklogModel::fetchMore(const QModelIndex &parent)
     if (!canFetchMore(parent))
         return;
     const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
+    const int limit = pageSize();
     if (m_source == DrainSource::Unmatched)
-        fetchPage(QStringLiteral("unmatched-page"), pageSize,
-                  [after](const QSqlDatabase &db) { return console::loadUnmatchedPage(db, after, pageSize); });
+        fetchPage(QStringLiteral("unmatched-page"), limit,
+                  [after, limit](const QSqlDatabase &db) { return console::loadUnmatchedPage(db, after, limit); });
     else
-        fetchPage(QStringLiteral("backlog-page"), pageSize,
-                  [after](const QSqlDatabase &db) { return console::loadRecordedPage(db, after, pageSize); });
+        fetchPage(QStringLiteral("backlog-page"), limit,
+                  [after, limit](const QSqlDatabase &db) { return console::loadRecordedPage(db, after, limit); });
 }
 
 } // namespace payops

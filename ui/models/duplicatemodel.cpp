@@ -2,9 +2,9 @@
 
 #include "console/consolesettings.h"
 #include "db/dbworker.h"
+#include "palette.h"
 
 #include <QBrush>
-#include <QColor>
 
 namespace payops {
 
@@ -58,10 +58,10 @@ QVariant DuplicateModel::data(const QModelIndex &index, int role) const
         return index.column() >= CopiesColumn && index.column() <= AtRiskColumn
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::BackgroundRole:
-        return m_orderBand.at(index.row()) ? QBrush(QColor(0xf1, 0xf4, 0xf8)) : QVariant();
+        return m_orderBand.at(index.row()) ? QBrush(palette::alternateBase()) : QVariant();
     case Qt::ForegroundRole:
         if (index.column() == AtRiskColumn && g.atRiskFen() > 0)
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(palette::danger());
         return {};
     case Qt::DisplayRole:
         break;
@@ -116,7 +116,7 @@ void DuplicateModel::fetchMore(const QModelIndex &parent)
     worker()->submit<console::DuplicatePage>(
         jobKey(), [filter, from, limit](const QSqlDatabase &db) { return console::loadDuplicatePage(db, filter, from, limit); },
         this, [this](const console::DuplicatePage &page) { append(page); },
-        [this](const db::Error &error) { fail(error.message()); });
+        [this](const db::Error &error) { fail(db::userMessage(error)); });
 }
 
 void DuplicateModel::append(const console::DuplicatePage &page)

@@ -1,7 +1,8 @@
 #include "eventmodel.h"
 
+#include "palette.h"
+
 #include <QBrush>
-#include <QColor>
 
 #include <algorithm>
 
@@ -54,7 +55,7 @@ QVariant EventModel::data(const QModelIndex &index, int role) const
     if (role == BadRole)
         return e.bad;
     if (role == Qt::ForegroundRole)
-        return e.bad ? QBrush(QColor(0xc6, 0x28, 0x28)) : QVariant();
+        return e.bad ? QBrush(palette::danger()) : QVariant();
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {

@@ -1,11 +1,20 @@
 #include "instancemodel.h"
 
 #include "console/sqltime.h"
+#include "palette.h"
 
 #include <QBrush>
-#include <QColor>
 
 namespace payops {
+namespace {
+
+// The unsafe handler's cell: a warning wash, strong enough to catch the eye in a long list.
+QColor unsafeBackground()
+{
+    return palette::tint(palette::Role::Warning, 0.3);
+}
+
+} // namespace
 
 InstanceModel::InstanceModel(QObject *parent)
     : QAbstractTableModel(parent)
@@ -92,13 +101,13 @@ QVariant InstanceModel::data(const QModelIndex &index, int role) const
         return unsafe;
     case Qt::BackgroundRole:
         if (unsafe && index.column() == HandlerColumn)
-            return QBrush(QColor(0xff, 0xe0, 0xb2));
+            return QBrush(unsafeBackground());
         return {};
     case Qt::ForegroundRole:
         if (unsafe && index.column() == HandlerColumn)
-            return QBrush(QColor(0x8a, 0x3b, 0x00));
+            return QBrush(palette::readableOn(palette::warning(), unsafeBackground()));
         if (index.column() == StateColumn)
-            return QBrush(row.alive ? QColor(0x1b, 0x7f, 0x3b) : QColor(0x75, 0x75, 0x75));
+            return QBrush(row.alive ? palette::ok() : palette::muted());
         return {};
     default:
         return {};

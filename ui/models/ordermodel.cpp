@@ -5,10 +5,6 @@
 
 namespace payops {
 
-namespace {
-constexpr int pageSize = 200;
-}
-
 OrderModel::OrderModel(db::DbWorker *worker, QObject *parent)
     : PagedRowModel(worker, NUM_COLUMNS, parent)
 {
@@ -65,8 +61,9 @@ void OrderModel::fetchMore(const QModelIndex &parent)
         return;
     const console::OrderSelection selection = m_selection;
     const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
-    fetchPage(QStringLiteral("orders-page"), pageSize, [selection, after](const QSqlDatabase &db) {
-        return console::loadOrderPage(db, selection, after, pageSize);
+    const int limit = pageSize();
+    fetchPage(QStringLiteral("orders-page"), limit, [selection, after, limit](const QSqlDatabase &db) {
+        return console::loadOrderPage(db, selection, after, limit);
     });
 }
 

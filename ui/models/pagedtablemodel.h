@@ -56,6 +56,9 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
     int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_columns; }
     const Row &rowAt(int row) const { return m_rows.at(row); }
+    // Rows read per page; from the next page on.
+    void setPageSize(int rows) { m_pageSize = rows; }
+    int pageSize() const { return m_pageSize; }
 
 protected:
     const QList<Row> &rows() const { return m_rows; }
@@ -85,11 +88,12 @@ protected:
                 setAtEnd(page.size() < pageSize);
                 setLoading(false);
             },
-            [this](const db::Error &error) { fail(error.message()); });
+            [this](const db::Error &error) { fail(db::userMessage(error)); });
     }
 
 private:
     int m_columns;
+    int m_pageSize = 200;
     QList<Row> m_rows;
 };
 

@@ -3,6 +3,7 @@
 #include "db/dbworker.h"
 #include "models/auditmodel.h"
 #include "domain/auditlog.h"
+#include "palette.h"
 #include "widgets/datatable.h"
 
 #include <QCheckBox>
@@ -162,7 +163,7 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
                                "for every account, and each entry's hash covers the one before: an entry edited or "
                                "removed, even by root, breaks the chain at that entry."), this);
     note->setWordWrap(true);
-    note->setStyleSheet(QStringLiteral("color: #555;"));
+    palette::setTextRole(note, palette::Role::Muted);
     layout->addWidget(note);
 
     connect(apply, &QPushButton::clicked, this, &AuditPage::refresh);
@@ -205,7 +206,8 @@ void AuditPage::refresh()
     const AuditFilter f = filter();
     const bool emptyRange = f.from.isValid() && f.to.isValid() && f.from >= f.to;
     if (emptyRange)
-        m_result->setText(tr("<b style='color:#c62828'>The time range is empty:</b> “from” must be before “to”."));
+        m_result->setText(palette::strong(palette::Role::Danger, tr("The time range is empty:"))
+                          + tr(" “from” must be before “to”."));
     else if (m_rangeRefused && !isBusy())
         m_result->clear();
     m_rangeRefused = emptyRange;
@@ -238,10 +240,10 @@ std::function<void(qint64)> AuditPage::rowsReporter(const QString &what)
 {
     QPointer<AuditPage> guard(this);
     return [guard, what](qint64 rows) { // called on the job's worker thread
-        QMetaObject::invokeMethod(guard.data(), [guard, what, rows] {
-            if (guard && guard->isBusy())
-                guard->m_result->setText(tr("%1 … %2 entries so far").arg(what, QLocale().toString(rows)));
-        }, Qt::QueuedConnection);
+        db::DbWorker::postTo(guard, [what, rows](AuditPage *page) {
+            if (page->isBusy())
+                page->m_result->setText(tr("%1 … %2 entries so far").arg(what, QLocale().toString(rows)));
+        });
     };
 }
 
@@ -269,13 +271,16 @@ void AuditPage::verify()
                 endJob(tr("The check was stopped after %1 entries: nothing is known about the rest.")
                            .arg(QLocale().toString(v.rows)));
             else if (v.intact)
-                endJob(tr("<b style='color:#2e7d32'>The chain is intact:</b> %1 entries. Head hash <tt>%2</tt>; keep "
-                          "it elsewhere to compare later.").arg(QLocale().toString(v.rows), v.headHash));
+                endJob(tr("%1 %2 entries. Head hash <tt>%3</tt>; keep it elsewhere to compare later.")
+                           .arg(palette::strong(palette::Role::Ok, tr("The chain is intact:")),
+                                QLocale().toString(v.rows), v.headHash));
             else
-                endJob(tr("<b style='color:#c62828'>The chain is broken at entry %1:</b> %2. Everything from there "
-                          "on can no longer be trusted.").arg(v.firstBrokenId).arg(v.problem.toHtmlEscaped()));
+                endJob(tr("%1 %2. Everything from there on can no longer be trusted.")
+                           .arg(palette::strong(palette::Role::Danger,
+                                                tr("The chain is broken at entry %1:").arg(v.firstBrokenId)),
+                                v.problem.toHtmlEscaped()));
         },
-        [this](const db::Error &error) { endJob(tr("The check failed: %1").arg(error.message().toHtmlEscaped())); });
+        [this](const db::Error &error) { endJob(tr("The check failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 
 void AuditPage::chooseExportFile()
@@ -296,21 +301,22 @@ void AuditPage::exportCsv(const QString &path)
     const auto cancel = m_cancel;
     const AuditFilter f = filter();
     const auto progress = rowsReporter(what);
+    // Made here: the palette is the UI thread's, and the job runs on the worker's.
+    const QString notExported = palette::strong(palette::Role::Danger, tr("Not exported:"));
     m_jobWorker->submit<JobOutcome>(
         QStringLiteral("audit-export"),
-        [cancel, progress, f, path](const QSqlDatabase &db) -> JobOutcome {
+        [cancel, progress, f, path, notExported](const QSqlDatabase &db) -> JobOutcome {
             try {
                 const qint64 written = exportAuditCsv(db, f, path, cancel.get(), progress);
                 if (written < 0)
                     return tr("The export was stopped; no file was written.");
                 return tr("Exported %1 entries to <tt>%2</tt>.").arg(QLocale().toString(written), path.toHtmlEscaped());
             } catch (const std::runtime_error &error) {
-                return tr("<b style='color:#c62828'>Not exported:</b> %1")
-                    .arg(QString::fromStdString(error.what()).toHtmlEscaped());
+                return tr("%1 %2").arg(notExported, db::userMessage(error).toHtmlEscaped());
             }
         },
         this, [this](const JobOutcome &text) { endJob(text); },
-        [this](const db::Error &error) { endJob(tr("The export failed: %1").arg(error.message().toHtmlEscaped())); });
+        [this](const db::Error &error) { endJob(tr("The export failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 
 void AuditPage::showDetail()

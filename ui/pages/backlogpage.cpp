@@ -3,6 +3,7 @@
 #include "console/consolesettings.h"
 #include "db/dbworker.h"
 #include "models/backlogmodel.h"
+#include "palette.h"
 #include "widgets/datatable.h"
 #include "widgets/switchcontrol.h"
 
@@ -21,6 +22,7 @@
 #include <QSysInfo>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace payops {
@@ -100,7 +102,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_refusal = new QLabel(this);
     m_refusal->setObjectName(QStringLiteral("drainRefusal"));
     m_refusal->setWordWrap(true);
-    m_refusal->setStyleSheet(QStringLiteral("color: #b35900;"));
+    palette::setTextRole(m_refusal, palette::Role::Warning);
     layout->addWidget(m_refusal);
 
     m_lists = new QTabWidget(this);
@@ -134,7 +136,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
                                "may run at once. Double-click a row for the order's evidence."),
                             this);
     note->setWordWrap(true);
-    note->setStyleSheet(QStringLiteral("color: #555;"));
+    palette::setTextRole(note, palette::Role::Muted);
     layout->addWidget(note);
 
     connect(m_process, &QPushButton::clicked, this, &BacklogPage::processBacklog);
@@ -145,8 +147,8 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
         m_stop->setEnabled(false);
         m_status->setText(tr("Stopping after the current callback …"));
     });
-    connect(&m_timer, &QTimer::timeout, this, &BacklogPage::refreshSummary);
-    m_timer.start(console::ConsoleSettings::load().refreshSeconds * 1000);
+    // The summary reads again on its own; the lists only when asked, keeping their place.
+    connect(startRefreshTimer(), &QTimer::timeout, this, &BacklogPage::refreshSummary);
     updateActions();
     refresh();
 }
@@ -194,7 +196,7 @@ void BacklogPage::refreshSummary()
     worker()->submit<console::BacklogSummary>(
         QStringLiteral("backlog-summary"), [](const QSqlDatabase &db) { return console::loadBacklogSummary(db); }, this,
         [this](const console::BacklogSummary &summary) { showSummary(summary); },
-        [this](const db::Error &error) { m_headline->setText(error.message().toHtmlEscaped()); });
+        [this](const db::Error &error) { m_headline->setText(db::userMessage(error).toHtmlEscaped()); });
 }
 
 void BacklogPage::showSummary(const console::BacklogSummary &summary)
@@ -215,12 +217,14 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
     // finding a payment whose order came late would never be applied and nobody would know.
     QString finding;
     if (unmatched.withOrder > 0)
-        finding = tr("<b style='color:#c62828'>%n payment(s) waiting to be applied:</b> ", nullptr, int(unmatched.withOrder))
-                  + tr("callbacks that arrived before their order, whose order is there now (%1 yuan). ")
+        finding = palette::strong(palette::Role::Danger,
+                                  tr("%n payment(s) waiting to be applied:", nullptr, int(unmatched.withOrder)))
+                  + tr(" callbacks that arrived before their order, whose order is there now (%1 yuan). ")
                         .arg(console::formatYuan(unmatched.withOrderFen));
     if (unmatched.withoutOrder() > 0)
-        finding += tr("<b style='color:#b35900'>%n callback(s) still without their order.</b> ", nullptr,
-                      int(unmatched.withoutOrder()));
+        finding += palette::strong(palette::Role::Warning,
+                                   tr("%n callback(s) still without their order.", nullptr, int(unmatched.withoutOrder())))
+                   + QLatin1Char(' ');
     if (!finding.isEmpty())
         finding += tr("Unmatched callbacks were answered <tt>unknown_order</tt>, so the platform does not send them "
                       "again; see the <i>Unmatched</i> list.");
@@ -328,12 +332,12 @@ void BacklogPage::startDrain(DrainSource source)
     options.cancel = m_cancel.get();
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);
-        QMetaObject::invokeMethod(guard.data(), [guard, done, total] {
-            if (!guard || !guard->isDraining())
+        db::DbWorker::postTo(guard, [done, total](BacklogPage *page) {
+            if (!page->isDraining())
                 return;
-            guard->m_progress->setValue(int(qMin<qint64>(done, guard->m_progress->maximum())));
-            guard->m_status->setText(tr("Processing … %1 of %2").arg(done).arg(total));
-        }, Qt::QueuedConnection);
+            page->m_progress->setValue(int(qMin<qint64>(done, page->m_progress->maximum())));
+            page->m_status->setText(tr("Processing … %1 of %2").arg(done).arg(total));
+        });
     };
     const auto cancel = m_cancel; // keeps the flag alive as long as the job runs
     m_drainWorker->submit<DrainRun>(
@@ -349,7 +353,7 @@ void BacklogPage::startDrain(DrainSource source)
             showSummary(run.after);
             drainFinished(source, run.result, QString());
         },
-        [this, source](const db::Error &error) { drainFinished(source, {}, error.message()); });
+        [this, source](const db::Error &error) { drainFinished(source, {}, db::userMessage(error)); });
 }
 
 void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
@@ -357,13 +361,13 @@ void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, c
     m_cancel.reset();
     m_stop->hide();
     QString text;
-    const QString how = result.stoppedBySwitch ? tr("<b style='color:#b35900'>Stopped: the switch turned RECORD_ONLY "
-                                                    "while draining.</b>")
+    const QString how = result.stoppedBySwitch ? palette::strong(palette::Role::Warning,
+                                                                 tr("Stopped: the switch turned RECORD_ONLY while draining."))
                         : result.cancelled    ? tr("<b>Stopped.</b>")
                                               : tr("<b>Done.</b>");
     if (!error.isEmpty()) {
-        text = tr("<b style='color:#c62828'>Stopped by an error:</b> %1<br>Every callback processed before it stays "
-                  "processed; the rest are still waiting.").arg(error.toHtmlEscaped());
+        text = tr("%1 %2<br>Every callback processed before it stays processed; the rest are still waiting.")
+                   .arg(palette::strong(palette::Role::Danger, tr("Stopped by an error:")), error.toHtmlEscaped());
     } else if (source == DrainSource::Unmatched) {
         text = tr("%1 Applied <b>%2</b>, rejected %3 (the order was no longer pending, e.g. already paid: a second "
                   "payment for finance); %4 unmatched callback(s) left, %5 of them still without their order.")

@@ -4,8 +4,6 @@
 #include "domain/backlogdrainer.h"
 #include "page.h"
 
-#include <QTimer>
-
 #include <atomic>
 #include <memory>
 
@@ -62,7 +60,6 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a drain runs
     console::BacklogSummary m_summary;
     bool m_summaryKnown = false;
-    QTimer m_timer; // the summary reads again on its own; the lists only when asked, keeping their place
     QLabel *m_headline = nullptr;
     QLabel *m_finding = nullptr; // the unmatched callbacks, when there are any
     SwitchControl *m_switch = nullptr;

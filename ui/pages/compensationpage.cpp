@@ -1,15 +1,19 @@
 #include "compensationpage.h"
 
+#include "console/consolesettings.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "dialogs/compensationdialog.h"
+#include "models/compensationbatchmodel.h"
+#include "models/compensationrequestmodel.h"
+#include "palette.h"
+#include "widgets/datatable.h"
 
 #include <QHBoxLayout>
-#include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace payops {
@@ -24,34 +28,15 @@ struct CompensationPage::Snapshot
 
 namespace {
 
-QTableWidget *table(const QString &objectName, const QStringList &headers, QWidget *parent)
-{
-    auto *t = new QTableWidget(0, int(headers.size()), parent);
-    t->setObjectName(objectName);
-    t->setHorizontalHeaderLabels(headers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setSelectionMode(QAbstractItemView::SingleSelection);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->verticalHeader()->hide();
-    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    t->horizontalHeader()->setStretchLastSection(true);
-    return t;
-}
-
-void fillRow(QTableWidget *t, int row, const QStringList &cells)
-{
-    for (int column = 0; column < cells.size(); ++column)
-        t->setItem(row, column, new QTableWidgetItem(cells.at(column)));
-}
-
 QString yuan(qint64 fen)
 {
     return QStringLiteral("¥%1").arg(console::formatYuan(fen));
 }
 
-QString utcText(const QDateTime &at)
+// The cash value of points as the settings hold it when a dialog opens, not when the page did.
+qint64 pointsPerYuan()
 {
-    return at.isValid() ? at.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
+    return console::ConsoleSettings::instance().pointsPerYuan();
 }
 
 QLabel *heading(const QString &text, QWidget *parent)
@@ -68,7 +53,6 @@ QLabel *heading(const QString &text, QWidget *parent)
 
 CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
-    , m_settings(console::ConsoleSettings::load())
 {
     setObjectName(QStringLiteral("compensationPage"));
     auto *layout = new QVBoxLayout(this);
@@ -84,10 +68,9 @@ CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
     layout->addLayout(top);
 
     layout->addWidget(heading(tr("Requests for a second operator"), this));
-    m_requests = table(QStringLiteral("requestsTable"),
-                       {tr("Request"), tr("Status"), tr("Requested by"), tr("At (UTC)"), tr("Amount"), tr("Coupons"),
-                        tr("Used coupons"), tr("Points rows"), tr("Ticket"), tr("Decided by"), tr("Reason")},
-                       this);
+    m_requestModel = new CompensationRequestModel(this);
+    m_requests = new DataTable(QStringLiteral("requestsTable"), m_requestModel, this);
+    m_requests->setSelectionMode(QAbstractItemView::SingleSelection);
     layout->addWidget(m_requests, 2);
     auto *decide = new QHBoxLayout;
     m_approve = new QPushButton(tr("Approve and compensate…"), this);
@@ -96,7 +79,7 @@ CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
     m_reject->setObjectName(QStringLiteral("rejectButton"));
     m_hint = new QLabel(this);
     m_hint->setObjectName(QStringLiteral("requestHint"));
-    m_hint->setStyleSheet(QStringLiteral("color: #b35900;"));
+    palette::setTextRole(m_hint, palette::Role::Warning);
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("compensationStatus"));
     m_status->setWordWrap(true);
@@ -107,11 +90,12 @@ CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
     layout->addLayout(decide);
 
     layout->addWidget(heading(tr("Compensation batches carried out"), this));
-    m_batches = table(QStringLiteral("batchesTable"),
-                      {tr("At (UTC)"), tr("By"), tr("Actions"), tr("Amount"), tr("Ticket"), tr("Reason"), tr("Batch")}, this);
+    m_batchModel = new CompensationBatchModel(this);
+    m_batches = new DataTable(QStringLiteral("batchesTable"), m_batchModel, this);
+    m_batches->setSelectionMode(QAbstractItemView::SingleSelection);
     layout->addWidget(m_batches, 3);
 
-    connect(m_requests, &QTableWidget::itemSelectionChanged, this, &CompensationPage::updateActions);
+    connect(m_requests->selectionModel(), &QItemSelectionModel::selectionChanged, this, &CompensationPage::updateActions);
     connect(m_approve, &QPushButton::clicked, this, &CompensationPage::approveSelected);
     connect(m_reject, &QPushButton::clicked, this, [this] {
         const CompensationRequest *request = selectedRequest();
@@ -146,7 +130,7 @@ void CompensationPage::refresh()
             return s;
         },
         this, [this](const Snapshot &s) { showSnapshot(s); },
-        [this](const db::Error &error) { m_status->setText(error.message()); });
+        [this](const db::Error &error) { m_status->setText(db::userMessage(error)); });
 }
 
 void CompensationPage::showSnapshot(const Snapshot &s)
@@ -156,35 +140,19 @@ void CompensationPage::showSnapshot(const Snapshot &s)
                              ? tr("A compensation above <b>%1</b> waits as a request until another operator account "
                                   "approves it (four eyes; payops_meta four_eyes_threshold_fen).").arg(yuan(s.thresholdFen))
                              : tr("No four-eyes threshold is set: every compensation runs at once."));
+    // The reset forgets the selection; the request that was selected stays selected.
     const qint64 selectedId = selectedRequest() ? selectedRequest()->id : 0;
-    m_requestList = s.requests;
-    m_requests->setRowCount(int(s.requests.size()));
-    for (int row = 0; row < s.requests.size(); ++row) {
-        const CompensationRequest &r = s.requests.at(row);
-        fillRow(m_requests, row,
-                {QString::number(r.id), r.status, r.requestedBy, utcText(r.requestedAt), yuan(r.amountFen),
-                 QString::number(r.coupons), QString::number(r.writeOffs), QString::number(r.pointsRows), r.ticket,
-                 r.decidedBy, r.reason});
-        if (r.status == QLatin1String("PENDING"))
-            m_requests->item(row, 1)->setForeground(QColor(0xb3, 0x59, 0x00));
-        if (r.id == selectedId)
-            m_requests->selectRow(row);
-    }
-    m_batches->setRowCount(int(s.batches.size()));
-    for (int row = 0; row < s.batches.size(); ++row) {
-        const CompensationBatch &b = s.batches.at(row);
-        fillRow(m_batches, row,
-                {utcText(b.at), b.by, QString::number(b.actions), yuan(b.amountFen), b.ticket, b.reason, b.batchId});
-    }
+    m_requestModel->setRequests(s.requests);
+    if (const int row = m_requestModel->rowOf(selectedId); selectedId > 0 && row >= 0)
+        m_requests->selectRow(row);
+    m_batchModel->setBatches(s.batches);
     updateActions();
 }
 
 const CompensationRequest *CompensationPage::selectedRequest() const
 {
-    const QList<QTableWidgetSelectionRange> ranges = m_requests->selectedRanges();
-    if (ranges.isEmpty() || ranges.first().topRow() >= m_requestList.size())
-        return nullptr;
-    return &m_requestList.at(ranges.first().topRow());
+    const QModelIndexList rows = m_requests->selectionModel()->selectedRows();
+    return rows.isEmpty() ? nullptr : &m_requestModel->request(rows.first().row());
 }
 
 void CompensationPage::updateActions()
@@ -215,7 +183,7 @@ CompensationDialog *CompensationPage::approveSelected()
     const CompensationRequest *request = selectedRequest();
     if (!request || !m_approve->isEnabled())
         return nullptr;
-    auto *dialog = new CompensationDialog(worker()->dsn(), *request, m_settings.pointsPerYuan, window());
+    auto *dialog = new CompensationDialog(worker()->dsn(), *request, pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
     dialog->open();
@@ -226,7 +194,7 @@ CompensationDialog *CompensationPage::compensateEverything()
 {
     auto *dialog = new CompensationDialog(worker()->dsn(), tr("every open duplicate"),
                                           [](const QSqlDatabase &) { return CompensationScope::all(); },
-                                          m_settings.pointsPerYuan, window());
+                                          pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
     dialog->open();
@@ -247,7 +215,7 @@ void CompensationPage::rejectSelected()
                                        : tr("Request %1 was decided by someone else meanwhile.").arg(id));
             refresh();
         },
-        [this](const db::Error &error) { m_status->setText(error.message()); });
+        [this](const db::Error &error) { m_status->setText(db::userMessage(error)); });
 }
 
 } // namespace payops

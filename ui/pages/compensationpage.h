@@ -1,16 +1,17 @@
 #pragma once
 
-#include "console/consolesettings.h"
 #include "domain/compensationrequest.h"
 #include "page.h"
 
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class QTableView;
 
 namespace payops {
 
+class CompensationBatchModel;
 class CompensationDialog;
+class CompensationRequestModel;
 
 // Four eyes and the record: the compensation requests waiting for a second operator, who
 // approves or rejects them here, and the batches already carried out. Compensating itself
@@ -25,12 +26,13 @@ public:
 
     void refresh() override;
     void setPrivileges(const Privileges &privileges) override;
-    void setSettings(const console::ConsoleSettings &settings) { m_settings = settings; }
     // Opens the approval dialog for the selected pending request, or null when none is.
     CompensationDialog *approveSelected();
     CompensationDialog *compensateEverything();
     void rejectSelected();
-    QTableWidget *requestsTable() const { return m_requests; }
+    QTableView *requestsTable() const { return m_requests; }
+    CompensationRequestModel *requestModel() const { return m_requestModel; }
+    CompensationBatchModel *batchModel() const { return m_batchModel; }
 
 private:
     struct Snapshot;
@@ -38,14 +40,14 @@ private:
     const CompensationRequest *selectedRequest() const;
     void updateActions();
 
-    console::ConsoleSettings m_settings;
     QString m_currentUser;
-    QList<CompensationRequest> m_requestList;
     QLabel *m_threshold = nullptr;
     QLabel *m_status = nullptr; // what the last decision did, or why the page could not read
     QLabel *m_hint = nullptr;   // why the selected request may not be decided here
-    QTableWidget *m_requests = nullptr;
-    QTableWidget *m_batches = nullptr;
+    CompensationRequestModel *m_requestModel = nullptr;
+    CompensationBatchModel *m_batchModel = nullptr;
+    QTableView *m_requests = nullptr;
+    QTableView *m_batches = nullptr;
     QPushButton *m_all = nullptr;
     QPushButton *m_approve = nullptr;
     QPushButton *m_reject = nullptr;

@@ -1,8 +1,10 @@
 #include "duplicatespage.h"
 
+#include "console/consolesettings.h"
 #include "db/dbworker.h"
 #include "dialogs/compensationdialog.h"
 #include "models/duplicatemodel.h"
+#include "palette.h"
 #include "widgets/busyindicator.h"
 #include "widgets/datatable.h"
 #include "widgets/duplicatecharts.h"
@@ -39,7 +41,7 @@ const QString &summaryKey()
 
 DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
-    , m_settings(console::ConsoleSettings::load())
+    , m_pointsPerYuan(console::ConsoleSettings::instance().pointsPerYuan())
 {
     setObjectName(QStringLiteral("duplicatesPage"));
     auto *layout = new QVBoxLayout(this);
@@ -108,7 +110,7 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
                                "exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies "
                                "only; points at their cash value from the settings."), this);
     note->setWordWrap(true);
-    note->setStyleSheet(QStringLiteral("color: #555;"));
+    palette::setTextRole(note, palette::Role::Muted);
     layout->addWidget(note);
 
     connect(refreshButton, &QPushButton::clicked, this, &DuplicatesPage::refresh);
@@ -134,12 +136,14 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
         m_busy->stop();
         m_totals->setText(tr("Cancelled. Refresh to scan again."));
     });
-    refresh();
-}
-
-void DuplicatesPage::setSettings(const console::ConsoleSettings &settings)
-{
-    m_settings = settings;
+    // Only a new cash value of points changes what this page shows; a scan is not cheap.
+    const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
+    connect(&settings, &console::ConsoleSettings::changed, this, [this, &settings] {
+        if (settings.pointsPerYuan() == m_pointsPerYuan)
+            return;
+        m_pointsPerYuan = settings.pointsPerYuan();
+        refresh();
+    });
     refresh();
 }
 
@@ -185,7 +189,7 @@ CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
                    : tr("%n selected duplicate group(s)", nullptr, int(scope.groups.size()));
         source = [scope](const QSqlDatabase &) { return scope; };
     }
-    auto *dialog = new CompensationDialog(worker()->dsn(), text, source, m_settings.pointsPerYuan, window());
+    auto *dialog = new CompensationDialog(worker()->dsn(), text, source, m_pointsPerYuan, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CompensationDialog::changed, this, &DuplicatesPage::refresh);
     dialog->open();
@@ -199,7 +203,7 @@ console::DuplicateFilter DuplicatesPage::filter() const
     f.kind = console::DuplicateKind(m_kind->currentData().toInt());
     f.compensation = console::CompensationFilter(m_compensation->currentData().toInt());
     f.userId = m_user->text().toLongLong();
-    f.pointsPerYuan = m_settings.pointsPerYuan;
+    f.pointsPerYuan = m_pointsPerYuan;
     return f;
 }
 
@@ -232,7 +236,7 @@ void DuplicatesPage::loadSummary()
                                        locale.toString(t.couponExtra), console::formatYuan(t.couponFen),
                                        locale.toString(t.pointExtra), console::formatYuan(t.pointFen),
                                        console::formatYuan(t.atRiskFen()), locale.toString(t.compensations),
-                                       t.atRiskFen() > 0 ? QStringLiteral("#c62828") : QStringLiteral("#2e7d32")));
+                                       (t.atRiskFen() > 0 ? palette::danger() : palette::ok()).name()));
             m_charts->setTimeline(s.timeline);
             m_charts->setTotals(t);
         },
@@ -240,7 +244,7 @@ void DuplicatesPage::loadSummary()
             m_summaryPending = false;
             updateBusy();
             if (!db::DbWorker::isCancelled(error))
-                m_totals->setText(error.message());
+                m_totals->setText(db::userMessage(error));
         });
 }
 

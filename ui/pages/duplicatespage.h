@@ -1,6 +1,5 @@
 #pragma once
 
-#include "console/consolesettings.h"
 #include "console/duplicatescan.h"
 #include "page.h"
 
@@ -31,7 +30,6 @@ public:
     enum class CompensateWhat { SelectedGroups, SelectedOrders, AllInFilter };
 
     void refresh() override;
-    void setSettings(const console::ConsoleSettings &settings);
     void setPrivileges(const Privileges &privileges) override;
     // Opens the compensation dialog (window-modal, non-blocking) and returns it.
     CompensationDialog *compensate(CompensateWhat what);
@@ -44,7 +42,7 @@ private:
     void updateBusy();
     void updateActions();
 
-    console::ConsoleSettings m_settings;
+    qint64 m_pointsPerYuan = 0; // of the settings, as the figures on screen count them
     WindowCombo *m_window = nullptr;
     QComboBox *m_kind = nullptr;
     QComboBox *m_compensation = nullptr;

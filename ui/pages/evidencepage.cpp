@@ -4,6 +4,7 @@
 #include "console/orderevidence.h"
 #include "db/dbworker.h"
 #include "models/eventmodel.h"
+#include "palette.h"
 #include "widgets/busyindicator.h"
 #include "widgets/datatable.h"
 #include "widgets/swimlanescene.h"
@@ -106,21 +107,21 @@ void EvidencePage::refresh()
                                   .arg(o.id).arg(o.userId)
                                   .arg(o.status, console::formatYuan(o.amountFen),
                                        QString::fromUtf8(o.payNo).toHtmlEscaped(), console::displayTime(o.createdMicros)));
-            if (evidence.findings.isEmpty()) {
-                m_findings->setStyleSheet(QStringLiteral("color: #1b7f3b;"));
-                m_findings->setText(tr("Nothing wrong found: every lock was released after its commit and no side "
-                                       "effect was issued twice."));
-            } else {
-                m_findings->setStyleSheet(QStringLiteral("color: #c62828; font-weight: bold;"));
-                m_findings->setText(evidence.findings.join(QLatin1Char('\n')));
-            }
+            const bool found = !evidence.findings.isEmpty();
+            palette::setTextRole(m_findings, found ? palette::Role::Danger : palette::Role::Ok);
+            QFont font = m_findings->font();
+            font.setBold(found);
+            m_findings->setFont(font);
+            m_findings->setText(found ? evidence.findings.join(QLatin1Char('\n'))
+                                      : tr("Nothing wrong found: every lock was released after its commit and no side "
+                                           "effect was issued twice."));
             m_scene->setEvidence(evidence);
             m_view->centerOn(m_scene->sceneRect().topLeft());
             m_events->setEvidence(evidence);
         },
         [this](const db::Error &error) {
             m_busy->stop();
-            m_header->setText(error.message());
+            m_header->setText(db::userMessage(error));
         });
 }
 

@@ -1,22 +1,24 @@
 #include "instancespage.h"
 
+#include "console/consolesettings.h"
 #include "console/instanceprober.h"
 #include "console/instances.h"
 #include "db/dbworker.h"
 #include "models/instancemodel.h"
+#include "palette.h"
 #include "widgets/datatable.h"
 #include "widgets/switchcontrol.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace payops {
 
 InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
-    , m_settings(console::ConsoleSettings::load())
 {
     setObjectName(QStringLiteral("instancesPage"));
     auto *layout = new QVBoxLayout(this);
@@ -33,22 +35,26 @@ InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     m_model = new InstanceModel(this);
     m_table = new DataTable(QStringLiteral("instancesTable"), m_model, this);
     layout->addWidget(m_table, 1);
-    auto *note = new QLabel(tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
-                               "successive scrapes of /metrics.").arg(m_settings.instanceAliveSeconds), this);
-    note->setStyleSheet(QStringLiteral("color: #555;"));
-    layout->addWidget(note);
+    m_note = new QLabel(this);
+    m_note->setObjectName(QStringLiteral("instancesNote"));
+    palette::setTextRole(m_note, palette::Role::Muted);
+    layout->addWidget(m_note);
 
     m_prober = new console::InstanceProber(this);
     connect(m_prober, &console::InstanceProber::healthChanged, m_model, &InstanceModel::setHealth);
-    connect(&m_timer, &QTimer::timeout, this, &InstancesPage::refresh);
-    m_timer.start(m_settings.refreshSeconds * 1000);
-    refresh();
+    connect(startRefreshTimer(), &QTimer::timeout, this, &InstancesPage::refresh);
+    connect(&console::ConsoleSettings::instance(), &console::ConsoleSettings::changed, this,
+            &InstancesPage::followSettings);
+    followSettings();
 }
 
-void InstancesPage::setSettings(const console::ConsoleSettings &settings)
+void InstancesPage::followSettings()
 {
-    m_settings = settings;
-    m_timer.start(m_settings.refreshSeconds * 1000);
+    m_note->setText(tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
+                       "successive scrapes of /metrics.").arg(console::ConsoleSettings::instance().instanceAliveSeconds()));
+    // As on the overview: a newer read supersedes one that counts with the old seconds.
+    m_pending = false;
+    refresh();
 }
 
 void InstancesPage::setPrivileges(const Privileges &privileges)
@@ -62,7 +68,7 @@ void InstancesPage::refresh()
     if (m_pending)
         return;
     m_pending = true;
-    const int aliveSeconds = m_settings.instanceAliveSeconds;
+    const int aliveSeconds = console::ConsoleSettings::instance().instanceAliveSeconds();
     worker()->submit<console::InstanceList>(
         QStringLiteral("instances"), [aliveSeconds](const QSqlDatabase &db) { return console::loadInstances(db, aliveSeconds); },
         this,
@@ -84,14 +90,18 @@ void InstancesPage::refresh()
             QString text = tr("<b>%1 of %2 instances alive.</b> Switch: %3, version %4.")
                                .arg(alive).arg(list.rows.size()).arg(list.mode).arg(list.switchVersion);
             if (unsafe)
-                text += tr(" <b style='color:#c62828'>%1 alive instance(s) run the unsafe demo handler.</b>").arg(unsafe);
+                text += QLatin1Char(' ')
+                        + palette::strong(palette::Role::Danger,
+                                          tr("%1 alive instance(s) run the unsafe demo handler.").arg(unsafe));
             if (behind)
-                text += tr(" <b style='color:#b35900'>%1 instance(s) have not applied the current switch version.</b>").arg(behind);
+                text += QLatin1Char(' ')
+                        + palette::strong(palette::Role::Warning,
+                                          tr("%1 instance(s) have not applied the current switch version.").arg(behind));
             m_summary->setText(text);
         },
         [this](const db::Error &error) {
             m_pending = false;
-            m_summary->setText(error.message());
+            m_summary->setText(db::userMessage(error));
         });
 }
 

@@ -1,9 +1,6 @@
 #pragma once
 
-#include "console/consolesettings.h"
 #include "page.h"
-
-#include <QTimer>
 
 class QLabel;
 class QTableView;
@@ -27,15 +24,15 @@ public:
     Q_DISABLE_COPY_MOVE(InstancesPage)
 
     void refresh() override;
-    void setSettings(const console::ConsoleSettings &settings);
     void setPrivileges(const Privileges &privileges) override;
     SwitchControl *switchControl() const { return m_switch; }
     InstanceModel *model() const { return m_model; }
 
 private:
-    console::ConsoleSettings m_settings;
-    QTimer m_timer;
+    void followSettings();
+
     QLabel *m_summary = nullptr;
+    QLabel *m_note = nullptr; // says what alive means, with the setting's seconds
     SwitchControl *m_switch = nullptr;
     QTableView *m_table = nullptr;
     InstanceModel *m_model = nullptr;

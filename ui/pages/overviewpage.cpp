@@ -1,8 +1,10 @@
 #include "overviewpage.h"
 
+#include "console/consolesettings.h"
 #include "console/databasesummary.h"
 #include "console/overview.h"
 #include "db/dbworker.h"
+#include "palette.h"
 #include "widgets/busyindicator.h"
 #include "widgets/switchcontrol.h"
 #include "widgets/tile.h"
@@ -11,6 +13,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace payops {
@@ -26,7 +29,6 @@ struct OverviewResult
 
 OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
-    , m_settings(console::ConsoleSettings::load())
 {
     setObjectName(QStringLiteral("overviewPage"));
     auto *layout = new QVBoxLayout(this);
@@ -77,16 +79,14 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     layout->addStretch(1);
     connect(m_busy, &BusyIndicator::cancelRequested, this, [this] { worker()->cancel(QStringLiteral("overview")); m_pending = false; m_busy->stop(); });
 
-    connect(&m_timer, &QTimer::timeout, this, &OverviewPage::refresh);
-    m_timer.start(m_settings.refreshSeconds * 1000);
+    connect(startRefreshTimer(), &QTimer::timeout, this, &OverviewPage::refresh);
+    connect(&console::ConsoleSettings::instance(), &console::ConsoleSettings::changed, this, [this] {
+        // A refresh under way counts with the old values: this one supersedes it (the worker
+        // drops the older result), so old figures never stand under the new settings.
+        m_pending = false;
+        refresh();
+    });
     m_headline->setText(tr("Connecting …"));
-    refresh();
-}
-
-void OverviewPage::setSettings(const console::ConsoleSettings &settings)
-{
-    m_settings = settings;
-    m_timer.start(m_settings.refreshSeconds * 1000);
     refresh();
 }
 
@@ -103,8 +103,9 @@ void OverviewPage::refresh()
         return;
     m_pending = true;
     m_busy->start(tr("Refreshing"));
-    const qint64 pointsPerYuan = m_settings.pointsPerYuan;
-    const int aliveSeconds = m_settings.instanceAliveSeconds;
+    const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
+    const qint64 pointsPerYuan = settings.pointsPerYuan();
+    const int aliveSeconds = settings.instanceAliveSeconds();
     worker()->submit<OverviewResult>(
         QStringLiteral("overview"),
         [pointsPerYuan, aliveSeconds](const QSqlDatabase &db) {
@@ -123,7 +124,7 @@ void OverviewPage::refresh()
         [this](const db::Error &error) {
             m_pending = false;
             m_busy->stop();
-            showError(error.message());
+            showError(db::userMessage(error));
         });
 }
 
@@ -137,12 +138,17 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
     }
     m_headline->setText(summary.sandbox ? tr("%1 — sandbox").arg(dsn.database) : dsn.database);
     QStringList states;
-    for (auto it = summary.ordersByStatus.cbegin(); it != summary.ordersByStatus.cend(); ++it)
+    for (auto it = summary.recentOrdersByStatus.cbegin(); it != summary.recentOrdersByStatus.cend(); ++it)
         states << QStringLiteral("%1 %2").arg(it.key(), QLocale().toString(it.value()));
-    m_details->setText(tr("%1 as %2 · server %3 · schema level %4 · orders: %5")
+    m_details->setText(tr("%1 as %2 · server %3 · schema level %4 · orders created in the last %n hour(s): %5", nullptr,
+                          console::kRecentOrderHours)
                            .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion, summary.schemaLevel,
-                                states.join(QStringLiteral(", "))));
+                                states.isEmpty() ? tr("none") : states.join(QStringLiteral(", "))));
+    m_details->setToolTip(tr("Orders are counted by their status now among those created in the last %n hour(s), "
+                             "not over the whole table: the overview reads again every few seconds.", nullptr,
+                             console::kRecentOrderHours));
     const QLocale locale;
+    const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     const bool recordOnly = f.mode == QLatin1String("RECORD_ONLY");
     m_switch->setMode(f.mode);
     m_mode->setValue(f.mode.isEmpty() ? tr("unknown") : f.mode,
@@ -150,34 +156,45 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
                      recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
     m_rate->setValue(locale.toString(f.callbacksLastMinute), tr("received in the last 60 s"));
     const auto &d = f.duplicates;
-    m_duplicates->setValue(locale.toString(d.extraRows()),
+    // Until the duplicate watch has read the history once, its figures are a lower bound.
+    const QString counting = f.duplicatesComplete || !f.duplicatesWatched
+                                 ? QString()
+                                 : tr("<br><b>Counting for the first time: %1 % of the orders read</b>, the figures "
+                                      "grow until then").arg(f.duplicatesPercent);
+    const QString note = f.duplicatesNote.isEmpty() ? QString() : QStringLiteral("<br>") + f.duplicatesNote.toHtmlEscaped();
+    m_duplicates->setValue(f.duplicatesWatched ? locale.toString(d.extraRows()) : tr("unknown"),
                            tr("extra copies on %1 orders: %2 coupons, %3 points rows; %4 compensations recorded")
-                               .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
-                                    locale.toString(d.pointExtra), locale.toString(d.compensations)),
-                           d.extraRows() > 0 ? Tile::Tone::Bad : Tile::Tone::Good);
+                                   .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
+                                        locale.toString(d.pointExtra), locale.toString(d.compensations))
+                               + counting + note,
+                           d.extraRows() > 0 ? Tile::Tone::Bad
+                                             : f.duplicatesComplete ? Tile::Tone::Good : Tile::Tone::Warning);
     QString backlogDetail = tr("callbacks recorded in RECORD_ONLY mode, waiting to be processed");
     if (f.unmatched.callbacks > 0) // a payment waiting for the drain is worth a second look, an orphan less so
         backlogDetail += QStringLiteral("<br><b%1>%2</b>")
-                             .arg(f.unmatched.withOrder > 0 ? QStringLiteral(" style='color:#b35900'") : QString(),
+                             .arg(f.unmatched.withOrder > 0 ? QStringLiteral(" style='color:%1'").arg(palette::warning().name())
+                                                            : QString(),
                                   tr("%1 unmatched (arrived before their order), %2 of them with their order now")
                                       .arg(locale.toString(f.unmatched.callbacks),
                                            locale.toString(f.unmatched.withOrder)));
     m_backlog->setValue(locale.toString(f.backlog), backlogDetail,
                         f.backlog > 0 ? Tile::Tone::Warning : Tile::Tone::Neutral);
-    m_money->setValue(QStringLiteral("¥ %1").arg(console::formatYuan(d.atRiskFen())),
+    m_money->setValue(f.duplicatesWatched ? QStringLiteral("¥ %1").arg(console::formatYuan(d.atRiskFen())) : tr("unknown"),
                       tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
                           .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
-                          .arg(m_settings.pointsPerYuan),
-                      d.atRiskFen() > 0 ? Tile::Tone::Bad : Tile::Tone::Good);
+                          .arg(settings.pointsPerYuan())
+                          + counting,
+                      d.atRiskFen() > 0 ? Tile::Tone::Bad
+                                        : f.duplicatesComplete ? Tile::Tone::Good : Tile::Tone::Warning);
     m_instances->setValue(QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
                           f.unsafeInstancesAlive > 0
                               ? tr("%1 alive instance(s) run the UNSAFE demo handler").arg(f.unsafeInstancesAlive)
-                              : tr("heartbeat within %1 s").arg(m_settings.instanceAliveSeconds),
+                              : tr("heartbeat within %1 s").arg(settings.instanceAliveSeconds()),
                           f.unsafeInstancesAlive > 0 ? Tile::Tone::Bad
                                                      : f.instancesAlive > 0 ? Tile::Tone::Good : Tile::Tone::Warning);
     m_updated->setText(tr("Updated %1 UTC · every %2 s")
                            .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss")))
-                           .arg(m_settings.refreshSeconds));
+                           .arg(settings.refreshSeconds()));
 }
 
 void OverviewPage::showError(const QString &message)

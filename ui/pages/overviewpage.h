@@ -1,9 +1,6 @@
 #pragma once
 
-#include "console/consolesettings.h"
 #include "page.h"
-
-#include <QTimer>
 
 class QLabel;
 
@@ -28,7 +25,6 @@ public:
     Q_DISABLE_COPY_MOVE(OverviewPage)
 
     void refresh() override;
-    void setSettings(const console::ConsoleSettings &settings);
     void setPrivileges(const Privileges &privileges) override;
     SwitchControl *switchControl() const { return m_switch; }
 
@@ -36,8 +32,6 @@ private:
     void show(const console::DatabaseSummary &summary, const console::OverviewFigures &figures);
     void showError(const QString &message);
 
-    console::ConsoleSettings m_settings;
-    QTimer m_timer;
     QLabel *m_headline = nullptr;
     QLabel *m_details = nullptr;
     QLabel *m_updated = nullptr;

@@ -1,6 +1,9 @@
 #include "page.h"
 
+#include "console/consolesettings.h"
 #include "db/dbworker.h"
+
+#include <QTimer>
 
 namespace payops {
 
@@ -11,5 +14,20 @@ Page::Page(const Dsn &dsn, QWidget *parent)
 }
 
 Page::~Page() = default;
+
+QTimer *Page::startRefreshTimer()
+{
+    auto *timer = new QTimer(this);
+    timer->setObjectName(QStringLiteral("refreshTimer"));
+    const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
+    const auto follow = [timer, &settings] {
+        const int period = settings.refreshSeconds() * 1000;
+        if (timer->interval() != period || !timer->isActive()) // another setting changed: keep the beat
+            timer->start(period);
+    };
+    connect(&settings, &console::ConsoleSettings::changed, timer, follow);
+    follow();
+    return timer;
+}
 
 } // namespace payops

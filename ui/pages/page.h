@@ -7,6 +7,8 @@
 
 #include <memory>
 
+class QTimer;
+
 namespace payops {
 
 namespace db {
@@ -40,6 +42,11 @@ Q_SIGNALS:
     void navigate(payops::Page::Id page);
     void openOrder(qint64 orderId);
     void statusMessage(const QString &text);
+
+protected:
+    // A running timer, a child of the page named "refreshTimer", that fires every
+    // refreshSeconds of the console's settings and restarts when that setting changes.
+    QTimer *startRefreshTimer();
 
 private:
     std::unique_ptr<db::DbWorker> m_worker;

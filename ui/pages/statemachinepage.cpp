@@ -2,6 +2,7 @@
 
 #include "db/dbworker.h"
 #include "models/ordermodel.h"
+#include "palette.h"
 #include "widgets/busyindicator.h"
 #include "widgets/datatable.h"
 #include "widgets/statemachinescene.h"
@@ -24,15 +25,20 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 12);
     auto *bar = new QHBoxLayout;
-    auto *title = new QLabel(tr("<b>Order state machine</b> — states with their orders now; edges with their "
-                                "transitions in the window; <span style='color:#c62828'>rejected attempts in red</span>"),
+    auto *title = new QLabel(tr("<b>Order state machine</b> — states with the orders created in the window, by "
+                                "their status now; edges with their transitions in the window; %1")
+                                 .arg(palette::coloured(palette::Role::Danger, tr("rejected attempts in red"))),
                              this);
-    m_window = new WindowCombo(this, 4);
+    // No "all time": counting every order and transition of a production database is not for
+    // a page that reads again whenever it is refreshed. Each window is a range of a time index.
+    m_window = new WindowCombo(this, 1, WindowCombo::Bounded);
+    m_window->setToolTip(tr("States count the orders created in this window, by their status now; edges count the "
+                            "transition attempts made in it."));
     auto *refreshButton = new QPushButton(tr("Refresh"), this);
     m_busy = new BusyIndicator(this);
     bar->addWidget(title, 1);
     bar->addWidget(m_busy);
-    bar->addWidget(new QLabel(tr("Edges counted over"), this));
+    bar->addWidget(new QLabel(tr("Counted over"), this));
     bar->addWidget(m_window);
     bar->addWidget(refreshButton);
     layout->addLayout(bar);
@@ -102,7 +108,7 @@ void StateMachinePage::refresh()
         [this](const db::Error &error) {
             m_pending = false;
             m_busy->stop();
-            m_selection->setText(error.message());
+            m_selection->setText(db::userMessage(error));
         });
 }
 

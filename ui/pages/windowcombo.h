@@ -6,13 +6,14 @@
 
 namespace payops {
 
-// The time window a page looks at: last hour, day, week, month, or everything.
+// The time window a page looks at: last hour, day, week, month, or (unless Bounded) everything.
 class WindowCombo final : public QComboBox
 {
     Q_OBJECT
 
 public:
-    explicit WindowCombo(QWidget *parent = nullptr, int defaultIndex = 2);
+    enum Span { WithAllTime, Bounded };
+    explicit WindowCombo(QWidget *parent = nullptr, int defaultIndex = 2, Span span = WithAllTime);
     Q_DISABLE_COPY_MOVE(WindowCombo)
 
     console::TimeWindow window() const { return console::TimeWindow{currentData().toLongLong()}; }

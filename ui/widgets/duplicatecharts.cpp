@@ -1,6 +1,7 @@
 #include "duplicatecharts.h"
 
 #include "console/consolesettings.h"
+#include "palette.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -14,12 +15,11 @@
 namespace payops {
 namespace {
 
-const QColor couponColour(0xef, 0x6c, 0x00);
-const QColor pointsColour(0x5e, 0x35, 0xb1);
-
 QChartView *makeView(const QString &objectName, const QString &title, QWidget *parent)
 {
     auto *chart = new QChart;
+    // The chart paints its own background: on a dark desktop a light chart would glare.
+    chart->setTheme(palette::isDark() ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setTitle(title);
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setMargins(QMargins(4, 4, 4, 4));
@@ -80,8 +80,8 @@ void DuplicateCharts::setTimeline(const console::DuplicateTimeline &timeline)
     chart->setTitle(timeline.perHour ? tr("Extra copies issued per hour (UTC)") : tr("Extra copies issued per minute (UTC)"));
     auto *coupons = new QBarSet(tr("coupons"));
     auto *points = new QBarSet(tr("points"));
-    coupons->setColor(couponColour);
-    points->setColor(pointsColour);
+    coupons->setColor(palette::colour(palette::Role::Coupon));
+    points->setColor(palette::colour(palette::Role::Points));
     qint64 peak = 0;
     QStringList labels;
     // Long axes get sparse labels: a label on every bucket would be unreadable.
@@ -114,7 +114,7 @@ void DuplicateCharts::setTotals(const console::DuplicateTotals &totals)
     QChart *chart = m_byKind->chart();
     clear(chart);
     auto *extra = new QBarSet(tr("extra copies"));
-    extra->setColor(QColor(0x60, 0x7d, 0x8b));
+    extra->setColor(palette::colour(palette::Role::Neutral));
     *extra << double(totals.couponExtra) << double(totals.pointExtra);
     auto *series = new QHorizontalBarSeries;
     series->append(extra);

@@ -1,5 +1,7 @@
 #include "statemachinescene.h"
 
+#include "palette.h"
+
 #include <QBrush>
 #include <QCursor>
 #include <QFont>
@@ -18,8 +20,6 @@ constexpr qreal nodeWidth = 170;
 constexpr qreal nodeHeight = 78;
 constexpr qreal layerGap = 360;
 constexpr qreal rowGap = 200;
-const QColor legalColour(0x37, 0x47, 0x4f);
-const QColor rejectedColour(0xc6, 0x28, 0x28);
 
 QRectF nodeRect(const console::StateNode &node)
 {
@@ -125,7 +125,8 @@ void StateMachineScene::selectWorstRejectedEdge()
 void StateMachineScene::addState(const console::StateNode &node)
 {
     const QRectF rect = nodeRect(node);
-    auto *box = addRect(rect, QPen(legalColour, node.terminal ? 3 : 1.5), QBrush(QColor(0xe3, 0xf2, 0xfd)));
+    auto *box = addRect(rect, QPen(palette::colour(palette::Role::Neutral), node.terminal ? 3 : 1.5),
+                        QBrush(palette::tint(palette::Role::Lock, 0.12)));
     box->setData(KindKey, QStringLiteral("state"));
     box->setData(NameKey, node.name);
     box->setData(CountKey, node.orders);
@@ -133,11 +134,13 @@ void StateMachineScene::addState(const console::StateNode &node)
     box->setCursor(QCursor(Qt::PointingHandCursor));
     box->setToolTip(tr("%1: %2 orders now. Click to list them.").arg(node.name, QLocale().toString(node.orders)));
     auto *name = new QGraphicsSimpleTextItem(node.name, box);
+    name->setBrush(palette::text());
     QFont bold = name->font();
     bold.setBold(true);
     name->setFont(bold);
     name->setPos(rect.center().x() - name->boundingRect().width() / 2, rect.top() + 8);
     auto *count = new QGraphicsSimpleTextItem(QLocale().toString(node.orders), box);
+    count->setBrush(palette::text());
     count->setData(KindKey, QStringLiteral("stateCount"));
     count->setData(NameKey, node.name);
     QFont big = count->font();
@@ -153,7 +156,7 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
     const console::StateNode *to = m_snapshot.state(edge.to);
     if (!from || !to)
         return;
-    const QColor colour = edge.rejected || !edge.legal ? rejectedColour : legalColour;
+    const QColor colour = palette::colour(edge.rejected || !edge.legal ? palette::Role::Danger : palette::Role::Neutral);
     QPen pen(colour, edge.rejected ? 2 : 1.8);
     if (edge.rejected)
         pen.setStyle(Qt::DashLine);

@@ -1,5 +1,7 @@
 #include "swimlanescene.h"
 
+#include "palette.h"
+
 #include <QBrush>
 #include <QFont>
 #include <QFontMetricsF>
@@ -18,9 +20,6 @@ constexpr qreal plainLaneBase = 36; // a lane with events only
 constexpr qreal eventRow = 17;
 constexpr qreal breakWidth = 90;
 constexpr qint64 foldAboveMicros = 500'000; // quiet stretches longer than this are folded
-const QColor red(0xc6, 0x28, 0x28);
-const QColor lockColour(0x15, 0x65, 0xc0);
-const QColor txColour(0x2e, 0x7d, 0x32);
 
 QList<qint64> stepsOf(const console::CallbackTrace &t)
 {
@@ -83,7 +82,7 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
     m_lanes = evidence.lanes;
     buildAxis(evidence);
     if (m_axis.isEmpty()) {
-        addSimpleText(tr("Nothing was recorded for this order."));
+        addSimpleText(tr("Nothing was recorded for this order."))->setBrush(palette::text());
         return;
     }
     const qreal right = m_axis.last().second + 320;
@@ -103,8 +102,9 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
         const qreal laneTop = m_laneTops.at(i);
         const qreal height = m_laneTops.at(i + 1) - laneTop - 8;
         addRect(QRectF(0, laneTop, right, height), QPen(Qt::NoPen),
-                QBrush(i % 2 ? QColor(0xfa, 0xfa, 0xfa) : QColor(0xf0, 0xf4, 0xf8)));
+                QBrush(i % 2 ? palette::alternateBase() : palette::tint(palette::Role::Neutral, 0.08)));
         auto *name = addSimpleText(m_lanes.at(i));
+        name->setBrush(palette::text());
         QFont bold = name->font();
         bold.setBold(true);
         name->setFont(bold);
@@ -118,9 +118,9 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
         if (gap <= foldAboveMicros)
             continue;
         const qreal mid = (m_axis.at(i).second + m_axis.at(i - 1).second) / 2;
-        addLine(mid, 0, mid, top, QPen(Qt::gray, 1, Qt::DotLine));
+        addLine(mid, 0, mid, top, QPen(palette::muted(), 1, Qt::DotLine));
         auto *text = addSimpleText(tr("⋯ %1 later").arg(console::formatGap(gap)));
-        text->setBrush(Qt::darkGray);
+        text->setBrush(palette::muted());
         text->setPos(mid - text->boundingRect().width() / 2, top + 4 + (breaks++ % 2) * 16);
     }
     for (const console::CallbackTrace &t : evidence.traces)
@@ -139,7 +139,7 @@ void SwimlaneScene::drawGapLabel(qint64 from, qint64 to, qreal y)
     QFont small = text->font();
     small.setPointSizeF(small.pointSizeF() * 0.8);
     text->setFont(small);
-    text->setBrush(Qt::darkGray);
+    text->setBrush(palette::muted());
     text->setPos((x1 + x2) / 2 - text->boundingRect().width() / 2, y);
 }
 
@@ -149,9 +149,10 @@ void SwimlaneScene::drawSpan(qint64 from, qint64 to, qreal y, const QColor &colo
     if (!from || !to)
         return;
     auto *span = addRect(QRectF(x(from), y, qMax<qreal>(2, x(to) - x(from)), 14), QPen(colour),
-                         QBrush(colour.lighter(175)));
+                         QBrush(palette::tint(colour, 0.35)));
     span->setToolTip(tip.arg(console::formatGap(to - from)));
     auto *label = addSimpleText(name);
+    label->setBrush(palette::text());
     label->setPos(x(from) - label->boundingRect().width() - 6, y - 2);
     drawGapLabel(from, to, gapLabelY);
 }
@@ -164,14 +165,18 @@ void SwimlaneScene::drawTrace(const console::CallbackTrace &t, qreal top)
     const qreal txY = top + 84;
     // The whole callback, from receipt to answer.
     if (t.received && t.responded)
-        addRect(QRectF(x(t.received), callY, x(t.responded) - x(t.received), 4), QPen(Qt::NoPen), QBrush(Qt::gray));
+        addRect(QRectF(x(t.received), callY, x(t.responded) - x(t.received), 4), QPen(Qt::NoPen), QBrush(palette::muted()));
     auto *who = addSimpleText(tr("%1 · %2 handler").arg(QString::fromUtf8(t.payNo), t.handler));
+    who->setBrush(palette::text());
     who->setPos(x(t.received), top + 22);
-    drawSpan(t.lockAcquired, t.lockReleased, lockY, lockColour, tr("lock"), tr("lock held %1"), lockY - 16);
-    drawSpan(t.txBegin, t.committed, txY, txColour, tr("tx"), tr("transaction open %1"), txY + bar + 2);
+    drawSpan(t.lockAcquired, t.lockReleased, lockY, palette::colour(palette::Role::Lock), tr("lock"), tr("lock held %1"),
+             lockY - 16);
+    drawSpan(t.txBegin, t.committed, txY, palette::colour(palette::Role::Transaction), tr("tx"),
+             tr("transaction open %1"), txY + bar + 2);
     if (t.releasedBeforeCommit()) {
         // The phantom: between these two moments the lock is free and the order still reads
         // as PENDING to everyone else.
+        const QColor red = palette::danger();
         auto *danger = addRect(QRectF(x(t.lockReleased), lockY, x(t.committed) - x(t.lockReleased), bar),
                                QPen(red, 2), QBrush(red, Qt::BDiagPattern));
         danger->setData(KindKey, QStringLiteral("unsafeRelease"));
@@ -187,8 +192,10 @@ void SwimlaneScene::drawTrace(const console::CallbackTrace &t, qreal top)
         text->setPos(x(t.committed) + 8, lockY - 2);
     }
     const auto steps = stepsOf(t);
+    QColor guide = palette::muted();
+    guide.setAlphaF(0.4f);
     for (qint64 at : steps)
-        addLine(x(at), callY - 4, x(at), txY + bar, QPen(QColor(0, 0, 0, 60), 1, Qt::DotLine));
+        addLine(x(at), callY - 4, x(at), txY + bar, QPen(guide, 1, Qt::DotLine));
 }
 
 QList<int> SwimlaneScene::placeEvents(const console::OrderEvidence &evidence)
@@ -230,7 +237,7 @@ void SwimlaneScene::drawEvents(const console::OrderEvidence &evidence)
         const console::EvidenceEvent &e = evidence.events.at(i);
         const int lane = qMax(0, int(m_lanes.indexOf(e.lane)));
         const qreal y = m_laneTops.at(lane) + m_laneBases.at(lane) + m_eventRows.value(i) * eventRow;
-        const QColor colour = e.bad ? red : QColor(0x42, 0x42, 0x42);
+        const QColor colour = e.bad ? palette::danger() : palette::text();
         addEllipse(QRectF(x(e.micros) - 4, y + 3, 8, 8), QPen(colour), QBrush(colour));
         auto *text = addSimpleText(label(e));
         QFont small = text->font();

@@ -2,6 +2,7 @@
 
 #include "db/dbworker.h"
 #include "dialogs/switchdialog.h"
+#include "palette.h"
 
 namespace payops {
 
@@ -38,9 +39,11 @@ void SwitchControl::showState()
 {
     const bool recordOnly = m_mode == CallbackMode::RecordOnly;
     setText(recordOnly ? tr("Resume processing: switch back to NORMAL…") : tr("Stop the bleeding: switch to RECORD_ONLY…"));
+    const QColor alarm = palette::fill(palette::Role::Danger);
     setStyleSheet(recordOnly || !m_mode ? QString()
-                                        : QStringLiteral("QPushButton:enabled { background: #c62828; color: white; "
-                                                         "font-weight: bold; padding: 4px 14px; }"));
+                                        : QStringLiteral("QPushButton:enabled { background: %1; color: %2; "
+                                                         "font-weight: bold; padding: 4px 14px; }")
+                                              .arg(alarm.name(), palette::textOn(alarm).name()));
     setEnabled(m_allowed && m_mode.has_value());
     if (!m_allowed)
         setToolTip(tr("This database account may not flip the switch (the payops_operator role may)."));

@@ -1,5 +1,7 @@
 #include "tile.h"
 
+#include "palette.h"
+
 #include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
@@ -42,14 +44,14 @@ void Tile::setValue(const QString &value, const QString &detail, Tone tone)
     m_value->setText(value);
     m_detail->setText(detail);
     // Colour says the same as the words, never instead of them.
-    QString colour;
+    std::optional<palette::Role> role;
     switch (tone) {
-    case Tone::Good: colour = QStringLiteral("#1b7f3b"); break;
-    case Tone::Warning: colour = QStringLiteral("#b35900"); break;
-    case Tone::Bad: colour = QStringLiteral("#c62828"); break;
+    case Tone::Good: role = palette::Role::Ok; break;
+    case Tone::Warning: role = palette::Role::Warning; break;
+    case Tone::Bad: role = palette::Role::Danger; break;
     case Tone::Neutral: break;
     }
-    m_value->setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("color: %1;").arg(colour));
+    palette::setTextRole(m_value, role);
 }
 
 QString Tile::value() const

@@ -1,0 +1,74 @@
+#include "compensationworkflow.h"
+
+#include "db/connection.h"
+
+namespace payops {
+namespace {
+
+// The database refuses the requester's approval with an error (the trigger of migration
+// 0005 stays the guard); asking first makes it a refusal like the others, one that changes
+// nothing and says whose request it is.
+QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id)
+{
+    const auto request = loadCompensationRequest(db, id);
+    if (!request || request->status != QLatin1String("PENDING"))
+        return {};
+    if (request->requestedBy != db::scalar(db, QStringLiteral("SELECT USER()")).toString())
+        return {};
+    return QStringLiteral("request %1 was made by this account (%2): it needs another operator to approve it")
+        .arg(id)
+        .arg(request->requestedBy);
+}
+
+CompensationResult approveAndRun(const QSqlDatabase &db, const CompensationJob &job)
+{
+    CompensationResult result;
+    result.refusal = refusalOfTheRequester(db, job.approveRequestId);
+    if (!result.refusal.isEmpty())
+        return result;
+    const Approval approval = approveCompensationRequest(db, job.approveRequestId, job.settings);
+    result.plan = approval.plan;
+    if (!approval.refusal.isEmpty()) {
+        result.refusal = approval.refusal;
+        return result;
+    }
+    result.approved = approval.request;
+    if (job.starting)
+        job.starting(result.plan, &approval.request);
+    result.run = executeCompensation(db, result.plan, job.reason, job.ticket, job.settings, job.stop, job.progress);
+    if (!result.run.cancelled)
+        markRequestExecuted(db, job.approveRequestId);
+    return result;
+}
+
+} // namespace
+
+CompensationPreview previewCompensation(const QSqlDatabase &db, const CompensationScope &scope,
+                                        const CompensationSettings &settings)
+{
+    CompensationPreview preview;
+    preview.plan = planCompensation(db, scope, settings);
+    preview.thresholdFen = fourEyesThresholdFen(db);
+    return preview;
+}
+
+CompensationResult runCompensation(const QSqlDatabase &db, const CompensationJob &job)
+{
+    if (job.approveRequestId > 0)
+        return approveAndRun(db, job);
+    const CompensationPreview preview = job.confirmed ? *job.confirmed
+                                                      : previewCompensation(db, job.scope, job.settings);
+    CompensationResult result;
+    result.plan = preview.plan;
+    result.thresholdFen = preview.thresholdFen;
+    if (preview.needsRequest()) {
+        result.filedRequestId = requestCompensation(db, preview.plan, job.scope, job.reason, job.ticket);
+        return result;
+    }
+    if (job.starting)
+        job.starting(result.plan, nullptr);
+    result.run = executeCompensation(db, result.plan, job.reason, job.ticket, job.settings, job.stop, job.progress);
+    return result;
+}
+
+} // namespace payops

@@ -1,0 +1,224 @@
+#include "watchfeed.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "duplicatewatch.h"
+#include "watchrecount.h"
+
+#include <QHash>
+#include <QSet>
+#include <QSqlQuery>
+
+#include <algorithm>
+
+namespace payops {
+namespace {
+
+// Missing ids a table may have waiting at once. Normally these are the transactions open at
+// the moment of a refresh, and a few rolled back; past the bound the oldest are given up.
+constexpr qsizetype kMaxGaps = 1000;
+// Id ranges per statement when reading the missing ids again.
+constexpr qsizetype kRangesPerStatement = 200;
+
+struct WatchSource
+{
+    int id; // duplicate_watch_gap.source
+    QString table;
+    QString seenColumn; // its watermark in duplicate_watch_state
+};
+
+const QList<WatchSource> &watchSources()
+{
+    static const QList<WatchSource> sources{
+        {1, QStringLiteral("user_coupon"), QStringLiteral("coupon_seen_id")},
+        {2, QStringLiteral("point_log"), QStringLiteral("point_seen_id")},
+        {3, QStringLiteral("compensation"), QStringLiteral("compensation_seen_id")},
+    };
+    return sources;
+}
+
+struct Gap
+{
+    qint64 first = 0;
+    qint64 last = 0;
+    QString seenAt; // empty: seen by this refresh
+    bool expired = false;
+};
+
+struct SourceState
+{
+    qint64 seen = 0;
+    QList<Gap> gaps; // by first id
+};
+
+struct SourceRow
+{
+    qint64 id = 0;
+    qint64 orderId = 0;
+    int kinds = 0;
+};
+
+// The rows of a source matching `where`, each with the order and kinds it asks to recount.
+QList<SourceRow> readRows(const QSqlDatabase &db, const WatchSource &source, const QString &where)
+{
+    QList<SourceRow> rows;
+    if (source.table != QLatin1String("compensation")) {
+        const int kinds = source.table == QLatin1String("user_coupon") ? CouponBit : PointsBit;
+        QSqlQuery query = db::exec(db, QStringLiteral("SELECT id, order_id FROM %1 WHERE %2").arg(source.table, where));
+        while (query.next())
+            rows << SourceRow{query.value(0).toLongLong(), query.value(1).toLongLong(), kinds};
+        return rows;
+    }
+    // A compensation supersedes a copy (in the same transaction as its row): the group is
+    // counted again to see that copy stop being live.
+    QSqlQuery query = db::exec(db, QStringLiteral("SELECT id, order_id, target_table FROM compensation WHERE %1").arg(where));
+    while (query.next()) {
+        const QString target = query.value(2).toString();
+        const int kinds = target == QLatin1String("user_coupon") ? CouponBit
+                          : target == QLatin1String("point_log") ? PointsBit
+                                                                 : CouponBit | PointsBit;
+        rows << SourceRow{query.value(0).toLongLong(), query.value(1).toLongLong(), kinds};
+    }
+    return rows;
+}
+
+QString gapInsert(const QSqlDatabase &db, const WatchSource &source, const QList<Gap> &gaps)
+{
+    QStringList rows;
+    for (const Gap &gap : gaps) {
+        const QString seenAt = gap.seenAt.isEmpty() ? QStringLiteral("UTC_TIMESTAMP(3)")
+                                                    : db::valueRows(db, QList<QVariantList>{QVariantList{gap.seenAt}}).mid(1).chopped(1);
+        rows << QStringLiteral("(%1, %2, %3, %4)").arg(source.id).arg(gap.first).arg(gap.last).arg(seenAt);
+    }
+    return QStringLiteral("INSERT INTO duplicate_watch_gap (source, first_id, last_id, seen_at) VALUES ")
+           + rows.join(QLatin1Char(','));
+}
+
+// Reads the missing ids again; what is found is recounted and leaves the gap, and a gap that
+// has waited kWatchLateSeconds is given up after this last look.
+void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState &state, WatchOrders &orders,
+                  QStringList &updates, qint64 &rowsRead)
+{
+    if (state.gaps.isEmpty())
+        return;
+    QList<qint64> found;
+    for (qsizetype from = 0; from < state.gaps.size(); from += kRangesPerStatement) {
+        QStringList ranges;
+        for (const Gap &gap : state.gaps.mid(from, kRangesPerStatement))
+            ranges << QStringLiteral("id BETWEEN %1 AND %2").arg(gap.first).arg(gap.last);
+        for (const SourceRow &row : readRows(db, source, ranges.join(QStringLiteral(" OR ")))) {
+            orders[row.orderId] |= row.kinds;
+            found << row.id;
+            ++rowsRead;
+        }
+    }
+    std::sort(found.begin(), found.end());
+    QList<Gap> kept;
+    QList<Gap> pieces;
+    for (const Gap &gap : std::as_const(state.gaps)) {
+        auto at = std::lower_bound(found.cbegin(), found.cend(), gap.first);
+        const bool changed = at != found.cend() && *at <= gap.last;
+        if (gap.expired || changed)
+            updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND first_id = %2")
+                           .arg(source.id).arg(gap.first);
+        if (gap.expired)
+            continue;
+        if (!changed) {
+            kept << gap;
+            continue;
+        }
+        qint64 next = gap.first;
+        for (; at != found.cend() && *at <= gap.last; ++at) {
+            if (*at > next)
+                pieces << Gap{next, *at - 1, gap.seenAt, false};
+            next = *at + 1;
+        }
+        if (next <= gap.last)
+            pieces << Gap{next, gap.last, gap.seenAt, false};
+    }
+    if (!pieces.isEmpty())
+        updates << gapInsert(db, source, pieces);
+    state.gaps = kept + pieces;
+}
+
+// Reads past the watermark, notes the ids it skipped as gaps, and moves the watermark. Returns
+// whether a full batch came back (there may be more).
+bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState &state, int batchRows,
+                 WatchOrders &orders, QStringList &updates, qint64 &rowsRead)
+{
+    const QList<SourceRow> rows = readRows(
+        db, source, QStringLiteral("id > %1 ORDER BY id LIMIT %2").arg(state.seen).arg(batchRows));
+    if (rows.isEmpty())
+        return false;
+    QList<Gap> fresh;
+    qint64 previous = state.seen;
+    for (const SourceRow &row : rows) {
+        if (row.id > previous + 1)
+            fresh << Gap{previous + 1, row.id - 1, QString(), false};
+        previous = row.id;
+        orders[row.orderId] |= row.kinds;
+    }
+    rowsRead += rows.size();
+    state.seen = previous;
+    updates << QStringLiteral("UPDATE duplicate_watch_state SET %1 = %2 WHERE id = 1").arg(source.seenColumn).arg(previous);
+    if (!fresh.isEmpty()) {
+        updates << gapInsert(db, source, fresh);
+        state.gaps << fresh;
+    }
+    std::sort(state.gaps.begin(), state.gaps.end(), [](const Gap &a, const Gap &b) { return a.first < b.first; });
+    if (state.gaps.size() > kMaxGaps) {
+        const qint64 cut = state.gaps.at(state.gaps.size() - kMaxGaps).first;
+        qWarning("duplicate watch: more than %lld ids of %s are missing at once; giving up those below %lld",
+                 static_cast<long long>(kMaxGaps), qPrintable(source.table), static_cast<long long>(cut));
+        updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND first_id < %2").arg(source.id).arg(cut);
+        state.gaps = state.gaps.mid(state.gaps.size() - kMaxGaps);
+    }
+    return rows.size() >= batchRows;
+}
+
+QHash<int, SourceState> readSourceStates(const QSqlDatabase &db)
+{
+    QHash<int, SourceState> states;
+    QSqlQuery seen = db::exec(db, QStringLiteral(
+        "SELECT coupon_seen_id, point_seen_id, compensation_seen_id FROM duplicate_watch_state WHERE id = 1"));
+    if (!seen.next())
+        throw db::Error(QStringLiteral("the duplicate watch has no state row; run payops migrate again"));
+    for (int i = 0; i < 3; ++i)
+        states[i + 1].seen = seen.value(i).toLongLong();
+    QSqlQuery gaps = db::exec(db, QStringLiteral(
+        "SELECT source, first_id, last_id, CAST(seen_at AS CHAR), seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND "
+        "FROM duplicate_watch_gap ORDER BY source, first_id").arg(kWatchLateSeconds));
+    while (gaps.next())
+        states[gaps.value(0).toInt()].gaps << Gap{gaps.value(1).toLongLong(), gaps.value(2).toLongLong(),
+                                                  gaps.value(3).toString(), gaps.value(4).toBool()};
+    return states;
+}
+
+} // namespace
+
+WatchFeedResult feedDuplicateWatch(const QSqlDatabase &db, int batchRows, const std::atomic<bool> *cancel)
+{
+    WatchFeedResult result;
+    QHash<int, SourceState> states = readSourceStates(db);
+    for (bool first = true;; first = false) {
+        if (cancel && cancel->load()) {
+            result.cancelled = true;
+            return result;
+        }
+        WatchOrders orders;
+        QStringList updates;
+        bool more = false;
+        for (const WatchSource &source : watchSources()) {
+            SourceState &state = states[source.id];
+            if (first)
+                readLateRows(db, source, state, orders, updates, result.rowsRead);
+            more |= readNewRows(db, source, state, batchRows, orders, updates, result.rowsRead);
+        }
+        if (!orders.isEmpty() || !updates.isEmpty())
+            recountWatchedOrders(db, orders, updates);
+        if (!more)
+            return result;
+    }
+}
+
+} // namespace payops

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "db/dsn.h"
+#include "httplimits.h"
+
+#include <QByteArray>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+namespace payops {
+
+struct ServiceOptions
+{
+    Dsn dsn;
+    QString host = QStringLiteral("127.0.0.1");
+    int port = 8080;          // 0: any free port
+    QByteArray secret;
+    QString handler = QStringLiteral("safe"); // or unsafe-demo
+    QString instance;         // default: <hostname>:<port>
+    int threads = 8;          // database workers, each with its own connection
+    int lockTimeoutSeconds = 5;
+    int unsafeCommitDelayMs = 60;
+    bool takeOver = false;    // start even if a live instance has this name
+    HttpLimits limits;
+};
+
+// payops-callbackd's command line, read and checked before anything starts.
+struct ServiceCommandLine
+{
+    enum class Action { Run, Help, Version };
+    Action action = Action::Run;
+    ServiceOptions options;
+    QString logLevel; // --log-level as given; empty leaves it to PAYOPS_LOG_LEVEL
+    QString error;    // one line for stderr when the options cannot run; empty when they can
+    QString helpText;
+};
+
+// Parses `arguments` (the program's name first, as QCoreApplication::arguments() has them),
+// reads the secret file, and takes the DSN as every payops binary does (Dsn::fromOptionOrEnvironment)
+// from `environment`. The first option that is wrong is the error.
+ServiceCommandLine parseServiceCommandLine(const QStringList &arguments, const QProcessEnvironment &environment);
+
+} // namespace payops

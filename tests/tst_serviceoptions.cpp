@@ -1,0 +1,209 @@
+#include "service/httplimits.h"
+#include "service/serviceoptions.h"
+#include "testmain.h"
+
+#include <QTemporaryDir>
+
+using namespace payops;
+
+namespace {
+
+constexpr const char kDsn[] = "mysql://ops@db.example:3307/payops";
+
+} // namespace
+
+class TestServiceOptions final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_secret = writeFile(QStringLiteral("secret"), "  0123456789abcdef-long-enough \n");
+        m_short = writeFile(QStringLiteral("short"), "tooshort\n");
+    }
+
+    void aFullCommandLine()
+    {
+        const ServiceCommandLine command = parse({QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0"),
+                                                  QStringLiteral("--handler"), QStringLiteral("unsafe-demo"),
+                                                  QStringLiteral("--instance"), QStringLiteral("edge-1"),
+                                                  QStringLiteral("--threads"), QStringLiteral("3"),
+                                                  QStringLiteral("--max-body-bytes"), QStringLiteral("2048"),
+                                                  QStringLiteral("--take-over"), QStringLiteral("--log-level"),
+                                                  QStringLiteral("debug")});
+        QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
+        QCOMPARE(command.action, ServiceCommandLine::Action::Run);
+        const ServiceOptions &o = command.options;
+        QCOMPARE(o.host, QStringLiteral("0.0.0.0"));
+        QCOMPARE(o.port, 0);
+        QCOMPARE(o.secret, QByteArray("0123456789abcdef-long-enough"));
+        QCOMPARE(o.handler, QStringLiteral("unsafe-demo"));
+        QCOMPARE(o.instance, QStringLiteral("edge-1"));
+        QCOMPARE(o.threads, 3);
+        QCOMPARE(o.limits.maxBodyBytes, 2048);
+        QCOMPARE(o.limits.maxHeaderBytes, HttpLimits().maxHeaderBytes);
+        QVERIFY(o.takeOver);
+        QCOMPARE(o.dsn.host, QStringLiteral("db.example"));
+        QCOMPARE(o.dsn.port, 3307);
+        QCOMPARE(command.logLevel, QStringLiteral("debug"));
+        // Nothing given: the defaults of the README.
+        const ServiceCommandLine plain = parse({});
+        QVERIFY2(plain.error.isEmpty(), qPrintable(plain.error));
+        QCOMPARE(plain.options.host, QStringLiteral("127.0.0.1"));
+        QCOMPARE(plain.options.port, 8080);
+        QCOMPARE(plain.options.handler, QStringLiteral("safe"));
+        QVERIFY(!plain.options.takeOver);
+    }
+
+    void badListen_data()
+    {
+        QTest::addColumn<QString>("listen");
+        for (const char *listen : {"localhost", ":8080", "host:", "host:http", "host:65536", "host:-1"})
+            QTest::newRow(listen) << QString::fromLatin1(listen);
+    }
+    void badListen()
+    {
+        QFETCH(QString, listen);
+        QCOMPARE(parse({QStringLiteral("--listen"), listen}).error,
+                 QStringLiteral("--listen must be HOST:PORT, not '%1'").arg(listen));
+    }
+
+    void theSecret()
+    {
+        QCOMPARE(parse({}, QString()).error, QStringLiteral("--secret-file is required"));
+        const QString missing = m_dir.filePath(QStringLiteral("absent"));
+        QVERIFY(parse({}, missing).error.startsWith(QStringLiteral("cannot read the secret file %1: ").arg(missing)));
+        QCOMPARE(parse({}, m_short).error, QStringLiteral("the secret in %1 is shorter than 16 bytes").arg(m_short));
+    }
+
+    void badHandlerAndInstance()
+    {
+        QCOMPARE(parse({QStringLiteral("--handler"), QStringLiteral("unsafe")}).error,
+                 QStringLiteral("--handler must be safe or unsafe-demo"));
+        QCOMPARE(parse({QStringLiteral("--instance"), QString(65, QLatin1Char('x'))}).error,
+                 QStringLiteral("--instance is longer than 64 characters"));
+        QVERIFY(parse({QStringLiteral("--instance"), QString(64, QLatin1Char('x'))}).error.isEmpty());
+    }
+
+    void integersOutOfRange_data()
+    {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("error");
+        const QString threads = QStringLiteral("--threads must be 1-256");
+        QTest::newRow("threads 0") << QStringLiteral("threads") << QStringLiteral("0") << threads;
+        QTest::newRow("threads 257") << QStringLiteral("threads") << QStringLiteral("257") << threads;
+        QTest::newRow("lock-timeout") << QStringLiteral("lock-timeout") << QStringLiteral("601")
+                                      << QStringLiteral("--lock-timeout must be 0-600 seconds");
+        QTest::newRow("commit-delay-ms") << QStringLiteral("commit-delay-ms") << QStringLiteral("-1")
+                                         << QStringLiteral("--commit-delay-ms must be 0-60000");
+        // Every limit flag, just below its minimum, just above its maximum, and not a number.
+        for (const HttpLimitOption &limit : httpLimitOptions()) {
+            const QString flag = QString::fromLatin1(limit.name);
+            const QString error = QStringLiteral("--%1 must be %2-%3").arg(flag).arg(limit.minimum).arg(limit.maximum);
+            QTest::addRow("%s below", limit.name) << flag << QString::number(qint64(limit.minimum) - 1) << error;
+            QTest::addRow("%s above", limit.name) << flag << QString::number(qint64(limit.maximum) + 1) << error;
+            QTest::addRow("%s text", limit.name) << flag << QStringLiteral("many") << error;
+        }
+    }
+    void integersOutOfRange()
+    {
+        QFETCH(QString, flag);
+        QFETCH(QString, value);
+        QFETCH(QString, error);
+        QCOMPARE(parse({QStringLiteral("--") + flag, value}).error, error);
+    }
+
+    void limitsAtTheirBounds()
+    {
+        for (const HttpLimitOption &limit : httpLimitOptions()) {
+            for (const int value : {limit.minimum, limit.maximum}) {
+                const ServiceCommandLine command = parse({QStringLiteral("--%1").arg(QLatin1String(limit.name)),
+                                                          QString::number(value)});
+                QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
+                QCOMPARE(command.options.limits.*limit.field, value);
+            }
+        }
+    }
+
+    void dsnFromTheEnvironment()
+    {
+        // The process's own environment is not consulted: only what is passed.
+        qputenv("PAYOPS_DB_PASSWORD", "from-the-process");
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("PAYOPS_DB"), QStringLiteral("mysql://env@envhost/envdb"));
+        environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), QStringLiteral("from-env"));
+        const ServiceCommandLine fromEnvironment = parse({}, m_secret, environment, false);
+        QVERIFY2(fromEnvironment.error.isEmpty(), qPrintable(fromEnvironment.error));
+        QCOMPARE(fromEnvironment.options.dsn.user, QStringLiteral("env"));
+        QCOMPARE(fromEnvironment.options.dsn.host, QStringLiteral("envhost"));
+        QCOMPARE(fromEnvironment.options.dsn.database, QStringLiteral("envdb"));
+        QCOMPARE(fromEnvironment.options.dsn.password, QStringLiteral("from-env"));
+        // --db wins over PAYOPS_DB; a password in the DSN wins over PAYOPS_DB_PASSWORD.
+        const ServiceCommandLine given = parse({QStringLiteral("--db"), QStringLiteral("mysql://ops:inline@db/payops")},
+                                               m_secret, environment, false);
+        QCOMPARE(given.options.dsn.host, QStringLiteral("db"));
+        QCOMPARE(given.options.dsn.password, QStringLiteral("inline"));
+        const ServiceCommandLine noPassword = parse({}, m_secret, QProcessEnvironment(), true);
+        QVERIFY(noPassword.options.dsn.password.isEmpty());
+        qunsetenv("PAYOPS_DB_PASSWORD");
+    }
+
+    void noDsnOrABadOne()
+    {
+        QCOMPARE(parse({}, m_secret, QProcessEnvironment(), false).error,
+                 QStringLiteral("no database given: pass --db DSN or set PAYOPS_DB"));
+        const QString bad = parse({QStringLiteral("--db"), QStringLiteral("postgres://ops:Zq9pw@db/payops")},
+                                  m_secret, QProcessEnvironment(), false).error;
+        QVERIFY2(bad.startsWith(QStringLiteral("invalid DSN: ")), qPrintable(bad));
+        QVERIFY2(!bad.contains(QStringLiteral("Zq9pw")), "the password must never be printed");
+    }
+
+    void helpAndUnknownOptions()
+    {
+        const ServiceCommandLine help = parse({QStringLiteral("--help")});
+        QCOMPARE(help.action, ServiceCommandLine::Action::Help);
+        for (const HttpLimitOption &limit : httpLimitOptions())
+            QVERIFY(help.helpText.contains(QStringLiteral("--%1").arg(QLatin1String(limit.name))));
+        QCOMPARE(parse({QStringLiteral("--version")}).action, ServiceCommandLine::Action::Version);
+        const QString unknown = parse({QStringLiteral("--listne"), QStringLiteral("x:1")}).error;
+        QVERIFY2(unknown.contains(QStringLiteral("listne")), qPrintable(unknown));
+        QVERIFY(!unknown.contains(QLatin1Char('\n')));
+    }
+
+private:
+    QString writeFile(const QString &name, const QByteArray &content)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size())
+            qFatal("cannot write %s", qPrintable(path));
+        return path;
+    }
+
+    // The command line with a DSN and the long secret unless told otherwise.
+    ServiceCommandLine parse(const QStringList &arguments, const QString &secretFile = QStringLiteral("<default>"),
+                             const QProcessEnvironment &environment = QProcessEnvironment(), bool withDb = true) const
+    {
+        QStringList all{QStringLiteral("payops-callbackd")};
+        if (withDb)
+            all << QStringLiteral("--db") << QString::fromLatin1(kDsn);
+        const QString secret = secretFile == QLatin1String("<default>") ? m_secret : secretFile;
+        if (!secret.isEmpty())
+            all << QStringLiteral("--secret-file") << secret;
+        all << arguments;
+        const ServiceCommandLine command = parseServiceCommandLine(all, environment);
+        if (command.error.contains(QLatin1Char('\n')))
+            qWarning("not one line: %s", qPrintable(command.error));
+        return command;
+    }
+
+    QTemporaryDir m_dir;
+    QString m_secret;
+    QString m_short;
+};
+
+PAYOPS_TEST_MAIN_CORE(TestServiceOptions)
+#include "tst_serviceoptions.moc"

@@ -1,0 +1,81 @@
+#include "compensationrequestmodel.h"
+
+#include "console/consolesettings.h"
+#include "palette.h"
+
+#include <QBrush>
+
+namespace payops {
+
+CompensationRequestModel::CompensationRequestModel(QObject *parent)
+    : RowTableModel(NUM_COLUMNS, parent)
+{
+}
+
+int CompensationRequestModel::rowOf(qint64 id) const
+{
+    for (int row = 0; row < rows().size(); ++row)
+        if (rowAt(row).id == id)
+            return row;
+    return -1;
+}
+
+QVariant CompensationRequestModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const CompensationRequest &r = rowAt(index.row());
+    switch (role) {
+    case RequestIdRole:
+        return r.id;
+    case StatusRole:
+        return r.status;
+    case Qt::ForegroundRole:
+        // A pending request waits for someone: the one thing on this page that asks for action.
+        if (index.column() == StatusColumn && r.status == QLatin1String("PENDING"))
+            return QBrush(palette::warning());
+        return {};
+    case Qt::ToolTipRole:
+        return index.column() == ReasonColumn ? QVariant(r.reason) : QVariant();
+    case Qt::DisplayRole:
+        break;
+    default:
+        return {};
+    }
+    switch (index.column()) {
+    case IdColumn: return r.id;
+    case StatusColumn: return r.status;
+    case RequestedByColumn: return r.requestedBy;
+    case RequestedAtColumn: return r.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    case AmountColumn: return QStringLiteral("¥%1").arg(console::formatYuan(r.amountFen));
+    case CouponsColumn: return r.coupons;
+    case WriteOffsColumn: return r.writeOffs;
+    case PointsRowsColumn: return r.pointsRows;
+    case TicketColumn: return r.ticket;
+    case DecidedByColumn: return r.decidedBy;
+    case ReasonColumn: return r.reason;
+    default: return {};
+    }
+}
+
+QVariant CompensationRequestModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case IdColumn: return tr("Request");
+    case StatusColumn: return tr("Status");
+    case RequestedByColumn: return tr("Requested by");
+    case RequestedAtColumn: return tr("At (UTC)");
+    case AmountColumn: return tr("Amount");
+    case CouponsColumn: return tr("Coupons");
+    case WriteOffsColumn: return tr("Used coupons");
+    case PointsRowsColumn: return tr("Points rows");
+    case TicketColumn: return tr("Ticket");
+    case DecidedByColumn: return tr("Decided by");
+    case ReasonColumn: return tr("Reason");
+    default: return {};
+    }
+}
+
+} // namespace payops
