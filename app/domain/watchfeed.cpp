@@ -82,12 +82,13 @@ QList<SourceRow> readRows(const QSqlDatabase &db, const WatchSource &source, con
     return rows;
 }
 
-QString gapInsert(const QSqlDatabase &db, const WatchSource &source, const QList<Gap> &gaps)
+QString gapInsert(const WatchSource &source, const QList<Gap> &gaps)
 {
     QStringList rows;
     for (const Gap &gap : gaps) {
+        // seenAt is the server's own DATETIME text, digits and separators only.
         const QString seenAt = gap.seenAt.isEmpty() ? QStringLiteral("UTC_TIMESTAMP(3)")
-                                                    : db::valueRows(db, QList<QVariantList>{QVariantList{gap.seenAt}}).mid(1).chopped(1);
+                                                    : QStringLiteral("'%1'").arg(gap.seenAt);
         rows << QStringLiteral("(%1, %2, %3, %4)").arg(source.id).arg(gap.first).arg(gap.last).arg(seenAt);
     }
     return QStringLiteral("INSERT INTO duplicate_watch_gap (source, first_id, last_id, seen_at) VALUES ")
@@ -137,7 +138,7 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
             pieces << Gap{next, gap.last, gap.seenAt, false};
     }
     if (!pieces.isEmpty())
-        updates << gapInsert(db, source, pieces);
+        updates << gapInsert(source, pieces);
     state.gaps = kept + pieces;
 }
 
@@ -162,7 +163,7 @@ bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState 
     state.seen = previous;
     updates << QStringLiteral("UPDATE duplicate_watch_state SET %1 = %2 WHERE id = 1").arg(source.seenColumn).arg(previous);
     if (!fresh.isEmpty()) {
-        updates << gapInsert(db, source, fresh);
+        updates << gapInsert(source, fresh);
         state.gaps << fresh;
     }
     std::sort(state.gaps.begin(), state.gaps.end(), [](const Gap &a, const Gap &b) { return a.first < b.first; });

@@ -78,10 +78,11 @@ qint64 addNewRows(const Dsn &dsn, qint64 orders)
         else
             coupons << QStringLiteral("(1, %1, %2, %3)").arg(order).arg(1 + i % 3).arg(i % 3 == 0 ? 1000 : 500);
     }
-    db::execDirect(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status) VALUES ") + newOrders.join(QLatin1Char(',')));
+    const QLatin1Char comma(',');
+    db::execDirect(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status) VALUES ") + newOrders.join(comma));
     db::execDirect(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) VALUES ")
-                           + coupons.join(QLatin1Char(',')));
-    db::execDirect(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES ") + points.join(QLatin1Char(',')));
+                           + coupons.join(comma));
+    db::execDirect(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES ") + points.join(comma));
 
     // Compensations of the duplicated orders 7, 27, 47 ... (each has three groups): coupons
     // frozen and points reversed.

@@ -140,13 +140,13 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
     QStringList states;
     for (auto it = summary.recentOrdersByStatus.cbegin(); it != summary.recentOrdersByStatus.cend(); ++it)
         states << QStringLiteral("%1 %2").arg(it.key(), QLocale().toString(it.value()));
-    m_details->setText(tr("%1 as %2 · server %3 · schema level %4 · orders created in the last %n hour(s): %5", nullptr,
-                          console::kRecentOrderHours)
+    const QString recent = console::kRecentOrderHours == 1 ? tr("the last hour")
+                                                            : tr("the last %1 hours").arg(console::kRecentOrderHours);
+    m_details->setText(tr("%1 as %2 · server %3 · schema level %4 · orders created in %5: %6")
                            .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion, summary.schemaLevel,
-                                states.isEmpty() ? tr("none") : states.join(QStringLiteral(", "))));
-    m_details->setToolTip(tr("Orders are counted by their status now among those created in the last %n hour(s), "
-                             "not over the whole table: the overview reads again every few seconds.", nullptr,
-                             console::kRecentOrderHours));
+                                recent, states.isEmpty() ? tr("none") : states.join(QStringLiteral(", "))));
+    m_details->setToolTip(tr("Orders are counted by their status now among those created in %1, not over the whole "
+                             "table: the overview reads again every few seconds.").arg(recent));
     const QLocale locale;
     const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     const bool recordOnly = f.mode == QLatin1String("RECORD_ONLY");
