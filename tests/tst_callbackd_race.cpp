@@ -1,5 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
+#include "domain/callbackswitch.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -88,6 +89,31 @@ private Q_SLOTS:
             QCOMPARE(traces.secondReadBeforeFirstCommit, qint64(1));
         }
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT SUM(points_balance) FROM users")).toLongLong(), qint64(5 * 200));
+    }
+
+    // The record-only switch stops the incident's handler too: what arrives after the flip is
+    // recorded for the drain, pays nothing out, and a platform retry adds nothing.
+    void unsafeHandlerStopsAtTheSwitch()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("unsafeswitch"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 3);
+        test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("A"));
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        QCOMPARE(test::postCallback(a.port(), test::callbackBody("WX-1001", 1001, 9900)).status, 200);
+        QCOMPARE(test::sideEffectsOf(db, 1001).coupons, 2);
+
+        flipSwitch(db, CallbackMode::RecordOnly, QStringLiteral("stop the bleeding"));
+        for (int copy = 0; copy < 2; ++copy) {
+            const auto answer = test::postCallback(a.port(), test::callbackBody("WX-1002", 1002, 9900));
+            QCOMPARE(answer.status, 200);
+            QVERIFY2(answer.body.contains("RECORDED") || answer.body.contains("recorded"), answer.body.constData());
+        }
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT status FROM pay_callback_log WHERE pay_no = 'WX-1002'")).toString(),
+                 QStringLiteral("RECORDED"));
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT status FROM orders WHERE id = 1002")).toString(), QStringLiteral("PENDING"));
+        QCOMPARE(test::sideEffectsOf(db, 1002).coupons, 0);
+        QCOMPARE(test::sideEffectsOf(db, 1002).points, 0);
     }
 
     void unsafeHandlerRefusesARealDatabase()

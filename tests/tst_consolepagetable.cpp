@@ -51,7 +51,9 @@ private Q_SLOTS:
             {Page::InstancesId, QStringLiteral("instancesPage")},
             {Page::BacklogId, QStringLiteral("backlogPage")},
             {Page::CompensationId, QStringLiteral("compensationPage")},
-            {Page::AuditId, QStringLiteral("auditPage")}};
+            {Page::AuditId, QStringLiteral("auditPage")},
+            {Page::PostureId, QStringLiteral("posturePage")},
+            {Page::SimulationId, QStringLiteral("simulationPage")}};
         const std::span<const PageEntry> table = pageTable();
         QSet<Page *> pages;
         for (std::size_t row = 0; row < table.size(); ++row) {

@@ -3,6 +3,7 @@
 #include "console/backlog.h"
 #include "console/databasesummary.h"
 #include "console/instances.h"
+#include "console/activitytally.h"
 #include "console/overview.h"
 #include "console/statemachine.h"
 #include "db/connection.h"
@@ -325,17 +326,83 @@ private Q_SLOTS:
             const qint64 used = bench::sessionRowsRead(db) - before;
             QVERIFY2(used <= 1000 + allowance, qPrintable(QStringLiteral("%1 read %2 rows").arg(QLatin1String(what)).arg(used)));
         };
-        const qint64 lastHour = test::count(scratch.dsn(), QStringLiteral(
-            "SELECT COUNT(*) FROM orders WHERE created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"));
-        QVERIFY(lastHour > 0);
+        // The overview's and the state machine's counts of the last hour: read once, then what is new.
+        console::ActivityTally overviewTally(console::kRecentActivitySeconds);
+        console::ActivityTally machineTally(3600);
+        QVERIFY(overviewTally.advance(db).ordersCreated > 0);
+        console::loadStateMachine(db, machineTally);
         bounded("the watch with nothing new", 0, [&db] { refreshDuplicateWatch(db); });
-        bounded("the overview", lastHour + 50, [&db] {
+        bounded("the overview", 0, [&db, &overviewTally] {
             console::loadDatabaseSummary(db);
             console::loadOverview(db, 100, 5);
+            overviewTally.advance(db);
         });
         bounded("the backlog summary", 0, [&db] { console::loadBacklogSummary(db); });
         bounded("the instances", 0, [&db] { console::loadInstances(db, 5); });
-        bounded("the state machine", lastHour + 50, [&db] { console::loadStateMachine(db, console::TimeWindow{3600}); });
+        bounded("the state machine", 0, [&db, &machineTally] { console::loadStateMachine(db, machineTally); });
+    }
+
+    // The last hour's counts kept in memory equal plain SQL over the window after every step:
+    // new transitions, one whose transaction commits after a later one, orders whose ids do
+    // not grow with time, and rows older than the window; a refresh reads what is new.
+    void activityTallyEqualsPlainSql()
+    {
+        const LegacyDatabase scratch(20, 0);
+        const QSqlDatabase db = scratch.db();
+        const auto logRows = [&db](const QString &values) {
+            db::exec(db, QStringLiteral("INSERT INTO order_state_log (order_id, from_state, to_state, accepted, reason, "
+                                        "created_at) VALUES ") + values);
+        };
+        logRows(QStringLiteral("(1001, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3) - INTERVAL 2 HOUR), "
+                               "(1002, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3) - INTERVAL 20 MINUTE), "
+                               "(1002, 'PAID', 'PAID', 0, 'order_already_paid', UTC_TIMESTAMP(3) - INTERVAL 20 MINUTE)"));
+        db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, created_at) VALUES "
+                                    "(7, 1, 100, UTC_TIMESTAMP(3) - INTERVAL 3 HOUR)"));
+        const auto expected = [&scratch] {
+            return QStringList{
+                QString::number(test::count(scratch.dsn(), QStringLiteral(
+                    "SELECT COUNT(*) FROM orders WHERE created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"))),
+                QString::number(test::count(scratch.dsn(), QStringLiteral(
+                    "SELECT COUNT(*) FROM order_state_log WHERE accepted = 1 AND to_state = 'PAID' "
+                    "AND created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"))),
+                QString::number(test::count(scratch.dsn(), QStringLiteral(
+                    "SELECT COUNT(*) FROM order_state_log WHERE accepted = 0 AND from_state = 'PAID' AND to_state = 'PAID' "
+                    "AND created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR")))};
+        };
+        const auto got = [](const console::RecentActivity &a) {
+            return QStringList{QString::number(a.ordersCreated), QString::number(a.entered(QStringLiteral("PAID"))),
+                               QString::number(a.refused(QStringLiteral("PAID"), QStringLiteral("PAID")))};
+        };
+        console::ActivityTally tally(3600);
+        QCOMPARE(got(tally.advance(db)), expected());
+        QCOMPARE(expected().at(0), QStringLiteral("20"));
+
+        {
+            // A transition whose transaction takes its id first and commits last.
+            db::Connection late(scratch.dsn(), QStringLiteral("late"));
+            db::Transaction open(late.database());
+            db::exec(late.database(), QStringLiteral("INSERT INTO order_state_log (order_id, from_state, to_state, accepted, "
+                                                     "reason) VALUES (1003, 'PAID', 'PAID', 0, 'order_already_paid')"));
+            logRows(QStringLiteral("(1003, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3))"));
+            // An order with a lower id than every other, created now.
+            db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) VALUES (5, 1, 100)"));
+            QCOMPARE(got(tally.advance(db)), expected());
+            open.commit();
+        }
+        QCOMPARE(got(tally.advance(db)), expected());
+        QCOMPARE(expected(), (QStringList{QStringLiteral("21"), QStringLiteral("2"), QStringLiteral("2")}));
+
+        const int n = 500;
+        QStringList values;
+        for (int i = 0; i < n; ++i)
+            values << QStringLiteral("(%1, 'PENDING', 'PAID', %2, '', UTC_TIMESTAMP(3))").arg(1001 + i % 20).arg(i % 2);
+        logRows(values.join(QLatin1Char(',')));
+        const qint64 before = bench::sessionRowsRead(db);
+        const console::RecentActivity after = tally.advance(db);
+        const qint64 read = bench::sessionRowsRead(db) - before;
+        QCOMPARE(got(after), expected());
+        QVERIFY2(after.rowsRead <= n + 30, qPrintable(QString::number(after.rowsRead)));
+        QVERIFY2(read <= 10 * n + 1000, qPrintable(QStringLiteral("%1 rows read after %2 new ones").arg(read).arg(n)));
     }
 
     // inspect --json: the watch's figures equal plain SQL; 0 clean, 1 findings, 2 error; the

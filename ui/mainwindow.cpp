@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
 #include "console/consolesettings.h"
+#include "console/localinstances.h"
+#include "console/stormrunner.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "dialogs/connectiondialog.h"
@@ -8,7 +10,9 @@
 #include "domain/privileges.h"
 #include "pages/evidencepage.h"
 #include "pages/pagetable.h"
+#include "pages/simulationpage.h"
 #include "palette.h"
+#include "playbook/playbookdock.h"
 
 #include <QAction>
 #include <QApplication>
@@ -70,6 +74,8 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     body->addWidget(m_stack, 1);
     outer->addLayout(body, 1);
     setCentralWidget(central);
+    m_localInstances = new console::LocalInstances(this);
+    m_stormRunner = new console::StormRunner(this);
 
     auto *connectAction = new QAction(tr("&Connect…"), this);
     connectAction->setObjectName(QStringLiteral("actionConnect"));
@@ -97,6 +103,17 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     m_accountLabel->setObjectName(QStringLiteral("accountLabel"));
     statusBar()->addPermanentWidget(m_accountLabel);
     statusBar()->addPermanentWidget(m_connectionLabel);
+
+    m_playbook = new PlaybookDock(this);
+    addDockWidget(Qt::RightDockWidgetArea, m_playbook);
+    m_playbook->hide(); // until its first check says whether the database is a sandbox
+    connect(m_playbook, &PlaybookDock::navigate, this, &MainWindow::showPage);
+    connect(m_playbook, &PlaybookDock::openOrder, this, &MainWindow::openOrder);
+    m_playbook->setSimulation(m_localInstances, m_stormRunner);
+    QAction *playbookAction = m_playbook->toggleViewAction();
+    playbookAction->setObjectName(QStringLiteral("actionPlaybook"));
+    playbookAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    menuBar()->addMenu(tr("&View"))->addAction(playbookAction);
 
     connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0 && row < m_pages.size())
@@ -140,7 +157,10 @@ void MainWindow::connectTo(const Dsn &dsn)
         connect(p->worker(), &db::DbWorker::connectionLost, this, &MainWindow::onConnectionLost);
         connect(p->worker(), &db::DbWorker::connectionRestored, this, &MainWindow::onConnectionRestored);
     }
+    if (auto *simulation = static_cast<SimulationPage *>(page(Page::SimulationId)))
+        simulation->attach(m_localInstances, m_stormRunner);
     showPage(Page::OverviewId);
+    m_playbook->setDatabase(dsn);
     probeAccount();
     Q_EMIT connected();
 }

@@ -19,6 +19,11 @@ class DuplicatesPage;
 class EvidencePage;
 class InstancesPage;
 class OverviewPage;
+namespace console {
+class LocalInstances;
+class StormRunner;
+}
+class PlaybookDock;
 class StateMachinePage;
 
 // The console: a list of pages on the left, the page on the right, and a banner across the
@@ -38,6 +43,12 @@ public:
     Page *page(Page::Id id) const;
     void refresh();
     void openOrder(qint64 orderId);
+    // The local callback endpoints and the storm the simulation page drives; the window owns
+    // them so they outlive a reconnect, and the instances stop when the window goes.
+    console::LocalInstances *localInstances() const { return m_localInstances; }
+    console::StormRunner *stormRunner() const { return m_stormRunner; }
+    // The incident's playbook, docked on the right; shown at first on a sandbox.
+    PlaybookDock *playbook() const { return m_playbook; }
 
 Q_SIGNALS:
     void connected();
@@ -62,9 +73,12 @@ private:
     QLabel *m_accountLabel = nullptr;
     bool m_accountProbed = false;
     QList<Page *> m_pages;
+    console::LocalInstances *m_localInstances = nullptr;
+    console::StormRunner *m_stormRunner = nullptr;
     QTimer m_retryTimer;
     int m_retrySeconds = 1;
     bool m_lost = false;
+    PlaybookDock *m_playbook = nullptr;
 };
 
 } // namespace payops

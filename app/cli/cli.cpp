@@ -16,6 +16,8 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makeInspectCommand());
     commands.push_back(makeCompensateCommand());
     commands.push_back(makeAuditCommand());
+    commands.push_back(makeStormCommand());
+    commands.push_back(makePostureCommand());
     return commands;
 }
 

@@ -14,6 +14,8 @@ std::unique_ptr<Command> makeDrainCommand();
 std::unique_ptr<Command> makeInspectCommand();
 std::unique_ptr<Command> makeCompensateCommand();
 std::unique_ptr<Command> makeAuditCommand();
+std::unique_ptr<Command> makeStormCommand();
+std::unique_ptr<Command> makePostureCommand();
 
 // Every command `payops` knows, in the order `payops --help` lists them.
 std::vector<std::unique_ptr<Command>> allCommands();

@@ -5,7 +5,7 @@
 #include "db/dberror.h"
 #include "domain/callbackswitch.h"
 #include "domain/duplicatewatch.h"
-#include "domain/unmatchedcallbacks.h"
+#include "domain/inspection.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -77,12 +77,11 @@ protected:
                                                    .arg(watch.figures.percentScanned()).arg(watch.why));
             if (!watch.why.isEmpty())
                 QTextStream(stderr) << "payops inspect: " << watch.why << Qt::endl;
-            const LiveDuplicateCount duplicates = watch.figures.liveCount(openDuplicateOrders(db));
-            const SwitchState state = readSwitch(db);
-            // idx_callback_status: the backlog's own rows, not the callback history.
-            const qint64 backlog = db::scalar(db, QStringLiteral(
-                "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
-            const UnmatchedCount unmatched = countUnmatched(db);
+            const InspectionFindings findings = readInspection(db, watch.figures);
+            const LiveDuplicateCount &duplicates = findings.duplicates;
+            const SwitchState &state = findings.switchState;
+            const qint64 backlog = findings.backlog;
+            const UnmatchedCount &unmatched = findings.unmatched;
             if (parser.isSet(m_json)) {
                 printJson(watch.figures, pointsPerYuan, duplicates, backlog, unmatched, state);
             } else {
@@ -92,7 +91,7 @@ protected:
                     + (unmatched.withOrder > 0 ? QStringLiteral("; apply them with payops drain --unmatched") : QString()));
                 say(QStringLiteral("duplicates: ") + duplicates.describe());
             }
-            return duplicates.isEmpty() && unmatched.withOrder == 0 ? Success : Refused;
+            return findings.clean() ? Success : Refused;
         } catch (const db::Error &error) {
             // 1 means findings here, so every failure is a 2.
             return fail(UsageOrConnection, db::userMessage(error));

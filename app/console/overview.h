@@ -1,5 +1,6 @@
 #pragma once
 
+#include "activitytally.h"
 #include "duplicatescan.h"
 #include "domain/unmatchedcallbacks.h"
 
@@ -29,7 +30,12 @@ struct OverviewFigures
     qint64 instancesAlive = 0;
     qint64 instancesKnown = 0;
     qint64 unsafeInstancesAlive = 0;
+    // Orders created and transitions in the last kRecentActivitySeconds: filled by the caller
+    // from its ActivityTally, which keeps counts between refreshes.
+    RecentActivity recent;
 };
+
+constexpr qint64 kRecentActivitySeconds = 3600;
 
 // Every statement reads what is new or a bounded range of an index, never history: the
 // duplicates come from the duplicate watch, advanced by this call (and, on a database it has

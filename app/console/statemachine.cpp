@@ -47,16 +47,14 @@ const StateNode *StateMachineSnapshot::state(const QString &name) const
     return nullptr;
 }
 
-StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, const TimeWindow &window)
+StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tally)
 {
     StateMachineSnapshot snapshot;
-    // States count the orders created in the window, by their status now, and edges the
-    // attempts made in it: two ranges of a time index, whatever the size of the history.
-    const QMap<QString, qint64> orders = countRecentOrders(db, window.isAll() ? 0 : window.seconds);
+    const RecentActivity activity = tally.advance(db);
     QSqlQuery states = db::exec(db, QStringLiteral("SELECT name, is_terminal FROM order_state ORDER BY sort_order, name"));
     while (states.next()) {
         const QString name = states.value(0).toString();
-        snapshot.states << StateNode{name, states.value(1).toBool(), orders.value(name)};
+        snapshot.states << StateNode{name, states.value(1).toBool(), activity.entered(name)};
     }
 
     QSet<QPair<QString, QString>> legalEdges;
@@ -72,35 +70,28 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, const TimeWindow &
     }
 
     // Accepted transitions the table does not allow would be a defect of their own: show them.
-    const QString since = window.isAll() ? QString() : QStringLiteral(" WHERE created_at >= '%1'").arg(window.fromText());
-    QSqlQuery attempts = db::exec(db, QStringLiteral(
-        "SELECT from_state, to_state, accepted, reason, COUNT(*) FROM order_state_log%1 "
-        "GROUP BY from_state, to_state, accepted, reason ORDER BY from_state, to_state, accepted, reason").arg(since));
-    while (attempts.next()) {
-        const QString from = attempts.value(0).toString();
-        const QString to = attempts.value(1).toString();
-        const bool rejected = !attempts.value(2).toBool();
-        const bool isLegal = legalEdges.contains({from, to});
+    for (const TransitionCount &attempt : activity.transitions) {
+        const bool rejected = !attempt.accepted;
+        const bool isLegal = legalEdges.contains({attempt.from, attempt.to});
         StateEdge *edge = nullptr;
         for (StateEdge &e : snapshot.edges)
-            if (e.from == from && e.to == to && e.rejected == rejected && (rejected || e.legal == isLegal))
+            if (e.from == attempt.from && e.to == attempt.to && e.rejected == rejected && (rejected || e.legal == isLegal))
                 edge = &e;
         if (!edge) {
             StateEdge fresh;
-            fresh.from = from;
-            fresh.to = to;
+            fresh.from = attempt.from;
+            fresh.to = attempt.to;
             fresh.rejected = rejected;
             fresh.legal = isLegal;
             snapshot.edges << fresh;
             edge = &snapshot.edges.last();
         }
-        const qint64 n = attempts.value(4).toLongLong();
-        edge->count += n;
-        const QString reason = attempts.value(3).toString();
+        edge->count += attempt.count;
         if (rejected) {
             if (!edge->reasons.isEmpty())
                 edge->reasons += QStringLiteral(", ");
-            edge->reasons += QStringLiteral("%1 %2").arg(reason.isEmpty() ? QStringLiteral("no reason") : reason).arg(n);
+            edge->reasons += QStringLiteral("%1 %2").arg(attempt.reason.isEmpty() ? QStringLiteral("no reason") : attempt.reason)
+                                 .arg(attempt.count);
         }
     }
     assignLayers(snapshot.states, snapshot.edges);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sqltime.h"
+#include "activitytally.h"
 
 #include <QList>
 #include <QSqlDatabase>
@@ -12,7 +12,7 @@ struct StateNode
 {
     QString name;
     bool terminal = false;
-    qint64 orders = 0; // orders in this state now
+    qint64 orders = 0; // orders that entered this state in the window (PENDING: created in it)
     int layer = 0;     // distance from the initial state along legal edges, for drawing
     int row = 0;       // position within its layer
 };
@@ -38,7 +38,8 @@ struct StateMachineSnapshot
     const StateNode *state(const QString &name) const;
 };
 
-// Throws db::Error.
-StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, const TimeWindow &window);
+// The states and legal edges (two small tables) with the tally's window, advanced by this
+// call: what it reads is what is new since the last call. Throws db::Error.
+StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tally);
 
 } // namespace payops::console

@@ -1,6 +1,7 @@
 #include "unsafehandler.h"
 
 #include "callbacklog.h"
+#include "callbackswitch.h"
 #include "db/connection.h"
 #include "db/namedlock.h"
 
@@ -20,6 +21,14 @@ CallbackAnswer UnsafeHandler::handle(const QSqlDatabase &db, const CallbackReque
     // ❌ The seed's shape. tx.begin() by the proxy ...
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
+    // The record-only switch stands in front of any handler, this one too: it is how the
+    // bleeding is stopped before the handler is fixed. The same barrier as the safe handler's.
+    if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly) {
+        const CallbackAnswer recorded = logCallback(db, request, CallbackAnswer::success(Outcome::Recorded));
+        transaction.commit();
+        trace.committed = nowMicros();
+        return recorded;
+    }
     CallbackAnswer answer;
     {
         db::NamedLock lock(db, QStringLiteral("payops:order:%1").arg(request.orderId));
@@ -45,17 +54,8 @@ CallbackAnswer UnsafeHandler::handle(const QSqlDatabase &db, const CallbackReque
 
 CallbackAnswer UnsafeHandler::onPaySuccess(const QSqlDatabase &db, const CallbackRequest &request)
 {
-    // The unique index works; nobody looks at what INSERT IGNORE did. It comes last, as in
-    // code that logs the callback once the business is done.
-    const auto logCallback = [&](const CallbackAnswer &answer) {
-        db::exec(db, QStringLiteral(
-            "INSERT IGNORE INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, channel, "
-            "trade_status, status, response_body, instance, processed_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, 'PROCESSED', ?, ?, NOW(3))"),
-            {request.payNo, request.orderId, request.rawBody, request.amountFen, request.currency, request.channel,
-             request.tradeStatus, QString::fromUtf8(answer.body), m_instance});
-        return answer;
-    };
+    // The callback is logged last, as in code that logs it once the business is done.
+    const auto logCallback = [&](const CallbackAnswer &answer) { return this->logCallback(db, request, answer); };
     if (!request.isSuccess())
         return logCallback(CallbackAnswer::success(Outcome::Ignored));
 
@@ -88,6 +88,20 @@ CallbackAnswer UnsafeHandler::onPaySuccess(const QSqlDatabase &db, const Callbac
                                 "(SELECT COALESCE(SUM(points), 0) FROM point_rule WHERE active = 1) WHERE id = ?"),
              {userId});
     return logCallback(CallbackAnswer::success(Outcome::Processed));
+}
+
+// The unique index works; nobody looks at what INSERT IGNORE did.
+CallbackAnswer UnsafeHandler::logCallback(const QSqlDatabase &db, const CallbackRequest &request, const CallbackAnswer &answer)
+{
+    const bool recorded = answer.outcome == Outcome::Recorded; // left for the drain, not processed yet
+    db::exec(db, QStringLiteral(
+        "INSERT IGNORE INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, channel, "
+        "trade_status, status, response_body, instance, processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, %1)")
+                     .arg(recorded ? QStringLiteral("NULL") : QStringLiteral("NOW(3)")),
+        {request.payNo, request.orderId, request.rawBody, request.amountFen, request.currency, request.channel,
+         request.tradeStatus, recorded ? QStringLiteral("RECORDED") : QStringLiteral("PROCESSED"),
+         QString::fromUtf8(answer.body), m_instance});
+    return answer;
 }
 
 } // namespace payops

@@ -11,7 +11,8 @@ namespace payops {
 // proxy), the lock is taken inside it on the order and released in `finally` before the
 // commit, the status is read with a plain SELECT, the CAS's affected rows are ignored and
 // the side effects have no keys. commitDelayMs stands for the time the proxy takes to
-// commit after the method returned; it widens the window. Runs only on a sandbox.
+// commit after the method returned; it widens the window. Like every handler it sits behind
+// the record-only switch. Runs only on a sandbox.
 class UnsafeHandler final : public CallbackHandler
 {
 public:
@@ -22,6 +23,7 @@ public:
 
 private:
     CallbackAnswer onPaySuccess(const QSqlDatabase &db, const CallbackRequest &request);
+    CallbackAnswer logCallback(const QSqlDatabase &db, const CallbackRequest &request, const CallbackAnswer &answer);
 
     QString m_instance;
     int m_commitDelayMs;

@@ -6,11 +6,19 @@
 // (no HTTP, no JSON, no signature). Both run against one private MariaDB in the same run;
 // the report gives ratios, because absolute times on a shared machine mean little. A last
 // pair of runs at 8 clients measures NORMAL with and without an attacker holding 500 idle and
-// 50 slowly dripping connections open.
+// 50 slowly dripping connections open; then four alternating pairs measure it with and without a
+// console refreshing its overview every second (the overview's reads, the duplicate watch's
+// refresh included, on a connection of their own).
 
+#include "console/backlog.h"
+#include "console/databasesummary.h"
+#include "console/instances.h"
+#include "console/overview.h"
+#include "console/statemachine.h"
 #include "db/connection.h"
 #include "db/migrator.h"
 #include "domain/duplicatecount.h"
+#include "domain/duplicatewatch.h"
 #include "log/application.h"
 #include "log/logging.h"
 #include "domain/callbackswitch.h"
@@ -21,6 +29,7 @@
 #include "domain/paymentapplier.h"
 #include "domain/safehandler.h"
 #include "domain/signature.h"
+#include "bulkdata.h"
 #include "rawhttp.h"
 
 #include <QCoreApplication>
@@ -174,6 +183,53 @@ struct DirectSender
     }
 };
 
+// A console left open on the overview with a refresh period of one second: the reads its
+// timers run, on a connection and a thread of their own, for as long as it lives.
+class RefreshingConsole
+{
+public:
+    explicit RefreshingConsole(const Dsn &dsn)
+        : m_thread([this, dsn] {
+              db::Connection connection(dsn, QStringLiteral("console"));
+              const QSqlDatabase db = connection.database();
+              console::ActivityTally overview(console::kRecentActivitySeconds);
+              console::ActivityTally stateMachine(3600);
+              while (!m_stop.load()) {
+                  const auto started = std::chrono::steady_clock::now();
+                  const auto next = started + std::chrono::seconds(1);
+                  const qint64 rowsBefore = bench::sessionRowsRead(db);
+                  console::loadDatabaseSummary(db);
+                  console::loadOverview(db, 100, 5);
+                  overview.advance(db);
+                  console::loadBacklogSummary(db);
+                  console::loadInstances(db, 5);
+                  console::loadStateMachine(db, stateMachine);
+                  m_rowsRead += bench::sessionRowsRead(db) - rowsBefore;
+                  m_busyMicros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
+                  ++m_refreshes;
+                  while (!m_stop.load() && std::chrono::steady_clock::now() < next)
+                      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+              }
+          })
+    {
+    }
+    ~RefreshingConsole()
+    {
+        m_stop.store(true);
+        m_thread.join();
+    }
+    int refreshes() const { return m_refreshes.load(); }
+    qint64 rowsPerRefresh() const { return m_rowsRead.load() / std::max(1, m_refreshes.load()); }
+    double msPerRefresh() const { return double(m_busyMicros.load()) / 1000.0 / std::max(1, m_refreshes.load()); }
+
+private:
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_refreshes{0};
+    std::atomic<qint64> m_rowsRead{0};
+    std::atomic<qint64> m_busyMicros{0};
+    std::thread m_thread;
+};
+
 QString row(const QString &name, const Result &result)
 {
     return QStringLiteral("| %1 | %2 | %3 | %4 | %5 |")
@@ -202,6 +258,7 @@ int main(int argc, char *argv[])
     const QList<int> concurrency{1, 8, 32};
     const int runsPerLevel = 3; // baseline, NORMAL, RECORD_ONLY
     const int attackRuns = 2;   // NORMAL at 8 clients without and with the attacker
+    const int consolePairs = 4; // NORMAL at 8 clients without and with a console, alternating
     {
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));
         db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE bench"));
@@ -219,7 +276,7 @@ int main(int argc, char *argv[])
                                           "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) b, "
                                           "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
                                           "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) c) s"));
-        const int orders = kUniquePerRun * (runsPerLevel * int(concurrency.size()) + attackRuns);
+        const int orders = kUniquePerRun * (runsPerLevel * int(concurrency.size()) + attackRuns + 2 * consolePairs);
         for (int start = 0; start < orders; start += 1000)
             db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) SELECT ? + seq.n, 1 + seq.n, 9900 FROM "
                                         "(SELECT a.d + 10 * b.d + 100 * c.d AS n FROM "
@@ -291,10 +348,37 @@ int main(int argc, char *argv[])
     }
     out << row(QStringLiteral("8 clients, NORMAL, quiet"), quiet) << '\n'
         << row(QStringLiteral("8 clients, NORMAL, 500 idle + 50 slow"), attacked) << Qt::endl;
+    // The watch's first pass over what the runs above wrote, so that the pairs below measure a
+    // console as it runs day to day: reading what is new.
+    refreshDuplicateWatch(operatorConnection.database());
+    std::vector<double> consoleRatios;
+    for (int pair = 0; pair < consolePairs; ++pair) {
+        const Result alone = drive(8, workload(nextOrder), http);
+        nextOrder += kUniquePerRun;
+        Result watched;
+        QString refreshes;
+        {
+            const RefreshingConsole console(dsn);
+            watched = drive(8, workload(nextOrder), http);
+            refreshes = QStringLiteral("%1 refreshes, %2 rows and %3 ms each")
+                            .arg(console.refreshes())
+                            .arg(console.rowsPerRefresh())
+                            .arg(console.msPerRefresh(), 0, 'f', 1);
+        }
+        nextOrder += kUniquePerRun;
+        out << row(QStringLiteral("8 clients, NORMAL, no console"), alone) << '\n'
+            << row(QStringLiteral("8 clients, NORMAL, console (%1)").arg(refreshes), watched) << Qt::endl;
+        consoleRatios.push_back(watched.throughput() / alone.throughput());
+    }
     out << "\n| clients | NORMAL / baseline (goal >= 0.9 at 8 and 32) | RECORD_ONLY / NORMAL (goal >= 2) |\n|---|---|---|\n"
         << summary.join(QLatin1Char('\n')) << Qt::endl;
     out << "\nNORMAL under attack / quiet at 8 clients (goal >= 0.8): "
         << QString::number(attacked.throughput() / quiet.throughput(), 'f', 2) << Qt::endl;
+    out << "NORMAL with a console refreshing every second / without, at 8 clients (goal >= 0.95):";
+    for (double ratio : consoleRatios)
+        out << ' ' << QString::number(ratio, 'f', 2);
+    std::sort(consoleRatios.begin(), consoleRatios.end());
+    out << "; median " << QString::number((consoleRatios[(consoleRatios.size() - 1) / 2] + consoleRatios[consoleRatios.size() / 2]) / 2, 'f', 2) << Qt::endl;
 
     ::kill(static_cast<pid_t>(service.processId()), SIGTERM);
     service.waitForFinished(30000);

@@ -2,16 +2,21 @@
 
 #include "page.h"
 
+#include <memory>
+
 class QLabel;
 
 namespace payops {
 
 class BusyIndicator;
+class LiveTrafficChart;
 class SwitchControl;
 class Tile;
 namespace console {
+class LiveTrafficReader;
 struct OverviewFigures;
 struct DatabaseSummary;
+class ActivityTally;
 }
 
 // The first page: what the database is, and the six figures an operator needs in the first
@@ -27,6 +32,14 @@ public:
     void refresh() override;
     void setPrivileges(const Privileges &privileges) override;
     SwitchControl *switchControl() const { return m_switch; }
+    LiveTrafficChart *trafficChart() const { return m_chart; }
+    // Reads what is new for the live chart (on its own timer; public for tests).
+    void refreshTraffic();
+
+    static constexpr int kTrafficRefreshMs = 2000;
+
+Q_SIGNALS:
+    void trafficShown();
 
 private:
     void show(const console::DatabaseSummary &summary, const console::OverviewFigures &figures);
@@ -44,6 +57,12 @@ private:
     Tile *m_money = nullptr;
     Tile *m_instances = nullptr;
     bool m_pending = false;
+    // Read and advanced on the page's worker only: the last hour's counts, kept between refreshes.
+    std::shared_ptr<console::ActivityTally> m_activity;
+    LiveTrafficChart *m_chart = nullptr;
+    // The chart's window in memory, read on the page's worker thread one job at a time.
+    std::shared_ptr<console::LiveTrafficReader> m_traffic;
+    bool m_trafficPending = false;
 };
 
 } // namespace payops

@@ -7,6 +7,8 @@
 #include "evidencepage.h"
 #include "instancespage.h"
 #include "overviewpage.h"
+#include "posturepage.h"
+#include "simulationpage.h"
 #include "statemachinepage.h"
 
 #include <QCoreApplication>
@@ -42,6 +44,10 @@ constexpr std::array table{
               &make<CompensationPage>},
     PageEntry{Page::AuditId, "audit", QT_TRANSLATE_NOOP("payops::MainWindow", "Audit log"),
               &make<AuditPage>},
+    PageEntry{Page::PostureId, "defences", QT_TRANSLATE_NOOP("payops::MainWindow", "Defences"),
+              &make<PosturePage>},
+    PageEntry{Page::SimulationId, "simulation", QT_TRANSLATE_NOOP("payops::MainWindow", "Simulation"),
+              &make<SimulationPage>},
 };
 
 // Every id exactly once and every name once: a page left out, or two rows for one page or

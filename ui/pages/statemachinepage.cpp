@@ -25,15 +25,15 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 12);
     auto *bar = new QHBoxLayout;
-    auto *title = new QLabel(tr("<b>Order state machine</b> — states with the orders created in the window, by "
-                                "their status now; edges with their transitions in the window; %1")
+    auto *title = new QLabel(tr("<b>Order state machine</b> — states with the orders that entered them in the "
+                                "window; edges with their transitions in the window; %1")
                                  .arg(palette::coloured(palette::Role::Danger, tr("rejected attempts in red"))),
                              this);
-    // No "all time": counting every order and transition of a production database is not for
-    // a page that reads again whenever it is refreshed. Each window is a range of a time index.
+    // No "all time": counting every transition of a production database is not for a page
+    // that reads again whenever it is refreshed. The window is read once, then what is new.
     m_window = new WindowCombo(this, 1, WindowCombo::Bounded);
-    m_window->setToolTip(tr("States count the orders created in this window, by their status now; edges count the "
-                            "transition attempts made in it."));
+    m_window->setToolTip(tr("States count the orders that entered them in this window (PENDING: the orders created "
+                            "in it); edges count the transition attempts made in it. Counted by the minute."));
     auto *refreshButton = new QPushButton(tr("Refresh"), this);
     m_busy = new BusyIndicator(this);
     bar->addWidget(title, 1);
@@ -91,9 +91,15 @@ void StateMachinePage::refresh()
         return;
     m_pending = true;
     m_busy->start(tr("Counting"));
-    const console::TimeWindow window = m_window->window();
+    const qint64 seconds = m_window->window().seconds;
+    if (!m_tally)
+        m_tally = std::make_shared<console::ActivityTally>(seconds);
     worker()->submit<console::StateMachineSnapshot>(
-        QStringLiteral("state-machine"), [window](const QSqlDatabase &db) { return console::loadStateMachine(db, window); },
+        QStringLiteral("state-machine"),
+        [tally = m_tally, seconds](const QSqlDatabase &db) {
+            tally->setWindowSeconds(seconds);
+            return console::loadStateMachine(db, *tally);
+        },
         this,
         [this](const console::StateMachineSnapshot &snapshot) {
             m_pending = false;

@@ -2,9 +2,15 @@
 
 #include "page.h"
 
+#include <memory>
+
 class QLabel;
 class QGraphicsView;
 class QTableView;
+
+namespace payops::console {
+class ActivityTally;
+}
 
 namespace payops {
 
@@ -43,6 +49,8 @@ private:
     OrderModel *m_orders = nullptr;
     BusyIndicator *m_busy = nullptr;
     bool m_pending = false;
+    // Read and advanced on the page's worker only; counts what is new at each refresh.
+    std::shared_ptr<console::ActivityTally> m_tally;
 };
 
 } // namespace payops

@@ -1,0 +1,208 @@
+#include "commands.h"
+
+#include "cli.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "db/migrator.h"
+#include "domain/storm.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTextStream>
+
+#include <csignal>
+#include <stdexcept>
+
+namespace payops::cli {
+namespace {
+
+// Ctrl-C: the storm stops between two requests and the summary says what was sent. A second
+// Ctrl-C is the default one again.
+std::atomic<bool> g_stop{false};
+
+void interrupt(int)
+{
+    g_stop.store(true);
+    std::signal(SIGINT, SIG_DFL);
+}
+
+QString describe(const StormCounts &counts)
+{
+    return QStringLiteral("%1/%2 callbacks done: sent %3, 2xx %4, 4xx %5, 5xx %6, no answer %7, retries %8, never 2xx %9")
+        .arg(counts.finished).arg(counts.planned).arg(counts.sent).arg(counts.answered2xx).arg(counts.answered4xx)
+        .arg(counts.answered5xx).arg(counts.noAnswer).arg(counts.retries).arg(counts.gaveUp);
+}
+
+class StormCommand final : public Command
+{
+public:
+    StormCommand()
+        : Command(QStringLiteral("storm"),
+                  QStringLiteral("Sandbox only: fire signed success callbacks at endpoints the way a platform does "
+                                 "(copies, gaps, replays, retries); exit 1 when stopped or when some never got a 2xx."),
+                  QStringLiteral("--db DSN --targets URL,... --secret-file F [--orders N] [--copies K] [--gap-ms X] "
+                                 "[--pattern concurrent|gap|replay|mixed] [--create-orders] [--rate R] [--retry-5xx] "
+                                 "[--max-attempts N]"))
+    {
+    }
+
+protected:
+    void addOptions(QCommandLineParser &parser) override
+    {
+        parser.addOption(dbOption());
+        parser.addOption({QStringLiteral("targets"), QStringLiteral("Endpoints, comma-separated, each http://HOST:PORT; "
+                                                                    "the copies of an order go round-robin over them."),
+                          QStringLiteral("urls")});
+        parser.addOption({QStringLiteral("secret-file"), QStringLiteral("File holding the endpoints' HMAC signing secret."),
+                          QStringLiteral("file")});
+        parser.addOption({QStringLiteral("orders"), QStringLiteral("Orders that get callbacks (default 100)."),
+                          QStringLiteral("n"), QStringLiteral("100")});
+        parser.addOption({QStringLiteral("copies"), QStringLiteral("Deliveries per order (default 2; 1: no duplicates)."),
+                          QStringLiteral("k"), QStringLiteral("2")});
+        parser.addOption({QStringLiteral("gap-ms"), QStringLiteral("Time between the copies of one order, pattern gap "
+                                                                   "(default 40)."),
+                          QStringLiteral("ms"), QStringLiteral("40")});
+        parser.addOption({QStringLiteral("pattern"),
+                          QStringLiteral("concurrent (copies at the same instant on different connections), gap (copies "
+                                         "--gap-ms apart), replay (copies %1 s later) or mixed (default).")
+                              .arg(kStormReplayDelayMs / 1000),
+                          QStringLiteral("name"), QStringLiteral("mixed")});
+        parser.addOption({QStringLiteral("create-orders"),
+                          QStringLiteral("Create fresh PENDING orders first (default: the newest existing PENDING ones).")});
+        parser.addOption({QStringLiteral("rate"), QStringLiteral("Orders started per second (default 0: as fast as possible)."),
+                          QStringLiteral("r"), QStringLiteral("0")});
+        parser.addOption({QStringLiteral("retry-5xx"),
+                          QStringLiteral("Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most "
+                                         "5 s), as platforms do.")});
+        parser.addOption({QStringLiteral("max-attempts"), QStringLiteral("Attempts per callback with --retry-5xx (default 5)."),
+                          QStringLiteral("n"), QStringLiteral("5")});
+    }
+
+    int execute(const QCommandLineParser &parser) override
+    {
+        StormPlan plan;
+        if (const QString wrong = planFrom(parser, plan); !wrong.isEmpty())
+            return fail(UsageOrConnection, wrong);
+        const auto dsn = dsnFrom(parser);
+        if (!dsn)
+            return UsageOrConnection;
+
+        QList<qint64> orders;
+        qint64 created = 0;
+        try {
+            db::Connection connection(*dsn, QStringLiteral("storm"));
+            const QSqlDatabase db = connection.database();
+            if (!db::isSandboxDatabase(db))
+                return fail(UsageOrConnection, QStringLiteral("%1 is not marked as a sandbox: the storm pays orders out on "
+                                                              "purpose and runs only on a sandbox")
+                                                   .arg(dsn->database));
+            if (parser.isSet(QStringLiteral("create-orders"))) {
+                orders = createStormOrders(db, plan.orders);
+                created = orders.size();
+            } else {
+                orders = pendingStormOrders(db, plan.orders);
+                if (orders.size() < plan.orders)
+                    return fail(Refused, QStringLiteral("only %1 PENDING order(s), %2 asked for: pass --create-orders "
+                                                        "to create fresh ones")
+                                             .arg(orders.size()).arg(plan.orders));
+            }
+        } catch (const db::Error &error) {
+            return failDatabase(error);
+        }
+        if (created > 0)
+            QTextStream(stderr) << "payops storm: created " << created << " PENDING orders" << Qt::endl;
+
+        g_stop.store(false);
+        const auto previous = std::signal(SIGINT, interrupt);
+        QElapsedTimer lastReport;
+        QElapsedTimer elapsed;
+        elapsed.start();
+        StormCounts counts;
+        try {
+            counts = runStorm(plan, orders, [&lastReport](const StormCounts &live) {
+                if (lastReport.isValid() && lastReport.elapsed() < 1000)
+                    return;
+                lastReport.start();
+                QTextStream(stderr) << "payops storm: " << describe(live) << Qt::endl;
+            }, g_stop);
+        } catch (const std::invalid_argument &error) {
+            std::signal(SIGINT, previous);
+            return fail(UsageOrConnection, QString::fromStdString(error.what()));
+        }
+        std::signal(SIGINT, previous);
+        counts.ordersCreated = created;
+
+        say(QStringLiteral("%1 %2 storm on %3 order(s)%4 in %5 s: %6")
+                .arg(counts.stopped ? QStringLiteral("stopped") : QStringLiteral("finished"), stormPatternName(plan.pattern),
+                     QString::number(orders.size()), created > 0 ? QStringLiteral(" (created)") : QString(),
+                     QString::number(double(elapsed.elapsed()) / 1000.0, 'f', 1), describe(counts)));
+        if (counts.stopped)
+            return fail(Refused, QStringLiteral("stopped before the end"));
+        if (counts.gaveUp > 0)
+            return fail(Refused, QStringLiteral("%1 callback(s) never got a 2xx answer").arg(counts.gaveUp));
+        return Success;
+    }
+
+private:
+    // Every flag checked before anything connects; each error names its flag.
+    static QString planFrom(const QCommandLineParser &parser, StormPlan &plan)
+    {
+        plan.targets = parser.value(QStringLiteral("targets")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (plan.targets.isEmpty())
+            return QStringLiteral("--targets is required: one or more http://HOST:PORT, comma-separated");
+        for (QString &target : plan.targets) {
+            target = target.trimmed();
+            QString error;
+            if (!parseStormTarget(target, &error))
+                return QStringLiteral("--targets: ") + error;
+        }
+        const QString secretPath = parser.value(QStringLiteral("secret-file"));
+        if (secretPath.isEmpty())
+            return QStringLiteral("--secret-file is required");
+        QFile secret(secretPath);
+        if (!secret.open(QIODevice::ReadOnly))
+            return QStringLiteral("cannot read the secret file %1: %2").arg(secretPath, secret.errorString());
+        plan.secret = secret.read(64 * 1024).trimmed();
+        if (plan.secret.isEmpty())
+            return QStringLiteral("the secret file %1 is empty").arg(secretPath);
+
+        struct IntFlag
+        {
+            const char *name;
+            int *field;
+            int minimum;
+            int maximum;
+        };
+        // The bounds validateStormPlan keeps, said with the flag's name.
+        for (const IntFlag &flag : {IntFlag{"orders", &plan.orders, 1, kStormMaxOrders},
+                                    IntFlag{"copies", &plan.copies, 1, kStormMaxCopies},
+                                    IntFlag{"gap-ms", &plan.gapMs, 0, kStormMaxGapMs},
+                                    IntFlag{"max-attempts", &plan.maxAttempts, 1, kStormMaxAttempts}}) {
+            bool ok = false;
+            const int value = parser.value(QString::fromLatin1(flag.name)).toInt(&ok);
+            if (!ok || value < flag.minimum || value > flag.maximum)
+                return QStringLiteral("--%1 must be a whole number from %2 to %3")
+                    .arg(QLatin1String(flag.name)).arg(flag.minimum).arg(flag.maximum);
+            *flag.field = value;
+        }
+        bool ok = false;
+        plan.ratePerSecond = parser.value(QStringLiteral("rate")).toDouble(&ok);
+        if (!ok || !(plan.ratePerSecond >= 0 && plan.ratePerSecond <= kStormMaxRate))
+            return QStringLiteral("--rate must be 0 (as fast as possible) to %1 orders a second").arg(kStormMaxRate);
+        const auto pattern = parseStormPattern(parser.value(QStringLiteral("pattern")));
+        if (!pattern)
+            return QStringLiteral("--pattern must be concurrent, gap, replay or mixed");
+        plan.pattern = *pattern;
+        plan.retryNon2xx = parser.isSet(QStringLiteral("retry-5xx"));
+        return validateStormPlan(plan);
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeStormCommand()
+{
+    return std::make_unique<StormCommand>();
+}
+
+} // namespace payops::cli

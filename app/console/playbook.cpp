@@ -1,0 +1,348 @@
+#include "playbook.h"
+
+#include "consolesettings.h"
+#include "db/connection.h"
+#include "db/migrator.h"
+
+#include <QCoreApplication>
+#include <QSqlQuery>
+#include <QStringList>
+
+#include <algorithm>
+
+namespace payops::console {
+
+namespace {
+
+// The step's reasons are read on screen: translated under one context, as lupdate finds them.
+struct Text
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::console::Playbook)
+};
+
+StepStatus status(PlaybookStep step, StepState state, const QString &reason)
+{
+    return StepStatus{step, state, reason};
+}
+
+// Detect and inspect read the duplicate watch; a database without it cannot answer them.
+StepStatus noWatch(PlaybookStep step)
+{
+    return status(step, StepState::NotAvailable,
+                  Text::tr("This database has no duplicate watch: migrate it with payops migrate."));
+}
+
+QString scopeText(const PlaybookFacts &facts)
+{
+    return Text::tr("%1 duplicate group(s) on %2 order(s), ¥%3 at risk")
+        .arg(facts.liveGroups())
+        .arg(facts.watch.openOrders)
+        .arg(formatYuan(facts.moneyAtRiskFen()));
+}
+
+StepStatus simulate(const PlaybookFacts &facts, const PlaybookContext &context)
+{
+    const PlaybookStep step = PlaybookStep::Simulate;
+    if (!facts.sandbox)
+        return status(step, StepState::NotAvailable,
+                      Text::tr("Not a sandbox: the simulation creates and pays orders, so it runs on a sandbox only."));
+    if (context.stormRunning)
+        return status(step, StepState::InProgress, Text::tr("The storm is firing callbacks."));
+    if (facts.recentPhantom)
+        return status(step, StepState::Done,
+                      Text::tr("Reproduced: an unsafe-demo instance released its lock before its commit in the last hour."));
+    if (facts.unsafeAlive > 0)
+        return status(step, StepState::InProgress,
+                      Text::tr("%1 unsafe-demo instance(s) running; fire a storm at them.").arg(facts.unsafeAlive));
+    return status(step, StepState::ToDo, Text::tr("No unsafe-demo instance is running."));
+}
+
+StepStatus detect(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::Detect;
+    if (facts.watchMissing)
+        return noWatch(step);
+    if (facts.incidentSeen())
+        return status(step, StepState::Done, facts.liveGroups() > 0
+                                                 ? scopeText(facts)
+                                                 : Text::tr("%1 duplicate copies found, all compensated since.")
+                                                       .arg(facts.watch.superseded()));
+    if (!facts.watch.complete())
+        return status(step, StepState::InProgress,
+                      Text::tr("First count of the duplicates: %1 % of the orders read.").arg(facts.watch.percentScanned()));
+    return status(step, StepState::ToDo, Text::tr("Watching: no coupon or points row issued twice so far."));
+}
+
+StepStatus stopBleeding(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::StopBleeding;
+    const SwitchState &sw = facts.inspection.switchState;
+    if (sw.mode == CallbackMode::RecordOnly) {
+        if (facts.unacknowledged > 0)
+            return status(step, StepState::InProgress,
+                          Text::tr("RECORD_ONLY (version %1): %2 of %3 live instance(s) have not confirmed it yet.")
+                              .arg(sw.version).arg(facts.unacknowledged).arg(facts.instancesAlive));
+        return status(step, StepState::Done,
+                      facts.instancesAlive == 0
+                          ? Text::tr("RECORD_ONLY (version %1); no instance is running.").arg(sw.version)
+                          : Text::tr("RECORD_ONLY (version %1), confirmed by all %2 live instance(s).")
+                                .arg(sw.version).arg(facts.instancesAlive));
+    }
+    // Back to NORMAL is right once the fix is in: nothing can pay twice any more.
+    if (facts.keysPresent() && facts.handlerFixed())
+        return status(step, StepState::Done, Text::tr("NORMAL again, with the fix in: nothing can pay twice any more."));
+    return status(step, StepState::ToDo, Text::tr("NORMAL: callbacks are processed by a handler that can pay twice."));
+}
+
+StepStatus scope(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::Scope;
+    if (!facts.incidentSeen())
+        return status(step, StepState::ToDo, Text::tr("Nothing to scope: no duplicates found."));
+    if (!facts.watch.complete())
+        return status(step, StepState::InProgress,
+                      Text::tr("Counting: %1 % of the orders read; the figures grow until then.")
+                          .arg(facts.watch.percentScanned()));
+    if (facts.liveGroups() == 0)
+        return status(step, StepState::Done, Text::tr("No live duplicates left; %1 copies were compensated.")
+                                                 .arg(facts.watch.superseded()));
+    return status(step, StepState::Done, scopeText(facts));
+}
+
+StepStatus proveRootCause(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::ProveRootCause;
+    if (facts.evidenceOrder == 0)
+        return status(step, StepState::ToDo, Text::tr("No affected order to look at yet."));
+    if (facts.evidenceEarlyMicros > 0)
+        return status(step, StepState::Done,
+                      Text::tr("Order %1: %2 released its lock %3 ms before its commit.")
+                          .arg(facts.evidenceOrder)
+                          .arg(facts.evidenceInstance)
+                          .arg(double(facts.evidenceEarlyMicros) / 1000.0, 0, 'f', 1));
+    return status(step, StepState::ToDo,
+                  Text::tr("Order %1's traces show no lock released before its commit; open its evidence.")
+                      .arg(facts.evidenceOrder));
+}
+
+StepStatus compensate(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::Compensate;
+    const qint64 live = facts.liveGroups();
+    const qint64 superseded = facts.watch.superseded();
+    if (live == 0)
+        return superseded > 0
+                   ? status(step, StepState::Done, Text::tr("Every duplicate compensated (%1 copies).").arg(superseded))
+                   : status(step, StepState::ToDo, Text::tr("Nothing to compensate."));
+    if (facts.pendingRequests > 0)
+        return status(step, StepState::InProgress,
+                      Text::tr("%1 four-eyes request(s) wait for another operator.").arg(facts.pendingRequests));
+    if (superseded > 0)
+        return status(step, StepState::InProgress,
+                      Text::tr("%1 copies compensated; %2 left.").arg(superseded).arg(scopeText(facts)));
+    return status(step, StepState::ToDo, scopeText(facts));
+}
+
+StepStatus fix(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::Fix;
+    const bool keys = facts.keysPresent();
+    const bool handler = facts.handlerFixed();
+    QString handlerText;
+    if (facts.sandbox)
+        handlerText = handler ? Text::tr("no unsafe-demo instance runs")
+                              : Text::tr("%1 unsafe-demo instance(s) still run").arg(facts.unsafeAlive);
+    else if (handler)
+        handlerText = Text::tr("the last hour's traces hold the lock across the commit");
+    else if (facts.defence(QStringLiteral("lock_across_commit")) == DefenceState::Unknown)
+        handlerText = Text::tr("no callback in the last hour shows how the handler locks");
+    else
+        handlerText = Text::tr("the last hour's traces release the lock before the commit: deploy the safe handler");
+    const QString keysText = keys ? Text::tr("Side-effect keys in place") : Text::tr("Side-effect keys missing");
+    const QString reason = keysText + QStringLiteral("; ") + handlerText + QLatin1Char('.');
+    if (keys && handler)
+        return status(step, StepState::Done, reason);
+    return status(step, keys || handler ? StepState::InProgress : StepState::ToDo, reason);
+}
+
+StepStatus drain(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::Drain;
+    const qint64 backlog = facts.inspection.backlog;
+    const qint64 matched = facts.inspection.unmatched.withOrder;
+    if (!(facts.keysPresent() && facts.handlerFixed()))
+        return status(step, StepState::ToDo,
+                      Text::tr("%1 recorded callback(s) wait. Drain after the fix: processing them before it would pay "
+                         "twice again.").arg(backlog));
+    if (facts.inspection.switchState.mode == CallbackMode::RecordOnly)
+        return status(step, StepState::ToDo,
+                      Text::tr("%1 recorded callback(s) wait: resume processing, then drain them.").arg(backlog));
+    if (backlog > 0 || matched > 0)
+        return status(step, StepState::ToDo,
+                      Text::tr("%1 recorded callback(s) and %2 matched late one(s) wait for a drain.").arg(backlog).arg(matched));
+    return status(step, StepState::Done, Text::tr("Processing normally; no recorded callback waits."));
+}
+
+StepStatus inspectGreen(const PlaybookFacts &facts)
+{
+    const PlaybookStep step = PlaybookStep::InspectGreen;
+    if (facts.watchMissing)
+        return noWatch(step);
+    if (!facts.watch.complete())
+        return status(step, StepState::InProgress,
+                      Text::tr("The first count of duplicates is at %1 %.").arg(facts.watch.percentScanned()));
+    const InspectionFindings &found = facts.inspection;
+    if (found.clean())
+        return status(step, StepState::Done, Text::tr("payops inspect: clean."));
+    QStringList findings;
+    if (!found.duplicates.isEmpty())
+        findings << scopeText(facts);
+    if (found.unmatched.withOrder > 0)
+        findings << Text::tr("%1 late payment(s) to apply").arg(found.unmatched.withOrder);
+    return status(step, StepState::ToDo, Text::tr("payops inspect finds: %1.").arg(findings.join(QStringLiteral("; "))));
+}
+
+// The affected order whose evidence step 5 shows: the lowest with an open duplicate, else the
+// last one compensated (compensation's primary key, newest first).
+qint64 evidenceOrderOf(const QSqlDatabase &db)
+{
+    const QList<qint64> open = openDuplicateOrders(db, 1);
+    if (!open.isEmpty())
+        return open.first();
+    return db::scalar(db, QStringLiteral("SELECT order_id FROM compensation ORDER BY id DESC LIMIT 1")).toLongLong();
+}
+
+} // namespace
+
+QString stepStateName(StepState state)
+{
+    switch (state) {
+    case StepState::ToDo:
+        return Text::tr("to do");
+    case StepState::InProgress:
+        return Text::tr("in progress");
+    case StepState::Done:
+        return Text::tr("done");
+    case StepState::NotAvailable:
+        return Text::tr("not available");
+    }
+    return {};
+}
+
+qint64 PlaybookFacts::liveGroups() const
+{
+    return watch.groups(CouponBit) + watch.groups(PointsBit);
+}
+
+qint64 PlaybookFacts::moneyAtRiskFen() const
+{
+    return watch.couponFen() + watch.pointFen(pointsPerYuan);
+}
+
+DefenceState PlaybookFacts::defence(const QString &name) const
+{
+    const auto found =
+        std::find_if(posture.begin(), posture.end(), [&name](const Defence &d) { return d.name == name; });
+    return found == posture.end() ? DefenceState::Unknown : found->state;
+}
+
+bool PlaybookFacts::keysPresent() const
+{
+    return defence(QStringLiteral("uk_order_tpl")) == DefenceState::Present
+           && defence(QStringLiteral("uk_order_type")) == DefenceState::Present;
+}
+
+bool PlaybookFacts::handlerFixed() const
+{
+    // On a sandbox the console restarts the instances itself, and the posture's hour of traces
+    // would still hold the unsafe run for an hour after the restart.
+    if (sandbox)
+        return unsafeAlive == 0;
+    return defence(QStringLiteral("lock_across_commit")) == DefenceState::Present;
+}
+
+PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds)
+{
+    PlaybookFacts facts;
+    facts.pointsPerYuan = pointsPerYuan;
+    facts.sandbox = db::isSandboxDatabase(db);
+
+    // As the overview: a slice of the first pass at most, and another console's refresh waited
+    // for briefly, so the playbook's figures are the overview's.
+    WatchRefreshOptions options;
+    options.lockWaitSeconds = 1;
+    options.firstPassBudgetMs = 1000;
+    const WatchRefresh watch = refreshDuplicateWatch(db, options);
+    facts.watch = watch.figures;
+    facts.watchMissing = watch.missing;
+    if (!watch.missing)
+        facts.inspection = readInspection(db, watch.figures);
+
+    // The heartbeat table: one row per instance ever started, a handful.
+    QSqlQuery instances = db::exec(db, QStringLiteral(
+        "SELECT COALESCE(SUM(i.alive), 0), COALESCE(SUM(i.alive AND i.handler = 'unsafe-demo'), 0), "
+        "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0) "
+        "FROM (SELECT handler, switch_version_applied, "
+        "             stopped_at IS NULL AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL ? SECOND AS alive "
+        "      FROM callback_instance) i JOIN callback_switch s ON s.id = 1"), {aliveSeconds});
+    if (instances.next()) {
+        facts.instancesAlive = instances.value(0).toLongLong();
+        facts.unsafeAlive = instances.value(1).toLongLong();
+        facts.unacknowledged = instances.value(2).toLongLong();
+    }
+    // idx_request_status: the open requests only.
+    facts.pendingRequests = db::scalar(db, QStringLiteral(
+        "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")).toLongLong();
+    facts.posture = inspectPosture(db);
+
+    if (facts.sandbox) {
+        // idx_trace_received: the last hour only, and the first phantom found ends it.
+        facts.recentPhantom = db::scalar(db, QStringLiteral(
+            "SELECT EXISTS (SELECT 1 FROM callback_trace WHERE received_at >= UTC_TIMESTAMP(6) - INTERVAL 1 HOUR "
+            "               AND handler = 'unsafe-demo' AND lock_released_at < committed_at)")).toBool();
+    }
+
+    facts.evidenceOrder = evidenceOrderOf(db);
+    if (facts.evidenceOrder > 0) {
+        // idx_trace_order: the few callbacks of one order.
+        QSqlQuery early = db::exec(db, QStringLiteral(
+            "SELECT instance, TIMESTAMPDIFF(MICROSECOND, lock_released_at, committed_at) AS early "
+            "FROM callback_trace WHERE order_id = ? AND lock_released_at < committed_at "
+            "ORDER BY early DESC LIMIT 1"), {facts.evidenceOrder});
+        if (early.next()) {
+            facts.evidenceInstance = early.value(0).toString();
+            facts.evidenceEarlyMicros = early.value(1).toLongLong();
+        }
+    }
+    return facts;
+}
+
+QList<StepStatus> evaluatePlaybook(const PlaybookFacts &facts, const PlaybookContext &context)
+{
+    return {
+        simulate(facts, context),
+        detect(facts),
+        stopBleeding(facts),
+        scope(facts),
+        proveRootCause(facts),
+        compensate(facts),
+        fix(facts),
+        drain(facts),
+        inspectGreen(facts),
+        status(PlaybookStep::ExportReport, StepState::NotAvailable,
+               Text::tr("Not built yet: the incident report comes with the finance work.")),
+    };
+}
+
+int countedSteps(const QList<StepStatus> &steps)
+{
+    return int(std::count_if(steps.begin(), steps.end(),
+                             [](const StepStatus &s) { return s.state != StepState::NotAvailable; }));
+}
+
+int doneSteps(const QList<StepStatus> &steps)
+{
+    return int(std::count_if(steps.begin(), steps.end(), [](const StepStatus &s) { return s.state == StepState::Done; }));
+}
+
+} // namespace payops::console

@@ -1,0 +1,385 @@
+#include "posture.h"
+
+#include "callbackswitch.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+
+#include <QSqlQuery>
+#include <QStringList>
+
+#include <algorithm>
+
+namespace payops {
+namespace {
+
+// Every check reads at most this many of the last hour's rows, newest first through a time
+// index, so that a busy hour on a production primary costs the same as a quiet one. The
+// phantom is a property of the code, not of one unlucky callback: an unsafe handler releases
+// before its commit on every callback, so the newest ones show it.
+constexpr int kRecentRows = 10000;
+// Audit entries whose hashes are recomputed on each look; the whole chain is
+// `payops audit verify`'s, run when a person asks.
+constexpr int kAuditTail = 1000;
+// The heartbeat age that makes an instance live, as the switch's acknowledgement wait counts it.
+constexpr int kAliveSeconds = 5;
+
+const QStringList &requiredTables()
+{
+    static const QStringList tables{
+        QStringLiteral("payops_meta"),      QStringLiteral("pay_callback_log"), QStringLiteral("user_coupon"),
+        QStringLiteral("point_log"),        QStringLiteral("order_state"),      QStringLiteral("order_state_log"),
+        QStringLiteral("callback_trace"),   QStringLiteral("callback_switch"),  QStringLiteral("callback_instance"),
+        QStringLiteral("ops_audit_log"),    QStringLiteral("ops_audit_head")};
+    return tables;
+}
+
+void requireMigrated(const QSqlDatabase &db)
+{
+    QStringList present;
+    QSqlQuery tables = db::exec(db, QStringLiteral(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"));
+    while (tables.next())
+        present << tables.value(0).toString().toLower();
+    QStringList missing;
+    for (const QString &table : requiredTables())
+        if (!present.contains(table))
+            missing << table;
+    if (!missing.isEmpty())
+        throw db::Error(QStringLiteral("this database has no payops schema (no %1); run payops migrate first")
+                            .arg(missing.join(QStringLiteral(", "))));
+}
+
+Defence makeDefence(const char *name, const char *title, const char *letsThrough)
+{
+    Defence defence;
+    defence.name = QString::fromLatin1(name);
+    defence.title = QString::fromUtf8(title);
+    defence.letsThrough = QString::fromUtf8(letsThrough);
+    return defence;
+}
+
+// A unique key on exactly one of `columnSets` (in index order), found by its columns rather than
+// its name: a key the team added under another name defends just the same.
+Defence keyDefence(const QSqlDatabase &db, Defence defence, const QString &table, const QList<QStringList> &columnSets,
+                   const QString &level)
+{
+    QSqlQuery keys = db::exec(db, QStringLiteral(
+        "SELECT index_name, GROUP_CONCAT(LOWER(column_name) ORDER BY seq_in_index SEPARATOR ',') "
+        "FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND non_unique = 0 "
+        "GROUP BY index_name"), {table});
+    while (keys.next()) {
+        const QStringList columns = keys.value(1).toString().split(QLatin1Char(','));
+        if (!columnSets.contains(columns))
+            continue;
+        defence.state = DefenceState::Present;
+        defence.evidence = QStringLiteral("%1 has unique key %2 (%3)")
+                               .arg(table, keys.value(0).toString(), columns.join(QStringLiteral(", ")));
+        if (columns.contains(QLatin1String("live_order_id")))
+            defence.evidence += QStringLiteral(", over live rows: compensated duplicates keep their history");
+        return defence;
+    }
+    defence.state = DefenceState::Missing;
+    defence.evidence = QStringLiteral("%1 has no unique key on (%2)")
+                           .arg(table, columnSets.constFirst().join(QStringLiteral(", ")));
+    if (level == QLatin1String("legacy"))
+        defence.evidence += QStringLiteral("; the database is at level legacy: compensate the live duplicates, then "
+                                           "add the keys (payops migrate --level current, or the playbook's fix step)");
+    return defence;
+}
+
+// Whether a row a process wrote at `timeColumn` comes from code that still runs, for a query
+// that joins callback_instance as `i`. A stopped or stale instance no longer runs that code, and
+// rows from before an instance's latest start belong to a handler it may have replaced (the fix
+// step restarts the unsafe instances with the safe handler): such rows are named in the evidence
+// but do not decide. A row without an instance row (a drain) always decides.
+QString stillRunning(const QString &timeColumn)
+{
+    return QStringLiteral("(i.id IS NULL OR (i.stopped_at IS NULL AND i.last_seen_at >= NOW(3) - INTERVAL %1 SECOND "
+                          "AND %2 >= i.started_at))").arg(kAliveSeconds).arg(timeColumn);
+}
+
+// The verdict of a check that reads the last hour: what running code did wrong decides, then
+// what it did right; with neither there was nothing to judge by.
+void judgeLastHour(Defence &defence, const QStringList &wrong, const QStringList &right, const QStringList &nothing,
+                   const QStringList &past)
+{
+    defence.state = !wrong.isEmpty() ? DefenceState::Missing
+                    : !right.isEmpty() ? DefenceState::Present
+                                       : DefenceState::Unknown;
+    const QStringList found = wrong.isEmpty() && right.isEmpty() ? nothing : wrong + right;
+    defence.evidence = QStringLiteral("in the last hour, ") + (found + past).join(QStringLiteral("; "));
+}
+
+// Rejected payment attempts of the last hour: the safe CAS logs order_already_paid and the
+// like; the incident's code logs affected_rows_ignored and issues everything anyway.
+Defence casDefence(const QSqlDatabase &db)
+{
+    Defence defence = makeDefence(
+        "cas_affected_rows", "State change by CAS with its affected rows checked",
+        "a second callback that waited on the first one's row lock updates 0 rows, nobody looks, and it issues the "
+        "coupon and the points again");
+    // The state names make the IN list, so that idx_state_log_edge (from_state, to_state,
+    // accepted, created_at) reads only the rejected attempts, never the accepted bulk.
+    QStringList states;
+    QVariantList binds;
+    QSqlQuery names = db::exec(db, QStringLiteral("SELECT name FROM order_state"));
+    while (names.next()) {
+        states << QStringLiteral("?");
+        binds << names.value(0);
+    }
+    if (states.isEmpty())
+        throw db::Error(QStringLiteral("order_state is empty; run payops migrate"));
+    binds << kRecentRows;
+    const QString running = stillRunning(QStringLiteral("a.created_at"));
+    QSqlQuery attempts = db::exec(db, QStringLiteral(
+        "SELECT a.reason = 'affected_rows_ignored', %2, COUNT(*), "
+        "  GROUP_CONCAT(DISTINCT a.instance ORDER BY a.instance SEPARATOR ', ') "
+        "FROM (SELECT reason, instance, created_at FROM order_state_log WHERE from_state IN (%1) "
+        "      AND to_state = 'PAID' AND accepted = 0 AND created_at >= NOW(3) - INTERVAL 1 HOUR "
+        "      ORDER BY created_at DESC LIMIT ?) a "
+        "LEFT JOIN callback_instance i ON i.id = a.instance "
+        "GROUP BY a.reason = 'affected_rows_ignored', %2").arg(states.join(QLatin1Char(',')), running), binds);
+    qint64 ignored = 0;
+    qint64 checked = 0;
+    qint64 ignoredBefore = 0;
+    QString ignoredBy;
+    QString ignoredBeforeBy;
+    while (attempts.next()) {
+        const bool ignoring = attempts.value(0).toBool();
+        const bool runs = attempts.value(1).toBool();
+        const qint64 n = attempts.value(2).toLongLong();
+        if (ignoring && runs) {
+            ignored = n;
+            ignoredBy = attempts.value(3).toString();
+        } else if (ignoring) {
+            ignoredBefore = n;
+            ignoredBeforeBy = attempts.value(3).toString();
+        } else if (runs) {
+            checked = n;
+        }
+    }
+    QStringList wrong;
+    QStringList right;
+    QStringList past;
+    if (ignored > 0)
+        wrong << QStringLiteral("%1 payment attempt(s) updated 0 rows and went on anyway (affected_rows_ignored, "
+                                "instance %2)").arg(ignored).arg(ignoredBy);
+    if (checked > 0)
+        right << QStringLiteral("%1 repeated payment attempt(s) were rejected by the CAS (e.g. PAID->PAID "
+                                "order_already_paid) and went no further").arg(checked);
+    if (ignoredBefore > 0)
+        past << QStringLiteral("%1 attempt(s) went on with 0 rows updated on instance %2, which no longer runs that "
+                               "code").arg(ignoredBefore).arg(ignoredBeforeBy);
+    judgeLastHour(defence, wrong, right,
+                  {QStringLiteral("no repeated payment attempt by running code, so nothing shows whether the CAS's "
+                                  "affected rows are checked")},
+                  past);
+    return defence;
+}
+
+// The last hour's traces per instance and handler, judged by the code that still runs.
+Defence lockDefence(const QSqlDatabase &db)
+{
+    Defence defence = makeDefence(
+        "lock_across_commit", "Lock on pay_no held until after the commit",
+        "a callback 40 ms behind another takes the released lock, reads the order as still PENDING (the first has not "
+        "committed) and runs every side effect again");
+    const QString running = stillRunning(QStringLiteral("t.received_at"));
+    QSqlQuery groups = db::exec(db, QStringLiteral(
+        "SELECT t.instance, t.handler, COUNT(*), SUM(t.lock_released_at < t.committed_at), %1 "
+        "FROM (SELECT instance, handler, received_at, committed_at, lock_released_at FROM callback_trace "
+        "      WHERE received_at >= NOW(6) - INTERVAL 1 HOUR ORDER BY received_at DESC LIMIT ?) t "
+        "LEFT JOIN callback_instance i ON i.id = t.instance "
+        "WHERE t.committed_at IS NOT NULL AND t.lock_released_at IS NOT NULL "
+        "GROUP BY t.instance, t.handler, %1 ORDER BY t.instance, t.handler").arg(running), {kRecentRows});
+    QStringList unsafe;
+    QStringList safe;
+    QStringList past;
+    while (groups.next()) {
+        const QString who = QStringLiteral("instance %1, handler %2").arg(groups.value(0).toString(),
+                                                                           groups.value(1).toString());
+        const qint64 total = groups.value(2).toLongLong();
+        const qint64 early = groups.value(3).toLongLong();
+        if (!groups.value(4).toBool()) {
+            if (early > 0)
+                past << QStringLiteral("%1 released before the commit in %2 of %3 callback(s) but no longer runs")
+                            .arg(who).arg(early).arg(total);
+        } else if (early > 0) {
+            unsafe << QStringLiteral("%1: %2 of %3 callback(s) released the lock before the commit")
+                          .arg(who).arg(early).arg(total);
+        } else {
+            safe << QStringLiteral("%1: all %2 callback(s) released after the commit").arg(who).arg(total);
+        }
+    }
+    judgeLastHour(defence, unsafe, safe,
+                  {QStringLiteral("no running instance traced a callback with a lock and a commit")}, past);
+    return defence;
+}
+
+Defence switchDefence(const QSqlDatabase &db)
+{
+    Defence defence = makeDefence(
+        "record_only_switch", "Record-only switch, acknowledged by every live instance",
+        "no way to stop processing without taking the endpoint down: the platform's retries keep paying out while "
+        "you look for the cause, or an instance that never heard the flip keeps doing so");
+    if (!db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM callback_switch WHERE id = 1")).toBool()) {
+        defence.state = DefenceState::Missing;
+        defence.evidence = QStringLiteral("callback_switch has no row; run payops migrate");
+        return defence;
+    }
+    const SwitchState state = readSwitch(db);
+    QSqlQuery live = db::exec(db, QStringLiteral(
+        "SELECT id, switch_version_applied FROM callback_instance "
+        "WHERE stopped_at IS NULL AND last_seen_at >= NOW(3) - INTERVAL %1 SECOND ORDER BY id").arg(kAliveSeconds));
+    QStringList behind;
+    int instances = 0;
+    while (live.next()) {
+        ++instances;
+        if (live.value(1).toLongLong() < state.version)
+            behind << QStringLiteral("%1 (applies version %2)")
+                          .arg(live.value(0).toString())
+                          .arg(live.value(1).toLongLong());
+    }
+    const QString mode =
+        QStringLiteral("the switch is %1, version %2").arg(callbackModeName(state.mode)).arg(state.version);
+    if (!behind.isEmpty()) {
+        defence.state = DefenceState::Missing;
+        defence.evidence = QStringLiteral("%1, but %2 of %3 live instance(s) have not applied it: %4")
+                               .arg(mode).arg(behind.size()).arg(instances).arg(behind.join(QStringLiteral(", ")));
+    } else {
+        defence.state = DefenceState::Present;
+        defence.evidence = instances == 0
+            ? mode + QStringLiteral("; no instance is live to apply it")
+            : QStringLiteral("%1; all %2 live instance(s) apply it").arg(mode).arg(instances);
+    }
+    return defence;
+}
+
+// The newest kAuditTail entries: each hash recomputed with the trigger's formula, each linked to
+// the one before, the last one equal to the head. An edit or a removal further back is what
+// `payops audit verify` finds; a head that disagrees with the log is seen here at once.
+Defence auditDefence(const QSqlDatabase &db)
+{
+    Defence defence = makeDefence(
+        "audit_chain", "Audit log append-only and hash-chained, intact",
+        "a compensation or a switch flip edited or removed afterwards goes unnoticed, and finance cannot trust the "
+        "record of who did what");
+    QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
+    if (!head.next()) {
+        defence.state = DefenceState::Missing;
+        defence.evidence = QStringLiteral("ops_audit_head has no row: the chain has no head to check against");
+        return defence;
+    }
+    const qint64 lastId = head.value(0).toLongLong();
+    const QString lastHash = head.value(1).toString();
+    // One row before the tail anchors its first link.
+    const qint64 from = std::max<qint64>(1, lastId - kAuditTail);
+    QSqlQuery rows = db::exec(db, QStringLiteral(
+        "SELECT id, prev_hash, row_hash = SHA2(CONCAT_WS('|', prev_hash, id, actor, action, target, reason, ticket, "
+        "COALESCE(before_json, ''), COALESCE(after_json, ''), DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f')), 256), "
+        "row_hash FROM ops_audit_log WHERE id >= ? ORDER BY id"), {from});
+    const auto broken = [&defence](const QString &problem) {
+        defence.state = DefenceState::Missing;
+        defence.evidence = problem + QStringLiteral("; run payops audit verify for the whole chain");
+        return defence;
+    };
+    qint64 expected = from;
+    qint64 checked = 0;
+    QString previousHash;
+    while (rows.next()) {
+        const qint64 id = rows.value(0).toLongLong();
+        if (id != expected)
+            return broken(QStringLiteral("audit entry %1 is missing").arg(expected));
+        if (!rows.value(2).toBool())
+            return broken(
+                QStringLiteral("audit entry %1 does not match its hash (edited after it was written)").arg(id));
+        if (!previousHash.isNull() && rows.value(1).toString() != previousHash)
+            return broken(QStringLiteral("audit entry %1 does not link to entry %2").arg(id).arg(id - 1));
+        previousHash = rows.value(3).toString();
+        ++checked;
+        ++expected;
+    }
+    if (lastId == 0 && checked == 0) {
+        defence.state = DefenceState::Present;
+        defence.evidence = QStringLiteral("the audit log is empty and its head agrees");
+        return defence;
+    }
+    if (expected - 1 != lastId || previousHash != lastHash)
+        return broken(QStringLiteral("the chain head names entry %1 but the log ends at entry %2")
+                          .arg(lastId).arg(expected - 1));
+    defence.state = DefenceState::Present;
+    defence.evidence = checked >= lastId
+        ? QStringLiteral("all %1 audit entries hash and link correctly up to the head").arg(lastId)
+        : QStringLiteral("the newest %1 of %2 audit entries hash and link correctly up to the head; payops audit "
+                         "verify checks the whole chain").arg(checked).arg(lastId);
+    return defence;
+}
+
+Defence inspectionDefence()
+{
+    Defence defence = makeDefence(
+        "scheduled_inspection", "Duplicate inspection on a schedule",
+        "duplicates are found when finance asks, days later, instead of minutes after they happen");
+    defence.evidence = QStringLiteral("payops does not schedule an inspection yet, so it cannot tell whether one runs; "
+                                      "run payops inspect from cron (it exits 1 on live duplicates)");
+    return defence;
+}
+
+} // namespace
+
+QString defenceStateName(DefenceState state)
+{
+    switch (state) {
+    case DefenceState::Present:
+        return QStringLiteral("present");
+    case DefenceState::Missing:
+        return QStringLiteral("missing");
+    case DefenceState::Unknown:
+        break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QList<Defence> inspectPosture(const QSqlDatabase &db)
+{
+    requireMigrated(db);
+    const QString level = db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'schema_level'"))
+                              .toString();
+    QList<Defence> defences;
+    defences << keyDefence(db,
+                           makeDefence("uk_pay_no", "Unique key on pay_no (each callback accepted once)",
+                                       "a platform retry that races past the replay check is recorded and processed "
+                                       "again as a new payment"),
+                           QStringLiteral("pay_callback_log"), {{QStringLiteral("pay_no")}}, level);
+    defences << casDefence(db);
+    defences << keyDefence(db,
+                           makeDefence("uk_order_tpl", "Coupon key (order, coupon template)",
+                                       "a second coupon of one template for one order whenever anything upstream is "
+                                       "bypassed: a lock released early, an unchecked CAS, a message consumed twice"),
+                           QStringLiteral("user_coupon"),
+                           {{QStringLiteral("order_id"), QStringLiteral("coupon_template_id")},
+                            {QStringLiteral("live_order_id"), QStringLiteral("coupon_template_id")}},
+                           level);
+    defences << keyDefence(db,
+                           makeDefence("uk_order_type", "Points key (order, point type)",
+                                       "a second points row of one type for one order whenever anything upstream is "
+                                       "bypassed, paid out to the user's balance"),
+                           QStringLiteral("point_log"),
+                           {{QStringLiteral("order_id"), QStringLiteral("point_type")},
+                            {QStringLiteral("live_order_id"), QStringLiteral("point_type")}},
+                           level);
+    defences << lockDefence(db);
+    defences << switchDefence(db);
+    defences << auditDefence(db);
+    defences << inspectionDefence();
+    return defences;
+}
+
+bool allPresent(const QList<Defence> &defences)
+{
+    return std::none_of(defences.cbegin(), defences.cend(),
+                        [](const Defence &defence) { return defence.state == DefenceState::Missing; });
+}
+
+} // namespace payops
