@@ -58,7 +58,7 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     auto *grid = new QGridLayout;
     grid->setSpacing(14);
     m_mode = new Tile(QStringLiteral("tileMode"), tr("Callback endpoint mode"), this);
-    m_rate = new Tile(QStringLiteral("tileRate"), tr("Callbacks in the last minute"), this);
+    m_rate = new Tile(QStringLiteral("tileRate"), tr("Payments called back, last minute"), this);
     m_duplicates = new Tile(QStringLiteral("tileDuplicates"), tr("Duplicate side effects (open)"), this);
     m_backlog = new Tile(QStringLiteral("tileBacklog"), tr("Backlog of recorded callbacks"), this);
     m_money = new Tile(QStringLiteral("tileMoney"), tr("Money at risk"), this);
@@ -185,7 +185,7 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
     m_mode->setValue(f.mode.isEmpty() ? tr("unknown") : f.mode,
                      tr("switch v%1, set by %2: %3").arg(f.switchVersion).arg(f.switchChangedBy, f.switchReason),
                      recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
-    m_rate->setValue(locale.toString(f.callbacksLastMinute), tr("received in the last 60 s"));
+    m_rate->setValue(locale.toString(f.callbacksLastMinute), tr("distinct pay_no first received in the last 60 s"));
     const auto &d = f.duplicates;
     // Until the duplicate watch has read the history once, its figures are a lower bound.
     const QString counting = f.duplicatesComplete || !f.duplicatesWatched

@@ -177,7 +177,7 @@ void LiveTrafficChart::setTraffic(const console::LiveTraffic &traffic)
     for (const auto &bucket : traffic.callbacksPerSecond)
         if (bucket.startMs > traffic.nowMs - 60'000)
             lastMinute += bucket.count;
-    QString text = tr("%1 callbacks in the last minute · %2 duplicate side effects made in the window")
+    QString text = tr("%1 deliveries in the last minute, copies included · %2 duplicate side effects made in the window")
                        .arg(locale.toString(lastMinute), locale.toString(totalDuplicates));
     if (!traffic.flips.isEmpty()) {
         const auto &last = traffic.flips.constLast();
