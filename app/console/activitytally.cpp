@@ -156,28 +156,28 @@ qint64 ActivityTally::readHoles(const QSqlDatabase &db, qint64 now)
 }
 
 // Orders by creation time through idx_orders_created (the id comes with the index entry),
-// from a little before the newest one seen: one created earlier may commit later.
+// from a little before the previous read: one created earlier may commit later. Going from
+// the previous read's time, not from the newest order seen, keeps a quiet table (or a bulk
+// import long ago) from being read again at every refresh.
 qint64 ActivityTally::readOrders(const QSqlDatabase &db, qint64 now)
 {
-    const qint64 since = m_loadedWindow == 0 ? now - m_windowSeconds : m_newestOrderSeconds - kLookbackSeconds;
+    const qint64 since = m_loadedWindow == 0 ? now - m_windowSeconds : m_ordersReadAt - kLookbackSeconds;
     QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, UNIX_TIMESTAMP(created_at) FROM orders FORCE INDEX (idx_orders_created) "
                                                  "WHERE created_at >= FROM_UNIXTIME(?)"), {since});
     qint64 read = 0;
+    QHash<qint64, qint64> seen; // what the next read can meet again: created since this one's lookback
     while (rows.next()) {
         ++read;
         const qint64 id = rows.value(0).toLongLong();
         const qint64 created = rows.value(1).toLongLong();
+        if (created >= now - kLookbackSeconds)
+            seen.insert(id, created);
         if (m_recentOrders.contains(id))
             continue;
-        m_recentOrders.insert(id, created);
         ++m_ordersByMinute[created / 60];
-        m_newestOrderSeconds = std::max(m_newestOrderSeconds, created);
     }
-    if (m_newestOrderSeconds == 0)
-        m_newestOrderSeconds = now - kLookbackSeconds;
-    // Only the lookback's orders can be read again.
-    for (auto it = m_recentOrders.begin(); it != m_recentOrders.end();)
-        it = it.value() < m_newestOrderSeconds - kLookbackSeconds ? m_recentOrders.erase(it) : std::next(it);
+    m_recentOrders = seen;
+    m_ordersReadAt = now;
     return read;
 }
 

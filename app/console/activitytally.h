@@ -40,7 +40,7 @@ struct RecentActivity
 // Transitions are read by primary key above the last id seen. An id below it that was not
 // there yet (its transaction committed after a later one) is a hole, read again on each
 // advance for kLateSeconds, then given up (a rolled-back insert leaves a hole for good).
-// Orders are read by creation time from the newest one seen, kLookbackSeconds back, and told
+// Orders are read by creation time from kLookbackSeconds before the previous read, and told
 // apart by id: merchant order ids need not grow with time.
 //
 // Counts are per minute, so the window's edge moves a minute at a time. Lives on one thread
@@ -80,8 +80,8 @@ private:
     qint64 m_lastLogId = 0;
     QList<Hole> m_holes;
     QMap<qint64, QHash<QString, qint64>> m_transitionsByMinute;
-    qint64 m_newestOrderSeconds = 0;
-    QHash<qint64, qint64> m_recentOrders; // id -> created, the lookback's orders already counted
+    qint64 m_ordersReadAt = 0;            // server time of the last read of orders
+    QHash<qint64, qint64> m_recentOrders; // id -> created: counted orders the next read may meet again
     QMap<qint64, qint64> m_ordersByMinute;
 };
 
