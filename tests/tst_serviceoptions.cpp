@@ -76,6 +76,8 @@ private Q_SLOTS:
         const QString missing = m_dir.filePath(QStringLiteral("absent"));
         QVERIFY(parse({}, missing).error.startsWith(QStringLiteral("cannot read the secret file %1: ").arg(missing)));
         QCOMPARE(parse({}, m_short).error, QStringLiteral("the secret in %1 is shorter than 16 bytes").arg(m_short));
+        const QString huge = writeFile(QStringLiteral("huge"), QByteArray(64 * 1024 + 1, 'x'));
+        QCOMPARE(parse({}, huge).error, QStringLiteral("the secret file %1 is larger than 64 KiB: is it the right file?").arg(huge));
     }
 
     void badHandlerAndInstance()

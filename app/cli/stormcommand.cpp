@@ -4,10 +4,10 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "domain/signature.h"
 #include "domain/storm.h"
 
 #include <QElapsedTimer>
-#include <QFile>
 #include <QTextStream>
 
 #include <csignal>
@@ -157,12 +157,8 @@ private:
                 return QStringLiteral("--targets: ") + error;
         }
         const QString secretPath = parser.value(QStringLiteral("secret-file"));
-        if (secretPath.isEmpty())
-            return QStringLiteral("--secret-file is required");
-        QFile secret(secretPath);
-        if (!secret.open(QIODevice::ReadOnly))
-            return QStringLiteral("cannot read the secret file %1: %2").arg(secretPath, secret.errorString());
-        plan.secret = secret.read(64 * 1024).trimmed();
+        if (const QString error = readSecretFile(secretPath, &plan.secret); !error.isEmpty())
+            return error;
         if (plan.secret.isEmpty())
             return QStringLiteral("the secret file %1 is empty").arg(secretPath);
 

@@ -1,5 +1,6 @@
 #include "signature.h"
 
+#include <QFile>
 #include <QMessageAuthenticationCode>
 
 namespace payops {
@@ -59,6 +60,21 @@ const char *describe(SignatureCheck check)
     case SignatureCheck::Mismatch: return "signature does not match";
     }
     return "invalid";
+}
+
+QString readSecretFile(const QString &path, QByteArray *secret)
+{
+    constexpr qint64 kLargestSecret = 64 * 1024;
+    if (path.isEmpty())
+        return QStringLiteral("--secret-file is required");
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("cannot read the secret file %1: %2").arg(path, file.errorString());
+    const QByteArray content = file.read(kLargestSecret + 1);
+    if (content.size() > kLargestSecret)
+        return QStringLiteral("the secret file %1 is larger than 64 KiB: is it the right file?").arg(path);
+    *secret = content.trimmed();
+    return {};
 }
 
 } // namespace payops

@@ -1,7 +1,8 @@
 #include "serviceoptions.h"
 
+#include "domain/signature.h"
+
 #include <QCommandLineParser>
-#include <QFile>
 
 namespace payops {
 namespace {
@@ -56,12 +57,9 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     options.host = listen.left(colon);
 
     const QString secretPath = parser.value(QStringLiteral("secret-file"));
-    if (secretPath.isEmpty())
-        return QStringLiteral("--secret-file is required");
-    QFile secretFile(secretPath);
-    if (!secretFile.open(QIODevice::ReadOnly))
-        return QStringLiteral("cannot read the secret file %1: %2").arg(secretPath, secretFile.errorString());
-    options.secret = secretFile.readAll().trimmed();
+    error = readSecretFile(secretPath, &options.secret);
+    if (!error.isEmpty())
+        return error;
     if (options.secret.size() < kMinimumSecretBytes)
         return QStringLiteral("the secret in %1 is shorter than %2 bytes").arg(secretPath).arg(kMinimumSecretBytes);
 
