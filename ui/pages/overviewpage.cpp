@@ -58,7 +58,7 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     auto *grid = new QGridLayout;
     grid->setSpacing(14);
     m_mode = new Tile(QStringLiteral("tileMode"), tr("Callback endpoint mode"), this);
-    m_rate = new Tile(QStringLiteral("tileRate"), tr("Payments called back, last minute"), this);
+    m_rate = new Tile(QStringLiteral("tileRate"), tr("Payments, last minute"), this);
     m_duplicates = new Tile(QStringLiteral("tileDuplicates"), tr("Duplicate side effects (open)"), this);
     m_backlog = new Tile(QStringLiteral("tileBacklog"), tr("Backlog of recorded callbacks"), this);
     m_money = new Tile(QStringLiteral("tileMoney"), tr("Money at risk"), this);

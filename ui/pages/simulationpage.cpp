@@ -111,14 +111,18 @@ QWidget *SimulationPage::makeInstancesBox()
     m_startSafe = button(QStringLiteral("startSafeButton"), tr("Start safe"), box);
     m_stopInstances = button(QStringLiteral("stopInstancesButton"), tr("Stop all"), box);
     m_restartSafe = button(QStringLiteral("restartSafeButton"), tr("Restart with the safe handler"), box);
+    // Two rows: in one the page would hold the window wider than a laptop's screen.
     buttons->addWidget(new QLabel(tr("Instances:"), box));
     buttons->addWidget(m_count);
     buttons->addWidget(m_startUnsafe);
     buttons->addWidget(m_startSafe);
     buttons->addStretch(1);
-    buttons->addWidget(m_stopInstances);
-    buttons->addWidget(m_restartSafe);
+    auto *stopButtons = new QHBoxLayout;
+    stopButtons->addStretch(1);
+    stopButtons->addWidget(m_stopInstances);
+    stopButtons->addWidget(m_restartSafe);
     layout->addLayout(buttons);
+    layout->addLayout(stopButtons);
 
     m_table = new QTableWidget(0, NUM_COLUMNS, box);
     m_table->setObjectName(QStringLiteral("localInstancesTable"));

@@ -29,6 +29,7 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
                                 "window; edges with their transitions in the window; %1")
                                  .arg(palette::coloured(palette::Role::Danger, tr("rejected attempts in red"))),
                              this);
+    title->setWordWrap(true); // a long line here would hold the whole window wider than the screen
     // No "all time": counting every transition of a production database is not for a page
     // that reads again whenever it is refreshed. The window is read once, then what is new.
     m_window = new WindowCombo(this, 1, WindowCombo::Bounded);
