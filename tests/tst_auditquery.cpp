@@ -58,7 +58,7 @@ private Q_SLOTS:
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray csv = file.readAll();
-        QVERIFY(csv.startsWith("id,created_at_utc,actor,action"));
+        QVERIFY(csv.startsWith("\xEF\xBB\xBFid,created_at_utc,actor,action")); // the BOM Excel needs for UTF-8
         QVERIFY(csv.contains("\"reason, with \"\"quotes\"\"\nand a newline 0\""));
         QCOMPARE(csv.count("\r\n"), 26);
 

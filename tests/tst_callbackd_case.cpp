@@ -94,8 +94,9 @@ private Q_SLOTS:
         const QSqlDatabase db = connection.database();
         QSqlQuery columns = db::exec(db, QStringLiteral(
             "SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME), COLLATION_NAME FROM information_schema.COLUMNS "
-            "WHERE TABLE_SCHEMA = DATABASE() AND COLUMN_NAME IN ('trade_status', 'channel') "
-            "AND TABLE_NAME IN ('pay_callback_log', 'platform_statement')"));
+            "WHERE TABLE_SCHEMA = DATABASE() AND ((COLUMN_NAME IN ('trade_status', 'channel') "
+            "AND TABLE_NAME IN ('pay_callback_log', 'platform_statement')) "
+            "OR (COLUMN_NAME = 'status' AND TABLE_NAME = 'platform_statement_line'))"));
         int seen = 0;
         while (columns.next()) {
             ++seen;

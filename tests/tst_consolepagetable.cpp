@@ -53,7 +53,9 @@ private Q_SLOTS:
             {Page::CompensationId, QStringLiteral("compensationPage")},
             {Page::AuditId, QStringLiteral("auditPage")},
             {Page::PostureId, QStringLiteral("posturePage")},
-            {Page::SimulationId, QStringLiteral("simulationPage")}};
+            {Page::SimulationId, QStringLiteral("simulationPage")},
+            {Page::InspectionId, QStringLiteral("inspectionPage")},
+            {Page::ReconciliationId, QStringLiteral("reconciliationPage")}};
         const std::span<const PageEntry> table = pageTable();
         QSet<Page *> pages;
         for (std::size_t row = 0; row < table.size(); ++row) {

@@ -98,8 +98,30 @@ private Q_SLOTS:
         QCOMPARE(find(defences, QStringLiteral("cas_affected_rows")).state, DefenceState::Unknown);
         QCOMPARE(find(defences, QStringLiteral("record_only_switch")).state, DefenceState::Present);
         QCOMPARE(find(defences, QStringLiteral("audit_chain")).state, DefenceState::Present);
-        QCOMPARE(find(defences, QStringLiteral("scheduled_inspection")).state, DefenceState::Unknown);
+        // No inspection was ever stored.
+        const Defence inspection = find(defences, QStringLiteral("scheduled_inspection"));
+        QCOMPARE(inspection.state, DefenceState::Missing);
+        QVERIFY2(inspection.evidence.contains(QStringLiteral("no inspection was ever stored")), qPrintable(inspection.evidence));
         QVERIFY(!allPresent(defences));
+    }
+
+    // A stored run within the last 24 hours is a schedule; an older newest run is one that stopped.
+    void aScheduledInspectionIsAStoredRecentRun()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("postureinspect"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection")).state, DefenceState::Missing);
+
+        QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()}).exitCode, 0);
+        const Defence recent = find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection"));
+        QCOMPARE(recent.state, DefenceState::Present);
+        QVERIFY2(recent.evidence.contains(QStringLiteral("(cli), within the last 24 hours")), qPrintable(recent.evidence));
+
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        db::exec(connection.database(), QStringLiteral("UPDATE inspection_run SET started_at = started_at - INTERVAL 25 HOUR"));
+        const Defence stale = find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection"));
+        QCOMPARE(stale.state, DefenceState::Missing);
+        QVERIFY2(stale.evidence.contains(QStringLiteral("more than 24 hours ago")), qPrintable(stale.evidence));
     }
 
     // The fix step: refused while live duplicates remain, and nothing changes; after
@@ -308,9 +330,10 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains(QStringLiteral("missing uk_order_tpl ")) && text.out.contains(QStringLiteral("Lets through: ")),
                  qPrintable(text.out));
 
-        // Current level, no traffic: nothing missing, the unknowns do not fail it.
+        // Current level, inspected, no traffic: nothing missing, the unknowns do not fail it.
         test::ScratchDatabase current(QStringLiteral("posturecur"));
         test::prepareCallbackDatabase(current.dsn(), QStringLiteral("current"), 0);
+        QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), current.dsn().toString()}).exitCode, 0);
         const test::CliRun clean = test::runCli({QStringLiteral("posture"), QStringLiteral("--db"), current.dsn().toString()});
         QVERIFY2(clean.exitCode == 0, qPrintable(clean.out + clean.err));
         QVERIFY(!clean.out.contains(QStringLiteral("missing ")));

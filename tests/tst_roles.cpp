@@ -82,7 +82,7 @@ private Q_SLOTS:
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
         db::Connection connection(finance.dsnFor(scratch.name()), QStringLiteral("finance"));
         db::exec(connection.database(), QStringLiteral(
-            "INSERT INTO platform_statement (statement_date, pay_no, order_id, amount_fen) VALUES (CURDATE(), 'P1', 1, 100)"));
+            "INSERT INTO platform_statement (file_sha256, format) VALUES (SHA2('statement', 256), 'generic')"));
         QCOMPARE(db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(), 1);
     }
 };

@@ -166,7 +166,12 @@ private Q_SLOTS:
         QCOMPARE(test::count(scratch.dsn(), QStringLiteral(
                      "SELECT COUNT(*) FROM order_state_log WHERE pay_no = 'LATE-6001' AND from_state = 'PAID' "
                      "AND accepted = 0 AND reason = 'order_already_paid' AND instance LIKE 'drain:%'")), qint64(1));
-        QCOMPARE(cli(scratch, {QStringLiteral("inspect")}).exitCode, 0);
+        // No payment waits any more, but the customer paid twice: a refund owed is a finding.
+        const test::CliRun after = cli(scratch, {QStringLiteral("inspect")});
+        QCOMPARE(after.exitCode, 1);
+        QVERIFY2(after.out.contains(QStringLiteral("unmatched: no unmatched callbacks"))
+                     && after.out.contains(QStringLiteral("paid twice: 1 order(s) paid twice by the customer")),
+                 qPrintable(after.out));
     }
 
     // Recorded in RECORD_ONLY mode for an order not there yet: the backlog drain keeps it as

@@ -6,13 +6,16 @@
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "dialogs/connectiondialog.h"
+#include "dialogs/reportdialog.h"
 #include "dialogs/settingsdialog.h"
 #include "domain/privileges.h"
 #include "pages/evidencepage.h"
+#include "pages/inspectionpage.h"
 #include "pages/pagetable.h"
 #include "pages/simulationpage.h"
 #include "palette.h"
 #include "playbook/playbookdock.h"
+#include "widgets/findingsnotifier.h"
 
 #include <QAction>
 #include <QApplication>
@@ -94,6 +97,11 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     fileMenu->addAction(connectAction);
     fileMenu->addAction(refreshAction);
     fileMenu->addAction(settingsAction);
+    auto *reportAction = new QAction(tr("Incident &report…"), this);
+    reportAction->setObjectName(QStringLiteral("actionIncidentReport"));
+    reportAction->setToolTip(tr("A PDF of one time window, the same as payops report writes."));
+    connect(reportAction, &QAction::triggered, this, &MainWindow::openReportDialog);
+    fileMenu->addAction(reportAction);
     fileMenu->addSeparator();
     fileMenu->addAction(quitAction);
 
@@ -110,6 +118,8 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     connect(m_playbook, &PlaybookDock::navigate, this, &MainWindow::showPage);
     connect(m_playbook, &PlaybookDock::openOrder, this, &MainWindow::openOrder);
     m_playbook->setSimulation(m_localInstances, m_stormRunner);
+    m_findingsNotifier = new FindingsNotifier(this);
+    connect(m_findingsNotifier, &FindingsNotifier::navigate, this, &MainWindow::showPage);
     QAction *playbookAction = m_playbook->toggleViewAction();
     playbookAction->setObjectName(QStringLiteral("actionPlaybook"));
     playbookAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
@@ -159,6 +169,8 @@ void MainWindow::connectTo(const Dsn &dsn)
     }
     if (auto *simulation = static_cast<SimulationPage *>(page(Page::SimulationId)))
         simulation->attach(m_localInstances, m_stormRunner);
+    if (auto *inspections = static_cast<InspectionPage *>(page(Page::InspectionId)))
+        connect(inspections, &InspectionPage::newFindings, m_findingsNotifier, &FindingsNotifier::notify);
     showPage(Page::OverviewId);
     m_playbook->setDatabase(dsn);
     probeAccount();
@@ -246,6 +258,18 @@ void MainWindow::openSettings()
     // The dialog writes through the one settings object; each page follows what it uses.
     SettingsDialog dialog(console::ConsoleSettings::instance(), this);
     dialog.exec();
+}
+
+void MainWindow::openReportDialog()
+{
+    if (!m_dsn) {
+        statusBar()->showMessage(tr("Connect to a database first: the report is read from it."), 5000);
+        return;
+    }
+    // Not modal: the report is printed in the background while the console stays in use.
+    auto *dialog = new ReportDialog(*m_dsn, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
 }
 
 void MainWindow::onConnectionLost(const QString &reason)

@@ -17,6 +17,7 @@ namespace payops {
 
 class DuplicatesPage;
 class EvidencePage;
+class FindingsNotifier;
 class InstancesPage;
 class OverviewPage;
 namespace console {
@@ -49,6 +50,8 @@ public:
     console::StormRunner *stormRunner() const { return m_stormRunner; }
     // The incident's playbook, docked on the right; shown at first on a sandbox.
     PlaybookDock *playbook() const { return m_playbook; }
+    // Tells the desktop about new findings of the console's scheduled inspections.
+    FindingsNotifier *findingsNotifier() const { return m_findingsNotifier; }
 
 Q_SIGNALS:
     void connected();
@@ -58,6 +61,7 @@ Q_SIGNALS:
 private:
     void openConnectionDialog();
     void openSettings();
+    void openReportDialog();
     void onConnectionLost(const QString &reason);
     void onConnectionRestored();
     void retryConnection();
@@ -79,6 +83,7 @@ private:
     int m_retrySeconds = 1;
     bool m_lost = false;
     PlaybookDock *m_playbook = nullptr;
+    FindingsNotifier *m_findingsNotifier = nullptr;
 };
 
 } // namespace payops

@@ -18,6 +18,8 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makeAuditCommand());
     commands.push_back(makeStormCommand());
     commands.push_back(makePostureCommand());
+    commands.push_back(makeReconcileCommand());
+    commands.push_back(makeReportCommand());
     return commands;
 }
 
@@ -33,6 +35,11 @@ void printUsage(QTextStream &out)
 }
 
 } // namespace
+
+bool needsGuiApplication(const QStringList &arguments)
+{
+    return arguments.value(0) == QLatin1String("report");
+}
 
 int run(const QStringList &arguments)
 {

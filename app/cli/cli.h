@@ -11,6 +11,10 @@ enum ExitCode : int {
     UsageOrConnection = 2, // bad flags, bad DSN, unreachable server, wrong credentials
 };
 
+// True for the commands that lay out text (the report's PDF needs fonts): main() makes a
+// QGuiApplication for them, and a QCoreApplication for the rest, which need no display.
+bool needsGuiApplication(const QStringList &arguments);
+
 // Runs `payops <command> ...`; arguments exclude the program name.
 int run(const QStringList &arguments);
 

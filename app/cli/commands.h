@@ -16,6 +16,8 @@ std::unique_ptr<Command> makeCompensateCommand();
 std::unique_ptr<Command> makeAuditCommand();
 std::unique_ptr<Command> makeStormCommand();
 std::unique_ptr<Command> makePostureCommand();
+std::unique_ptr<Command> makeReconcileCommand();
+std::unique_ptr<Command> makeReportCommand();
 
 // Every command `payops` knows, in the order `payops --help` lists them.
 std::vector<std::unique_ptr<Command>> allCommands();

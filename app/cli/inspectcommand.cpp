@@ -6,11 +6,10 @@
 #include "domain/callbackswitch.h"
 #include "domain/duplicatewatch.h"
 #include "domain/inspection.h"
+#include "domain/inspectionrun.h"
 
 #include <QElapsedTimer>
-#include <QJsonArray>
 #include <QJsonDocument>
-#include <QJsonObject>
 #include <QTextStream>
 
 #include <csignal>
@@ -31,14 +30,17 @@ void interrupt(int)
 // payment waiting to be applied), so that a scheduler can alert on it; 2 when it could not
 // tell. Unmatched callbacks whose order is still missing are reported but do not alert: a late
 // order is normal for seconds, and the drain cannot act on them. Duplicates come from the
-// duplicate watch, so a run reads what was added since the last one, not the history.
+// duplicate watch, so a run reads what was added since the last one, not the history. Every
+// run that reaches a result is stored in inspection_run (source cli); one that cannot be
+// stored still prints and exits by its findings, with a warning: the alert matters more.
 class InspectCommand final : public Command
 {
 public:
     InspectCommand()
         : Command(QStringLiteral("inspect"),
-                  QStringLiteral("Count live duplicate side effects, unmatched callbacks, the backlog and the switch; exit 1 on "
-                                 "duplicates or on unmatched callbacks whose order exists now, 2 on an error. The first run "
+                  QStringLiteral("Count live duplicate side effects, orders paid twice by the customer (refunds owed), "
+                                 "unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, "
+                                 "refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run "
                                  "on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run "
                                  "goes on)."),
                   QStringLiteral("--db DSN [--json] [--points-per-yuan N]"))
@@ -65,6 +67,7 @@ protected:
         try {
             db::Connection connection(*dsn, QStringLiteral("inspect"));
             const QSqlDatabase db = connection.database();
+            const QDateTime startedAt = serverTime(db);
             const WatchRefresh watch = refreshWatch(db);
             if (watch.missing)
                 return fail(UsageOrConnection, watch.why);
@@ -77,19 +80,27 @@ protected:
                                                    .arg(watch.figures.percentScanned()).arg(watch.why));
             if (!watch.why.isEmpty())
                 QTextStream(stderr) << "payops inspect: " << watch.why << Qt::endl;
-            const InspectionFindings findings = readInspection(db, watch.figures);
-            const LiveDuplicateCount &duplicates = findings.duplicates;
-            const SwitchState &state = findings.switchState;
-            const qint64 backlog = findings.backlog;
-            const UnmatchedCount &unmatched = findings.unmatched;
+            InspectionReport report;
+            report.figures = watch.figures;
+            report.findings = readInspection(db, watch.figures);
+            report.pointsPerYuan = pointsPerYuan;
+            const StoredRun stored = storeInspectionRun(db, InspectionRun::of(report, startedAt, QStringLiteral("cli")));
+            if (!stored.stored())
+                QTextStream(stderr) << "payops inspect: warning: this run was not stored: " << stored.notStored << Qt::endl;
+            const InspectionFindings &findings = report.findings;
             if (parser.isSet(m_json)) {
-                printJson(watch.figures, pointsPerYuan, duplicates, backlog, unmatched, state);
+                QTextStream(stdout) << QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact) << Qt::endl;
             } else {
+                const SwitchState &state = findings.switchState;
                 say(QStringLiteral("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
-                say(QStringLiteral("backlog: %1 recorded callback(s)").arg(backlog));
-                say(QStringLiteral("unmatched: ") + unmatched.describe()
-                    + (unmatched.withOrder > 0 ? QStringLiteral("; apply them with payops drain --unmatched") : QString()));
-                say(QStringLiteral("duplicates: ") + duplicates.describe());
+                say(QStringLiteral("backlog: %1 recorded callback(s)").arg(findings.backlog));
+                say(QStringLiteral("unmatched: ") + findings.unmatched.describe()
+                    + (findings.unmatched.withOrder > 0 ? QStringLiteral("; apply them with payops drain --unmatched")
+                                                        : QString()));
+                say(QStringLiteral("duplicates: ") + findings.duplicates.describe());
+                say(QStringLiteral("paid twice: ") + findings.doublePayments.describe()
+                    + (findings.doublePayments.isEmpty() ? QString()
+                                                         : QStringLiteral("; refund the second payment to each customer")));
             }
             return findings.clean() ? Success : Refused;
         } catch (const db::Error &error) {
@@ -117,39 +128,6 @@ private:
         const WatchRefresh watch = refreshDuplicateWatch(db, options);
         std::signal(SIGINT, previous);
         return watch;
-    }
-
-    void printJson(const DuplicateWatchFigures &figures, qint64 pointsPerYuan, const LiveDuplicateCount &duplicates,
-                   qint64 backlog, const UnmatchedCount &unmatched, const SwitchState &state) const
-    {
-        QJsonArray samples;
-        for (qint64 id : duplicates.sampleOrderIds)
-            samples << id;
-        const qint64 couponFen = figures.couponFen();
-        const qint64 pointFen = figures.pointFen(pointsPerYuan);
-        const QJsonObject object{
-            {QStringLiteral("duplicates"),
-             QJsonObject{{QStringLiteral("groups"), duplicates.couponGroups + duplicates.pointGroups},
-                         {QStringLiteral("extra_copies"), duplicates.couponExtraRows + duplicates.pointExtraRows},
-                         {QStringLiteral("orders"), figures.openOrders},
-                         {QStringLiteral("money_at_risk_fen"), couponFen + pointFen},
-                         {QStringLiteral("coupon_groups"), duplicates.couponGroups},
-                         {QStringLiteral("coupon_extra_copies"), duplicates.couponExtraRows},
-                         {QStringLiteral("coupon_fen"), couponFen},
-                         {QStringLiteral("point_groups"), duplicates.pointGroups},
-                         {QStringLiteral("point_extra_copies"), duplicates.pointExtraRows},
-                         {QStringLiteral("point_fen"), pointFen},
-                         {QStringLiteral("points_per_yuan"), pointsPerYuan},
-                         {QStringLiteral("compensated_copies"), figures.superseded()},
-                         {QStringLiteral("sample_orders"), samples},
-                         {QStringLiteral("as_of"), figures.refreshedAt}}},
-            {QStringLiteral("backlog"), backlog},
-            {QStringLiteral("unmatched"), unmatched.callbacks},
-            {QStringLiteral("unmatched_with_order"), unmatched.withOrder},
-            {QStringLiteral("unmatched_with_order_fen"), unmatched.withOrderFen},
-            {QStringLiteral("switch"), QJsonObject{{QStringLiteral("mode"), callbackModeName(state.mode)},
-                                                   {QStringLiteral("version"), state.version}}}};
-        QTextStream(stdout) << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
     }
 
     const QCommandLineOption m_json{QStringLiteral("json"), QStringLiteral("Print the figures as one JSON object.")};

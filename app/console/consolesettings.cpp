@@ -1,5 +1,7 @@
 #include "consolesettings.h"
 
+#include "domain/money.h"
+
 #include <QCoreApplication>
 #include <QSettings>
 
@@ -20,6 +22,10 @@ constexpr std::array<Spec, ConsoleSettings::NUM_KEYS> specs{{
     {ConsoleSettings::InstanceAliveSeconds, "instanceAliveSeconds", 5, 1, 3600,
      QT_TRANSLATE_NOOP("payops::SettingsDialog", "An instance is alive if its heartbeat is younger than"),
      QT_TRANSLATE_NOOP("payops::SettingsDialog", " s")},
+    // Off by default: a console writes inspection_run only when someone asked it to.
+    {ConsoleSettings::InspectionMinutes, "inspectionMinutes", 0, 0, 1440,
+     QT_TRANSLATE_NOOP("payops::SettingsDialog", "Run the inspection every (0 = off)"),
+     QT_TRANSLATE_NOOP("payops::SettingsDialog", " min")},
 }};
 
 // Each row sits at its key's place, so spec() may index: a row added out of order, or left
@@ -103,11 +109,7 @@ qint64 pointsToFen(qint64 points, qint64 pointsPerYuan)
 
 QString formatYuan(qint64 fen)
 {
-    const qint64 magnitude = fen < 0 ? -fen : fen;
-    return QStringLiteral("%1%2.%3")
-        .arg(fen < 0 ? QStringLiteral("-") : QString())
-        .arg(magnitude / 100)
-        .arg(magnitude % 100, 2, 10, QLatin1Char('0'));
+    return fenToYuan(fen);
 }
 
 } // namespace payops::console

@@ -20,7 +20,7 @@ class ConsoleSettings final : public QObject
     Q_OBJECT
 
 public:
-    enum Key { RefreshSeconds, PointsPerYuan, InstanceAliveSeconds, NUM_KEYS };
+    enum Key { RefreshSeconds, PointsPerYuan, InstanceAliveSeconds, InspectionMinutes, NUM_KEYS };
 
     // One row of the table.
     struct Spec
@@ -54,6 +54,9 @@ public:
     int pointsPerYuan() const { return value(PointsPerYuan); }
     // A heartbeat older than this makes an instance stale.
     int instanceAliveSeconds() const { return value(InstanceAliveSeconds); }
+    // Minutes between the console's own runs of the inspection (stored like payops inspect's);
+    // 0 is off.
+    int inspectionMinutes() const { return value(InspectionMinutes); }
 
 Q_SIGNALS:
     void changed();

@@ -199,6 +199,8 @@ StepStatus inspectGreen(const PlaybookFacts &facts)
         findings << scopeText(facts);
     if (found.unmatched.withOrder > 0)
         findings << Text::tr("%1 late payment(s) to apply").arg(found.unmatched.withOrder);
+    if (!found.doublePayments.isEmpty())
+        findings << Text::tr("%1 order(s) paid twice by the customer, a refund owed").arg(found.doublePayments.orders);
     return status(step, StepState::ToDo, Text::tr("payops inspect finds: %1.").arg(findings.join(QStringLiteral("; "))));
 }
 

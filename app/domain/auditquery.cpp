@@ -1,12 +1,9 @@
 #include "auditquery.h"
 
+#include "csvwriter.h"
 #include "db/connection.h"
 
-#include <QFile>
-#include <QSaveFile>
 #include <QStringList>
-
-#include <stdexcept>
 
 namespace payops {
 namespace {
@@ -55,13 +52,6 @@ QList<AuditEntry> readEntries(QSqlQuery &query)
 
 const QString kColumns = QStringLiteral("id, created_at, actor, action, target, reason, ticket, before_json, after_json");
 
-QByteArray csvField(const QString &text)
-{
-    QString quoted = text;
-    quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
-    return (QLatin1Char('"') + quoted + QLatin1Char('"')).toUtf8();
-}
-
 } // namespace
 
 QList<AuditEntry> loadAuditPage(const QSqlDatabase &db, const AuditFilter &filter, qint64 beforeId, int pageSize)
@@ -80,17 +70,16 @@ QList<AuditEntry> loadAuditPage(const QSqlDatabase &db, const AuditFilter &filte
 qint64 exportAuditCsv(const QSqlDatabase &db, const AuditFilter &filter, const QString &path,
                       const std::atomic<bool> *cancel, const std::function<void(qint64)> &progress)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        throw std::runtime_error((QStringLiteral("cannot write ") + path + QStringLiteral(": ") + file.errorString()).toStdString());
-    file.write("id,created_at_utc,actor,action,target,reason,ticket,before_json,after_json\r\n");
+    // Destroyed without commit() (cancelled, or a query failed), the writer leaves no file.
+    CsvWriter csv(path);
+    csv.writeRow({QStringLiteral("id"), QStringLiteral("created_at_utc"), QStringLiteral("actor"),
+                  QStringLiteral("action"), QStringLiteral("target"), QStringLiteral("reason"),
+                  QStringLiteral("ticket"), QStringLiteral("before_json"), QStringLiteral("after_json")});
     qint64 written = 0;
     qint64 afterId = 0;
     while (true) {
-        if (cancel && cancel->load()) {
-            file.cancelWriting();
+        if (cancel && cancel->load())
             return -1;
-        }
         QVariantList binds;
         const QString sql = QStringLiteral("SELECT %1 FROM ops_audit_log WHERE %2 AND id > ? ORDER BY id LIMIT 1000")
                                 .arg(kColumns, where(filter, binds));
@@ -99,22 +88,15 @@ qint64 exportAuditCsv(const QSqlDatabase &db, const AuditFilter &filter, const Q
         const QList<AuditEntry> page = readEntries(query);
         if (page.isEmpty())
             break;
-        for (const AuditEntry &entry : page) {
-            const QStringList fields{QString::number(entry.id), entry.at.toString(Qt::ISODateWithMs), entry.actor,
-                                     entry.action, entry.target, entry.reason, entry.ticket, entry.beforeJson,
-                                     entry.afterJson};
-            QByteArrayList encoded;
-            for (const QString &field : fields)
-                encoded << csvField(field);
-            file.write(encoded.join(',') + "\r\n");
-        }
+        for (const AuditEntry &entry : page)
+            csv.writeRow({QString::number(entry.id), entry.at.toString(Qt::ISODateWithMs), entry.actor, entry.action,
+                          entry.target, entry.reason, entry.ticket, entry.beforeJson, entry.afterJson});
         written += page.size();
         afterId = page.last().id;
         if (progress)
             progress(written);
     }
-    if (!file.commit())
-        throw std::runtime_error((QStringLiteral("cannot write ") + path + QStringLiteral(": ") + file.errorString()).toStdString());
+    csv.commit();
     return written;
 }
 

@@ -3,6 +3,8 @@
 #include "db/connection.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
+#include <QRegularExpression>
 
 namespace payops {
 namespace {
@@ -13,6 +15,33 @@ QString sha256Hex(const QByteArray &bytes)
 }
 
 } // namespace
+
+// Statements list payments by the platform's time, so reconciliation finds our payments of a
+// period by this column, not by when we received them. Milliseconds are kept, finer digits
+// dropped; a leap second (:60, which the parser lets through) has no DATETIME and stays NULL,
+// as migration 0011 leaves it for stored rows.
+QVariant platformPaidAt(const QString &paidAt)
+{
+    static const QRegularExpression pattern(QRegularExpression::anchoredPattern(QStringLiteral(
+        "([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]{1,9}))?"
+        "(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))")));
+    const QRegularExpressionMatch match = pattern.match(paidAt);
+    if (!match.hasMatch())
+        return {};
+    const auto number = [&match](int group) { return match.capturedView(group).toInt(); };
+    const QString fraction = match.captured(7) + QStringLiteral("000");
+    const QDate date(number(1), number(2), number(3));
+    const QTime time(number(4), number(5), number(6), fraction.left(3).toInt());
+    if (!date.isValid() || !time.isValid())
+        return {};
+    int offsetMinutes = number(9) * 60 + number(10);
+    if (match.capturedView(8) == QLatin1String("-"))
+        offsetMinutes = -offsetMinutes;
+    const QDateTime utc = QDateTime(date, time, Qt::UTC).addSecs(-qint64(offsetMinutes) * 60);
+    if (utc.date().year() < 1000 || utc.date().year() > 9999)
+        return {}; // beyond DATETIME: the callback is still taken, without a platform time
+    return utc.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+}
 
 std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo)
 {
@@ -56,10 +85,11 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
 {
     QSqlQuery query = db::exec(db, QStringLiteral(
         "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, currency, channel, "
-        "trade_status, status, response_code, response_body, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        "trade_status, status, response_code, response_body, instance, platform_paid_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         {request.payNo, request.orderId, request.rawBody, sha256Hex(request.rawBody), request.amountFen,
          request.currency, request.channel, request.tradeStatus, status, answer.httpStatus,
-         QString::fromUtf8(answer.body), instance});
+         QString::fromUtf8(answer.body), instance, platformPaidAt(request.paidAt)});
     return query.lastInsertId().toLongLong();
 }
 
@@ -69,8 +99,10 @@ qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, c
     // case or trailing spaces a stored "success" or "SUCCESS " would never be upgraded.
     QSqlQuery update = db::exec(db, QStringLiteral(
         "UPDATE pay_callback_log SET raw_body = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
-        "status = 'PROCESSING', instance = ? WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
-        {request.rawBody, sha256Hex(request.rawBody), request.channel, request.tradeStatus, instance, request.payNo});
+        "status = 'PROCESSING', instance = ?, platform_paid_at = ? "
+        "WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
+        {request.rawBody, sha256Hex(request.rawBody), request.channel, request.tradeStatus, instance,
+         platformPaidAt(request.paidAt), request.payNo});
     if (update.numRowsAffected() != 1)
         return 0;
     return db::scalar(db, QStringLiteral("SELECT id FROM pay_callback_log WHERE pay_no = ?"), {request.payNo}).toLongLong();

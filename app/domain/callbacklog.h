@@ -4,6 +4,7 @@
 #include "callbackrequest.h"
 
 #include <QSqlDatabase>
+#include <QVariant>
 
 #include <optional>
 
@@ -24,6 +25,10 @@ std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteAr
 // the same, 409 when it differs. nullopt when the resend supersedes the stored one: a
 // SUCCESS following a recorded non-SUCCESS notice of the same payment (e.g. WAIT_BUYER_PAY).
 std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored, const CallbackRequest &request);
+
+// The callback's paid_at (RFC 3339, any offset) as UTC text for pay_callback_log.platform_paid_at,
+// or a null QVariant when it has none or one no DATETIME holds.
+QVariant platformPaidAt(const QString &paidAt);
 
 // Inserts the row (status and answer as given) and returns its id. A pay_no already present
 // throws db::Error with isDuplicateKey(): uk_pay_no is the defence.

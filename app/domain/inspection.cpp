@@ -2,7 +2,20 @@
 
 #include "db/connection.h"
 
+#include <QJsonArray>
+
 namespace payops {
+namespace {
+
+QJsonArray idArray(const QList<qint64> &ids)
+{
+    QJsonArray array;
+    for (qint64 id : ids)
+        array << id;
+    return array;
+}
+
+} // namespace
 
 InspectionFindings readInspection(const QSqlDatabase &db, const DuplicateWatchFigures &figures)
 {
@@ -13,7 +26,45 @@ InspectionFindings readInspection(const QSqlDatabase &db, const DuplicateWatchFi
     findings.backlog = db::scalar(db, QStringLiteral(
         "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
     findings.unmatched = countUnmatched(db);
+    findings.doublePayments = countDoublePayments(db);
     return findings;
+}
+
+QJsonObject InspectionReport::toJson() const
+{
+    const LiveDuplicateCount &duplicates = findings.duplicates;
+    const UnmatchedCount &unmatched = findings.unmatched;
+    const DoublePayments &twice = findings.doublePayments;
+    const qint64 couponFen = figures.couponFen();
+    const qint64 pointFen = figures.pointFen(pointsPerYuan);
+    return QJsonObject{
+        {QStringLiteral("duplicates"),
+         QJsonObject{{QStringLiteral("groups"), duplicateGroups()},
+                     {QStringLiteral("extra_copies"), extraCopies()},
+                     {QStringLiteral("orders"), figures.openOrders},
+                     {QStringLiteral("money_at_risk_fen"), couponFen + pointFen},
+                     {QStringLiteral("coupon_groups"), duplicates.couponGroups},
+                     {QStringLiteral("coupon_extra_copies"), duplicates.couponExtraRows},
+                     {QStringLiteral("coupon_fen"), couponFen},
+                     {QStringLiteral("point_groups"), duplicates.pointGroups},
+                     {QStringLiteral("point_extra_copies"), duplicates.pointExtraRows},
+                     {QStringLiteral("point_fen"), pointFen},
+                     {QStringLiteral("points_per_yuan"), pointsPerYuan},
+                     {QStringLiteral("compensated_copies"), figures.superseded()},
+                     {QStringLiteral("sample_orders"), idArray(duplicates.sampleOrderIds)},
+                     {QStringLiteral("as_of"), figures.refreshedAt}}},
+        {QStringLiteral("backlog"), findings.backlog},
+        {QStringLiteral("unmatched"), unmatched.callbacks},
+        {QStringLiteral("unmatched_with_order"), unmatched.withOrder},
+        {QStringLiteral("unmatched_with_order_fen"), unmatched.withOrderFen},
+        {QStringLiteral("double_payments"),
+         QJsonObject{{QStringLiteral("orders"), twice.orders},
+                     {QStringLiteral("callbacks"), twice.callbacks},
+                     {QStringLiteral("refund_owed_fen"), twice.refundOwedFen},
+                     {QStringLiteral("sample_orders"), idArray(twice.sampleOrderIds)}}},
+        {QStringLiteral("clean"), findings.clean()},
+        {QStringLiteral("switch"), QJsonObject{{QStringLiteral("mode"), callbackModeName(findings.switchState.mode)},
+                                               {QStringLiteral("version"), findings.switchState.version}}}};
 }
 
 } // namespace payops

@@ -23,6 +23,10 @@ constexpr int kRecentRows = 10000;
 constexpr int kAuditTail = 1000;
 // The heartbeat age that makes an instance live, as the switch's acknowledgement wait counts it.
 constexpr int kAliveSeconds = 5;
+// A stored inspection this recent means one is scheduled: twice the period of a schedule that
+// runs every 12 hours, so that one late or failed run does not flip the defence, while a
+// schedule that stopped shows within a day (docs/decisions.md).
+constexpr int kInspectionHours = 24;
 
 const QStringList &requiredTables()
 {
@@ -316,13 +320,39 @@ Defence auditDefence(const QSqlDatabase &db)
     return defence;
 }
 
-Defence inspectionDefence()
+Defence inspectionDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
         "scheduled_inspection", "Duplicate inspection on a schedule",
-        "duplicates are found when finance asks, days later, instead of minutes after they happen");
-    defence.evidence = QStringLiteral("payops does not schedule an inspection yet, so it cannot tell whether one runs; "
-                                      "run payops inspect from cron (it exits 1 on live duplicates)");
+        "duplicates and refunds owed are found when finance asks, days later, instead of minutes after they happen");
+    if (!db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
+                                       "AND table_name = 'inspection_run'")).toBool()) {
+        defence.evidence = QStringLiteral("this database keeps no inspection runs yet (run payops migrate), so it cannot "
+                                          "tell whether one runs");
+        return defence;
+    }
+    // The newest start through idx_inspection_started: one index entry, however long the history.
+    QSqlQuery newest = db::exec(db, QStringLiteral(
+        "SELECT started_at, source, TIMESTAMPDIFF(SECOND, started_at, UTC_TIMESTAMP(3)) FROM inspection_run "
+        "ORDER BY started_at DESC LIMIT 1"));
+    if (!newest.next()) {
+        defence.state = DefenceState::Missing;
+        defence.evidence = QStringLiteral("no inspection was ever stored; schedule one in the console's settings or run "
+                                          "payops inspect from cron, at least every %1 hours").arg(kInspectionHours / 2);
+        return defence;
+    }
+    const QString when = newest.value(0).toDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+    const QString source = newest.value(1).toString();
+    const qint64 ageSeconds = newest.value(2).toLongLong();
+    if (ageSeconds <= kInspectionHours * 3600) {
+        defence.state = DefenceState::Present;
+        defence.evidence = QStringLiteral("the newest inspection ran at %1 UTC (%2), within the last %3 hours")
+                               .arg(when, source).arg(kInspectionHours);
+    } else {
+        defence.state = DefenceState::Missing;
+        defence.evidence = QStringLiteral("the newest inspection ran at %1 UTC (%2), more than %3 hours ago: the schedule "
+                                          "has stopped").arg(when, source).arg(kInspectionHours);
+    }
     return defence;
 }
 
@@ -372,7 +402,7 @@ QList<Defence> inspectPosture(const QSqlDatabase &db)
     defences << lockDefence(db);
     defences << switchDefence(db);
     defences << auditDefence(db);
-    defences << inspectionDefence();
+    defences << inspectionDefence(db);
     return defences;
 }
 

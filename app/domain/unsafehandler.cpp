@@ -96,11 +96,12 @@ CallbackAnswer UnsafeHandler::logCallback(const QSqlDatabase &db, const Callback
     const bool recorded = answer.outcome == Outcome::Recorded; // left for the drain, not processed yet
     db::exec(db, QStringLiteral(
         "INSERT IGNORE INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, channel, "
-        "trade_status, status, response_body, instance, processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, %1)")
+        "trade_status, status, response_body, instance, platform_paid_at, processed_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, %1)")
                      .arg(recorded ? QStringLiteral("NULL") : QStringLiteral("NOW(3)")),
         {request.payNo, request.orderId, request.rawBody, request.amountFen, request.currency, request.channel,
          request.tradeStatus, recorded ? QStringLiteral("RECORDED") : QStringLiteral("PROCESSED"),
-         QString::fromUtf8(answer.body), m_instance});
+         QString::fromUtf8(answer.body), m_instance, platformPaidAt(request.paidAt)});
     return answer;
 }
 

@@ -2,10 +2,26 @@
 #include "log/application.h"
 
 #include <QCoreApplication>
+#include <QGuiApplication>
+
+#include <memory>
 
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
+    QStringList arguments;
+    for (int i = 1; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    // Only `payops report` needs fonts, hence a QGuiApplication; on a server without a display
+    // it runs on the offscreen platform, which lays out and prints just the same.
+    std::unique_ptr<QCoreApplication> app;
+    if (payops::cli::needsGuiApplication(arguments)) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
+            && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        app = std::make_unique<QGuiApplication>(argc, argv);
+    } else {
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    }
     payops::setApplicationIdentity();
-    return payops::cli::run(app.arguments().mid(1));
+    return payops::cli::run(app->arguments().mid(1));
 }

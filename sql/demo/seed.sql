@@ -53,11 +53,11 @@ SELECT id FROM orders WHERE id BETWEEN 100001 + 700 AND 100001 + 759 AND status 
 
 INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, currency, channel,
                               trade_status, status, response_code, response_body, instance,
-                              processed_at, created_at)
+                              processed_at, created_at, platform_paid_at)
 SELECT o.pay_no, o.id, b.body, SHA2(b.body, 256), o.amount_fen, 'CNY', b.channel, 'SUCCESS',
        'PROCESSED', 200, '{"code":"SUCCESS","outcome":"processed"}',
        IF(MOD(o.id, 2) = 0, 'callbackd-a', 'callbackd-b'),
-       o.paid_at + INTERVAL 20000 MICROSECOND, o.paid_at + INTERVAL 1000 MICROSECOND
+       o.paid_at + INTERVAL 20000 MICROSECOND, o.paid_at + INTERVAL 1000 MICROSECOND, o.paid_at
   FROM orders o
   JOIN (SELECT id,
                IF(pay_no LIKE 'ALI%', 'alipay', 'wechat') AS channel,

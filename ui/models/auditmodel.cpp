@@ -38,7 +38,12 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
         return row.reason;
     if (role != Qt::DisplayRole)
         return {};
-    switch (index.column()) {
+    return displayText(row, index.column());
+}
+
+QVariant AuditModel::displayText(const AuditEntry &row, int column)
+{
+    switch (column) {
     case IdColumn: return row.id;
     case AtColumn: return row.at.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
     case ActorColumn: return row.actor;
@@ -75,6 +80,26 @@ void AuditModel::fetchMore(const QModelIndex &parent)
     const int limit = pageSize();
     fetchPage(QStringLiteral("audit-page"), limit,
               [filter, before, limit](const QSqlDatabase &db) { return loadAuditPage(db, filter, before, limit); });
+}
+
+StreamedCsvSource::Job AuditModel::csvJob() const
+{
+    const AuditFilter filter = m_filter;
+    return [filter](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
+        qint64 before = 0;
+        while (!cancel.load()) {
+            const QList<AuditEntry> page = loadAuditPage(db, filter, before, 1000);
+            for (const AuditEntry &entry : page) {
+                QStringList cells;
+                for (int column = 0; column < NUM_COLUMNS; ++column)
+                    cells << displayText(entry, column).toString();
+                sink(cells);
+            }
+            if (page.size() < 1000)
+                return;
+            before = page.last().id;
+        }
+    };
 }
 
 } // namespace payops

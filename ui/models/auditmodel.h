@@ -3,11 +3,12 @@
 #include "domain/auditquery.h"
 
 #include "pagedtablemodel.h"
+#include "streamedcsvsource.h"
 
 namespace payops {
 
 // The audit log, newest first, paged in by id as the view scrolls.
-class AuditModel final : public PagedRowModel<AuditEntry>
+class AuditModel final : public PagedRowModel<AuditEntry>, public StreamedCsvSource
 {
     Q_OBJECT
 
@@ -25,7 +26,14 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
+    db::DbWorker *csvWorker() const override { return worker(); }
+    // Every entry of the filter, newest first as the table shows them, by the view's pages.
+    Job csvJob() const override;
+
 private:
+    // What a cell shows: the view's text and the export's.
+    static QVariant displayText(const AuditEntry &row, int column);
+
     AuditFilter m_filter;
 };
 

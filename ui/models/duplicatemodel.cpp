@@ -64,11 +64,15 @@ QVariant DuplicateModel::data(const QModelIndex &index, int role) const
             return QBrush(palette::danger());
         return {};
     case Qt::DisplayRole:
-        break;
+        return displayText(g, index.column());
     default:
         return {};
     }
-    switch (index.column()) {
+}
+
+QVariant DuplicateModel::displayText(const console::DuplicateGroup &g, int column)
+{
+    switch (column) {
     case OrderColumn: return g.orderId;
     case UserColumn: return g.userId;
     case KindColumn: return g.kind == console::DuplicateKind::Coupon ? tr("coupon") : tr("points");
@@ -117,6 +121,27 @@ void DuplicateModel::fetchMore(const QModelIndex &parent)
         jobKey(), [filter, from, limit](const QSqlDatabase &db) { return console::loadDuplicatePage(db, filter, from, limit); },
         this, [this](const console::DuplicatePage &page) { append(page); },
         [this](const db::Error &error) { fail(db::userMessage(error)); });
+}
+
+StreamedCsvSource::Job DuplicateModel::csvJob() const
+{
+    const console::DuplicateFilter filter = m_filter;
+    const int limit = m_pageSize;
+    return [filter, limit](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
+        qint64 from = 0;
+        while (!cancel.load()) {
+            const console::DuplicatePage page = console::loadDuplicatePage(db, filter, from, limit);
+            for (const console::DuplicateGroup &g : page.groups) {
+                QStringList cells;
+                for (int column = 0; column < NUM_COLUMNS; ++column)
+                    cells << displayText(g, column).toString();
+                sink(cells);
+            }
+            if (page.atEnd)
+                return;
+            from = page.nextOrderId;
+        }
+    };
 }
 
 void DuplicateModel::append(const console::DuplicatePage &page)

@@ -3,13 +3,14 @@
 #include "console/duplicatescan.h"
 
 #include "pagedtablemodel.h"
+#include "streamedcsvsource.h"
 
 namespace payops {
 
 // Duplicate groups, one row each, ordered by order id. Pages in from the database as the
 // view scrolls (fetchMore with a keyset cursor), so a table of ten million orders never
 // loads into memory.
-class DuplicateModel final : public PagedTableModel
+class DuplicateModel final : public PagedTableModel, public StreamedCsvSource
 {
     Q_OBJECT
 
@@ -33,7 +34,14 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
+    db::DbWorker *csvWorker() const override { return worker(); }
+    // Every group of the filter, by the same pages as the view's, from the first order on.
+    Job csvJob() const override;
+
 private:
+    // What a cell shows: the view's text and the export's.
+    static QVariant displayText(const console::DuplicateGroup &g, int column);
+
     void append(const console::DuplicatePage &page);
 
     console::DuplicateFilter m_filter;

@@ -5,6 +5,7 @@
 #include "domain/auditlog.h"
 #include "palette.h"
 #include "widgets/datatable.h"
+#include "widgets/utctimeedit.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -35,13 +36,10 @@ namespace {
 // What a check or an export ends with, as the text to show.
 using JobOutcome = QString;
 
+// Off until its box is ticked: an open end by default.
 QDateTimeEdit *timeEdit(const QString &objectName, const QDateTime &initial, QWidget *parent)
 {
-    auto *edit = new QDateTimeEdit(initial, parent);
-    edit->setObjectName(objectName);
-    edit->setTimeSpec(Qt::UTC);
-    edit->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm"));
-    edit->setCalendarPopup(true);
+    QDateTimeEdit *edit = utcTimeEdit(objectName, initial, parent);
     edit->setEnabled(false);
     return edit;
 }

@@ -20,6 +20,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace payops {
@@ -86,7 +87,8 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
 
     m_charts = new DuplicateCharts(this);
     m_model = new DuplicateModel(worker(), this);
-    m_table = new DataTable(QStringLiteral("duplicatesTable"), m_model, this);
+    auto *table = new DataTable(QStringLiteral("duplicatesTable"), m_model, this);
+    m_table = table;
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_charts);
     splitter->addWidget(m_table);
@@ -105,6 +107,12 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
     acts->addWidget(m_compensateOrders);
     acts->addWidget(m_compensateAll);
     acts->addStretch(1);
+    // Every group of the filter, not only those scrolled to (see DataTable).
+    auto *exportButton = new QToolButton(this);
+    exportButton->setObjectName(QStringLiteral("exportDuplicates"));
+    exportButton->setDefaultAction(table->exportAction());
+    exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    acts->addWidget(exportButton);
     layout->addLayout(acts);
     auto *note = new QLabel(tr("Double-click a row for the order's evidence. Duplicate callbacks by pay_no cannot "
                                "exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies "

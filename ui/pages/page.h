@@ -24,7 +24,7 @@ class Page : public QWidget
 
 public:
     enum Id { OverviewId, StateMachineId, DuplicatesId, EvidenceId, InstancesId, BacklogId, CompensationId, AuditId,
-              PostureId, SimulationId, NUM_PAGES };
+              PostureId, SimulationId, InspectionId, ReconciliationId, NUM_PAGES };
 
     Page(const Dsn &dsn, QWidget *parent = nullptr);
     ~Page() override;

@@ -5,9 +5,11 @@
 #include "compensationpage.h"
 #include "duplicatespage.h"
 #include "evidencepage.h"
+#include "inspectionpage.h"
 #include "instancespage.h"
 #include "overviewpage.h"
 #include "posturepage.h"
+#include "reconciliationpage.h"
 #include "simulationpage.h"
 #include "statemachinepage.h"
 
@@ -48,6 +50,10 @@ constexpr std::array table{
               &make<PosturePage>},
     PageEntry{Page::SimulationId, "simulation", QT_TRANSLATE_NOOP("payops::MainWindow", "Simulation"),
               &make<SimulationPage>},
+    PageEntry{Page::InspectionId, "inspections", QT_TRANSLATE_NOOP("payops::MainWindow", "Inspections"),
+              &make<InspectionPage>},
+    PageEntry{Page::ReconciliationId, "reconciliation", QT_TRANSLATE_NOOP("payops::MainWindow", "Reconciliation"),
+              &make<ReconciliationPage>},
 };
 
 // Every id exactly once and every name once: a page left out, or two rows for one page or

@@ -1,0 +1,255 @@
+#include "commands.h"
+
+#include "cli.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "domain/money.h"
+#include "domain/reconciliation.h"
+#include "domain/statementimport.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+#include <csignal>
+
+namespace payops::cli {
+namespace {
+
+// Ctrl-C during an import: the import rolls back and nothing of the statement is kept.
+std::atomic<bool> g_interrupted{false};
+
+void interrupt(int)
+{
+    g_interrupted.store(true);
+}
+
+// How finance reads each kind, for the text output.
+QString kindTitle(FindingKind kind)
+{
+    switch (kind) {
+    case FindingKind::MissingOurs:
+        return QStringLiteral("paid on the platform, not with us (漏单)");
+    case FindingKind::MissingPlatform:
+        return QStringLiteral("paid with us, not on the platform (多单)");
+    case FindingKind::AmountMismatch:
+        return QStringLiteral("amount differs");
+    case FindingKind::StatusMismatch:
+        return QStringLiteral("status differs");
+    case FindingKind::DuplicatePlatform:
+        return QStringLiteral("listed twice by the platform");
+    case FindingKind::DoublePayment:
+        return QStringLiteral("order paid twice by the customer (refund owed)");
+    }
+    return {};
+}
+
+QJsonValue jsonNumber(const std::optional<qint64> &value)
+{
+    return value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonValue textOrNull(const QString &text)
+{
+    return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
+}
+
+QString yuanOrDash(const std::optional<qint64> &fen)
+{
+    return fen ? fenToYuan(*fen) : QStringLiteral("-");
+}
+
+QString utcText(const QDateTime &time)
+{
+    return time.isValid() ? time.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")) : QString();
+}
+
+// Imports a statement file (once: the same file again is found by its SHA-256) and reconciles
+// it by pay_no. Exit 1 on any finding or unreadable line, so that a scheduled run alerts: a
+// line that could not be read is a payment nobody compared.
+class ReconcileCommand final : public Command
+{
+public:
+    ReconcileCommand()
+        : Command(QStringLiteral("reconcile"),
+                  QStringLiteral("Import a platform statement (generic CSV, WeChat Pay trade bill, Alipay business detail) "
+                                 "and reconcile it by pay_no; exit 1 on findings or unreadable lines, 2 on an error. The "
+                                 "same file imported again is reconciled again, not stored twice."),
+                  QStringLiteral("--db DSN --statement FILE [--format auto|generic|wechat|alipay] [--json]"))
+    {
+    }
+
+protected:
+    void addOptions(QCommandLineParser &parser) override
+    {
+        parser.addOption(dbOption());
+        parser.addOption(m_statement);
+        parser.addOption(m_format);
+        parser.addOption(m_json);
+    }
+
+    int execute(const QCommandLineParser &parser) override
+    {
+        const auto format = statementFormatFromName(parser.value(m_format));
+        if (!format)
+            return fail(UsageOrConnection, QStringLiteral("--format takes auto, generic, wechat or alipay, not '%1'")
+                                               .arg(parser.value(m_format)));
+        const QString path = parser.value(m_statement);
+        if (path.isEmpty())
+            return fail(UsageOrConnection, QStringLiteral("--statement FILE is required (the platform's statement)"));
+        const QFileInfo info(path);
+        if (!info.exists())
+            return fail(UsageOrConnection, QStringLiteral("statement file %1 does not exist").arg(path));
+        if (!info.isFile())
+            return fail(UsageOrConnection, QStringLiteral("statement %1 is not a regular file").arg(path));
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(UsageOrConnection, QStringLiteral("cannot read statement %1: %2").arg(path, file.errorString()));
+        const auto dsn = dsnFrom(parser);
+        if (!dsn)
+            return UsageOrConnection;
+        try {
+            db::Connection connection(*dsn, QStringLiteral("reconcile"));
+            const QSqlDatabase db = connection.database();
+            const StatementImport imported = importFile(db, file, *format, info.fileName());
+            if (imported.cancelled)
+                return fail(UsageOrConnection, QStringLiteral("interrupted: nothing of the statement was stored"));
+            const QList<StatementLineError> errors = readStatementErrors(db, imported.statement.id);
+            const Reconciliation result = reconcileStatement(db, imported.statement.id);
+            if (parser.isSet(m_json))
+                printJson(imported, result, errors);
+            else
+                printText(imported, result, errors);
+            return result.clean() && errors.isEmpty() ? Success : Refused;
+        } catch (const StatementError &error) {
+            return fail(UsageOrConnection, QStringLiteral("%1: %2").arg(path, QString::fromStdString(error.what())));
+        } catch (const db::Error &error) {
+            // 1 means findings here, so every failure is a 2.
+            return fail(UsageOrConnection, db::userMessage(error));
+        }
+    }
+
+private:
+    StatementImport importFile(const QSqlDatabase &db, QFile &file, StatementFormat format, const QString &name) const
+    {
+        g_interrupted.store(false);
+        const auto previous = std::signal(SIGINT, interrupt);
+        QElapsedTimer lastReport;
+        lastReport.start();
+        StatementImportOptions options;
+        options.format = format;
+        options.sourceName = name;
+        options.cancel = &g_interrupted;
+        options.progress = [&lastReport](const StatementImportProgress &progress) {
+            if (lastReport.elapsed() < 1000 || progress.totalBytes <= 0)
+                return;
+            lastReport.restart();
+            QTextStream(stderr) << "payops reconcile: " << progress.bytesRead * 100 / progress.totalBytes
+                                << " % of the statement read, " << progress.lines << " lines stored" << Qt::endl;
+        };
+        try {
+            StatementImport imported = importStatement(db, file, options);
+            std::signal(SIGINT, previous);
+            return imported;
+        } catch (...) {
+            std::signal(SIGINT, previous);
+            throw;
+        }
+    }
+
+    void printText(const StatementImport &imported, const Reconciliation &result,
+                   const QList<StatementLineError> &errors) const
+    {
+        const StoredStatement &statement = imported.statement;
+        const QString formatName = statementFormatName(statement.header.format);
+        if (imported.alreadyImported)
+            say(QStringLiteral("format: %1 (%2; reconciled again, nothing stored twice)")
+                    .arg(formatName, imported.describeEarlierImport()));
+        else
+            say(QStringLiteral("format: %1%2 (stored as statement %3)")
+                    .arg(formatName, statement.header.detected ? QStringLiteral(" (detected)") : QString())
+                    .arg(statement.id));
+        const QString period = result.periodKnown
+                                   ? QStringLiteral("%1 to %2 UTC%3")
+                                         .arg(utcText(statement.header.periodStart), utcText(statement.header.periodEnd),
+                                              statement.periodDeclared ? QStringLiteral(" (declared)")
+                                                                       : QStringLiteral(" (first to last payment)"))
+                                   : QStringLiteral("unknown (no line has a time): paid-with-us-only not checked");
+        say(QStringLiteral("lines: %1 reconciled, %2 unreadable; channel %3; period %4")
+                .arg(statement.lines)
+                .arg(errors.size())
+                .arg(statement.header.channel.isEmpty() ? QStringLiteral("all") : statement.header.channel, period));
+        for (int kind = 0; kind < kFindingKinds; ++kind) {
+            const auto findingKind = static_cast<FindingKind>(kind);
+            say(QStringLiteral("%1: %2  %3")
+                    .arg(findingKindName(findingKind).leftJustified(18))
+                    .arg(result.counts[kind], 6)
+                    .arg(kindTitle(findingKind)));
+        }
+        for (const ReconciliationFinding &finding : result.findings)
+            say(QStringLiteral("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
+                    .arg(findingKindName(finding.kind).leftJustified(18), QString::fromUtf8(finding.payNo),
+                         finding.orderId ? QString::number(*finding.orderId) : QStringLiteral("-"),
+                         yuanOrDash(finding.platformAmountFen), yuanOrDash(finding.ourAmountFen),
+                         finding.lineNo ? QString::number(*finding.lineNo) : QStringLiteral("-")));
+        for (const StatementLineError &error : errors)
+            say(QStringLiteral("unreadable line %1: %2").arg(error.lineNo).arg(error.message));
+    }
+
+    void printJson(const StatementImport &imported, const Reconciliation &result,
+                   const QList<StatementLineError> &errors) const
+    {
+        const StoredStatement &statement = imported.statement;
+        QJsonArray findings;
+        for (const ReconciliationFinding &finding : result.findings)
+            findings.append(QJsonObject{{QStringLiteral("kind"), findingKindName(finding.kind)},
+                                        {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
+                                        {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
+                                        {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
+                                        {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
+                                        {QStringLiteral("line"), jsonNumber(finding.lineNo)},
+                                        {QStringLiteral("platform_status"), textOrNull(finding.platformStatus)},
+                                        {QStringLiteral("our_status"), textOrNull(finding.ourStatus)}});
+        QJsonArray lineErrors;
+        for (const StatementLineError &error : errors)
+            lineErrors.append(QJsonObject{{QStringLiteral("line"), error.lineNo}, {QStringLiteral("message"), error.message}});
+        const auto timeOrNull = [](const QDateTime &time) {
+            return time.isValid() ? QJsonValue(utcText(time)) : QJsonValue(QJsonValue::Null);
+        };
+        const QJsonObject object{
+            {QStringLiteral("format"), statementFormatName(statement.header.format)},
+            {QStringLiteral("detected"), statement.header.detected},
+            {QStringLiteral("statement"), statement.id},
+            {QStringLiteral("already_imported"), imported.alreadyImported},
+            {QStringLiteral("run"), result.runId},
+            {QStringLiteral("channel"), statement.header.channel},
+            {QStringLiteral("period_start"), timeOrNull(statement.header.periodStart)},
+            {QStringLiteral("period_end"), timeOrNull(statement.header.periodEnd)},
+            {QStringLiteral("period_declared"), statement.periodDeclared},
+            {QStringLiteral("lines"), statement.lines},
+            {QStringLiteral("findings"), findings},
+            {QStringLiteral("errors"), lineErrors}};
+        QTextStream(stdout) << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+    }
+
+    const QCommandLineOption m_statement{QStringLiteral("statement"),
+                                         QStringLiteral("The platform's statement file (read twice: it must be a file)."),
+                                         QStringLiteral("file")};
+    const QCommandLineOption m_format{QStringLiteral("format"),
+                                      QStringLiteral("auto (default: detected from the file), generic, wechat or alipay."),
+                                      QStringLiteral("format"), QStringLiteral("auto")};
+    const QCommandLineOption m_json{QStringLiteral("json"), QStringLiteral("Print the result as one JSON object.")};
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeReconcileCommand()
+{
+    return std::make_unique<ReconcileCommand>();
+}
+
+} // namespace payops::cli

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "domain/missingpayment.h"
+#include "domain/reconciliation.h"
+#include "domain/statement.h"
+#include "domain/statementimport.h"
+
+#include <QList>
+#include <QSqlDatabase>
+
+namespace payops::console {
+
+// One stored statement as the reconciliation page shows it: the statement, what its newest
+// reconciliation found (as stored, with the line's and the order's status beside each
+// finding), its unreadable lines and the missing payments drafted from it.
+struct ReconciliationView
+{
+    StoredStatement statement;
+    qint64 runId = 0;          // 0: never reconciled
+    QDateTime reconciledAt;    // UTC, of that run
+    QString reconciledBy;
+    QList<ReconciliationFinding> findings;
+    QList<StatementLineError> errors; // the first kErrorRows of them
+    QList<MissingPaymentDraft> drafts;
+};
+inline constexpr int kErrorRows = 1000;
+inline constexpr int kFindingRows = 20000;
+
+// The statements imported, newest first (a few hundred rows, one per file). Throws db::Error.
+QList<StoredStatement> loadStatements(const QSqlDatabase &db, int limit = 200);
+
+// Reads the statement's view; its findings are the newest run's, capped at kFindingRows (the
+// counts in `statement` and the CSV export say how many there are). Throws db::Error.
+ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 statementId);
+
+} // namespace payops::console

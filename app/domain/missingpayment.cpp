@@ -1,0 +1,79 @@
+#include "missingpayment.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+
+#include <QSqlQuery>
+
+namespace payops {
+namespace {
+
+QDateTime utc(const QVariant &value)
+{
+    QDateTime at = value.toDateTime();
+    if (at.isValid())
+        at.setTimeSpec(Qt::UTC);
+    return at;
+}
+
+void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const QString &reason)
+{
+    // The trigger refuses what is not DRAFT; a draft that does not exist changes no row.
+    QSqlQuery update = db::exec(db, QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ? WHERE id = ?"),
+                                {status, reason, draftId});
+    if (update.numRowsAffected() != 1)
+        throw db::Error(QStringLiteral("no missing-payment draft %1").arg(draftId));
+}
+
+} // namespace
+
+qint64 draftMissingPayment(const QSqlDatabase &db, qint64 statementId, qint64 lineNo, qint64 orderId,
+                           const QString &reason)
+{
+    QSqlQuery insert = db::exec(db, QStringLiteral(
+        "INSERT INTO missing_payment_draft (statement_id, line_no, order_id, reason) VALUES (?, ?, ?, ?)"),
+        {statementId, lineNo, orderId, reason});
+    return insert.lastInsertId().toLongLong();
+}
+
+void confirmMissingPayment(const QSqlDatabase &db, qint64 draftId, const QString &reason)
+{
+    decide(db, draftId, QStringLiteral("CONFIRMED"), reason);
+}
+
+void discardMissingPayment(const QSqlDatabase &db, qint64 draftId, const QString &reason)
+{
+    decide(db, draftId, QStringLiteral("DISCARDED"), reason);
+}
+
+QList<MissingPaymentDraft> loadMissingPaymentDrafts(const QSqlDatabase &db, qint64 statementId, int limit)
+{
+    QSqlQuery query = db::exec(db, QStringLiteral(
+        "SELECT id, statement_id, line_no, pay_no, order_id, amount_fen, channel, paid_at, status, reason, "
+        "drafted_by, drafted_at, decided_by, decided_at, callback_id FROM missing_payment_draft "
+        "WHERE (? = 0 OR statement_id = ?) ORDER BY id DESC LIMIT %1").arg(limit),
+        {statementId, statementId});
+    QList<MissingPaymentDraft> drafts;
+    while (query.next()) {
+        MissingPaymentDraft draft;
+        draft.id = query.value(0).toLongLong();
+        draft.statementId = query.value(1).toLongLong();
+        draft.lineNo = query.value(2).toLongLong();
+        draft.payNo = query.value(3).toByteArray();
+        draft.orderId = query.value(4).toLongLong();
+        draft.amountFen = query.value(5).toLongLong();
+        draft.channel = query.value(6).toString();
+        draft.paidAt = utc(query.value(7));
+        draft.status = query.value(8).toString();
+        draft.reason = query.value(9).toString();
+        draft.draftedBy = query.value(10).toString();
+        draft.draftedAt = utc(query.value(11));
+        draft.decidedBy = query.value(12).toString();
+        draft.decidedAt = utc(query.value(13));
+        draft.callbackId = query.value(14).toLongLong();
+        drafts << draft;
+    }
+    return drafts;
+}
+
+} // namespace payops
