@@ -8,6 +8,7 @@
 #include "domain/callbackswitch.h"
 #include "domain/compensationworkflow.h"
 #include "dialogs/compensationdialog.h"
+#include "dialogs/reportdialog.h"
 #include "dialogs/switchdialog.h"
 #include "domain/sideeffectkeys.h"
 #include "mainwindow.h"
@@ -25,12 +26,14 @@
 #include <QAction>
 #include <QApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QStackedWidget>
+#include <QTemporaryDir>
 
 #include <chrono>
 #include <thread>
@@ -183,7 +186,7 @@ private Q_SLOTS:
         Playbook unwatched{evaluatePlaybook(facts)};
         QCOMPARE(unwatched.state(PlaybookStep::Detect), StepState::NotAvailable);
         QCOMPARE(unwatched.state(PlaybookStep::InspectGreen), StepState::NotAvailable);
-        QCOMPARE(countedSteps(unwatched.steps), 7);
+        QCOMPARE(countedSteps(unwatched.steps), 8);
 
         // Open duplicates with a four-eyes request filed: compensation is under way.
         facts = {};
@@ -234,8 +237,8 @@ private Q_SLOTS:
         QCOMPARE(before.state(PlaybookStep::Fix), StepState::InProgress);
         QVERIFY2(before.reason(PlaybookStep::Fix).contains(QStringLiteral("keys missing")),
                  qPrintable(before.reason(PlaybookStep::Fix)));
-        QCOMPARE(before.state(PlaybookStep::ExportReport), StepState::NotAvailable);
-        QCOMPARE(countedSteps(before.steps), 9);
+        QCOMPARE(before.state(PlaybookStep::ExportReport), StepState::ToDo);
+        QCOMPARE(countedSteps(before.steps), 10);
         // What the console knows and the database does not: a storm firing.
         QCOMPARE(check(db, PlaybookContext{true}).state(PlaybookStep::Simulate), StepState::InProgress);
 
@@ -339,6 +342,11 @@ private Q_SLOTS:
         QCOMPARE(green.state(PlaybookStep::InspectGreen), StepState::Done);
         QCOMPARE(green.state(PlaybookStep::StopBleeding), StepState::Done); // NORMAL, with the fix in
         QCOMPARE(doneSteps(green.steps), 9);
+        // 10. The report is the console's to know: a file, not a row.
+        QCOMPARE(green.state(PlaybookStep::ExportReport), StepState::ToDo);
+        QVERIFY2(green.reason(PlaybookStep::ExportReport).contains(QStringLiteral("Clean")),
+                 qPrintable(green.reason(PlaybookStep::ExportReport)));
+        QCOMPARE(check(db, PlaybookContext{false, true}).state(PlaybookStep::ExportReport), StepState::Done);
         const test::CliRun inspect = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()});
         QCOMPARE(inspect.exitCode, 0);
     }
@@ -363,7 +371,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(dock->isVisible(), 15000);
         QCOMPARE(stateOn(dock, PlaybookStep::Simulate), StepState::ToDo);
         QCOMPARE(stateOn(dock, PlaybookStep::Detect), StepState::ToDo);
-        QCOMPARE(stateOn(dock, PlaybookStep::ExportReport), StepState::NotAvailable);
+        QCOMPARE(stateOn(dock, PlaybookStep::ExportReport), StepState::ToDo);
         screenshot(window, 0);
 
         // 1. Simulate: two unsafe-demo instances and a storm of doubled callbacks.
@@ -514,11 +522,29 @@ private Q_SLOTS:
         buttonOn(dock, PlaybookStep::InspectGreen, "Check")->click();
         QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::InspectGreen), StepState::Done, 15000);
         QTRY_VERIFY_WITH_TIMEOUT(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))->text()
-                                     .contains(QStringLiteral("9 of 9 steps done")), 15000);
+                                     .contains(QStringLiteral("9 of 10 steps done")), 15000);
         const test::CliRun inspect = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()});
         QCOMPARE(inspect.exitCode, 0);
-        QCOMPARE(stateOn(dock, PlaybookStep::ExportReport), StepState::NotAvailable);
+        QCOMPARE(stateOn(dock, PlaybookStep::ExportReport), StepState::ToDo);
         screenshot(window, 9);
+
+        // 10. The incident report, from the step's button.
+        buttonOn(dock, PlaybookStep::ExportReport, "Report")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(window.findChild<ReportDialog *>() != nullptr, 5000);
+        ReportDialog *report = window.findChild<ReportDialog *>();
+        QSignalSpy written(report, &ReportDialog::finished);
+        QTemporaryDir reports;
+        const QString pdf = reports.filePath(QStringLiteral("incident.pdf"));
+        report->setWindow(QDateTime::currentDateTimeUtc().addSecs(-3600), QDateTime::currentDateTimeUtc().addSecs(60));
+        report->setPath(pdf);
+        report->write();
+        QTRY_COMPARE_WITH_TIMEOUT(written.size(), 1, 60000);
+        QCOMPARE(written[0][0].toString(), pdf);
+        QVERIFY(QFileInfo(pdf).size() > 0);
+        QCOMPARE(stateOn(dock, PlaybookStep::ExportReport), StepState::Done);
+        QVERIFY(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))->text().contains(QStringLiteral("10 of 10 steps done")));
+        report->close();
+        screenshot(window, 10);
     }
 
     // script/demo's sandbox, as a presenter first sees it: its past incident is detected,
@@ -553,7 +579,7 @@ private Q_SLOTS:
         QCOMPARE(quiet.state(PlaybookStep::Simulate), StepState::NotAvailable);
         QVERIFY2(quiet.reason(PlaybookStep::Simulate).contains(QStringLiteral("sandbox only")),
                  qPrintable(quiet.reason(PlaybookStep::Simulate)));
-        QCOMPARE(countedSteps(quiet.steps), 8);
+        QCOMPARE(countedSteps(quiet.steps), 9);
         // Keys in place, but no callback of the last hour shows how the handler locks.
         QCOMPARE(quiet.state(PlaybookStep::Fix), StepState::InProgress);
         QVERIFY2(quiet.reason(PlaybookStep::Fix).contains(QStringLiteral("no callback in the last hour")),
@@ -580,7 +606,7 @@ private Q_SLOTS:
         QVERIFY(buttonOn(dock, PlaybookStep::Simulate, "Run")->isHidden());
         QVERIFY(buttonOn(dock, PlaybookStep::Fix, "RestartSafe")->isHidden());
         QTRY_VERIFY_WITH_TIMEOUT(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))->text()
-                                     .contains(QStringLiteral("of 8 steps done")), 15000);
+                                     .contains(QStringLiteral("of 9 steps done")), 15000);
     }
 };
 

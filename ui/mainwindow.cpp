@@ -117,6 +117,7 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     m_playbook->hide(); // until its first check says whether the database is a sandbox
     connect(m_playbook, &PlaybookDock::navigate, this, &MainWindow::showPage);
     connect(m_playbook, &PlaybookDock::openOrder, this, &MainWindow::openOrder);
+    connect(m_playbook, &PlaybookDock::reportRequested, this, &MainWindow::openReportDialog);
     m_playbook->setSimulation(m_localInstances, m_stormRunner);
     m_findingsNotifier = new FindingsNotifier(this);
     connect(m_findingsNotifier, &FindingsNotifier::navigate, this, &MainWindow::showPage);
@@ -269,6 +270,10 @@ void MainWindow::openReportDialog()
     // Not modal: the report is printed in the background while the console stays in use.
     auto *dialog = new ReportDialog(*m_dsn, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ReportDialog::finished, this, [this](const QString &path) {
+        if (!path.isEmpty())
+            m_playbook->setReportWritten();
+    });
     dialog->show();
 }
 

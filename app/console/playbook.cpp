@@ -204,6 +204,20 @@ StepStatus inspectGreen(const PlaybookFacts &facts)
     return status(step, StepState::ToDo, Text::tr("payops inspect finds: %1.").arg(findings.join(QStringLiteral("; "))));
 }
 
+// Whether a report was written is the console's to know: a report is a file, and a finance
+// account that writes one may not write to the database.
+StepStatus exportReport(const PlaybookFacts &facts, const PlaybookContext &context)
+{
+    const PlaybookStep step = PlaybookStep::ExportReport;
+    if (context.reportWritten)
+        return status(step, StepState::Done, Text::tr("An incident report was written from this console."));
+    if (!facts.incidentSeen())
+        return status(step, StepState::ToDo, Text::tr("No duplicates seen yet: nothing to report."));
+    if (facts.watch.complete() && facts.inspection.clean())
+        return status(step, StepState::ToDo, Text::tr("Clean: write the report for finance (File, Incident report)."));
+    return status(step, StepState::ToDo, Text::tr("Write it once the inspection is green."));
+}
+
 // The affected order whose evidence step 5 shows: the lowest with an open duplicate, else the
 // last one compensated (compensation's primary key, newest first).
 qint64 evidenceOrderOf(const QSqlDatabase &db)
@@ -331,8 +345,7 @@ QList<StepStatus> evaluatePlaybook(const PlaybookFacts &facts, const PlaybookCon
         fix(facts),
         drain(facts),
         inspectGreen(facts),
-        status(PlaybookStep::ExportReport, StepState::NotAvailable,
-               Text::tr("Not built yet: the incident report comes with the finance work.")),
+        exportReport(facts, context),
     };
 }
 

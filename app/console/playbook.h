@@ -39,6 +39,7 @@ struct StepStatus
 struct PlaybookContext
 {
     bool stormRunning = false;
+    bool reportWritten = false; // this console wrote an incident report since it connected
 };
 
 // Everything the checks read, in one job on a worker: the duplicate watch (advanced by a slice,

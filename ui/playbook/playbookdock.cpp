@@ -86,8 +86,9 @@ constexpr std::array kSteps{
              Page::NUM_PAGES, nullptr},
     StepText{PlaybookStep::ExportReport, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Export the incident report"),
              QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "The report for finance comes with the finance work; it is not built yet and not "
-                               "counted."),
+                               "A PDF for finance of the incident's window: when the duplicates began, who flipped "
+                               "the switch, what was compensated and by whom, the totals in yuan, the reconciliation "
+                               "and the audit chain's head hash. payops report writes the same file from cron."),
              Page::NUM_PAGES, nullptr},
 };
 static_assert(kSteps.size() == console::kPlaybookSteps, "one row per step of console/playbook.h");
@@ -189,6 +190,8 @@ void PlaybookDock::buildCards()
     connect(m_applyKeys, &QPushButton::clicked, this, &PlaybookDock::applyKeys);
     m_restartSafe = card(PlaybookStep::Fix)->addButton(QStringLiteral("RestartSafe"), tr("Restart safe…"));
     connect(m_restartSafe, &QPushButton::clicked, this, &PlaybookDock::restartSafe);
+    QPushButton *report = card(PlaybookStep::ExportReport)->addButton(QStringLiteral("Report"), tr("Incident report…"));
+    connect(report, &QPushButton::clicked, this, &PlaybookDock::reportRequested);
     QPushButton *checkNow = card(PlaybookStep::InspectGreen)->addButton(QStringLiteral("Check"), tr("Check now"));
     connect(checkNow, &QPushButton::clicked, this, &PlaybookDock::refresh);
     draw();
@@ -226,6 +229,13 @@ void PlaybookDock::setSimulation(console::LocalInstances *instances, console::St
     draw();
 }
 
+void PlaybookDock::setReportWritten()
+{
+    m_reportWritten = true;
+    if (m_checkedOnce)
+        draw();
+}
+
 void PlaybookDock::setDatabase(const Dsn &dsn)
 {
     m_dsn = dsn;
@@ -233,6 +243,7 @@ void PlaybookDock::setDatabase(const Dsn &dsn)
     m_checking = false;
     m_checkedOnce = false;
     m_facts = {};
+    m_reportWritten = false;
     m_steps.clear();
     m_summary->setText(tr("Checking %1 …").arg(dsn.toDisplayString()));
     m_message->hide();
@@ -281,7 +292,7 @@ void PlaybookDock::draw()
 {
     const bool stormRunning = m_storm && m_storm->isRunning();
     if (m_checkedOnce) {
-        m_steps = console::evaluatePlaybook(m_facts, console::PlaybookContext{stormRunning || m_stormPending});
+        m_steps = console::evaluatePlaybook(m_facts, console::PlaybookContext{stormRunning || m_stormPending, m_reportWritten});
         for (const console::StepStatus &status : std::as_const(m_steps))
             card(status.step)->setStatus(status);
         const int done = console::doneSteps(m_steps);

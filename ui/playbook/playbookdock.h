@@ -45,6 +45,8 @@ public:
     // The sandbox's local instances and storm, which step 1 starts and step 7 restarts.
     void setSimulation(console::LocalInstances *instances, console::StormRunner *storm);
     void refresh();
+    // An incident report was written: step 10 is done for this database.
+    void setReportWritten();
 
     const QList<console::StepStatus> &steps() const { return m_steps; }
     StepCard *card(console::PlaybookStep step) const;
@@ -53,6 +55,8 @@ public:
 Q_SIGNALS:
     void navigate(payops::Page::Id page);
     void openOrder(qint64 orderId);
+    // Step 10's button: the window opens the report dialog.
+    void reportRequested();
     // A check's result is on screen.
     void checked();
 
@@ -75,6 +79,7 @@ private:
     bool m_checkAgain = false;
     bool m_checkedOnce = false;
     bool m_userChoseVisibility = false;
+    bool m_reportWritten = false;
     bool m_stormPending = false; // step 1 waits for its instances before firing
     bool m_applyingKeys = false;
     console::PlaybookFacts m_facts;
