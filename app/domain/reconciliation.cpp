@@ -9,6 +9,8 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <QElapsedTimer>
+#include <cstdio>
 
 namespace payops {
 namespace {
@@ -20,6 +22,17 @@ constexpr const char *kKindNames[kFindingKinds] = {"missing_ours",         "miss
 constexpr auto kOurs = "(o.pay_no = p.pay_no AND o.status IN ('PAID', 'REFUNDING', 'REFUNDED'))";
 
 constexpr int kResultBatch = 1000;
+
+
+void explainTmp(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
+{
+    QSqlQuery q = db::exec(db, QStringLiteral("EXPLAIN ") + sql, binds);
+    while (q.next()) {
+        QStringList f;
+        for (int i = 0; i < 10; ++i) f << q.value(i).toString();
+        fprintf(stderr, "EXPLAIN %s\n", qPrintable(f.join(u'|')));
+    }
+}
 
 std::optional<qint64> optionalNumber(const QVariant &value)
 {
@@ -71,7 +84,7 @@ QList<LineFacts> readLines(const QSqlDatabase &db, qint64 statementId)
         "  COALESCE(p.status = 'REJECTED' AND p.reason = 'order_already_paid' AND o.id IS NOT NULL"
         "           AND NOT (o.pay_no <=> p.pay_no), 0) AS second_payment,"
         "  CASE WHEN l.status NOT IN ('SUCCESS', 'REFUND') THEN EXISTS (SELECT 1 FROM platform_statement_line s"
-        "   WHERE s.statement_id = l.statement_id AND s.pay_no = l.pay_no AND s.status = 'SUCCESS') ELSE 0 END"
+        "   FORCE INDEX (idx_statement_line_pay_no) WHERE s.statement_id = l.statement_id AND s.pay_no = l.pay_no AND s.status = 'SUCCESS') ELSE 0 END"
         "   AS listed_success"
         " FROM platform_statement_line l"
         " LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no"
@@ -80,6 +93,7 @@ QList<LineFacts> readLines(const QSqlDatabase &db, qint64 statementId)
         "WHERE NOT (x.platform_status = 'SUCCESS' AND x.ours = 1 AND x.platform_fen = x.our_fen AND x.order_status = 'PAID') "
         "ORDER BY x.line_no").arg(QLatin1String(kOurs));
     QList<LineFacts> lines;
+    explainTmp(db, sql, {statementId});
     QSqlQuery query = db::exec(db, sql, {statementId});
     while (query.next()) {
         LineFacts facts;
@@ -184,7 +198,7 @@ void classifyStatuses(const QList<LineFacts> &lines, QList<ReconciliationFinding
 void findDuplicates(const QSqlDatabase &db, qint64 statementId, QList<ReconciliationFinding> &findings)
 {
     const QString sql = QStringLiteral(
-        "SELECT l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, p.order_id, IF(%1, p.amount_fen, NULL), p.status "
+        "SELECT STRAIGHT_JOIN l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, p.order_id, IF(%1, p.amount_fen, NULL), p.status "
         "FROM (SELECT pay_no, MIN(line_no) AS first_line FROM platform_statement_line"
         "      WHERE statement_id = ? AND status <> 'REFUND' GROUP BY pay_no HAVING COUNT(*) > 1) d "
         "JOIN platform_statement_line l ON l.statement_id = ? AND l.pay_no = d.pay_no AND l.line_no > d.first_line "
@@ -192,6 +206,7 @@ void findDuplicates(const QSqlDatabase &db, qint64 statementId, QList<Reconcilia
         "LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no "
         "LEFT JOIN orders o ON o.id = p.order_id "
         "ORDER BY l.line_no").arg(QLatin1String(kOurs));
+    explainTmp(db, sql, {statementId, statementId});
     QSqlQuery query = db::exec(db, sql, {statementId, statementId});
     while (query.next()) {
         ReconciliationFinding finding;
@@ -228,14 +243,16 @@ void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statem
     for (const QString &channel : std::as_const(channels))
         binds << channel;
     const auto utc = [](const QDateTime &time) { return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")); };
-    binds << utc(statement.header.periodStart) << utc(statement.header.periodEnd) << statement.id;
+    binds.prepend(statement.id);
+    binds << utc(statement.header.periodStart) << utc(statement.header.periodEnd);
     const QString sql = QStringLiteral(
         "SELECT p.pay_no, p.order_id, p.amount_fen, o.status FROM pay_callback_log p "
         "JOIN orders o ON o.id = p.order_id AND %1 "
-        "WHERE p.channel IN (%2) AND p.platform_paid_at >= ? AND p.platform_paid_at < ? "
-        "AND NOT EXISTS (SELECT 1 FROM platform_statement_line l WHERE l.statement_id = ? AND l.pay_no = p.pay_no) "
+        "LEFT JOIN platform_statement_line l ON l.statement_id = ? AND l.pay_no = p.pay_no "
+        "WHERE p.channel IN (%2) AND p.platform_paid_at >= ? AND p.platform_paid_at < ? AND l.pay_no IS NULL "
         "ORDER BY p.platform_paid_at, p.id")
                             .arg(QLatin1String(kOurs), QStringList(channels.size(), QStringLiteral("?")).join(u','));
+    explainTmp(db, sql, binds);
     QSqlQuery query = db::exec(db, sql, binds);
     while (query.next()) {
         ReconciliationFinding finding;
@@ -288,13 +305,17 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
                        .lastInsertId()
                        .toLongLong();
 
+    QElapsedTimer T; T.start();
     const QList<LineFacts> lines = readLines(db, statementId);
+    fprintf(stderr, "TIMING readLines %.2f\n", T.nsecsElapsed()/1e9); T.restart();
     classifyPayments(lines, result.findings);
     classifyStatuses(lines, result.findings);
     findDuplicates(db, statementId, result.findings);
+    fprintf(stderr, "TIMING dups %.2f\n", T.nsecsElapsed()/1e9); T.restart();
     result.periodKnown = statement.header.periodStart.isValid() && statement.header.periodEnd.isValid();
     if (result.periodKnown)
         findMissingOnPlatform(db, statement, result.findings);
+    fprintf(stderr, "TIMING missing %.2f\n", T.nsecsElapsed()/1e9); T.restart();
 
     std::stable_sort(result.findings.begin(), result.findings.end(),
                      [](const ReconciliationFinding &a, const ReconciliationFinding &b) { return a.kind < b.kind; });

@@ -12,12 +12,12 @@ FindingModel::FindingModel(QObject *parent)
 QString FindingModel::kindText(FindingKind kind)
 {
     switch (kind) {
-    case FindingKind::MissingOurs: return tr("漏单 · paid on the platform, not with us");
-    case FindingKind::MissingPlatform: return tr("多单 · paid with us, not on the platform");
+    case FindingKind::MissingOurs: return tr("漏单 · not with us");
+    case FindingKind::MissingPlatform: return tr("多单 · not on the platform");
     case FindingKind::AmountMismatch: return tr("Amount differs");
     case FindingKind::StatusMismatch: return tr("Status differs");
-    case FindingKind::DuplicatePlatform: return tr("Listed twice by the platform");
-    case FindingKind::DoublePayment: return tr("Customer paid twice: refund owed");
+    case FindingKind::DuplicatePlatform: return tr("Listed twice");
+    case FindingKind::DoublePayment: return tr("Paid twice · refund owed");
     }
     return {};
 }

@@ -20,7 +20,7 @@ public:
     Q_DISABLE_COPY_MOVE(FindingModel)
 
     void setFindings(const QList<ReconciliationFinding> &findings) { setRows(findings); }
-    // "漏单 · paid on the platform, not with us", as finance says it.
+    // "漏单 · not with us", as finance says it; the tooltip says the rest.
     static QString kindText(FindingKind kind);
     // What finance does about it, one sentence.
     static QString kindAdvice(FindingKind kind);
