@@ -123,10 +123,13 @@ private Q_SLOTS:
 
     void helpNeedsNoDisplay()
     {
+        // As cron runs it: no display and no login session.
         const test::CliRun run = test::runCli({QStringLiteral("report"), QStringLiteral("--help")},
-                                              {{QStringLiteral("DISPLAY"), QString()}});
+                                              {{QStringLiteral("DISPLAY"), QString()},
+                                               {QStringLiteral("XDG_RUNTIME_DIR"), QString()}});
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains(QStringLiteral("--from")), qPrintable(run.out));
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
     }
 
     void thePdfHoldsTheDatabasesFigures()
@@ -137,9 +140,12 @@ private Q_SLOTS:
                                                QStringLiteral("--from"), rfc3339(m_from), QStringLiteral("--to"),
                                                rfc3339(m_to), QStringLiteral("--out"), pdf},
                                               {{QStringLiteral("DISPLAY"), QString()},
-                                               {QStringLiteral("QT_QPA_PLATFORM"), QString()}});
+                                               {QStringLiteral("QT_QPA_PLATFORM"), QString()},
+                                               {QStringLiteral("XDG_RUNTIME_DIR"), QString()}});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains(pdf), qPrintable(run.out));
+        // Quiet as cron wants it: nothing on stderr when it worked.
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
 
         const QString info = poppler(QStringLiteral("pdfinfo"), {pdf});
         QVERIFY2(info.contains(QRegularExpression(QStringLiteral("Pages:\\s+[1-9]"))), qPrintable(info));
