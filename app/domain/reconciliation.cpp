@@ -9,8 +9,6 @@
 #include <QStringList>
 
 #include <algorithm>
-#include <QElapsedTimer>
-#include <cstdio>
 
 namespace payops {
 namespace {
@@ -22,17 +20,6 @@ constexpr const char *kKindNames[kFindingKinds] = {"missing_ours",         "miss
 constexpr auto kOurs = "(o.pay_no = p.pay_no AND o.status IN ('PAID', 'REFUNDING', 'REFUNDED'))";
 
 constexpr int kResultBatch = 1000;
-
-
-void explainTmp(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
-{
-    QSqlQuery q = db::exec(db, QStringLiteral("EXPLAIN ") + sql, binds);
-    while (q.next()) {
-        QStringList f;
-        for (int i = 0; i < 10; ++i) f << q.value(i).toString();
-        fprintf(stderr, "EXPLAIN %s\n", qPrintable(f.join(u'|')));
-    }
-}
 
 std::optional<qint64> optionalNumber(const QVariant &value)
 {
@@ -72,7 +59,9 @@ struct LineFacts
 // amount, comes back: on a statement that agrees with us that is its refunds and little else.
 // One pass over the statement's primary key, each line joined to its callback by uk_pay_no and
 // to the order by its primary key. A plain SELECT inside the run's transaction: a consistent
-// read, no row of pay_callback_log or orders is locked.
+// read, no row of pay_callback_log or orders is locked. The check of a line that is neither
+// SUCCESS nor REFUND is forced onto the (statement_id, pay_no, status) index: the optimizer
+// otherwise picked the primary key and read the whole statement for each such line.
 QList<LineFacts> readLines(const QSqlDatabase &db, qint64 statementId)
 {
     const QString sql = QStringLiteral(
@@ -93,7 +82,6 @@ QList<LineFacts> readLines(const QSqlDatabase &db, qint64 statementId)
         "WHERE NOT (x.platform_status = 'SUCCESS' AND x.ours = 1 AND x.platform_fen = x.our_fen AND x.order_status = 'PAID') "
         "ORDER BY x.line_no").arg(QLatin1String(kOurs));
     QList<LineFacts> lines;
-    explainTmp(db, sql, {statementId});
     QSqlQuery query = db::exec(db, sql, {statementId});
     while (query.next()) {
         LineFacts facts;
@@ -194,19 +182,21 @@ void classifyStatuses(const QList<LineFacts> &lines, QList<ReconciliationFinding
 }
 
 // Every payment line of a pay_no after its first. The grouping reads the (statement_id,
-// pay_no, status) index alone.
+// pay_no, status) index alone. The pay_nos listed twice lead (STRAIGHT_JOIN) and their lines are
+// found by that index: left to itself the optimizer walked every line of the statement by its
+// primary key and joined each to its payment, for a result that is usually empty.
 void findDuplicates(const QSqlDatabase &db, qint64 statementId, QList<ReconciliationFinding> &findings)
 {
     const QString sql = QStringLiteral(
         "SELECT STRAIGHT_JOIN l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, p.order_id, IF(%1, p.amount_fen, NULL), p.status "
         "FROM (SELECT pay_no, MIN(line_no) AS first_line FROM platform_statement_line"
         "      WHERE statement_id = ? AND status <> 'REFUND' GROUP BY pay_no HAVING COUNT(*) > 1) d "
-        "JOIN platform_statement_line l ON l.statement_id = ? AND l.pay_no = d.pay_no AND l.line_no > d.first_line "
+        "JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
+        " ON l.statement_id = ? AND l.pay_no = d.pay_no AND l.line_no > d.first_line "
         " AND l.status <> 'REFUND' "
         "LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no "
         "LEFT JOIN orders o ON o.id = p.order_id "
         "ORDER BY l.line_no").arg(QLatin1String(kOurs));
-    explainTmp(db, sql, {statementId, statementId});
     QSqlQuery query = db::exec(db, sql, {statementId, statementId});
     while (query.next()) {
         ReconciliationFinding finding;
@@ -224,7 +214,10 @@ void findDuplicates(const QSqlDatabase &db, qint64 statementId, QList<Reconcilia
 
 // Our payments of the statement's channel (every channel we have when it names none) whose
 // platform time is in its period, and that no line lists: ranges of (channel,
-// platform_paid_at), never a scan of the callbacks.
+// platform_paid_at), never a scan of the callbacks. The anti-join is a LEFT JOIN on the
+// (statement_id, pay_no) index, forced: as NOT EXISTS the server materialized every pay_no of
+// the statement first, and unforced it chose the primary key, reading the whole statement for
+// each payment.
 void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statement,
                            QList<ReconciliationFinding> &findings)
 {
@@ -248,11 +241,11 @@ void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statem
     const QString sql = QStringLiteral(
         "SELECT p.pay_no, p.order_id, p.amount_fen, o.status FROM pay_callback_log p "
         "JOIN orders o ON o.id = p.order_id AND %1 "
-        "LEFT JOIN platform_statement_line l ON l.statement_id = ? AND l.pay_no = p.pay_no "
+        "LEFT JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
+        " ON l.statement_id = ? AND l.pay_no = p.pay_no "
         "WHERE p.channel IN (%2) AND p.platform_paid_at >= ? AND p.platform_paid_at < ? AND l.pay_no IS NULL "
         "ORDER BY p.platform_paid_at, p.id")
                             .arg(QLatin1String(kOurs), QStringList(channels.size(), QStringLiteral("?")).join(u','));
-    explainTmp(db, sql, binds);
     QSqlQuery query = db::exec(db, sql, binds);
     while (query.next()) {
         ReconciliationFinding finding;
@@ -305,17 +298,13 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
                        .lastInsertId()
                        .toLongLong();
 
-    QElapsedTimer T; T.start();
     const QList<LineFacts> lines = readLines(db, statementId);
-    fprintf(stderr, "TIMING readLines %.2f\n", T.nsecsElapsed()/1e9); T.restart();
     classifyPayments(lines, result.findings);
     classifyStatuses(lines, result.findings);
     findDuplicates(db, statementId, result.findings);
-    fprintf(stderr, "TIMING dups %.2f\n", T.nsecsElapsed()/1e9); T.restart();
     result.periodKnown = statement.header.periodStart.isValid() && statement.header.periodEnd.isValid();
     if (result.periodKnown)
         findMissingOnPlatform(db, statement, result.findings);
-    fprintf(stderr, "TIMING missing %.2f\n", T.nsecsElapsed()/1e9); T.restart();
 
     std::stable_sort(result.findings.begin(), result.findings.end(),
                      [](const ReconciliationFinding &a, const ReconciliationFinding &b) { return a.kind < b.kind; });
