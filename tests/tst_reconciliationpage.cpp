@@ -1,6 +1,7 @@
 #include "db/connection.h"
 #include "db/migrator.h"
 #include "domain/duplicatecount.h"
+#include "domain/privileges.h"
 #include "models/draftmodel.h"
 #include "models/findingmodel.h"
 #include "pages/reconciliationpage.h"
@@ -10,6 +11,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -17,6 +19,12 @@
 using namespace payops;
 
 namespace {
+
+Privileges privilegesOf(const Dsn &dsn)
+{
+    db::Connection connection(dsn, QStringLiteral("probe"));
+    return probePrivileges(connection.database());
+}
 
 // Order 1001 was paid with us by WX-OK; order 1002 waits although the platform took WX-LOST.
 void seed(const test::ScratchDatabase &scratch)
@@ -67,7 +75,15 @@ private Q_SLOTS:
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
 
+        // Finance may draft and not decide; an operator may do both.
+        const Privileges financeMay = privilegesOf(finance.dsnFor(scratch.name()));
+        QVERIFY(financeMay.draftPayments);
+        QVERIFY(!financeMay.decidePayments);
+        const Privileges operatorMay = privilegesOf(operatorAccount.dsnFor(scratch.name()));
+        QVERIFY(operatorMay.draftPayments && operatorMay.decidePayments);
+
         ReconciliationPage page(finance.dsnFor(scratch.name()));
+        page.setPrivileges(financeMay);
         new QAbstractItemModelTester(page.findings(), QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
         page.resize(1300, 700);
         page.show();
@@ -99,6 +115,7 @@ private Q_SLOTS:
         // Finance drafts the missing payment ...
         findingTable->selectionModel()->setCurrentIndex(page.findings()->index(lost, 0),
                                                         QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(page.findChild<QPushButton *>(QStringLiteral("draftMissingPayment"))->isEnabled());
         QSignalSpy acted(&page, &ReconciliationPage::actionFinished);
         page.draftSelectedFinding(QStringLiteral("漏单 on the 1 Dec bill"));
         QTRY_COMPARE_WITH_TIMEOUT(acted.size(), 1, 20000);
@@ -109,16 +126,19 @@ private Q_SLOTS:
         auto *draftTable = page.findChild<QTableView *>(QStringLiteral("draftTable"));
         draftTable->selectionModel()->setCurrentIndex(page.drafts()->index(0, 0),
                                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(!page.findChild<QPushButton *>(QStringLiteral("confirmDraft"))->isEnabled());
         page.confirmSelectedDraft(QStringLiteral("self"));
         QTRY_COMPARE_WITH_TIMEOUT(acted.size(), 2, 20000);
         QVERIFY(!acted[1][0].toBool());
 
         // ... and an operator's console confirms it: a recorded callback waits for the drain.
         ReconciliationPage operatorPage(operatorAccount.dsnFor(scratch.name()));
+        operatorPage.setPrivileges(operatorMay);
         QTRY_COMPARE_WITH_TIMEOUT(operatorPage.drafts()->rowCount(), 1, 20000);
         auto *operatorDrafts = operatorPage.findChild<QTableView *>(QStringLiteral("draftTable"));
         operatorDrafts->selectionModel()->setCurrentIndex(operatorPage.drafts()->index(0, 0),
                                                           QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(operatorPage.findChild<QPushButton *>(QStringLiteral("confirmDraft"))->isEnabled());
         QSignalSpy operatorActed(&operatorPage, &ReconciliationPage::actionFinished);
         operatorPage.confirmSelectedDraft(QStringLiteral("checked with the platform"));
         QTRY_COMPARE_WITH_TIMEOUT(operatorActed.size(), 1, 20000);

@@ -12,6 +12,8 @@ struct Privileges
     bool drain = false;
     bool compensate = false;
     bool decideRequests = false; // approve another operator's compensation request
+    bool draftPayments = false;  // draft a 漏单 of a statement as a missing payment
+    bool decidePayments = false; // confirm or discard another account's draft
 };
 
 // Asks the server itself: each probe is a statement that matches no row, which the server

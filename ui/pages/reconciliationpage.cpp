@@ -254,13 +254,20 @@ void ReconciliationPage::showView(const console::ReconciliationView &view)
     updateButtons();
 }
 
+void ReconciliationPage::setPrivileges(const Privileges &privileges)
+{
+    Page::setPrivileges(privileges);
+    updateButtons();
+}
+
 void ReconciliationPage::updateButtons()
 {
     const QModelIndex finding = m_findingTable->selectionModel()->currentIndex();
-    m_draft->setEnabled(!m_busy && finding.isValid()
+    m_draft->setEnabled(!m_busy && privileges().draftPayments && finding.isValid()
                         && finding.data(FindingModel::KindRole).toInt() == static_cast<int>(FindingKind::MissingOurs));
     const QModelIndex draft = m_draftTable->selectionModel()->currentIndex();
-    const bool open = draft.isValid() && draft.data(DraftModel::StatusRole).toString() == QLatin1String("DRAFT");
+    const bool open = privileges().decidePayments && draft.isValid()
+                      && draft.data(DraftModel::StatusRole).toString() == QLatin1String("DRAFT");
     m_confirm->setEnabled(!m_busy && open);
     m_discard->setEnabled(!m_busy && open);
     m_import->setEnabled(!m_busy);

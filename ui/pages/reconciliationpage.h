@@ -32,6 +32,7 @@ public:
     Q_DISABLE_COPY_MOVE(ReconciliationPage)
 
     void refresh() override;
+    void setPrivileges(const Privileges &privileges) override;
     // Imports the file, reconciles it and shows it; importFinished() tells how it ended.
     void importStatementFile(const QString &path, StatementFormat format);
     void reconcileAgain();
