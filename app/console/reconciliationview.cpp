@@ -7,14 +7,6 @@
 namespace payops::console {
 namespace {
 
-QDateTime utc(const QVariant &value)
-{
-    QDateTime at = value.toDateTime();
-    if (at.isValid())
-        at.setTimeSpec(Qt::UTC);
-    return at;
-}
-
 std::optional<qint64> optionalInt(const QVariant &value)
 {
     if (value.isNull())
@@ -53,7 +45,7 @@ ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 stateme
         "ORDER BY id DESC LIMIT 1"), {statementId});
     if (run.next()) {
         view.runId = run.value(0).toLongLong();
-        view.reconciledAt = utc(run.value(1));
+        view.reconciledAt = db::utcDateTime(run.value(1));
         view.reconciledBy = run.value(2).toString();
         // The statuses are not stored with a finding: the line's and the order's as they are.
         QSqlQuery findings = db::exec(db, QStringLiteral(

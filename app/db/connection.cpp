@@ -243,4 +243,10 @@ QString quoteIdentifier(const QString &name)
     return QLatin1Char('`') + escaped + QLatin1Char('`');
 }
 
+QDateTime utcDateTime(const QVariant &value)
+{
+    const QDateTime stored = value.toDateTime();
+    return stored.isValid() ? QDateTime(stored.date(), stored.time(), Qt::UTC) : QDateTime();
+}
+
 } // namespace payops::db

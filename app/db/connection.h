@@ -2,6 +2,7 @@
 
 #include "dsn.h"
 
+#include <QDateTime>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QString>
@@ -49,6 +50,9 @@ void execDirect(const QSqlDatabase &db, const QString &sql);
 QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const QString &rowTail = {});
 // "1,2,3": ids as the inside of an SQL IN list (numbers need no escaping).
 QString idList(const QList<qint64> &ids);
+// A DATETIME as read back, marked UTC: every payops session sets time_zone = '+00:00', and the
+// driver hands the value over without a zone. NULL gives an invalid QDateTime.
+QDateTime utcDateTime(const QVariant &value);
 // First column of the first row, or an invalid QVariant when there is no row.
 QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 

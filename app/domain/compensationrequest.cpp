@@ -20,14 +20,6 @@ const QString &requestColumns()
     return columns;
 }
 
-QDateTime utc(const QVariant &value)
-{
-    QDateTime at = value.toDateTime();
-    if (at.isValid())
-        at.setTimeSpec(Qt::UTC);
-    return at;
-}
-
 QJsonObject scopeToJson(const CompensationScope &scope)
 {
     QJsonArray orders;
@@ -69,9 +61,9 @@ CompensationRequest requestFrom(const QSqlQuery &row)
     request.reason = row.value(7).toString();
     request.ticket = row.value(8).toString();
     request.requestedBy = row.value(9).toString();
-    request.requestedAt = utc(row.value(10));
+    request.requestedAt = db::utcDateTime(row.value(10));
     request.decidedBy = row.value(11).toString();
-    request.decidedAt = utc(row.value(12));
+    request.decidedAt = db::utcDateTime(row.value(12));
     return request;
 }
 
@@ -108,7 +100,7 @@ QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int lim
         "FROM compensation GROUP BY batch_id ORDER BY MIN(id) DESC LIMIT %1").arg(limit));
     QList<CompensationBatch> batches;
     while (rows.next())
-        batches << CompensationBatch{rows.value(0).toString(), utc(rows.value(1)), rows.value(2).toString(),
+        batches << CompensationBatch{rows.value(0).toString(), db::utcDateTime(rows.value(1)), rows.value(2).toString(),
                                      rows.value(3).toString(), rows.value(4).toString(), rows.value(5).toInt(),
                                      rows.value(6).toLongLong()};
     return batches;

@@ -20,15 +20,6 @@ QString sqlTime(const QDateTime &t)
     return t.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
-QDateTime utc(const QVariant &value)
-{
-    if (value.isNull())
-        return {};
-    QDateTime t = value.toDateTime();
-    t.setTimeSpec(Qt::UTC);
-    return t;
-}
-
 bool cancelled(const std::atomic<bool> *cancel)
 {
     return cancel && cancel->load();
@@ -59,7 +50,7 @@ struct Reading
         while (query.next()) {
             ++*copies;
             const qint64 order = query.value(1).toLongLong();
-            const QDateTime at = utc(query.value(2));
+            const QDateTime at = db::utcDateTime(query.value(2));
             const qint64 fen = query.value(3).toLongLong();
             orders.insert(order);
             facts.copiesFen += fen;
@@ -78,7 +69,7 @@ struct Reading
             ++facts.compensatedCopies;
             facts.compensatedFen += query.value(6).toLongLong();
             CompensationBatchFact &batch = batches[query.value(7).toString()];
-            const QDateTime when = utc(query.value(9));
+            const QDateTime when = db::utcDateTime(query.value(9));
             if (batch.actions == 0) {
                 batch.batchId = query.value(7).toString();
                 batch.by = query.value(8).toString();
@@ -120,7 +111,7 @@ void readFlips(const QSqlDatabase &db, IncidentFacts &facts)
                                {sqlTime(facts.from), sqlTime(facts.to)});
     while (query.next()) {
         SwitchFlipFact flip;
-        flip.at = utc(query.value(0));
+        flip.at = db::utcDateTime(query.value(0));
         flip.actor = query.value(1).toString();
         flip.reason = query.value(2).toString();
         const QJsonObject before = QJsonDocument::fromJson(query.value(3).toString().toUtf8()).object();
@@ -152,14 +143,14 @@ void readReconciliation(const QSqlDatabase &db, IncidentFacts &facts)
     ReconciliationFact &r = facts.reconciliation;
     r.present = true;
     r.runId = run.value(0).toLongLong();
-    r.startedAt = utc(run.value(1));
+    r.startedAt = db::utcDateTime(run.value(1));
     r.startedBy = run.value(2).toString();
     r.finished = run.value(3).toBool();
     r.format = run.value(4).toString();
     r.channel = run.value(5).toString();
     r.sourceFile = run.value(6).toString();
-    r.periodStart = utc(run.value(7));
-    r.periodEnd = utc(run.value(8));
+    r.periodStart = db::utcDateTime(run.value(7));
+    r.periodEnd = db::utcDateTime(run.value(8));
     r.lines = run.value(9).toLongLong();
     r.unreadableLines = run.value(10).toLongLong();
     for (int kind = 0; kind < kFindingKinds; ++kind)

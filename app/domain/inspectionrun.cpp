@@ -14,19 +14,12 @@ constexpr auto kColumns =
     "id, started_at, finished_at, run_by, source, clean, duplicate_groups, duplicate_extra_copies, money_at_risk_fen, "
     "unmatched, unmatched_with_order, double_payment_orders, double_payment_callbacks, refund_owed_fen, backlog, findings";
 
-QDateTime utc(const QVariant &value)
-{
-    QDateTime at = value.toDateTime();
-    at.setTimeZone(QTimeZone::utc()); // every payops connection runs in UTC (db::Connection)
-    return at;
-}
-
 InspectionRun runFrom(const QSqlQuery &query)
 {
     InspectionRun run;
     run.id = query.value(0).toLongLong();
-    run.startedAt = utc(query.value(1));
-    run.finishedAt = utc(query.value(2));
+    run.startedAt = db::utcDateTime(query.value(1));
+    run.finishedAt = db::utcDateTime(query.value(2));
     run.runBy = query.value(3).toString();
     run.source = query.value(4).toString();
     run.clean = query.value(5).toBool();
@@ -66,7 +59,7 @@ InspectionRun InspectionRun::of(const InspectionReport &report, const QDateTime 
 
 QDateTime serverTime(const QSqlDatabase &db)
 {
-    return utc(db::scalar(db, QStringLiteral("SELECT UTC_TIMESTAMP(3)")));
+    return db::utcDateTime(db::scalar(db, QStringLiteral("SELECT UTC_TIMESTAMP(3)")));
 }
 
 StoredRun storeInspectionRun(const QSqlDatabase &db, const InspectionRun &run)

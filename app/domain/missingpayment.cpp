@@ -8,14 +8,6 @@
 namespace payops {
 namespace {
 
-QDateTime utc(const QVariant &value)
-{
-    QDateTime at = value.toDateTime();
-    if (at.isValid())
-        at.setTimeSpec(Qt::UTC);
-    return at;
-}
-
 void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const QString &reason)
 {
     // The trigger refuses what is not DRAFT; a draft that does not exist changes no row.
@@ -63,13 +55,13 @@ QList<MissingPaymentDraft> loadMissingPaymentDrafts(const QSqlDatabase &db, qint
         draft.orderId = query.value(4).toLongLong();
         draft.amountFen = query.value(5).toLongLong();
         draft.channel = query.value(6).toString();
-        draft.paidAt = utc(query.value(7));
+        draft.paidAt = db::utcDateTime(query.value(7));
         draft.status = query.value(8).toString();
         draft.reason = query.value(9).toString();
         draft.draftedBy = query.value(10).toString();
-        draft.draftedAt = utc(query.value(11));
+        draft.draftedAt = db::utcDateTime(query.value(11));
         draft.decidedBy = query.value(12).toString();
-        draft.decidedAt = utc(query.value(13));
+        draft.decidedAt = db::utcDateTime(query.value(13));
         draft.callbackId = query.value(14).toLongLong();
         drafts << draft;
     }

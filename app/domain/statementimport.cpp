@@ -21,14 +21,6 @@ QVariant sqlTime(const QDateTime &time)
     return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
-QDateTime utcFrom(const QVariant &value)
-{
-    if (value.isNull())
-        return {};
-    const QDateTime stored = value.toDateTime();
-    return QDateTime(stored.date(), stored.time(), Qt::UTC);
-}
-
 // What a line needs to be stored and compared; the reader checks the format's own rules, this
 // checks the table's.
 QString lineProblem(const StatementLine &line)
@@ -160,14 +152,14 @@ StoredStatement readStoredStatement(const QSqlDatabase &db, qint64 statementId)
     stored.id = query.value(0).toLongLong();
     stored.header.format = statementFormatFromName(query.value(1).toString()).value_or(StatementFormat::Generic);
     stored.header.channel = query.value(2).toString();
-    stored.header.periodStart = utcFrom(query.value(3));
-    stored.header.periodEnd = utcFrom(query.value(4));
+    stored.header.periodStart = db::utcDateTime(query.value(3));
+    stored.header.periodEnd = db::utcDateTime(query.value(4));
     stored.periodDeclared = query.value(5).toBool();
     stored.sourceFile = query.value(6).toString();
     stored.lines = query.value(7).toLongLong();
     stored.errors = query.value(8).toLongLong();
     stored.importedBy = query.value(9).toString();
-    stored.importedAt = utcFrom(query.value(10));
+    stored.importedAt = db::utcDateTime(query.value(10));
     return stored;
 }
 
