@@ -1,9 +1,13 @@
 #include "console/consolesettings.h"
 #include "console/orderevidence.h"
 #include "console/sqltime.h"
+#include "console/displayformat.h"
 #include "testmain.h"
 
+#include <QLocale>
 #include <QTimeZone>
+
+#include <limits>
 
 using namespace payops::console;
 
@@ -23,6 +27,40 @@ private Q_SLOTS:
         QCOMPARE(microsFromSql(QStringLiteral("garbage")), qint64(0));
         QCOMPARE(microsFromSql(QStringLiteral("2026-13-02 09:00:00")), qint64(0));
         QCOMPARE(displayTime(ms * 1000 + 456), QStringLiteral("2026-12-02 09:00:00.123"));
+    }
+
+    // Screens follow the language's conventions; the C locale (servers, cron, these tests)
+    // keeps ISO dates and plain numbers.
+    void formatsMoneyAndTimesByLocale()
+    {
+        const qint64 micros =
+            QDateTime(QDate(2026, 12, 2), QTime(9, 5, 7, 42), QTimeZone::utc()).toMSecsSinceEpoch() * 1000 + 999;
+        const struct
+        {
+            const char *locale;
+            QString yuan, money, negativeMoney, time;
+        } cases[] = {
+            {"C", QStringLiteral("9999999999.99"), QStringLiteral("¥1234.50"), QStringLiteral("-¥0.05"),
+             QStringLiteral("2026-12-02 09:05:07.042")},
+            {"en_US", QStringLiteral("9,999,999,999.99"), QStringLiteral("¥1,234.50"), QStringLiteral("-¥0.05"),
+             QStringLiteral("12/2/2026 09:05:07.042")},
+            {"zh_CN", QStringLiteral("9,999,999,999.99"), QStringLiteral("¥1,234.50"), QStringLiteral("-¥0.05"),
+             QStringLiteral("2026/12/2 09:05:07.042")},
+            {"de_DE", QStringLiteral("9.999.999.999,99"), QStringLiteral("¥1.234,50"), QStringLiteral("-¥0,05"),
+             QStringLiteral("02.12.2026 09:05:07.042")},
+        };
+        for (const auto &c : cases) {
+            QLocale::setDefault(QLocale(QString::fromLatin1(c.locale)));
+            QCOMPARE(formatYuan(999999999999), c.yuan);
+            QCOMPARE(formatMoney(123450), c.money);
+            QCOMPARE(formatMoney(-5), c.negativeMoney);
+            QCOMPARE(displayTime(micros), c.time);
+        }
+        QLocale::setDefault(QLocale::c());
+        // The smallest qint64 has no positive counterpart; it must not overflow.
+        QCOMPARE(formatYuan(std::numeric_limits<qint64>::min()), QStringLiteral("-92233720368547758.08"));
+        QCOMPARE(formatYuan(0), QStringLiteral("0.00"));
+        QCOMPARE(displayTime(0), QString());
     }
 
     void formatsMoneyAndGaps()

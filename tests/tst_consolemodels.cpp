@@ -1,6 +1,7 @@
 #include "callbackfixture.h"
 #include "console/consolesettings.h"
 #include "console/orderevidence.h"
+#include "console/displayformat.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "demodatabase.h"
@@ -346,7 +347,7 @@ private Q_SLOTS:
                  sqlColumn(scratch.dsn(), QStringLiteral("SELECT id FROM compensation_request ORDER BY id DESC")));
         QStringList amounts;
         for (const QString &fen : sqlColumn(scratch.dsn(), QStringLiteral("SELECT amount_fen FROM compensation_request ORDER BY id DESC")))
-            amounts << QStringLiteral("¥%1").arg(console::formatYuan(fen.toLongLong()));
+            amounts << console::formatMoney(fen.toLongLong());
         QCOMPARE(column(requestModel, CompensationRequestModel::AmountColumn), amounts);
         QCOMPARE(column(requestModel, CompensationRequestModel::StatusColumn), QStringList(7, QStringLiteral("PENDING")));
         QVERIFY(requestModel.index(0, CompensationRequestModel::StatusColumn).data(Qt::ForegroundRole).isValid());

@@ -93,7 +93,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(mode->value(), QStringLiteral("NORMAL"), 20000);
         QCOMPARE(duplicates->value(), QLocale().toString(extra));
         // 100 points = 1 yuan by default: points count one fen each.
-        QCOMPARE(money->value(), QStringLiteral("¥ %1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
+        QCOMPARE(money->value(), QStringLiteral("¥%1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
         QCOMPARE(instances->value(), QStringLiteral("0 / 2"));
         QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("headline"))->text().contains(QStringLiteral("sandbox")));
 

@@ -1,4 +1,5 @@
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/connection.h"
 #include "demodatabase.h"
 #include "dialogs/compensationdialog.h"
@@ -157,7 +158,7 @@ private Q_SLOTS:
             "AND q.point_type = p.point_type)"));
         QVERIFY(couponFen > 0 && points > 0);
         auto *money = m_window->findChild<Tile *>(QStringLiteral("tileMoney"));
-        const auto tile = [](qint64 fen) { return QStringLiteral("¥ %1").arg(console::formatYuan(fen)); };
+        const auto tile = [](qint64 fen) { return console::formatMoney(fen); };
         QTRY_COMPARE_WITH_TIMEOUT(money->value(), tile(couponFen + points), 20000); // 100 points = ¥1
 
         answerSettings(*m_window, {{QStringLiteral("pointsPerYuan"), 50}});
@@ -171,7 +172,7 @@ private Q_SLOTS:
         QPointer<CompensationDialog> dialog = compensation->compensateEverything();
         QVERIFY(dialog);
         QTRY_COMPARE_WITH_TIMEOUT(labelText(dialog, QStringLiteral("totalMoney")),
-                                  QStringLiteral("¥%1").arg(console::formatYuan(fen)), 20000);
+                                  console::formatMoney(fen), 20000);
         dialog->reject();
         QTRY_VERIFY(!dialog);
     }

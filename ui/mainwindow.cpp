@@ -34,7 +34,7 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     : QMainWindow(parent)
 {
     setObjectName(QStringLiteral("mainWindow"));
-    setWindowTitle(QStringLiteral("payops console"));
+    setWindowTitle(tr("payops console"));
     resize(1360, 860);
 
     auto *central = new QWidget(this);

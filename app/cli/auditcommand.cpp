@@ -10,9 +10,11 @@ namespace {
 
 class AuditCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::AuditCommand)
+
 public:
     AuditCommand()
-        : Command(QStringLiteral("audit"), QStringLiteral("Verify that the audit log's hash chain is whole."),
+        : Command(QStringLiteral("audit"), tr("Verify that the audit log's hash chain is whole."),
                   QStringLiteral("verify --db DSN"))
     {
     }
@@ -20,14 +22,14 @@ public:
 protected:
     void addOptions(QCommandLineParser &parser) override
     {
-        parser.addPositionalArgument(QStringLiteral("verify"), QStringLiteral("Walk the chain."));
+        parser.addPositionalArgument(QStringLiteral("verify"), tr("Walk the chain."));
         parser.addOption(dbOption());
     }
 
     int execute(const QCommandLineParser &parser) override
     {
         if (parser.positionalArguments() != QStringList{QStringLiteral("verify")})
-            return fail(UsageOrConnection, QStringLiteral("say: payops audit verify --db DSN"));
+            return fail(UsageOrConnection, tr("say: payops audit verify --db DSN"));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
@@ -35,8 +37,8 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("audit"));
             const AuditVerification result = verifyAuditChain(connection.database());
             if (!result.intact)
-                return fail(Refused, QStringLiteral("audit log broken at row %1: %2").arg(result.firstBrokenId).arg(result.problem));
-            say(QStringLiteral("audit log intact: %1 row(s); head hash %2").arg(result.rows).arg(result.headHash));
+                return fail(Refused, tr("audit log broken at row %1: %2").arg(result.firstBrokenId).arg(result.problem));
+            say(tr("audit log intact: %1 row(s); head hash %2").arg(result.rows).arg(result.headHash));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

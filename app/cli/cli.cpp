@@ -2,6 +2,7 @@
 
 #include "commands.h"
 
+#include <QCoreApplication>
 #include <QTextStream>
 
 namespace payops::cli {
@@ -20,18 +21,27 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makePostureCommand());
     commands.push_back(makeReconcileCommand());
     commands.push_back(makeReportCommand());
+    commands.push_back(makeGrantCommand());
+    commands.push_back(makeAccountsCommand());
     return commands;
 }
 
 namespace {
 
+struct Cli
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::Cli)
+};
+
 void printUsage(QTextStream &out)
 {
-    out << "payops " << PAYOPS_VERSION << " - operate a payment-callback endpoint during an incident\n\n"
-        << "Usage: payops <command> [options]   (payops <command> --help for its options)\n\nCommands:\n";
+    out << Cli::tr("payops %1 - operate a payment-callback endpoint during an incident").arg(QStringLiteral(PAYOPS_VERSION))
+        << "\n\n"
+        << Cli::tr("Usage: payops <command> [options]   (payops <command> --help for its options)") << "\n\n"
+        << Cli::tr("Commands:") << '\n';
     for (const auto &command : allCommands())
         out << "  " << command->name().leftJustified(10) << ' ' << command->summary() << '\n';
-    out << "\nExit codes: 0 success, 1 refused or failed, 2 bad usage, bad DSN or no connection.\n";
+    out << '\n' << Cli::tr("Exit codes: 0 success, 1 refused or failed, 2 bad usage, bad DSN or no connection.") << '\n';
 }
 
 } // namespace
@@ -62,7 +72,7 @@ int run(const QStringList &arguments)
         if (command->name() == name)
             return command->run(arguments.mid(1));
     }
-    err << "error: unknown command '" << name << "' (payops --help lists the commands)\n";
+    err << Cli::tr("error: unknown command '%1' (payops --help lists the commands)").arg(name) << '\n';
     return UsageOrConnection;
 }
 

@@ -22,12 +22,11 @@ Command::Command(QString name, QString summary, QString usage)
 int Command::run(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(m_summary + QStringLiteral("\n\nUsage: payops ") + m_name
-                                     + QLatin1Char(' ') + m_usage);
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
+    parser.setApplicationDescription(tr("%1\n\nUsage: payops %2 %3").arg(m_summary, m_name, m_usage));
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, tr("Show this help."));
     const QCommandLineOption logLevel(QStringLiteral("log-level"),
-                                      QStringLiteral("trace, debug, info, warn, error or off (default: "
-                                                     "PAYOPS_LOG_LEVEL, else info)."),
+                                      tr("trace, debug, info, warn, error or off (default: "
+                                         "PAYOPS_LOG_LEVEL, else info)."),
                                       QStringLiteral("level"));
     parser.addOption(help);
     parser.addOption(logLevel);
@@ -37,7 +36,7 @@ int Command::run(const QStringList &arguments)
     withProgram.prepend(QStringLiteral("payops ") + m_name);
     if (!parser.parse(withProgram)) {
         setupLogging(QStringLiteral("payops"), 2);
-        return fail(UsageOrConnection, parser.errorText() + QStringLiteral(" (see payops ") + m_name + QStringLiteral(" --help)"));
+        return fail(UsageOrConnection, tr("%1 (see payops %2 --help)").arg(parser.errorText(), m_name));
     }
     if (parser.isSet(help)) {
         QTextStream(stdout) << parser.helpText();
@@ -69,12 +68,21 @@ void Command::say(const QString &line) const
     out << line << Qt::endl;
 }
 
+bool Command::noArguments(const QCommandLineParser &parser) const
+{
+    if (parser.positionalArguments().isEmpty())
+        return true;
+    fail(UsageOrConnection, tr("unexpected argument \"%1\" (see payops %2 --help)")
+                                .arg(parser.positionalArguments().constFirst(), m_name));
+    return false;
+}
+
 QCommandLineOption Command::dbOption()
 {
     return QCommandLineOption(QStringLiteral("db"),
-                              QStringLiteral("Database: mysql://USER[:PASS]@HOST[:PORT]/DB or "
-                                             "mysql://USER@localhost/DB?socket=/path. Default: PAYOPS_DB. "
-                                             "The password may come from PAYOPS_DB_PASSWORD."),
+                              tr("Database: mysql://USER[:PASS]@HOST[:PORT]/DB or "
+                                 "mysql://USER@localhost/DB?socket=/path. Default: PAYOPS_DB. "
+                                 "The password may come from PAYOPS_DB_PASSWORD."),
                               QStringLiteral("dsn"));
 }
 

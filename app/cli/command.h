@@ -3,6 +3,7 @@
 #include "db/dsn.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 
@@ -18,6 +19,8 @@ namespace payops::cli {
 // and the --db option with PAYOPS_DB as its fallback.
 class Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::Command)
+
 public:
     Command(QString name, QString summary, QString usage);
     virtual ~Command() = default;
@@ -36,6 +39,10 @@ protected:
     // One line for a database failure: exit 2 when the connection itself failed (unreachable,
     // login refused, no such database), 1 when the database refused the operation.
     int failDatabase(const db::Error &error) const;
+
+    // For a command that takes no positional argument: false, with the first one named, when
+    // one was given (a stray word is more often a mistyped flag than something to ignore).
+    bool noArguments(const QCommandLineParser &parser) const;
 
     static QCommandLineOption dbOption();
     // Parses --db (or PAYOPS_DB); on failure prints the reason and returns nullopt.

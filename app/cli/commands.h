@@ -18,6 +18,8 @@ std::unique_ptr<Command> makeStormCommand();
 std::unique_ptr<Command> makePostureCommand();
 std::unique_ptr<Command> makeReconcileCommand();
 std::unique_ptr<Command> makeReportCommand();
+std::unique_ptr<Command> makeGrantCommand();
+std::unique_ptr<Command> makeAccountsCommand();
 
 // Every command `payops` knows, in the order `payops --help` lists them.
 std::vector<std::unique_ptr<Command>> allCommands();

@@ -10,10 +10,12 @@ namespace {
 
 class CompensateCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::CompensateCommand)
+
 public:
     CompensateCommand()
         : Command(QStringLiteral("compensate"),
-                  QStringLiteral("Compensate duplicate side effects: freeze, write off or reverse, with an audit trail."),
+                  tr("Compensate duplicate side effects: freeze, write off or reverse, with an audit trail."),
                   QStringLiteral("--db DSN (--dry-run | --reason TEXT --ticket ID | --approve REQUEST --reason TEXT "
                                  "--ticket ID) [--order ID ...] [--used-coupons write-off|receivable] "
                                  "[--fen-per-100-points N]"))
@@ -24,19 +26,19 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
-        parser.addOption({QStringLiteral("dry-run"), QStringLiteral("Show what would be done and change nothing.")});
-        parser.addOption({QStringLiteral("reason"), QStringLiteral("Why (required to act)."), QStringLiteral("text")});
-        parser.addOption({QStringLiteral("ticket"), QStringLiteral("Incident or ticket id (required to act)."),
+        parser.addOption({QStringLiteral("dry-run"), tr("Show what would be done and change nothing.")});
+        parser.addOption({QStringLiteral("reason"), tr("Why (required to act)."), QStringLiteral("text")});
+        parser.addOption({QStringLiteral("ticket"), tr("Incident or ticket id (required to act)."),
                           QStringLiteral("id")});
-        parser.addOption({QStringLiteral("order"), QStringLiteral("Only this order (repeatable; default: every order)."),
+        parser.addOption({QStringLiteral("order"), tr("Only this order (repeatable; default: every order)."),
                           QStringLiteral("id")});
         parser.addOption({QStringLiteral("used-coupons"),
-                          QStringLiteral("What a used duplicate coupon becomes: write-off (default) or receivable."),
+                          tr("What a used duplicate coupon becomes: write-off (default) or receivable."),
                           QStringLiteral("policy"), QStringLiteral("write-off")});
-        parser.addOption({QStringLiteral("fen-per-100-points"), QStringLiteral("Cash value of 100 points (default 100)."),
+        parser.addOption({QStringLiteral("fen-per-100-points"), tr("Cash value of 100 points (default 100)."),
                           QStringLiteral("fen"), QStringLiteral("100")});
         parser.addOption({QStringLiteral("approve"),
-                          QStringLiteral("Approve and run another operator's pending request (four eyes)."),
+                          tr("Approve and run another operator's pending request (four eyes)."),
                           QStringLiteral("request")});
     }
 
@@ -45,30 +47,30 @@ protected:
         CompensationSettings settings;
         const QString policy = parser.value(QStringLiteral("used-coupons"));
         if (policy != QLatin1String("write-off") && policy != QLatin1String("receivable"))
-            return fail(UsageOrConnection, QStringLiteral("--used-coupons must be write-off or receivable"));
+            return fail(UsageOrConnection, tr("--used-coupons must be write-off or receivable"));
         settings.usedCoupons = policy == QLatin1String("write-off") ? UsedCouponPolicy::WriteOff : UsedCouponPolicy::Receivable;
         bool ok = false;
         settings.fenPerHundredPoints = parser.value(QStringLiteral("fen-per-100-points")).toLongLong(&ok);
         if (!ok || settings.fenPerHundredPoints < 0)
-            return fail(UsageOrConnection, QStringLiteral("--fen-per-100-points must be a number of at least 0"));
+            return fail(UsageOrConnection, tr("--fen-per-100-points must be a number of at least 0"));
         QList<qint64> orders;
         for (const QString &text : parser.values(QStringLiteral("order"))) {
             const qint64 id = text.toLongLong(&ok);
             if (!ok || id <= 0)
-                return fail(UsageOrConnection, QStringLiteral("--order must be a positive order id, not '%1'").arg(text));
+                return fail(UsageOrConnection, tr("--order must be a positive order id, not '%1'").arg(text));
             orders << id;
         }
         const bool dryRun = parser.isSet(QStringLiteral("dry-run"));
         const QString reason = parser.value(QStringLiteral("reason")).trimmed();
         const QString ticket = parser.value(QStringLiteral("ticket")).trimmed();
         if (!dryRun && (reason.isEmpty() || ticket.isEmpty()))
-            return fail(UsageOrConnection, QStringLiteral("say --dry-run, or give --reason and --ticket to act"));
+            return fail(UsageOrConnection, tr("say --dry-run, or give --reason and --ticket to act"));
         qint64 approve = 0;
         if (parser.isSet(QStringLiteral("approve"))) {
             approve = parser.value(QStringLiteral("approve")).toLongLong(&ok);
             if (!ok || approve <= 0 || dryRun || !orders.isEmpty())
-                return fail(UsageOrConnection, QStringLiteral("--approve takes a request id, with --reason and --ticket "
-                                                              "and without --dry-run or --order"));
+                return fail(UsageOrConnection, tr("--approve takes a request id, with --reason and --ticket "
+                                                  "and without --dry-run or --order"));
         }
         const auto dsn = dsnFrom(parser);
         if (!dsn)
@@ -90,7 +92,7 @@ protected:
             }
             job.starting = [this](const CompensationPlan &plan, const CompensationRequest *approved) {
                 if (approved) {
-                    say(QStringLiteral("approved request %1 by %2").arg(approved->id).arg(approved->requestedBy));
+                    say(tr("approved request %1 by %2").arg(approved->id).arg(approved->requestedBy));
                     say(plan.summary());
                 }
             };
@@ -99,15 +101,15 @@ protected:
             if (!result.refusal.isEmpty())
                 return fail(Refused, result.refusal);
             if (result.filedRequestId > 0)
-                return fail(Refused, QStringLiteral("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
-                                                    "waits for another operator (payops compensate --approve %3 "
-                                                    "--reason ... --ticket ...)")
+                return fail(Refused, tr("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
+                                        "waits for another operator (payops compensate --approve %3 "
+                                        "--reason ... --ticket ...)")
                                          .arg(result.plan.moneyFen).arg(result.thresholdFen).arg(result.filedRequestId));
             const CompensationOutcome &outcome = result.run;
-            say(QStringLiteral("compensated %1, skipped %2 (done by someone else or changed since planned); batch %3")
+            say(tr("compensated %1, skipped %2 (done by someone else or changed since planned); batch %3")
                     .arg(outcome.done).arg(outcome.skipped).arg(outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)
-                say(QStringLiteral("  user %1's points balance is now negative").arg(user));
+                say(tr("  user %1's points balance is now negative").arg(user));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

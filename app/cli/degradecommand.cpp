@@ -10,10 +10,12 @@ namespace {
 
 class DegradeCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::DegradeCommand)
+
 public:
     DegradeCommand()
         : Command(QStringLiteral("degrade"),
-                  QStringLiteral("Switch the callback endpoint into record-only mode (on) or back (off)."),
+                  tr("Switch the callback endpoint into record-only mode (on) or back (off)."),
                   QStringLiteral("on|off --db DSN --reason TEXT [--wait SECONDS]"))
     {
     }
@@ -22,13 +24,13 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addPositionalArgument(QStringLiteral("on|off"),
-                                     QStringLiteral("on: RECORD_ONLY, callbacks are only recorded; off: NORMAL."));
+                                     tr("on: RECORD_ONLY, callbacks are only recorded; off: NORMAL."));
         parser.addOption(dbOption());
-        parser.addOption({QStringLiteral("reason"), QStringLiteral("Why (required; goes into the audit log)."),
+        parser.addOption({QStringLiteral("reason"), tr("Why (required; goes into the audit log)."),
                           QStringLiteral("text")});
         parser.addOption({QStringLiteral("wait"),
-                          QStringLiteral("Seconds to wait for every live instance to apply the new version "
-                                         "(default 10; 0 does not wait)."),
+                          tr("Seconds to wait for every live instance to apply the new version "
+                             "(default 10; 0 does not wait)."),
                           QStringLiteral("seconds"), QStringLiteral("10")});
     }
 
@@ -36,14 +38,14 @@ protected:
     {
         const QStringList positional = parser.positionalArguments();
         if (positional.size() != 1 || (positional.first() != QLatin1String("on") && positional.first() != QLatin1String("off")))
-            return fail(UsageOrConnection, QStringLiteral("say on or off (payops degrade --help)"));
+            return fail(UsageOrConnection, tr("say on or off (payops degrade --help)"));
         const QString reason = parser.value(QStringLiteral("reason")).trimmed();
         if (reason.isEmpty())
-            return fail(UsageOrConnection, QStringLiteral("--reason is required: say why, it goes into the audit log"));
+            return fail(UsageOrConnection, tr("--reason is required: say why, it goes into the audit log"));
         bool ok = false;
         const int waitSeconds = parser.value(QStringLiteral("wait")).toInt(&ok);
         if (!ok || waitSeconds < 0 || waitSeconds > 3600)
-            return fail(UsageOrConnection, QStringLiteral("--wait must be 0-3600 seconds"));
+            return fail(UsageOrConnection, tr("--wait must be 0-3600 seconds"));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
@@ -53,28 +55,28 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("degrade"));
             const FlipResult flip = flipSwitch(connection.database(), mode, reason);
             if (flip.changed)
-                say(QStringLiteral("switch is now %1 (version %2, was %3)")
+                say(tr("switch is now %1 (version %2, was %3)")
                         .arg(callbackModeName(flip.after.mode)).arg(flip.after.version).arg(callbackModeName(flip.before.mode)));
             else
-                say(QStringLiteral("switch already was %1 (version %2); nothing changed")
+                say(tr("switch already was %1 (version %2); nothing changed")
                         .arg(callbackModeName(flip.after.mode)).arg(flip.after.version));
             if (waitSeconds == 0)
                 return Success;
             const auto instances = waitForAcknowledgement(
                 connection.database(), flip.after.version, waitSeconds * 1000, [this](const InstanceAck &ack) {
-                    say(QStringLiteral("  %1 applies version %2").arg(ack.instance).arg(ack.versionApplied));
+                    say(tr("  %1 applies version %2").arg(ack.instance).arg(ack.versionApplied));
                 });
             QStringList late;
             for (const InstanceAck &ack : instances) {
                 if (!ack.acknowledged)
-                    late << QStringLiteral("%1 (still at version %2)").arg(ack.instance).arg(ack.versionApplied);
+                    late << tr("%1 (still at version %2)").arg(ack.instance).arg(ack.versionApplied);
             }
             if (instances.isEmpty())
-                say(QStringLiteral("no live instance is running"));
+                say(tr("no live instance is running"));
             if (!late.isEmpty())
-                return fail(Refused, QStringLiteral("not acknowledged within %1 s: %2").arg(waitSeconds).arg(late.join(QStringLiteral(", "))));
+                return fail(Refused, tr("not acknowledged within %1 s: %2").arg(waitSeconds).arg(late.join(QStringLiteral(", "))));
             if (!instances.isEmpty())
-                say(QStringLiteral("all %1 live instance(s) apply version %2").arg(instances.size()).arg(flip.after.version));
+                say(tr("all %1 live instance(s) apply version %2").arg(instances.size()).arg(flip.after.version));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

@@ -35,14 +35,16 @@ void interrupt(int)
 // stored still prints and exits by its findings, with a warning: the alert matters more.
 class InspectCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::InspectCommand)
+
 public:
     InspectCommand()
         : Command(QStringLiteral("inspect"),
-                  QStringLiteral("Count live duplicate side effects, orders paid twice by the customer (refunds owed), "
-                                 "unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, "
-                                 "refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run "
-                                 "on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run "
-                                 "goes on)."),
+                  tr("Count live duplicate side effects, orders paid twice by the customer (refunds owed), "
+                     "unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, "
+                     "refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run "
+                     "on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run "
+                     "goes on)."),
                   QStringLiteral("--db DSN [--json] [--points-per-yuan N]"))
     {
     }
@@ -63,7 +65,7 @@ protected:
         bool ok = false;
         const qint64 pointsPerYuan = parser.value(m_pointsPerYuan).toLongLong(&ok);
         if (!ok || pointsPerYuan <= 0)
-            return fail(UsageOrConnection, QStringLiteral("--points-per-yuan takes a positive whole number"));
+            return fail(UsageOrConnection, tr("--points-per-yuan takes a positive whole number"));
         try {
             db::Connection connection(*dsn, QStringLiteral("inspect"));
             const QSqlDatabase db = connection.database();
@@ -72,35 +74,36 @@ protected:
             if (watch.missing)
                 return fail(UsageOrConnection, watch.why);
             if (watch.cancelled)
-                return fail(UsageOrConnection, QStringLiteral("interrupted at %1 % of the first count of duplicates; run "
-                                                              "payops inspect again to go on from there")
+                return fail(UsageOrConnection, tr("interrupted at %1 % of the first count of duplicates; run "
+                                                  "payops inspect again to go on from there")
                                                    .arg(watch.figures.percentScanned()));
             if (!watch.figures.complete())
-                return fail(UsageOrConnection, QStringLiteral("the first count of duplicates is not done (%1 %): %2")
+                return fail(UsageOrConnection, tr("the first count of duplicates is not done (%1 %): %2")
                                                    .arg(watch.figures.percentScanned()).arg(watch.why));
             if (!watch.why.isEmpty())
-                QTextStream(stderr) << "payops inspect: " << watch.why << Qt::endl;
+                QTextStream(stderr) << tr("payops inspect: %1").arg(watch.why) << Qt::endl;
             InspectionReport report;
             report.figures = watch.figures;
             report.findings = readInspection(db, watch.figures);
             report.pointsPerYuan = pointsPerYuan;
             const StoredRun stored = storeInspectionRun(db, InspectionRun::of(report, startedAt, QStringLiteral("cli")));
             if (!stored.stored())
-                QTextStream(stderr) << "payops inspect: warning: this run was not stored: " << stored.notStored << Qt::endl;
+                QTextStream(stderr) << tr("payops inspect: warning: this run was not stored: %1").arg(stored.notStored)
+                                    << Qt::endl;
             const InspectionFindings &findings = report.findings;
             if (parser.isSet(m_json)) {
                 QTextStream(stdout) << QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact) << Qt::endl;
             } else {
                 const SwitchState &state = findings.switchState;
-                say(QStringLiteral("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
-                say(QStringLiteral("backlog: %1 recorded callback(s)").arg(findings.backlog));
-                say(QStringLiteral("unmatched: ") + findings.unmatched.describe()
-                    + (findings.unmatched.withOrder > 0 ? QStringLiteral("; apply them with payops drain --unmatched")
-                                                        : QString()));
-                say(QStringLiteral("duplicates: ") + findings.duplicates.describe());
-                say(QStringLiteral("paid twice: ") + findings.doublePayments.describe()
-                    + (findings.doublePayments.isEmpty() ? QString()
-                                                         : QStringLiteral("; refund the second payment to each customer")));
+                say(tr("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
+                say(tr("backlog: %1 recorded callback(s)").arg(findings.backlog));
+                say((findings.unmatched.withOrder > 0 ? tr("unmatched: %1; apply them with payops drain --unmatched")
+                                                      : tr("unmatched: %1"))
+                        .arg(findings.unmatched.describe()));
+                say(tr("duplicates: %1").arg(findings.duplicates.describe()));
+                say((findings.doublePayments.isEmpty() ? tr("paid twice: %1")
+                                                       : tr("paid twice: %1; refund the second payment to each customer"))
+                        .arg(findings.doublePayments.describe()));
             }
             return findings.clean() ? Success : Refused;
         } catch (const db::Error &error) {
@@ -122,17 +125,18 @@ private:
             if (lastReport.isValid() && lastReport.elapsed() < 1000 && !figures.complete())
                 return;
             lastReport.start();
-            QTextStream(stderr) << "payops inspect: first count of duplicates: " << figures.percentScanned()
-                                << " % of the orders read" << Qt::endl;
+            QTextStream(stderr) << tr("payops inspect: first count of duplicates: %1 % of the orders read")
+                                       .arg(figures.percentScanned())
+                                << Qt::endl;
         };
         const WatchRefresh watch = refreshDuplicateWatch(db, options);
         std::signal(SIGINT, previous);
         return watch;
     }
 
-    const QCommandLineOption m_json{QStringLiteral("json"), QStringLiteral("Print the figures as one JSON object.")};
+    const QCommandLineOption m_json{QStringLiteral("json"), tr("Print the figures as one JSON object.")};
     const QCommandLineOption m_pointsPerYuan{QStringLiteral("points-per-yuan"),
-                                             QStringLiteral("Cash value of points in money at risk (default 100 = 1 yuan)."),
+                                             tr("Cash value of points in money at risk (default 100 = 1 yuan)."),
                                              QStringLiteral("N"), QStringLiteral("100")};
 };
 

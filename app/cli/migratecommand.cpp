@@ -11,10 +11,12 @@ namespace {
 
 class MigrateCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::MigrateCommand)
+
 public:
     MigrateCommand()
         : Command(QStringLiteral("migrate"),
-                  QStringLiteral("Create or upgrade the payops schema in a database."),
+                  tr("Create or upgrade the payops schema in a database."),
                   QStringLiteral("--db DSN [--level legacy|current] [--sandbox]"))
     {
     }
@@ -24,12 +26,12 @@ protected:
     {
         parser.addOption(dbOption());
         parser.addOption({QStringLiteral("level"),
-                          QStringLiteral("legacy: the incident's schema (side effects without keys of their own); "
-                                         "current: every side effect keyed. Default: the database's level, "
-                                         "current for a new one."),
+                          tr("legacy: the incident's schema (side effects without keys of their own); "
+                             "current: every side effect keyed. Default: the database's level, "
+                             "current for a new one."),
                           QStringLiteral("level")});
         parser.addOption({QStringLiteral("sandbox"),
-                          QStringLiteral("Mark the database as a sandbox (needed by the unsafe demo handler).")});
+                          tr("Mark the database as a sandbox (needed by the unsafe demo handler).")});
     }
 
     int execute(const QCommandLineParser &parser) override
@@ -38,7 +40,7 @@ protected:
         if (parser.isSet(QStringLiteral("level"))) {
             level = db::parseSchemaLevel(parser.value(QStringLiteral("level")));
             if (!level)
-                return fail(UsageOrConnection, QStringLiteral("--level must be legacy or current, not '%1'")
+                return fail(UsageOrConnection, tr("--level must be legacy or current, not '%1'")
                                                    .arg(parser.value(QStringLiteral("level"))));
         }
         const auto dsn = dsnFrom(parser);
@@ -55,14 +57,14 @@ protected:
             const auto outcome = migrator.migrate(level, parser.isSet(QStringLiteral("sandbox")),
                                                   [this](const QString &line) { say(line); });
             if (outcome.applied.isEmpty())
-                say(QStringLiteral("%1 is up to date at level %2")
+                say(tr("%1 is up to date at level %2")
                         .arg(dsn->database, db::schemaLevelName(outcome.level)));
             else
-                say(QStringLiteral("applied %1 migration(s); %2 is at level %3")
+                say(tr("applied %1 migration(s); %2 is at level %3")
                         .arg(outcome.applied.size())
                         .arg(dsn->database, db::schemaLevelName(outcome.level)));
             if (outcome.sandboxMarked)
-                say(QStringLiteral("%1 is marked as a sandbox").arg(dsn->database));
+                say(tr("%1 is marked as a sandbox").arg(dsn->database));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

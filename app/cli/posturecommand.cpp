@@ -17,11 +17,13 @@ namespace {
 // not fail it (see posture.h), 2 means it could not look.
 class PostureCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::PostureCommand)
+
 public:
     PostureCommand()
         : Command(QStringLiteral("posture"),
-                  QStringLiteral("List each defence against paying twice as present, missing or unknown, with what a "
-                                 "missing one lets through; exit 1 when any is missing, 2 on an error."),
+                  tr("List each defence against paying twice as present, missing or unknown, with what a "
+                     "missing one lets through; exit 1 when any is missing, 2 on an error."),
                   QStringLiteral("--db DSN [--json]"))
     {
     }
@@ -64,7 +66,7 @@ private:
                                .arg(defenceStateName(defence.state).leftJustified(7), defence.name.leftJustified(width),
                                     defence.title, defence.evidence);
             if (defence.state == DefenceState::Missing)
-                line += QStringLiteral(". Lets through: ") + defence.letsThrough;
+                line = tr("%1. Lets through: %2").arg(line, defence.letsThrough);
             say(line);
         }
     }
@@ -83,7 +85,7 @@ private:
                             << Qt::endl;
     }
 
-    const QCommandLineOption m_json{QStringLiteral("json"), QStringLiteral("Print the defences as one JSON object.")};
+    const QCommandLineOption m_json{QStringLiteral("json"), tr("Print the defences as one JSON object.")};
 };
 
 } // namespace

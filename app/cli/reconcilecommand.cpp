@@ -33,17 +33,23 @@ QString kindTitle(FindingKind kind)
 {
     switch (kind) {
     case FindingKind::MissingOurs:
-        return QStringLiteral("paid on the platform, not with us (漏单)");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand",
+                                           "paid on the platform, not with us (漏单)");
     case FindingKind::MissingPlatform:
-        return QStringLiteral("paid with us, not on the platform (多单)");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand",
+                                           "paid with us, not on the platform (多单)");
     case FindingKind::AmountMismatch:
-        return QStringLiteral("amount differs");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand",
+                                           "amount differs");
     case FindingKind::StatusMismatch:
-        return QStringLiteral("status differs");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand",
+                                           "status differs");
     case FindingKind::DuplicatePlatform:
-        return QStringLiteral("listed twice by the platform");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand",
+                                           "listed twice by the platform");
     case FindingKind::DoublePayment:
-        return QStringLiteral("order paid twice by the customer (refund owed)");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand",
+                                           "order paid twice by the customer (refund owed)");
     }
     return {};
 }
@@ -73,12 +79,14 @@ QString utcText(const QDateTime &time)
 // line that could not be read is a payment nobody compared.
 class ReconcileCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::ReconcileCommand)
+
 public:
     ReconcileCommand()
         : Command(QStringLiteral("reconcile"),
-                  QStringLiteral("Import a platform statement (generic CSV, WeChat Pay trade bill, Alipay business detail) "
-                                 "and reconcile it by pay_no; exit 1 on findings or unreadable lines, 2 on an error. The "
-                                 "same file imported again is reconciled again, not stored twice."),
+                  tr("Import a platform statement (generic CSV, WeChat Pay trade bill, Alipay business detail) "
+                     "and reconcile it by pay_no; exit 1 on findings or unreadable lines, 2 on an error. The "
+                     "same file imported again is reconciled again, not stored twice."),
                   QStringLiteral("--db DSN --statement FILE [--format auto|generic|wechat|alipay] [--json]"))
     {
     }
@@ -96,19 +104,19 @@ protected:
     {
         const auto format = statementFormatFromName(parser.value(m_format));
         if (!format)
-            return fail(UsageOrConnection, QStringLiteral("--format takes auto, generic, wechat or alipay, not '%1'")
+            return fail(UsageOrConnection, tr("--format takes auto, generic, wechat or alipay, not '%1'")
                                                .arg(parser.value(m_format)));
         const QString path = parser.value(m_statement);
         if (path.isEmpty())
-            return fail(UsageOrConnection, QStringLiteral("--statement FILE is required (the platform's statement)"));
+            return fail(UsageOrConnection, tr("--statement FILE is required (the platform's statement)"));
         const QFileInfo info(path);
         if (!info.exists())
-            return fail(UsageOrConnection, QStringLiteral("statement file %1 does not exist").arg(path));
+            return fail(UsageOrConnection, tr("statement file %1 does not exist").arg(path));
         if (!info.isFile())
-            return fail(UsageOrConnection, QStringLiteral("statement %1 is not a regular file").arg(path));
+            return fail(UsageOrConnection, tr("statement %1 is not a regular file").arg(path));
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
-            return fail(UsageOrConnection, QStringLiteral("cannot read statement %1: %2").arg(path, file.errorString()));
+            return fail(UsageOrConnection, tr("cannot read statement %1: %2").arg(path, file.errorString()));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
@@ -117,7 +125,7 @@ protected:
             const QSqlDatabase db = connection.database();
             const StatementImport imported = importFile(db, file, *format, info.fileName());
             if (imported.cancelled)
-                return fail(UsageOrConnection, QStringLiteral("interrupted: nothing of the statement was stored"));
+                return fail(UsageOrConnection, tr("interrupted: nothing of the statement was stored"));
             const QList<StatementLineError> errors = readStatementErrors(db, imported.statement.id);
             const Reconciliation result = reconcileStatement(db, imported.statement.id);
             if (parser.isSet(m_json))
@@ -148,8 +156,10 @@ private:
             if (lastReport.elapsed() < 1000 || progress.totalBytes <= 0)
                 return;
             lastReport.restart();
-            QTextStream(stderr) << "payops reconcile: " << progress.bytesRead * 100 / progress.totalBytes
-                                << " % of the statement read, " << progress.lines << " lines stored" << Qt::endl;
+            QTextStream(stderr) << tr("payops reconcile: %1 % of the statement read, %2 lines stored")
+                                       .arg(progress.bytesRead * 100 / progress.totalBytes)
+                                       .arg(progress.lines)
+                                << Qt::endl;
         };
         try {
             StatementImport imported = importStatement(db, file, options);
@@ -167,22 +177,22 @@ private:
         const StoredStatement &statement = imported.statement;
         const QString formatName = statementFormatName(statement.header.format);
         if (imported.alreadyImported)
-            say(QStringLiteral("format: %1 (%2; reconciled again, nothing stored twice)")
+            say(tr("format: %1 (%2; reconciled again, nothing stored twice)")
                     .arg(formatName, imported.describeEarlierImport()));
         else
-            say(QStringLiteral("format: %1%2 (stored as statement %3)")
-                    .arg(formatName, statement.header.detected ? QStringLiteral(" (detected)") : QString())
+            say((statement.header.detected ? tr("format: %1 (detected) (stored as statement %2)")
+                                           : tr("format: %1 (stored as statement %2)"))
+                    .arg(formatName)
                     .arg(statement.id));
         const QString period = result.periodKnown
-                                   ? QStringLiteral("%1 to %2 UTC%3")
-                                         .arg(utcText(statement.header.periodStart), utcText(statement.header.periodEnd),
-                                              statement.periodDeclared ? QStringLiteral(" (declared)")
-                                                                       : QStringLiteral(" (first to last payment)"))
-                                   : QStringLiteral("unknown (no line has a time): paid-with-us-only not checked");
-        say(QStringLiteral("lines: %1 reconciled, %2 unreadable; channel %3; period %4")
+                                   ? (statement.periodDeclared ? tr("%1 to %2 UTC (declared)")
+                                                               : tr("%1 to %2 UTC (first to last payment)"))
+                                         .arg(utcText(statement.header.periodStart), utcText(statement.header.periodEnd))
+                                   : tr("unknown (no line has a time): paid-with-us-only not checked");
+        say(tr("lines: %1 reconciled, %2 unreadable; channel %3; period %4")
                 .arg(statement.lines)
                 .arg(errors.size())
-                .arg(statement.header.channel.isEmpty() ? QStringLiteral("all") : statement.header.channel, period));
+                .arg(statement.header.channel.isEmpty() ? tr("all") : statement.header.channel, period));
         for (int kind = 0; kind < kFindingKinds; ++kind) {
             const auto findingKind = static_cast<FindingKind>(kind);
             say(QStringLiteral("%1: %2  %3")
@@ -191,13 +201,13 @@ private:
                     .arg(kindTitle(findingKind)));
         }
         for (const ReconciliationFinding &finding : result.findings)
-            say(QStringLiteral("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
+            say(tr("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
                     .arg(findingKindName(finding.kind).leftJustified(18), QString::fromUtf8(finding.payNo),
                          finding.orderId ? QString::number(*finding.orderId) : QStringLiteral("-"),
                          yuanOrDash(finding.platformAmountFen), yuanOrDash(finding.ourAmountFen),
                          finding.lineNo ? QString::number(*finding.lineNo) : QStringLiteral("-")));
         for (const StatementLineError &error : errors)
-            say(QStringLiteral("unreadable line %1: %2").arg(error.lineNo).arg(error.message));
+            say(tr("unreadable line %1: %2").arg(error.lineNo).arg(error.message));
     }
 
     void printJson(const StatementImport &imported, const Reconciliation &result,
@@ -237,12 +247,12 @@ private:
     }
 
     const QCommandLineOption m_statement{QStringLiteral("statement"),
-                                         QStringLiteral("The platform's statement file (read twice: it must be a file)."),
+                                         tr("The platform's statement file (read twice: it must be a file)."),
                                          QStringLiteral("file")};
     const QCommandLineOption m_format{QStringLiteral("format"),
-                                      QStringLiteral("auto (default: detected from the file), generic, wechat or alipay."),
+                                      tr("auto (default: detected from the file), generic, wechat or alipay."),
                                       QStringLiteral("format"), QStringLiteral("auto")};
-    const QCommandLineOption m_json{QStringLiteral("json"), QStringLiteral("Print the result as one JSON object.")};
+    const QCommandLineOption m_json{QStringLiteral("json"), tr("Print the result as one JSON object.")};
 };
 
 } // namespace

@@ -28,11 +28,13 @@ std::optional<QDateTime> parseTime(QString text)
 
 class ReportCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::ReportCommand)
+
 public:
     ReportCommand()
         : Command(QStringLiteral("report"),
-                  QStringLiteral("Write the incident report of a time window as a PDF: when the duplicates began, the "
-                                 "switch's flips, compensations, totals in yuan, reconciliation, charts, audit head."),
+                  tr("Write the incident report of a time window as a PDF: when the duplicates began, the "
+                     "switch's flips, compensations, totals in yuan, reconciliation, charts, audit head."),
                   QStringLiteral("--db DSN --from TIME --to TIME --out FILE.pdf [--points-per-yuan N]"))
     {
     }
@@ -55,22 +57,22 @@ protected:
         for (const auto &[option, time] : {std::pair{&m_from, &from}, std::pair{&m_to, &to}}) {
             const QString name = option->names().constFirst();
             if (!parser.isSet(*option))
-                return fail(UsageOrConnection, QStringLiteral("--%1 is required (e.g. 2026-12-02T09:00:00Z)").arg(name));
+                return fail(UsageOrConnection, tr("--%1 is required (e.g. 2026-12-02T09:00:00Z)").arg(name));
             *time = parseTime(parser.value(*option));
             if (!*time)
-                return fail(UsageOrConnection, QStringLiteral("--%1 '%2' is not a time: write it as RFC 3339, e.g. "
-                                                              "2026-12-02T09:00:00Z or 2026-12-02T17:00:00+08:00")
+                return fail(UsageOrConnection, tr("--%1 '%2' is not a time: write it as RFC 3339, e.g. "
+                                                  "2026-12-02T09:00:00Z or 2026-12-02T17:00:00+08:00")
                                                    .arg(name, parser.value(*option)));
         }
         if (*from >= *to)
-            return fail(UsageOrConnection, QStringLiteral("the window is empty: --from must be before --to"));
+            return fail(UsageOrConnection, tr("the window is empty: --from must be before --to"));
         const QString out = parser.value(m_out);
         if (out.isEmpty())
-            return fail(UsageOrConnection, QStringLiteral("--out FILE.pdf is required"));
+            return fail(UsageOrConnection, tr("--out FILE.pdf is required"));
         bool ok = false;
         const qint64 pointsPerYuan = parser.value(m_pointsPerYuan).toLongLong(&ok);
         if (!ok || pointsPerYuan < 1 || pointsPerYuan > 1000000)
-            return fail(UsageOrConnection, QStringLiteral("--points-per-yuan must be a whole number from 1 to 1000000"));
+            return fail(UsageOrConnection, tr("--points-per-yuan must be a whole number from 1 to 1000000"));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
@@ -87,7 +89,7 @@ protected:
         } catch (const std::runtime_error &error) {
             return fail(Refused, QString::fromUtf8(error.what()));
         }
-        say(QStringLiteral("wrote %1: %2 extra copies on %3 orders, ¥ %4 at risk, ¥ %5 compensated, %6 switch flip(s)")
+        say(tr("wrote %1: %2 extra copies on %3 orders, ¥ %4 at risk, ¥ %5 compensated, %6 switch flip(s)")
                 .arg(out)
                 .arg(facts.copies())
                 .arg(facts.duplicateOrders)
@@ -97,13 +99,13 @@ protected:
     }
 
 private:
-    const QCommandLineOption m_from{QStringLiteral("from"), QStringLiteral("Start of the window, included (RFC 3339)."),
+    const QCommandLineOption m_from{QStringLiteral("from"), tr("Start of the window, included (RFC 3339)."),
                                     QStringLiteral("TIME")};
-    const QCommandLineOption m_to{QStringLiteral("to"), QStringLiteral("End of the window, excluded (RFC 3339)."),
+    const QCommandLineOption m_to{QStringLiteral("to"), tr("End of the window, excluded (RFC 3339)."),
                                   QStringLiteral("TIME")};
-    const QCommandLineOption m_out{QStringLiteral("out"), QStringLiteral("The PDF to write."), QStringLiteral("FILE")};
+    const QCommandLineOption m_out{QStringLiteral("out"), tr("The PDF to write."), QStringLiteral("FILE")};
     const QCommandLineOption m_pointsPerYuan{QStringLiteral("points-per-yuan"),
-                                             QStringLiteral("The cash value of points (default 100 = 1 yuan)."),
+                                             tr("The cash value of points (default 100 = 1 yuan)."),
                                              QStringLiteral("N"), QStringLiteral("100")};
 };
 

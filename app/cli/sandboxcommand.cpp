@@ -11,10 +11,12 @@ namespace {
 
 class SandboxCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::SandboxCommand)
+
 public:
     SandboxCommand()
         : Command(QStringLiteral("sandbox"),
-                  QStringLiteral("Run the local sandbox database (private MariaDB with demo data)."),
+                  tr("Run the local sandbox database (private MariaDB with demo data)."),
                   QStringLiteral("start|stop|status [--dir DIR] [--port N] [--no-seed]"))
     {
     }
@@ -22,21 +24,21 @@ public:
 protected:
     void addOptions(QCommandLineParser &parser) override
     {
-        parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("start, stop or status"));
+        parser.addPositionalArgument(QStringLiteral("action"), tr("start, stop or status"));
         parser.addOption({QStringLiteral("dir"),
-                          QStringLiteral("Directory of the sandbox (default: %1).").arg(LocalServer::defaultDirectory()),
+                          tr("Directory of the sandbox (default: %1).").arg(LocalServer::defaultDirectory()),
                           QStringLiteral("dir")});
         parser.addOption({QStringLiteral("port"),
-                          QStringLiteral("Also listen on 127.0.0.1:PORT (default: unix socket only)."),
+                          tr("Also listen on 127.0.0.1:PORT (default: unix socket only)."),
                           QStringLiteral("port")});
-        parser.addOption({QStringLiteral("no-seed"), QStringLiteral("Do not load the demo data into a new sandbox.")});
+        parser.addOption({QStringLiteral("no-seed"), tr("Do not load the demo data into a new sandbox.")});
     }
 
     int execute(const QCommandLineParser &parser) override
     {
         const QStringList positional = parser.positionalArguments();
         if (positional.size() != 1)
-            return fail(UsageOrConnection, QStringLiteral("say start, stop or status (payops sandbox --help)"));
+            return fail(UsageOrConnection, tr("say start, stop or status (payops sandbox --help)"));
         const QString dir = parser.value(QStringLiteral("dir")).isEmpty() ? LocalServer::defaultDirectory()
                                                                           : parser.value(QStringLiteral("dir"));
         int port = 0;
@@ -44,7 +46,7 @@ protected:
             bool ok = false;
             port = parser.value(QStringLiteral("port")).toInt(&ok);
             if (!ok || port < 1 || port > 65535)
-                return fail(UsageOrConnection, QStringLiteral("--port must be 1-65535"));
+                return fail(UsageOrConnection, tr("--port must be 1-65535"));
         }
         LocalServer server(dir);
         const QString &action = positional.first();
@@ -52,8 +54,8 @@ protected:
             if (action == QLatin1String("start"))
                 return start(server, port, !parser.isSet(QStringLiteral("no-seed")));
             if (action == QLatin1String("stop")) {
-                say(server.stop() ? QStringLiteral("stopped the sandbox in %1").arg(dir)
-                                  : QStringLiteral("the sandbox in %1 was not running").arg(dir));
+                say(server.stop() ? tr("stopped the sandbox in %1").arg(dir)
+                                  : tr("the sandbox in %1 was not running").arg(dir));
                 return Success;
             }
             if (action == QLatin1String("status"))
@@ -61,7 +63,7 @@ protected:
         } catch (const std::exception &error) {
             return fail(Refused, db::userMessage(error));
         }
-        return fail(UsageOrConnection, QStringLiteral("unknown action '%1': say start, stop or status").arg(action));
+        return fail(UsageOrConnection, tr("unknown action '%1': say start, stop or status").arg(action));
     }
 
 private:
@@ -70,10 +72,10 @@ private:
         const auto progress = [this](const QString &line) { say(line); };
         const SandboxStartResult result = startSandbox(server, port, seed, progress);
         if (result.seeded)
-            say(QStringLiteral("demo data loaded"));
-        say(QStringLiteral("sandbox running in %1").arg(server.directory()));
+            say(tr("demo data loaded"));
+        say(tr("sandbox running in %1").arg(server.directory()));
         if (port > 0)
-            say(QStringLiteral("also listening on 127.0.0.1:%1 (user root, no password)").arg(port));
+            say(tr("also listening on 127.0.0.1:%1 (user root, no password)").arg(port));
         // The last line is the DSN alone, so that scripts can take it with `tail -n 1`.
         say(result.dsn.toString());
         return Success;
@@ -84,14 +86,14 @@ private:
         const LocalServer::Status status = server.status();
         switch (status.state) {
         case LocalServer::State::Running:
-            say(QStringLiteral("running (pid %1) in %2").arg(status.pid).arg(server.directory()));
+            say(tr("running (pid %1) in %2").arg(status.pid).arg(server.directory()));
             say(server.rootDsn(sandboxDatabaseName()).toString());
             return Success;
         case LocalServer::State::Stale:
-            say(QStringLiteral("stopped; %1 (the next start recovers from it)").arg(status.detail));
+            say(tr("stopped; %1 (the next start recovers from it)").arg(status.detail));
             return Refused;
         case LocalServer::State::Stopped:
-            say(QStringLiteral("stopped (%1)").arg(server.directory()));
+            say(tr("stopped (%1)").arg(server.directory()));
             return Refused;
         }
         return Refused;

@@ -28,18 +28,22 @@ void interrupt(int)
 
 QString describe(const StormCounts &counts)
 {
-    return QStringLiteral("%1/%2 callbacks done: sent %3, 2xx %4, 4xx %5, 5xx %6, no answer %7, retries %8, never 2xx %9")
+    return QCoreApplication::translate("payops::cli::StormCommand",
+                                       "%1/%2 callbacks done: sent %3, 2xx %4, 4xx %5, 5xx %6, no answer %7, "
+                                       "retries %8, never 2xx %9")
         .arg(counts.finished).arg(counts.planned).arg(counts.sent).arg(counts.answered2xx).arg(counts.answered4xx)
         .arg(counts.answered5xx).arg(counts.noAnswer).arg(counts.retries).arg(counts.gaveUp);
 }
 
 class StormCommand final : public Command
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::cli::StormCommand)
+
 public:
     StormCommand()
         : Command(QStringLiteral("storm"),
-                  QStringLiteral("Sandbox only: fire signed success callbacks at endpoints the way a platform does "
-                                 "(copies, gaps, replays, retries); exit 1 when stopped or when some never got a 2xx."),
+                  tr("Sandbox only: fire signed success callbacks at endpoints the way a platform does "
+                     "(copies, gaps, replays, retries); exit 1 when stopped or when some never got a 2xx."),
                   QStringLiteral("--db DSN --targets URL,... --secret-file F [--orders N] [--copies K] [--gap-ms X] "
                                  "[--pattern concurrent|gap|replay|mixed] [--create-orders] [--rate R] [--retry-5xx] "
                                  "[--max-attempts N]"))
@@ -50,31 +54,31 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
-        parser.addOption({QStringLiteral("targets"), QStringLiteral("Endpoints, comma-separated, each http://HOST:PORT; "
-                                                                    "the copies of an order go round-robin over them."),
+        parser.addOption({QStringLiteral("targets"), tr("Endpoints, comma-separated, each http://HOST:PORT; "
+                                                        "the copies of an order go round-robin over them."),
                           QStringLiteral("urls")});
-        parser.addOption({QStringLiteral("secret-file"), QStringLiteral("File holding the endpoints' HMAC signing secret."),
+        parser.addOption({QStringLiteral("secret-file"), tr("File holding the endpoints' HMAC signing secret."),
                           QStringLiteral("file")});
-        parser.addOption({QStringLiteral("orders"), QStringLiteral("Orders that get callbacks (default 100)."),
+        parser.addOption({QStringLiteral("orders"), tr("Orders that get callbacks (default 100)."),
                           QStringLiteral("n"), QStringLiteral("100")});
-        parser.addOption({QStringLiteral("copies"), QStringLiteral("Deliveries per order (default 2; 1: no duplicates)."),
+        parser.addOption({QStringLiteral("copies"), tr("Deliveries per order (default 2; 1: no duplicates)."),
                           QStringLiteral("k"), QStringLiteral("2")});
-        parser.addOption({QStringLiteral("gap-ms"), QStringLiteral("Time between the copies of one order, pattern gap "
-                                                                   "(default 40)."),
+        parser.addOption({QStringLiteral("gap-ms"), tr("Time between the copies of one order, pattern gap "
+                                                       "(default 40)."),
                           QStringLiteral("ms"), QStringLiteral("40")});
         parser.addOption({QStringLiteral("pattern"),
-                          QStringLiteral("concurrent (copies at the same instant on different connections), gap (copies "
-                                         "--gap-ms apart), replay (copies %1 s later) or mixed (default).")
+                          tr("concurrent (copies at the same instant on different connections), gap (copies "
+                             "--gap-ms apart), replay (copies %1 s later) or mixed (default).")
                               .arg(kStormReplayDelayMs / 1000),
                           QStringLiteral("name"), QStringLiteral("mixed")});
         parser.addOption({QStringLiteral("create-orders"),
-                          QStringLiteral("Create fresh PENDING orders first (default: the newest existing PENDING ones).")});
-        parser.addOption({QStringLiteral("rate"), QStringLiteral("Orders started per second (default 0: as fast as possible)."),
+                          tr("Create fresh PENDING orders first (default: the newest existing PENDING ones).")});
+        parser.addOption({QStringLiteral("rate"), tr("Orders started per second (default 0: as fast as possible)."),
                           QStringLiteral("r"), QStringLiteral("0")});
         parser.addOption({QStringLiteral("retry-5xx"),
-                          QStringLiteral("Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most "
-                                         "5 s), as platforms do.")});
-        parser.addOption({QStringLiteral("max-attempts"), QStringLiteral("Attempts per callback with --retry-5xx (default 5)."),
+                          tr("Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most "
+                             "5 s), as platforms do.")});
+        parser.addOption({QStringLiteral("max-attempts"), tr("Attempts per callback with --retry-5xx (default 5)."),
                           QStringLiteral("n"), QStringLiteral("5")});
     }
 
@@ -93,8 +97,8 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("storm"));
             const QSqlDatabase db = connection.database();
             if (!db::isSandboxDatabase(db))
-                return fail(UsageOrConnection, QStringLiteral("%1 is not marked as a sandbox: the storm pays orders out on "
-                                                              "purpose and runs only on a sandbox")
+                return fail(UsageOrConnection, tr("%1 is not marked as a sandbox: the storm pays orders out on "
+                                                  "purpose and runs only on a sandbox")
                                                    .arg(dsn->database));
             if (parser.isSet(QStringLiteral("create-orders"))) {
                 orders = createStormOrders(db, plan.orders);
@@ -102,15 +106,15 @@ protected:
             } else {
                 orders = pendingStormOrders(db, plan.orders);
                 if (orders.size() < plan.orders)
-                    return fail(Refused, QStringLiteral("only %1 PENDING order(s), %2 asked for: pass --create-orders "
-                                                        "to create fresh ones")
+                    return fail(Refused, tr("only %1 PENDING order(s), %2 asked for: pass --create-orders "
+                                            "to create fresh ones")
                                              .arg(orders.size()).arg(plan.orders));
             }
         } catch (const db::Error &error) {
             return failDatabase(error);
         }
         if (created > 0)
-            QTextStream(stderr) << "payops storm: created " << created << " PENDING orders" << Qt::endl;
+            QTextStream(stderr) << tr("payops storm: created %1 PENDING orders").arg(created) << Qt::endl;
 
         g_stop.store(false);
         const auto previous = std::signal(SIGINT, interrupt);
@@ -123,7 +127,7 @@ protected:
                 if (lastReport.isValid() && lastReport.elapsed() < 1000)
                     return;
                 lastReport.start();
-                QTextStream(stderr) << "payops storm: " << describe(live) << Qt::endl;
+                QTextStream(stderr) << tr("payops storm: %1").arg(describe(live)) << Qt::endl;
             }, g_stop);
         } catch (const std::invalid_argument &error) {
             std::signal(SIGINT, previous);
@@ -132,14 +136,20 @@ protected:
         std::signal(SIGINT, previous);
         counts.ordersCreated = created;
 
-        say(QStringLiteral("%1 %2 storm on %3 order(s)%4 in %5 s: %6")
-                .arg(counts.stopped ? QStringLiteral("stopped") : QStringLiteral("finished"), stormPatternName(plan.pattern),
-                     QString::number(orders.size()), created > 0 ? QStringLiteral(" (created)") : QString(),
-                     QString::number(double(elapsed.elapsed()) / 1000.0, 'f', 1), describe(counts)));
+        // One whole sentence per case, so that a translation can order its parts freely.
+        QString summary;
         if (counts.stopped)
-            return fail(Refused, QStringLiteral("stopped before the end"));
+            summary = created > 0 ? tr("stopped %1 storm on %2 order(s) (created) in %3 s: %4")
+                                  : tr("stopped %1 storm on %2 order(s) in %3 s: %4");
+        else
+            summary = created > 0 ? tr("finished %1 storm on %2 order(s) (created) in %3 s: %4")
+                                  : tr("finished %1 storm on %2 order(s) in %3 s: %4");
+        say(summary.arg(stormPatternName(plan.pattern), QString::number(orders.size()),
+                        QString::number(double(elapsed.elapsed()) / 1000.0, 'f', 1), describe(counts)));
+        if (counts.stopped)
+            return fail(Refused, tr("stopped before the end"));
         if (counts.gaveUp > 0)
-            return fail(Refused, QStringLiteral("%1 callback(s) never got a 2xx answer").arg(counts.gaveUp));
+            return fail(Refused, tr("%1 callback(s) never got a 2xx answer").arg(counts.gaveUp));
         return Success;
     }
 
@@ -149,18 +159,18 @@ private:
     {
         plan.targets = parser.value(QStringLiteral("targets")).split(QLatin1Char(','), Qt::SkipEmptyParts);
         if (plan.targets.isEmpty())
-            return QStringLiteral("--targets is required: one or more http://HOST:PORT, comma-separated");
+            return tr("--targets is required: one or more http://HOST:PORT, comma-separated");
         for (QString &target : plan.targets) {
             target = target.trimmed();
             QString error;
             if (!parseStormTarget(target, &error))
-                return QStringLiteral("--targets: ") + error;
+                return tr("--targets: %1").arg(error);
         }
         const QString secretPath = parser.value(QStringLiteral("secret-file"));
         if (const QString error = readSecretFile(secretPath, &plan.secret); !error.isEmpty())
             return error;
         if (plan.secret.isEmpty())
-            return QStringLiteral("the secret file %1 is empty").arg(secretPath);
+            return tr("the secret file %1 is empty").arg(secretPath);
 
         struct IntFlag
         {
@@ -177,17 +187,17 @@ private:
             bool ok = false;
             const int value = parser.value(QString::fromLatin1(flag.name)).toInt(&ok);
             if (!ok || value < flag.minimum || value > flag.maximum)
-                return QStringLiteral("--%1 must be a whole number from %2 to %3")
+                return tr("--%1 must be a whole number from %2 to %3")
                     .arg(QLatin1String(flag.name)).arg(flag.minimum).arg(flag.maximum);
             *flag.field = value;
         }
         bool ok = false;
         plan.ratePerSecond = parser.value(QStringLiteral("rate")).toDouble(&ok);
         if (!ok || !(plan.ratePerSecond >= 0 && plan.ratePerSecond <= kStormMaxRate))
-            return QStringLiteral("--rate must be 0 (as fast as possible) to %1 orders a second").arg(kStormMaxRate);
+            return tr("--rate must be 0 (as fast as possible) to %1 orders a second").arg(kStormMaxRate);
         const auto pattern = parseStormPattern(parser.value(QStringLiteral("pattern")));
         if (!pattern)
-            return QStringLiteral("--pattern must be concurrent, gap, replay or mixed");
+            return tr("--pattern must be concurrent, gap, replay or mixed");
         plan.pattern = *pattern;
         plan.retryNon2xx = parser.isSet(QStringLiteral("retry-5xx"));
         return validateStormPlan(plan);

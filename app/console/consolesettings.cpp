@@ -1,6 +1,6 @@
 #include "consolesettings.h"
 
-#include "domain/money.h"
+#include "log/translation.h"
 
 #include <QCoreApplication>
 #include <QSettings>
@@ -102,14 +102,24 @@ std::unique_ptr<QSettings> openConsoleSettings()
                                        QStringLiteral("console"));
 }
 
+QString storedLanguage()
+{
+    const QString code = openConsoleSettings()->value(QStringLiteral("console/language")).toString();
+    // A file edited by hand may name a language payops does not have: follow the system then.
+    for (const Language &language : availableLanguages())
+        if (language.code == code)
+            return code;
+    return {};
+}
+
+void storeLanguage(const QString &code)
+{
+    openConsoleSettings()->setValue(QStringLiteral("console/language"), code);
+}
+
 qint64 pointsToFen(qint64 points, qint64 pointsPerYuan)
 {
     return pointsPerYuan > 0 ? points * 100 / pointsPerYuan : 0;
-}
-
-QString formatYuan(qint64 fen)
-{
-    return fenToYuan(fen);
 }
 
 } // namespace payops::console

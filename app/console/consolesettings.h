@@ -72,10 +72,14 @@ private:
 // default would file the settings under "Unknown Organization".
 std::unique_ptr<QSettings> openConsoleSettings();
 
+// The console's language: "" follows the system, otherwise a code of availableLanguages()
+// (log/translation.h). Outside the table above, which holds numbers. Read once by main()
+// before any widget exists, so a change applies at the next start.
+QString storedLanguage();
+void storeLanguage(const QString &code);
+
 // Money value of a number of points, in fen (integer; fractions of a fen are dropped).
 qint64 pointsToFen(qint64 points, qint64 pointsPerYuan);
 
-// 12345 -> "123.45"
-QString formatYuan(qint64 fen);
 
 } // namespace payops::console

@@ -3,6 +3,7 @@
 #include "consolesettings.h"
 #include "db/dbworker.h"
 #include "domain/duplicatewatch.h"
+#include "displayformat.h"
 
 #include <QCoreApplication>
 #include <QStringList>

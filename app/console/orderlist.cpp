@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 
+#include <QCoreApplication>
 #include <QSqlQuery>
 
 namespace payops::console {
@@ -10,9 +11,12 @@ QString OrderSelection::describe() const
 {
     switch (kind) {
     case Kind::State:
-        return QStringLiteral("orders now in %1").arg(state);
+        return QCoreApplication::translate("payops::console::OrderSelection", "orders now in %1").arg(state);
     case Kind::Edge:
-        return QStringLiteral("orders with %1 %2 → %3").arg(rejected ? QStringLiteral("rejected") : QStringLiteral("accepted"), from, to);
+        // Whole sentences: "rejected" and "accepted" sit elsewhere in a Chinese one.
+        return (rejected ? QCoreApplication::translate("payops::console::OrderSelection", "orders with rejected %1 → %2")
+                         : QCoreApplication::translate("payops::console::OrderSelection", "orders with accepted %1 → %2"))
+            .arg(from, to);
     case Kind::None:
         break;
     }

@@ -3,6 +3,7 @@
 #include "consolesettings.h"
 #include "db/connection.h"
 #include "db/migrator.h"
+#include "displayformat.h"
 
 #include <QCoreApplication>
 #include <QSqlQuery>

@@ -46,12 +46,4 @@ QString sqlTimeText(const QDateTime &utc)
     return utc.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
-QString displayTime(qint64 micros)
-{
-    if (micros == 0)
-        return {};
-    return QDateTime::fromMSecsSinceEpoch(micros / 1000, QTimeZone::utc())
-        .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
-}
-
 } // namespace payops::console

@@ -14,8 +14,6 @@ namespace payops::console {
 qint64 microsFromSql(const QVariant &value);
 // The UTC text the server compares against a DATETIME column.
 QString sqlTimeText(const QDateTime &utc);
-// 'YYYY-MM-DD HH:MM:SS.mmm' UTC, for screens.
-QString displayTime(qint64 micros);
 
 // How far back the console looks. seconds == 0 means everything.
 struct TimeWindow

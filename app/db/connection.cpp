@@ -36,20 +36,21 @@ QString connectOptions(const Dsn &dsn)
 QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
 {
     const int code = error.nativeErrorCode().toInt();
+    // An address, as host:port is, and the log line below has it too: not translated.
     const QString where = dsn.socket.isEmpty()
                               ? QStringLiteral("%1:%2").arg(dsn.host).arg(dsn.port)
                               : QStringLiteral("socket %1").arg(dsn.socket);
     switch (code) {
     case 1045:
-        return QStringLiteral("access denied for user '%1' at %2 (wrong user or password)").arg(dsn.user, where);
+        return Connection::tr("access denied for user '%1' at %2 (wrong user or password)").arg(dsn.user, where);
     case 1044:
-        return QStringLiteral("user '%1' may not use database '%2'").arg(dsn.user, dsn.database);
+        return Connection::tr("user '%1' may not use database '%2'").arg(dsn.user, dsn.database);
     case 1049:
-        return QStringLiteral("database '%1' does not exist at %2").arg(dsn.database, where);
+        return Connection::tr("database '%1' does not exist at %2").arg(dsn.database, where);
     case 2002:
     case 2003:
     case 2005:
-        return QStringLiteral("cannot reach the database server at %1 (is it running?)").arg(where);
+        return Connection::tr("cannot reach the database server at %1 (is it running?)").arg(where);
     default:
         break;
     }
@@ -57,7 +58,7 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
     if (text.isEmpty())
         text = error.driverText().trimmed();
     logDetail(QStringLiteral("cannot connect to %1 as '%2': error %3: %4").arg(where, dsn.user).arg(code).arg(text));
-    return QStringLiteral("cannot connect to %1 as '%2': %3").arg(where, dsn.user, describeServerError(code, text));
+    return Connection::tr("cannot connect to %1 as '%2': %3").arg(where, dsn.user, describeServerError(code, text));
 }
 
 } // namespace
@@ -67,7 +68,7 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
     , m_name(QStringLiteral("payops-%1-%2").arg(purpose).arg(++g_connectionCounter))
 {
     if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QMYSQL")))
-        throw Error(QStringLiteral("the Qt MySQL driver (QMYSQL) is not installed; "
+        throw Error(Connection::tr("the Qt MySQL driver (QMYSQL) is not installed; "
                                    "install libqt6sql6-mysql"));
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), m_name);

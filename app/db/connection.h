@@ -2,6 +2,7 @@
 
 #include "dsn.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -15,6 +16,8 @@ namespace payops::db {
 // one of these; never share it across threads.
 class Connection final
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::db::Connection)
+
 public:
     // Opens at once; throws db::Error with one line naming what failed (bad credentials,
     // unreachable server, unknown database) and never a cascade of Qt warnings.

@@ -75,103 +75,129 @@ QString nameAfter(const QString &text, const QString &marker)
     return name.mid(name.lastIndexOf(QLatin1Char('.')) + 1);
 }
 
-// "read", "change" or "use", from the command the server names first ("SELECT command denied").
-QString deniedVerb(const QString &serverText)
+enum class Denied { Read, Change, Use };
+
+// What the refused command wanted to do, from the command the server names first
+// ("SELECT command denied").
+Denied deniedAction(const QString &serverText)
 {
     const QString command = serverText.section(QLatin1Char(' '), 0, 0).toUpper();
     if (command == QLatin1String("SELECT") || command == QLatin1String("SHOW"))
-        return QStringLiteral("read");
+        return Denied::Read;
     static const QStringList changes{QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"),
                                      QStringLiteral("REPLACE"), QStringLiteral("ALTER"), QStringLiteral("DROP"),
                                      QStringLiteral("CREATE"), QStringLiteral("TRUNCATE")};
-    return changes.contains(command) ? QStringLiteral("change") : QStringLiteral("use");
+    return changes.contains(command) ? Denied::Change : Denied::Use;
+}
+
+// Whole sentences per action, so that a translation never has to glue a verb into one.
+QString tableDenied(Denied action, const QString &table)
+{
+    if (table.isEmpty()) {
+        switch (action) {
+        case Denied::Read: return Error::tr("the database refused: you may not read this table");
+        case Denied::Change: return Error::tr("the database refused: you may not change this table");
+        case Denied::Use: return Error::tr("the database refused: you may not use this table");
+        }
+    }
+    switch (action) {
+    case Denied::Read: return Error::tr("the database refused: you may not read table %1").arg(table);
+    case Denied::Change: return Error::tr("the database refused: you may not change table %1").arg(table);
+    case Denied::Use: break;
+    }
+    return Error::tr("the database refused: you may not use table %1").arg(table);
+}
+
+QString columnDenied(Denied action, const QString &column, const QString &table)
+{
+    switch (action) {
+    case Denied::Read:
+        return Error::tr("the database refused: you may not read column %1 of table %2").arg(column, table);
+    case Denied::Change:
+        return Error::tr("the database refused: you may not change column %1 of table %2").arg(column, table);
+    case Denied::Use: break;
+    }
+    return Error::tr("the database refused: you may not use column %1 of table %2").arg(column, table);
 }
 
 } // namespace
 
 QString describeServerError(int serverCode, const QString &serverText)
 {
-    const QString refused = QStringLiteral("the database refused: ");
     switch (serverCode) {
     case 1044:
-        return refused + QStringLiteral("this account may not use the database");
+        return Error::tr("the database refused: this account may not use the database");
     case 1045:
-        return QStringLiteral("access denied (wrong user or password)");
+        return Error::tr("access denied (wrong user or password)");
     case 1049:
-        return QStringLiteral("the database does not exist");
-    case 1142: {
-        const QString table = nameAfter(serverText, QStringLiteral("for table"));
-        return refused + QStringLiteral("you may not %1 %2").arg(deniedVerb(serverText),
-                                                                table.isEmpty() ? QStringLiteral("this table")
-                                                                                : QStringLiteral("table ") + table);
-    }
-    case 1143: {
-        const QString column = nameAfter(serverText, QStringLiteral("for column"));
-        const QString table = nameAfter(serverText, QStringLiteral("in table"));
-        return refused + QStringLiteral("you may not %1 column %2 of table %3")
-                             .arg(deniedVerb(serverText), column, table);
-    }
+        return Error::tr("the database does not exist");
+    case 1142:
+        return tableDenied(deniedAction(serverText), nameAfter(serverText, QStringLiteral("for table")));
+    case 1143:
+        return columnDenied(deniedAction(serverText), nameAfter(serverText, QStringLiteral("for column")),
+                            nameAfter(serverText, QStringLiteral("in table")));
     case 1227:
     case 1419:
-        return refused + QStringLiteral("this account lacks a privilege the operation needs");
+        return Error::tr("the database refused: this account lacks a privilege the operation needs");
     case 1370:
-        return refused + QStringLiteral("you may not run %1").arg(nameAfter(serverText, QStringLiteral("for routine")));
-    case 1644: // SIGNAL in a payops trigger: its text is a sentence of our own
-        return refused + serverText;
+        return Error::tr("the database refused: you may not run %1")
+            .arg(nameAfter(serverText, QStringLiteral("for routine")));
+    case 1644: // SIGNAL in a payops trigger: its text is a sentence of our own (English, from the schema)
+        return Error::tr("the database refused: %1").arg(serverText);
     case 1146:
-        return QStringLiteral("table %1 is missing from the database (run payops migrate?)")
+        return Error::tr("table %1 is missing from the database (run payops migrate?)")
             .arg(nameAfter(serverText, QStringLiteral("Table")));
     case 1054:
-        return QStringLiteral("the database has no column %1: its schema is not the one this program expects")
+        return Error::tr("the database has no column %1: its schema is not the one this program expects")
             .arg(nameAfter(serverText, QString()));
     case 1062: {
         const QString key = nameAfter(serverText, QStringLiteral("for key"));
-        return key.isEmpty() ? QStringLiteral("that row already exists (a duplicate key)")
-                             : QStringLiteral("that row already exists (duplicate key %1)").arg(key);
+        return key.isEmpty() ? Error::tr("that row already exists (a duplicate key)")
+                             : Error::tr("that row already exists (duplicate key %1)").arg(key);
     }
     case 1451:
     case 1452:
-        return QStringLiteral("the change conflicts with related rows (a foreign key)");
+        return Error::tr("the change conflicts with related rows (a foreign key)");
     case 1048:
     case 1264:
     case 1406: {
         const QString column = nameAfter(serverText, QStringLiteral("column"));
-        return column.isEmpty() ? QStringLiteral("a value does not fit its column")
-                                : QStringLiteral("a value does not fit column %1").arg(column);
+        return column.isEmpty() ? Error::tr("a value does not fit its column")
+                                : Error::tr("a value does not fit column %1").arg(column);
     }
     case 3819:
     case 4025:
-        return QStringLiteral("a value breaks one of the database's checks");
+        return Error::tr("a value breaks one of the database's checks");
     case 1205:
-        return QStringLiteral("lock wait timeout: another session holds the rows; try again");
+        return Error::tr("lock wait timeout: another session holds the rows; try again");
     case 1213:
-        return QStringLiteral("a deadlock with another session undid the change; try again");
+        return Error::tr("a deadlock with another session undid the change; try again");
     case 1317:
-        return QStringLiteral("the statement was interrupted");
+        return Error::tr("the statement was interrupted");
     case 1969:
     case 3024:
-        return QStringLiteral("the statement took longer than the server allows");
+        return Error::tr("the statement took longer than the server allows");
     case 1040:
-        return QStringLiteral("the database server has too many connections");
+        return Error::tr("the database server has too many connections");
     case 1053:
-        return QStringLiteral("the database server is shutting down");
+        return Error::tr("the database server is shutting down");
     case 1290:
     case 1792:
-        return QStringLiteral("the database is read-only");
+        return Error::tr("the database is read-only");
     case 2002:
     case 2003:
     case 2005:
-        return QStringLiteral("cannot reach the database server (is it running?)");
+        return Error::tr("cannot reach the database server (is it running?)");
     case 1927:
     case 2006:
     case 2013:
     case 2055:
     case 4031:
-        return QStringLiteral("lost the connection to the database");
+        return Error::tr("lost the connection to the database");
     case 0:
-        return QStringLiteral("the database driver failed (the log has its message)");
+        return Error::tr("the database driver failed (the log has its message)");
     default:
-        return QStringLiteral("the database refused the operation (error %1)").arg(serverCode);
+        return Error::tr("the database refused the operation (error %1)").arg(serverCode);
     }
 }
 
@@ -181,7 +207,7 @@ QString userMessage(const Error &error)
         return error.message();
     logDetail(QStringLiteral("database error %1: %2").arg(error.serverCode()).arg(error.message()));
     const QString sentence = describeServerError(error.serverCode(), error.serverText());
-    return error.context().isEmpty() ? sentence : error.context() + QStringLiteral(": ") + sentence;
+    return error.context().isEmpty() ? sentence : Error::tr("%1: %2").arg(error.context(), sentence);
 }
 
 QString userMessage(const std::exception &error)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QSqlError>
 #include <QString>
 
@@ -11,6 +12,10 @@ namespace payops::db {
 // a lost connection (retry later, answer 503) from a refused statement (a bug or a grant).
 class Error : public std::runtime_error
 {
+    // The sentences of this layer are read by people in their language; the log keeps English
+    // only where it writes its own lines.
+    Q_DECLARE_TR_FUNCTIONS(payops::db::Error)
+
 public:
     // `message` is a sentence payops wrote itself: it is shown as it is.
     Error(const QString &message, int serverCode = 0);

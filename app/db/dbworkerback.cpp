@@ -53,7 +53,7 @@ Error asError(const std::exception_ptr &failure)
     } catch (const std::exception &error) {
         return Error(QString::fromUtf8(error.what()));
     } catch (...) {
-        return Error(QStringLiteral("the database job failed with an unknown error"));
+        return Error(Error::tr("the database job failed with an unknown error"));
     }
 }
 

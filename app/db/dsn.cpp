@@ -42,7 +42,7 @@ QString urlProblem(const QUrl &url)
 {
     const QString text = url.errorString();
     const qsizetype source = text.indexOf(QLatin1String("; source was"));
-    return source > 0 ? text.left(source) : QStringLiteral("it is not a URL");
+    return source > 0 ? text.left(source) : Dsn::tr("it is not a URL");
 }
 
 // The text alone: a password that is not in it stays empty.
@@ -52,33 +52,33 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
     const QUrl url(trimmed, QUrl::StrictMode);
     const auto fail = [error, &trimmed, &url](const QString &why) {
         if (error)
-            *error = withoutPassword(QStringLiteral("invalid DSN: ") + why
-                                         + QStringLiteral(" (expected mysql://USER[:PASS]@HOST[:PORT]/DB"
-                                                          " or mysql://USER@localhost/DB?socket=/path/to.sock)"),
+            *error = withoutPassword(Dsn::tr("invalid DSN: %1 (expected mysql://USER[:PASS]@HOST[:PORT]/DB"
+                                             " or mysql://USER@localhost/DB?socket=/path/to.sock)")
+                                         .arg(why),
                                      trimmed, url);
         return std::nullopt;
     };
     if (trimmed.isEmpty())
-        return fail(QStringLiteral("it is empty"));
+        return fail(Dsn::tr("it is empty"));
     if (!url.isValid())
         return fail(urlProblem(url));
     if (url.scheme() != QLatin1String("mysql"))
-        return fail(QStringLiteral("scheme must be mysql://, not '%1'").arg(url.scheme()));
+        return fail(Dsn::tr("scheme must be mysql://, not '%1'").arg(url.scheme()));
     if (!url.fragment().isNull())
-        return fail(QStringLiteral("unexpected '#' part"));
+        return fail(Dsn::tr("unexpected '#' part"));
 
     Dsn dsn;
     dsn.user = url.userName(QUrl::FullyDecoded);
     if (dsn.user.isEmpty())
-        return fail(QStringLiteral("no user"));
+        return fail(Dsn::tr("no user"));
     dsn.password = url.password(QUrl::FullyDecoded);
     dsn.host = url.host(QUrl::FullyDecoded);
     if (dsn.host.isEmpty())
-        return fail(QStringLiteral("no host"));
+        return fail(Dsn::tr("no host"));
 
     // StrictMode already refused a port that is not a number; 0 is the one it lets through.
     if (url.port() == 0)
-        return fail(QStringLiteral("port is not a number from 1 to 65535"));
+        return fail(Dsn::tr("port is not a number from 1 to 65535"));
     if (url.port() > 0)
         dsn.port = url.port();
 
@@ -86,16 +86,16 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
     if (path.startsWith(QLatin1Char('/')))
         path.remove(0, 1);
     if (path.isEmpty())
-        return fail(QStringLiteral("no database name"));
+        return fail(Dsn::tr("no database name"));
     if (!isPlainIdentifier(path))
-        return fail(QStringLiteral("database name '%1' must be 1-64 letters, digits, _ or $").arg(path));
+        return fail(Dsn::tr("database name '%1' must be 1-64 letters, digits, _ or $").arg(path));
     dsn.database = path;
 
     const QUrlQuery query(url);
     for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
         if (key == QLatin1String("socket")) {
             if (!value.startsWith(QLatin1Char('/')))
-                return fail(QStringLiteral("socket must be an absolute path"));
+                return fail(Dsn::tr("socket must be an absolute path"));
             dsn.socket = value;
         } else if (key == QLatin1String("ssl-ca")) {
             dsn.sslCa = value;
@@ -107,14 +107,14 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
             bool ok = false;
             dsn.connectTimeoutSeconds = value.toInt(&ok);
             if (!ok || dsn.connectTimeoutSeconds < 1 || dsn.connectTimeoutSeconds > 600)
-                return fail(QStringLiteral("connect-timeout must be 1-600 seconds"));
+                return fail(Dsn::tr("connect-timeout must be 1-600 seconds"));
         } else {
-            return fail(QStringLiteral("unknown option '%1' (known: socket, ssl-ca, ssl-cert, "
-                                       "ssl-key, connect-timeout)").arg(key));
+            return fail(Dsn::tr("unknown option '%1' (known: socket, ssl-ca, ssl-cert, "
+                                "ssl-key, connect-timeout)").arg(key));
         }
     }
     if (!dsn.socket.isEmpty() && dsn.host != QLatin1String("localhost"))
-        return fail(QStringLiteral("a socket needs host 'localhost'"));
+        return fail(Dsn::tr("a socket needs host 'localhost'"));
     return dsn;
 }
 
@@ -136,7 +136,7 @@ std::optional<Dsn> Dsn::fromOptionOrEnvironment(const QString &option, const QPr
     const QString text = option.isEmpty() ? environment.value(QStringLiteral("PAYOPS_DB")) : option;
     if (text.isEmpty()) {
         if (error)
-            *error = QStringLiteral("no database given: pass --db DSN or set PAYOPS_DB");
+            *error = Dsn::tr("no database given: pass --db DSN or set PAYOPS_DB");
         return std::nullopt;
     }
     auto dsn = parseText(text, error);

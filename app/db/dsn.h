@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QProcessEnvironment>
 #include <QString>
 
@@ -11,6 +12,9 @@ namespace payops {
 // The password may come from PAYOPS_DB_PASSWORD instead of the text.
 struct Dsn
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::Dsn)
+
+public:
     QString user;
     QString password;
     QString host;

@@ -45,7 +45,7 @@ public:
     {
         const QVariant got = scalar(m_db, QStringLiteral("SELECT GET_LOCK(?, 30)"), {m_name});
         if (got.toInt() != 1)
-            throw Error(QStringLiteral("another payops migrate is running on database '%1'; try again when it ends")
+            throw Error(Migrator::tr("another payops migrate is running on database '%1'; try again when it ends")
                             .arg(database));
     }
     ~MigrationLock()
@@ -92,7 +92,7 @@ QList<Migration> bundledMigrations(bool mariaDb)
             continue;
         QFile file(dir.filePath(fileName));
         if (!file.open(QIODevice::ReadOnly))
-            throw Error(QStringLiteral("cannot read bundled migration %1").arg(fileName));
+            throw Error(Migrator::tr("cannot read bundled migration %1").arg(fileName));
         Migration migration;
         migration.version = match.captured(1).toInt();
         migration.fileName = fileName;
@@ -139,11 +139,11 @@ void Migrator::verifyApplied(const QSqlDatabase &db)
         const QString name = applied.value(1).toString();
         const Migration *known = byVersion.value(version);
         if (!known)
-            throw Error(QStringLiteral("migration %1 is applied to this database but unknown to this "
-                                       "build of payops (the database is newer than this program)").arg(name));
+            throw Error(Migrator::tr("migration %1 is applied to this database but unknown to this "
+                                     "build of payops (the database is newer than this program)").arg(name));
         if (known->checksum != applied.value(2).toString())
-            throw Error(QStringLiteral("migration %1 was changed after it was applied to this database "
-                                       "(checksum differs); restore the file or write a new migration").arg(name));
+            throw Error(Migrator::tr("migration %1 was changed after it was applied to this database "
+                                     "(checksum differs); restore the file or write a new migration").arg(name));
     }
 }
 
@@ -151,10 +151,10 @@ void Migrator::apply(const QSqlDatabase &db, const Migration &migration)
 {
     if (!migration.requirement.isEmpty()) {
         if (!m_check)
-            throw Error(QStringLiteral("refusing %1: it requires '%2', which this program cannot check")
+            throw Error(Migrator::tr("refusing %1: it requires '%2', which this program cannot check")
                             .arg(migration.fileName, migration.requirement));
         if (const QString unmet = m_check(db, migration.requirement); !unmet.isEmpty())
-            throw Error(QStringLiteral("refusing %1: %2").arg(migration.fileName, unmet));
+            throw Error(Migrator::tr("refusing %1: %2").arg(migration.fileName, unmet));
     }
     QString script = QString::fromUtf8(migration.script);
     script.replace(QStringLiteral("${database}"), quoteIdentifier(m_connection.dsn().database));
@@ -164,7 +164,7 @@ void Migrator::apply(const QSqlDatabase &db, const Migration &migration)
         try {
             execDirect(db, statement);
         } catch (const Error &error) {
-            throw error.within(QStringLiteral("migration %1 failed").arg(migration.fileName));
+            throw error.within(Migrator::tr("migration %1 failed").arg(migration.fileName));
         }
     }
     exec(db, QStringLiteral("INSERT INTO schema_migrations (version, name, checksum, applied_by) "
@@ -191,7 +191,7 @@ MigrationOutcome Migrator::migrate(std::optional<SchemaLevel> target, bool markS
     const std::optional<SchemaLevel> existing = currentLevel();
     const SchemaLevel level = target.value_or(existing.value_or(SchemaLevel::Current));
     if (existing == SchemaLevel::Current && level == SchemaLevel::Legacy)
-        throw Error(QStringLiteral("this database is at level current; it cannot go back to legacy"));
+        throw Error(Migrator::tr("this database is at level current; it cannot go back to legacy"));
 
     QList<int> done;
     QSqlQuery applied = exec(db, QStringLiteral("SELECT version FROM schema_migrations"));
@@ -206,7 +206,7 @@ MigrationOutcome Migrator::migrate(std::optional<SchemaLevel> target, bool markS
         if (migration.currentOnly && level == SchemaLevel::Legacy)
             continue;
         if (progress)
-            progress(QStringLiteral("applying %1").arg(migration.fileName));
+            progress(Migrator::tr("applying %1").arg(migration.fileName));
         apply(db, migration);
         outcome.applied << migration.fileName;
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QByteArray>
 #include <QList>
 #include <QSqlDatabase>
@@ -52,6 +53,8 @@ using RequirementCheck = std::function<QString(const QSqlDatabase &db, const QSt
 // When no level is asked for, an existing database keeps its level and a new one gets current.
 class Migrator final
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::db::Migrator)
+
 public:
     explicit Migrator(Connection &connection, RequirementCheck check = {});
     // Tests give their own list to prove that a changed migration is refused.

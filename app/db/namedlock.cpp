@@ -12,7 +12,7 @@ NamedLock::NamedLock(const QSqlDatabase &db, const QString &name)
     , m_name(name)
 {
     if (m_name.size() > 64)
-        throw Error(QStringLiteral("lock name longer than 64 characters: %1").arg(m_name));
+        throw Error(NamedLock::tr("lock name longer than 64 characters: %1").arg(m_name));
 }
 
 NamedLock::~NamedLock()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QSqlDatabase>
 #include <QString>
 
@@ -12,6 +13,8 @@ namespace payops::db {
 // connection dies.
 class NamedLock final
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::db::NamedLock)
+
 public:
     // Names are limited to 64 characters on MySQL; longer ones are refused here.
     NamedLock(const QSqlDatabase &db, const QString &name);

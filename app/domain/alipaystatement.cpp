@@ -6,9 +6,17 @@
 #include "domain/money.h"
 #include "domain/statementtable.h"
 
+#include <QCoreApplication>
+
 namespace payops {
 
 namespace {
+
+// The translation context of what is wrong with a statement file or line, shared by its readers.
+struct StatementText
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
+};
 
 const QString kEndMarker = QStringLiteral("业务明细列表结束");
 
@@ -76,10 +84,10 @@ private:
 AlipayTable::AlipayTable(StatementLineSource &source)
     : StatementTable(source)
 {
-    m_title = QStringLiteral("an Alipay business detail");
+    m_title = StatementText::tr("an Alipay business detail");
     while (true) {
         if (!readRecord())
-            refuseTruncated(QStringLiteral("its table"));
+            refuseTruncated(StatementText::tr("its table"));
         if (!recordText().startsWith(QLatin1Char('#')))
             break;
         if (!m_periodStart.isValid())
@@ -109,7 +117,7 @@ bool AlipayTable::next(StatementLine &line, QList<StatementLineError> &errors)
 {
     while (!m_atEnd) {
         if (!readRecord())
-            refuseTruncated(QStringLiteral("its end marker (#---业务明细列表结束---)"));
+            refuseTruncated(StatementText::tr("its end marker (#---业务明细列表结束---)"));
         if (recordText().startsWith(QLatin1Char('#'))) {
             if (recordText().contains(kEndMarker)) {
                 readTotals(errors);
@@ -137,7 +145,7 @@ bool AlipayTable::readLine(StatementLine &line, QList<StatementLineError> &error
     line.orderId = merchantOrderId(field(m_orderNo));
     const bool refund = kind == u"退款";
     if (kind.isEmpty()) {
-        lineError(errors, QStringLiteral("has no 业务类型 (交易 or 退款)"));
+        lineError(errors, StatementText::tr("has no 业务类型 (交易 or 退款)"));
         return false;
     }
     if (kind == u"交易")
@@ -150,13 +158,13 @@ bool AlipayTable::readLine(StatementLine &line, QList<StatementLineError> &error
     const qsizetype timeColumn = field(m_finished).isEmpty() ? m_created : m_finished;
     line.paidAt = beijingTimeToUtc(field(timeColumn));
     if (!line.paidAt.isValid()) {
-        lineError(errors, QStringLiteral("has a %1 that is not a time such as 2026-12-01 10:00:00: %2")
+        lineError(errors, StatementText::tr("has a %1 that is not a time such as 2026-12-01 10:00:00: %2")
                               .arg(headerName(timeColumn >= 0 ? timeColumn : m_finished), field(timeColumn)));
         return false;
     }
     const std::optional<qint64> fen = yuanToFen(field(m_amount));
     if (!fen) {
-        lineError(errors, QStringLiteral("has an 订单金额（元） that is not yuan with at most two decimals: %1")
+        lineError(errors, StatementText::tr("has an 订单金额（元） that is not yuan with at most two decimals: %1")
                               .arg(field(m_amount)));
         return false;
     }
@@ -174,8 +182,8 @@ void AlipayTable::readTotals(QList<StatementLineError> &errors)
         for (const auto &total : totals) {
             const qint64 declared = declaredCount(recordText(), total.label);
             if (declared >= 0 && declared != total.read) {
-                lineError(errors, QStringLiteral("says the file has %1 lines of %2, it lists %3: lines are "
-                                                 "missing or were added")
+                lineError(errors, StatementText::tr("says the file has %1 lines of %2, it lists %3: lines are "
+                                                    "missing or were added")
                                       .arg(declared)
                                       .arg(total.label.first(2))
                                       .arg(total.read));

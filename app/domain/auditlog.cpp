@@ -2,7 +2,19 @@
 
 #include "db/connection.h"
 
+#include <QCoreApplication>
+
 namespace payops {
+
+namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct AuditLog
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::AuditLog)
+};
+
+} // namespace
 
 void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target, const QString &reason,
                  const QString &ticket, const QString &beforeJson, const QString &afterJson)
@@ -39,11 +51,11 @@ AuditVerification verifyAuditChain(const QSqlDatabase &db, const std::atomic<boo
         }
         const qint64 id = rows.value(0).toLongLong();
         if (id != expectedId)
-            return broken(expectedId, QStringLiteral("row %1 is missing (next row is %2)").arg(expectedId).arg(id));
+            return broken(expectedId, AuditLog::tr("row %1 is missing (next row is %2)").arg(expectedId).arg(id));
         if (rows.value(1).toString() != previousHash)
-            return broken(id, QStringLiteral("prev_hash does not match row %1's hash").arg(id - 1));
+            return broken(id, AuditLog::tr("prev_hash does not match row %1's hash").arg(id - 1));
         if (rows.value(2).toString() != rows.value(3).toString())
-            return broken(id, QStringLiteral("content does not match its hash (edited after it was written)"));
+            return broken(id, AuditLog::tr("content does not match its hash (edited after it was written)"));
         previousHash = rows.value(2).toString();
         ++result.rows;
         ++expectedId;
@@ -52,10 +64,11 @@ AuditVerification verifyAuditChain(const QSqlDatabase &db, const std::atomic<boo
     }
     QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
     if (!head.next())
-        return broken(0, QStringLiteral("the chain head is missing"));
+        return broken(0, AuditLog::tr("the chain head is missing"));
     if (head.value(0).toLongLong() != result.rows || head.value(1).toString() != previousHash)
         return broken(head.value(0).toLongLong(),
-                      QStringLiteral("the chain head names row %1 but the log ends at row %2 (rows removed from the end?)")
+                      AuditLog::tr("the chain head names row %1 but the log ends at row %2 (rows removed from the "
+                                   "end?)")
                           .arg(head.value(0).toLongLong()).arg(result.rows));
     result.headHash = previousHash;
     return result;

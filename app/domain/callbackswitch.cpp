@@ -4,6 +4,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 
+#include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,10 +14,16 @@
 namespace payops {
 namespace {
 
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct CallbackSwitch
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::CallbackSwitch)
+};
+
 SwitchState switchFrom(QSqlQuery &query)
 {
     if (!query.next())
-        throw db::Error(QStringLiteral("callback_switch has no row; run payops migrate"));
+        throw db::Error(CallbackSwitch::tr("callback_switch has no row; run payops migrate"));
     SwitchState state;
     state.mode = parseCallbackMode(query.value(0).toString()).value_or(CallbackMode::Normal);
     state.version = query.value(1).toLongLong();
@@ -69,7 +76,7 @@ SwitchState readSwitchForProcessing(const QSqlDatabase &db)
 FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &reason)
 {
     if (reason.trimmed().isEmpty())
-        throw db::Error(QStringLiteral("a reason is required to flip the callback switch"));
+        throw db::Error(CallbackSwitch::tr("a reason is required to flip the callback switch"));
     db::Transaction transaction(db);
     QSqlQuery current = db::exec(db, kSelectSwitch + QStringLiteral(" FOR UPDATE"));
     FlipResult result;

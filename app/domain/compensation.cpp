@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 
+#include <QCoreApplication>
 #include <QHash>
 #include <QSet>
 #include <QStringList>
@@ -10,6 +11,12 @@
 
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct Compensation
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::Compensation)
+};
 
 QString orderFilter(const QList<qint64> &orderIds, const char *column)
 {
@@ -153,8 +160,8 @@ QString compensationActionName(CompensationAction action)
 
 QString CompensationPlan::summary() const
 {
-    return QStringLiteral("%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, "
-                          "%4 points row(s) to reverse (%5 points); %6.%7 yuan in all")
+    return Compensation::tr("%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, "
+                            "%4 points row(s) to reverse (%5 points); %6.%7 yuan in all")
         .arg(couponsFrozen).arg(couponWriteOffs).arg(couponReceivables).arg(pointsReversed).arg(pointsTotal)
         .arg(moneyFen / 100).arg(moneyFen % 100, 2, 10, QLatin1Char('0'));
 }
@@ -246,7 +253,7 @@ CompensationOutcome executeCompensation(const QSqlDatabase &db, const Compensati
                                         const std::function<void(int done, int total)> &progress)
 {
     if (reason.trimmed().isEmpty() || ticket.trimmed().isEmpty())
-        throw db::Error(QStringLiteral("a compensation needs a reason and a ticket"));
+        throw db::Error(Compensation::tr("a compensation needs a reason and a ticket"));
     CompensationOutcome outcome;
     outcome.batchId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     const int total = int(plan.actions.size());

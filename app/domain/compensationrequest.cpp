@@ -4,6 +4,7 @@
 #include "db/dberror.h"
 #include "domain/auditlog.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,6 +12,12 @@
 
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct CompensationRequests
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::CompensationRequests)
+};
 
 const QString &requestColumns()
 {
@@ -115,7 +122,7 @@ qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
                            const QString &reason, const QString &ticket)
 {
     if (reason.trimmed().isEmpty() || ticket.trimmed().isEmpty())
-        throw db::Error(QStringLiteral("a compensation request needs a reason and a ticket"));
+        throw db::Error(CompensationRequests::tr("a compensation request needs a reason and a ticket"));
     const QJsonObject scopeJson = scopeToJson(scope);
     db::Transaction transaction(db);
     const QSqlQuery insert = db::exec(db, QStringLiteral(
@@ -164,17 +171,19 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
     const auto request = loadCompensationRequest(db, id);
     const bool resuming = request && request->status == QLatin1String("APPROVED");
     if (!request || (request->status != QLatin1String("PENDING") && !resuming)) {
-        approval.refusal = request ? QStringLiteral("request %1 is %2, not pending").arg(id).arg(request->status)
-                                   : QStringLiteral("there is no compensation request %1").arg(id);
+        approval.refusal = request
+            ? CompensationRequests::tr("request %1 is %2, not pending").arg(id).arg(request->status)
+            : CompensationRequests::tr("there is no compensation request %1").arg(id);
         return approval;
     }
     approval.request = *request;
     approval.plan = planCompensation(db, request->scope, settings);
     if (!planFitsRequest(approval.plan, *request)) {
-        approval.refusal = QStringLiteral("the duplicates %1 since request %2 was made (%3 fen now, %4 fen asked); "
-                                          "make a new request")
-                               .arg(approval.plan.moneyFen > request->amountFen ? QStringLiteral("grew")
-                                                                                : QStringLiteral("shrank"))
+        approval.refusal = (approval.plan.moneyFen > request->amountFen
+                                ? CompensationRequests::tr("the duplicates grew since request %1 was made (%2 fen now, "
+                                                           "%3 fen asked); make a new request")
+                                : CompensationRequests::tr("the duplicates shrank since request %1 was made (%2 fen "
+                                                           "now, %3 fen asked); make a new request"))
                                .arg(id).arg(approval.plan.moneyFen).arg(request->amountFen);
         return approval;
     }
@@ -182,7 +191,7 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
         return approval;
     // Conditional on PENDING: of two operators approving at once, one wins and the other is told.
     if (!decide(db, id, QStringLiteral("PENDING"), QStringLiteral("APPROVED"), QStringLiteral("compensation.approve"), *request))
-        approval.refusal = QStringLiteral("request %1 was decided by someone else meanwhile").arg(id);
+        approval.refusal = CompensationRequests::tr("request %1 was decided by someone else meanwhile").arg(id);
     return approval;
 }
 

@@ -2,8 +2,16 @@
 
 #include "db/connection.h"
 
+#include <QCoreApplication>
+
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct CompensationWorkflow
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::CompensationWorkflow)
+};
 
 // The database refuses the requester's approval with an error (the trigger of migration
 // 0005 stays the guard); asking first makes it a refusal like the others, one that changes
@@ -15,7 +23,7 @@ QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id)
         return {};
     if (request->requestedBy != db::scalar(db, QStringLiteral("SELECT USER()")).toString())
         return {};
-    return QStringLiteral("request %1 was made by this account (%2): it needs another operator to approve it")
+    return CompensationWorkflow::tr("request %1 was made by this account (%2): it needs another operator to approve it")
         .arg(id)
         .arg(request->requestedBy);
 }

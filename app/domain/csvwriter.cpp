@@ -36,7 +36,7 @@ void CsvWriter::commit()
 void CsvWriter::fail() const
 {
     throw std::runtime_error(
-        (QStringLiteral("cannot write ") + m_path + QStringLiteral(": ") + m_file.errorString()).toStdString());
+        CsvWriter::tr("cannot write %1: %2").arg(m_path, m_file.errorString()).toStdString());
 }
 
 bool CsvWriter::isPlainNumber(const QString &cell)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QSaveFile>
 #include <QString>
 #include <QStringList>
@@ -22,6 +23,8 @@ namespace payops {
 // name only at commit(), whole; a writer destroyed without commit() leaves nothing behind.
 class CsvWriter final
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::CsvWriter)
+
 public:
     // Opens `path` for writing and writes the byte-order mark. Throws std::runtime_error
     // ("cannot write PATH: reason") when the file cannot be created.

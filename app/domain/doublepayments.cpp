@@ -20,11 +20,12 @@ constexpr auto kSecondPayments =
 QString DoublePayments::describe() const
 {
     if (isEmpty())
-        return QStringLiteral("no order paid twice by the customer");
+        return DoublePayments::tr("no order paid twice by the customer");
     QStringList samples;
     for (qint64 id : sampleOrderIds)
         samples << QString::number(id);
-    return QStringLiteral("%1 order(s) paid twice by the customer (%2 refused payment(s), %3.%4 yuan to refund), e.g. orders %5")
+    return DoublePayments::tr("%1 order(s) paid twice by the customer (%2 refused payment(s), %3.%4 yuan to refund), "
+                              "e.g. orders %5")
         .arg(orders)
         .arg(callbacks)
         .arg(refundOwedFen / 100)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
@@ -11,6 +12,9 @@ namespace payops {
 // all the same, so it is money owed back to the customer (a refund), not a duplicate to undo.
 struct DoublePayments
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::DoublePayments)
+
+public:
     qint64 orders = 0;        // orders with at least one such second payment
     qint64 callbacks = 0;     // the refused payments
     qint64 refundOwedFen = 0; // what those payments took from the customers

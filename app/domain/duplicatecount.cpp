@@ -11,17 +11,18 @@ QString LiveDuplicateCount::describe() const
 {
     QStringList parts;
     if (couponGroups > 0)
-        parts << QStringLiteral("%1 duplicate coupon group(s) (%2 extra row(s)) in user_coupon by "
-                                "(order_id, coupon_template_id)").arg(couponGroups).arg(couponExtraRows);
+        parts << LiveDuplicateCount::tr("%1 duplicate coupon group(s) (%2 extra row(s)) in user_coupon by "
+                                        "(order_id, coupon_template_id)").arg(couponGroups).arg(couponExtraRows);
     if (pointGroups > 0)
-        parts << QStringLiteral("%1 duplicate points group(s) (%2 extra row(s)) in point_log by "
-                                "(order_id, point_type)").arg(pointGroups).arg(pointExtraRows);
+        parts << LiveDuplicateCount::tr("%1 duplicate points group(s) (%2 extra row(s)) in point_log by "
+                                        "(order_id, point_type)").arg(pointGroups).arg(pointExtraRows);
     if (parts.isEmpty())
-        return QStringLiteral("no live duplicates");
+        return LiveDuplicateCount::tr("no live duplicates");
     QStringList orders;
     for (qint64 id : sampleOrderIds)
         orders << QString::number(id);
-    return parts.join(QStringLiteral("; ")) + QStringLiteral("; e.g. order(s) ") + orders.join(QStringLiteral(", "));
+    return LiveDuplicateCount::tr("%1; e.g. order(s) %2")
+        .arg(parts.join(LiveDuplicateCount::tr("; ")), orders.join(QStringLiteral(", ")));
 }
 
 LiveDuplicateCount countLiveDuplicates(const QSqlDatabase &db)
@@ -62,12 +63,12 @@ LiveDuplicateCount countLiveDuplicates(const QSqlDatabase &db)
 QString checkMigrationRequirement(const QSqlDatabase &db, const QString &requirement)
 {
     if (requirement != QLatin1String("no-live-duplicates"))
-        return QStringLiteral("'%1' is not a requirement this program knows").arg(requirement);
+        return LiveDuplicateCount::tr("'%1' is not a requirement this program knows").arg(requirement);
     const LiveDuplicateCount duplicates = countLiveDuplicates(db);
     if (duplicates.isEmpty())
         return {};
-    return QStringLiteral("the side-effect keys cannot be added while live duplicates remain: %1. Compensate them "
-                          "first (payops compensate), then migrate again.").arg(duplicates.describe());
+    return LiveDuplicateCount::tr("the side-effect keys cannot be added while live duplicates remain: %1. Compensate "
+                                  "them first (payops compensate), then migrate again.").arg(duplicates.describe());
 }
 
 } // namespace payops

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QList>
 #include <QSqlDatabase>
 
@@ -9,6 +10,9 @@ namespace payops {
 // Groups are (order, coupon template) for coupons and (order, point type) for points.
 struct LiveDuplicateCount
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::LiveDuplicateCount)
+
+public:
     qint64 couponGroups = 0;
     qint64 couponExtraRows = 0; // rows beyond the first in each group
     qint64 pointGroups = 0;

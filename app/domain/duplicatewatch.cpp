@@ -6,6 +6,7 @@
 #include "watchfeed.h"
 #include "watchrecount.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QSqlQuery>
@@ -14,6 +15,12 @@
 
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct DuplicateWatch
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::DuplicateWatch)
+};
 
 // Ids below the highest at the first refresh that are read again, as a refresh reads the
 // rows past its watermark: transactions that took an id then and had not committed it yet.
@@ -236,7 +243,8 @@ WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOpt
         }
         db::NamedLock lock(db, name);
         if (!lock.acquire(options.lockWaitSeconds)) {
-            result.why = QStringLiteral("another session was refreshing the duplicate watch; these are its last figures");
+            result.why = DuplicateWatch::tr("another session was refreshing the duplicate watch; these are its last "
+                                            "figures");
         } else {
             if (readDuplicateWatch(db).scanState == QLatin1String("NEW"))
                 initialise(db);
@@ -252,14 +260,14 @@ WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOpt
     } catch (const db::Error &error) {
         if (error.serverCode() == 1146) { // no such table
             result.missing = true;
-            result.why = QStringLiteral("this database has no duplicate watch yet: run payops migrate (migration 0010) "
-                                        "with an account that may change the schema");
+            result.why = DuplicateWatch::tr("this database has no duplicate watch yet: run payops migrate (migration "
+                                            "0010) with an account that may change the schema");
             return result;
         }
         if (!mayNotWrite(error))
             throw;
-        result.why = QStringLiteral("this account may not update the duplicate watch (payops_operator and payops_finance "
-                                    "may); these are the figures of its last refresh");
+        result.why = DuplicateWatch::tr("this account may not update the duplicate watch (payops_operator and "
+                                        "payops_finance may); these are the figures of its last refresh");
     }
     result.figures = readDuplicateWatch(db);
     return result;

@@ -5,9 +5,17 @@
 #include "domain/money.h"
 #include "domain/statementtable.h"
 
+#include <QCoreApplication>
+
 namespace payops {
 
 namespace {
+
+// The translation context of what is wrong with a statement file or line, shared by its readers.
+struct StatementText
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
+};
 
 class GenericTable final : public StatementTable
 {
@@ -34,10 +42,10 @@ private:
 GenericTable::GenericTable(StatementLineSource &source)
     : StatementTable(source)
 {
-    m_title = QStringLiteral("a generic statement");
+    m_title = StatementText::tr("a generic statement");
     readRecord(); // the header row; the reader found it there
     takeHeader();
-    const QString needed = QStringLiteral("it needs pay_no, order_id, amount_fen or amount, status, paid_at");
+    const QString needed = StatementText::tr("it needs pay_no, order_id, amount_fen or amount, status, paid_at");
     m_payNo = requireColumn(u"pay_no", needed);
     m_orderId = requireColumn(u"order_id", needed);
     m_status = requireColumn(u"status", needed);
@@ -45,8 +53,9 @@ GenericTable::GenericTable(StatementLineSource &source)
     m_amountFen = column(u"amount_fen");
     m_amountYuan = column(u"amount");
     if ((m_amountFen < 0) == (m_amountYuan < 0)) {
-        throw StatementError(std::string("not a generic statement: its header row must name exactly one of "
-                                         "amount_fen (whole fen) and amount (yuan)"));
+        throw StatementError(StatementText::tr("not a generic statement: its header row must name exactly "
+                                               "one of amount_fen (whole fen) and amount (yuan)")
+                                 .toStdString());
     }
     m_channelColumn = column(u"channel");
     // The file's channel is that of its first line; reading it now lets the header say it.
@@ -78,7 +87,7 @@ bool GenericTable::readLine(StatementLine &line, QList<StatementLineError> &erro
     const QStringView orderId = field(m_orderId);
     const std::optional<qint64> id = orderId.isEmpty() ? 0 : parseWholeNumber(orderId);
     if (!id || *id < 0) {
-        lineError(errors, QStringLiteral("has an order_id that is not a whole number: %1").arg(orderId));
+        lineError(errors, StatementText::tr("has an order_id that is not a whole number: %1").arg(orderId));
         return false;
     }
     line.orderId = *id;
@@ -87,9 +96,9 @@ bool GenericTable::readLine(StatementLine &line, QList<StatementLineError> &erro
     const QStringView amount = field(inFen ? m_amountFen : m_amountYuan);
     const std::optional<qint64> fen = inFen ? parseWholeNumber(amount) : yuanToFen(amount);
     if (!fen) {
-        lineError(errors, inFen ? QStringLiteral("has an amount_fen that is not a whole number of fen: %1").arg(amount)
-                                : QStringLiteral("has an amount that is not yuan with at most two decimals "
-                                                 "(12.30): %1")
+        lineError(errors, inFen ? StatementText::tr("has an amount_fen that is not a whole number of fen: %1").arg(amount)
+                                : StatementText::tr("has an amount that is not yuan with at most two decimals "
+                                                    "(12.30): %1")
                                       .arg(amount));
         return false;
     }
@@ -97,23 +106,23 @@ bool GenericTable::readLine(StatementLine &line, QList<StatementLineError> &erro
 
     line.status = field(m_status).toString();
     if (line.status.isEmpty()) {
-        lineError(errors, QStringLiteral("has no status"));
+        lineError(errors, StatementText::tr("has no status"));
         return false;
     }
 
     const QStringView paidAt = field(m_paidAt);
     line.paidAt = paidAt.isEmpty() ? QDateTime() : rfc3339ToUtc(paidAt);
     if (!paidAt.isEmpty() && !line.paidAt.isValid()) {
-        lineError(errors, QStringLiteral("has a paid_at that is not an RFC 3339 time with its offset "
-                                         "(2026-12-01T10:00:00+08:00 or 2026-12-01T02:00:00Z): %1")
+        lineError(errors, StatementText::tr("has a paid_at that is not an RFC 3339 time with its offset "
+                                            "(2026-12-01T10:00:00+08:00 or 2026-12-01T02:00:00Z): %1")
                               .arg(paidAt));
         return false;
     }
 
     const QStringView channel = field(m_channelColumn);
     if (channel != m_channel) {
-        lineError(errors, QStringLiteral("is of channel \"%1\" where the file's first line is of \"%2\": "
-                                         "a statement covers one channel")
+        lineError(errors, StatementText::tr("is of channel \"%1\" where the file's first line is of \"%2\": "
+                                            "a statement covers one channel")
                               .arg(channel, m_channel));
         return false;
     }

@@ -77,10 +77,10 @@ StoredRun storeInspectionRun(const QSqlDatabase &db, const InspectionRun &run)
              run.doublePaymentOrders, run.doublePaymentCallbacks, run.refundOwedFen, run.backlog, run.findingsJson});
         stored.id = insert.lastInsertId().toLongLong();
         if (!stored.stored())
-            stored.notStored = QStringLiteral("the database gave the stored run no id");
+            stored.notStored = StoredRun::tr("the database gave the stored run no id");
     } catch (const db::Error &error) {
         stored.notStored = error.isAccessDenied()
-            ? QStringLiteral("this account may not record inspections (it needs payops_operator or payops_finance)")
+            ? StoredRun::tr("this account may not record inspections (it needs payops_operator or payops_finance)")
             : db::userMessage(error);
     }
     return stored;

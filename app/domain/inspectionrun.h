@@ -2,6 +2,7 @@
 
 #include "inspection.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QList>
 #include <QSqlDatabase>
@@ -43,6 +44,9 @@ QDateTime serverTime(const QSqlDatabase &db);
 // What storing a run came to: its id, or why it was not stored.
 struct StoredRun
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::StoredRun)
+
+public:
     qint64 id = 0;
     QString notStored; // one sentence; empty when stored
 

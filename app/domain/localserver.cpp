@@ -28,8 +28,8 @@ QString findProgram(const QString &name)
         found = QStandardPaths::findExecutable(name, {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/local/sbin"),
                                                       QStringLiteral("/usr/bin")});
     if (found.isEmpty())
-        throw std::runtime_error(QStringLiteral("%1 not found; install the mariadb-server package "
-                                                "(script/bootstrap does)").arg(name).toStdString());
+        throw std::runtime_error(LocalServer::tr("%1 not found; install the mariadb-server package "
+                                                 "(script/bootstrap does)").arg(name).toStdString());
     return found;
 }
 
@@ -110,15 +110,17 @@ LocalServer::Status LocalServer::status() const
         status.pid = pid;
         return status;
     }
-    QStringList leftovers;
-    if (QFileInfo::exists(pidFilePath()))
-        leftovers << QStringLiteral("pid file (pid %1 is not running)").arg(pid);
-    if (QFileInfo::exists(socketPath()))
-        leftovers << QStringLiteral("socket file");
-    if (!leftovers.isEmpty()) {
+    const bool pidFile = QFileInfo::exists(pidFilePath());
+    const bool socketFile = QFileInfo::exists(socketPath());
+    if (pidFile || socketFile)
         status.state = State::Stale;
-        status.detail = leftovers.join(QStringLiteral(" and ")) + QStringLiteral(" left by a server that ended abnormally");
-    }
+    if (pidFile && socketFile)
+        status.detail = tr("pid file (pid %1 is not running) and socket file left by a server that ended abnormally")
+                            .arg(pid);
+    else if (pidFile)
+        status.detail = tr("pid file (pid %1 is not running) left by a server that ended abnormally").arg(pid);
+    else if (socketFile)
+        status.detail = tr("socket file left by a server that ended abnormally");
     return status;
 }
 
@@ -135,7 +137,7 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
     if (QFileInfo::exists(dataDir + QStringLiteral("/mysql")))
         return;
     if (progress)
-        progress(QStringLiteral("creating a new MariaDB data directory in %1").arg(dataDir));
+        progress(LocalServer::tr("creating a new MariaDB data directory in %1").arg(dataDir));
     QDir(dataDir).removeRecursively(); // a half-made directory from an interrupted first start
     QDir().mkpath(dataDir);
 
@@ -152,7 +154,7 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
     if (!install.waitForFinished(180000) || install.exitStatus() != QProcess::NormalExit || install.exitCode() != 0) {
         const QString output = QString::fromUtf8(install.readAll()).trimmed();
         QDir(dataDir).removeRecursively();
-        throw std::runtime_error(QStringLiteral("mariadb-install-db failed in %1:\n%2")
+        throw std::runtime_error(LocalServer::tr("mariadb-install-db failed in %1:\n%2")
                                      .arg(dataDir, output.right(2000)).toStdString());
     }
 }
@@ -162,7 +164,7 @@ void LocalServer::waitUntilReady(qint64 pid, int timeoutSeconds) const
     QDeadlineTimer deadline(timeoutSeconds * 1000);
     while (!deadline.hasExpired()) {
         if (!isOurServer(pid, m_dir + QStringLiteral("/data")))
-            throw std::runtime_error(QStringLiteral("the MariaDB server in %1 exited during start-up:\n%2")
+            throw std::runtime_error(LocalServer::tr("the MariaDB server in %1 exited during start-up:\n%2")
                                          .arg(m_dir, tail(errorLogPath(), 15)).toStdString());
         if (QFileInfo::exists(socketPath())) {
             try {
@@ -174,32 +176,33 @@ void LocalServer::waitUntilReady(qint64 pid, int timeoutSeconds) const
         }
         QThread::msleep(100);
     }
-    throw std::runtime_error(QStringLiteral("the MariaDB server in %1 did not accept connections within %2 s:\n%3")
+    throw std::runtime_error(LocalServer::tr("the MariaDB server in %1 did not accept connections within %2 s:\n%3")
                                  .arg(m_dir).arg(timeoutSeconds).arg(tail(errorLogPath(), 15)).toStdString());
 }
 
 void LocalServer::start(int tcpPort, const Progress &progress)
 {
     if (!QDir().mkpath(m_dir))
-        throw std::runtime_error(QStringLiteral("cannot create %1").arg(m_dir).toStdString());
+        throw std::runtime_error(LocalServer::tr("cannot create %1").arg(m_dir).toStdString());
     // Two starts at once must not both launch a server on the same data directory.
     QLockFile startLock(m_dir + QStringLiteral("/start.lock"));
     startLock.setStaleLockTime(0);
     if (!startLock.tryLock(120000))
-        throw std::runtime_error(QStringLiteral("another start of the server in %1 is in progress").arg(m_dir).toStdString());
+        throw std::runtime_error(LocalServer::tr("another start of the server in %1 is in progress")
+            .arg(m_dir).toStdString());
 
     const Status current = status();
     if (current.state == State::Running)
         return;
     if (current.state == State::Stale) {
         if (progress)
-            progress(QStringLiteral("recovering: removing the %1").arg(current.detail));
+            progress(LocalServer::tr("recovering: removing the %1").arg(current.detail));
         removeStaleFiles();
     }
     // A unix socket path longer than the kernel's limit fails obscurely inside mariadbd.
     if (socketPath().toLocal8Bit().size() > 100)
-        throw std::runtime_error(QStringLiteral("the directory %1 is too long for a unix socket path; "
-                                                "choose a shorter one with --dir").arg(m_dir).toStdString());
+        throw std::runtime_error(LocalServer::tr("the directory %1 is too long for a unix socket path; "
+                                                 "choose a shorter one with --dir").arg(m_dir).toStdString());
     QDir().mkpath(tmpDir());
     initializeDataDirectory(progress);
 
@@ -228,7 +231,7 @@ void LocalServer::start(int tcpPort, const Progress &progress)
         args << QStringLiteral("--user=root");
 
     if (progress)
-        progress(QStringLiteral("starting MariaDB in %1").arg(m_dir));
+        progress(LocalServer::tr("starting MariaDB in %1").arg(m_dir));
     QProcess server;
     server.setProgram(findProgram(QStringLiteral("mariadbd")));
     server.setArguments(args);
@@ -238,7 +241,7 @@ void LocalServer::start(int tcpPort, const Progress &progress)
     server.setStandardErrorFile(m_dir + QStringLiteral("/mysqld.out"), QIODevice::Append);
     qint64 pid = 0;
     if (!server.startDetached(&pid))
-        throw std::runtime_error(QStringLiteral("cannot run %1").arg(server.program()).toStdString());
+        throw std::runtime_error(LocalServer::tr("cannot run %1").arg(server.program()).toStdString());
     waitUntilReady(pid, 120);
 }
 
@@ -254,7 +257,7 @@ bool LocalServer::stop(int timeoutSeconds)
     QDeadlineTimer deadline(timeoutSeconds * 1000);
     while (isOurServer(current.pid, m_dir + QStringLiteral("/data"))) {
         if (deadline.hasExpired())
-            throw std::runtime_error(QStringLiteral("the MariaDB server (pid %1) did not stop within %2 s; see %3")
+            throw std::runtime_error(LocalServer::tr("the MariaDB server (pid %1) did not stop within %2 s; see %3")
                                          .arg(current.pid).arg(timeoutSeconds).arg(errorLogPath()).toStdString());
         QThread::msleep(100);
     }

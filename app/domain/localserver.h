@@ -2,6 +2,7 @@
 
 #include "db/dsn.h"
 
+#include <QCoreApplication>
 #include <QString>
 
 #include <functional>
@@ -13,6 +14,8 @@ namespace payops {
 // both run their server through this class.
 class LocalServer final
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::LocalServer)
+
 public:
     enum class State { Stopped, Running, Stale };
     struct Status

@@ -3,10 +3,17 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 
+#include <QCoreApplication>
 #include <QSqlQuery>
 
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct MissingPayment
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::MissingPayment)
+};
 
 void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const QString &reason)
 {
@@ -14,7 +21,7 @@ void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const
     QSqlQuery update = db::exec(db, QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ? WHERE id = ?"),
                                 {status, reason, draftId});
     if (update.numRowsAffected() != 1)
-        throw db::Error(QStringLiteral("no missing-payment draft %1").arg(draftId));
+        throw db::Error(MissingPayment::tr("no missing-payment draft %1").arg(draftId));
 }
 
 } // namespace

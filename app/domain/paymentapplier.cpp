@@ -3,8 +3,16 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 
+#include <QCoreApplication>
+
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct PaymentApplier
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::PaymentApplier)
+};
 
 void logAttempt(const QSqlDatabase &db, const CallbackRequest &request, const QString &from, bool accepted,
                 const QString &reason, const QString &instance)
@@ -46,7 +54,8 @@ QString paymentFromState(const QSqlDatabase &db)
     const QString from = db::scalar(db, QStringLiteral(
         "SELECT from_state FROM order_transition WHERE to_state = 'PAID' AND event = 'pay_success_callback'")).toString();
     if (from.isEmpty())
-        throw db::Error(QStringLiteral("order_transition has no pay_success_callback edge into PAID; run payops migrate"));
+        throw db::Error(PaymentApplier::tr("order_transition has no pay_success_callback edge into PAID; run payops "
+                                           "migrate"));
     return from;
 }
 

@@ -5,6 +5,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 
+#include <QCoreApplication>
 #include <QSqlQuery>
 #include <QStringList>
 
@@ -12,6 +13,12 @@
 
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct Posture
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::Posture)
+};
 
 // Every check reads at most this many of the last hour's rows, newest first through a time
 // index, so that a busy hour on a production primary costs the same as a quiet one. The
@@ -50,7 +57,7 @@ void requireMigrated(const QSqlDatabase &db)
         if (!present.contains(table))
             missing << table;
     if (!missing.isEmpty())
-        throw db::Error(QStringLiteral("this database has no payops schema (no %1); run payops migrate first")
+        throw db::Error(Posture::tr("this database has no payops schema (no %1); run payops migrate first")
                             .arg(missing.join(QStringLiteral(", "))));
 }
 
@@ -58,8 +65,8 @@ Defence makeDefence(const char *name, const char *title, const char *letsThrough
 {
     Defence defence;
     defence.name = QString::fromLatin1(name);
-    defence.title = QString::fromUtf8(title);
-    defence.letsThrough = QString::fromUtf8(letsThrough);
+    defence.title = Posture::tr(title);
+    defence.letsThrough = Posture::tr(letsThrough);
     return defence;
 }
 
@@ -77,18 +84,20 @@ Defence keyDefence(const QSqlDatabase &db, Defence defence, const QString &table
         if (!columnSets.contains(columns))
             continue;
         defence.state = DefenceState::Present;
-        defence.evidence = QStringLiteral("%1 has unique key %2 (%3)")
+        defence.evidence = (columns.contains(QLatin1String("live_order_id"))
+                                ? Posture::tr("%1 has unique key %2 (%3), over live rows: compensated duplicates "
+                                              "keep their history")
+                                : Posture::tr("%1 has unique key %2 (%3)"))
                                .arg(table, keys.value(0).toString(), columns.join(QStringLiteral(", ")));
-        if (columns.contains(QLatin1String("live_order_id")))
-            defence.evidence += QStringLiteral(", over live rows: compensated duplicates keep their history");
         return defence;
     }
     defence.state = DefenceState::Missing;
-    defence.evidence = QStringLiteral("%1 has no unique key on (%2)")
+    defence.evidence = (level == QLatin1String("legacy")
+                            ? Posture::tr("%1 has no unique key on (%2); the database is at level legacy: compensate "
+                                          "the live duplicates, then add the keys (payops migrate --level current, or "
+                                          "the playbook's fix step)")
+                            : Posture::tr("%1 has no unique key on (%2)"))
                            .arg(table, columnSets.constFirst().join(QStringLiteral(", ")));
-    if (level == QLatin1String("legacy"))
-        defence.evidence += QStringLiteral("; the database is at level legacy: compensate the live duplicates, then "
-                                           "add the keys (payops migrate --level current, or the playbook's fix step)");
     return defence;
 }
 
@@ -112,7 +121,7 @@ void judgeLastHour(Defence &defence, const QStringList &wrong, const QStringList
                     : !right.isEmpty() ? DefenceState::Present
                                        : DefenceState::Unknown;
     const QStringList found = wrong.isEmpty() && right.isEmpty() ? nothing : wrong + right;
-    defence.evidence = QStringLiteral("in the last hour, ") + (found + past).join(QStringLiteral("; "));
+    defence.evidence = Posture::tr("in the last hour, %1").arg((found + past).join(Posture::tr("; ")));
 }
 
 // Rejected payment attempts of the last hour: the safe CAS logs order_already_paid and the
@@ -120,9 +129,11 @@ void judgeLastHour(Defence &defence, const QStringList &wrong, const QStringList
 Defence casDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
-        "cas_affected_rows", "State change by CAS with its affected rows checked",
-        "a second callback that waited on the first one's row lock updates 0 rows, nobody looks, and it issues the "
-        "coupon and the points again");
+        "cas_affected_rows",
+        QT_TRANSLATE_NOOP("payops::Posture", "State change by CAS with its affected rows checked"),
+        QT_TRANSLATE_NOOP("payops::Posture",
+                          "a second callback that waited on the first one's row lock updates 0 rows, nobody looks, "
+                          "and it issues the coupon and the points again"));
     // The state names make the IN list, so that idx_state_log_edge (from_state, to_state,
     // accepted, created_at) reads only the rejected attempts, never the accepted bulk.
     QStringList states;
@@ -133,7 +144,7 @@ Defence casDefence(const QSqlDatabase &db)
         binds << names.value(0);
     }
     if (states.isEmpty())
-        throw db::Error(QStringLiteral("order_state is empty; run payops migrate"));
+        throw db::Error(Posture::tr("order_state is empty; run payops migrate"));
     binds << kRecentRows;
     const QString running = stillRunning(QStringLiteral("a.created_at"));
     QSqlQuery attempts = db::exec(db, QStringLiteral(
@@ -167,17 +178,17 @@ Defence casDefence(const QSqlDatabase &db)
     QStringList right;
     QStringList past;
     if (ignored > 0)
-        wrong << QStringLiteral("%1 payment attempt(s) updated 0 rows and went on anyway (affected_rows_ignored, "
-                                "instance %2)").arg(ignored).arg(ignoredBy);
+        wrong << Posture::tr("%1 payment attempt(s) updated 0 rows and went on anyway (affected_rows_ignored, "
+                             "instance %2)").arg(ignored).arg(ignoredBy);
     if (checked > 0)
-        right << QStringLiteral("%1 repeated payment attempt(s) were rejected by the CAS (e.g. PAID->PAID "
-                                "order_already_paid) and went no further").arg(checked);
+        right << Posture::tr("%1 repeated payment attempt(s) were rejected by the CAS (e.g. PAID->PAID "
+                             "order_already_paid) and went no further").arg(checked);
     if (ignoredBefore > 0)
-        past << QStringLiteral("%1 attempt(s) went on with 0 rows updated on instance %2, which no longer runs that "
-                               "code").arg(ignoredBefore).arg(ignoredBeforeBy);
+        past << Posture::tr("%1 attempt(s) went on with 0 rows updated on instance %2, which no longer runs that "
+                            "code").arg(ignoredBefore).arg(ignoredBeforeBy);
     judgeLastHour(defence, wrong, right,
-                  {QStringLiteral("no repeated payment attempt by running code, so nothing shows whether the CAS's "
-                                  "affected rows are checked")},
+                  {Posture::tr("no repeated payment attempt by running code, so nothing shows whether the CAS's "
+                               "affected rows are checked")},
                   past);
     return defence;
 }
@@ -186,9 +197,11 @@ Defence casDefence(const QSqlDatabase &db)
 Defence lockDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
-        "lock_across_commit", "Lock on pay_no held until after the commit",
-        "a callback 40 ms behind another takes the released lock, reads the order as still PENDING (the first has not "
-        "committed) and runs every side effect again");
+        "lock_across_commit",
+        QT_TRANSLATE_NOOP("payops::Posture", "Lock on pay_no held until after the commit"),
+        QT_TRANSLATE_NOOP("payops::Posture",
+                          "a callback 40 ms behind another takes the released lock, reads the order as still "
+                          "PENDING (the first has not committed) and runs every side effect again"));
     const QString running = stillRunning(QStringLiteral("t.received_at"));
     QSqlQuery groups = db::exec(db, QStringLiteral(
         "SELECT t.instance, t.handler, COUNT(*), SUM(t.lock_released_at < t.committed_at), %1 "
@@ -201,35 +214,38 @@ Defence lockDefence(const QSqlDatabase &db)
     QStringList safe;
     QStringList past;
     while (groups.next()) {
-        const QString who = QStringLiteral("instance %1, handler %2").arg(groups.value(0).toString(),
+        const QString who = Posture::tr("instance %1, handler %2").arg(groups.value(0).toString(),
                                                                            groups.value(1).toString());
         const qint64 total = groups.value(2).toLongLong();
         const qint64 early = groups.value(3).toLongLong();
         if (!groups.value(4).toBool()) {
             if (early > 0)
-                past << QStringLiteral("%1 released before the commit in %2 of %3 callback(s) but no longer runs")
+                past << Posture::tr("%1 released before the commit in %2 of %3 callback(s) but no longer runs")
                             .arg(who).arg(early).arg(total);
         } else if (early > 0) {
-            unsafe << QStringLiteral("%1: %2 of %3 callback(s) released the lock before the commit")
+            unsafe << Posture::tr("%1: %2 of %3 callback(s) released the lock before the commit")
                           .arg(who).arg(early).arg(total);
         } else {
-            safe << QStringLiteral("%1: all %2 callback(s) released after the commit").arg(who).arg(total);
+            safe << Posture::tr("%1: all %2 callback(s) released after the commit").arg(who).arg(total);
         }
     }
     judgeLastHour(defence, unsafe, safe,
-                  {QStringLiteral("no running instance traced a callback with a lock and a commit")}, past);
+                  {Posture::tr("no running instance traced a callback with a lock and a commit")}, past);
     return defence;
 }
 
 Defence switchDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
-        "record_only_switch", "Record-only switch, acknowledged by every live instance",
-        "no way to stop processing without taking the endpoint down: the platform's retries keep paying out while "
-        "you look for the cause, or an instance that never heard the flip keeps doing so");
+        "record_only_switch",
+        QT_TRANSLATE_NOOP("payops::Posture", "Record-only switch, acknowledged by every live instance"),
+        QT_TRANSLATE_NOOP("payops::Posture",
+                          "no way to stop processing without taking the endpoint down: the platform's retries keep "
+                          "paying out while you look for the cause, or an instance that never heard the flip keeps "
+                          "doing so"));
     if (!db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM callback_switch WHERE id = 1")).toBool()) {
         defence.state = DefenceState::Missing;
-        defence.evidence = QStringLiteral("callback_switch has no row; run payops migrate");
+        defence.evidence = Posture::tr("callback_switch has no row; run payops migrate");
         return defence;
     }
     const SwitchState state = readSwitch(db);
@@ -241,21 +257,28 @@ Defence switchDefence(const QSqlDatabase &db)
     while (live.next()) {
         ++instances;
         if (live.value(1).toLongLong() < state.version)
-            behind << QStringLiteral("%1 (applies version %2)")
+            behind << Posture::tr("%1 (applies version %2)")
                           .arg(live.value(0).toString())
                           .arg(live.value(1).toLongLong());
     }
-    const QString mode =
-        QStringLiteral("the switch is %1, version %2").arg(callbackModeName(state.mode)).arg(state.version);
+    const QString mode = callbackModeName(state.mode);
     if (!behind.isEmpty()) {
         defence.state = DefenceState::Missing;
-        defence.evidence = QStringLiteral("%1, but %2 of %3 live instance(s) have not applied it: %4")
-                               .arg(mode).arg(behind.size()).arg(instances).arg(behind.join(QStringLiteral(", ")));
+        defence.evidence = Posture::tr("the switch is %1, version %2, but %3 of %4 live instance(s) have not "
+                                       "applied it: %5")
+                               .arg(mode)
+                               .arg(state.version)
+                               .arg(behind.size())
+                               .arg(instances)
+                               .arg(behind.join(QStringLiteral(", ")));
     } else {
         defence.state = DefenceState::Present;
         defence.evidence = instances == 0
-            ? mode + QStringLiteral("; no instance is live to apply it")
-            : QStringLiteral("%1; all %2 live instance(s) apply it").arg(mode).arg(instances);
+            ? Posture::tr("the switch is %1, version %2; no instance is live to apply it").arg(mode).arg(state.version)
+            : Posture::tr("the switch is %1, version %2; all %3 live instance(s) apply it")
+                  .arg(mode)
+                  .arg(state.version)
+                  .arg(instances);
     }
     return defence;
 }
@@ -266,13 +289,15 @@ Defence switchDefence(const QSqlDatabase &db)
 Defence auditDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
-        "audit_chain", "Audit log append-only and hash-chained, intact",
-        "a compensation or a switch flip edited or removed afterwards goes unnoticed, and finance cannot trust the "
-        "record of who did what");
+        "audit_chain",
+        QT_TRANSLATE_NOOP("payops::Posture", "Audit log append-only and hash-chained, intact"),
+        QT_TRANSLATE_NOOP("payops::Posture",
+                          "a compensation or a switch flip edited or removed afterwards goes unnoticed, and finance "
+                          "cannot trust the record of who did what"));
     QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
     if (!head.next()) {
         defence.state = DefenceState::Missing;
-        defence.evidence = QStringLiteral("ops_audit_head has no row: the chain has no head to check against");
+        defence.evidence = Posture::tr("ops_audit_head has no row: the chain has no head to check against");
         return defence;
     }
     const qint64 lastId = head.value(0).toLongLong();
@@ -285,7 +310,7 @@ Defence auditDefence(const QSqlDatabase &db)
         "row_hash FROM ops_audit_log WHERE id >= ? ORDER BY id"), {from});
     const auto broken = [&defence](const QString &problem) {
         defence.state = DefenceState::Missing;
-        defence.evidence = problem + QStringLiteral("; run payops audit verify for the whole chain");
+        defence.evidence = Posture::tr("%1; run payops audit verify for the whole chain").arg(problem);
         return defence;
     };
     qint64 expected = from;
@@ -294,41 +319,44 @@ Defence auditDefence(const QSqlDatabase &db)
     while (rows.next()) {
         const qint64 id = rows.value(0).toLongLong();
         if (id != expected)
-            return broken(QStringLiteral("audit entry %1 is missing").arg(expected));
+            return broken(Posture::tr("audit entry %1 is missing").arg(expected));
         if (!rows.value(2).toBool())
             return broken(
-                QStringLiteral("audit entry %1 does not match its hash (edited after it was written)").arg(id));
+                Posture::tr("audit entry %1 does not match its hash (edited after it was written)").arg(id));
         if (!previousHash.isNull() && rows.value(1).toString() != previousHash)
-            return broken(QStringLiteral("audit entry %1 does not link to entry %2").arg(id).arg(id - 1));
+            return broken(Posture::tr("audit entry %1 does not link to entry %2").arg(id).arg(id - 1));
         previousHash = rows.value(3).toString();
         ++checked;
         ++expected;
     }
     if (lastId == 0 && checked == 0) {
         defence.state = DefenceState::Present;
-        defence.evidence = QStringLiteral("the audit log is empty and its head agrees");
+        defence.evidence = Posture::tr("the audit log is empty and its head agrees");
         return defence;
     }
     if (expected - 1 != lastId || previousHash != lastHash)
-        return broken(QStringLiteral("the chain head names entry %1 but the log ends at entry %2")
+        return broken(Posture::tr("the chain head names entry %1 but the log ends at entry %2")
                           .arg(lastId).arg(expected - 1));
     defence.state = DefenceState::Present;
     defence.evidence = checked >= lastId
-        ? QStringLiteral("all %1 audit entries hash and link correctly up to the head").arg(lastId)
-        : QStringLiteral("the newest %1 of %2 audit entries hash and link correctly up to the head; payops audit "
-                         "verify checks the whole chain").arg(checked).arg(lastId);
+        ? Posture::tr("all %1 audit entries hash and link correctly up to the head").arg(lastId)
+        : Posture::tr("the newest %1 of %2 audit entries hash and link correctly up to the head; payops audit "
+                      "verify checks the whole chain").arg(checked).arg(lastId);
     return defence;
 }
 
 Defence inspectionDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
-        "scheduled_inspection", "Duplicate inspection on a schedule",
-        "duplicates and refunds owed are found when finance asks, days later, instead of minutes after they happen");
+        "scheduled_inspection",
+        QT_TRANSLATE_NOOP("payops::Posture", "Duplicate inspection on a schedule"),
+        QT_TRANSLATE_NOOP("payops::Posture",
+                          "duplicates and refunds owed are found when finance asks, days later, instead of minutes "
+                          "after they happen"));
     if (!db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
                                        "AND table_name = 'inspection_run'")).toBool()) {
-        defence.evidence = QStringLiteral("this database keeps no inspection runs yet (run payops migrate), so it cannot "
-                                          "tell whether one runs");
+        defence.evidence = Posture::tr("this database keeps no inspection runs yet (run payops migrate), so it cannot "
+                                       "tell whether one runs");
         return defence;
     }
     // The newest start through idx_inspection_started: one index entry, however long the history.
@@ -337,8 +365,8 @@ Defence inspectionDefence(const QSqlDatabase &db)
         "ORDER BY started_at DESC LIMIT 1"));
     if (!newest.next()) {
         defence.state = DefenceState::Missing;
-        defence.evidence = QStringLiteral("no inspection was ever stored; schedule one in the console's settings or run "
-                                          "payops inspect from cron, at least every %1 hours").arg(kInspectionHours / 2);
+        defence.evidence = Posture::tr("no inspection was ever stored; schedule one in the console's settings or run "
+                                       "payops inspect from cron, at least every %1 hours").arg(kInspectionHours / 2);
         return defence;
     }
     const QString when = newest.value(0).toDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
@@ -346,12 +374,12 @@ Defence inspectionDefence(const QSqlDatabase &db)
     const qint64 ageSeconds = newest.value(2).toLongLong();
     if (ageSeconds <= kInspectionHours * 3600) {
         defence.state = DefenceState::Present;
-        defence.evidence = QStringLiteral("the newest inspection ran at %1 UTC (%2), within the last %3 hours")
+        defence.evidence = Posture::tr("the newest inspection ran at %1 UTC (%2), within the last %3 hours")
                                .arg(when, source).arg(kInspectionHours);
     } else {
         defence.state = DefenceState::Missing;
-        defence.evidence = QStringLiteral("the newest inspection ran at %1 UTC (%2), more than %3 hours ago: the schedule "
-                                          "has stopped").arg(when, source).arg(kInspectionHours);
+        defence.evidence = Posture::tr("the newest inspection ran at %1 UTC (%2), more than %3 hours ago: the schedule "
+                                       "has stopped").arg(when, source).arg(kInspectionHours);
     }
     return defence;
 }
@@ -378,23 +406,34 @@ QList<Defence> inspectPosture(const QSqlDatabase &db)
                               .toString();
     QList<Defence> defences;
     defences << keyDefence(db,
-                           makeDefence("uk_pay_no", "Unique key on pay_no (each callback accepted once)",
-                                       "a platform retry that races past the replay check is recorded and processed "
-                                       "again as a new payment"),
+                           makeDefence(
+                               "uk_pay_no",
+                               QT_TRANSLATE_NOOP("payops::Posture",
+                                                 "Unique key on pay_no (each callback accepted once)"),
+                               QT_TRANSLATE_NOOP("payops::Posture",
+                                                 "a platform retry that races past the replay check is recorded and "
+                                                 "processed again as a new payment")),
                            QStringLiteral("pay_callback_log"), {{QStringLiteral("pay_no")}}, level);
     defences << casDefence(db);
     defences << keyDefence(db,
-                           makeDefence("uk_order_tpl", "Coupon key (order, coupon template)",
-                                       "a second coupon of one template for one order whenever anything upstream is "
-                                       "bypassed: a lock released early, an unchecked CAS, a message consumed twice"),
+                           makeDefence(
+                               "uk_order_tpl",
+                               QT_TRANSLATE_NOOP("payops::Posture", "Coupon key (order, coupon template)"),
+                               QT_TRANSLATE_NOOP("payops::Posture",
+                                                 "a second coupon of one template for one order whenever anything "
+                                                 "upstream is bypassed: a lock released early, an unchecked CAS, a "
+                                                 "message consumed twice")),
                            QStringLiteral("user_coupon"),
                            {{QStringLiteral("order_id"), QStringLiteral("coupon_template_id")},
                             {QStringLiteral("live_order_id"), QStringLiteral("coupon_template_id")}},
                            level);
     defences << keyDefence(db,
-                           makeDefence("uk_order_type", "Points key (order, point type)",
-                                       "a second points row of one type for one order whenever anything upstream is "
-                                       "bypassed, paid out to the user's balance"),
+                           makeDefence(
+                               "uk_order_type",
+                               QT_TRANSLATE_NOOP("payops::Posture", "Points key (order, point type)"),
+                               QT_TRANSLATE_NOOP("payops::Posture",
+                                                 "a second points row of one type for one order whenever anything "
+                                                 "upstream is bypassed, paid out to the user's balance")),
                            QStringLiteral("point_log"),
                            {{QStringLiteral("order_id"), QStringLiteral("point_type")},
                             {QStringLiteral("live_order_id"), QStringLiteral("point_type")}},

@@ -4,6 +4,7 @@
 #include "db/dberror.h"
 #include "domain/statementimport.h"
 
+#include <QCoreApplication>
 #include <QHash>
 #include <QSqlQuery>
 #include <QStringList>
@@ -287,7 +288,7 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
 {
     const StoredStatement statement = readStoredStatement(db, statementId);
     if (statement.id == 0)
-        throw db::Error(QStringLiteral("there is no statement %1").arg(statementId));
+        throw db::Error(Reconciliation::tr("there is no statement %1").arg(statementId));
 
     Reconciliation result;
     result.statementId = statementId;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QByteArray>
 #include <QList>
 #include <QSqlDatabase>
@@ -40,6 +41,9 @@ struct ReconciliationFinding
 
 struct Reconciliation
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::Reconciliation)
+
+public:
     qint64 runId = 0;
     qint64 statementId = 0;
     // False when the statement declares no period and none of its lines has a time: 多单

@@ -6,15 +6,26 @@
 #include "domain/duplicatecount.h"
 #include "db/sqlscript.h"
 
+#include <QCoreApplication>
 #include <QFile>
 
 namespace payops {
+
+namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct Sandbox
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::Sandbox)
+};
+
+} // namespace
 
 void seedDemoData(const Dsn &dsn)
 {
     QFile file(QStringLiteral(":/sql/demo/seed.sql"));
     if (!file.open(QIODevice::ReadOnly))
-        throw db::Error(QStringLiteral("the demo seed is missing from this build"));
+        throw db::Error(Sandbox::tr("the demo seed is missing from this build"));
     db::Connection connection(dsn, QStringLiteral("seed"));
     const QSqlDatabase db = connection.database();
     for (const QString &statement : db::splitSqlScript(QString::fromUtf8(file.readAll())))
@@ -48,7 +59,7 @@ SandboxStartResult startSandbox(LocalServer &server, int tcpPort, bool seedDemoD
     }
     if (seedDemoData_ && needsSeed) {
         if (progress)
-            progress(QStringLiteral("seeding demo data"));
+            progress(Sandbox::tr("seeding demo data"));
         seedDemoData(result.dsn);
         result.seeded = true;
     }

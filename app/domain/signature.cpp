@@ -1,10 +1,17 @@
 #include "signature.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QMessageAuthenticationCode>
 
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct Signature
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::Signature)
+};
 
 QByteArray hmacHex(const QByteArray &secret, const QByteArray &timestamp, const QByteArray &body)
 {
@@ -66,13 +73,13 @@ QString readSecretFile(const QString &path, QByteArray *secret)
 {
     constexpr qint64 kLargestSecret = 64 * 1024;
     if (path.isEmpty())
-        return QStringLiteral("--secret-file is required");
+        return Signature::tr("--secret-file is required");
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return QStringLiteral("cannot read the secret file %1: %2").arg(path, file.errorString());
+        return Signature::tr("cannot read the secret file %1: %2").arg(path, file.errorString());
     const QByteArray content = file.read(kLargestSecret + 1);
     if (content.size() > kLargestSecret)
-        return QStringLiteral("the secret file %1 is larger than 64 KiB: is it the right file?").arg(path);
+        return Signature::tr("the secret file %1 is larger than 64 KiB: is it the right file?").arg(path);
     *secret = content.trimmed();
     return {};
 }

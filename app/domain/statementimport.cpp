@@ -4,11 +4,18 @@
 #include "db/dberror.h"
 #include "domain/statementreader.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QIODevice>
 
 namespace payops {
 namespace {
+
+// The translation context of what is wrong with a statement file or line, shared by its readers.
+struct StatementText
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
+};
 
 constexpr int kPayNoMaxBytes = 256; // platform_statement_line.pay_no
 constexpr int kStatusMaxChars = 32; // platform_statement_line.status
@@ -26,11 +33,11 @@ QVariant sqlTime(const QDateTime &time)
 QString lineProblem(const StatementLine &line)
 {
     if (line.payNo.isEmpty())
-        return QStringLiteral("the line has no transaction number (pay_no)");
+        return StatementText::tr("the line has no transaction number (pay_no)");
     if (line.payNo.size() > kPayNoMaxBytes)
-        return QStringLiteral("the transaction number is longer than %1 bytes").arg(kPayNoMaxBytes);
+        return StatementText::tr("the transaction number is longer than %1 bytes").arg(kPayNoMaxBytes);
     if (line.status.size() > kStatusMaxChars)
-        return QStringLiteral("the status is longer than %1 characters").arg(kStatusMaxChars);
+        return StatementText::tr("the status is longer than %1 characters").arg(kStatusMaxChars);
     return {};
 }
 
@@ -128,7 +135,7 @@ bool cancelled(const StatementImportOptions &options)
 
 QString StatementImport::describeEarlierImport() const
 {
-    return QStringLiteral("already imported as statement %1 on %2 UTC by %3")
+    return StatementText::tr("already imported as statement %1 on %2 UTC by %3")
         .arg(statement.id)
         .arg(statement.importedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")), statement.importedBy);
 }
@@ -137,7 +144,8 @@ QString statementFileSha256(QIODevice &device)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     if (!hash.addData(&device))
-        throw StatementError(QStringLiteral("the file could not be read: %1").arg(device.errorString()).toStdString());
+        throw StatementError(StatementText::tr("the file could not be read: %1")
+            .arg(device.errorString()).toStdString());
     return QString::fromLatin1(hash.result().toHex());
 }
 
@@ -180,7 +188,8 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const
     if (const qint64 earlier = statementIdBySha256(db, sha256))
         return earlierImport(db, earlier);
     if (!device.seek(0))
-        throw StatementError(QStringLiteral("the file could not be read twice (is it a pipe?); save it to a file first")
+        throw StatementError(StatementText::tr("the file could not be read twice (is it a pipe?); save it to a file "
+                                               "first")
                                  .toStdString());
 
     // Pass 2: the reader checks the format before anything is written.

@@ -1,35 +1,42 @@
-#include "domain/statementreader.h"
+#include "statementreader.h"
 
 #include "domain/statementtable.h"
 
+#include <QCoreApplication>
 #include <QIODevice>
 
 namespace payops {
 
 namespace {
 
+// The translation context of what is wrong with a statement file or line, shared by its readers.
+struct StatementText
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
+};
+
 constexpr qsizetype kQuotedLength = 60; // of a first line quoted in an error
 
 QString formatTitle(StatementFormat format)
 {
     switch (format) {
-    case StatementFormat::WeChat: return QStringLiteral("a WeChat bill");
-    case StatementFormat::Alipay: return QStringLiteral("an Alipay business detail");
+    case StatementFormat::WeChat: return StatementText::tr("a WeChat bill");
+    case StatementFormat::Alipay: return StatementText::tr("an Alipay business detail");
     case StatementFormat::Generic:
     case StatementFormat::Auto: break;
     }
-    return QStringLiteral("a generic statement");
+    return StatementText::tr("a generic statement");
 }
 
 QString expectedFirstLine(StatementFormat format)
 {
     switch (format) {
-    case StatementFormat::WeChat: return QStringLiteral("its header row (交易时间,公众账号ID,...)");
+    case StatementFormat::WeChat: return StatementText::tr("its header row (交易时间,公众账号ID,...)");
     case StatementFormat::Alipay: return QStringLiteral("\"#支付宝业务明细查询\"");
     case StatementFormat::Generic:
     case StatementFormat::Auto: break;
     }
-    return QStringLiteral("a header row naming pay_no");
+    return StatementText::tr("a header row naming pay_no");
 }
 
 [[noreturn]] void refuse(const QString &message)
@@ -42,12 +49,12 @@ QString expectedFirstLine(StatementFormat format)
 void refuseArchives(const QByteArray &start)
 {
     if (start.startsWith("PK\x03\x04"))
-        refuse(QStringLiteral("the file is a ZIP archive (or an Excel workbook), not a CSV statement: unzip it, or "
-                              "download the statement as CSV"));
+        refuse(StatementText::tr("the file is a ZIP archive (or an Excel workbook), not a CSV statement: "
+                                 "unzip it, or download the statement as CSV"));
     if (start.startsWith("\x1F\x8B"))
-        refuse(QStringLiteral("the file is gzip-compressed: decompress it (gunzip) first"));
+        refuse(StatementText::tr("the file is gzip-compressed: decompress it (gunzip) first"));
     if (start.startsWith("%PDF"))
-        refuse(QStringLiteral("the file is a PDF, not a CSV statement"));
+        refuse(StatementText::tr("the file is a PDF, not a CSV statement"));
 }
 
 // The format the first line names: Alipay's "#支付宝..." comment, WeChat's header row, or a
@@ -97,7 +104,7 @@ StatementReader::StatementReader(QIODevice &device, StatementFormat format)
     refuseArchives(device.peek(4));
     QByteArray first;
     if (!m_source->readFirstLine(first))
-        refuse(QStringLiteral("the file is empty: it holds no statement"));
+        refuse(StatementText::tr("the file is empty: it holds no statement"));
 
     // WeChat and generic files are UTF-8; Alipay writes GBK (GB18030 is its superset), and a
     // copy saved again as UTF-8 reads as well. The first line decides, since it names the format.
@@ -111,23 +118,24 @@ StatementReader::StatementReader(QIODevice &device, StatementFormat format)
     const StatementFormat found = sniff(text);
     if (format == StatementFormat::Auto) {
         if (found == StatementFormat::Auto && !isUtf8) {
-            refuse(QStringLiteral("the file is not UTF-8 text, and not an Alipay business detail (GBK): it is "
-                                  "binary or in an encoding payops does not read"));
+            refuse(StatementText::tr("the file is not UTF-8 text, and not an Alipay business detail (GBK): "
+                                     "it is binary or in an encoding payops does not read"));
         }
         if (found == StatementFormat::Auto) {
-            refuse(QStringLiteral("not a statement payops knows: the first line is \"%1\"; expected a WeChat Pay "
-                                  "trade bill, an Alipay business detail, or a CSV whose header names pay_no, "
-                                  "order_id, amount_fen or amount, status and paid_at")
+            refuse(StatementText::tr("not a statement payops knows: the first line is \"%1\"; expected a "
+                                     "WeChat Pay trade bill, an Alipay business detail, or a CSV whose "
+                                     "header names pay_no, order_id, amount_fen or amount, status and "
+                                     "paid_at")
                        .arg(text.left(kQuotedLength)));
         }
         m_header.detected = true;
         format = found;
     } else if (found != format) {
         if (!isUtf8 && format != StatementFormat::Alipay) {
-            refuse(QStringLiteral("not %1: the file is not UTF-8 text (saved again in another encoding?)")
+            refuse(StatementText::tr("not %1: the file is not UTF-8 text (saved again in another encoding?)")
                        .arg(formatTitle(format)));
         }
-        refuse(QStringLiteral("not %1: its first line should be %2, it is \"%3\"")
+        refuse(StatementText::tr("not %1: its first line should be %2, it is \"%3\"")
                    .arg(formatTitle(format), expectedFirstLine(format), text.left(kQuotedLength)));
     }
     m_header.format = format;

@@ -1,12 +1,19 @@
-#include "domain/statementsource.h"
+#include "statementsource.h"
 
 #include "domain/statement.h"
 
+#include <QCoreApplication>
 #include <QIODevice>
 
 namespace payops {
 
 namespace {
+
+// The translation context of what is wrong with a statement file or line, shared by its readers.
+struct StatementText
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
+};
 
 constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
 
@@ -37,8 +44,8 @@ bool StatementLineSource::readRaw()
     ++m_lineNo;
     m_length = read;
     if (m_length == m_buffer.size() - 1 && m_buffer[m_length - 1] != '\n') {
-        throw StatementError(QStringLiteral("line %1 is longer than %2 KiB: this is not a statement "
-                                            "(a binary file?)")
+        throw StatementError(StatementText::tr("line %1 is longer than %2 KiB: this is not a statement "
+                                               "(a binary file?)")
                                  .arg(m_lineNo)
                                  .arg(kMaxLineBytes / 1024)
                                  .toStdString());
@@ -48,8 +55,8 @@ bool StatementLineSource::readRaw()
     if (m_length > 0 && m_buffer[m_length - 1] == '\r')
         --m_length;
     if (QByteArrayView(m_buffer.constData(), m_length).contains('\0')) {
-        throw StatementError(QStringLiteral("line %1 holds binary data (NUL bytes): this is not a "
-                                            "statement, or it was damaged")
+        throw StatementError(StatementText::tr("line %1 holds binary data (NUL bytes): this is not a "
+                                               "statement, or it was damaged")
                                  .arg(m_lineNo)
                                  .toStdString());
     }
@@ -89,8 +96,8 @@ bool StatementLineSource::readLine(QString &text)
         return false;
     text = m_decoder.decode(QByteArrayView(m_buffer.constData(), m_length));
     if (m_decoder.hasError()) {
-        throw StatementError(QStringLiteral("line %1 is not %2 text: the file is damaged, binary or "
-                                            "was saved in another encoding")
+        throw StatementError(StatementText::tr("line %1 is not %2 text: the file is damaged, binary or "
+                                               "was saved in another encoding")
                                  .arg(m_lineNo)
                                  .arg(m_encoding == Encoding::Utf8 ? QStringLiteral("UTF-8") : QStringLiteral("GBK"))
                                  .toStdString());

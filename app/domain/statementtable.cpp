@@ -1,10 +1,17 @@
-#include "domain/statementtable.h"
+#include "statementtable.h"
 
+#include <QCoreApplication>
 #include <limits>
 
 namespace payops {
 
 namespace {
+
+// The translation context of what is wrong with a statement file or line, shared by its readers.
+struct StatementText
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
+};
 
 bool isPadding(QChar c)
 {
@@ -68,8 +75,8 @@ bool StatementTable::readRecord()
     m_recordLine = m_source.lineNo();
     while (!splitCsvRecord(m_text, m_cells, m_spans)) {
         if (!m_source.readLine(m_more) || m_text.size() > StatementLineSource::kMaxLineBytes) {
-            throw StatementError(QStringLiteral("line %1 opens a quoted field (\") that is never "
-                                                "closed: the file is damaged or not CSV")
+            throw StatementError(StatementText::tr("line %1 opens a quoted field (\") that is never "
+                                                   "closed: the file is damaged or not CSV")
                                      .arg(m_recordLine)
                                      .toStdString());
         }
@@ -109,19 +116,20 @@ bool StatementTable::startLine(StatementLine &line, qsizetype payNoColumn, QList
 {
     line.lineNo = m_recordLine;
     if (m_spans.size() != m_header.size()) {
-        lineError(errors, QStringLiteral("has %1 fields where the header row has %2 (a comma inside a "
-                                         "value that is not quoted?)")
+        lineError(errors, StatementText::tr("has %1 fields where the header row has %2 (a comma inside a "
+                                            "value that is not quoted?)")
                               .arg(m_spans.size())
                               .arg(m_header.size()));
         return false;
     }
     const QStringView payNo = field(payNoColumn);
     if (payNo.isEmpty()) {
-        lineError(errors, QStringLiteral("has no transaction id (pay_no)"));
+        lineError(errors, StatementText::tr("has no transaction id (pay_no)"));
         return false;
     }
     if (payNo.size() > 64 && payNo.toUcs4().size() > 64) { // UTF-16 units are never fewer
-        lineError(errors, QStringLiteral("has a transaction id longer than 64 characters: %1").arg(payNo.left(70)));
+        lineError(errors, StatementText::tr("has a transaction id longer than 64 characters: %1")
+            .arg(payNo.left(70)));
         return false;
     }
     line.payNo = payNo.toUtf8();
@@ -132,18 +140,22 @@ qsizetype StatementTable::requireColumn(QStringView name, const QString &hint) c
 {
     const qsizetype at = column(name);
     if (at < 0) {
-        throw StatementError(QStringLiteral("not %1: its header row (line %2) has no %3 column%4")
-                                 .arg(m_title)
-                                 .arg(m_recordLine)
-                                 .arg(name, hint.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(hint))
-                                 .toStdString());
+        QString message = (hint.isEmpty() ? StatementText::tr("not %1: its header row (line %2) has no %3 column")
+                                          : StatementText::tr("not %1: its header row (line %2) has no %3 column (%4)"))
+                              .arg(m_title)
+                              .arg(m_recordLine)
+                              .arg(name);
+        if (!hint.isEmpty())
+            message = message.arg(hint);
+        throw StatementError(message.toStdString());
     }
     return at;
 }
 
 void StatementTable::refuseTruncated(const QString &what) const
 {
-    throw StatementError(QStringLiteral("the file (%1) ends at line %2 without %3: it is truncated, download it again")
+    throw StatementError(StatementText::tr("the file (%1) ends at line %2 without %3: it is truncated, "
+                                           "download it again")
                              .arg(m_title)
                              .arg(m_source.lineNo())
                              .arg(what)

@@ -4,6 +4,7 @@
 #include "db/dberror.h"
 #include "db/migrator.h"
 
+#include <QCoreApplication>
 #include <QMutex>
 #include <QRandomGenerator>
 #include <QSqlQuery>
@@ -14,12 +15,18 @@
 namespace payops {
 namespace {
 
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct Storm
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::Storm)
+};
+
 void requireSandbox(const QSqlDatabase &db)
 {
     if (!db::isSandboxDatabase(db))
-        throw db::Error(QStringLiteral("this database is not marked as a sandbox: the storm pays orders out on purpose "
-                                       "and runs only on a sandbox (payops sandbox, or payops migrate --sandbox on a "
-                                       "database of test data)"));
+        throw db::Error(Storm::tr("this database is not marked as a sandbox: the storm pays orders out on purpose "
+                                  "and runs only on a sandbox (payops sandbox, or payops migrate --sandbox on a "
+                                  "database of test data)"));
 }
 
 // Remembers what createStormOrders / pendingStormOrders / stormOrderFacts read, so that
@@ -82,46 +89,47 @@ QString stormPatternName(StormPattern pattern)
 std::optional<StormTarget> parseStormTarget(const QString &url, QString *error)
 {
     const QUrl parsed(url.trimmed(), QUrl::StrictMode);
+    // `why` is a whole sentence with the target as %1.
     auto refuse = [&](const QString &why) -> std::optional<StormTarget> {
         if (error)
-            *error = QStringLiteral("target '%1' %2").arg(url, why);
+            *error = why.arg(url);
         return std::nullopt;
     };
     if (!parsed.isValid() || parsed.host().isEmpty())
-        return refuse(QStringLiteral("is not a URL of the form http://HOST:PORT"));
+        return refuse(Storm::tr("target '%1' is not a URL of the form http://HOST:PORT"));
     if (parsed.scheme() != QLatin1String("http"))
-        return refuse(QStringLiteral("must start with http:// (the sandbox's endpoints speak plain HTTP)"));
+        return refuse(Storm::tr("target '%1' must start with http:// (the sandbox's endpoints speak plain HTTP)"));
     if (parsed.port() < 1)
-        return refuse(QStringLiteral("has no port: write http://HOST:PORT"));
+        return refuse(Storm::tr("target '%1' has no port: write http://HOST:PORT"));
     if (!parsed.userInfo().isEmpty() || parsed.hasQuery() || parsed.hasFragment()
         || !(parsed.path().isEmpty() || parsed.path() == QLatin1String("/")))
-        return refuse(QStringLiteral("must be only http://HOST:PORT: the storm posts to /callbacks/pay itself"));
+        return refuse(Storm::tr("target '%1' must be only http://HOST:PORT: the storm posts to /callbacks/pay itself"));
     return StormTarget{parsed.host(), parsed.port()};
 }
 
 QString validateStormPlan(const StormPlan &plan)
 {
     if (plan.targets.isEmpty())
-        return QStringLiteral("no target: give at least one http://HOST:PORT");
+        return Storm::tr("no target: give at least one http://HOST:PORT");
     if (plan.targets.size() > kStormMaxTargets)
-        return QStringLiteral("at most %1 targets").arg(kStormMaxTargets);
+        return Storm::tr("at most %1 targets").arg(kStormMaxTargets);
     for (const QString &target : plan.targets) {
         QString error;
         if (!parseStormTarget(target, &error))
             return error;
     }
     if (plan.secret.isEmpty())
-        return QStringLiteral("the signing secret is empty");
+        return Storm::tr("the signing secret is empty");
     if (plan.orders < 1 || plan.orders > kStormMaxOrders)
-        return QStringLiteral("the number of orders must be 1-%1").arg(kStormMaxOrders);
+        return Storm::tr("the number of orders must be 1-%1").arg(kStormMaxOrders);
     if (plan.copies < 1 || plan.copies > kStormMaxCopies)
-        return QStringLiteral("the number of copies must be 1-%1").arg(kStormMaxCopies);
+        return Storm::tr("the number of copies must be 1-%1").arg(kStormMaxCopies);
     if (plan.gapMs < 0 || plan.gapMs > kStormMaxGapMs)
-        return QStringLiteral("the gap must be 0-%1 ms").arg(kStormMaxGapMs);
+        return Storm::tr("the gap must be 0-%1 ms").arg(kStormMaxGapMs);
     if (!(plan.ratePerSecond >= 0 && plan.ratePerSecond <= kStormMaxRate))
-        return QStringLiteral("the rate must be 0 (as fast as possible) to %1 orders a second").arg(kStormMaxRate);
+        return Storm::tr("the rate must be 0 (as fast as possible) to %1 orders a second").arg(kStormMaxRate);
     if (plan.maxAttempts < 1 || plan.maxAttempts > kStormMaxAttempts)
-        return QStringLiteral("the attempts per callback must be 1-%1").arg(kStormMaxAttempts);
+        return Storm::tr("the attempts per callback must be 1-%1").arg(kStormMaxAttempts);
     return {};
 }
 
@@ -129,14 +137,14 @@ QList<qint64> createStormOrders(const QSqlDatabase &db, int count)
 {
     requireSandbox(db);
     if (count < 1 || count > kStormMaxOrders)
-        throw db::Error(QStringLiteral("the number of orders to create must be 1-%1").arg(kStormMaxOrders));
+        throw db::Error(Storm::tr("the number of orders to create must be 1-%1").arg(kStormMaxOrders));
     // The orders belong to users that exist, so that their points land on a balance.
     QList<qint64> users;
     QSqlQuery userRows = db::exec(db, QStringLiteral("SELECT id FROM users ORDER BY id LIMIT 1000"));
     while (userRows.next())
         users << userRows.value(0).toLongLong();
     if (users.isEmpty())
-        throw db::Error(QStringLiteral("the sandbox has no users to own the storm's orders (load the demo data first)"));
+        throw db::Error(Storm::tr("the sandbox has no users to own the storm's orders (load the demo data first)"));
 
     // One row at a time, so that each id is the one the server gave (a multi-row INSERT's ids
     // are consecutive only under some auto-increment lock modes), in transactions of 500.
@@ -163,7 +171,7 @@ QList<qint64> pendingStormOrders(const QSqlDatabase &db, int count)
 {
     requireSandbox(db);
     if (count < 1 || count > kStormMaxOrders)
-        throw db::Error(QStringLiteral("the number of orders must be 1-%1").arg(kStormMaxOrders));
+        throw db::Error(Storm::tr("the number of orders must be 1-%1").arg(kStormMaxOrders));
     // idx_orders_status_created: a range of the PENDING orders, newest first.
     QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, amount_fen, currency FROM orders WHERE status = 'PENDING' "
                                                  "ORDER BY created_at DESC, id DESC LIMIT ?"), {count});

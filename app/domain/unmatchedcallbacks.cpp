@@ -9,13 +9,15 @@ namespace payops {
 QString UnmatchedCount::describe() const
 {
     if (callbacks == 0)
-        return QStringLiteral("no unmatched callbacks");
-    const QString text = QStringLiteral("%1 unmatched callback(s), %2 of them now with their order").arg(callbacks).arg(withOrder);
+        return UnmatchedCount::tr("no unmatched callbacks");
     if (withOrder == 0)
-        return text;
-    return text + QStringLiteral(" (%1.%2 yuan waiting to be applied)")
-                      .arg(withOrderFen / 100)
-                      .arg(withOrderFen % 100, 2, 10, QLatin1Char('0'));
+        return UnmatchedCount::tr("%1 unmatched callback(s), 0 of them now with their order").arg(callbacks);
+    return UnmatchedCount::tr("%1 unmatched callback(s), %2 of them now with their order (%3.%4 yuan waiting to be "
+                              "applied)")
+        .arg(callbacks)
+        .arg(withOrder)
+        .arg(withOrderFen / 100)
+        .arg(withOrderFen % 100, 2, 10, QLatin1Char('0'));
 }
 
 UnmatchedCount countUnmatched(const QSqlDatabase &db)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QSqlDatabase>
 
 namespace payops {
@@ -10,6 +11,9 @@ namespace payops {
 // nobody applies.
 struct UnmatchedCount
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::UnmatchedCount)
+
+public:
     qint64 callbacks = 0;
     qint64 withOrder = 0;    // their order exists now: a payment waiting to be applied
     qint64 withOrderFen = 0; // what those callbacks paid

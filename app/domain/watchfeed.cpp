@@ -5,6 +5,7 @@
 #include "duplicatewatch.h"
 #include "watchrecount.h"
 
+#include <QCoreApplication>
 #include <QHash>
 #include <QSet>
 #include <QSqlQuery>
@@ -13,6 +14,12 @@
 
 namespace payops {
 namespace {
+
+// The translation context of the sentences below (this layer has no QObject for tr()).
+struct WatchFeed
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::WatchFeed)
+};
 
 // Missing ids a table may have waiting at once. Normally these are the transactions open at
 // the moment of a refresh, and a few rolled back; past the bound the oldest are given up.
@@ -183,7 +190,7 @@ QHash<int, SourceState> readSourceStates(const QSqlDatabase &db)
     QSqlQuery seen = db::exec(db, QStringLiteral(
         "SELECT coupon_seen_id, point_seen_id, compensation_seen_id FROM duplicate_watch_state WHERE id = 1"));
     if (!seen.next())
-        throw db::Error(QStringLiteral("the duplicate watch has no state row; run payops migrate again"));
+        throw db::Error(WatchFeed::tr("the duplicate watch has no state row; run payops migrate again"));
     for (int i = 0; i < 3; ++i)
         states[i + 1].seen = seen.value(i).toLongLong();
     QSqlQuery gaps = db::exec(db, QStringLiteral(

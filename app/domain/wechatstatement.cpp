@@ -7,9 +7,17 @@
 #include "domain/money.h"
 #include "domain/statementtable.h"
 
+#include <QCoreApplication>
+
 namespace payops {
 
 namespace {
+
+// The translation context of what is wrong with a statement file or line, shared by its readers.
+struct StatementText
+{
+    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
+};
 
 class WeChatTable final : public StatementTable
 {
@@ -38,7 +46,7 @@ WeChatTable::WeChatTable(StatementLineSource &source)
     : StatementTable(source)
 {
     m_prefix = QLatin1Char('`');
-    m_title = QStringLiteral("a WeChat bill");
+    m_title = StatementText::tr("a WeChat bill");
     readRecord();
     takeHeader();
     m_time = requireColumn(u"交易时间");
@@ -58,7 +66,7 @@ bool WeChatTable::next(StatementLine &line, QList<StatementLineError> &errors)
 {
     while (!m_atEnd) {
         if (!readRecord())
-            refuseTruncated(QStringLiteral("its totals rows (总交易单数, ...)"));
+            refuseTruncated(StatementText::tr("its totals rows (总交易单数, ...)"));
         if (field(0) == u"总交易单数") {
             readTotals(errors);
             m_atEnd = true;
@@ -80,12 +88,12 @@ bool WeChatTable::readLine(StatementLine &line, QList<StatementLineError> &error
     line.orderId = merchantOrderId(field(m_orderNo));
     line.status = field(m_status).toString();
     if (line.status.isEmpty()) {
-        lineError(errors, QStringLiteral("has no 交易状态 (trade status)"));
+        lineError(errors, StatementText::tr("has no 交易状态 (trade status)"));
         return false;
     }
     line.paidAt = beijingTimeToUtc(field(m_time));
     if (!line.paidAt.isValid()) {
-        lineError(errors, QStringLiteral("has a 交易时间 that is not a time such as 2026-12-01 10:00:00: %1")
+        lineError(errors, StatementText::tr("has a 交易时间 that is not a time such as 2026-12-01 10:00:00: %1")
                               .arg(field(m_time)));
         return false;
     }
@@ -107,7 +115,7 @@ std::optional<qint64> WeChatTable::amount(qsizetype column, QList<StatementLineE
 {
     const std::optional<qint64> fen = yuanToFen(field(column));
     if (!fen) {
-        lineError(errors, QStringLiteral("has a %1 that is not yuan with at most two decimals: %2")
+        lineError(errors, StatementText::tr("has a %1 that is not yuan with at most two decimals: %2")
                               .arg(headerName(column), field(column)));
     }
     return fen;
@@ -120,19 +128,19 @@ void WeChatTable::readTotals(QList<StatementLineError> &errors)
 {
     const qsizetype countColumn = 0; // 总交易单数, the totals header's first name
     if (!readRecord())
-        refuseTruncated(QStringLiteral("the totals row under its totals header"));
+        refuseTruncated(StatementText::tr("the totals row under its totals header"));
     const std::optional<qint64> count = parseWholeNumber(field(countColumn));
     if (!count) {
-        lineError(errors, QStringLiteral("has a 总交易单数 (number of transactions) that is not a number: %1")
+        lineError(errors, StatementText::tr("has a 总交易单数 (number of transactions) that is not a number: %1")
                               .arg(field(countColumn)));
     } else if (*count != m_rows) {
-        lineError(errors, QStringLiteral("says the bill has %1 transactions (总交易单数), the file lists %2: "
-                                         "lines are missing or were added")
+        lineError(errors, StatementText::tr("says the bill has %1 transactions (总交易单数), the file lists %2: "
+                                            "lines are missing or were added")
                               .arg(*count)
                               .arg(m_rows));
     }
     while (readRecord())
-        lineError(errors, QStringLiteral("follows the totals row and is not read"));
+        lineError(errors, StatementText::tr("follows the totals row and is not read"));
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "db/dberror.h"
 #include "log/application.h"
+#include "log/translation.h"
 #include "log/logging.h"
 #include "service/callbackservice.h"
 #include "service/serviceoptions.h"
@@ -39,6 +40,7 @@ int main(int argc, char *argv[])
 
     QCoreApplication app(argc, argv);
     payops::setApplicationIdentity();
+    payops::installTranslations();
 
     const payops::ServiceCommandLine command =
         payops::parseServiceCommandLine(app.arguments(), QProcessEnvironment::systemEnvironment());

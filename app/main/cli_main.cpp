@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 #include "log/application.h"
+#include "log/translation.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -33,5 +34,6 @@ int main(int argc, char *argv[])
         app = std::make_unique<QCoreApplication>(argc, argv);
     }
     payops::setApplicationIdentity();
+    payops::installTranslations();
     return payops::cli::run(app->arguments().mid(1));
 }

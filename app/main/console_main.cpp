@@ -1,5 +1,7 @@
 #include "db/dsn.h"
 #include "log/application.h"
+#include "log/translation.h"
+#include "console/consolesettings.h"
 #include "log/logging.h"
 #include "console/sandboxlauncher.h"
 #include "dialogs/connectiondialog.h"
@@ -8,63 +10,121 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QIcon>
 #include <QMessageBox>
 #include <QStatusBar>
 
-int main(int argc, char *argv[])
+namespace {
+
+// The console's command line, built alike for --help and --version (answered before any
+// window system is touched) and for a run.
+class ConsoleCommandLine
 {
-    QApplication app(argc, argv);
-    payops::setApplicationIdentity();
-    QApplication::setApplicationDisplayName(QStringLiteral("payops console"));
+    Q_DECLARE_TR_FUNCTIONS(ConsoleCommandLine)
+
+public:
+    ConsoleCommandLine()
+    {
+        parser.setApplicationDescription(tr("Operations console for payment-callback incidents."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOption(db);
+        parser.addOption(sandbox);
+        parser.addOption(page);
+        parser.addOption(order);
+        parser.addOption(logLevel);
+    }
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Operations console for payment-callback incidents."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption dbOption(QStringLiteral("db"),
-                                      QStringLiteral("Connect to this database and skip the connection dialog."),
-                                      QStringLiteral("dsn"));
-    const QCommandLineOption logLevelOption(QStringLiteral("log-level"),
-                                            QStringLiteral("trace, debug, info, warn, error or off."),
-                                            QStringLiteral("level"));
-    const QCommandLineOption sandboxOption(QStringLiteral("sandbox"),
-                                           QStringLiteral("Start the local sandbox and connect to it."));
     const QString pageList = payops::pageNames().join(QStringLiteral(", "));
-    const QCommandLineOption pageOption(QStringLiteral("page"), QStringLiteral("Open this page: %1.").arg(pageList),
-                                        QStringLiteral("page"));
-    const QCommandLineOption orderOption(QStringLiteral("order"),
-                                         QStringLiteral("Open the evidence of this order."), QStringLiteral("id"));
-    parser.addOption(dbOption);
-    parser.addOption(sandboxOption);
-    parser.addOption(pageOption);
-    parser.addOption(orderOption);
-    parser.addOption(logLevelOption);
+    const QCommandLineOption db{QStringLiteral("db"), tr("Connect to this database and skip the connection dialog."),
+                                QStringLiteral("dsn")};
+    const QCommandLineOption logLevel{QStringLiteral("log-level"), tr("trace, debug, info, warn, error or off."),
+                                      QStringLiteral("level")};
+    const QCommandLineOption sandbox{QStringLiteral("sandbox"), tr("Start the local sandbox and connect to it.")};
+    const QCommandLineOption page{QStringLiteral("page"), tr("Open this page: %1.").arg(pageList),
+                                  QStringLiteral("page")};
+    const QCommandLineOption order{QStringLiteral("order"), tr("Open the evidence of this order."),
+                                   QStringLiteral("id")};
+};
+
+// --help and --version have to answer where there is no display (over ssh, in a package's
+// smoke test): a QApplication aborts there, so these are found in argv before one is made.
+bool asksForHelpOrVersion(int argc, char *argv[])
+{
+    static const QByteArrayList flags = {"-h", "-?", "--help", "--help-all", "-v", "--version"};
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray argument(argv[i]);
+        if (argument == "--")
+            break;
+        if (flags.contains(argument))
+            return true;
+    }
+    return false;
+}
+
+// The sizes the package installs into the hicolor theme, from the console's own resources,
+// so that the window has its icon also when it runs from the build directory. An installed
+// theme icon of the same name wins, as the desktop's own entry does.
+QIcon applicationIcon()
+{
+    QIcon bundled;
+    for (const int size : {16, 24, 32, 48, 64, 128, 256})
+        bundled.addFile(QStringLiteral(":/icons/hicolor/%1x%1/apps/payops.png").arg(size), QSize(size, size));
+    return QIcon::fromTheme(QStringLiteral("payops"), bundled);
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    if (asksForHelpOrVersion(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        payops::setApplicationIdentity();
+        payops::installTranslations(payops::console::storedLanguage());
+        ConsoleCommandLine commandLine;
+        commandLine.parser.process(app); // prints the help or the version and exits
+        return 0;
+    }
+
+    QApplication app(argc, argv);
+    payops::setApplicationIdentity();
+    // Before any widget exists: a widget keeps the words it was built with.
+    payops::installTranslations(payops::console::storedLanguage());
+    QApplication::setApplicationDisplayName(ConsoleCommandLine::tr("payops console"));
+    QApplication::setWindowIcon(applicationIcon());
+    // Wayland compositors find the window's icon and name through its desktop entry.
+    QGuiApplication::setDesktopFileName(QStringLiteral("payops-console"));
+
+    ConsoleCommandLine commandLine;
+    QCommandLineParser &parser = commandLine.parser;
     parser.process(app);
 
-    const payops::LogLevelChoice level = payops::chooseLogLevel(parser.value(logLevelOption));
+    const QString title = QApplication::applicationDisplayName();
+    const payops::LogLevelChoice level = payops::chooseLogLevel(parser.value(commandLine.logLevel));
     payops::setupLogging(QStringLiteral("payops-console"), level.level);
     if (!level.error.isEmpty()) {
-        QMessageBox::critical(nullptr, QStringLiteral("payops console"), level.error);
+        QMessageBox::critical(nullptr, title, level.error);
         return 2;
     }
 
     std::optional<payops::Dsn> dsn;
-    if (parser.isSet(dbOption)) {
+    if (parser.isSet(commandLine.db)) {
         QString error;
-        dsn = payops::Dsn::parse(parser.value(dbOption), &error);
+        dsn = payops::Dsn::parse(parser.value(commandLine.db), &error);
         if (!dsn) {
-            QMessageBox::critical(nullptr, QStringLiteral("payops console"), error);
+            QMessageBox::critical(nullptr, title, error);
             return 2;
         }
     }
-    const payops::PageEntry *startPage =
-        parser.isSet(pageOption) ? payops::findPage(parser.value(pageOption)) : &payops::pageTable().front();
+    const payops::PageEntry *startPage = parser.isSet(commandLine.page) ? payops::findPage(parser.value(commandLine.page))
+                                                                       : &payops::pageTable().front();
     if (!startPage) {
-        QMessageBox::critical(nullptr, QStringLiteral("payops console"),
-                              QStringLiteral("unknown page; one of: ") + pageList);
+        QMessageBox::critical(nullptr, title, ConsoleCommandLine::tr("unknown page; one of: %1").arg(commandLine.pageList));
         return 2;
     }
-    const qint64 orderId = parser.value(orderOption).toLongLong();
+    const qint64 orderId = parser.value(commandLine.order).toLongLong();
     payops::MainWindow window(dsn);
     // Applied whenever a database is connected, whichever way it was chosen.
     const auto openStartPage = [&window, startPage, orderId] {
@@ -81,16 +141,16 @@ int main(int argc, char *argv[])
     payops::console::SandboxLauncher sandbox;
     QObject::connect(&sandbox, &payops::console::SandboxLauncher::started, &window,
                      [&window](const payops::Dsn &started) {
-                         window.statusBar()->showMessage(QStringLiteral("Local sandbox started."), 5000);
+                         window.statusBar()->showMessage(ConsoleCommandLine::tr("Local sandbox started."), 5000);
                          window.connectTo(started);
                      });
-    QObject::connect(&sandbox, &payops::console::SandboxLauncher::failed, &window, [&window](const QString &message) {
-        QMessageBox::critical(&window, QStringLiteral("payops console"), message);
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::failed, &window, [&window, title](const QString &message) {
+        QMessageBox::critical(&window, title, message);
     });
     QObject::connect(&sandbox, &payops::console::SandboxLauncher::progress, &window,
                      [&window](const QString &text) { window.statusBar()->showMessage(text); });
-    if (!dsn && parser.isSet(sandboxOption)) {
-        window.statusBar()->showMessage(QStringLiteral("Starting the local sandbox …"));
+    if (!dsn && parser.isSet(commandLine.sandbox)) {
+        window.statusBar()->showMessage(ConsoleCommandLine::tr("Starting the local sandbox …"));
         sandbox.start();
     } else if (!dsn) {
         QMetaObject::invokeMethod(&window, [&window] {

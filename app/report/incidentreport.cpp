@@ -249,7 +249,7 @@ QImage IncidentReport::chart(const QList<qint64> &series, const QString &title, 
 void IncidentReport::writePdf(const QString &path) const
 {
     const auto fail = [&path](const QString &why) {
-        throw std::runtime_error((QStringLiteral("cannot write ") + path + QStringLiteral(": ") + why).toStdString());
+        throw std::runtime_error(tr("cannot write %1: %2").arg(path, why).toStdString());
     };
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))

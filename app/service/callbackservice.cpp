@@ -68,17 +68,19 @@ CallbackService::~CallbackService() = default;
 int CallbackService::start()
 {
     if (m_options.secret.isEmpty())
-        fail(QStringLiteral("the signing secret is empty"));
+        fail(CallbackService::tr("the signing secret is empty"));
     QString fromState;
     try {
         db::Connection connection(m_options.dsn, QStringLiteral("startup"));
         const QSqlDatabase db = connection.database();
         if (!db::Migrator(connection).currentLevel())
-            fail(QStringLiteral("database '%1' has no payops schema; run payops migrate --db DSN").arg(m_options.dsn.database));
+            fail(CallbackService::tr("database '%1' has no payops schema; run payops migrate --db DSN")
+                .arg(m_options.dsn.database));
         if (m_options.handler == QLatin1String("unsafe-demo") && !db::isSandboxDatabase(db))
-            fail(QStringLiteral("refusing --handler unsafe-demo: database '%1' is not marked as a sandbox. The unsafe "
-                                "handler pays out twice on purpose; run it only on a sandbox (payops sandbox start, "
-                                "or payops migrate --sandbox on a throwaway database)").arg(m_options.dsn.database));
+            fail(CallbackService::tr("refusing --handler unsafe-demo: database '%1' is not marked as a sandbox. The "
+                                     "unsafe handler pays out twice on purpose; run it only on a sandbox (payops "
+                                     "sandbox start, or payops migrate --sandbox on a throwaway database)")
+                .arg(m_options.dsn.database));
         fromState = paymentFromState(db);
     } catch (const db::Error &error) {
         fail(db::userMessage(error));
@@ -135,8 +137,8 @@ void CallbackService::checkInstanceName()
                          host.toStdString());
             return;
         }
-        fail(QStringLiteral("instance name '%1' is in use by a live payops-callbackd (pid %2 on %3); choose another "
-                            "--instance, or pass --take-over if that process is gone")
+        fail(CallbackService::tr("instance name '%1' is in use by a live payops-callbackd (pid %2 on %3); choose "
+                                 "another --instance, or pass --take-over if that process is gone")
                  .arg(m_options.instance).arg(pid).arg(host));
     } catch (const db::Error &error) {
         fail(db::userMessage(error));

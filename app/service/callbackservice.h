@@ -6,6 +6,7 @@
 #include "httpserver.h"
 #include "serviceoptions.h"
 
+#include <QCoreApplication>
 #include <QByteArray>
 #include <QString>
 
@@ -26,6 +27,8 @@ struct SwitchObserver;
 // workers, each owning one connection.
 class CallbackService final
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::CallbackService)
+
 public:
     explicit CallbackService(ServiceOptions options);
     ~CallbackService();

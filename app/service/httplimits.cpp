@@ -1,26 +1,47 @@
 #include "httplimits.h"
 
+#include <QtGlobal>
+
 namespace payops {
 
 const std::vector<HttpLimitOption> &httpLimitOptions()
 {
+    // The descriptions are marked for translation here and translated where --help is built.
     static const std::vector<HttpLimitOption> options{
-        {"io-threads", "HTTP event loops.", &HttpLimits::ioThreads, 1, 64},
-        {"max-connections", "Open connections, all clients together.", &HttpLimits::maxConnections, 16, 1000000},
-        {"max-connections-per-ip", "Open connections from one address (0: no limit; behind a proxy all share one).",
+        {"io-threads",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine", "HTTP event loops."),
+         &HttpLimits::ioThreads, 1, 64},
+        {"max-connections",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine", "Open connections, all clients together."),
+         &HttpLimits::maxConnections, 16, 1000000},
+        {"max-connections-per-ip",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine",
+                           "Open connections from one address (0: no limit; behind a proxy all share one)."),
          &HttpLimits::maxConnectionsPerIp, 0, 1000000},
-        {"max-header-bytes", "Bytes of request line and headers.", &HttpLimits::maxHeaderBytes, 1024, 1 << 20},
-        {"max-body-bytes", "Bytes of body, counted after chunked decoding (413 past it).", &HttpLimits::maxBodyBytes,
-         1024, 16 << 20},
-        {"request-timeout", "Seconds to receive one request's headers and body.", &HttpLimits::requestTimeoutSeconds,
-         1, 3600},
-        {"keep-alive-idle", "Seconds a connection may sit with nothing to read or write.",
+        {"max-header-bytes",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine", "Bytes of request line and headers."),
+         &HttpLimits::maxHeaderBytes, 1024, 1 << 20},
+        {"max-body-bytes",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine",
+                           "Bytes of body, counted after chunked decoding (413 past it)."),
+         &HttpLimits::maxBodyBytes, 1024, 16 << 20},
+        {"request-timeout",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine", "Seconds to receive one request's headers and body."),
+         &HttpLimits::requestTimeoutSeconds, 1, 3600},
+        {"keep-alive-idle",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine",
+                           "Seconds a connection may sit with nothing to read or write."),
          &HttpLimits::keepAliveIdleSeconds, 1, 3600},
-        {"max-requests-per-connection", "Requests on one connection before it is closed.",
+        {"max-requests-per-connection",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine", "Requests on one connection before it is closed."),
          &HttpLimits::maxRequestsPerConnection, 1, 1000000},
-        {"queue-depth", "Callbacks waiting for a database worker (503 past it).", &HttpLimits::queueDepth, 1, 1000000},
-        {"queue-wait-ms", "Milliseconds a callback may wait for a worker (503 past it).", &HttpLimits::queueWaitMs, 1,
-         600000},
+        {"queue-depth",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine", "Callbacks waiting for a database worker (503 past it)."),
+         &HttpLimits::queueDepth, 1, 1000000},
+        {"queue-wait-ms",
+         QT_TRANSLATE_NOOP("payops::ServiceCommandLine",
+                           "Milliseconds a callback may wait for a worker (503 past it)."),
+         &HttpLimits::queueWaitMs, 1, 600000},
     };
     return options;
 }

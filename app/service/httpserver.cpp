@@ -319,12 +319,14 @@ int HttpServer::listen(const QString &host, int port)
     const QByteArray hostName = host.toUtf8();
     const QByteArray service = QByteArray::number(port);
     if (const int error = ::getaddrinfo(hostName.constData(), service.constData(), &hints, &found); error != 0)
-        fail(QStringLiteral("cannot listen on %1:%2: %3").arg(host).arg(port).arg(QString::fromUtf8(gai_strerror(error))));
+        fail(HttpServer::tr("cannot listen on %1:%2: %3")
+            .arg(host).arg(port).arg(QString::fromUtf8(gai_strerror(error))));
     std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, ::freeaddrinfo);
 
     const int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
     if (fd < 0)
-        fail(QStringLiteral("cannot listen on %1:%2: %3").arg(host).arg(port).arg(QString::fromUtf8(std::strerror(errno))));
+        fail(HttpServer::tr("cannot listen on %1:%2: %3")
+            .arg(host).arg(port).arg(QString::fromUtf8(std::strerror(errno))));
     // SO_REUSEADDR lets a restart bind past connections in TIME_WAIT; unlike SO_REUSEPORT it
     // never lets a second process bind a port that is being listened on.
     const int on = 1;
@@ -333,8 +335,9 @@ int HttpServer::listen(const QString &host, int port)
         const int error = errno;
         ::close(fd);
         fail(error == EADDRINUSE
-                 ? QStringLiteral("cannot listen on %1:%2: the address is already in use").arg(host).arg(port)
-                 : QStringLiteral("cannot listen on %1:%2: %3").arg(host).arg(port).arg(QString::fromUtf8(std::strerror(error))));
+                 ? HttpServer::tr("cannot listen on %1:%2: the address is already in use").arg(host).arg(port)
+                 : HttpServer::tr("cannot listen on %1:%2: %3")
+                     .arg(host).arg(port).arg(QString::fromUtf8(std::strerror(error))));
     }
     sockaddr_storage bound{};
     socklen_t length = sizeof bound;
@@ -383,7 +386,7 @@ void HttpServer::start()
     impl.daemon = MHD_start_daemon(flags, 0, nullptr, nullptr, &Impl::onRequest, &impl, MHD_OPTION_ARRAY,
                                    options.data(), MHD_OPTION_END);
     if (!impl.daemon)
-        fail(QStringLiteral("the HTTP server did not start (see the log)"));
+        fail(HttpServer::tr("the HTTP server did not start (see the log)"));
     impl.sweeper = std::thread([&impl] { impl.sweep(); });
 }
 

@@ -2,6 +2,7 @@
 
 #include "httplimits.h"
 
+#include <QCoreApplication>
 #include <QByteArray>
 #include <QString>
 
@@ -38,6 +39,8 @@ using HttpHandler = std::function<void(HttpRequest request, HttpResponder respon
 // are decoded, so reading stops at the limit).
 class HttpServer final
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::HttpServer)
+
 public:
     // onTooLarge runs on an I/O thread each time a body over the limit is refused.
     HttpServer(HttpLimits limits, HttpHandler handler, std::function<void()> onTooLarge = {});

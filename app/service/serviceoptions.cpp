@@ -12,30 +12,36 @@ constexpr qsizetype kMaximumInstanceLength = 64; // callback_instance.id
 
 void addOptions(QCommandLineParser &parser)
 {
-    parser.setApplicationDescription(QStringLiteral("The payment-callback endpoint payops operates."));
+    parser.setApplicationDescription(ServiceCommandLine::tr("The payment-callback endpoint payops operates."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({
-        {QStringLiteral("db"), QStringLiteral("Database DSN (default: PAYOPS_DB)."), QStringLiteral("dsn")},
-        {QStringLiteral("listen"), QStringLiteral("HOST:PORT to listen on (port 0: any free port)."),
+        {QStringLiteral("db"), ServiceCommandLine::tr("Database DSN (default: PAYOPS_DB)."), QStringLiteral("dsn")},
+        {QStringLiteral("listen"), ServiceCommandLine::tr("HOST:PORT to listen on (port 0: any free port)."),
          QStringLiteral("host:port"), QStringLiteral("127.0.0.1:8080")},
-        {QStringLiteral("secret-file"), QStringLiteral("File holding the HMAC signing secret."), QStringLiteral("file")},
-        {QStringLiteral("handler"), QStringLiteral("safe, or unsafe-demo (the incident's bug; sandbox only)."),
+        {QStringLiteral("secret-file"), ServiceCommandLine::tr("File holding the HMAC signing secret.")
+            , QStringLiteral("file")},
+        {QStringLiteral("handler"), ServiceCommandLine::tr("safe, or unsafe-demo (the incident's bug; sandbox only)."),
          QStringLiteral("name"), QStringLiteral("safe")},
-        {QStringLiteral("instance"), QStringLiteral("Instance name (default: HOSTNAME:PORT)."), QStringLiteral("name")},
-        {QStringLiteral("threads"), QStringLiteral("Database workers, each with its own connection."),
+        {QStringLiteral("instance"), ServiceCommandLine::tr("Instance name (default: HOSTNAME:PORT).")
+            , QStringLiteral("name")},
+        {QStringLiteral("threads"), ServiceCommandLine::tr("Database workers, each with its own connection."),
          QStringLiteral("n"), QStringLiteral("8")},
-        {QStringLiteral("take-over"), QStringLiteral("Start even if a live instance already has this --instance name.")},
-        {QStringLiteral("lock-timeout"), QStringLiteral("Seconds to wait for a pay_no's lock before answering 503."),
+        {QStringLiteral("take-over"), ServiceCommandLine::tr("Start even if a live instance already has this "
+                                                             "--instance name.")},
+        {QStringLiteral("lock-timeout"), ServiceCommandLine::tr("Seconds to wait for a pay_no's lock before answering "
+                                                                "503."),
          QStringLiteral("seconds"), QStringLiteral("5")},
         {QStringLiteral("commit-delay-ms"),
-         QStringLiteral("unsafe-demo only: time between lock release and commit (widens the window)."),
+         ServiceCommandLine::tr("unsafe-demo only: time between lock release and commit (widens the window)."),
          QStringLiteral("ms"), QStringLiteral("60")},
-        {QStringLiteral("log-level"), QStringLiteral("trace, debug, info, warn, error or off."), QStringLiteral("level")},
+        {QStringLiteral("log-level"), ServiceCommandLine::tr("trace, debug, info, warn, error or off.")
+            , QStringLiteral("level")},
     });
     const HttpLimits defaults;
     for (const HttpLimitOption &limit : httpLimitOptions())
-        parser.addOption({QString::fromLatin1(limit.name), QString::fromLatin1(limit.description), QStringLiteral("n"),
+        parser.addOption({QString::fromLatin1(limit.name),
+                          QCoreApplication::translate("payops::ServiceCommandLine", limit.description), QStringLiteral("n"),
                           QString::number(defaults.*limit.field)});
 }
 
@@ -53,7 +59,7 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     bool portOk = false;
     options.port = colon > 0 ? listen.mid(colon + 1).toInt(&portOk) : -1;
     if (!portOk || options.port < 0 || options.port > 65535)
-        return QStringLiteral("--listen must be HOST:PORT, not '%1'").arg(listen);
+        return ServiceCommandLine::tr("--listen must be HOST:PORT, not '%1'").arg(listen);
     options.host = listen.left(colon);
 
     const QString secretPath = parser.value(QStringLiteral("secret-file"));
@@ -61,14 +67,15 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     if (!error.isEmpty())
         return error;
     if (options.secret.size() < kMinimumSecretBytes)
-        return QStringLiteral("the secret in %1 is shorter than %2 bytes").arg(secretPath).arg(kMinimumSecretBytes);
+        return ServiceCommandLine::tr("the secret in %1 is shorter than %2 bytes")
+            .arg(secretPath).arg(kMinimumSecretBytes);
 
     options.handler = parser.value(QStringLiteral("handler"));
     if (options.handler != QLatin1String("safe") && options.handler != QLatin1String("unsafe-demo"))
-        return QStringLiteral("--handler must be safe or unsafe-demo");
+        return ServiceCommandLine::tr("--handler must be safe or unsafe-demo");
     options.instance = parser.value(QStringLiteral("instance"));
     if (options.instance.size() > kMaximumInstanceLength)
-        return QStringLiteral("--instance is longer than %1 characters").arg(kMaximumInstanceLength);
+        return ServiceCommandLine::tr("--instance is longer than %1 characters").arg(kMaximumInstanceLength);
 
     const auto inRange = [&parser](const char *name, int minimum, int maximum, int *target) {
         bool ok = false;
@@ -76,14 +83,15 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
         return ok && *target >= minimum && *target <= maximum;
     };
     if (!inRange("threads", 1, 256, &options.threads))
-        return QStringLiteral("--threads must be 1-256");
+        return ServiceCommandLine::tr("--threads must be 1-256");
     if (!inRange("lock-timeout", 0, 600, &options.lockTimeoutSeconds))
-        return QStringLiteral("--lock-timeout must be 0-600 seconds");
+        return ServiceCommandLine::tr("--lock-timeout must be 0-600 seconds");
     if (!inRange("commit-delay-ms", 0, 60000, &options.unsafeCommitDelayMs))
-        return QStringLiteral("--commit-delay-ms must be 0-60000");
+        return ServiceCommandLine::tr("--commit-delay-ms must be 0-60000");
     for (const HttpLimitOption &limit : httpLimitOptions()) {
         if (!inRange(limit.name, limit.minimum, limit.maximum, &(options.limits.*limit.field)))
-            return QStringLiteral("--%1 must be %2-%3").arg(QLatin1String(limit.name)).arg(limit.minimum).arg(limit.maximum);
+            return ServiceCommandLine::tr("--%1 must be %2-%3")
+                .arg(QLatin1String(limit.name)).arg(limit.minimum).arg(limit.maximum);
     }
     options.takeOver = parser.isSet(QStringLiteral("take-over"));
     return QString();

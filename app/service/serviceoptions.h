@@ -3,6 +3,7 @@
 #include "db/dsn.h"
 #include "httplimits.h"
 
+#include <QCoreApplication>
 #include <QByteArray>
 #include <QProcessEnvironment>
 #include <QString>
@@ -28,6 +29,9 @@ struct ServiceOptions
 // payops-callbackd's command line, read and checked before anything starts.
 struct ServiceCommandLine
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::ServiceCommandLine)
+
+public:
     enum class Action { Run, Help, Version };
     Action action = Action::Run;
     ServiceOptions options;

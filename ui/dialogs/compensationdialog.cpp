@@ -1,6 +1,7 @@
 #include "compensationdialog.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 #include "domain/compensationworkflow.h"
 #include "palette.h"
@@ -28,11 +29,6 @@ struct Preview
     CompensationScope scope;
     CompensationPreview preview;
 };
-
-QString yuan(qint64 fen)
-{
-    return QStringLiteral("¥%1").arg(console::formatYuan(fen));
-}
 
 int ordersIn(const CompensationPlan &plan)
 {
@@ -92,7 +88,7 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest
                               .arg(request.id)
                               .arg(request.requestedBy.toHtmlEscaped(),
                                    request.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                                   yuan(request.amountFen))
+                                   console::formatMoney(request.amountFen))
                               .arg(request.coupons).arg(request.writeOffs).arg(request.pointsRows)
                               .arg(request.reason.toHtmlEscaped(), request.ticket.toHtmlEscaped()));
     m_reason->setText(request.reason);
@@ -277,18 +273,18 @@ void CompensationDialog::showPreview(const CompensationPlan &plan, const Compens
     m_used->setText(locale.toString(plan.couponWriteOffs + plan.couponReceivables));
     m_points->setText(tr("%1 (%2 points)").arg(locale.toString(plan.pointsReversed), locale.toString(plan.pointsTotal)));
     m_orders->setText(locale.toString(ordersIn(plan)));
-    m_money->setText(yuan(plan.moneyFen));
+    m_money->setText(console::formatMoney(plan.moneyFen));
     m_status->setText(plan.isEmpty() ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
                                      : tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
                                           "nothing is deleted."));
     if (m_request && !planFitsRequest(plan, *m_request)) {
         m_fourEyes->setText(tr("The duplicates changed since the request was made (%1 now, %2 asked): an approval will "
-                               "be refused; ask for a new request.").arg(yuan(plan.moneyFen), yuan(m_request->amountFen)));
+                               "be refused; ask for a new request.").arg(console::formatMoney(plan.moneyFen), console::formatMoney(m_request->amountFen)));
         m_fourEyes->show();
     } else if (needsRequest()) {
         m_fourEyes->setText(tr("%1 is above the four-eyes threshold of %2: this files a request that another operator "
                                "account approves on the Compensation page; nothing is compensated until then.")
-                                .arg(yuan(plan.moneyFen), yuan(thresholdFen)));
+                                .arg(console::formatMoney(plan.moneyFen), console::formatMoney(thresholdFen)));
         m_fourEyes->show();
     } else {
         m_fourEyes->hide();
@@ -316,7 +312,7 @@ void CompensationDialog::showConfirmation()
                                   locale.toString(m_plan.couponWriteOffs + m_plan.couponReceivables),
                                   settings().usedCoupons == UsedCouponPolicy::WriteOff ? tr("write-offs") : tr("receivables"),
                                   locale.toString(m_plan.pointsReversed), locale.toString(m_plan.pointsTotal),
-                                  locale.toString(ordersIn(m_plan)), yuan(m_plan.moneyFen),
+                                  locale.toString(ordersIn(m_plan)), console::formatMoney(m_plan.moneyFen),
                                   m_reason->text().trimmed().toHtmlEscaped(), m_ticket->text().trimmed().toHtmlEscaped());
     if (needsRequest()) {
         m_confirmText->setText(tr("<h3>File a request for another operator?</h3><p>When approved, it will:</p>%1"

@@ -1,7 +1,11 @@
 #include "settingsdialog.h"
 
+#include "log/translation.h"
+
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QLabel>
 #include <QSpinBox>
 
 namespace payops {
@@ -25,6 +29,18 @@ SettingsDialog::SettingsDialog(console::ConsoleSettings &settings, QWidget *pare
         form->addRow(tr(spec.label), field);
         m_fields.at(key) = field;
     }
+    m_language = new QComboBox(this);
+    m_language->setObjectName(QStringLiteral("language"));
+    m_language->addItem(tr("System default"), QString());
+    // Each language under its own name, so that it is found whatever the console speaks now.
+    for (const Language &language : availableLanguages())
+        m_language->addItem(language.nativeName, language.code);
+    m_language->setCurrentIndex(qMax(0, m_language->findData(console::storedLanguage())));
+    form->addRow(tr("Language"), m_language);
+    auto *languageNote = new QLabel(tr("A new language applies at the next start of the console."), this);
+    languageNote->setObjectName(QStringLiteral("languageNote"));
+    languageNote->setWordWrap(true);
+    form->addRow(languageNote);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->setObjectName(QStringLiteral("settingsButtons"));
     form->addRow(buttons);
@@ -38,6 +54,7 @@ void SettingsDialog::accept()
     for (int i = 0; i < console::ConsoleSettings::NUM_KEYS; ++i)
         values.at(i) = m_fields.at(i)->value();
     m_settings.setValues(values);
+    console::storeLanguage(m_language->currentData().toString());
     QDialog::accept();
 }
 

@@ -6,12 +6,15 @@
 
 #include <array>
 
+class QComboBox;
 class QSpinBox;
 
 namespace payops {
 
 // The console's settings, one field per setting of console::ConsoleSettings, each named
-// after its key. Accepting writes them through that object, which every page follows.
+// after its key. Accepting writes them through that object, which every page follows. The
+// language is chosen here too, and applies at the next start (widgets built in one language
+// would otherwise keep half their words in it).
 class SettingsDialog final : public QDialog
 {
     Q_OBJECT
@@ -25,6 +28,7 @@ public:
 private:
     console::ConsoleSettings &m_settings;
     std::array<QSpinBox *, console::ConsoleSettings::NUM_KEYS> m_fields{};
+    QComboBox *m_language = nullptr;
 };
 
 } // namespace payops

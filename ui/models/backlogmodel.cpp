@@ -1,6 +1,7 @@
 #include "backlogmodel.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 
 namespace payops {

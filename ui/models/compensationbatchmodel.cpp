@@ -1,6 +1,7 @@
 #include "compensationbatchmodel.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 
 namespace payops {
 
@@ -24,7 +25,7 @@ QVariant CompensationBatchModel::data(const QModelIndex &index, int role) const
     case AtColumn: return b.at.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case ByColumn: return b.by;
     case ActionsColumn: return b.actions;
-    case AmountColumn: return QStringLiteral("¥%1").arg(console::formatYuan(b.amountFen));
+    case AmountColumn: return console::formatMoney(b.amountFen);
     case TicketColumn: return b.ticket;
     case ReasonColumn: return b.reason;
     case BatchColumn: return b.batchId;

@@ -1,6 +1,7 @@
 #include "compensationrequestmodel.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "palette.h"
 
 #include <QBrush>
@@ -47,7 +48,7 @@ QVariant CompensationRequestModel::data(const QModelIndex &index, int role) cons
     case StatusColumn: return r.status;
     case RequestedByColumn: return r.requestedBy;
     case RequestedAtColumn: return r.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    case AmountColumn: return QStringLiteral("¥%1").arg(console::formatYuan(r.amountFen));
+    case AmountColumn: return console::formatMoney(r.amountFen);
     case CouponsColumn: return r.coupons;
     case WriteOffsColumn: return r.writeOffs;
     case PointsRowsColumn: return r.pointsRows;

@@ -1,6 +1,7 @@
 #include "draftmodel.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 
 namespace payops {
 

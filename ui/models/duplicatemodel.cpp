@@ -1,6 +1,7 @@
 #include "duplicatemodel.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 #include "palette.h"
 

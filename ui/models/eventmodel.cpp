@@ -1,6 +1,7 @@
 #include "eventmodel.h"
 
 #include "palette.h"
+#include "console/displayformat.h"
 
 #include <QBrush>
 

@@ -1,6 +1,7 @@
 #include "findingmodel.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 
 namespace payops {
 

@@ -1,6 +1,7 @@
 #include "inspectionrunmodel.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "palette.h"
 
 namespace payops {

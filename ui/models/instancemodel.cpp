@@ -1,9 +1,11 @@
 #include "instancemodel.h"
 
 #include "console/sqltime.h"
+#include "console/displayformat.h"
 #include "palette.h"
 
 #include <QBrush>
+#include <QLocale>
 
 namespace payops {
 namespace {
@@ -74,7 +76,7 @@ QVariant InstanceModel::display(const console::InstanceRow &row, int column) con
                                                : tr("v%1 of v%2 — behind").arg(applied).arg(m_list.switchVersion);
     }
     case RateColumn:
-        return probed && health->callbacksPerSecond >= 0 ? QString::number(health->callbacksPerSecond, 'f', 1)
+        return probed && health->callbacksPerSecond >= 0 ? QLocale().toString(health->callbacksPerSecond, 'f', 1)
                                                          : QStringLiteral("—");
     case EndpointColumn:
         if (health == m_health.cend())

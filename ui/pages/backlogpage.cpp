@@ -1,6 +1,7 @@
 #include "backlogpage.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 #include "models/backlogmodel.h"
 #include "palette.h"

@@ -1,6 +1,7 @@
 #include "compensationpage.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "dialogs/compensationdialog.h"
@@ -27,11 +28,6 @@ struct CompensationPage::Snapshot
 };
 
 namespace {
-
-QString yuan(qint64 fen)
-{
-    return QStringLiteral("¥%1").arg(console::formatYuan(fen));
-}
 
 // The cash value of points as the settings hold it when a dialog opens, not when the page did.
 qint64 pointsPerYuan()
@@ -102,7 +98,7 @@ CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
         if (request && QMessageBox::question(this, tr("Reject request %1").arg(request->id),
                                              tr("Reject request %1 by %2 (%3)? It is kept, marked REJECTED, and "
                                                 "nothing is compensated.")
-                                                 .arg(request->id).arg(request->requestedBy, yuan(request->amountFen)))
+                                                 .arg(request->id).arg(request->requestedBy, console::formatMoney(request->amountFen)))
                            == QMessageBox::Yes)
             rejectSelected();
     });
@@ -138,7 +134,7 @@ void CompensationPage::showSnapshot(const Snapshot &s)
     m_currentUser = s.currentUser;
     m_threshold->setText(s.thresholdFen > 0
                              ? tr("A compensation above <b>%1</b> waits as a request until another operator account "
-                                  "approves it (four eyes; payops_meta four_eyes_threshold_fen).").arg(yuan(s.thresholdFen))
+                                  "approves it (four eyes; payops_meta four_eyes_threshold_fen).").arg(console::formatMoney(s.thresholdFen))
                              : tr("No four-eyes threshold is set: every compensation runs at once."));
     // The reset forgets the selection; the request that was selected stays selected.
     const qint64 selectedId = selectedRequest() ? selectedRequest()->id : 0;

@@ -1,6 +1,7 @@
 #include "duplicatespage.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 #include "dialogs/compensationdialog.h"
 #include "models/duplicatemodel.h"

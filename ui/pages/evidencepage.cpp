@@ -2,6 +2,7 @@
 
 #include "console/consolesettings.h"
 #include "console/orderevidence.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 #include "models/eventmodel.h"
 #include "palette.h"

@@ -1,6 +1,7 @@
 #include "inspectionpage.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 #include "models/inspectionrunmodel.h"
 #include "palette.h"

@@ -4,6 +4,7 @@
 #include "console/databasesummary.h"
 #include "console/livetraffic.h"
 #include "console/overview.h"
+#include "console/displayformat.h"
 #include "db/dbworker.h"
 #include "palette.h"
 #include "widgets/busyindicator.h"
@@ -210,7 +211,7 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
                                            locale.toString(f.unmatched.withOrder)));
     m_backlog->setValue(locale.toString(f.backlog), backlogDetail,
                         f.backlog > 0 ? Tile::Tone::Warning : Tile::Tone::Neutral);
-    m_money->setValue(f.duplicatesWatched ? QStringLiteral("¥ %1").arg(console::formatYuan(d.atRiskFen())) : tr("unknown"),
+    m_money->setValue(f.duplicatesWatched ? console::formatMoney(d.atRiskFen()) : tr("unknown"),
                       tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
                           .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
                           .arg(settings.pointsPerYuan())

@@ -1,6 +1,7 @@
 #include "duplicatecharts.h"
 
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "palette.h"
 
 #include <QBarCategoryAxis>
