@@ -97,7 +97,7 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     fileMenu->addAction(connectAction);
     fileMenu->addAction(refreshAction);
     fileMenu->addAction(settingsAction);
-    auto *reportAction = new QAction(tr("Incident &report…"), this);
+    auto *reportAction = new QAction(tr("Incident re&port…"), this);
     reportAction->setObjectName(QStringLiteral("actionIncidentReport"));
     reportAction->setToolTip(tr("A PDF of one time window, the same as payops report writes."));
     connect(reportAction, &QAction::triggered, this, &MainWindow::openReportDialog);

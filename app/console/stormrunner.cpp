@@ -77,7 +77,7 @@ void StormRunner::start(const Dsn &dsn, const StormPlan &plan, bool createOrders
                                       : pendingStormOrders(connection.database(), plan.orders);
             }
             if (orders.isEmpty()) {
-                outcome->error = tr("no PENDING orders are left to pay: tick \"create orders\"");
+                outcome->error = tr("no PENDING orders are left to pay: tick \"Create fresh PENDING orders first\"");
                 return;
             }
             const qint64 created = createOrders ? orders.size() : 0;

@@ -2411,8 +2411,8 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>Duplicate side effects: %1 open group(s), %2 extra copies, %3 yuan at risk; orders %4. Compensate them on the compensation page.</source>
-        <translation>重复发放：%1 组未补偿，多余 %2 份，风险金额 %3 元；订单 %4。请在“补偿”页进行补偿。</translation>
+        <source>Duplicate side effects: %1 open group(s), %2 extra copies, %3 yuan at risk; orders %4. Compensate them from the duplicates page.</source>
+        <translation>重复发放：%1 组未补偿，多余 %2 份，风险金额 %3 元；订单 %4。请在“重复发放”页进行补偿。</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -2868,8 +2868,8 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>Incident &amp;report…</source>
-        <translation>事故报告(&amp;R)…</translation>
+        <source>Incident re&amp;port…</source>
+        <translation>事故报告(&amp;P)…</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -4411,7 +4411,7 @@
         <translation>默认：%1</translation>
     </message>
     <message>
-        <location filename="../../app/console/consolesettings.cpp" line="+18"/>
+        <location filename="../../app/console/consolesettings.cpp" line="+17"/>
         <source>Refresh the overview, instances and backlog every</source>
         <translation>总览、实例和积压回调的刷新间隔</translation>
     </message>
@@ -4784,8 +4784,8 @@
     <name>payops::StateMachineScene</name>
     <message>
         <location filename="../../ui/widgets/statemachinescene.cpp" line="+135"/>
-        <source>%1: %2 orders now. Click to list them.</source>
-        <translation>%1：本时间窗口内 %2 个订单。点击列出。</translation>
+        <source>%1: %2 orders entered it in the window. Click to list them.</source>
+        <translation>%1：时间窗口内有 %2 个订单进入此状态。点击列出。</translation>
     </message>
     <message>
         <location line="+65"/>
@@ -4808,18 +4808,13 @@
     </message>
     <message>
         <location line="+13"/>
-        <source>%1 → %2: %3 %4. Click to list the orders.</source>
-        <translation>%1 → %2：%3 %4。点击列出订单。</translation>
+        <source>%1 → %2: %3 rejected attempts. Click to list the orders.</source>
+        <translation>%1 → %2：%3 次尝试被拒。点击列出订单。</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>rejected attempts</source>
-        <translation>次尝试被拒</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>transitions</source>
-        <translation>次流转</translation>
+        <source>%1 → %2: %3 transitions. Click to list the orders.</source>
+        <translation>%1 → %2：%3 次流转。点击列出订单。</translation>
     </message>
 </context>
 <context>
@@ -6803,7 +6798,7 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+21"/>
-        <source>no PENDING orders are left to pay: tick &quot;create orders&quot;</source>
+        <source>no PENDING orders are left to pay: tick &quot;Create fresh PENDING orders first&quot;</source>
         <translation>没有可支付的 PENDING 订单了：请勾选“先创建新的 PENDING 订单”</translation>
     </message>
 </context>

@@ -180,7 +180,7 @@ QString InspectionPage::findingsText(const InspectionRun &run)
     lines << QString();
     if (run.duplicateGroups > 0)
         lines << tr("Duplicate side effects: %1 open group(s), %2 extra copies, %3 yuan at risk; orders %4. Compensate "
-                    "them on the compensation page.")
+                    "them from the duplicates page.")
                      .arg(run.duplicateGroups)
                      .arg(run.duplicateExtraCopies)
                      .arg(console::formatYuan(run.moneyAtRiskFen), idList(duplicates.value(QStringLiteral("sample_orders"))));

@@ -132,7 +132,7 @@ void StateMachineScene::addState(const console::StateNode &node)
     box->setData(CountKey, node.orders);
     box->setFlag(QGraphicsItem::ItemIsSelectable);
     box->setCursor(QCursor(Qt::PointingHandCursor));
-    box->setToolTip(tr("%1: %2 orders now. Click to list them.").arg(node.name, QLocale().toString(node.orders)));
+    box->setToolTip(tr("%1: %2 orders entered it in the window. Click to list them.").arg(node.name, QLocale().toString(node.orders)));
     auto *name = new QGraphicsSimpleTextItem(node.name, box);
     name->setBrush(palette::text());
     QFont bold = name->font();
@@ -214,8 +214,8 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
     label->setPos(labelAt);
     tag(label, edge);
     label->setData(KindKey, QStringLiteral("edgeLabel"));
-    const QString tip = tr("%1 → %2: %3 %4. Click to list the orders.")
-                            .arg(edge.from, edge.to, count, edge.rejected ? tr("rejected attempts") : tr("transitions"));
+    const QString tip = edge.rejected ? tr("%1 → %2: %3 rejected attempts. Click to list the orders.").arg(edge.from, edge.to, count)
+                                      : tr("%1 → %2: %3 transitions. Click to list the orders.").arg(edge.from, edge.to, count);
     line->setToolTip(tip);
     label->setToolTip(tip);
 }
