@@ -332,12 +332,14 @@ private Q_SLOTS:
         QVERIFY(overviewTally.advance(db).ordersCreated > 0);
         console::loadStateMachine(db, machineTally);
         bounded("the watch with nothing new", 0, [&db] { refreshDuplicateWatch(db); });
-        bounded("the overview", 0, [&db, &overviewTally] {
+        console::OverviewTallies overviewTallies;
+        bounded("the overview", 0, [&db, &overviewTally, &overviewTallies] {
             console::loadDatabaseSummary(db);
-            console::loadOverview(db, 100, 5);
+            console::loadOverview(db, overviewTallies, 100, 5);
             overviewTally.advance(db);
         });
-        bounded("the backlog summary", 0, [&db] { console::loadBacklogSummary(db); });
+        console::BacklogTally backlogTally;
+        bounded("the backlog summary", 0, [&db, &backlogTally] { console::loadBacklogSummary(db, backlogTally); });
         bounded("the instances", 0, [&db] { console::loadInstances(db, 5); });
         bounded("the state machine", 0, [&db, &machineTally] { console::loadStateMachine(db, machineTally); });
     }

@@ -47,17 +47,50 @@ QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId
     return loadPage(db, QStringLiteral("UNMATCHED"), afterId, limit);
 }
 
-BacklogSummary loadBacklogSummary(const QSqlDatabase &db)
+BacklogTally::Count BacklogTally::advance(const QSqlDatabase &db)
 {
-    BacklogSummary summary;
+    QSqlQuery marks = db::exec(db, QStringLiteral(
+        "SELECT s.mode, s.version, TIMESTAMPDIFF(SECOND, s.changed_at, UTC_TIMESTAMP(3)), UNIX_TIMESTAMP(), "
+        "COALESCE((SELECT last_id FROM ops_audit_head WHERE id = 1), 0) "
+        "FROM callback_switch s WHERE s.id = 1"));
+    const bool known = marks.next();
+    const bool recordOnly = !known || marks.value(0).toString() != QLatin1String("NORMAL");
+    const qint64 version = known ? marks.value(1).toLongLong() : -1;
+    const bool settling = !known || marks.isNull(2) || marks.value(2).toLongLong() < kSettleSeconds;
+    const qint64 now = known ? marks.value(3).toLongLong() : 0;
+    const qint64 auditLastId = known ? marks.value(4).toLongLong() : -1;
+    const bool recount = !m_counted || recordOnly || settling || version != m_switchVersion
+                         || auditLastId != m_auditLastId || now - m_countedAt >= kRecountSeconds;
+    if (!recount) {
+        Count kept = m_count;
+        kept.recounted = false;
+        return kept;
+    }
     QSqlQuery query = db::exec(db, QStringLiteral(
         "SELECT COUNT(*), CAST(MIN(created_at) AS CHAR), COALESCE(SUM(amount_fen), 0) FROM pay_callback_log "
         "WHERE status = 'RECORDED'"));
+    Count count;
     if (query.next()) {
-        summary.recorded = query.value(0).toLongLong();
-        summary.oldestMicros = microsFromSql(query.value(1));
-        summary.amountFen = query.value(2).toLongLong();
+        count.recorded = query.value(0).toLongLong();
+        count.oldestMicros = microsFromSql(query.value(1));
+        count.amountFen = query.value(2).toLongLong();
     }
+    count.recounted = true;
+    m_count = count;
+    m_counted = true;
+    m_countedAt = now;
+    m_auditLastId = auditLastId;
+    m_switchVersion = version;
+    return count;
+}
+
+BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally)
+{
+    BacklogSummary summary;
+    const BacklogTally::Count count = tally.advance(db);
+    summary.recorded = count.recorded;
+    summary.oldestMicros = count.oldestMicros;
+    summary.amountFen = count.amountFen;
     const SwitchState state = readSwitch(db);
     summary.mode = callbackModeName(state.mode);
     summary.switchVersion = state.version;

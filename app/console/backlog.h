@@ -36,10 +36,42 @@ struct BacklogSummary
     UnmatchedCount unmatched;
 };
 
+// The backlog's count, oldest and amount, kept between refreshes. Counting it reads every
+// RECORDED row, and a backlog left undrained is as large as the record-only period made it;
+// yet only two things change it: callbacks recorded while the switch is RECORD_ONLY (and
+// those that read RECORD_ONLY just before a flip back and commit just after), and a drain,
+// which leaves an audit entry when it ends. So it is counted again only while the switch is
+// RECORD_ONLY or was flipped less than kSettleSeconds ago, when the audit log has grown, and
+// at least every kRecountSeconds (a drain still running). Otherwise the last count stands,
+// at the cost of two one-row reads. One object per worker thread, one advance at a time.
+class BacklogTally final
+{
+public:
+    static constexpr qint64 kSettleSeconds = 60;
+    static constexpr qint64 kRecountSeconds = 60;
+
+    struct Count
+    {
+        qint64 recorded = 0;
+        qint64 oldestMicros = 0;
+        qint64 amountFen = 0;
+        bool recounted = false; // this advance counted the rows again
+    };
+    // Throws db::Error; a failed advance leaves the last count as it was.
+    Count advance(const QSqlDatabase &db);
+
+private:
+    Count m_count;
+    bool m_counted = false;
+    qint64 m_countedAt = 0;     // server seconds
+    qint64 m_auditLastId = -1;
+    qint64 m_switchVersion = -1;
+};
+
 // Keyset paging by id, oldest first: the order in which a drain processes them. Throws db::Error.
 QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId, int limit);
 QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId, int limit);
-// Throws db::Error.
-BacklogSummary loadBacklogSummary(const QSqlDatabase &db);
+// The summary with the backlog's figures from `tally`. Throws db::Error.
+BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally);
 
 } // namespace payops::console

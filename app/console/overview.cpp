@@ -5,6 +5,8 @@
 
 #include <QSqlQuery>
 
+#include <algorithm>
+
 namespace payops::console {
 
 namespace {
@@ -26,7 +28,30 @@ DuplicateTotals totalsOf(const DuplicateWatchFigures &watch, qint64 pointsPerYua
 
 } // namespace
 
-OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds,
+RecentCallbackCount::Count RecentCallbackCount::advance(const QSqlDatabase &db)
+{
+    const qint64 now = db::scalar(db, QStringLiteral("SELECT UNIX_TIMESTAMP()")).toLongLong();
+    const qint64 windowStart = now - kWindowSeconds + 1;
+    const qint64 from = m_countedTo == 0 ? windowStart : std::max(windowStart, m_countedTo - kSettleSeconds);
+    // created_at holds UTC (every session runs at +00:00), and so does the bound.
+    QSqlQuery query = db::exec(db, QStringLiteral(
+        "SELECT TIMESTAMPDIFF(SECOND, '1970-01-01', created_at) AS s, COUNT(*) FROM pay_callback_log "
+        "WHERE created_at >= '1970-01-01' + INTERVAL ? SECOND GROUP BY s"), {from});
+    std::map<qint64, qint64> fresh;
+    while (query.next())
+        fresh[query.value(0).toLongLong()] = query.value(1).toLongLong();
+    m_perSecond.erase(m_perSecond.begin(), m_perSecond.lower_bound(windowStart));
+    m_perSecond.erase(m_perSecond.lower_bound(from), m_perSecond.end());
+    m_perSecond.insert(fresh.begin(), fresh.end());
+    m_countedTo = now;
+    Count count;
+    count.lastSecond = now;
+    for (auto it = m_perSecond.lower_bound(windowStart); it != m_perSecond.upper_bound(now); ++it)
+        count.callbacks += it->second;
+    return count;
+}
+
+OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan, int aliveSeconds,
                              const std::atomic<bool> *cancel)
 {
     OverviewFigures figures;
@@ -39,10 +64,8 @@ OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int a
         figures.switchChangedBy = sw.value(3).toString();
         figures.switchChangedMicros = microsFromSql(sw.value(4));
     }
-    figures.callbacksLastMinute = db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM pay_callback_log WHERE created_at >= UTC_TIMESTAMP(3) - INTERVAL 60 SECOND")).toLongLong();
-    figures.backlog = db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
+    figures.callbacksLastMinute = tallies.lastMinute.advance(db).callbacks;
+    figures.backlog = tallies.backlog.advance(db).recorded;
     figures.unmatched = countUnmatched(db);
 
     // Alive: a heartbeat within the last few seconds from an instance that did not say it

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "activitytally.h"
+#include "backlog.h"
 #include "duplicatescan.h"
 #include "domain/unmatchedcallbacks.h"
 
@@ -8,6 +9,7 @@
 #include <QString>
 
 #include <atomic>
+#include <map>
 
 namespace payops::console {
 
@@ -19,8 +21,8 @@ struct OverviewFigures
     QString switchReason;
     QString switchChangedBy;
     qint64 switchChangedMicros = 0;
-    qint64 callbacksLastMinute = 0;
-    qint64 backlog = 0;       // callbacks recorded in RECORD_ONLY mode, not yet processed
+    qint64 callbacksLastMinute = 0; // distinct pay_no first received in the last minute (RecentCallbackCount)
+    qint64 backlog = 0;       // callbacks recorded in RECORD_ONLY mode, not yet processed (BacklogTally)
     UnmatchedCount unmatched; // callbacks that arrived before their order
     DuplicateTotals duplicates; // from the duplicate watch (domain/duplicatewatch.h)
     bool duplicatesWatched = true;  // false: the database has no watch yet (see duplicatesNote)
@@ -37,11 +39,43 @@ struct OverviewFigures
 
 constexpr qint64 kRecentActivitySeconds = 3600;
 
+// The callbacks of the last minute (pay_callback_log rows, one per pay_no), per second of
+// created_at, kept between refreshes. Each advance counts again only the seconds since the
+// last one and the kSettleSeconds before it, through idx_callback_created: a callback's row
+// is visible once its transaction commits, a moment after its created_at. At 500 callbacks a
+// second that is a few thousand index entries a refresh instead of the minute's 30,000. A
+// callback whose transaction took longer than kSettleSeconds to commit is missed (the window's
+// edge moves by whole seconds). One object per worker thread. Throws db::Error.
+class RecentCallbackCount final
+{
+public:
+    static constexpr qint64 kWindowSeconds = 60;
+    static constexpr qint64 kSettleSeconds = 5;
+
+    struct Count
+    {
+        qint64 callbacks = 0;
+        qint64 lastSecond = 0; // the window is the kWindowSeconds up to and including this one (Unix time)
+    };
+    Count advance(const QSqlDatabase &db);
+
+private:
+    std::map<qint64, qint64> m_perSecond;
+    qint64 m_countedTo = 0; // the server second of the last advance; 0: none yet
+};
+
+// The state an overview keeps between refreshes, on its worker thread.
+struct OverviewTallies
+{
+    RecentCallbackCount lastMinute;
+    BacklogTally backlog;
+};
+
 // Every statement reads what is new or a bounded range of an index, never history: the
 // duplicates come from the duplicate watch, advanced by this call (and, on a database it has
 // not read yet, by a slice of its first pass; the next refresh goes on from there). `cancel`
 // stops that slice between statements. Throws db::Error.
-OverviewFigures loadOverview(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds,
+OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan, int aliveSeconds,
                              const std::atomic<bool> *cancel = nullptr);
 
 // Milliseconds of a refresh that may go to the watch's first pass.

@@ -248,12 +248,14 @@ private:
         const QSqlDatabase db = connection.database();
         console::ActivityTally lastHour(console::kRecentActivitySeconds);
         console::ActivityTally stateMachine(3600);
+        console::OverviewTallies overview;
+        console::BacklogTally backlog;
         const std::array<std::function<void()>, 5> steps{
-            [&db] {
+            [&db, &overview] {
                 console::loadDatabaseSummary(db);
-                console::loadOverview(db, 100, 5);
+                console::loadOverview(db, overview, 100, 5);
             },
-            [&db, &lastHour] { lastHour.advance(db); }, [&db] { console::loadBacklogSummary(db); },
+            [&db, &lastHour] { lastHour.advance(db); }, [&db, &backlog] { console::loadBacklogSummary(db, backlog); },
             [&db] { console::loadInstances(db, 5); },
             [&db, &stateMachine] { console::loadStateMachine(db, stateMachine); }};
         for (const auto &step : steps)

@@ -195,7 +195,8 @@ void BacklogPage::refresh()
 void BacklogPage::refreshSummary()
 {
     worker()->submit<console::BacklogSummary>(
-        QStringLiteral("backlog-summary"), [](const QSqlDatabase &db) { return console::loadBacklogSummary(db); }, this,
+        QStringLiteral("backlog-summary"),
+        [tally = m_tally](const QSqlDatabase &db) { return console::loadBacklogSummary(db, *tally); }, this,
         [this](const console::BacklogSummary &summary) { showSummary(summary); },
         [this](const db::Error &error) { m_headline->setText(db::userMessage(error).toHtmlEscaped()); });
 }
@@ -346,7 +347,8 @@ void BacklogPage::startDrain(DrainSource source)
         [options, cancel](const QSqlDatabase &db) {
             DrainRun run;
             run.result = drainBacklog(db, options);
-            run.after = console::loadBacklogSummary(db);
+            console::BacklogTally counted; // a count of its own: this runs on the drain's worker
+            run.after = console::loadBacklogSummary(db, counted);
             return run;
         },
         this,

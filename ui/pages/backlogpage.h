@@ -58,6 +58,8 @@ private:
 
     std::unique_ptr<db::DbWorker> m_drainWorker;
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a drain runs
+    // The summary's count between refreshes, used on the page's worker (jobs run in order).
+    std::shared_ptr<console::BacklogTally> m_tally = std::make_shared<console::BacklogTally>();
     console::BacklogSummary m_summary;
     bool m_summaryKnown = false;
     QLabel *m_headline = nullptr;

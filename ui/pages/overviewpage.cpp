@@ -139,13 +139,15 @@ void OverviewPage::refresh()
     const int aliveSeconds = settings.instanceAliveSeconds();
     if (!m_activity)
         m_activity = std::make_shared<console::ActivityTally>(console::kRecentActivitySeconds);
+    if (!m_tallies)
+        m_tallies = std::make_shared<console::OverviewTallies>();
     worker()->submit<OverviewResult>(
         QStringLiteral("overview"),
-        [pointsPerYuan, aliveSeconds, activity = m_activity](const QSqlDatabase &db) {
+        [pointsPerYuan, aliveSeconds, activity = m_activity, tallies = m_tallies](const QSqlDatabase &db) {
             OverviewResult result;
             result.summary = console::loadDatabaseSummary(db);
             if (!result.summary.schemaLevel.isEmpty()) {
-                result.figures = console::loadOverview(db, pointsPerYuan, aliveSeconds);
+                result.figures = console::loadOverview(db, *tallies, pointsPerYuan, aliveSeconds);
                 result.figures.recent = activity->advance(db);
             }
             return result;

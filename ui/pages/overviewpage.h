@@ -17,6 +17,7 @@ class LiveTrafficReader;
 struct OverviewFigures;
 struct DatabaseSummary;
 class ActivityTally;
+struct OverviewTallies;
 }
 
 // The first page: what the database is, and the six figures an operator needs in the first
@@ -59,6 +60,7 @@ private:
     bool m_pending = false;
     // Read and advanced on the page's worker only: the last hour's counts, kept between refreshes.
     std::shared_ptr<console::ActivityTally> m_activity;
+    std::shared_ptr<console::OverviewTallies> m_tallies; // used on the worker, one refresh at a time
     LiveTrafficChart *m_chart = nullptr;
     // The chart's window in memory, read on the page's worker thread one job at a time.
     std::shared_ptr<console::LiveTrafficReader> m_traffic;
