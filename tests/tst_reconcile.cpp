@@ -511,7 +511,10 @@ private Q_SLOTS:
 
     void anUnreadableFileExitsTwo()
     {
-        const QString path = writeFile(m_dir, QStringLiteral("binary.csv"), QByteArray("\x00\x01\x02\xff\xfe binary", 14));
+        // The length comes from the literal itself: it holds NULs, so strlen cannot count it,
+        // and a count typed by hand can read past its end.
+        static constexpr char binary[] = "\x00\x01\x02\xff\xfe binary";
+        const QString path = writeFile(m_dir, QStringLiteral("binary.csv"), QByteArray(binary, sizeof binary - 1));
         const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
                                                QStringLiteral("--statement"), path});
         QCOMPARE(run.exitCode, 2);

@@ -50,16 +50,14 @@ QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId
 BacklogTally::Count BacklogTally::advance(const QSqlDatabase &db)
 {
     QSqlQuery marks = db::exec(db, QStringLiteral(
-        "SELECT s.mode, s.version, TIMESTAMPDIFF(SECOND, s.changed_at, UTC_TIMESTAMP(3)), UNIX_TIMESTAMP(), "
-        "COALESCE((SELECT last_id FROM ops_audit_head WHERE id = 1), 0) "
+        "SELECT s.mode, s.version, UNIX_TIMESTAMP(), COALESCE((SELECT last_id FROM ops_audit_head WHERE id = 1), 0) "
         "FROM callback_switch s WHERE s.id = 1"));
     const bool known = marks.next();
     const bool recordOnly = !known || marks.value(0).toString() != QLatin1String("NORMAL");
     const qint64 version = known ? marks.value(1).toLongLong() : -1;
-    const bool settling = !known || marks.isNull(2) || marks.value(2).toLongLong() < kSettleSeconds;
-    const qint64 now = known ? marks.value(3).toLongLong() : 0;
-    const qint64 auditLastId = known ? marks.value(4).toLongLong() : -1;
-    const bool recount = !m_counted || recordOnly || settling || version != m_switchVersion
+    const qint64 now = known ? marks.value(2).toLongLong() : 0;
+    const qint64 auditLastId = known ? marks.value(3).toLongLong() : -1;
+    const bool recount = !m_counted || recordOnly || version != m_switchVersion
                          || auditLastId != m_auditLastId || now - m_countedAt >= kRecountSeconds;
     if (!recount) {
         Count kept = m_count;

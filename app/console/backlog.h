@@ -38,16 +38,17 @@ struct BacklogSummary
 
 // The backlog's count, oldest and amount, kept between refreshes. Counting it reads every
 // RECORDED row, and a backlog left undrained is as large as the record-only period made it;
-// yet only two things change it: callbacks recorded while the switch is RECORD_ONLY (and
-// those that read RECORD_ONLY just before a flip back and commit just after), and a drain,
-// which leaves an audit entry when it ends. So it is counted again only while the switch is
-// RECORD_ONLY or was flipped less than kSettleSeconds ago, when the audit log has grown, and
-// at least every kRecountSeconds (a drain still running). Otherwise the last count stands,
-// at the cost of two one-row reads. One object per worker thread, one advance at a time.
+// yet only two things change it: callbacks recorded while the switch is RECORD_ONLY, and a
+// drain, which leaves an audit entry when it ends. A callback that read RECORD_ONLY holds the
+// switch's row in share mode until it commits, so a flip back to NORMAL commits only after
+// every such callback did: once the version has changed, the backlog cannot grow any more.
+// So it is counted again while the switch is RECORD_ONLY, when the switch's version or the
+// audit log has moved, and at least every kRecountSeconds (a drain still running); otherwise
+// the last count stands, for one one-row read. One object per worker thread, one advance at
+// a time.
 class BacklogTally final
 {
 public:
-    static constexpr qint64 kSettleSeconds = 60;
     static constexpr qint64 kRecountSeconds = 60;
 
     struct Count

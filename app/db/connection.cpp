@@ -170,7 +170,8 @@ QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const
             QByteArray bytes = text.toUtf8();
             if (bytes.isNull())
                 bytes = QByteArray(""); // a null QString is an empty text, not NULL
-            QSqlField field(QString(), QMetaType(QMetaType::QByteArray));
+            // Braces: with parentheses clang reads this line as a function declaration.
+            QSqlField field{QString(), QMetaType(QMetaType::QByteArray)};
             field.setValue(bytes);
             return *escaped.insert(text, driver->formatValue(field));
         }

@@ -78,32 +78,36 @@ QString schemaLevelName(SchemaLevel level)
     return level == SchemaLevel::Legacy ? QStringLiteral("legacy") : QStringLiteral("current");
 }
 
-QList<Migration> bundledMigrations(bool mariaDb)
+std::optional<Migration> migrationFromFile(const QString &fileName, const QByteArray &script, bool mariaDb)
 {
     static const QRegularExpression namePattern(
         QStringLiteral("^(\\d{4})_[a-z0-9_]+(\\.(mariadb|mysql))?\\.sql$"));
     const QString otherFlavour = mariaDb ? QStringLiteral("mysql") : QStringLiteral("mariadb");
+    const auto match = namePattern.match(fileName);
+    if (!match.hasMatch() || match.captured(3) == otherFlavour)
+        return std::nullopt;
 
+    Migration migration;
+    migration.version = match.captured(1).toInt();
+    migration.fileName = fileName;
+    migration.script = script;
+    migration.currentOnly = script.contains("\n-- level: current") || script.startsWith("-- level: current");
+    static const QRegularExpression requirementLine(QStringLiteral("(?:^|\n)-- requires: ([a-z0-9-]+)"));
+    migration.requirement = requirementLine.match(QString::fromUtf8(script)).captured(1);
+    migration.checksum = QString::fromLatin1(QCryptographicHash::hash(script, QCryptographicHash::Sha256).toHex());
+    return migration;
+}
+
+QList<Migration> bundledMigrations(bool mariaDb)
+{
     QList<Migration> migrations;
     const QDir dir{QLatin1String(kMigrationsDir)};
     for (const QString &fileName : dir.entryList(QDir::Files, QDir::Name)) {
-        const auto match = namePattern.match(fileName);
-        if (!match.hasMatch() || match.captured(3) == otherFlavour)
-            continue;
         QFile file(dir.filePath(fileName));
         if (!file.open(QIODevice::ReadOnly))
             throw Error(Migrator::tr("cannot read bundled migration %1").arg(fileName));
-        Migration migration;
-        migration.version = match.captured(1).toInt();
-        migration.fileName = fileName;
-        migration.script = file.readAll();
-        migration.currentOnly = migration.script.contains("\n-- level: current")
-                                || migration.script.startsWith("-- level: current");
-        static const QRegularExpression requirementLine(QStringLiteral("(?:^|\n)-- requires: ([a-z0-9-]+)"));
-        migration.requirement = requirementLine.match(QString::fromUtf8(migration.script)).captured(1);
-        migration.checksum = QString::fromLatin1(
-            QCryptographicHash::hash(migration.script, QCryptographicHash::Sha256).toHex());
-        migrations << migration;
+        if (auto migration = migrationFromFile(fileName, file.readAll(), mariaDb))
+            migrations << std::move(*migration);
     }
     return migrations;
 }

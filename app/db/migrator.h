@@ -33,6 +33,10 @@ struct Migration
 // The migrations this build carries (sql/migrations, compiled in), for one server flavour:
 // files named NNNN_name.mariadb.sql or NNNN_name.mysql.sql are taken for that flavour only.
 QList<Migration> bundledMigrations(bool mariaDb);
+// One migration file as bundledMigrations reads it: the version from its name, the level and
+// requirement from its comment lines, the checksum of its bytes. nullopt for a name that is
+// not a migration, or one of the other server flavour.
+std::optional<Migration> migrationFromFile(const QString &fileName, const QByteArray &script, bool mariaDb);
 
 struct MigrationOutcome
 {

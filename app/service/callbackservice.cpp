@@ -1,5 +1,6 @@
 #include "callbackservice.h"
 
+#include "callbackgate.h"
 #include "domain/callbackhandler.h"
 #include "domain/callbackrequest.h"
 #include "db/connection.h"
@@ -10,7 +11,6 @@
 #include "domain/paymentapplier.h"
 #include "domain/safehandler.h"
 #include "servicemetrics.h"
-#include "domain/signature.h"
 #include "domain/unsafehandler.h"
 
 #include <QDateTime>
@@ -169,20 +169,17 @@ void CallbackService::stop()
 
 void CallbackService::route(HttpRequest request, HttpResponder respond)
 {
-    const bool get = request.method == "GET" || request.method == "HEAD";
-    if (request.path == "/callbacks/pay") {
-        if (request.method == "POST")
-            return handlePay(std::move(request), std::move(respond));
-    } else if (request.path == "/healthz") {
-        if (get)
-            return respond(health());
-    } else if (request.path == "/metrics") {
-        if (get)
-            return respond(metrics());
-    } else {
-        return respond({404, R"({"status":"error","reason":"no such path"})"});
+    const auto route = routeOf(request);
+    if (const auto *refusal = std::get_if<HttpResponse>(&route))
+        return respond(*refusal);
+    switch (std::get<Route>(route)) {
+    case Route::Pay:
+        return handlePay(std::move(request), std::move(respond));
+    case Route::Health:
+        return respond(health());
+    case Route::Metrics:
+        return respond(metrics());
     }
-    respond({405, R"({"status":"error","reason":"method not allowed"})"});
 }
 
 void CallbackService::handlePay(HttpRequest httpRequest, HttpResponder respond)
@@ -197,17 +194,11 @@ void CallbackService::handlePay(HttpRequest httpRequest, HttpResponder respond)
         responder(toResponse(callbackAnswer));
     };
 
-    const SignatureCheck signature =
-        verifySignature(m_options.secret, httpRequest.header("X-Payops-Timestamp"),
-                        httpRequest.header("X-Payops-Signature"), httpRequest.body, QDateTime::currentSecsSinceEpoch());
-    if (signature != SignatureCheck::Valid)
-        return finish(respond, CallbackAnswer::failure(401, Outcome::Unauthorized, QString::fromLatin1(describe(signature))));
-    QString parseError;
-    auto request = CallbackRequest::parse(httpRequest.body, &parseError);
-    if (!request)
-        return finish(respond, CallbackAnswer::failure(400, Outcome::Invalid, parseError));
+    auto admitted = admitCallback(m_options.secret, httpRequest, QDateTime::currentSecsSinceEpoch());
+    if (const auto *refusal = std::get_if<CallbackAnswer>(&admitted))
+        return finish(respond, *refusal);
 
-    auto job = [this, finish, respond, trace, request = std::move(*request)](bool expired) {
+    auto job = [this, finish, respond, trace, request = std::get<CallbackRequest>(std::move(admitted))](bool expired) {
         if (expired)
             return finish(respond, CallbackAnswer::failure(503, Outcome::Unavailable,
                                                            QStringLiteral("the endpoint is overloaded; retry later")));
