@@ -25,10 +25,12 @@ QLineSeries *addSeries(QChart *chart, const QString &name, const QColor &colour)
 } // namespace
 
 InspectionChart::InspectionChart(QWidget *parent)
-    : QChartView(parent)
+    // The chart is handed to the view's constructor: QChartView(parent) makes a default chart of
+    // its own, and a later setChart() releases that one without deleting it.
+    : QChartView(new QChart, parent)
 {
     setObjectName(QStringLiteral("inspectionChart"));
-    auto *chart = new QChart;
+    QChart *chart = this->chart();
     // The chart paints its own background: on a dark desktop a light chart would glare.
     chart->setTheme(palette::isDark() ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->setTitle(tr("Findings per inspection"));
@@ -48,7 +50,6 @@ InspectionChart::InspectionChart(QWidget *parent)
         series->attachAxis(time);
         series->attachAxis(counts);
     }
-    setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
     setRuns({});
