@@ -1,5 +1,7 @@
 #include "platform.h"
 
+#include "callbackfixture.h"
+
 #include "domain/signature.h"
 
 #include <QDateTime>
@@ -33,15 +35,6 @@ int post(int port, const QByteArray &body, const QByteArray &secret)
                                    {"X-Payops-Signature", signatureHeader(secret, timestamp, body).toStdString()}};
     const auto result = client.Post("/callbacks/pay", headers, body.toStdString(), "application/json");
     return result ? result->status : 0;
-}
-
-QByteArray bodyOf(const Delivery &delivery)
-{
-    return QByteArrayLiteral("{\"pay_no\":\"") + delivery.payNo + QByteArrayLiteral("\",\"order_id\":")
-           + QByteArray::number(delivery.order) + QByteArrayLiteral(",\"amount_fen\":")
-           + QByteArray::number(delivery.amountFen)
-           + QByteArrayLiteral(",\"currency\":\"CNY\",\"channel\":\"wechat\",\"trade_status\":\"SUCCESS\","
-                               "\"paid_at\":\"2026-12-02T09:00:00.123Z\"}");
 }
 
 } // namespace
@@ -110,7 +103,7 @@ void Platform::run()
 void Platform::deliver(int index)
 {
     const Delivery &delivery = m_deliveries[index];
-    const QByteArray body = bodyOf(delivery);
+    const QByteArray body = callbackBody(delivery.payNo, delivery.order, delivery.amountFen);
     const QByteArray secret = delivery.forged ? QByteArrayLiteral("not-the-platform-key") : m_secret;
     QList<Attempt> &attempts = m_attempts[size_t(index)];
     int backoffMs = 100;
