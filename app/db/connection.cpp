@@ -11,10 +11,34 @@
 #include <QStringList>
 #include <QThread>
 
+#include <mutex>
+
 namespace payops::db {
 namespace {
 
 QAtomicInteger<quint64> g_connectionCounter;
+
+// Qt's table of named connections is guarded by a QReadWriteLock whose contended path lives
+// inside libQt6Core. Taking this lock around every add and remove keeps that path unused: the
+// endpoint's workers open and close their connections at the same moments (start, a database
+// restart, shutdown), and ThreadSanitizer, which cannot see into an uninstrumented Qt, then
+// sees the ordering through this lock instead of reporting Qt's own free list as a race.
+std::mutex g_registryMutex;
+
+QSqlDatabase addDatabase(const QString &name)
+{
+    const std::lock_guard lock(g_registryMutex);
+    return QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), name);
+}
+
+// Closes and forgets `db`, which must be the last handle on the connection `name`.
+void removeDatabase(QSqlDatabase &db, const QString &name)
+{
+    db.close();
+    db = QSqlDatabase();
+    const std::lock_guard lock(g_registryMutex);
+    QSqlDatabase::removeDatabase(name);
+}
 
 QString connectOptions(const Dsn &dsn)
 {
@@ -70,53 +94,39 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
     if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QMYSQL")))
         throw Error(Connection::tr("the Qt MySQL driver (QMYSQL) is not installed; "
                                    "install libqt6sql6-mysql"));
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), m_name);
-        db.setHostName(dsn.host);
-        db.setPort(dsn.port);
-        db.setUserName(dsn.user);
-        db.setPassword(dsn.password);
-        db.setDatabaseName(dsn.database);
-        db.setConnectOptions(connectOptions(dsn));
-        if (!db.open()) {
-            const QString message = describeConnectFailure(dsn, db.lastError());
-            const int code = db.lastError().nativeErrorCode().toInt();
-            db = QSqlDatabase();
-            QSqlDatabase::removeDatabase(m_name);
-            throw Error(message, code);
-        }
+    m_db = addDatabase(m_name);
+    m_db.setHostName(dsn.host);
+    m_db.setPort(dsn.port);
+    m_db.setUserName(dsn.user);
+    m_db.setPassword(dsn.password);
+    m_db.setDatabaseName(dsn.database);
+    m_db.setConnectOptions(connectOptions(dsn));
+    if (!m_db.open()) {
+        const QString message = describeConnectFailure(dsn, m_db.lastError());
+        const int code = m_db.lastError().nativeErrorCode().toInt();
+        removeDatabase(m_db, m_name);
+        throw Error(message, code);
     }
     try {
-        const QSqlDatabase db = database();
         // Every time payops writes or compares is UTC; strict mode turns silent truncation
         // into an error.
-        execDirect(db, QStringLiteral("SET NAMES utf8mb4"));
-        execDirect(db, QStringLiteral("SET time_zone = '+00:00'"));
-        execDirect(db, QStringLiteral("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
-                                      "NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE'"));
-        QSqlQuery info = exec(db, QStringLiteral("SELECT CONNECTION_ID(), VERSION()"));
+        execDirect(m_db, QStringLiteral("SET NAMES utf8mb4"));
+        execDirect(m_db, QStringLiteral("SET time_zone = '+00:00'"));
+        execDirect(m_db, QStringLiteral("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
+                                        "NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE'"));
+        QSqlQuery info = exec(m_db, QStringLiteral("SELECT CONNECTION_ID(), VERSION()"));
         info.next();
         m_serverConnectionId = info.value(0).toLongLong();
         m_isMariaDb = info.value(1).toString().contains(QLatin1String("MariaDB"), Qt::CaseInsensitive);
     } catch (...) {
-        QSqlDatabase::database(m_name, false).close();
-        QSqlDatabase::removeDatabase(m_name);
+        removeDatabase(m_db, m_name);
         throw;
     }
 }
 
 Connection::~Connection()
 {
-    {
-        QSqlDatabase db = QSqlDatabase::database(m_name, false);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(m_name);
-}
-
-QSqlDatabase Connection::database() const
-{
-    return QSqlDatabase::database(m_name, false);
+    removeDatabase(m_db, m_name);
 }
 
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)

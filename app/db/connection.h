@@ -25,7 +25,7 @@ public:
     ~Connection();
     Q_DISABLE_COPY_MOVE(Connection)
 
-    QSqlDatabase database() const;
+    QSqlDatabase database() const { return m_db; }
     const QString &name() const { return m_name; }
     const Dsn &dsn() const { return m_dsn; }
     // The server-side id of this session, for KILL QUERY from another connection.
@@ -35,6 +35,8 @@ public:
 private:
     Dsn m_dsn;
     QString m_name;
+    // Held here so that running a query never reads Qt's table of connections.
+    QSqlDatabase m_db;
     qint64 m_serverConnectionId = 0;
     bool m_isMariaDb = true;
 };

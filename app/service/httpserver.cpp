@@ -399,11 +399,14 @@ void HttpServer::stop()
         std::unique_lock lock(impl.pendingMutex);
         impl.stopping = true;
     }
-    const MHD_socket listening = MHD_quiesce_daemon(impl.daemon);
-    if (listening != MHD_INVALID_SOCKET && listening == impl.listenFd) {
-        ::close(impl.listenFd);
-        impl.listenFd = -1;
-    }
+    // New connections are refused from here on. The socket is shut down, not closed: MHD's
+    // event loop may still be taking it out of its epoll set, and its manual says the socket
+    // must stay open until MHD_stop_daemon returns (the destructor closes it). On Linux,
+    // shutting down a listening socket makes the kernel refuse connections to it at once.
+    if (MHD_quiesce_daemon(impl.daemon) == impl.listenFd)
+        ::shutdown(impl.listenFd, SHUT_RDWR);
+    else
+        impl.listenFd = -1; // not quiesced: MHD_stop_daemon closes the socket it was given
     {
         // Every request handed out is answered and its answer written before the event
         // loops go: a suspended connection cannot be torn down, and its callback may have
