@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QProcessEnvironment>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -25,6 +26,37 @@ class TestConnect final : public QObject
 
 private Q_SLOTS:
     void init() { console::openConsoleSettings()->clear(); }
+
+    // The console reads --db and PAYOPS_DB as the other binaries do; the dialog asks only
+    // when neither is given, and --sandbox asks for the sandbox instead of PAYOPS_DB.
+    void theStartupDatabaseComesFromDbOrPayopsDb()
+    {
+        QProcessEnvironment environment;
+        QString error;
+        QVERIFY(!console::startupDsn(QString(), false, environment, &error));
+        QVERIFY(error.isEmpty());
+
+        environment.insert(QStringLiteral("PAYOPS_DB"), QStringLiteral("mysql://ops@env.example:3310/payops"));
+        environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), QStringLiteral("from-env"));
+        const auto fromEnvironment = console::startupDsn(QString(), false, environment, &error);
+        QVERIFY2(fromEnvironment, qPrintable(error));
+        QCOMPARE(fromEnvironment->host, QStringLiteral("env.example"));
+        QCOMPARE(fromEnvironment->port, 3310);
+        QCOMPARE(fromEnvironment->password, QStringLiteral("from-env"));
+
+        const auto given = console::startupDsn(QStringLiteral("mysql://ops@given.example/payops"), false, environment,
+                                               &error);
+        QVERIFY2(given, qPrintable(error));
+        QCOMPARE(given->host, QStringLiteral("given.example"));
+        QCOMPARE(given->password, QStringLiteral("from-env"));
+
+        QVERIFY(!console::startupDsn(QString(), true, environment, &error));
+        QVERIFY(error.isEmpty());
+
+        environment.insert(QStringLiteral("PAYOPS_DB"), QStringLiteral("postgres://nope"));
+        QVERIFY(!console::startupDsn(QString(), false, environment, &error));
+        QVERIFY(!error.isEmpty());
+    }
 
     void keychainStatusIsSaidPlainly()
     {

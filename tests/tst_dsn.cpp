@@ -57,6 +57,31 @@ private Q_SLOTS:
         QCOMPARE(again->port, 3307);
     }
 
+    // Found by fuzz_dsn: a '%' that stood for itself in a value (written %25 in the DSN) was
+    // written back bare, and "%3A" or "%41" then parsed back as ':' or 'A'.
+    void aPercentSignSurvivesTheWayBack()
+    {
+        Dsn dsn;
+        dsn.user = QStringLiteral("ops%41");
+        dsn.password = QStringLiteral("p%40ss%:w@rd&x=1");
+        dsn.host = QStringLiteral("db.example");
+        dsn.database = QStringLiteral("payops");
+        dsn.sslCa = QStringLiteral("/etc/100%/ca?.pem");
+        dsn.sslCert = QStringLiteral("/etc/a%3Ab&c=d#e");
+        dsn.sslKey = QStringLiteral("/etc/\u00e9%4Ak+ey");
+        const QString written = dsn.toString(true);
+        QString error;
+        const auto again = Dsn::parse(written, &error);
+        QVERIFY2(again, qPrintable(error + QStringLiteral(" in ") + written));
+        QCOMPARE(again->user, dsn.user);
+        QCOMPARE(again->password, dsn.password);
+        QCOMPARE(again->host, dsn.host);
+        QCOMPARE(again->sslCa, dsn.sslCa);
+        QCOMPARE(again->sslCert, dsn.sslCert);
+        QCOMPARE(again->sslKey, dsn.sslKey);
+        QCOMPARE(again->toString(true), written);
+    }
+
     void badForms_data()
     {
         QTest::addColumn<QString>("text");

@@ -57,10 +57,25 @@ private Q_SLOTS:
         QVERIFY(!plain.options.takeOver);
     }
 
+    void ipv6ListenAddressesGoInBrackets()
+    {
+        for (const auto &[listen, host] : {std::pair{"[::1]:0", "::1"}, std::pair{"[::]:8443", "::"},
+                                           std::pair{"[fe80::1%lo]:80", "fe80::1%lo"}}) {
+            const ServiceCommandLine command = parse({QStringLiteral("--listen"), QString::fromLatin1(listen)});
+            QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
+            QCOMPARE(command.options.host, QString::fromLatin1(host));
+            // Written back (the instance's listen address, the log) as it was given.
+            const QString written = ServiceOptions::hostAndPort(command.options.host, command.options.port);
+            QCOMPARE(written, QString::fromLatin1(listen));
+        }
+        QCOMPARE(ServiceOptions::hostAndPort(QStringLiteral("127.0.0.1"), 8080), QStringLiteral("127.0.0.1:8080"));
+    }
+
     void badListen_data()
     {
         QTest::addColumn<QString>("listen");
-        for (const char *listen : {"localhost", ":8080", "host:", "host:http", "host:65536", "host:-1"})
+        for (const char *listen : {"localhost", ":8080", "host:", "host:http", "host:65536", "host:-1", "::1:8080",
+                                   "[::1]", "[]:8080", "[::1:8080", "::1]:8080", "[[::1]]:8080"})
             QTest::newRow(listen) << QString::fromLatin1(listen);
     }
     void badListen()

@@ -1,6 +1,7 @@
 #include "dsn.h"
 
 #include <QRegularExpression>
+#include <QStringList>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -154,27 +155,34 @@ Dsn Dsn::withDatabase(const QString &name) const
 
 QString Dsn::toString(bool includePassword) const
 {
+    // Every part is handed over decoded and percent-encoded here, so that a '%' in a password or
+    // a path stays a '%': QUrl's default (tolerant) setters and QUrlQuery would take "%41" in a
+    // value as an encoded 'A', and the DSN would parse back as another one.
     QUrl url;
     url.setScheme(QStringLiteral("mysql"));
-    url.setUserName(user);
+    url.setUserName(user, QUrl::DecodedMode);
     if (includePassword && !password.isEmpty())
-        url.setPassword(password);
-    url.setHost(host);
+        url.setPassword(password, QUrl::DecodedMode);
+    url.setHost(host, QUrl::DecodedMode);
     if (socket.isEmpty() && port != 3306)
         url.setPort(port);
-    url.setPath(QLatin1Char('/') + database);
-    QUrlQuery query;
+    url.setPath(QLatin1Char('/') + database, QUrl::DecodedMode);
+    QStringList items;
+    const auto add = [&items](const char *key, const QString &value) {
+        items << QLatin1String(key) + QLatin1Char('=') + QString::fromLatin1(QUrl::toPercentEncoding(value, "/"));
+    };
     if (!socket.isEmpty())
-        query.addQueryItem(QStringLiteral("socket"), socket);
+        add("socket", socket);
     if (!sslCa.isEmpty())
-        query.addQueryItem(QStringLiteral("ssl-ca"), sslCa);
+        add("ssl-ca", sslCa);
     if (!sslCert.isEmpty())
-        query.addQueryItem(QStringLiteral("ssl-cert"), sslCert);
+        add("ssl-cert", sslCert);
     if (!sslKey.isEmpty())
-        query.addQueryItem(QStringLiteral("ssl-key"), sslKey);
+        add("ssl-key", sslKey);
     if (connectTimeoutSeconds != 5)
-        query.addQueryItem(QStringLiteral("connect-timeout"), QString::number(connectTimeoutSeconds));
-    url.setQuery(query);
+        add("connect-timeout", QString::number(connectTimeoutSeconds));
+    if (!items.isEmpty())
+        url.setQuery(items.join(QLatin1Char('&')), QUrl::StrictMode);
     return url.toString(QUrl::FullyEncoded);
 }
 

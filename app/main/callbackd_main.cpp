@@ -69,10 +69,11 @@ int main(int argc, char *argv[])
         spdlog::error("{}", payops::db::userMessage(failure).toStdString());
         return 2;
     }
-    QTextStream(stdout) << "payops-callbackd " << service.instanceId() << " listening on " << options.host << ':'
-                        << port << " (handler " << options.handler << ")" << Qt::endl;
-    spdlog::info("instance {} listening on {}:{} with handler {}", service.instanceId().toStdString(),
-                 options.host.toStdString(), port, options.handler.toStdString());
+    const QString address = payops::ServiceOptions::hostAndPort(options.host, port);
+    QTextStream(stdout) << "payops-callbackd " << service.instanceId() << " listening on " << address
+                        << " (handler " << options.handler << ")" << Qt::endl;
+    spdlog::info("instance {} listening on {} with handler {}", service.instanceId().toStdString(),
+                 address.toStdString(), options.handler.toStdString());
 
     std::atomic<bool> served{false};
     std::thread signalWaiter([&] {

@@ -1,6 +1,7 @@
 #include "db/dsn.h"
 #include "log/application.h"
 #include "log/translation.h"
+#include "console/connectionprofile.h"
 #include "console/consolesettings.h"
 #include "log/logging.h"
 #include "console/sandboxlauncher.h"
@@ -14,6 +15,7 @@
 #include <QIcon>
 #include <QMessageBox>
 #include <QPixmapCache>
+#include <QProcessEnvironment>
 #include <QStatusBar>
 
 namespace {
@@ -114,14 +116,13 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    std::optional<payops::Dsn> dsn;
-    if (parser.isSet(commandLine.db)) {
-        QString error;
-        dsn = payops::Dsn::parse(parser.value(commandLine.db), &error);
-        if (!dsn) {
-            QMessageBox::critical(nullptr, title, error);
-            return 2;
-        }
+    QString dsnError;
+    const std::optional<payops::Dsn> dsn =
+        payops::console::startupDsn(parser.value(commandLine.db), parser.isSet(commandLine.sandbox),
+                                    QProcessEnvironment::systemEnvironment(), &dsnError);
+    if (!dsnError.isEmpty()) {
+        QMessageBox::critical(nullptr, title, dsnError);
+        return 2;
     }
     const payops::PageEntry *startPage = parser.isSet(commandLine.page) ? payops::findPage(parser.value(commandLine.page))
                                                                        : &payops::pageTable().front();

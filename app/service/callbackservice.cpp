@@ -103,7 +103,7 @@ int CallbackService::start()
                                                   m_options.lockTimeoutSeconds);
 
     InstanceInfo info{m_options.instance, QSysInfo::machineHostName(), qint64(::getpid()),
-                      QStringLiteral("%1:%2").arg(m_options.host).arg(port), QString::fromLatin1(m_handler->name())};
+                      ServiceOptions::hostAndPort(m_options.host, port), QString::fromLatin1(m_handler->name())};
     m_heartbeat = std::make_unique<Heartbeat>(m_options.dsn, info, *m_switch, *m_metrics);
     try {
         m_heartbeat->start();

@@ -61,6 +61,13 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     if (!portOk || options.port < 0 || options.port > 65535)
         return ServiceCommandLine::tr("--listen must be HOST:PORT, not '%1'").arg(listen);
     options.host = listen.left(colon);
+    // An IPv6 address is written in brackets ([::1]:8080), as in a URL; a bare one is ambiguous.
+    if (options.host.startsWith(QLatin1Char('[')) && options.host.endsWith(QLatin1Char(']')))
+        options.host = options.host.mid(1, options.host.size() - 2);
+    else if (options.host.contains(QLatin1Char(':')))
+        options.host.clear();
+    if (options.host.isEmpty() || options.host.contains(QLatin1Char('[')) || options.host.contains(QLatin1Char(']')))
+        return ServiceCommandLine::tr("--listen must be HOST:PORT, not '%1'").arg(listen);
 
     const QString secretPath = parser.value(QStringLiteral("secret-file"));
     error = readSecretFile(secretPath, &options.secret);
@@ -98,6 +105,11 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
 }
 
 } // namespace
+
+QString ServiceOptions::hostAndPort(const QString &host, int port)
+{
+    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2")).arg(host).arg(port);
+}
 
 ServiceCommandLine parseServiceCommandLine(const QStringList &arguments, const QProcessEnvironment &environment)
 {

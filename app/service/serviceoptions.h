@@ -24,6 +24,9 @@ struct ServiceOptions
     int unsafeCommitDelayMs = 60;
     bool takeOver = false;    // start even if a live instance has this name
     HttpLimits limits;
+
+    // HOST:PORT as --listen and a URL write it: an IPv6 host in brackets ([::1]:8080).
+    static QString hostAndPort(const QString &host, int port);
 };
 
 // payops-callbackd's command line, read and checked before anything starts.
