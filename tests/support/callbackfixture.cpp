@@ -165,7 +165,10 @@ void insertDuplicateIncident(const QSqlDatabase &db, int orders)
 CallbackdProcess::CallbackdProcess(const Dsn &dsn, const QString &handler, const QString &instance,
                                    const QStringList &extraArguments)
     : m_process(std::make_unique<QProcess>())
+    , m_standardError(std::make_unique<QTemporaryFile>(QDir::tempPath() + QStringLiteral("/payops-callbackd-XXXXXX.log")))
 {
+    if (!m_standardError->open())
+        throw std::runtime_error("cannot make a file for payops-callbackd's log");
     QStringList arguments{QStringLiteral("--db"), dsn.toString(true), QStringLiteral("--listen"),
                           QStringLiteral("127.0.0.1:0"), QStringLiteral("--secret-file"), secretFilePath(),
                           QStringLiteral("--handler"), handler, QStringLiteral("--log-level"), QStringLiteral("warn")};
@@ -173,6 +176,7 @@ CallbackdProcess::CallbackdProcess(const Dsn &dsn, const QString &handler, const
         arguments << QStringLiteral("--instance") << instance;
     arguments << extraArguments;
     m_process->setProcessChannelMode(QProcess::SeparateChannels);
+    m_process->setStandardErrorFile(m_standardError->fileName());
     m_process->start(callbackdPath(), arguments);
     static const QRegularExpression ready(QStringLiteral("^payops-callbackd (\\S+) listening on [^:]+:(\\d+)"));
     QDeadlineTimer deadline(30000);
@@ -190,7 +194,7 @@ CallbackdProcess::CallbackdProcess(const Dsn &dsn, const QString &handler, const
         if (m_process->state() == QProcess::NotRunning)
             break;
     }
-    m_output += QString::fromUtf8(m_process->readAllStandardError());
+    m_output += standardError();
     throw std::runtime_error("payops-callbackd did not start: " + m_output.toStdString());
 }
 
@@ -201,6 +205,12 @@ CallbackdProcess::~CallbackdProcess()
     m_process->waitForFinished(5000);
 }
 
+QString CallbackdProcess::standardError() const
+{
+    QFile file(m_standardError->fileName());
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
 int CallbackdProcess::terminate(int timeoutMs)
 {
     if (m_process->state() == QProcess::NotRunning)
@@ -208,7 +218,7 @@ int CallbackdProcess::terminate(int timeoutMs)
     ::kill(static_cast<pid_t>(m_process->processId()), SIGTERM);
     if (!m_process->waitForFinished(timeoutMs))
         return -1;
-    m_output += QString::fromUtf8(m_process->readAllStandardError());
+    m_output += standardError();
     return m_process->exitStatus() == QProcess::NormalExit ? m_process->exitCode() : -1;
 }
 

@@ -7,6 +7,7 @@
 #include <QSqlDatabase>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryFile>
 
 #include <memory>
 
@@ -73,7 +74,13 @@ public:
     QString output() const { return m_output; }
 
 private:
+    QString standardError() const;
+
     std::unique_ptr<QProcess> m_process;
+    // The endpoint's log goes to a file, not a pipe: a test that blocks its thread while the
+    // endpoint logs (a storm during a database restart) would otherwise fill the pipe, and
+    // every worker of the endpoint would stop in write().
+    std::unique_ptr<QTemporaryFile> m_standardError;
     int m_port = 0;
     QString m_instance;
     QString m_output;
