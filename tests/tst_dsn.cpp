@@ -98,6 +98,9 @@ private Q_SLOTS:
         QTest::newRow("relative socket") << QStringLiteral("mysql://u@localhost/db?socket=x.sock") << QStringLiteral("absolute");
         QTest::newRow("socket off localhost") << QStringLiteral("mysql://u@db/db?socket=/x.sock") << QStringLiteral("localhost");
         QTest::newRow("no scheme") << QStringLiteral("u@h/db") << QStringLiteral("scheme");
+        // Found by fuzz_dsn: a noncharacter, kept by QUrl as written, came back as U+FFFD.
+        QTest::newRow("noncharacter") << QString::fromUtf8("mysql://u@h/db?ssl-ca=/t/k\xf2\xbf\xbf\xbf")
+                                      << QStringLiteral("not a URL");
     }
 
     void badForms()

@@ -5,6 +5,8 @@
 #include <QUrl>
 #include <QUrlQuery>
 
+#include <algorithm>
+
 namespace payops {
 
 bool isPlainIdentifier(const QString &name)
@@ -63,6 +65,12 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
         return fail(Dsn::tr("it is empty"));
     if (!url.isValid())
         return fail(urlProblem(url));
+    // QUrl keeps a Unicode noncharacter written as it is, but decodes one written %-encoded to
+    // U+FFFD, so such a DSN could not be written back as itself. An IRI may not hold one either
+    // (RFC 3987).
+    const QList<uint> codePoints = trimmed.toUcs4();
+    if (std::any_of(codePoints.begin(), codePoints.end(), [](uint c) { return QChar::isNonCharacter(c); }))
+        return fail(Dsn::tr("it is not a URL"));
     if (url.scheme() != QLatin1String("mysql"))
         return fail(Dsn::tr("scheme must be mysql://, not '%1'").arg(url.scheme()));
     if (!url.fragment().isNull())
