@@ -58,15 +58,14 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     const qsizetype colon = listen.lastIndexOf(QLatin1Char(':'));
     bool portOk = false;
     options.port = colon > 0 ? listen.mid(colon + 1).toInt(&portOk) : -1;
-    if (!portOk || options.port < 0 || options.port > 65535)
-        return ServiceCommandLine::tr("--listen must be HOST:PORT, not '%1'").arg(listen);
     options.host = listen.left(colon);
     // An IPv6 address is written in brackets ([::1]:8080), as in a URL; a bare one is ambiguous.
-    if (options.host.startsWith(QLatin1Char('[')) && options.host.endsWith(QLatin1Char(']')))
+    const bool bracketed = options.host.startsWith(QLatin1Char('[')) && options.host.endsWith(QLatin1Char(']'));
+    if (bracketed)
         options.host = options.host.mid(1, options.host.size() - 2);
-    else if (options.host.contains(QLatin1Char(':')))
-        options.host.clear();
-    if (options.host.isEmpty() || options.host.contains(QLatin1Char('[')) || options.host.contains(QLatin1Char(']')))
+    const bool hostOk = !options.host.isEmpty() && !options.host.contains(QLatin1Char('['))
+                        && !options.host.contains(QLatin1Char(']')) && (bracketed || !options.host.contains(QLatin1Char(':')));
+    if (!portOk || options.port < 0 || options.port > 65535 || !hostOk)
         return ServiceCommandLine::tr("--listen must be HOST:PORT, not '%1'").arg(listen);
 
     const QString secretPath = parser.value(QStringLiteral("secret-file"));
