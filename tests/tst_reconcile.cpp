@@ -352,7 +352,7 @@ private Q_SLOTS:
         const qint64 lines = number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line"));
         const QString path = writeFile(m_dir, QStringLiteral("truncated-bill.csv"), wechatBill(kWechatPayments, false));
         StatementImportOptions options;
-        options.batchRows = 1;
+        options.batchLines = 1;
         QVERIFY_THROWS_EXCEPTION(StatementError, importPath(db, path, options));
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")), statements);
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line")), lines);
@@ -389,6 +389,69 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains(QStringLiteral("already imported as statement")), qPrintable(text.out));
     }
 
+    // Lines stream to the server as LOAD DATA rows where it allows LOAD DATA LOCAL, and go as
+    // INSERTs where it does not (local_infile=OFF). Both store the same bytes, including those
+    // that end or escape a LOAD DATA field, and a \N that must stay text, not become NULL.
+    void bothWritersStoreTheSameLines()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        const QByteArray file = "pay_no,order_id,amount,status,paid_at,channel\r\n"
+                                "\"\\N\",1001,0.01,SUCCESS,2026-12-01T08:00:00Z,test\r\n"
+                                "\"ESC\ttab\",0,0.10,SUCCESS,,test\r\n"
+                                "\"ESC,\xe6\x94\xaf\xe4\xbb\x98\",1002,-99999999.99,REFUND,2026-12-01T08:00:01.5+08:00,test\r\n"
+                                "\"ESC\\\",1003,12.3,SUCCESS,2026-12-01T08:00:02Z,test\r\n"
+                                "not,a,line\r\n";
+        const QString path = writeFile(m_dir, QStringLiteral("escapes.csv"), file);
+        const auto counter = [&db](const char *name) {
+            // SHOW STATUS cannot take a bind.
+            return number(db, QStringLiteral("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
+                                             "WHERE VARIABLE_NAME = ?"), {QString::fromLatin1(name)});
+        };
+        const auto importOnce = [&](bool allowed) {
+            db::execDirect(db, QStringLiteral("SET GLOBAL local_infile = %1").arg(allowed ? 1 : 0));
+            const qint64 inserts = counter("Com_insert");
+            const StatementImport imported = importPath(db, path);
+            db::execDirect(db, QStringLiteral("SET GLOBAL local_infile = 1"));
+            // The statement's row and its unreadable line are INSERTs either way; its lines are
+            // one more only without LOAD DATA LOCAL.
+            const qint64 expectedInserts = allowed ? 2 : 3;
+            if (counter("Com_insert") - inserts != expectedInserts)
+                qFatal("local_infile=%d: %lld INSERTs, expected %lld", int(allowed), counter("Com_insert") - inserts,
+                       expectedInserts);
+            QStringList rows;
+            QSqlQuery query = db::exec(db, QStringLiteral(
+                "SELECT line_no, HEX(pay_no), order_id, amount_fen, status, "
+                "COALESCE(DATE_FORMAT(paid_at, '%Y-%m-%d %H:%i:%s.%f'), 'NULL') FROM platform_statement_line "
+                "WHERE statement_id = ? ORDER BY line_no"), {imported.statement.id});
+            while (query.next()) {
+                QStringList fields;
+                for (int i = 0; i < 6; ++i)
+                    fields << query.value(i).toString();
+                rows << fields.join(u'|');
+            }
+            rows << QStringLiteral("errors %1").arg(number(db, QStringLiteral(
+                "SELECT GROUP_CONCAT(line_no) FROM platform_statement_error WHERE statement_id = ?"), {imported.statement.id}));
+            // The same file again must be a new import: forget this one.
+            for (const char *table : {"platform_statement_line", "platform_statement_error"})
+                db::exec(db, QStringLiteral("DELETE FROM %1 WHERE statement_id = ?").arg(QLatin1String(table)),
+                         {imported.statement.id});
+            db::exec(db, QStringLiteral("DELETE FROM platform_statement WHERE id = ?"), {imported.statement.id});
+            return rows;
+        };
+        const QStringList streamed = importOnce(true);
+        const QStringList inserted = importOnce(false);
+        QCOMPARE(streamed, inserted);
+        const QStringList expected{
+            QStringLiteral("2|%1|1001|1|SUCCESS|2026-12-01 08:00:00.000000").arg(QLatin1String(QByteArray("\\N").toHex().toUpper())),
+            QStringLiteral("3|%1|0|10|SUCCESS|NULL").arg(QLatin1String(QByteArray("ESC\ttab").toHex().toUpper())),
+            QStringLiteral("4|%1|1002|-9999999999|REFUND|2026-12-01 00:00:01.500000")
+                .arg(QLatin1String(QByteArray("ESC,\xe6\x94\xaf\xe4\xbb\x98").toHex().toUpper())),
+            QStringLiteral("5|%1|1003|1230|SUCCESS|2026-12-01 08:00:02.000000").arg(QLatin1String(QByteArray("ESC\\").toHex().toUpper())),
+            QStringLiteral("errors 6")};
+        QVERIFY2(streamed == expected, qPrintable(streamed.join(QStringLiteral(" ; "))));
+    }
+
     void cancelStoresNothing()
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
@@ -400,7 +463,7 @@ private Q_SLOTS:
         std::atomic<bool> cancel{false};
         int batches = 0;
         StatementImportOptions options;
-        options.batchRows = 2;
+        options.batchLines = 2;
         options.cancel = &cancel;
         options.progress = [&cancel, &batches](const StatementImportProgress &progress) {
             ++batches;

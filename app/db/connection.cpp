@@ -24,10 +24,13 @@ QAtomicInteger<quint64> g_connectionCounter;
 // restart, shutdown), and ThreadSanitizer, which cannot see into an uninstrumented Qt, then
 // sees the ordering through this lock instead of reporting Qt's own free list as a race.
 std::mutex g_registryMutex;
+// What each open Connection was opened with, by connection name, for dsnOf().
+QHash<QString, Dsn> g_dsns;
 
-QSqlDatabase addDatabase(const QString &name)
+QSqlDatabase addDatabase(const QString &name, const Dsn &dsn)
 {
     const std::lock_guard lock(g_registryMutex);
+    g_dsns.insert(name, dsn);
     return QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), name);
 }
 
@@ -38,6 +41,7 @@ void removeDatabase(QSqlDatabase &db, const QString &name)
     db = QSqlDatabase();
     const std::lock_guard lock(g_registryMutex);
     QSqlDatabase::removeDatabase(name);
+    g_dsns.remove(name);
 }
 
 QString connectOptions(const Dsn &dsn)
@@ -94,7 +98,7 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
     if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QMYSQL")))
         throw Error(Connection::tr("the Qt MySQL driver (QMYSQL) is not installed; "
                                    "install libqt6sql6-mysql"));
-    m_db = addDatabase(m_name);
+    m_db = addDatabase(m_name, dsn);
     m_db.setHostName(dsn.host);
     m_db.setPort(dsn.port);
     m_db.setUserName(dsn.user);
@@ -127,6 +131,15 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
 Connection::~Connection()
 {
     removeDatabase(m_db, m_name);
+}
+
+std::optional<Dsn> dsnOf(const QSqlDatabase &db)
+{
+    const std::lock_guard lock(g_registryMutex);
+    const auto found = g_dsns.constFind(db.connectionName());
+    if (found == g_dsns.constEnd())
+        return std::nullopt;
+    return *found;
 }
 
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)

@@ -9,6 +9,8 @@
 #include <QString>
 #include <QVariantList>
 
+#include <optional>
+
 namespace payops::db {
 
 // One named QSqlDatabase, opened on the thread that creates it and removed when this object
@@ -40,6 +42,10 @@ private:
     qint64 m_serverConnectionId = 0;
     bool m_isMariaDb = true;
 };
+
+// The DSN the Connection that owns `db` was opened with, to open another one like it (a
+// second reader on another thread); nullopt for a QSqlDatabase no Connection made.
+std::optional<Dsn> dsnOf(const QSqlDatabase &db);
 
 // Runs one statement with positional binds; throws db::Error on failure. A null QString
 // binds as an empty string; bind QVariant() for SQL NULL.

@@ -25,7 +25,9 @@ struct StatementImportOptions
 {
     StatementFormat format = StatementFormat::Auto;
     QString sourceName;    // the file's name as the user gave it, kept with the statement
-    int batchRows = 1000;  // lines per multi-row INSERT
+    // Lines per write; 0 for the writer's own: 50,000 per LOAD DATA LOCAL, 1,000 per multi-row
+    // INSERT where the server does not allow the former. Each write reports progress and may cancel.
+    int batchLines = 0;
     // Called after each batch; on the calling thread.
     std::function<void(const StatementImportProgress &)> progress;
     // Set from another thread to stop: the import rolls back and stores nothing.
@@ -62,9 +64,9 @@ struct StatementImport
 QString statementFileSha256(QIODevice &device);
 
 // Imports a statement file: pass 1 hashes it; a file already stored (same SHA-256) is reported
-// and nothing is written; pass 2 reads it with StatementReader and stores its lines and its
-// unreadable lines in multi-row INSERTs, all in one transaction, so that a file found truncated
-// half-way (or a cancel) keeps nothing. The file is never held in memory. The device must be
+// and nothing is written; pass 2 reads it with StatementReader and stores its lines (streamed
+// through LOAD DATA LOCAL INFILE, or in multi-row INSERTs where the server does not allow that)
+// and its unreadable lines, all in one transaction, so that a file found truncated half-way (or a cancel) keeps nothing. The file is never held in memory. The device must be
 // seekable (a file). Throws StatementError for a file that cannot be read and db::Error for the
 // database.
 StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const StatementImportOptions &options);

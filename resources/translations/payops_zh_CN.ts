@@ -4,7 +4,7 @@
 <context>
     <name>ConsoleCommandLine</name>
     <message>
-        <location filename="../../app/main/console_main.cpp" line="+29"/>
+        <location filename="../../app/main/console_main.cpp" line="+32"/>
         <source>Operations console for payment-callback incidents.</source>
         <translation>支付回调事故的运维控制台。</translation>
     </message>
@@ -39,7 +39,7 @@
         <translation>payops 控制台</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+32"/>
         <source>unknown page; one of: %1</source>
         <translation>未知页面；可选：%1</translation>
     </message>
@@ -384,12 +384,12 @@
     <name>payops::BacklogPage</name>
     <message>
         <location filename="../../ui/pages/backlogpage.cpp" line="+62"/>
-        <location line="+193"/>
+        <location line="+194"/>
         <source>Reading the backlog …</source>
         <translation>正在读取积压回调…</translation>
     </message>
     <message>
-        <location line="-176"/>
+        <location line="-177"/>
         <source>Process backlog…</source>
         <translation>处理积压回调…</translation>
     </message>
@@ -420,12 +420,12 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+277"/>
+        <location line="+279"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-263"/>
+        <location line="-265"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint, one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑，每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -435,7 +435,7 @@
         <translation>将在当前回调处理完后停止…</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+60"/>
         <source>&lt;b&gt;The backlog is empty.&lt;/b&gt; No callback waits to be processed.</source>
         <translation>&lt;b&gt;没有积压回调。&lt;/b&gt;没有等待处理的回调。</translation>
     </message>
@@ -553,7 +553,7 @@
         <translation>正在处理… %1 / %2</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
@@ -1475,12 +1475,13 @@
 <context>
     <name>payops::Dsn</name>
     <message>
-        <location filename="../../app/db/dsn.cpp" line="+45"/>
+        <location filename="../../app/db/dsn.cpp" line="+48"/>
+        <location line="+25"/>
         <source>it is not a URL</source>
         <translation>它不是 URL</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="-15"/>
         <source>invalid DSN: %1 (expected mysql://USER[:PASS]@HOST[:PORT]/DB or mysql://USER@localhost/DB?socket=/path/to.sock)</source>
         <translation>DSN 无效：%1（应为 mysql://USER[:PASS]@HOST[:PORT]/DB 或 mysql://USER@localhost/DB?socket=/path/to.sock）</translation>
     </message>
@@ -1490,7 +1491,7 @@
         <translation>它是空的</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+10"/>
         <source>scheme must be mysql://, not &apos;%1&apos;</source>
         <translation>协议必须是 mysql://，而不是“%1”</translation>
     </message>
@@ -2312,7 +2313,7 @@
 <context>
     <name>payops::InspectionChart</name>
     <message>
-        <location filename="../../ui/widgets/inspectionchart.cpp" line="+34"/>
+        <location filename="../../ui/widgets/inspectionchart.cpp" line="+36"/>
         <source>Findings per inspection</source>
         <translation>每次巡检发现的问题</translation>
     </message>
@@ -3096,7 +3097,7 @@
         <translation>正在刷新</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+36"/>
         <source>Database %1 has no payops schema</source>
         <translation>数据库 %1 中没有 payops 表结构</translation>
     </message>
@@ -3795,7 +3796,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/reconciliation.cpp" line="+291"/>
+        <location filename="../../app/domain/reconciliation.cpp" line="+323"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -4343,12 +4344,12 @@
         <translation>trace、debug、info、warn、error 或 off。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+31"/>
         <source>--listen must be HOST:PORT, not &apos;%1&apos;</source>
         <translation>--listen 必须是 HOST:PORT，而不是“%1”</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>the secret in %1 is shorter than %2 bytes</source>
         <translation>%1 中的密钥短于 %2 字节</translation>
     </message>
@@ -4902,7 +4903,7 @@
         <translation>渠道是“%1”，而文件第一行是“%2”：一份对账单只能有一个渠道</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statementimport.cpp" line="+36"/>
+        <location filename="../../app/domain/statementimport.cpp" line="+40"/>
         <source>the line has no transaction number (pay_no)</source>
         <translation>该行缺少交易号（pay_no）</translation>
     </message>
@@ -4917,7 +4918,12 @@
         <translation>状态超过 %1 个字符</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+112"/>
+        <source>the server stopped taking LOAD DATA LOCAL during the import</source>
+        <translation>导入过程中服务器不再接受 LOAD DATA LOCAL</translation>
+    </message>
+    <message>
+        <location line="+92"/>
         <source>already imported as statement %1 on %2 UTC by %3</source>
         <translation>已由 %3 于 %2 UTC 导入为对账单 %1</translation>
     </message>
@@ -6805,7 +6811,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::db::Connection</name>
     <message>
-        <location filename="../../app/db/connection.cpp" line="+45"/>
+        <location filename="../../app/db/connection.cpp" line="+73"/>
         <source>access denied for user &apos;%1&apos; at %2 (wrong user or password)</source>
         <translation>用户“%1”在 %2 被拒绝访问（用户名或密码错误）</translation>
     </message>
@@ -7026,12 +7032,12 @@ Usage: payops %2 %3</source>
         <translation>数据库“%1”上正在运行另一个 payops migrate，请等它结束后重试</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+60"/>
         <source>cannot read bundled migration %1</source>
         <translation>无法读取内置迁移 %1</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+38"/>
         <source>migration %1 is applied to this database but unknown to this build of payops (the database is newer than this program)</source>
         <translation>迁移 %1 已应用到该数据库，但此版本的 payops 不认识它（数据库比本程序新）</translation>
     </message>
