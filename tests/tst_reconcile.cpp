@@ -452,6 +452,26 @@ private Q_SLOTS:
         QVERIFY2(streamed == expected, qPrintable(streamed.join(QStringLiteral(" ; "))));
     }
 
+    // A server may answer any query with a request for a client file; a payops connection
+    // sends none, neither before nor after it streamed a statement. The query below makes the
+    // client library take such a request as a hostile server's would be taken.
+    void aConnectionSendsNoFileFromDisk()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        db::execDirect(db, QStringLiteral("CREATE TEMPORARY TABLE local_probe (line VARCHAR(200))"));
+        const QString secret = writeFile(m_dir, QStringLiteral("secret.txt"), "a secret\n");
+        const auto requestFile = [&db, &secret] {
+            db::execDirect(db, QStringLiteral("LOAD DATA LOCAL INFILE '%1' INTO TABLE local_probe").arg(secret));
+        };
+        QVERIFY_THROWS_EXCEPTION(db::Error, requestFile());
+        QByteArray other = kStatement;
+        other.replace("WX-NOT-OURS", "WX-NOT-OURS-3");
+        QVERIFY(!importPath(db, writeFile(m_dir, QStringLiteral("before-request.csv"), other)).alreadyImported);
+        QVERIFY_THROWS_EXCEPTION(db::Error, requestFile());
+        QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM local_probe")), qint64(0));
+    }
+
     void cancelStoresNothing()
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));

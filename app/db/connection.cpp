@@ -1,6 +1,7 @@
 #include "connection.h"
 
 #include "dberror.h"
+#include "localinfile.h"
 #include "log/logging.h"
 
 #include <QAtomicInteger>
@@ -111,6 +112,7 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
         removeDatabase(m_db, m_name);
         throw Error(message, code);
     }
+    refuseLocalFiles(m_db);
     try {
         // Every time payops writes or compares is UTC; strict mode turns silent truncation
         // into an error.

@@ -84,6 +84,12 @@ MYSQL *nativeHandle(const QSqlDatabase &db)
 
 } // namespace
 
+void refuseLocalFiles(const QSqlDatabase &db)
+{
+    if (MYSQL *mysql = nativeHandle(db))
+        mysql_set_local_infile_handler(mysql, refuseInit, refuseRead, streamEnd, refuseError, nullptr);
+}
+
 LocalLoad loadDataLocal(const QSqlDatabase &db, const QString &sql, const LocalInfileSource &source)
 {
     MYSQL *mysql = nativeHandle(db);
@@ -92,13 +98,13 @@ LocalLoad loadDataLocal(const QSqlDatabase &db, const QString &sql, const LocalI
     Stream stream;
     stream.source = &source;
     mysql_set_local_infile_handler(mysql, streamInit, streamRead, streamEnd, streamError, &stream);
-    // Not the library's own handler afterwards, which opens whatever file the server names:
-    // the connection never serves a file from disk.
+    // Refusing again afterwards, never the library's own handler, which opens whatever file the
+    // server names.
     struct Restore
     {
-        MYSQL *mysql;
-        ~Restore() { mysql_set_local_infile_handler(mysql, refuseInit, refuseRead, streamEnd, refuseError, nullptr); }
-    } restore{mysql};
+        const QSqlDatabase &db;
+        ~Restore() { refuseLocalFiles(db); }
+    } restore{db};
     try {
         execDirect(db, sql);
     } catch (const Error &) {

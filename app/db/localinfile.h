@@ -25,4 +25,9 @@ enum class LocalLoad {
 // Throws db::Error when the load fails after it began.
 LocalLoad loadDataLocal(const QSqlDatabase &db, const QString &sql, const LocalInfileSource &source);
 
+// Makes the connection refuse every request for a local file: a hostile server may ask for one
+// in answer to any query. Every db::Connection does this when it opens; loadDataLocal() lifts
+// it for its one statement.
+void refuseLocalFiles(const QSqlDatabase &db);
+
 } // namespace payops::db
