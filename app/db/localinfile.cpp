@@ -56,20 +56,24 @@ int refuseRead(void *, char *, unsigned int)
     return -1;
 }
 
+// The library's error text of a refused or failed load, cut to its buffer.
+int libraryError(char *message, unsigned int capacity, const char *text)
+{
+    if (capacity > 0) {
+        std::strncpy(message, text, capacity);
+        message[capacity - 1] = '\0';
+    }
+    return CR_UNKNOWN_ERROR;
+}
+
 int refuseError(void *, char *message, unsigned int capacity)
 {
-    std::strncpy(message, "this client sends no local files", capacity);
-    if (capacity > 0)
-        message[capacity - 1] = '\0';
-    return CR_UNKNOWN_ERROR;
+    return libraryError(message, capacity, "this client sends no local files");
 }
 
 int streamError(void *, char *message, unsigned int capacity)
 {
-    std::strncpy(message, "the data to load could not be produced", capacity);
-    if (capacity > 0)
-        message[capacity - 1] = '\0';
-    return CR_UNKNOWN_ERROR;
+    return libraryError(message, capacity, "the data to load could not be produced");
 }
 
 MYSQL *nativeHandle(const QSqlDatabase &db)

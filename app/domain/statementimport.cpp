@@ -87,12 +87,13 @@ public:
                       == db::LocalLoad::Loaded;
     }
 
-    bool streaming() const { return m_streaming; }
-
-    // Writes every line `readOne` reads; false when `batchDone` stopped it.
+    // Writes every line `readOne` reads, `batchDone` after every `batchLines` of them (0: 50,000
+    // per load, 1,000 per INSERT); false when `batchDone` stopped it.
     bool write(const ReadOne &readOne, const BatchDone &batchDone, int batchLines)
     {
-        return m_streaming ? stream(readOne, batchDone, batchLines) : insert(readOne, batchDone, batchLines);
+        if (m_streaming)
+            return stream(readOne, batchDone, batchLines > 0 ? batchLines : 50000);
+        return insert(readOne, batchDone, batchLines > 0 ? batchLines : 1000);
     }
 
     void addLine(const StatementLine &line)
@@ -325,7 +326,6 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const
     }
 
     LineWriter writer(db, statementId);
-    const int batchLines = options.batchLines > 0 ? options.batchLines : (writer.streaming() ? 50000 : 1000);
     StatementImportProgress progress;
     progress.totalBytes = device.size();
     StatementLine line;
@@ -350,7 +350,7 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const
             options.progress(progress);
         return !cancelled(options);
     };
-    if (!writer.write(readOne, batchDone, batchLines)) {
+    if (!writer.write(readOne, batchDone, options.batchLines)) {
         StatementImport stopped;
         stopped.cancelled = true;
         return stopped; // the transaction rolls back
