@@ -4,7 +4,6 @@
 #include "db/migrator.h"
 
 #include <QSqlQuery>
-#include <QStringList>
 
 namespace payops::console {
 
@@ -15,9 +14,7 @@ DatabaseSummary loadDatabaseSummary(const QSqlDatabase &db)
     who.next();
     summary.serverVersion = who.value(0).toString();
     summary.currentUser = who.value(1).toString();
-    if (!db.tables().contains(QStringLiteral("payops_meta")))
-        return summary;
-    summary.schemaLevel = db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'schema_level'")).toString();
+    summary.schemaLevel = db::readMeta(db, QStringLiteral("schema_level"));
     summary.sandbox = db::isSandboxDatabase(db);
     return summary;
 }

@@ -20,13 +20,6 @@ constexpr auto kMigrationsDir = ":/sql/migrations";
 
 QString levelKey() { return QStringLiteral("schema_level"); }
 
-QString readMeta(const QSqlDatabase &db, const QString &name)
-{
-    if (!db.tables().contains(QStringLiteral("payops_meta")))
-        return {};
-    return scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = ?"), {name}).toString();
-}
-
 void writeMeta(const QSqlDatabase &db, const QString &name, const QString &value)
 {
     exec(db, QStringLiteral("INSERT INTO payops_meta (name, value) VALUES (?, ?) "
@@ -221,6 +214,17 @@ MigrationOutcome Migrator::migrate(std::optional<SchemaLevel> target, bool markS
         outcome.sandboxMarked = true;
     }
     return outcome;
+}
+
+QString readMeta(const QSqlDatabase &db, const QString &name)
+{
+    try {
+        return scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = ?"), {name}).toString();
+    } catch (const Error &error) {
+        if (error.serverCode() == 1146) // no such table: not a payops database yet
+            return {};
+        throw;
+    }
 }
 
 bool isSandboxDatabase(const QSqlDatabase &db)

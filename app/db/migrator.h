@@ -79,6 +79,12 @@ private:
     RequirementCheck m_check;
 };
 
+// A value of payops_meta; empty when it has none or the database has no payops_meta yet. One
+// primary-key read: not QSqlDatabase::tables(), which lists every table through
+// information_schema, a cost a console refreshing every second should not put on a server with
+// thousands of tables. Throws Error.
+QString readMeta(const QSqlDatabase &db, const QString &name);
+
 // Reads payops_meta: true when `payops migrate --sandbox` or `payops sandbox` marked it.
 bool isSandboxDatabase(const QSqlDatabase &db);
 

@@ -21,11 +21,18 @@ struct WatchFeed
     Q_DECLARE_TR_FUNCTIONS(payops::WatchFeed)
 };
 
-// Missing ids a table may have waiting at once. Normally these are the transactions open at
-// the moment of a refresh, and a few rolled back; past the bound the oldest are given up.
-constexpr qsizetype kMaxGaps = 1000;
-// Id ranges per statement when reading the missing ids again.
+// Missing ids a table may have waiting at once; past the bound the oldest are given up. They
+// are the ids of transactions open at a refresh, of rollbacks, and ids that INSERT ... SELECT
+// reserved and never used (innodb_autoinc_lock_mode 1 takes them in growing blocks: a handler
+// issuing two coupons that way leaves one unused id per order). Where the watch may read
+// InnoDB's open transactions these wait a second or two (settledBefore); where it may not, at
+// a few hundred orders a second the bound is reached within seconds.
+constexpr qsizetype kMaxGaps = 2000;
+// Id ranges per statement when reading the missing ids again or deleting gaps.
 constexpr qsizetype kRangesPerStatement = 200;
+// Gaps this close together are read again as one range: on a busy table with a gap every few
+// ids, one range over them costs the server less than a range each.
+constexpr qint64 kSpanIds = 64;
 
 struct WatchSource
 {
@@ -49,7 +56,7 @@ struct Gap
     qint64 first = 0;
     qint64 last = 0;
     QString seenAt; // empty: seen by this refresh
-    bool expired = false;
+    bool lastLook = false; // no transaction can fill it any more, or it is kWatchLateSeconds old
 };
 
 struct SourceState
@@ -102,34 +109,57 @@ QString gapInsert(const WatchSource &source, const QList<Gap> &gaps)
            + rows.join(QLatin1Char(','));
 }
 
-// Reads the missing ids again; what is found is recounted and leaves the gap, and a gap that
-// has waited kWatchLateSeconds is given up after this last look.
+bool insideGap(const QList<Gap> &gaps, qint64 id) // gaps sorted by first id, disjoint
+{
+    const auto after = std::upper_bound(gaps.cbegin(), gaps.cend(), id,
+                                        [](qint64 value, const Gap &gap) { return value < gap.first; });
+    return after != gaps.cbegin() && id <= std::prev(after)->last;
+}
+
+// Reads the missing ids again; what is found is recounted and leaves the gap, and a gap on its
+// last look is given up after it.
 void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState &state, WatchOrders &orders,
                   QStringList &updates, qint64 &rowsRead)
 {
     if (state.gaps.isEmpty())
         return;
+    QList<QPair<qint64, qint64>> spans;
+    for (const Gap &gap : std::as_const(state.gaps)) {
+        if (!spans.isEmpty() && gap.first - spans.last().second <= kSpanIds)
+            spans.last().second = gap.last;
+        else
+            spans << qMakePair(gap.first, gap.last);
+    }
     QList<qint64> found;
-    for (qsizetype from = 0; from < state.gaps.size(); from += kRangesPerStatement) {
+    for (qsizetype from = 0; from < spans.size(); from += kRangesPerStatement) {
         QStringList ranges;
-        for (const Gap &gap : state.gaps.mid(from, kRangesPerStatement))
-            ranges << QStringLiteral("id BETWEEN %1 AND %2").arg(gap.first).arg(gap.last);
+        for (const auto &span : spans.mid(from, kRangesPerStatement))
+            ranges << QStringLiteral("id BETWEEN %1 AND %2").arg(span.first).arg(span.second);
         for (const SourceRow &row : readRows(db, source, ranges.join(QStringLiteral(" OR ")))) {
+            ++rowsRead;
+            if (!insideGap(state.gaps, row.id)) // between two gaps: counted when the watermark passed it
+                continue;
             orders[row.orderId] |= row.kinds;
             found << row.id;
-            ++rowsRead;
         }
     }
     std::sort(found.begin(), found.end());
     QList<Gap> kept;
     QList<Gap> pieces;
+    // The gap rows to delete, as runs of first ids: state.gaps is every gap the table holds
+    // for this source, so a run of neighbours that all leave is one range of the primary key.
+    QList<QPair<qint64, qint64>> leaving;
+    bool previousLeft = false;
     for (const Gap &gap : std::as_const(state.gaps)) {
         auto at = std::lower_bound(found.cbegin(), found.cend(), gap.first);
         const bool changed = at != found.cend() && *at <= gap.last;
-        if (gap.expired || changed)
-            updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND first_id = %2")
-                           .arg(source.id).arg(gap.first);
-        if (gap.expired)
+        const bool leaves = gap.lastLook || changed;
+        if (leaves && previousLeft)
+            leaving.last().second = gap.first;
+        else if (leaves)
+            leaving << qMakePair(gap.first, gap.first);
+        previousLeft = leaves;
+        if (gap.lastLook)
             continue;
         if (!changed) {
             kept << gap;
@@ -143,6 +173,13 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
         }
         if (next <= gap.last)
             pieces << Gap{next, gap.last, gap.seenAt, false};
+    }
+    for (qsizetype from = 0; from < leaving.size(); from += kRangesPerStatement) {
+        QStringList ranges;
+        for (const auto &run : leaving.mid(from, kRangesPerStatement))
+            ranges << QStringLiteral("first_id BETWEEN %1 AND %2").arg(run.first).arg(run.second);
+        updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND (%2)")
+                       .arg(source.id).arg(ranges.join(QStringLiteral(" OR ")));
     }
     if (!pieces.isEmpty())
         updates << gapInsert(source, pieces);
@@ -176,7 +213,8 @@ bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState 
     std::sort(state.gaps.begin(), state.gaps.end(), [](const Gap &a, const Gap &b) { return a.first < b.first; });
     if (state.gaps.size() > kMaxGaps) {
         const qint64 cut = state.gaps.at(state.gaps.size() - kMaxGaps).first;
-        qWarning("duplicate watch: more than %lld ids of %s are missing at once; giving up those below %lld",
+        qWarning("duplicate watch: more than %lld ids of %s are missing at once; giving up those below %lld "
+                 "(with the PROCESS privilege the watch sees which of them a transaction can still commit)",
                  static_cast<long long>(kMaxGaps), qPrintable(source.table), static_cast<long long>(cut));
         updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND first_id < %2").arg(source.id).arg(cut);
         state.gaps = state.gaps.mid(state.gaps.size() - kMaxGaps);
@@ -184,8 +222,29 @@ bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState 
     return rows.size() >= batchRows;
 }
 
+// A moment (UTC) no transaction InnoDB has open now started before: a gap seen before it
+// belongs to transactions that have ended, so one more read finds all it will ever hold.
+// information_schema.INNODB_TRX needs the PROCESS privilege, and SET STATEMENT is MariaDB's;
+// without either this is null and gaps wait kWatchLateSeconds. trx_started is the server's
+// local time in whole seconds (read against NOW() in the same zone; the truncation only makes
+// the moment earlier), and the table is a cache up to 0.1 s old, hence the half-second margin.
+QVariant settledBefore(const QSqlDatabase &db)
+{
+    try {
+        return db::scalar(db, QStringLiteral(
+            "SET STATEMENT time_zone = 'SYSTEM' FOR SELECT CAST(UTC_TIMESTAMP(3) - INTERVAL "
+            "GREATEST(COALESCE(TIMESTAMPDIFF(MICROSECOND, MIN(trx_started), NOW(6)), 0), 500000) MICROSECOND AS CHAR) "
+            "FROM information_schema.INNODB_TRX"));
+    } catch (const db::Error &error) {
+        if (!error.isAccessDenied() && error.serverCode() != 1064) // 1064: MySQL's parser
+            throw;
+        return QVariant();
+    }
+}
+
 QHash<int, SourceState> readSourceStates(const QSqlDatabase &db)
 {
+    const QVariant settled = settledBefore(db);
     QHash<int, SourceState> states;
     QSqlQuery seen = db::exec(db, QStringLiteral(
         "SELECT coupon_seen_id, point_seen_id, compensation_seen_id FROM duplicate_watch_state WHERE id = 1"));
@@ -193,9 +252,12 @@ QHash<int, SourceState> readSourceStates(const QSqlDatabase &db)
         throw db::Error(WatchFeed::tr("the duplicate watch has no state row; run payops migrate again"));
     for (int i = 0; i < 3; ++i)
         states[i + 1].seen = seen.value(i).toLongLong();
-    QSqlQuery gaps = db::exec(db, QStringLiteral(
-        "SELECT source, first_id, last_id, CAST(seen_at AS CHAR), seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND "
-        "FROM duplicate_watch_gap ORDER BY source, first_id").arg(kWatchLateSeconds));
+    const QString lastLook = settled.isNull() ? QStringLiteral("seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND")
+                                              : QStringLiteral("(seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND OR seen_at < ?)");
+    QSqlQuery gaps = db::exec(db, QStringLiteral("SELECT source, first_id, last_id, CAST(seen_at AS CHAR), %1 "
+                                                 "FROM duplicate_watch_gap ORDER BY source, first_id")
+                                      .arg(lastLook.arg(kWatchLateSeconds)),
+                              settled.isNull() ? QVariantList() : QVariantList{settled});
     while (gaps.next())
         states[gaps.value(0).toInt()].gaps << Gap{gaps.value(1).toLongLong(), gaps.value(2).toLongLong(),
                                                   gaps.value(3).toString(), gaps.value(4).toBool()};

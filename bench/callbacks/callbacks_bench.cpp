@@ -6,7 +6,7 @@
 // (no HTTP, no JSON, no signature). Both run against one private MariaDB in the same run;
 // the report gives ratios, because absolute times on a shared machine mean little. A last
 // pair of runs at 8 clients measures NORMAL with and without an attacker holding 500 idle and
-// 50 slowly dripping connections open; then four alternating pairs measure it without and with
+// 50 slowly dripping connections open; then five alternating pairs measure it without and with
 // a console open on the overview and the state machine, refreshing every second (the
 // duplicate watch's refresh included, on a connection of its own).
 
@@ -56,6 +56,8 @@ using namespace payops;
 namespace {
 
 constexpr int kUniquePerRun = 1500;
+// The console's runs are three times as long, so that each holds several refreshes.
+constexpr int kUniquePerConsoleRun = 3 * kUniquePerRun;
 const QByteArray kSecret = "bench-secret-5b8e0c1d2f";
 
 struct Result
@@ -87,21 +89,43 @@ QByteArray body(qint64 order)
         .toJson(QJsonDocument::Compact);
 }
 
-// Unique deliveries for orders [first, first + kUniquePerRun), and after every tenth-of-three
+// One run's deliveries: `unique` orders no earlier run has paid, and after every tenth-of-three
 // a resend of a recent one: 30 % duplicates, arriving close to their originals.
-std::vector<QByteArray> workload(qint64 first)
+struct Workload
 {
+    qint64 first = 0;
+    int unique = 0;
     std::vector<QByteArray> bodies;
-    for (int i = 0; i < kUniquePerRun; ++i) {
-        bodies.push_back(body(first + i));
+};
+
+Workload workload(qint64 &nextOrder, int unique = kUniquePerRun)
+{
+    Workload run{nextOrder, unique, {}};
+    for (int i = 0; i < unique; ++i) {
+        run.bodies.push_back(body(run.first + i));
         if (i % 10 < 3)
-            bodies.push_back(body(first + std::max(0, i - 2)));
+            run.bodies.push_back(body(run.first + std::max(0, i - 2)));
     }
-    return bodies;
+    nextOrder += unique;
+    return run;
 }
 
-template <typename Send> Result drive(int clients, const std::vector<QByteArray> &bodies, Send send)
+// A run whose orders were not all handled as `status` measured something else (a resend of
+// paid orders is answered without a transaction, several times faster): the benchmark stops.
+void expectHandled(const QSqlDatabase &db, const Workload &run, const QString &status)
 {
+    const qint64 handled = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE order_id >= ? AND "
+                                                         "order_id < ? AND status = ?"),
+                                      {run.first, run.first + run.unique, status})
+                               .toLongLong();
+    if (handled != run.unique)
+        qFatal("a run handled %lld of its %d orders as %s", static_cast<long long>(handled), run.unique,
+               qPrintable(status));
+}
+
+template <typename Send> Result drive(int clients, const Workload &run, Send send)
+{
+    const std::vector<QByteArray> &bodies = run.bodies;
     Result result;
     result.requests = int(bodies.size());
     std::atomic<size_t> next{0};
@@ -206,16 +230,21 @@ public:
         m_stop.store(true);
         m_thread.join();
     }
-    void setActive(bool active)
+    // Refreshing every second from now on. The first refresh reads what was written while the
+    // console was stopped; it is waited for and not counted, so that what is measured is a
+    // console that has been open all along, reading only what each second adds.
+    void start()
     {
-        if (active) {
-            m_refreshes.store(0);
-            m_busyMicros.store(0);
-            for (auto &rows : m_rows)
-                rows.store(0);
-        }
-        m_active.store(active);
+        m_refreshes.store(0);
+        m_busyMicros.store(0);
+        for (auto &rows : m_rows)
+            rows.store(0);
+        m_caughtUp.store(false);
+        m_active.store(true);
+        while (!m_caughtUp.load())
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    void stop() { m_active.store(false); }
     QString report() const
     {
         const int n = std::max(1, m_refreshes.load());
@@ -263,7 +292,11 @@ private:
         m_opened.store(true);
         while (!m_stop.load()) {
             const auto started = std::chrono::steady_clock::now();
-            if (m_active.load()) {
+            if (m_active.load() && !m_caughtUp.load()) {
+                for (const auto &step : steps)
+                    step();
+                m_caughtUp.store(true);
+            } else if (m_active.load()) {
                 for (size_t i = 0; i < steps.size(); ++i) {
                     const qint64 before = bench::sessionRowsRead(db);
                     steps[i]();
@@ -283,6 +316,7 @@ private:
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_opened{false};
     std::atomic<bool> m_active{false};
+    std::atomic<bool> m_caughtUp{false};
     std::atomic<int> m_refreshes{0};
     std::array<std::atomic<qint64>, 5> m_rows{};
     std::atomic<qint64> m_busyMicros{0};
@@ -317,7 +351,7 @@ int main(int argc, char *argv[])
     const QList<int> concurrency{1, 8, 32};
     const int runsPerLevel = 3; // baseline, NORMAL, RECORD_ONLY
     const int attackRuns = 2;   // NORMAL at 8 clients without and with the attacker
-    const int consolePairs = 4; // NORMAL at 8 clients without and with a console, alternating
+    const int consolePairs = 5; // NORMAL at 8 clients without and with a console, alternating
     {
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));
         db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE bench"));
@@ -346,8 +380,8 @@ int main(int argc, char *argv[])
                                "3 UNION ALL SELECT 4 "
                                "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL "
                                "SELECT 8 UNION ALL SELECT 9) c) s"));
-        const int orders = kUniquePerRun *
-                           (runsPerLevel * int(concurrency.size()) + attackRuns + 2 * consolePairs);
+        const int orders = kUniquePerRun * (runsPerLevel * int(concurrency.size()) + attackRuns) +
+                           kUniquePerConsoleRun * 2 * consolePairs;
         for (int start = 0; start < orders; start += 1000)
             db::exec(db,
                      QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) SELECT ? + "
@@ -400,17 +434,21 @@ int main(int argc, char *argv[])
     out << "\n| run | callbacks/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|\n";
     QStringList summary;
     qint64 nextOrder = 1000000;
+    const QString processed = QStringLiteral("PROCESSED");
+    const auto measure = [&](int clients, const Workload &run, const auto &send, const QString &status) {
+        const Result result = drive(clients, run, send);
+        expectHandled(operatorConnection.database(), run, status);
+        return result;
+    };
     for (int clients : concurrency) {
-        const Result baseline = drive(clients, workload(nextOrder), direct);
-        nextOrder += kUniquePerRun;
-        const Result normal = drive(clients, workload(nextOrder), http);
-        nextOrder += kUniquePerRun;
+        const Result baseline = measure(clients, workload(nextOrder), direct, processed);
+        const Result normal = measure(clients, workload(nextOrder), http, processed);
         const qint64 version = flipSwitch(operatorConnection.database(), CallbackMode::RecordOnly,
                                           QStringLiteral("bench"))
                                    .after.version;
         waitForAcknowledgement(operatorConnection.database(), version, 5000);
-        const Result recordOnly = drive(clients, workload(nextOrder), http);
-        nextOrder += kUniquePerRun;
+        const Result recordOnly =
+            measure(clients, workload(nextOrder), http, QStringLiteral("RECORDED"));
         flipSwitch(operatorConnection.database(), CallbackMode::Normal, QStringLiteral("bench"));
 
         out << row(QStringLiteral("%1 clients, baseline SQL").arg(clients), baseline) << '\n'
@@ -422,13 +460,12 @@ int main(int argc, char *argv[])
                        .arg(normal.throughput() / baseline.throughput(), 0, 'f', 2)
                        .arg(recordOnly.throughput() / normal.throughput(), 0, 'f', 2);
     }
-    const Result quiet = drive(8, workload(nextOrder), http);
-    nextOrder += kUniquePerRun;
+    const Result quiet = measure(8, workload(nextOrder), http, processed);
     Result attacked;
     {
         const test::Crowd crowd(port, 500, 50);
         out << "attacker holds " << crowd.connected() << " connections" << Qt::endl;
-        attacked = drive(8, workload(nextOrder), http);
+        attacked = measure(8, workload(nextOrder), http, processed);
     }
     out << row(QStringLiteral("8 clients, NORMAL, quiet"), quiet) << '\n'
         << row(QStringLiteral("8 clients, NORMAL, 500 idle + 50 slow"), attacked) << Qt::endl;
@@ -439,12 +476,12 @@ int main(int argc, char *argv[])
     {
         RefreshingConsole console(dsn);
         for (int pair = 0; pair < consolePairs; ++pair) {
-            const Result alone = drive(8, workload(nextOrder), http);
-            nextOrder += kUniquePerRun;
-            console.setActive(true);
-            const Result watched = drive(8, workload(nextOrder), http);
-            console.setActive(false);
-            nextOrder += kUniquePerRun;
+            const Result alone =
+                measure(8, workload(nextOrder, kUniquePerConsoleRun), http, processed);
+            console.start();
+            const Result watched =
+                measure(8, workload(nextOrder, kUniquePerConsoleRun), http, processed);
+            console.stop();
             out << row(QStringLiteral("8 clients, NORMAL, no console"), alone) << '\n'
                 << row(QStringLiteral("8 clients, NORMAL, console (%1)").arg(console.report()),
                        watched)
