@@ -109,6 +109,21 @@ QString gapInsert(const WatchSource &source, const QList<Gap> &gaps)
            + rows.join(QLatin1Char(','));
 }
 
+using IdRange = QPair<qint64, qint64>; // first, last
+
+// `column BETWEEN first AND last` for each range, OR'ed, kRangesPerStatement to a condition.
+QStringList rangeConditions(const QString &column, const QList<IdRange> &ranges)
+{
+    QStringList conditions;
+    for (qsizetype from = 0; from < ranges.size(); from += kRangesPerStatement) {
+        QStringList some;
+        for (const IdRange &range : ranges.mid(from, kRangesPerStatement))
+            some << QStringLiteral("%1 BETWEEN %2 AND %3").arg(column).arg(range.first).arg(range.second);
+        conditions << some.join(QStringLiteral(" OR "));
+    }
+    return conditions;
+}
+
 bool insideGap(const QList<Gap> &gaps, qint64 id) // gaps sorted by first id, disjoint
 {
     const auto after = std::upper_bound(gaps.cbegin(), gaps.cend(), id,
@@ -123,7 +138,7 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
 {
     if (state.gaps.isEmpty())
         return;
-    QList<QPair<qint64, qint64>> spans;
+    QList<IdRange> spans;
     for (const Gap &gap : std::as_const(state.gaps)) {
         if (!spans.isEmpty() && gap.first - spans.last().second <= kSpanIds)
             spans.last().second = gap.last;
@@ -131,11 +146,8 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
             spans << qMakePair(gap.first, gap.last);
     }
     QList<qint64> found;
-    for (qsizetype from = 0; from < spans.size(); from += kRangesPerStatement) {
-        QStringList ranges;
-        for (const auto &span : spans.mid(from, kRangesPerStatement))
-            ranges << QStringLiteral("id BETWEEN %1 AND %2").arg(span.first).arg(span.second);
-        for (const SourceRow &row : readRows(db, source, ranges.join(QStringLiteral(" OR ")))) {
+    for (const QString &where : rangeConditions(QStringLiteral("id"), spans)) {
+        for (const SourceRow &row : readRows(db, source, where)) {
             ++rowsRead;
             if (!insideGap(state.gaps, row.id)) // between two gaps: counted when the watermark passed it
                 continue;
@@ -148,7 +160,7 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
     QList<Gap> pieces;
     // The gap rows to delete, as runs of first ids: state.gaps is every gap the table holds
     // for this source, so a run of neighbours that all leave is one range of the primary key.
-    QList<QPair<qint64, qint64>> leaving;
+    QList<IdRange> leaving;
     bool previousLeft = false;
     for (const Gap &gap : std::as_const(state.gaps)) {
         auto at = std::lower_bound(found.cbegin(), found.cend(), gap.first);
@@ -174,13 +186,8 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
         if (next <= gap.last)
             pieces << Gap{next, gap.last, gap.seenAt, false};
     }
-    for (qsizetype from = 0; from < leaving.size(); from += kRangesPerStatement) {
-        QStringList ranges;
-        for (const auto &run : leaving.mid(from, kRangesPerStatement))
-            ranges << QStringLiteral("first_id BETWEEN %1 AND %2").arg(run.first).arg(run.second);
-        updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND (%2)")
-                       .arg(source.id).arg(ranges.join(QStringLiteral(" OR ")));
-    }
+    for (const QString &where : rangeConditions(QStringLiteral("first_id"), leaving))
+        updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND (%2)").arg(source.id).arg(where);
     if (!pieces.isEmpty())
         updates << gapInsert(source, pieces);
     state.gaps = kept + pieces;
