@@ -146,6 +146,39 @@ private Q_SLOTS:
         verifyNothingHalfWritten(db);
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT stopped_at IS NOT NULL FROM callback_instance")).toInt(), 1);
     }
+
+    // The server ends the connection after COMMIT was executed, so its reply never arrives
+    // (PAYOPS_TEST_LOSE_COMMIT_REPLY: the server kills the session right after the commit).
+    // The callback was applied: the endpoint looks its pay_no up on a new connection and
+    // answers 200 from what it stored, instead of a 503 that would hide a payment made.
+    void lostCommitReplyIsAnsweredFromWhatWasStored()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("lostreply"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 10);
+        qputenv("PAYOPS_TEST_LOSE_COMMIT_REPLY", "LOST-1");
+        test::CallbackdProcess service(scratch.dsn());
+        qunsetenv("PAYOPS_TEST_LOSE_COMMIT_REPLY");
+
+        const test::HttpResult first = test::postCallback(service.port(), test::callbackBody("LOST-1", 1001, 9900));
+        QCOMPARE(first.status, 200);
+        // The answer came from the stored callback: the connection that committed it was gone.
+        const test::HttpResult metrics = test::get(service.port(), QStringLiteral("/metrics"));
+        QVERIFY(metrics.body.contains("payops_callbacks_total{outcome=\"replayed\"} 1\n"));
+        const test::HttpResult again = test::postCallback(service.port(), test::callbackBody("LOST-1", 1001, 9900));
+        QCOMPARE(again.status, 200);
+        QCOMPARE(again.body, first.body);
+
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = 'LOST-1'")).toInt(), 1);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT status FROM orders WHERE id = 1001")).toString(), QStringLiteral("PAID"));
+        QCOMPARE(test::sideEffectsOf(db, 1001).coupons, 2);
+        QCOMPARE(test::sideEffectsOf(db, 1001).points, 1);
+        verifyNothingHalfWritten(db);
+        // Another callback on the same endpoint is paid as usual.
+        QCOMPARE(test::postCallback(service.port(), test::callbackBody("LOST-2", 1002, 9900)).status, 200);
+        QCOMPARE(service.terminate(), 0);
+    }
 };
 
 PAYOPS_TEST_MAIN_CORE(TestCallbackdOutage)

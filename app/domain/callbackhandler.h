@@ -34,6 +34,9 @@ class CallbackHandler
 public:
     virtual ~CallbackHandler() = default;
     virtual const char *name() const = 0;
+    // True when running a callback again is harmless: the handler looks its pay_no up first
+    // and answers one already applied from what it stored.
+    virtual bool repeatable() const = 0;
     virtual CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace) = 0;
 };
 

@@ -15,6 +15,7 @@ public:
     SafeHandler(QString instance, QString fromState, SwitchObserver &switchObserver, int lockTimeoutSeconds);
 
     const char *name() const override { return "safe"; }
+    bool repeatable() const override { return true; }
     CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace) override;
 
 private:

@@ -19,6 +19,7 @@ public:
     UnsafeHandler(QString instance, int commitDelayMs, int lockTimeoutSeconds);
 
     const char *name() const override { return "unsafe-demo"; }
+    bool repeatable() const override { return false; }
     CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace) override;
 
 private:

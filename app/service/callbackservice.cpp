@@ -39,14 +39,29 @@ db::Connection &threadConnection(const Dsn &dsn)
     return *t_connection;
 }
 
-HttpResponse toResponse(const CallbackAnswer &callbackAnswer)
+HttpResponse toResponse(const CallbackAnswer &callbackAnswer, bool signedCallback)
 {
-    return {callbackAnswer.httpStatus, callbackAnswer.body};
+    HttpResponse response{callbackAnswer.httpStatus, callbackAnswer.body};
+    response.useful = signedCallback;
+    return response;
 }
 
 [[noreturn]] void fail(const QString &message)
 {
     throw std::runtime_error(message.toStdString());
+}
+
+// Every connection the server closed on its own, by why: a flood shows as which limit held it.
+std::string closedConnectionsText(const HttpServer::Counters &http)
+{
+    std::string text = "# HELP payops_http_connections_closed_total Connections the endpoint closed, by reason.\n"
+                       "# TYPE payops_http_connections_closed_total counter\n";
+    for (int reason = 0; reason < int(HttpServer::CloseReason::Count); ++reason) {
+        const auto why = HttpServer::CloseReason(reason);
+        text += std::string("payops_http_connections_closed_total{reason=\"") + HttpServer::label(why) + "\"} "
+              + std::to_string(http.closedFor(why)) + "\n";
+    }
+    return text;
 }
 
 double secondsSince(std::chrono::steady_clock::time_point started)
@@ -60,6 +75,7 @@ CallbackService::CallbackService(ServiceOptions options)
     : m_options(std::move(options))
     , m_switch(std::make_unique<SwitchObserver>())
     , m_metrics(std::make_unique<ServiceMetrics>())
+    , m_loseCommitReplyOf(qgetenv("PAYOPS_TEST_LOSE_COMMIT_REPLY"))
 {
 }
 
@@ -191,7 +207,7 @@ void CallbackService::handlePay(HttpRequest httpRequest, HttpResponder respond)
     trace->received = nowMicros();
     const auto finish = [this, started](const HttpResponder &responder, const CallbackAnswer &callbackAnswer) {
         m_metrics->record(callbackAnswer, secondsSince(started));
-        responder(toResponse(callbackAnswer));
+        responder(toResponse(callbackAnswer, callbackAnswer.outcome != Outcome::Unauthorized));
     };
 
     auto admitted = admitCallback(m_options.secret, httpRequest, QDateTime::currentSecsSinceEpoch());
@@ -218,16 +234,11 @@ CallbackAnswer CallbackService::processPay(const CallbackRequest &request, Callb
 
     CallbackAnswer callbackAnswer;
     try {
-        db::Connection &connection = threadConnection(m_options.dsn);
-        callbackAnswer = m_handler->handle(connection.database(), request, trace);
+        callbackAnswer = handleOnThreadConnection(request, trace);
     } catch (const db::Error &error) {
-        // Nothing was committed: the transaction rolled back (or the connection died with
-        // it), so the platform's retry will find the callback new.
         if (error.isConnectionFailure())
             t_connection.reset();
-        spdlog::warn("callback {} not processed: {}", request.payNo.toStdString(), error.what());
-        callbackAnswer = CallbackAnswer::failure(503, Outcome::Unavailable,
-                                                 QStringLiteral("database unavailable; retry later"));
+        callbackAnswer = answerAfterFailure(error, request, trace);
     }
 
     trace.responded = nowMicros();
@@ -241,6 +252,39 @@ CallbackAnswer CallbackService::processPay(const CallbackRequest &request, Callb
         }
     }
     return callbackAnswer;
+}
+
+CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &request, CallbackTrace &trace)
+{
+    db::Connection &connection = threadConnection(m_options.dsn);
+    CallbackAnswer answer = m_handler->handle(connection.database(), request, trace);
+    // The fault a test cannot time from outside: the server ends this connection after the
+    // COMMIT was executed, so its reply is lost (payops-callbackd(8), PAYOPS_TEST_LOSE_COMMIT_REPLY).
+    if (!m_loseCommitReplyOf.isEmpty() && request.payNo == m_loseCommitReplyOf && !m_commitReplyLost.exchange(true))
+        db::exec(connection.database(), QStringLiteral("KILL CONNECTION_ID()"));
+    return answer;
+}
+
+CallbackAnswer CallbackService::answerAfterFailure(const db::Error &error, const CallbackRequest &request,
+                                                   CallbackTrace &trace)
+{
+    spdlog::warn("callback {} not processed: {}", request.payNo.toStdString(), error.what());
+    const CallbackAnswer unavailable = CallbackAnswer::failure(503, Outcome::Unavailable,
+                                                               QStringLiteral("database unavailable; retry later"));
+    // A lost connection may have taken only COMMIT's reply with it, the callback applied. The
+    // safe handler's first step is to look the pay_no up, so running it once more on a new
+    // connection answers an applied callback from its stored answer and takes one that was
+    // not. The unsafe handler would pay again: it answers 503, as the incident's did.
+    if (!error.isConnectionFailure() || !m_handler->repeatable())
+        return unavailable;
+    try {
+        return handleOnThreadConnection(request, trace);
+    } catch (const db::Error &again) {
+        if (again.isConnectionFailure())
+            t_connection.reset();
+        spdlog::warn("callback {} not looked up again: {}", request.payNo.toStdString(), again.what());
+        return unavailable;
+    }
 }
 
 HttpResponse CallbackService::health() const
@@ -264,7 +308,9 @@ HttpResponse CallbackService::metrics() const
           "payops_http_open_connections " + std::to_string(http.openConnections) + "\n"
         + "# HELP payops_http_request_timeouts_total Connections closed for not sending a request in time.\n"
           "# TYPE payops_http_request_timeouts_total counter\n"
-          "payops_http_request_timeouts_total " + std::to_string(http.requestTimeouts) + "\n"
+          "payops_http_request_timeouts_total "
+        + std::to_string(http.closedFor(HttpServer::CloseReason::RequestTimeout)) + "\n"
+        + closedConnectionsText(http)
         + "# HELP payops_queue_waiting Callbacks waiting for a database worker.\n# TYPE payops_queue_waiting gauge\n"
           "payops_queue_waiting " + std::to_string(m_jobs ? m_jobs->waiting() : 0) + "\n";
     return {200, QByteArray::fromStdString(text), "text/plain; version=0.0.4"};

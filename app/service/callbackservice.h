@@ -10,6 +10,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 namespace payops {
 
 class CallbackHandler;
+namespace db { class Error; }
 class Heartbeat;
 class JobQueue;
 class ServiceMetrics;
@@ -49,6 +51,8 @@ private:
     void route(HttpRequest request, HttpResponder respond);
     void handlePay(HttpRequest request, HttpResponder respond);
     CallbackAnswer processPay(const CallbackRequest &request, CallbackTrace &trace);
+    CallbackAnswer handleOnThreadConnection(const CallbackRequest &request, CallbackTrace &trace);
+    CallbackAnswer answerAfterFailure(const db::Error &error, const CallbackRequest &request, CallbackTrace &trace);
     HttpResponse health() const;
     HttpResponse metrics() const;
     void checkInstanceName();
@@ -63,6 +67,8 @@ private:
     std::mutex m_stopMutex;
     std::condition_variable m_stopWake;
     bool m_stopRequested = false;
+    QByteArray m_loseCommitReplyOf; // a test's pay_no whose COMMIT reply is made to go missing, once
+    std::atomic<bool> m_commitReplyLost{false};
 };
 
 } // namespace payops

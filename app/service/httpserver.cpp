@@ -15,6 +15,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -25,21 +26,31 @@ namespace payops {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using CloseReason = HttpServer::CloseReason;
 
 [[noreturn]] void fail(const QString &message)
 {
     throw std::runtime_error(message.toStdString());
 }
 
-// One per TCP connection, as libmicrohttpd's socket context.
+// One per TCP connection, as libmicrohttpd's socket context. Its times are steady-clock ticks.
 struct Connection
 {
     int fd = -1;
+    QByteArray address; // the client's address, or its /64 for IPv6: the per-address share's key
+    Clock::rep openedAt = 0;
     // When the connection became ready for its next request; a request must have arrived
     // whole within the request timeout of it, however slowly its bytes drip in.
     std::atomic<Clock::rep> readySince{0};
-    // A request arrived whole and is being answered: no receive deadline runs.
+    // When it last took a signed callback, or opened: the keep-alive time runs from here, so
+    // that cheap requests do not keep a slot.
+    std::atomic<Clock::rep> usefulSince{0};
+    std::atomic<bool> everUseful{false};
+    // A request's headers are in (its body is on the way): not idle, the request timeout runs.
+    std::atomic<bool> receiving{false};
+    // A request arrived whole and is being answered: no deadline runs.
     std::atomic<bool> answering{false};
+    bool closing = false; // shut down by the server; guarded by the connections mutex
     int requests = 0;
 };
 
@@ -76,20 +87,6 @@ MHD_Result queue(MHD_Connection *connection, const HttpResponse &response, bool 
     return result;
 }
 
-// libmicrohttpd lets an application queue a response only before it reads the body or
-// after the whole body arrived. A chunked body has no length to refuse up front, and reading
-// all of it to answer 413 is what an attacker wants, so the answer is written straight to the
-// socket (nothing else is being written on it while the body is read) and the connection is
-// then closed by returning MHD_NO.
-void writeTooLargeAndClose(int fd)
-{
-    const QByteArray body = reasonJson("body over the limit");
-    const QByteArray answer = "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\nContent-Length: "
-                              + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-    if (::send(fd, answer.constData(), size_t(answer.size()), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-        spdlog::debug("413 not written: {}", std::strerror(errno));
-}
-
 void logFromLibrary(void *, const char *format, va_list arguments)
 {
     char line[512];
@@ -98,6 +95,46 @@ void logFromLibrary(void *, const char *format, va_list arguments)
     while (!text.empty() && text.back() == '\n')
         text.pop_back();
     spdlog::debug("http: {}", text);
+}
+
+// libmicrohttpd stops accepting at its own limit and leaves new connections waiting in the
+// backlog. Its limit sits this far above ours, so that a newcomer is still accepted and evicts
+// the least useful connection instead.
+int evictionRoom(int maxConnections)
+{
+    return std::max(16, maxConnections / 8);
+}
+
+// IPv4 by address; IPv6 by its /64, which one subscriber holds whole.
+QByteArray addressKey(const sockaddr *address)
+{
+    if (!address)
+        return {};
+    if (address->sa_family == AF_INET) {
+        const auto *v4 = reinterpret_cast<const sockaddr_in *>(address);
+        return QByteArray(reinterpret_cast<const char *>(&v4->sin_addr), sizeof v4->sin_addr);
+    }
+    if (address->sa_family == AF_INET6) {
+        const auto *v6 = reinterpret_cast<const sockaddr_in6 *>(address);
+        if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr))
+            return QByteArray(reinterpret_cast<const char *>(v6->sin6_addr.s6_addr) + 12, 4);
+        return QByteArray(reinterpret_cast<const char *>(v6->sin6_addr.s6_addr), 8);
+    }
+    return {};
+}
+
+// A body must declare its length: every Transfer-Encoding is refused before a byte of the
+// body is read. libmicrohttpd 0.9.75 answers a chunk-size line longer than its buffer (a huge
+// chunk extension) with 500, and reads any list other than chunked alone as no framing at all,
+// waiting for the request timeout. No platform sends its callbacks chunked, and nginx in front
+// passes them on with a Content-Length.
+std::optional<HttpResponse> refusedTransferEncoding(const char *value)
+{
+    if (!value)
+        return std::nullopt;
+    if (QByteArray(value).trimmed().compare("chunked", Qt::CaseInsensitive) == 0)
+        return HttpResponse{400, reasonJson("a callback's body needs a Content-Length; chunked bodies are not accepted")};
+    return HttpResponse{501, reasonJson("Transfer-Encoding is not supported; send a Content-Length")};
 }
 
 MHD_Result collectHeader(void *target, MHD_ValueKind, const char *key, const char *value)
@@ -120,7 +157,8 @@ struct HttpServer::Impl
 
     std::mutex connectionsMutex;
     std::set<Connection *> connections;
-    std::atomic<qint64> timeouts{0};
+    std::map<QByteArray, int> perAddress;
+    std::atomic<qint64> closedFor[int(HttpServer::CloseReason::Count)] = {};
 
     std::thread sweeper;
     std::mutex sweepMutex;
@@ -141,6 +179,12 @@ struct HttpServer::Impl
     MHD_Result begin(MHD_Connection *connection, Exchange &exchange);
     MHD_Result hand(MHD_Connection *connection, const ExchangeHandle &exchange, const char *url, const char *method);
     void sweep();
+    void opened(MHD_Connection *connection, void **socketContext);
+    void forget(Connection *state);
+    // With the connections mutex held: shuts the socket down (the event loop then sees the
+    // end of the stream and closes it itself) and counts why, once per connection.
+    void close(Connection *connection, HttpServer::CloseReason reason);
+    void evictLeastUseful(const Connection *newcomer);
     void refuseTooLarge()
     {
         if (onTooLarge)
@@ -160,11 +204,8 @@ MHD_Result HttpServer::Impl::onRequest(void *self, MHD_Connection *connection, c
     }
     Exchange &exchange = **handle;
     if (*size > 0) {
-        if (exchange.body.size() + qsizetype(*size) > server.limits.maxBodyBytes) {
-            server.refuseTooLarge();
-            writeTooLargeAndClose(exchange.owner->fd);
-            return MHD_NO;
-        }
+        if (exchange.body.size() + qsizetype(*size) > server.limits.maxBodyBytes)
+            return MHD_NO; // more than its Content-Length said: close without an answer
         exchange.body.append(data, qsizetype(*size));
         *size = 0;
         return MHD_YES;
@@ -185,6 +226,10 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection *connection, Exchange &exchang
     exchange.owner = static_cast<Connection *>(
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT)->socket_context);
     ++exchange.owner->requests;
+    exchange.owner->receiving.store(true);
+    if (const auto refusal = refusedTransferEncoding(
+            MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
+        return queue(connection, *refusal, true);
     const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (length) {
         bool ok = false;
@@ -244,7 +289,13 @@ void HttpServer::Impl::onCompleted(void *self, MHD_Connection *, void **context,
         return;
     *context = nullptr;
     if (Connection *owner = (*handle)->owner) {
-        owner->readySince.store(Clock::now().time_since_epoch().count());
+        const Clock::rep now = Clock::now().time_since_epoch().count();
+        if ((*handle)->response && (*handle)->response->useful) {
+            owner->usefulSince.store(now);
+            owner->everUseful.store(true);
+        }
+        owner->readySince.store(now);
+        owner->receiving.store(false);
         owner->answering.store(false);
     }
     if ((*handle)->handed) {
@@ -261,35 +312,94 @@ void HttpServer::Impl::onConnection(void *self, MHD_Connection *connection, void
     Impl &server = *static_cast<Impl *>(self);
     std::lock_guard lock(server.connectionsMutex);
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        auto *state = new Connection;
-        state->fd = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd;
-        state->readySince.store(Clock::now().time_since_epoch().count());
-        server.connections.insert(state);
-        *socketContext = state;
+        server.opened(connection, socketContext);
     } else if (auto *state = static_cast<Connection *>(*socketContext)) {
         // libmicrohttpd closes the descriptor only after this returns, so the sweeper,
         // which holds the same mutex, never shuts down a descriptor already reused.
-        server.connections.erase(state);
-        delete state;
+        server.forget(state);
         *socketContext = nullptr;
     }
 }
 
+void HttpServer::Impl::opened(MHD_Connection *connection, void **socketContext)
+{
+    auto *state = new Connection;
+    state->fd = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd;
+    state->address = addressKey(MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS)->client_addr);
+    state->openedAt = Clock::now().time_since_epoch().count();
+    state->readySince.store(state->openedAt);
+    state->usefulSince.store(state->openedAt);
+    connections.insert(state);
+    *socketContext = state;
+    // Over its address's share, a connection is closed as soon as it is accepted, so one
+    // address (or a few) can never take the slots others need.
+    const int fromAddress = ++perAddress[state->address];
+    if (limits.maxConnectionsPerIp > 0 && fromAddress > limits.maxConnectionsPerIp)
+        close(state, CloseReason::AddressLimit);
+    else if (connections.size() > size_t(limits.maxConnections))
+        evictLeastUseful(state);
+}
+
+void HttpServer::Impl::forget(Connection *state)
+{
+    const auto counted = perAddress.find(state->address);
+    if (counted != perAddress.end() && --counted->second <= 0)
+        perAddress.erase(counted);
+    connections.erase(state);
+    delete state;
+}
+
+void HttpServer::Impl::close(Connection *connection, CloseReason reason)
+{
+    if (connection->closing)
+        return;
+    connection->closing = true;
+    ::shutdown(connection->fd, SHUT_RDWR);
+    closedFor[int(reason)].fetch_add(1, std::memory_order_relaxed);
+}
+
+void HttpServer::Impl::evictLeastUseful(const Connection *newcomer)
+{
+    // Never one being answered (its callback may be committing). Among the rest, one that has
+    // never taken a callback goes first, the oldest of those; else the longest since its last.
+    Connection *victim = nullptr;
+    const auto lessUseful = [](const Connection *a, const Connection *b) {
+        const bool aUseful = a->everUseful.load(), bUseful = b->everUseful.load();
+        if (aUseful != bUseful)
+            return !aUseful;
+        return a->usefulSince.load() < b->usefulSince.load();
+    };
+    for (Connection *candidate : connections) {
+        if (candidate == newcomer || candidate->closing || candidate->answering.load())
+            continue;
+        if (!victim || lessUseful(candidate, victim))
+            victim = candidate;
+    }
+    if (victim)
+        close(victim, CloseReason::Evicted);
+}
+
 void HttpServer::Impl::sweep()
 {
-    const auto limit = std::chrono::seconds(limits.requestTimeoutSeconds);
+    const auto requestTimeout = std::chrono::seconds(limits.requestTimeoutSeconds);
+    const auto idleLimit = std::chrono::seconds(limits.keepAliveIdleSeconds);
+    const auto ageLimit = std::chrono::seconds(limits.maxConnectionAgeSeconds);
+    const auto since = [](Clock::rep ticks) { return Clock::time_point{Clock::duration(ticks)}; };
     std::unique_lock wait(sweepMutex);
     while (!sweepWake.wait_for(wait, std::chrono::milliseconds(200), [this] { return !sweeping; })) {
         const auto now = Clock::now();
         std::lock_guard lock(connectionsMutex);
         for (Connection *connection : connections) {
-            const Clock::time_point since{Clock::duration(connection->readySince.load())};
-            if (connection->answering.load() || now - since <= limit)
+            if (connection->closing || connection->answering.load())
                 continue;
-            // The event loop sees the end of the stream and closes the connection itself.
-            ::shutdown(connection->fd, SHUT_RDWR);
-            connection->readySince.store(Clock::time_point::max().time_since_epoch().count());
-            timeouts.fetch_add(1, std::memory_order_relaxed);
+            if (now - since(connection->readySince.load()) > requestTimeout)
+                close(connection, CloseReason::RequestTimeout);
+            else if (connection->receiving.load())
+                continue; // a body on its way is bounded by the request timeout alone
+            else if (now - since(connection->usefulSince.load()) > idleLimit)
+                close(connection, CloseReason::Idle);
+            else if (now - since(connection->openedAt) > ageLimit)
+                close(connection, CloseReason::Age);
         }
     }
 }
@@ -352,27 +462,29 @@ void HttpServer::start()
 {
     Impl &impl = *m_impl;
     // Every connection is a descriptor: raise the soft limit as far as the hard one allows,
-    // and keep the connection limit under it with room for the database and log files.
+    // and keep the connection limit and the eviction room above it under it, with room for
+    // the database and log files.
     rlimit files{};
     ::getrlimit(RLIMIT_NOFILE, &files);
     files.rlim_cur = files.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &files);
     ::getrlimit(RLIMIT_NOFILE, &files);
     const int room = int(std::min<rlim_t>(files.rlim_cur, 1 << 20)) - 256;
-    if (impl.limits.maxConnections > room) {
+    if (impl.limits.maxConnections + evictionRoom(impl.limits.maxConnections) > room) {
+        const int fits = std::max((room - 16) * 8 / 9, 16);
         spdlog::warn("--max-connections {} lowered to {}: the open-files limit is {}", impl.limits.maxConnections,
-                     room, files.rlim_cur);
-        impl.limits.maxConnections = std::max(room, 16);
+                     fits, files.rlim_cur);
+        impl.limits.maxConnections = fits;
     }
 
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (impl.ipv6)
         flags |= MHD_USE_IPv6;
+    // Its own timeout, which any byte renews, only backs up the sweeper's.
     std::vector<MHD_OptionItem> options{
         {MHD_OPTION_LISTEN_SOCKET, impl.listenFd, nullptr},
-        {MHD_OPTION_CONNECTION_LIMIT, impl.limits.maxConnections, nullptr},
-        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, impl.limits.maxConnectionsPerIp, nullptr},
-        {MHD_OPTION_CONNECTION_TIMEOUT, impl.limits.keepAliveIdleSeconds, nullptr},
+        {MHD_OPTION_CONNECTION_LIMIT, impl.limits.maxConnections + evictionRoom(impl.limits.maxConnections), nullptr},
+        {MHD_OPTION_CONNECTION_TIMEOUT, impl.limits.requestTimeoutSeconds + impl.limits.keepAliveIdleSeconds, nullptr},
         // The request line and headers must fit in the connection's memory pool.
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, impl.limits.maxHeaderBytes + 4096, nullptr},
         {MHD_OPTION_STRICT_FOR_CLIENT, 1, nullptr},
@@ -425,10 +537,24 @@ void HttpServer::stop()
         impl.sweeper.join();
 }
 
+const char *HttpServer::label(CloseReason reason)
+{
+    switch (reason) {
+    case CloseReason::RequestTimeout: return "request_timeout";
+    case CloseReason::Idle: return "idle";
+    case CloseReason::Age: return "age";
+    case CloseReason::Evicted: return "evicted";
+    case CloseReason::AddressLimit: return "address_limit";
+    case CloseReason::Count: break;
+    }
+    return "unknown";
+}
+
 HttpServer::Counters HttpServer::counters() const
 {
     Counters counters;
-    counters.requestTimeouts = m_impl->timeouts.load();
+    for (int reason = 0; reason < int(CloseReason::Count); ++reason)
+        counters.closed[reason] = m_impl->closedFor[reason].load();
     std::lock_guard lock(m_impl->connectionsMutex);
     counters.openConnections = qint64(m_impl->connections.size());
     return counters;

@@ -24,6 +24,9 @@ struct HttpResponse
     int status = 200;
     QByteArray body;
     QByteArray contentType = "application/json";
+    // A signed callback was taken: only such answers renew the connection's keep-alive time,
+    // so a client cannot hold a slot with cheap requests (health checks, unknown paths).
+    bool useful = false;
 };
 
 // Answers one request; callable once, from any thread.
@@ -37,6 +40,12 @@ using HttpHandler = std::function<void(HttpRequest request, HttpResponder respon
 // deadline per request that a client dripping a byte at a time cannot stretch, and answers
 // 413 for a body over the limit as soon as it is known (chunked bodies are counted as they
 // are decoded, so reading stops at the limit).
+//
+// Slots are kept for the clients that use them: a connection over its address's share is
+// closed as soon as it is accepted; one that has taken no callback for the keep-alive time,
+// or has lived past its age, is closed between requests; and when every slot is taken, a new
+// connection evicts the one that has been least useful (never a callback first, then the
+// longest since its last). Every close is counted by its reason.
 class HttpServer final
 {
     Q_DECLARE_TR_FUNCTIONS(payops::HttpServer)
@@ -57,11 +66,16 @@ public:
     // closed), waits until every request already taken has been answered, then closes all.
     void stop();
 
+    // Why the server closed a connection on its own.
+    enum class CloseReason { RequestTimeout, Idle, Age, Evicted, AddressLimit, Count };
+    static const char *label(CloseReason reason); // the metrics label: request_timeout, idle, ...
+
     // What the limits counted so far, for /metrics.
     struct Counters
     {
-        qint64 requestTimeouts = 0;
+        qint64 closed[int(CloseReason::Count)] = {};
         qint64 openConnections = 0;
+        qint64 closedFor(CloseReason reason) const { return closed[int(reason)]; }
     };
     Counters counters() const;
 

@@ -99,6 +99,8 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
             return ServiceCommandLine::tr("--%1 must be %2-%3")
                 .arg(QLatin1String(limit.name)).arg(limit.minimum).arg(limit.maximum);
     }
+    if (!parser.isSet(QStringLiteral("max-connections-per-ip")))
+        options.limits.maxConnectionsPerIp = HttpLimits::perIpFor(options.limits.maxConnections);
     options.takeOver = parser.isSet(QStringLiteral("take-over"));
     return QString();
 }

@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QFile>
 
 #include <arpa/inet.h>
@@ -14,13 +15,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+
 namespace payops::test {
 
-int connectFrom(const char *sourceAddress, int port)
+int connectFrom(const char *sourceAddress, int port, int timeoutMs)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    if (timeoutMs > 0) {
+        const timeval wait{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
+        ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
+    }
     sockaddr_in source{};
     source.sin_family = AF_INET;
     ::inet_pton(AF_INET, sourceAddress, &source.sin_addr);
@@ -152,6 +160,120 @@ Crowd::~Crowd()
         ::close(fd);
     for (const int fd : m_drippers)
         ::close(fd);
+}
+
+Occupier::Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs)
+{
+    rlimit files{};
+    ::getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    m_thread = std::thread([=, this] { run(port, firstOctet, addresses, perAddress, requestEveryMs); });
+}
+
+Occupier::~Occupier()
+{
+    m_stop.store(true);
+    m_thread.join();
+}
+
+void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs)
+{
+    using Clock = std::chrono::steady_clock;
+    struct Slot
+    {
+        int fd = -1;
+        QByteArray source;
+        Clock::time_point next; // the next request, or the next connect
+    };
+    std::vector<Slot> slots(size_t(addresses * perAddress));
+    for (size_t i = 0; i < slots.size(); ++i)
+        slots[i].source = QByteArray("127.0.0.") + QByteArray::number(firstOctet + int(i) / perAddress);
+    sockaddr_in target{};
+    target.sin_family = AF_INET;
+    target.sin_port = htons(quint16(port));
+    ::inet_pton(AF_INET, "127.0.0.1", &target.sin_addr);
+    const QByteArray request = "GET /x HTTP/1.1\r\nHost: payops\r\n\r\n";
+    const auto drop = [this](Slot &slot, Clock::time_point now) {
+        ::close(slot.fd);
+        slot.fd = -1;
+        slot.next = now + std::chrono::seconds(1);
+        m_open.fetch_sub(1);
+        m_closed.fetch_add(1);
+    };
+    while (!m_stop.load()) {
+        const auto now = Clock::now();
+        for (Slot &slot : slots) {
+            if (slot.fd < 0) {
+                if (now < slot.next)
+                    continue;
+                const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                sockaddr_in source{};
+                source.sin_family = AF_INET;
+                ::inet_pton(AF_INET, slot.source.constData(), &source.sin_addr);
+                if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&source), sizeof source) != 0
+                    || (::connect(fd, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0
+                        && errno != EINPROGRESS)) {
+                    if (fd >= 0)
+                        ::close(fd);
+                    slot.next = now + std::chrono::seconds(1);
+                    continue;
+                }
+                slot.fd = fd;
+                slot.next = now + std::chrono::milliseconds(requestEveryMs);
+                m_open.fetch_add(1);
+                continue;
+            }
+            char sink[4096];
+            const ssize_t read = ::recv(slot.fd, sink, sizeof sink, MSG_DONTWAIT);
+            if (read == 0 || (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) {
+                drop(slot, now);
+                continue;
+            }
+            if (now >= slot.next) {
+                slot.next = now + std::chrono::milliseconds(requestEveryMs);
+                if (::send(slot.fd, request.constData(), size_t(request.size()), MSG_NOSIGNAL | MSG_DONTWAIT) < 0
+                    && errno != EAGAIN && errno != EWOULDBLOCK)
+                    drop(slot, now);
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    for (Slot &slot : slots) {
+        if (slot.fd >= 0)
+            ::close(slot.fd);
+    }
+}
+
+qint64 CallbackRun::percentile(double p) const
+{
+    if (millis.isEmpty())
+        return 0;
+    return millis.at(std::min<qsizetype>(millis.size() - 1, qsizetype(p * double(millis.size()))));
+}
+
+CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix, qint64 firstOrderId,
+                              int count, int timeoutMs, int maxUnanswered)
+{
+    CallbackRun run;
+    for (int i = 0; i < count && i - run.answered <= maxUnanswered; ++i) {
+        QElapsedTimer timer;
+        timer.start();
+        const int fd = connectFrom(sourceAddress, port, timeoutMs);
+        bool answered = false;
+        if (fd >= 0) {
+            const QByteArray body = callbackBody(payNoPrefix + QByteArray::number(i), firstOrderId + i, 9900);
+            if (sendAll(fd, signedPost(body))) {
+                const auto responses = readResponses(fd, 1, int(std::max<qint64>(1, timeoutMs - timer.elapsed())));
+                answered = responses.size() == 1 && responses.first().status / 100 == 2;
+            }
+            closeSocket(fd);
+        }
+        run.answered += answered ? 1 : 0;
+        run.millis.append(answered ? timer.elapsed() : qint64(timeoutMs));
+    }
+    std::sort(run.millis.begin(), run.millis.end());
+    return run;
 }
 
 qint64 residentKiB(qint64 pid)

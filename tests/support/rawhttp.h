@@ -3,6 +3,8 @@
 #include <QByteArray>
 #include <QList>
 
+#include <QtGlobal>
+
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -12,8 +14,9 @@ namespace payops::test {
 // HTTP over plain sockets, for what a well-behaved client library will not do: hold
 // connections idle, drip bytes, pipeline requests, send endless chunked bodies.
 
-// A connected TCP socket from sourceAddress (any 127.x.y.z) to 127.0.0.1:port, or -1.
-int connectFrom(const char *sourceAddress, int port);
+// A connected TCP socket from sourceAddress (any 127.x.y.z) to 127.0.0.1:port, or -1. With a
+// timeout, connecting and each send give up after it (a full backlog drops the handshake).
+int connectFrom(const char *sourceAddress, int port, int timeoutMs = 0);
 void closeSocket(int fd);
 bool sendAll(int fd, const QByteArray &bytes);
 
@@ -47,6 +50,42 @@ private:
     std::atomic<bool> m_stop{false};
     std::thread m_dripper;
 };
+
+// An attacker that holds every slot it can get: from each of `addresses` source addresses
+// (127.0.0.<firstOctet> and up) it keeps `perAddress` connections open, each sending a cheap
+// `GET /x` every `requestEveryMs`, and opens a connection again a second after the endpoint
+// closes it. Connects never block, so a full backlog slows nobody but the endpoint.
+class Occupier final
+{
+public:
+    Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs);
+    ~Occupier();
+    Occupier(const Occupier &) = delete;
+    Occupier &operator=(const Occupier &) = delete;
+    // Connections open now (as the attacker sees them), and how many the endpoint ended.
+    int open() const { return m_open.load(); }
+    qint64 closedByPeer() const { return m_closed.load(); }
+
+private:
+    void run(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs);
+
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_open{0};
+    std::atomic<qint64> m_closed{0};
+    std::thread m_thread;
+};
+
+// A client's signed callbacks, each on a new connection from sourceAddress, answered or not
+// within timeoutMs: how many got a 2xx, and the slowest answers. It stops early once more
+// than maxUnanswered went unanswered.
+struct CallbackRun
+{
+    int answered = 0;
+    QList<qint64> millis; // each answer's time, sorted; an unanswered one counts timeoutMs
+    qint64 percentile(double p) const;
+};
+CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix, qint64 firstOrderId,
+                              int count, int timeoutMs, int maxUnanswered);
 
 // Resident memory of a process in KiB, from /proc.
 qint64 residentKiB(qint64 pid);
