@@ -626,6 +626,11 @@ private Q_SLOTS:
         QVERIFY2(text.out.startsWith(QStringLiteral("format: generic")), qPrintable(text.out));
         QVERIFY2(text.out.contains(QStringLiteral("missing_ours")) && text.out.contains(QStringLiteral("(漏单)")),
                  qPrintable(text.out));
+        // ... each finding read back, the duplicate with its count, and the unreadable line.
+        QVERIFY2(text.out.contains(QStringLiteral("pay_no WX-TWICE-LISTED order 1005 platform 99.00 ours 99.00 line 7 "
+                                                  "listed 2 times")),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("unreadable line 12: ")), qPrintable(text.out));
     }
 
     void aCleanStatementExitsZero()
