@@ -719,6 +719,52 @@ private Q_SLOTS:
         QCOMPARE(counted.total, qint64(kUnique + 2));
     }
 
+    // 多单 over several pages, most of them at one of three platform times: the search on the
+    // second connection hands its pages over two at a time and resumes each after the last
+    // (time, id), so every payment no line lists is one finding, none twice, none lost.
+    void manyMissingOnPlatformComeThroughWhole()
+    {
+        constexpr int kPayments = 12000; // more than two pages of the search
+        test::ScratchDatabase scratch;
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1, 3001);
+        try {
+            db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
+            const QSqlDatabase db = admin.database();
+            db::execDirect(db, QStringLiteral("SET SESSION max_recursive_iterations = %1").arg(kPayments));
+            const QString numbers = QStringLiteral("WITH RECURSIVE s (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < %1) ")
+                                        .arg(kPayments - 1);
+            db::execDirect(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status, pay_no, paid_at) ")
+                                   + numbers
+                                   + QStringLiteral("SELECT 500000 + n, 1, 100, 'PAID', CONCAT('Q-', n), '2026-12-04 01:00:00' FROM s"));
+            db::execDirect(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, "
+                                              "channel, trade_status, status, platform_paid_at) ")
+                                   + numbers
+                                   + QStringLiteral("SELECT CONCAT('Q-', n), 500000 + n, '{}', 100, 'CNY', 'queue', 'SUCCESS', "
+                                                    "'PROCESSED', CONCAT('2026-12-04 0', 1 + n % 3, ':00:00') FROM s"));
+        } catch (const db::Error &error) {
+            QFAIL(error.what());
+        }
+        // are listed and agree; the period is 00:00 to 04:00 UTC.
+        const QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n"
+                                     "Q-0,500000,100,SUCCESS,2026-12-04T00:00:00Z,queue\r\n"
+                                     "Q-1,500001,100,SUCCESS,2026-12-04T04:00:00Z,queue\r\n";
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                                               finance.dsnFor(scratch.name()).toString(true), QStringLiteral("--statement"),
+                                               writeFile(m_dir, QStringLiteral("queue.csv"), statement), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 1, qPrintable(run.err));
+        const QJsonObject object = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QJsonArray findings = object.value(QStringLiteral("findings")).toArray();
+        QSet<QString> payNos;
+        for (const QJsonValue &value : findings) {
+            QCOMPARE(value.toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("missing_platform"));
+            payNos.insert(value.toObject().value(QStringLiteral("pay_no")).toString());
+        }
+        QCOMPARE(findings.size(), kPayments - 2);
+        QCOMPARE(payNos.size(), kPayments - 2);
+        QVERIFY(!payNos.contains(QStringLiteral("Q-0")) && !payNos.contains(QStringLiteral("Q-1")));
+    }
+
     void badUsageExitsTwo_data()
     {
         QTest::addColumn<QStringList>("arguments");
