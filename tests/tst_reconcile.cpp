@@ -14,9 +14,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <atomic>
 
 using namespace payops;
@@ -132,11 +134,22 @@ qint64 number(const QSqlDatabase &db, const QString &sql, const QVariantList &bi
     return db::scalar(db, sql, binds).toLongLong();
 }
 
-// The pay_nos of one kind, from what reconcileStatement returned.
-QSet<QByteArray> payNos(const Reconciliation &result, FindingKind kind)
+// A run's stored findings as readStoredFindings() gives them.
+QList<ReconciliationFinding> storedFindings(const QSqlDatabase &db, const Reconciliation &result)
+{
+    QList<ReconciliationFinding> findings;
+    readStoredFindings(db, result.runId, [&findings](const ReconciliationFinding &finding) {
+        findings << finding;
+        return true;
+    });
+    return findings;
+}
+
+// The pay_nos of one kind among findings.
+QSet<QByteArray> payNos(const QList<ReconciliationFinding> &findings, FindingKind kind)
 {
     QSet<QByteArray> found;
-    for (const ReconciliationFinding &finding : result.findings)
+    for (const ReconciliationFinding &finding : findings)
         if (finding.kind == kind)
             found.insert(finding.payNo);
     return found;
@@ -199,6 +212,58 @@ QSet<QByteArray> independently(const QSqlDatabase &db, FindingKind kind, qint64 
     return {};
 }
 
+// payops run under /usr/bin/time, which writes the peak resident set of the process it ran
+// (its VmHWM, in KiB) to `report`: that figure is payops' own, not the test's.
+struct MeasuredRun
+{
+    test::CliRun run;
+    qint64 peakKib = -1;
+};
+
+MeasuredRun runMeasured(const QStringList &arguments, const QString &report)
+{
+    QProcess process;
+    process.start(QStringLiteral("/usr/bin/time"),
+                  QStringList{QStringLiteral("-f"), QStringLiteral("%M"), QStringLiteral("-o"), report, test::cliPath()}
+                      + arguments);
+    if (!process.waitForFinished(300000))
+        qFatal("payops %s did not finish", qPrintable(arguments.join(QLatin1Char(' '))));
+    MeasuredRun measured;
+    measured.run = {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+                    QString::fromUtf8(process.readAllStandardError())};
+    // The figure is the report's last line: a line saying the exit status comes before it
+    // when that is not 0.
+    QFile file(report);
+    if (file.open(QIODevice::ReadOnly))
+        measured.peakKib = file.readAll().trimmed().split('\n').last().toLongLong();
+    return measured;
+}
+
+// The findings of a --json run counted by kind, and the count of the duplicate_platform
+// finding of each pay_no.
+struct JsonFindings
+{
+    QHash<QString, qint64> kinds;
+    QHash<QString, qint64> listed;
+    qint64 total = 0;
+};
+
+JsonFindings countFindings(const QJsonObject &object)
+{
+    JsonFindings counted;
+    const QJsonArray findings = object.value(QStringLiteral("findings")).toArray();
+    for (const QJsonValue &value : findings) {
+        const QJsonObject finding = value.toObject();
+        const QString kind = finding.value(QStringLiteral("kind")).toString();
+        ++counted.kinds[kind];
+        if (kind == QLatin1String("duplicate_platform"))
+            counted.listed.insert(finding.value(QStringLiteral("pay_no")).toString(),
+                                  finding.value(QStringLiteral("count")).toInteger(-1));
+    }
+    counted.total = findings.size();
+    return counted;
+}
+
 } // namespace
 
 class TestReconcile final : public QObject
@@ -256,6 +321,7 @@ private Q_SLOTS:
         QCOMPARE(imported.statement.header.channel, QStringLiteral("wechat"));
         QVERIFY(!imported.statement.periodDeclared);
         const Reconciliation result = reconcileStatement(db, imported.statement.id);
+        const QList<ReconciliationFinding> findings = storedFindings(db, result);
 
         const QHash<FindingKind, QSet<QByteArray>> expected{
             {FindingKind::MissingOurs, {"WX-NOT-OURS"}},
@@ -266,14 +332,19 @@ private Q_SLOTS:
             {FindingKind::DoublePayment, {"WX-SECOND-PAY"}}};
         for (int k = 0; k < kFindingKinds; ++k) {
             const auto kind = static_cast<FindingKind>(k);
-            QCOMPARE(payNos(result, kind), expected.value(kind));
+            QCOMPARE(payNos(findings, kind), expected.value(kind));
             QCOMPARE(independently(db, kind, imported.statement.id), expected.value(kind));
             QCOMPARE(result.count(kind), qint64(expected.value(kind).size()));
         }
-        QCOMPARE(result.findings.size(), 7);
+        QCOMPARE(findings.size(), 7);
+        QCOMPARE(result.total(), 7);
+        // Read back by kind.
+        QVERIFY(std::is_sorted(findings.cbegin(), findings.cend(),
+                               [](const ReconciliationFinding &a, const ReconciliationFinding &b) { return a.kind < b.kind; }));
 
         // What each finding carries, and NULL where a value does not exist.
-        for (const ReconciliationFinding &finding : result.findings) {
+        for (const ReconciliationFinding &finding : findings) {
+            QCOMPARE(finding.listed.has_value(), finding.kind == FindingKind::DuplicatePlatform);
             switch (finding.kind) {
             case FindingKind::MissingOurs:
                 QCOMPARE(finding.lineNo, std::optional<qint64>(11));
@@ -294,9 +365,12 @@ private Q_SLOTS:
             case FindingKind::StatusMismatch:
                 QCOMPARE(finding.lineNo, std::optional<qint64>(finding.payNo == "WX-REFUNDED" ? 4 : 6));
                 QCOMPARE(finding.ourStatus, QLatin1String(finding.payNo == "WX-REFUNDED" ? "REFUNDED" : "PAID"));
+                QCOMPARE(finding.platformStatus, QLatin1String(finding.payNo == "WX-REFUNDED" ? "SUCCESS" : "REFUND"));
                 break;
             case FindingKind::DuplicatePlatform:
-                QCOMPARE(finding.lineNo, std::optional<qint64>(8));
+                // One finding at the first of its lines, with their count.
+                QCOMPARE(finding.lineNo, std::optional<qint64>(7));
+                QCOMPARE(finding.listed, std::optional<qint64>(2));
                 break;
             case FindingKind::DoublePayment:
                 QCOMPARE(finding.lineNo, std::optional<qint64>(10));
@@ -308,11 +382,11 @@ private Q_SLOTS:
 
         // The run and its findings are stored as returned.
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM reconciliation_result WHERE run_id = ?"), {result.runId}),
-                 qint64(result.findings.size()));
+                 qint64(findings.size()));
         QCOMPARE(number(db, QStringLiteral("SELECT missing_ours + missing_platform + amount_mismatch + status_mismatch + "
                                            "duplicate_platform + double_payment FROM reconciliation_run WHERE id = ? "
                                            "AND finished_at IS NOT NULL"), {result.runId}),
-                 qint64(result.findings.size()));
+                 qint64(findings.size()));
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM reconciliation_result WHERE run_id = ? AND kind = "
                                            "'missing_ours' AND our_amount_fen IS NULL AND line_no = 11"), {result.runId}),
                  qint64(1));
@@ -552,6 +626,11 @@ private Q_SLOTS:
         QVERIFY2(text.out.startsWith(QStringLiteral("format: generic")), qPrintable(text.out));
         QVERIFY2(text.out.contains(QStringLiteral("missing_ours")) && text.out.contains(QStringLiteral("(漏单)")),
                  qPrintable(text.out));
+        // ... each finding read back, the duplicate with its count, and the unreadable line.
+        QVERIFY2(text.out.contains(QStringLiteral("pay_no WX-TWICE-LISTED order 1005 platform 99.00 ours 99.00 line 7 "
+                                                  "listed 2 times")),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(QStringLiteral("unreadable line 12: ")), qPrintable(text.out));
     }
 
     void aCleanStatementExitsZero()
@@ -563,6 +642,127 @@ private Q_SLOTS:
                                                QStringLiteral("--statement"), path, QStringLiteral("--json")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("findings")).toArray().size(), 0);
+    }
+
+    // A pay_no the platform lists N times is one duplicate_platform finding counting its N
+    // lines, and at most one missing_ours, whatever N: run as finance at both schema levels.
+    void aRepeatedPayNoIsOneFinding_data()
+    {
+        QTest::addColumn<QString>("level");
+        QTest::newRow("legacy") << QStringLiteral("legacy");
+        QTest::newRow("current") << QStringLiteral("current");
+    }
+
+    void aRepeatedPayNoIsOneFinding()
+    {
+        QFETCH(QString, level);
+        test::ScratchDatabase scratch;
+        test::prepareCallbackDatabase(scratch.dsn(), level, 2, 2001);
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        constexpr int kListed = 1000;
+        QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n";
+        for (int i = 0; i < kListed; ++i)
+            statement += "WX-AGAIN,2001,100,SUCCESS,2026-12-03T08:00:00Z,wechat\r\n";
+        const QString path = writeFile(m_dir, QStringLiteral("repeated-%1.csv").arg(level), statement);
+        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                                               finance.dsnFor(scratch.name()).toString(true), QStringLiteral("--statement"),
+                                               path, QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 1, qPrintable(run.err));
+        QJsonParseError error;
+        const QJsonObject object = QJsonDocument::fromJson(run.out.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        const JsonFindings counted = countFindings(object);
+        QCOMPARE(counted.kinds.value(QStringLiteral("duplicate_platform")), qint64(1));
+        QCOMPARE(counted.listed.value(QStringLiteral("WX-AGAIN")), qint64(kListed));
+        QCOMPARE(counted.kinds.value(QStringLiteral("missing_ours")), qint64(1));
+        QCOMPARE(counted.total, qint64(2));
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        QCOMPARE(db::scalar(connection.database(), QStringLiteral(
+                     "SELECT CONCAT(missing_ours, '/', duplicate_platform, '/', (SELECT COUNT(*) FROM reconciliation_result "
+                     "WHERE run_id = r.id)) FROM reconciliation_run r WHERE id = ?"),
+                     {object.value(QStringLiteral("run")).toInteger()}).toString(),
+                 QStringLiteral("1/1/2"));
+    }
+
+    // 200,000 lines, 150,000 of them pay_nos nobody paid and 50,000 one pay_no again: the
+    // command's memory stays under 64 MiB while it prints 150,002 findings, and its JSON is
+    // whole. The figure is payops' own peak resident set, as /usr/bin/time reads it.
+    void aLargeStatementKeepsMemoryFlat()
+    {
+        constexpr int kUnique = 150000;
+        constexpr int kRepeated = 50000;
+        QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n";
+        statement.reserve(60 * (kUnique + kRepeated));
+        for (int i = 0; i < kUnique; ++i)
+            statement += "BIG-" + QByteArray::number(i) + ",0,100,SUCCESS,2026-11-01T08:00:00Z,bigtest\r\n";
+        for (int i = 0; i < kRepeated; ++i)
+            statement += "BIG-AGAIN,0,100,SUCCESS,2026-11-01T09:00:00Z,bigtest\r\n";
+        const QString path = writeFile(m_dir, QStringLiteral("large.csv"), statement);
+        statement.clear();
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        const MeasuredRun measured = runMeasured({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                                                  finance.dsnFor(m_db->name()).toString(true), QStringLiteral("--statement"),
+                                                  path, QStringLiteral("--json")},
+                                                 m_dir.filePath(QStringLiteral("large.time")));
+        QVERIFY2(measured.run.exitCode == 1, qPrintable(measured.run.err));
+        QVERIFY(measured.peakKib > 0);
+        qInfo("payops reconcile --json: peak resident set %lld KiB", measured.peakKib);
+        QVERIFY2(measured.peakKib < 64 * 1024, qPrintable(QStringLiteral("peak %1 KiB").arg(measured.peakKib)));
+        QJsonParseError error;
+        const QJsonObject object = QJsonDocument::fromJson(measured.run.out.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QCOMPARE(object.value(QStringLiteral("lines")).toInteger(), kUnique + kRepeated);
+        const JsonFindings counted = countFindings(object);
+        QCOMPARE(counted.kinds.value(QStringLiteral("missing_ours")), qint64(kUnique + 1));
+        QCOMPARE(counted.kinds.value(QStringLiteral("duplicate_platform")), qint64(1));
+        QCOMPARE(counted.listed.value(QStringLiteral("BIG-AGAIN")), qint64(kRepeated));
+        QCOMPARE(counted.total, qint64(kUnique + 2));
+    }
+
+    // 多单 over several pages, most of them at one of three platform times: the search on the
+    // second connection hands its pages over two at a time and resumes each after the last
+    // (time, id), so every payment no line lists is one finding, none twice, none lost.
+    void manyMissingOnPlatformComeThroughWhole()
+    {
+        constexpr int kPayments = 12000; // more than two pages of the search
+        test::ScratchDatabase scratch;
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1, 3001);
+        try {
+            db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
+            const QSqlDatabase db = admin.database();
+            db::execDirect(db, QStringLiteral("SET SESSION max_recursive_iterations = %1").arg(kPayments));
+            const QString numbers = QStringLiteral("WITH RECURSIVE s (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < %1) ")
+                                        .arg(kPayments - 1);
+            db::execDirect(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status, pay_no, paid_at) ")
+                                   + numbers
+                                   + QStringLiteral("SELECT 500000 + n, 1, 100, 'PAID', CONCAT('Q-', n), '2026-12-04 01:00:00' FROM s"));
+            db::execDirect(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, "
+                                              "channel, trade_status, status, platform_paid_at) ")
+                                   + numbers
+                                   + QStringLiteral("SELECT CONCAT('Q-', n), 500000 + n, '{}', 100, 'CNY', 'queue', 'SUCCESS', "
+                                                    "'PROCESSED', CONCAT('2026-12-04 0', 1 + n % 3, ':00:00') FROM s"));
+        } catch (const db::Error &error) {
+            QFAIL(error.what());
+        }
+        // are listed and agree; the period is 00:00 to 04:00 UTC.
+        const QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n"
+                                     "Q-0,500000,100,SUCCESS,2026-12-04T00:00:00Z,queue\r\n"
+                                     "Q-1,500001,100,SUCCESS,2026-12-04T04:00:00Z,queue\r\n";
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                                               finance.dsnFor(scratch.name()).toString(true), QStringLiteral("--statement"),
+                                               writeFile(m_dir, QStringLiteral("queue.csv"), statement), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 1, qPrintable(run.err));
+        const QJsonObject object = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QJsonArray findings = object.value(QStringLiteral("findings")).toArray();
+        QSet<QString> payNos;
+        for (const QJsonValue &value : findings) {
+            QCOMPARE(value.toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("missing_platform"));
+            payNos.insert(value.toObject().value(QStringLiteral("pay_no")).toString());
+        }
+        QCOMPARE(findings.size(), kPayments - 2);
+        QCOMPARE(payNos.size(), kPayments - 2);
+        QVERIFY(!payNos.contains(QStringLiteral("Q-0")) && !payNos.contains(QStringLiteral("Q-1")));
     }
 
     void badUsageExitsTwo_data()
@@ -616,7 +816,7 @@ private Q_SLOTS:
         QVERIFY2(imported.statement.importedBy.startsWith(finance.user() + QLatin1Char('@')),
                  qPrintable(imported.statement.importedBy));
         const Reconciliation result = reconcileStatement(db, imported.statement.id);
-        QCOMPARE(payNos(result, FindingKind::MissingOurs), QSet<QByteArray>{"WX-NOT-OURS-FINANCE"});
+        QCOMPARE(payNos(storedFindings(db, result), FindingKind::MissingOurs), QSet<QByteArray>{"WX-NOT-OURS-FINANCE"});
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT started_by FROM reconciliation_run WHERE id = ?"), {result.runId})
                      .toString(),
                  imported.statement.importedBy);

@@ -7,12 +7,14 @@
 #include "pages/reconciliationpage.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
+#include "widgets/datatable.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 
@@ -160,6 +162,55 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 2, 30000);
         QVERIFY2(imported[1][1].toString().contains(QStringLiteral("already imported")), qPrintable(imported[1][1].toString()));
         QCOMPARE(db::scalar(admin.database(), QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(), 1);
+    }
+
+    // More findings than the page holds: it lists the first kFindingRows, says how many there
+    // are from the run's counts, and its CSV export streams every one of them.
+    void manyFindingsAreListedInPartAndExportedWhole()
+    {
+        test::ScratchDatabase scratch;
+        seed(scratch);
+        QTemporaryDir dir;
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        constexpr int kLost = console::kFindingRows + 500;
+        QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n";
+        for (int i = 0; i < kLost; ++i)
+            statement += "WX-MANY-" + QByteArray::number(i) + ",0,500,SUCCESS,2026-12-01T11:00:00+08:00,wechat\r\n";
+        for (int i = 0; i < 3; ++i)
+            statement += "WX-THRICE,0,500,SUCCESS,2026-12-01T11:30:00+08:00,wechat\r\n";
+        const QString path = dir.filePath(QStringLiteral("many.csv"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.write(statement) == statement.size());
+        file.close();
+        const qint64 total = kLost + 2; // each missing pay_no once, WX-THRICE once more as listed three times
+
+        ReconciliationPage page(finance.dsnFor(scratch.name()));
+        new QAbstractItemModelTester(page.findings(), QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
+        QSignalSpy imported(&page, &ReconciliationPage::importFinished);
+        page.importStatementFile(path, StatementFormat::Auto);
+        QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 60000);
+        QVERIFY2(imported[0][0].toBool(), qPrintable(imported[0][1].toString()));
+        QCOMPARE(page.findings()->rowCount(), console::kFindingRows);
+        auto *tabs = page.findChild<QTabWidget *>(QStringLiteral("reconciliationTabs"));
+        QVERIFY(tabs);
+        QCOMPARE(tabs->tabText(0), QStringLiteral("Findings (%1)").arg(total));
+        const QString summary = page.findChild<QLabel *>(QStringLiteral("reconciliationSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("Only the first")), qPrintable(summary));
+
+        auto *table = page.findChild<DataTable *>(QStringLiteral("findingTable"));
+        QVERIFY(table);
+        const QString csv = dir.filePath(QStringLiteral("findings.csv"));
+        QSignalSpy finished(table, &DataTable::exportFinished);
+        table->exportCsv(csv);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(finished.first().at(0).toLongLong(), total);
+        QCOMPARE(page.findings()->rowCount(), console::kFindingRows); // nothing more was loaded for it
+        QFile written(csv);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const QByteArray text = written.readAll();
+        QCOMPARE(text.count('\n'), total + 1); // and its header
+        QVERIFY(text.contains("Listed 3 times"));
+        QVERIFY(text.contains("WX-MANY-" + QByteArray::number(kLost - 1)));
     }
 
     void aFileThatIsNoStatementIsOneClearError()

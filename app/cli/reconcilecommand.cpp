@@ -10,7 +10,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTextStream>
@@ -126,13 +125,12 @@ protected:
             const StatementImport imported = importFile(db, file, *format, info.fileName());
             if (imported.cancelled)
                 return fail(UsageOrConnection, tr("interrupted: nothing of the statement was stored"));
-            const QList<StatementLineError> errors = readStatementErrors(db, imported.statement.id);
             const Reconciliation result = reconcileStatement(db, imported.statement.id);
             if (parser.isSet(m_json))
-                printJson(imported, result, errors);
+                printJson(db, imported, result);
             else
-                printText(imported, result, errors);
-            return result.clean() && errors.isEmpty() ? Success : Refused;
+                printText(db, imported, result);
+            return result.clean() && imported.statement.errors == 0 ? Success : Refused;
         } catch (const StatementError &error) {
             return fail(UsageOrConnection, QStringLiteral("%1: %2").arg(path, QString::fromStdString(error.what())));
         } catch (const db::Error &error) {
@@ -171,8 +169,9 @@ private:
         }
     }
 
-    void printText(const StatementImport &imported, const Reconciliation &result,
-                   const QList<StatementLineError> &errors) const
+    // The findings and unreadable lines are printed as they are read back, a page at a time:
+    // none is held, whatever their number.
+    void printText(const QSqlDatabase &db, const StatementImport &imported, const Reconciliation &result) const
     {
         const StoredStatement &statement = imported.statement;
         const QString formatName = statementFormatName(statement.header.format);
@@ -191,7 +190,7 @@ private:
                                    : tr("unknown (no line has a time): paid-with-us-only not checked");
         say(tr("lines: %1 reconciled, %2 unreadable; channel %3; period %4")
                 .arg(statement.lines)
-                .arg(errors.size())
+                .arg(statement.errors)
                 .arg(statement.header.channel.isEmpty() ? tr("all") : statement.header.channel, period));
         for (int kind = 0; kind < kFindingKinds; ++kind) {
             const auto findingKind = static_cast<FindingKind>(kind);
@@ -200,37 +199,32 @@ private:
                     .arg(result.counts[kind], 6)
                     .arg(kindTitle(findingKind)));
         }
-        for (const ReconciliationFinding &finding : result.findings)
-            say(tr("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
-                    .arg(findingKindName(finding.kind).leftJustified(18), QString::fromUtf8(finding.payNo),
-                         finding.orderId ? QString::number(*finding.orderId) : QStringLiteral("-"),
-                         yuanOrDash(finding.platformAmountFen), yuanOrDash(finding.ourAmountFen),
-                         finding.lineNo ? QString::number(*finding.lineNo) : QStringLiteral("-")));
-        for (const StatementLineError &error : errors)
+        readStoredFindings(db, result.runId, [this](const ReconciliationFinding &finding) {
+            QString text = tr("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
+                               .arg(findingKindName(finding.kind).leftJustified(18), QString::fromUtf8(finding.payNo),
+                                    finding.orderId ? QString::number(*finding.orderId) : QStringLiteral("-"),
+                                    yuanOrDash(finding.platformAmountFen), yuanOrDash(finding.ourAmountFen),
+                                    finding.lineNo ? QString::number(*finding.lineNo) : QStringLiteral("-"));
+            if (finding.listed)
+                text += QLatin1Char(' ') + tr("listed %1 times").arg(*finding.listed);
+            say(text);
+            return true;
+        });
+        readStatementErrors(db, statement.id, [this](const StatementLineError &error) {
             say(tr("unreadable line %1: %2").arg(error.lineNo).arg(error.message));
+            return true;
+        });
     }
 
-    void printJson(const StatementImport &imported, const Reconciliation &result,
-                   const QList<StatementLineError> &errors) const
+    // One JSON object, written as it is read: the scalars first, then each finding and each
+    // unreadable line as an element of its array.
+    void printJson(const QSqlDatabase &db, const StatementImport &imported, const Reconciliation &result) const
     {
         const StoredStatement &statement = imported.statement;
-        QJsonArray findings;
-        for (const ReconciliationFinding &finding : result.findings)
-            findings.append(QJsonObject{{QStringLiteral("kind"), findingKindName(finding.kind)},
-                                        {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
-                                        {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
-                                        {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
-                                        {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
-                                        {QStringLiteral("line"), jsonNumber(finding.lineNo)},
-                                        {QStringLiteral("platform_status"), textOrNull(finding.platformStatus)},
-                                        {QStringLiteral("our_status"), textOrNull(finding.ourStatus)}});
-        QJsonArray lineErrors;
-        for (const StatementLineError &error : errors)
-            lineErrors.append(QJsonObject{{QStringLiteral("line"), error.lineNo}, {QStringLiteral("message"), error.message}});
         const auto timeOrNull = [](const QDateTime &time) {
             return time.isValid() ? QJsonValue(utcText(time)) : QJsonValue(QJsonValue::Null);
         };
-        const QJsonObject object{
+        const QJsonObject head{
             {QStringLiteral("format"), statementFormatName(statement.header.format)},
             {QStringLiteral("detected"), statement.header.detected},
             {QStringLiteral("statement"), statement.id},
@@ -240,10 +234,34 @@ private:
             {QStringLiteral("period_start"), timeOrNull(statement.header.periodStart)},
             {QStringLiteral("period_end"), timeOrNull(statement.header.periodEnd)},
             {QStringLiteral("period_declared"), statement.periodDeclared},
-            {QStringLiteral("lines"), statement.lines},
-            {QStringLiteral("findings"), findings},
-            {QStringLiteral("errors"), lineErrors}};
-        QTextStream(stdout) << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+            {QStringLiteral("lines"), statement.lines}};
+        QTextStream out(stdout);
+        QByteArray text = QJsonDocument(head).toJson(QJsonDocument::Compact);
+        text.chop(1); // the closing brace: the arrays follow
+        out << text << ",\"findings\":[";
+        bool first = true;
+        const auto element = [&out, &first](const QJsonObject &object) {
+            out << (first ? "" : ",") << QJsonDocument(object).toJson(QJsonDocument::Compact);
+            first = false;
+            return true;
+        };
+        readStoredFindings(db, result.runId, [&element](const ReconciliationFinding &finding) {
+            return element(QJsonObject{{QStringLiteral("kind"), findingKindName(finding.kind)},
+                                       {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
+                                       {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
+                                       {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
+                                       {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
+                                       {QStringLiteral("line"), jsonNumber(finding.lineNo)},
+                                       {QStringLiteral("count"), jsonNumber(finding.listed)},
+                                       {QStringLiteral("platform_status"), textOrNull(finding.platformStatus)},
+                                       {QStringLiteral("our_status"), textOrNull(finding.ourStatus)}});
+        });
+        out << "],\"errors\":[";
+        first = true;
+        readStatementErrors(db, statement.id, [&element](const StatementLineError &error) {
+            return element(QJsonObject{{QStringLiteral("line"), error.lineNo}, {QStringLiteral("message"), error.message}});
+        });
+        out << "]}" << Qt::endl;
     }
 
     const QCommandLineOption m_statement{QStringLiteral("statement"),

@@ -6,6 +6,8 @@
 #include "domain/statementimport.h"
 
 #include <QList>
+
+#include <array>
 #include <QSqlDatabase>
 
 namespace payops::console {
@@ -19,7 +21,8 @@ struct ReconciliationView
     qint64 runId = 0;          // 0: never reconciled
     QDateTime reconciledAt;    // UTC, of that run
     QString reconciledBy;
-    QList<ReconciliationFinding> findings;
+    std::array<qint64, kFindingKinds> counts{}; // of that run, every finding
+    QList<ReconciliationFinding> findings;      // the first kFindingRows of them
     QList<StatementLineError> errors; // the first kErrorRows of them
     QList<MissingPaymentDraft> drafts;
 };
@@ -29,8 +32,9 @@ inline constexpr int kFindingRows = 20000;
 // The statements imported, newest first (a few hundred rows, one per file). Throws db::Error.
 QList<StoredStatement> loadStatements(const QSqlDatabase &db, int limit = 200);
 
-// Reads the statement's view; its findings are the newest run's, capped at kFindingRows (the
-// counts in `statement` and the CSV export say how many there are). Throws db::Error.
+// Reads the statement's view; its findings are the newest run's, the first kFindingRows of
+// them (`counts` and the streamed CSV export, readStoredFindings(), have them all). Throws
+// db::Error.
 ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 statementId);
 
 } // namespace payops::console

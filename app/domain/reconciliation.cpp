@@ -5,13 +5,14 @@
 #include "domain/statementimport.h"
 
 #include <QCoreApplication>
-#include <QHash>
 #include <QSqlQuery>
 #include <QStringList>
 
-#include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace payops {
@@ -41,190 +42,183 @@ std::optional<qint64> orderNumber(const QVariant &ours, const QVariant &platform
     return std::nullopt;
 }
 
-// One line of the statement that the per-line join could not clear, with what we have for
-// its pay_no.
-struct LineFacts
+// Qt's MariaDB driver keeps the whole result of a query in memory: every read that can be
+// large is a series of pages, each resumed from where the last ended (keyset, never OFFSET).
+constexpr int kPageRows = 5000;
+
+// Stores findings as they come, kResultBatch rows per INSERT, and counts them by kind.
+class FindingWriter
 {
-    qint64 lineNo = 0;
-    QByteArray payNo;
-    QVariant lineOrder;
-    qint64 platformFen = 0;
-    QString platformStatus;
-    QVariant ourOrder;
-    QVariant ourFen;
-    QString callbackStatus;
-    QString orderStatus;
-    bool ours = false;
-    bool secondPayment = false;
-    bool listedAsSuccess = false; // for a line that is neither SUCCESS nor REFUND
+public:
+    FindingWriter(const QSqlDatabase &db, qint64 runId)
+        : m_db(db)
+        , m_runId(runId)
+    {
+    }
+
+    void add(const ReconciliationFinding &finding)
+    {
+        const auto nullable = [](const std::optional<qint64> &value) { return value ? QVariant(*value) : QVariant(); };
+        m_rows.append(QVariantList{m_runId, findingKindName(finding.kind), finding.payNo, nullable(finding.orderId),
+                                   nullable(finding.platformAmountFen), nullable(finding.ourAmountFen),
+                                   nullable(finding.lineNo)});
+        ++m_counts[static_cast<int>(finding.kind)];
+        if (m_rows.size() == kResultBatch)
+            flush();
+    }
+
+    void flush()
+    {
+        if (m_rows.isEmpty())
+            return;
+        db::exec(m_db, QStringLiteral("INSERT INTO reconciliation_result (run_id, kind, pay_no, order_id, "
+                                      "platform_amount_fen, our_amount_fen, line_no) VALUES ")
+                           + db::valueRows(m_db, m_rows));
+        m_rows.clear();
+    }
+
+    const std::array<qint64, kFindingKinds> &counts() const { return m_counts; }
+
+private:
+    QSqlDatabase m_db;
+    qint64 m_runId;
+    QList<QVariantList> m_rows;
+    std::array<qint64, kFindingKinds> m_counts{};
 };
 
-// Every line except the plain case, a SUCCESS line of a PAID payment with us for the same
-// amount, comes back: on a statement that agrees with us that is its refunds and little else.
-// One pass over the statement's primary key, each line joined to its callback by uk_pay_no and
-// to the order by its primary key. A plain SELECT inside the run's transaction: a consistent
-// read, no row of pay_callback_log or orders is locked. The check of a line that is neither
-// SUCCESS nor REFUND is forced onto the (statement_id, pay_no, status) index: the optimizer
-// otherwise picked the primary key and read the whole statement for each such line.
-QList<LineFacts> readLines(const QSqlDatabase &db, qint64 statementId)
+// Whether another line of the same pay_no (as `l`) matches `condition` (on `e`), read from the
+// (statement_id, pay_no, status) index.
+QString otherLine(const QString &condition)
 {
+    return QStringLiteral("EXISTS (SELECT 1 FROM platform_statement_line e FORCE INDEX (idx_statement_line_pay_no) "
+                          "WHERE e.statement_id = l.statement_id AND e.pay_no = l.pay_no AND %1)").arg(condition);
+}
+
+// The lines that make a finding, in pages by line number; every line except the plain case,
+// a SUCCESS line of a PAID payment with us for the same amount, is looked at. Each line is
+// joined to its callback by uk_pay_no and to the order by its primary key: a plain SELECT
+// inside the run's transaction, a consistent read that locks no row of pay_callback_log or
+// orders. A pay_no's lines after the first make no finding of their own (that is
+// duplicate_platform's), which the flags below decide from the pay_no index, so that a pay_no
+// listed 500,000 times is one missing_ours, not 500,000:
+// - first_payment: a SUCCESS line with no earlier SUCCESS line that would have made the same
+//   payment finding (any, for a payment not with us; one of another amount than ours).
+// - status_mismatch: the line speaking for its pay_no's status differs from our order's. The
+//   platform's status of a pay_no is REFUND when any of its lines is a refund, else SUCCESS
+//   when any is a payment, else what its first line says (CLOSED, REVOKED ...); the line that
+//   speaks is the first of that status. Ours is SUCCESS for a PAID order, else REFUND
+//   (REFUNDING, REFUNDED).
+void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &writer)
+{
+    const QString ours = QStringLiteral("COALESCE(%1, 0)").arg(QLatin1String(kOurs));
+    const QString earlier = QStringLiteral("e.line_no < l.line_no");
+    const QString verdict = QStringLiteral(
+        "CASE WHEN l.status = 'REFUND' THEN IF(%1, NULL, 'REFUND') WHEN %2 THEN NULL "
+        "WHEN l.status = 'SUCCESS' THEN IF(%3, NULL, 'SUCCESS') WHEN %4 THEN NULL "
+        "WHEN %5 THEN NULL ELSE l.status END")
+        .arg(otherLine(QStringLiteral("e.status = 'REFUND' AND ") + earlier), otherLine(QStringLiteral("e.status = 'REFUND'")),
+             otherLine(QStringLiteral("e.status = 'SUCCESS' AND ") + earlier), otherLine(QStringLiteral("e.status = 'SUCCESS'")),
+             otherLine(earlier));
     const QString sql = QStringLiteral(
-        "SELECT line_no, pay_no, line_order, platform_fen, platform_status, our_order, our_fen, callback_status, "
-        "order_status, ours, second_payment, listed_success FROM ("
-        " SELECT l.line_no, l.pay_no, l.order_id AS line_order, l.amount_fen AS platform_fen, l.status AS platform_status,"
-        "  p.order_id AS our_order, p.amount_fen AS our_fen, p.status AS callback_status, o.status AS order_status,"
-        "  COALESCE(%1, 0) AS ours,"
-        "  COALESCE(p.status = 'REJECTED' AND p.reason = 'order_already_paid' AND o.id IS NOT NULL"
-        "           AND NOT (o.pay_no <=> p.pay_no), 0) AS second_payment,"
-        "  CASE WHEN l.status NOT IN ('SUCCESS', 'REFUND') THEN EXISTS (SELECT 1 FROM platform_statement_line s"
-        "   FORCE INDEX (idx_statement_line_pay_no) WHERE s.statement_id = l.statement_id AND s.pay_no = l.pay_no AND s.status = 'SUCCESS') ELSE 0 END"
-        "   AS listed_success"
-        " FROM platform_statement_line l"
+        "SELECT l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, p.order_id, p.amount_fen, p.status, o.status, "
+        " %1 AS ours,"
+        " COALESCE(p.status = 'REJECTED' AND p.reason = 'order_already_paid' AND o.id IS NOT NULL"
+        "          AND NOT (o.pay_no <=> p.pay_no), 0) AS second_payment,"
+        " CASE WHEN l.status <> 'SUCCESS' THEN 0 ELSE NOT %2 END AS first_payment,"
+        " CASE WHEN %1 = 0 THEN 0 ELSE COALESCE(%3 <> IF(o.status = 'PAID', 'SUCCESS', 'REFUND'), 0) END AS status_mismatch "
+        "FROM platform_statement_line l"
         " LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no"
-        " LEFT JOIN orders o ON o.id = p.order_id"
-        " WHERE l.statement_id = ?) x "
-        "WHERE NOT (x.platform_status = 'SUCCESS' AND x.ours = 1 AND x.platform_fen = x.our_fen AND x.order_status = 'PAID') "
-        "ORDER BY x.line_no").arg(QLatin1String(kOurs));
-    QList<LineFacts> lines;
-    QSqlQuery query = db::exec(db, sql, {statementId});
-    while (query.next()) {
-        LineFacts facts;
-        facts.lineNo = query.value(0).toLongLong();
-        facts.payNo = query.value(1).toByteArray();
-        facts.lineOrder = query.value(2);
-        facts.platformFen = query.value(3).toLongLong();
-        facts.platformStatus = query.value(4).toString();
-        facts.ourOrder = query.value(5);
-        facts.ourFen = query.value(6);
-        facts.callbackStatus = query.value(7).toString();
-        facts.orderStatus = query.value(8).toString();
-        facts.ours = query.value(9).toInt() == 1;
-        facts.secondPayment = query.value(10).toInt() == 1;
-        facts.listedAsSuccess = query.value(11).toInt() == 1;
-        lines.append(facts);
-    }
-    return lines;
-}
-
-// A SUCCESS line is a payment the platform took: with us at another amount, a second payment
-// of an order that another pay_no paid, or not with us at all.
-void classifyPayments(const QList<LineFacts> &lines, QList<ReconciliationFinding> &findings)
-{
-    for (const LineFacts &line : lines) {
-        if (line.platformStatus != QLatin1String("SUCCESS"))
-            continue;
-        ReconciliationFinding finding;
-        finding.payNo = line.payNo;
-        finding.lineNo = line.lineNo;
-        finding.platformAmountFen = line.platformFen;
-        finding.platformStatus = line.platformStatus;
-        finding.ourStatus = line.callbackStatus;
-        finding.orderId = orderNumber(line.ourOrder, line.lineOrder);
-        if (line.ours) {
-            if (line.platformFen == line.ourFen.toLongLong())
-                continue; // agrees; only its order's status differs, which the status check reports
-            finding.kind = FindingKind::AmountMismatch;
-            finding.ourAmountFen = line.ourFen.toLongLong();
-        } else {
-            finding.kind = line.secondPayment ? FindingKind::DoublePayment : FindingKind::MissingOurs;
+        " LEFT JOIN orders o ON o.id = p.order_id "
+        "WHERE l.statement_id = ? AND l.line_no > ?"
+        " AND NOT (l.status = 'SUCCESS' AND %1 = 1 AND l.amount_fen = p.amount_fen AND o.status = 'PAID') "
+        "HAVING first_payment = 1 OR status_mismatch = 1 "
+        "ORDER BY l.line_no LIMIT %4")
+        .arg(ours, otherLine(QStringLiteral("e.status = 'SUCCESS' AND %1 AND (%2 = 0 OR e.amount_fen <> p.amount_fen)")
+                                 .arg(earlier, ours)),
+             verdict)
+        .arg(kPageRows);
+    qint64 after = 0;
+    for (int rows = kPageRows; rows == kPageRows;) {
+        rows = 0;
+        QSqlQuery query = db::exec(db, sql, {statementId, after});
+        while (query.next()) {
+            ++rows;
+            after = query.value(0).toLongLong();
+            ReconciliationFinding finding;
+            finding.lineNo = after;
+            finding.payNo = query.value(1).toByteArray();
+            finding.orderId = orderNumber(query.value(5), query.value(2));
+            finding.platformAmountFen = query.value(3).toLongLong();
+            finding.platformStatus = query.value(4).toString();
+            const QVariant ourFen = query.value(6);
+            const bool withUs = query.value(9).toInt() == 1;
+            if (query.value(11).toInt() == 1) {
+                // A payment the platform took: with us at another amount, a second payment of
+                // an order another pay_no paid, or not with us at all.
+                ReconciliationFinding payment = finding;
+                payment.ourStatus = query.value(7).toString();
+                if (!withUs) {
+                    payment.kind = query.value(10).toInt() == 1 ? FindingKind::DoublePayment : FindingKind::MissingOurs;
+                    writer.add(payment);
+                } else if (ourFen.toLongLong() != finding.platformAmountFen) {
+                    payment.kind = FindingKind::AmountMismatch;
+                    payment.ourAmountFen = ourFen.toLongLong();
+                    writer.add(payment);
+                } // else it agrees; only its order's status differs, which the status check reports
+            }
+            if (query.value(12).toInt() == 1) {
+                finding.kind = FindingKind::StatusMismatch;
+                finding.ourAmountFen = ourFen.toLongLong();
+                finding.ourStatus = query.value(8).toString();
+                writer.add(finding);
+            }
         }
-        findings.append(finding);
     }
 }
 
-// The platform's status of a pay_no is REFUND when any of its lines is a refund, else SUCCESS
-// when any is a payment, else what its line says (CLOSED, REVOKED ...). Ours is SUCCESS for a
-// PAID order and REFUND for REFUNDING or REFUNDED. Lines of a pay_no that agree on SUCCESS
-// and PAID never came back from readLines(), which is why listedAsSuccess exists.
-void classifyStatuses(const QList<LineFacts> &lines, QList<ReconciliationFinding> &findings)
-{
-    struct Verdict
-    {
-        const LineFacts *refund = nullptr;
-        const LineFacts *success = nullptr;
-        const LineFacts *other = nullptr;
-        bool listedAsSuccess = false;
-    };
-    QHash<QByteArray, Verdict> byPayNo;
-    QList<QByteArray> order;
-    for (const LineFacts &line : lines) {
-        if (!line.ours)
-            continue;
-        auto found = byPayNo.find(line.payNo);
-        if (found == byPayNo.end()) {
-            found = byPayNo.insert(line.payNo, Verdict());
-            order.append(line.payNo);
-        }
-        Verdict &verdict = *found;
-        const LineFacts **slot = line.platformStatus == QLatin1String("REFUND")    ? &verdict.refund
-                                 : line.platformStatus == QLatin1String("SUCCESS") ? &verdict.success
-                                                                                   : &verdict.other;
-        if (!*slot)
-            *slot = &line;
-        verdict.listedAsSuccess = verdict.listedAsSuccess || line.listedAsSuccess;
-    }
-    for (const QByteArray &payNo : std::as_const(order)) {
-        const Verdict &verdict = byPayNo[payNo];
-        const LineFacts *line = verdict.refund ? verdict.refund : verdict.success ? verdict.success : verdict.other;
-        const QString platform = verdict.refund || verdict.success || !verdict.listedAsSuccess
-                                     ? line->platformStatus
-                                     : QStringLiteral("SUCCESS");
-        const QString ours = line->orderStatus == QLatin1String("PAID") ? QStringLiteral("SUCCESS") : QStringLiteral("REFUND");
-        if (platform == ours)
-            continue;
-        ReconciliationFinding finding;
-        finding.kind = FindingKind::StatusMismatch;
-        finding.payNo = payNo;
-        finding.orderId = orderNumber(line->ourOrder, line->lineOrder);
-        finding.lineNo = line->lineNo;
-        finding.platformAmountFen = line->platformFen;
-        finding.ourAmountFen = line->ourFen.toLongLong();
-        finding.platformStatus = platform;
-        finding.ourStatus = line->orderStatus;
-        findings.append(finding);
-    }
-}
-
-// Every payment line of a pay_no after its first. The grouping reads the (statement_id,
-// pay_no, status) index alone. The pay_nos listed twice lead (STRAIGHT_JOIN) and their lines are
-// found by that index: left to itself the optimizer walked every line of the statement by its
-// primary key and joined each to its payment, for a result that is usually empty.
-void findDuplicates(const QSqlDatabase &db, qint64 statementId, QList<ReconciliationFinding> &findings)
+// One finding per pay_no on more than one payment line, at its first line, in pages by pay_no.
+// The grouping reads the (statement_id, pay_no, status) index alone, in its order, and stops
+// at a page of pay_nos listed twice; only those are joined to their line and payment.
+void findDuplicates(const QSqlDatabase &db, qint64 statementId, FindingWriter &writer)
 {
     const QString sql = QStringLiteral(
-        "SELECT STRAIGHT_JOIN l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, p.order_id, IF(%1, p.amount_fen, NULL), p.status "
-        "FROM (SELECT pay_no, MIN(line_no) AS first_line FROM platform_statement_line"
-        "      WHERE statement_id = ? AND status <> 'REFUND' GROUP BY pay_no HAVING COUNT(*) > 1) d "
-        "JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
-        " ON l.statement_id = ? AND l.pay_no = d.pay_no AND l.line_no > d.first_line "
-        " AND l.status <> 'REFUND' "
+        "SELECT STRAIGHT_JOIN d.pay_no, d.listed, l.line_no, l.order_id, l.amount_fen, p.order_id, IF(%1, p.amount_fen, NULL) "
+        "FROM (SELECT pay_no, COUNT(*) AS listed, MIN(line_no) AS first_line FROM platform_statement_line"
+        "      WHERE statement_id = ? AND status <> 'REFUND' AND pay_no > ? GROUP BY pay_no HAVING COUNT(*) > 1"
+        "      ORDER BY pay_no LIMIT %2) d "
+        "JOIN platform_statement_line l ON l.statement_id = ? AND l.line_no = d.first_line "
         "LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no "
         "LEFT JOIN orders o ON o.id = p.order_id "
-        "ORDER BY l.line_no").arg(QLatin1String(kOurs));
-    QSqlQuery query = db::exec(db, sql, {statementId, statementId});
-    while (query.next()) {
-        ReconciliationFinding finding;
-        finding.kind = FindingKind::DuplicatePlatform;
-        finding.lineNo = query.value(0).toLongLong();
-        finding.payNo = query.value(1).toByteArray();
-        finding.orderId = orderNumber(query.value(5), query.value(2));
-        finding.platformAmountFen = query.value(3).toLongLong();
-        finding.platformStatus = query.value(4).toString();
-        finding.ourAmountFen = optionalNumber(query.value(6));
-        finding.ourStatus = query.value(7).toString();
-        findings.append(finding);
+        "ORDER BY d.pay_no").arg(QLatin1String(kOurs)).arg(kPageRows);
+    QByteArray after(""); // not a null QByteArray: that would be bound as NULL
+    for (int rows = kPageRows; rows == kPageRows;) {
+        rows = 0;
+        QSqlQuery query = db::exec(db, sql, {statementId, after, statementId});
+        while (query.next()) {
+            ++rows;
+            ReconciliationFinding finding;
+            finding.kind = FindingKind::DuplicatePlatform;
+            finding.payNo = after = query.value(0).toByteArray();
+            finding.listed = query.value(1).toLongLong();
+            finding.lineNo = query.value(2).toLongLong();
+            finding.orderId = orderNumber(query.value(5), query.value(3));
+            finding.platformAmountFen = query.value(4).toLongLong();
+            finding.ourAmountFen = optionalNumber(query.value(6));
+            writer.add(finding);
+        }
     }
 }
 
 // Our payments of the statement's channel (every channel we have when it names none) whose
 // platform time is in its period, and that no line lists: ranges of (channel,
-// platform_paid_at), never a scan of the callbacks. The anti-join is a LEFT JOIN on the
-// (statement_id, pay_no) index, forced: as NOT EXISTS the server materialized every pay_no of
-// the statement first, and unforced it chose the primary key, reading the whole statement for
-// each payment. It comes before the order (STRAIGHT_JOIN), so that only the payments no line
-// lists are looked up in orders: on a statement that agrees with us, none.
+// platform_paid_at), never a scan of the callbacks, a page at a time in the index's order.
+// The anti-join is a LEFT JOIN on the (statement_id, pay_no) index, forced: as NOT EXISTS the
+// server materialized every pay_no of the statement first, and unforced it chose the primary
+// key, reading the whole statement for each payment. It comes before the order
+// (STRAIGHT_JOIN), so that only the payments no line lists are looked up in orders: on a
+// statement that agrees with us, none. `sink` takes each page; false stops.
 void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statement,
-                           QList<ReconciliationFinding> &findings)
+                           const std::function<bool(QList<ReconciliationFinding> &&)> &sink)
 {
     QStringList channels;
     if (!statement.header.channel.isEmpty()) {
@@ -235,78 +229,127 @@ void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statem
         while (known.next())
             channels << known.value(0).toString();
     }
-    if (channels.isEmpty())
-        return;
-    QVariantList binds;
-    for (const QString &channel : std::as_const(channels))
-        binds << channel;
     const auto utc = [](const QDateTime &time) { return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")); };
-    binds.prepend(statement.id);
-    binds << utc(statement.header.periodStart) << utc(statement.header.periodEnd);
     const QString sql = QStringLiteral(
-        "SELECT p.pay_no, p.order_id, p.amount_fen, o.status FROM pay_callback_log p "
+        "SELECT p.pay_no, p.order_id, p.amount_fen, o.status, DATE_FORMAT(p.platform_paid_at, '%Y-%m-%d %H:%i:%s.%f'), p.id "
+        "FROM pay_callback_log p "
         "LEFT JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
         " ON l.statement_id = ? AND l.pay_no = p.pay_no "
         "STRAIGHT_JOIN orders o ON o.id = p.order_id AND %1 "
-        "WHERE p.channel IN (%2) AND p.platform_paid_at >= ? AND p.platform_paid_at < ? AND l.pay_no IS NULL "
-        "ORDER BY p.platform_paid_at, p.id")
-                            .arg(QLatin1String(kOurs), QStringList(channels.size(), QStringLiteral("?")).join(u','));
-    QSqlQuery query = db::exec(db, sql, binds);
-    while (query.next()) {
-        ReconciliationFinding finding;
-        finding.kind = FindingKind::MissingPlatform;
-        finding.payNo = query.value(0).toByteArray();
-        finding.orderId = query.value(1).toLongLong();
-        finding.ourAmountFen = query.value(2).toLongLong();
-        finding.ourStatus = query.value(3).toString();
-        findings.append(finding);
+        "WHERE p.channel = ? AND p.platform_paid_at < ?"
+        " AND (p.platform_paid_at > ? OR (p.platform_paid_at = ? AND p.id > ?)) AND l.pay_no IS NULL "
+        "ORDER BY p.platform_paid_at, p.id LIMIT %2").arg(QLatin1String(kOurs)).arg(kPageRows);
+    for (const QString &channel : std::as_const(channels)) {
+        // The first page starts at the period's start: ids are positive.
+        QString afterTime = utc(statement.header.periodStart);
+        qint64 afterId = 0;
+        for (int rows = kPageRows; rows == kPageRows;) {
+            QList<ReconciliationFinding> page;
+            QSqlQuery query = db::exec(db, sql, {statement.id, channel, utc(statement.header.periodEnd), afterTime,
+                                                 afterTime, afterId});
+            while (query.next()) {
+                ReconciliationFinding finding;
+                finding.kind = FindingKind::MissingPlatform;
+                finding.payNo = query.value(0).toByteArray();
+                finding.orderId = query.value(1).toLongLong();
+                finding.ourAmountFen = query.value(2).toLongLong();
+                finding.ourStatus = query.value(3).toString();
+                afterTime = query.value(4).toString();
+                afterId = query.value(5).toLongLong();
+                page.append(finding);
+            }
+            rows = int(page.size());
+            if (!page.isEmpty() && !sink(std::move(page)))
+                return;
+        }
     }
 }
 
-// The 多单 search and readLines() each join about every line or payment of the period once;
+// The 多单 found on the second connection, a few pages at a time: the search waits while
+// kWaitingPages are not yet stored, so that memory stays flat however many there are.
+class MissingPages
+{
+public:
+    static constexpr size_t kWaitingPages = 2;
+
+    // From the search; false when the reconciliation gave up and the search should stop.
+    bool put(QList<ReconciliationFinding> &&page)
+    {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [this] { return m_pages.size() < kWaitingPages || m_abandoned; });
+        if (m_abandoned)
+            return false;
+        m_pages.push_back(std::move(page));
+        m_changed.notify_all();
+        return true;
+    }
+
+    // The next page; nothing once the search has ended.
+    std::optional<QList<ReconciliationFinding>> take()
+    {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [this] { return !m_pages.empty() || m_ended; });
+        if (m_pages.empty())
+            return std::nullopt;
+        QList<ReconciliationFinding> page = std::move(m_pages.front());
+        m_pages.pop_front();
+        m_changed.notify_all();
+        return page;
+    }
+
+    void end()
+    {
+        const std::lock_guard lock(m_mutex);
+        m_ended = true;
+        m_changed.notify_all();
+    }
+
+    void abandon()
+    {
+        const std::lock_guard lock(m_mutex);
+        m_abandoned = true;
+        m_changed.notify_all();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<QList<ReconciliationFinding>> m_pages;
+    bool m_ended = false;
+    bool m_abandoned = false;
+};
+
+// The 多单 search and the line pass each join about every line or payment of the period once;
 // on two connections they run at the same time, on two of the server's cores. This one reads
 // in a snapshot of its own, taken within milliseconds of the main connection's: each finding
-// is true as of one of the two. Nothing when no second connection can be opened (the caller's
-// QSqlDatabase is not a db::Connection's, or the server refuses one): the caller searches
-// itself.
-std::future<std::optional<QList<ReconciliationFinding>>> findMissingOnPlatformAside(const QSqlDatabase &db,
-                                                                                      const StoredStatement &statement)
+// is true as of one of the two. Its pages go through `pages`; the future says false when no
+// second connection could be opened (the caller's QSqlDatabase is not a db::Connection's, or
+// the server refuses one): the caller searches itself.
+std::future<bool> findMissingOnPlatformAside(const QSqlDatabase &db, const StoredStatement &statement,
+                                             const std::shared_ptr<MissingPages> &pages)
 {
     const std::optional<Dsn> dsn = db::dsnOf(db);
-    return std::async(std::launch::async, [dsn, statement]() -> std::optional<QList<ReconciliationFinding>> {
+    return std::async(std::launch::async, [dsn, statement, pages]() -> bool {
+        struct Ended
+        {
+            MissingPages &pages;
+            ~Ended() { pages.end(); }
+        } ended{*pages};
         if (!dsn)
-            return std::nullopt;
+            return false;
         std::unique_ptr<db::Connection> aside;
         try {
             aside = std::make_unique<db::Connection>(*dsn, QStringLiteral("reconcile"));
         } catch (const db::Error &) {
-            return std::nullopt;
+            return false;
         }
         const QSqlDatabase asideDb = aside->database();
         db::execDirect(asideDb, QStringLiteral("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"));
-        QList<ReconciliationFinding> findings;
-        findMissingOnPlatform(asideDb, statement, findings);
+        findMissingOnPlatform(asideDb, statement,
+                              [&pages](QList<ReconciliationFinding> &&page) { return pages->put(std::move(page)); });
         db::execDirect(asideDb, QStringLiteral("COMMIT"));
-        return findings;
+        return true;
     });
-}
-
-void storeFindings(const QSqlDatabase &db, qint64 runId, const QList<ReconciliationFinding> &findings)
-{
-    const auto nullable = [](const std::optional<qint64> &value) { return value ? QVariant(*value) : QVariant(); };
-    QList<QVariantList> rows;
-    for (qsizetype i = 0; i < findings.size(); ++i) {
-        const ReconciliationFinding &finding = findings.at(i);
-        rows.append(QVariantList{runId, findingKindName(finding.kind), finding.payNo, nullable(finding.orderId),
-                                 nullable(finding.platformAmountFen), nullable(finding.ourAmountFen),
-                                 nullable(finding.lineNo)});
-        if (rows.size() == kResultBatch || i + 1 == findings.size()) {
-            db::exec(db, QStringLiteral("INSERT INTO reconciliation_result (run_id, kind, pay_no, order_id, "
-                                        "platform_amount_fen, our_amount_fen, line_no) VALUES ")
-                             + db::valueRows(db, rows));
-            rows.clear();
-        }
-    }
 }
 
 } // namespace
@@ -314,6 +357,14 @@ void storeFindings(const QSqlDatabase &db, qint64 runId, const QList<Reconciliat
 QString findingKindName(FindingKind kind)
 {
     return QLatin1String(kKindNames[static_cast<int>(kind)]);
+}
+
+qint64 Reconciliation::total() const
+{
+    qint64 sum = 0;
+    for (const qint64 count : counts)
+        sum += count;
+    return sum;
 }
 
 Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
@@ -332,26 +383,35 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
                        .toLongLong();
 
     result.periodKnown = statement.header.periodStart.isValid() && statement.header.periodEnd.isValid();
-    std::future<std::optional<QList<ReconciliationFinding>>> missingElsewhere;
+    const auto missingPages = std::make_shared<MissingPages>();
+    std::future<bool> searchedAside;
+    // Declared after the future, so destroyed before it: a failure below stops the search
+    // instead of leaving it waiting for a page to be taken.
+    struct Abandon
+    {
+        MissingPages &pages;
+        ~Abandon() { pages.abandon(); }
+    } abandon{*missingPages};
     if (result.periodKnown)
-        missingElsewhere = findMissingOnPlatformAside(db, statement);
-    const QList<LineFacts> lines = readLines(db, statementId);
-    classifyPayments(lines, result.findings);
-    classifyStatuses(lines, result.findings);
-    findDuplicates(db, statementId, result.findings);
+        searchedAside = findMissingOnPlatformAside(db, statement, missingPages);
+
+    FindingWriter writer(db, result.runId);
+    findLineKinds(db, statementId, writer);
+    findDuplicates(db, statementId, writer);
     if (result.periodKnown) {
-        if (std::optional<QList<ReconciliationFinding>> missing = missingElsewhere.get())
-            result.findings += *missing;
-        else
-            findMissingOnPlatform(db, statement, result.findings);
+        const auto store = [&writer](QList<ReconciliationFinding> &&page) {
+            for (const ReconciliationFinding &finding : std::as_const(page))
+                writer.add(finding);
+            return true;
+        };
+        while (std::optional<QList<ReconciliationFinding>> page = missingPages->take())
+            store(std::move(*page));
+        if (!searchedAside.get())
+            findMissingOnPlatform(db, statement, store);
     }
+    writer.flush();
+    result.counts = writer.counts();
 
-    std::stable_sort(result.findings.begin(), result.findings.end(),
-                     [](const ReconciliationFinding &a, const ReconciliationFinding &b) { return a.kind < b.kind; });
-    for (const ReconciliationFinding &finding : std::as_const(result.findings))
-        ++result.counts[static_cast<int>(finding.kind)];
-
-    storeFindings(db, result.runId, result.findings);
     db::exec(db, QStringLiteral(
         "UPDATE reconciliation_run SET finished_at = NOW(3), missing_ours = ?, missing_platform = ?, amount_mismatch = ?, "
         "status_mismatch = ?, duplicate_platform = ?, double_payment = ? WHERE id = ?"),
@@ -359,6 +419,46 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
          result.runId});
     transaction.commit();
     return result;
+}
+
+void readStoredFindings(const QSqlDatabase &db, qint64 runId, const FindingSink &sink)
+{
+    // By kind on the (run_id, kind) index, each kind in the order its findings were stored.
+    const QString sql = QStringLiteral(
+        "SELECT r.id, r.pay_no, r.order_id, r.platform_amount_fen, r.our_amount_fen, r.line_no, l.status, o.status, "
+        " IF(r.kind = 'duplicate_platform', (SELECT COUNT(*) FROM platform_statement_line c"
+        "  WHERE c.statement_id = u.statement_id AND c.pay_no = r.pay_no AND c.status <> 'REFUND'), NULL), "
+        " IF(r.kind IN ('status_mismatch', 'missing_platform'), o.status, p.status) "
+        "FROM reconciliation_result r "
+        "JOIN reconciliation_run u ON u.id = r.run_id "
+        "LEFT JOIN platform_statement_line l ON l.statement_id = u.statement_id AND l.line_no = r.line_no "
+        "LEFT JOIN orders o ON o.id = r.order_id "
+        "LEFT JOIN pay_callback_log p ON p.pay_no = r.pay_no "
+        "WHERE r.run_id = ? AND r.kind = ? AND r.id > ? ORDER BY r.id LIMIT %1").arg(kPageRows);
+    for (int kind = 0; kind < kFindingKinds; ++kind) {
+        qint64 after = 0;
+        for (int rows = kPageRows; rows == kPageRows;) {
+            rows = 0;
+            QSqlQuery query = db::exec(db, sql, {runId, findingKindName(FindingKind(kind)), after});
+            while (query.next()) {
+                ++rows;
+                after = query.value(0).toLongLong();
+                ReconciliationFinding finding;
+                finding.kind = FindingKind(kind);
+                finding.payNo = query.value(1).toByteArray();
+                finding.orderId = optionalNumber(query.value(2));
+                finding.platformAmountFen = optionalNumber(query.value(3));
+                finding.ourAmountFen = optionalNumber(query.value(4));
+                finding.lineNo = optionalNumber(query.value(5));
+                finding.platformStatus = query.value(6).toString();
+                finding.orderStatus = query.value(7).toString();
+                finding.listed = optionalNumber(query.value(8));
+                finding.ourStatus = query.value(9).toString();
+                if (!sink(finding))
+                    return;
+            }
+        }
+    }
 }
 
 } // namespace payops

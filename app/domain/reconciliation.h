@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <array>
+#include <functional>
 #include <optional>
 
 namespace payops {
@@ -19,12 +20,15 @@ enum class FindingKind {
     MissingPlatform,   // 多单: a payment with us, of the statement's channel and period, the platform does not list
     AmountMismatch,    // listed and with us, for another amount
     StatusMismatch,    // the platform's status (REFUND when it lists a refund) is not our order's
-    DuplicatePlatform, // a pay_no on more than one payment line; one finding per line after the first
+    DuplicatePlatform, // a pay_no on more than one payment line: one finding, at its first line, with the count
     DoublePayment,     // the customer paid an order twice: this pay_no was refused order_already_paid, a refund is owed
 };
 inline constexpr int kFindingKinds = 6;
 
-// "missing_ours", "missing_platform", ... as stored and printed.
+// "missing_ours", "missing_platform", ... as stored and printed. A pay_no gives at most one
+// finding of each kind, whatever the number of its lines: a pay_no listed 500,000 times is one
+// duplicate_platform (counting them) and at most one missing_ours, amount_mismatch or
+// double_payment, at the first line that shows it.
 QString findingKindName(FindingKind kind);
 
 struct ReconciliationFinding
@@ -35,8 +39,10 @@ struct ReconciliationFinding
     std::optional<qint64> platformAmountFen; // none for 多单
     std::optional<qint64> ourAmountFen;      // none when we have no payment under this pay_no
     std::optional<qint64> lineNo;            // none for 多单
+    std::optional<qint64> listed;            // duplicate_platform: how many payment lines name the pay_no
     QString platformStatus;                  // the line's status, when a line is involved
-    QString ourStatus;                       // the order's status for a status mismatch, else the callback's
+    QString ourStatus;                       // the order's status for a status mismatch and 多单, else the callback's
+    QString orderStatus;                     // read back only: the status of the order it names, as it is now
 };
 
 struct Reconciliation
@@ -49,17 +55,29 @@ public:
     // False when the statement declares no period and none of its lines has a time: 多单
     // cannot be looked for.
     bool periodKnown = true;
-    QList<ReconciliationFinding> findings; // by kind, then line or pay_no
+    // The findings are stored, not held: readStoredFindings() reads them back.
     std::array<qint64, kFindingKinds> counts{};
 
     qint64 count(FindingKind kind) const { return counts[static_cast<int>(kind)]; }
-    bool clean() const { return findings.isEmpty(); }
+    qint64 total() const;
+    bool clean() const { return total() == 0; }
 };
 
-// Reconciles a stored statement against the payments as they are now, in a handful of
-// set-based statements (joins on pay_no, a range of pay_callback_log's (channel,
-// platform_paid_at) index for 多单) read in one snapshot without locking a row, and stores the
-// run and its findings (reconciliation_run, reconciliation_result). Throws db::Error.
+// Reconciles a stored statement against the payments as they are now, in set-based statements
+// (joins on pay_no, a range of pay_callback_log's (channel, platform_paid_at) index for 多单)
+// read in one snapshot without locking a row, and stores the run and its findings
+// (reconciliation_run, reconciliation_result). Everything is read and written a page at a
+// time: memory stays flat whatever the statement's size or the number of findings. Throws
+// db::Error.
 Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId);
+
+// Called with each finding; false stops the reading.
+using FindingSink = std::function<bool(const ReconciliationFinding &finding)>;
+
+// Reads the stored findings of a run back, by kind, then in the order they were found (line or
+// pay_no, 多单 by channel and time), a page at a time: nothing collects them. The statuses are
+// not stored with a finding but read as they are now: platformStatus is its line's, ourStatus
+// as for a finding found, orderStatus that of the order it names. Throws db::Error.
+void readStoredFindings(const QSqlDatabase &db, qint64 runId, const FindingSink &sink);
 
 } // namespace payops

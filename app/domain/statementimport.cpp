@@ -282,14 +282,28 @@ StoredStatement readStoredStatement(const QSqlDatabase &db, qint64 statementId)
     return stored;
 }
 
-QList<StatementLineError> readStatementErrors(const QSqlDatabase &db, qint64 statementId)
+void readStatementErrors(const QSqlDatabase &db, qint64 statementId,
+                         const std::function<bool(const StatementLineError &error)> &sink)
 {
-    QList<StatementLineError> errors;
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT line_no, message FROM platform_statement_error WHERE statement_id = ? ORDER BY line_no, id"), {statementId});
-    while (query.next())
-        errors.append({query.value(0).toLongLong(), query.value(1).toString()});
-    return errors;
+    // Pages resumed after the last (line_no, id) on the (statement_id, line_no) index: the
+    // driver holds a query's whole result.
+    constexpr int kPageRows = 5000;
+    const QString sql = QStringLiteral(
+        "SELECT line_no, message, id FROM platform_statement_error WHERE statement_id = ?"
+        " AND (line_no > ? OR (line_no = ? AND id > ?)) ORDER BY line_no, id LIMIT %1").arg(kPageRows);
+    qint64 afterLine = -1;
+    qint64 afterId = 0;
+    for (int rows = kPageRows; rows == kPageRows;) {
+        rows = 0;
+        QSqlQuery query = db::exec(db, sql, {statementId, afterLine, afterLine, afterId});
+        while (query.next()) {
+            ++rows;
+            afterLine = query.value(0).toLongLong();
+            afterId = query.value(2).toLongLong();
+            if (!sink({afterLine, query.value(1).toString()}))
+                return;
+        }
+    }
 }
 
 StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const StatementImportOptions &options)

@@ -74,7 +74,10 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const
 // platform_statement's row, or nullopt-like id 0 when there is none.
 StoredStatement readStoredStatement(const QSqlDatabase &db, qint64 statementId);
 
-// The unreadable lines of a stored statement, by line number.
-QList<StatementLineError> readStatementErrors(const QSqlDatabase &db, qint64 statementId);
+// Calls `sink` with each unreadable line of a stored statement, by line number, reading them a
+// page at a time: a file of a million unreadable lines is never held. false from `sink` stops.
+// Throws db::Error.
+void readStatementErrors(const QSqlDatabase &db, qint64 statementId,
+                         const std::function<bool(const StatementLineError &error)> &sink);
 
 } // namespace payops

@@ -1946,6 +1946,10 @@
         <translation>平台重复记录</translation>
     </message>
     <message>
+        <source>Listed %1 times</source>
+        <translation>平台重复记录 %1 次</translation>
+    </message>
+    <message>
         <location line="+1"/>
         <source>Paid twice · refund owed</source>
         <translation>重复支付 · 应退款</translation>
@@ -3975,8 +3979,8 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>Only the first %1 findings are listed.</source>
-        <translation>仅列出前 %1 个问题。</translation>
+        <source>Only the first %1 findings are listed; Export CSV… writes them all.</source>
+        <translation>仅列出前 %1 个问题；“导出 CSV…”会写出全部问题。</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -6038,6 +6042,10 @@ Usage: payops %2 %3</source>
         <location line="+3"/>
         <source>listed twice by the platform</source>
         <translation>平台重复记录</translation>
+    </message>
+    <message>
+        <source>listed %1 times</source>
+        <translation>平台记录 %1 次</translation>
     </message>
     <message>
         <location line="+3"/>

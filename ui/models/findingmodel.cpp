@@ -5,8 +5,9 @@
 
 namespace payops {
 
-FindingModel::FindingModel(QObject *parent)
+FindingModel::FindingModel(db::DbWorker *worker, QObject *parent)
     : RowTableModel(NUM_COLUMNS, parent)
+    , m_worker(worker)
 {
 }
 
@@ -60,22 +61,40 @@ QVariant FindingModel::data(const QModelIndex &index, int role) const
                        || index.column() == OrderColumn
                    ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::DisplayRole:
-        break;
+        return displayText(f, index.column());
     default:
         return {};
     }
+}
+
+QString FindingModel::displayText(const ReconciliationFinding &f, int column)
+{
     const auto amount = [](const std::optional<qint64> &fen) { return fen ? console::formatYuan(*fen) : QString(); };
-    switch (index.column()) {
-    case KindColumn: return kindText(f.kind);
+    switch (column) {
+    case KindColumn: return f.listed ? tr("Listed %1 times").arg(*f.listed) : kindText(f.kind);
     case PayNoColumn: return QString::fromUtf8(f.payNo);
     case OrderColumn: return f.orderId && *f.orderId > 0 ? QString::number(*f.orderId) : QString();
     case PlatformAmountColumn: return amount(f.platformAmountFen);
     case OurAmountColumn: return amount(f.ourAmountFen);
     case LineColumn: return f.lineNo ? QString::number(*f.lineNo) : QString();
     case PlatformStatusColumn: return f.platformStatus;
-    case OurStatusColumn: return f.ourStatus;
+    case OurStatusColumn: return f.orderStatus;
     }
     return {};
+}
+
+StreamedCsvSource::Job FindingModel::csvJob() const
+{
+    const qint64 runId = m_runId;
+    return [runId](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
+        readStoredFindings(db, runId, [&sink, &cancel](const ReconciliationFinding &finding) {
+            QStringList cells;
+            for (int column = 0; column < NUM_COLUMNS; ++column)
+                cells << displayText(finding, column);
+            sink(cells);
+            return !cancel.load();
+        });
+    };
 }
 
 QVariant FindingModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -3,11 +3,14 @@
 #include "domain/reconciliation.h"
 
 #include "rowtablemodel.h"
+#include "streamedcsvsource.h"
 
 namespace payops {
 
-// The findings of a statement's newest reconciliation, as stored; each read replaces them.
-class FindingModel final : public RowTableModel<ReconciliationFinding>
+// The findings of a statement's newest reconciliation, as stored: the first of them (the page
+// holds a bounded number) that each read replaces. Its CSV export reads every finding of the
+// run again on the worker and writes each as it comes.
+class FindingModel final : public RowTableModel<ReconciliationFinding>, public StreamedCsvSource
 {
     Q_OBJECT
 
@@ -16,10 +19,15 @@ public:
                    PlatformStatusColumn, OurStatusColumn, NUM_COLUMNS };
     enum Roles { OrderIdRole = Qt::UserRole + 1, KindRole, LineRole };
 
-    explicit FindingModel(QObject *parent = nullptr);
+    FindingModel(db::DbWorker *worker, QObject *parent);
     Q_DISABLE_COPY_MOVE(FindingModel)
 
-    void setFindings(const QList<ReconciliationFinding> &findings) { setRows(findings); }
+    // The first findings of run `runId` (0: none).
+    void setFindings(const QList<ReconciliationFinding> &findings, qint64 runId)
+    {
+        m_runId = runId;
+        setRows(findings);
+    }
     // "漏单 · not with us", as finance says it; the tooltip says the rest.
     static QString kindText(FindingKind kind);
     // What finance does about it, one sentence.
@@ -27,6 +35,16 @@ public:
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    db::DbWorker *csvWorker() const override { return m_worker; }
+    Job csvJob() const override;
+
+private:
+    // A cell's text, for the table and its export alike.
+    static QString displayText(const ReconciliationFinding &finding, int column);
+
+    db::DbWorker *m_worker;
+    qint64 m_runId = 0;
 };
 
 } // namespace payops

@@ -21,6 +21,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <numeric>
+
 namespace payops {
 namespace {
 
@@ -53,6 +55,11 @@ QString statementTitle(const StoredStatement &s)
 QString beijing(const QDateTime &utc)
 {
     return utc.isValid() ? utc.toOffsetFromUtc(8 * 3600).toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
+}
+
+qint64 findingTotal(const console::ReconciliationView &view)
+{
+    return std::accumulate(view.counts.cbegin(), view.counts.cend(), qint64(0));
 }
 
 } // namespace
@@ -108,7 +115,7 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
 
     auto *findingsTab = new QWidget(m_tabs);
     auto *findingsLayout = new QVBoxLayout(findingsTab);
-    m_findingModel = new FindingModel(this);
+    m_findingModel = new FindingModel(worker(), this);
     m_findingTable = new DataTable(QStringLiteral("findingTable"), m_findingModel, findingsTab);
     findingsLayout->addWidget(m_findingTable, 1);
     auto *findingsBar = new QHBoxLayout;
@@ -226,29 +233,27 @@ void ReconciliationPage::showView(const console::ReconciliationView &view)
     if (view.runId == 0) {
         text += QLatin1Char(' ') + tr("Not reconciled yet.");
     } else {
-        std::array<qint64, kFindingKinds> counts{};
-        for (const ReconciliationFinding &f : view.findings)
-            ++counts[static_cast<int>(f.kind)];
         QStringList parts;
         for (int k = 0; k < kFindingKinds; ++k)
-            if (counts[k] > 0)
-                parts << tr("%1 × %2").arg(QLocale().toString(counts[k]), FindingModel::kindText(static_cast<FindingKind>(k)));
+            if (view.counts[k] > 0)
+                parts << tr("%1 × %2").arg(QLocale().toString(view.counts[k]), FindingModel::kindText(static_cast<FindingKind>(k)));
         text += QStringLiteral("<br>")
                 + tr("Reconciled %1 UTC by %2: ").arg(view.reconciledAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")),
                                                        view.reconciledBy.toHtmlEscaped())
                 + (parts.isEmpty() ? palette::strong(palette::Role::Ok, tr("everything matches."))
                                    : palette::strong(palette::Role::Danger, parts.join(QStringLiteral(", "))));
-        if (view.findings.size() >= console::kFindingRows)
-            text += QLatin1Char(' ') + tr("Only the first %1 findings are listed.").arg(QLocale().toString(console::kFindingRows));
+        if (view.findings.size() < findingTotal(view))
+            text += QLatin1Char(' ') + tr("Only the first %1 findings are listed; Export CSV… writes them all.")
+                                           .arg(QLocale().toString(view.findings.size()));
     }
     m_summary->setText(text);
-    m_findingModel->setFindings(view.findings);
+    m_findingModel->setFindings(view.findings, view.runId);
     m_draftModel->setDrafts(view.drafts);
     QStringList errors;
     for (const StatementLineError &e : view.errors)
         errors << tr("line %1: %2").arg(e.lineNo).arg(e.message);
     m_errors->setPlainText(errors.join(QLatin1Char('\n')));
-    m_tabs->setTabText(0, tr("Findings (%1)").arg(view.findings.size()));
+    m_tabs->setTabText(0, tr("Findings (%1)").arg(findingTotal(view)));
     m_tabs->setTabText(1, tr("Missing payments (%1)").arg(view.drafts.size()));
     m_tabs->setTabText(2, tr("Unreadable lines (%1)").arg(s.errors));
     updateButtons();
@@ -345,7 +350,7 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
                                             .arg(QLocale().toString(imported.statement.lines))
                                             .arg(imported.statement.id)
                                             .arg(formatText(imported.statement.header.format))
-                                            .arg(QLocale().toString(result.findings.size()));
+                                            .arg(QLocale().toString(result.total()));
                 outcome.view = console::loadReconciliationView(db, imported.statement.id);
             } catch (const StatementError &error) {
                 outcome.message = tr("%1 %2").arg(failed, QString::fromUtf8(error.what()).toHtmlEscaped());
