@@ -324,11 +324,11 @@ private Q_SLOTS:
         QVERIFY2(help.out.contains(QStringLiteral("退出码")), qPrintable(help.out));
         QVERIFY2(help.out.contains(QStringLiteral("为账号授予 payops 角色")), qPrintable(help.out));
         const test::CliRun grantHelp = test::runCli({QStringLiteral("grant"), QStringLiteral("--help")}, chinese);
-        QVERIFY2(grantHelp.out.contains(QStringLiteral("operator（运维）或 finance（财务）")), qPrintable(grantHelp.out));
+        QVERIFY2(grantHelp.out.contains(QStringLiteral("operator（运维）、finance（财务）或 endpoint")), qPrintable(grantHelp.out));
         const test::CliRun refused = test::runCli({QStringLiteral("grant"), QStringLiteral("--role"), QStringLiteral("root")},
                                                   chinese);
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains(QStringLiteral("--role 只能是 operator 或 finance")), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("--role 只能是 operator、finance 或 endpoint")), qPrintable(refused.err));
 
         const QMap<QString, QString> english{{QStringLiteral("LANG"), QStringLiteral("C.UTF-8")},
                                              {QStringLiteral("LANGUAGE"), QString()},
