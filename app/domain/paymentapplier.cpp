@@ -47,7 +47,7 @@ bool insertUnderKey(const QSqlDatabase &db, const QString &statement, const QVar
         db::exec(db, statement, binds);
         return true;
     } catch (const db::Error &error) {
-        if (error.serverCode() == 1062)
+        if (error.isDuplicateKey())
             return false;
         throw;
     }

@@ -2,6 +2,7 @@
 
 #include "auditlog.h"
 #include "callbacklog.h"
+#include "callbackswitch.h"
 #include "paymentapplier.h"
 
 #include "db/connection.h"
@@ -36,8 +37,7 @@ bool allowed(const QSqlDatabase &db, const QStringList &statements)
 Privileges probePrivileges(const QSqlDatabase &db)
 {
     Privileges privileges;
-    privileges.flipSwitch = allowed(db, {QStringLiteral("UPDATE callback_switch SET mode = mode, version = version WHERE id = 0"),
-                                         appendAuditStatement()});
+    privileges.flipSwitch = allowed(db, {flipSwitchStatement(), appendAuditStatement()});
     privileges.drain = allowed(db, paymentStatements() << finishCallbackStatement() << appendAuditStatement());
     privileges.compensate = allowed(db, {QStringLiteral("UPDATE user_coupon SET superseded_by = superseded_by WHERE id = 0"),
                                          QStringLiteral("UPDATE point_log SET superseded_by = superseded_by WHERE id = 0"),
