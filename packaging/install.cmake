@@ -41,7 +41,7 @@ install(FILES "${payops_packaging}/systemd/payops-callbackd.service"
 install(FILES "${payops_packaging}/systemd/payops-.service.d/sandbox.conf"
         DESTINATION lib/systemd/system/payops-.service.d)
 # Root's only: the DSN in it may hold the database password (systemd reads it as root).
-install(FILES "${payops_packaging}/debian/callbackd.conf" DESTINATION /etc/payops
-        PERMISSIONS OWNER_READ OWNER_WRITE)
+install(FILES "${payops_packaging}/debian/callbackd.conf" "${payops_packaging}/debian/inspect.conf"
+        DESTINATION /etc/payops PERMISSIONS OWNER_READ OWNER_WRITE)
 install(FILES "${payops_packaging}/nginx/payops-callbackd.conf" DESTINATION share/doc/payops/examples/nginx)
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION share/doc/payops)

@@ -57,6 +57,13 @@ test::CliRun grantFinanceAs(const test::ScratchAccount &caller, const test::Scra
                         passwordOf(caller));
 }
 
+// `payops grant --role ROLE` for `target`, run by root, which ran the migrations.
+test::CliRun grantAsRoot(const test::ScratchDatabase &scratch, const QString &role, const test::ScratchAccount &target)
+{
+    return test::runCli({QStringLiteral("grant"), QStringLiteral("--db"), scratch.dsn().toString(), QStringLiteral("--role"),
+                         role, QStringLiteral("--account"), accountOf(target)});
+}
+
 // A scratch database migrated by root: root ran the migrations, so root administers the roles
 // (they are server-wide and every test creates them as root).
 void migrate(const test::ScratchDatabase &scratch)
@@ -209,9 +216,7 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         migrate(scratch);
         test::ScratchAccount bob{QString()};
-        const test::CliRun granted = test::runCli({QStringLiteral("grant"), QStringLiteral("--db"), scratch.dsn().toString(),
-                                                   QStringLiteral("--role"), QStringLiteral("finance"),
-                                                   QStringLiteral("--account"), QStringLiteral("%1@localhost").arg(bob.user())});
+        const test::CliRun granted = grantAsRoot(scratch, QStringLiteral("finance"), bob);
         QVERIFY2(granted.exitCode == 0, qPrintable(granted.err));
         const QString dsn = bob.dsnFor(scratch.name()).toString();
         const test::CliRun audit = test::runCli({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), dsn},
@@ -222,6 +227,27 @@ private Q_SLOTS:
                                                    QStringLiteral("--db"), dsn},
                                                   passwordOf(bob));
         QCOMPARE(degrade.exitCode, 1);
+    }
+
+    // payops-callbackd's own account: granted like the others, listed, and it may record a
+    // callback but not read the audit log.
+    void grantedEndpointRecordsButDoesNotReadTheAudit()
+    {
+        test::ScratchDatabase scratch;
+        migrate(scratch);
+        test::ScratchAccount callbacks{QString()};
+        const test::CliRun granted = grantAsRoot(scratch, QStringLiteral("endpoint"), callbacks);
+        QVERIFY2(granted.exitCode == 0, qPrintable(granted.err));
+        const QJsonArray holdings = holdingsOf(scratch, callbacks);
+        QCOMPARE(holdings.size(), 1);
+        QCOMPARE(holdings.first().toObject().value(QStringLiteral("role")).toString(), QStringLiteral("payops_endpoint"));
+        QVERIFY(holdings.first().toObject().value(QStringLiteral("default")).toBool());
+
+        db::Connection connection(callbacks.dsnFor(scratch.name()), QStringLiteral("endpoint"));
+        db::exec(connection.database(), QStringLiteral(
+            "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, status) VALUES ('G-1', 1, '{}', 'RECORDED')"));
+        QVERIFY_THROWS_EXCEPTION(db::Error, db::scalar(connection.database(),
+                                                       QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")));
     }
 
     void revokeTakesTheRoleAndItsDefault()
@@ -324,11 +350,11 @@ private Q_SLOTS:
         QVERIFY2(help.out.contains(QStringLiteral("退出码")), qPrintable(help.out));
         QVERIFY2(help.out.contains(QStringLiteral("为账号授予 payops 角色")), qPrintable(help.out));
         const test::CliRun grantHelp = test::runCli({QStringLiteral("grant"), QStringLiteral("--help")}, chinese);
-        QVERIFY2(grantHelp.out.contains(QStringLiteral("operator（运维）或 finance（财务）")), qPrintable(grantHelp.out));
+        QVERIFY2(grantHelp.out.contains(QStringLiteral("operator（运维）、finance（财务）或 endpoint")), qPrintable(grantHelp.out));
         const test::CliRun refused = test::runCli({QStringLiteral("grant"), QStringLiteral("--role"), QStringLiteral("root")},
                                                   chinese);
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains(QStringLiteral("--role 只能是 operator 或 finance")), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("--role 只能是 operator、finance 或 endpoint")), qPrintable(refused.err));
 
         const QMap<QString, QString> english{{QStringLiteral("LANG"), QStringLiteral("C.UTF-8")},
                                              {QStringLiteral("LANGUAGE"), QString()},

@@ -88,6 +88,13 @@ private Q_SLOTS:
             const Privileges some = probePrivileges(connection.database());
             QVERIFY(some.flipSwitch && some.drain && some.compensate && some.decideRequests);
         }
+        // The endpoint pays orders, but neither audits a drain nor flips, compensates or decides.
+        test::ScratchAccount endpoint(QStringLiteral("payops_endpoint"));
+        {
+            db::Connection connection(endpoint.dsnFor(m_db->name()), QStringLiteral("endpoint"));
+            const Privileges rights = probePrivileges(connection.database());
+            QVERIFY(!rights.flipSwitch && !rights.drain && !rights.compensate && !rights.decideRequests);
+        }
         QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
     }
 

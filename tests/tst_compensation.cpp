@@ -284,7 +284,7 @@ private Q_SLOTS:
         db::Connection connection(operatorAccount.dsnFor(m_db->name()), QStringLiteral("operator"));
         const QSqlDatabase db = connection.database();
         // A client cannot claim to be someone else.
-        db::execDirect(db, QStringLiteral("INSERT INTO ops_audit_log (actor, action, reason) VALUES ('the-ceo', 'note', 'hello')"));
+        db::execDirect(db, QStringLiteral("INSERT INTO ops_audit_log (actor, action, reason) VALUES ('the-ceo', 'switch.flip', 'hello')"));
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT actor FROM ops_audit_log")).toString(),
                  operatorAccount.user() + QStringLiteral("@localhost"));
         for (const QString &statement : {QStringLiteral("UPDATE ops_audit_log SET reason = 'x'"),
@@ -310,7 +310,7 @@ private Q_SLOTS:
         db::Connection connection(m_db->dsn(), QStringLiteral("root"));
         const QSqlDatabase db = connection.database();
         for (int i = 0; i < 5; ++i)
-            appendAudit(db, QStringLiteral("note"), QStringLiteral("t"), QStringLiteral("entry %1").arg(i), {}, {}, {});
+            appendAudit(db, QStringLiteral("backlog.drain"), QStringLiteral("t"), QStringLiteral("entry %1").arg(i), {}, {}, {});
         const QString dsn = m_db->dsn().toString();
         QCOMPARE(test::runCli({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), dsn}).exitCode, 0);
         // root can do anything, but not without leaving a trace in the chain.

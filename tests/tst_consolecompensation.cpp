@@ -254,7 +254,7 @@ private Q_SLOTS:
             flipSwitch(connection.database(), CallbackMode::RecordOnly, QStringLiteral("INC-7 stop"));
             flipSwitch(connection.database(), CallbackMode::Normal, QStringLiteral("INC-7 fixed, \"quoted\""));
             for (int i = 0; i < 3; ++i)
-                appendAudit(connection.database(), QStringLiteral("note"), QStringLiteral("t"), QStringLiteral("entry %1").arg(i),
+                appendAudit(connection.database(), QStringLiteral("backlog.drain"), QStringLiteral("t"), QStringLiteral("entry %1").arg(i),
                             {}, {}, QStringLiteral("{\"i\":%1}").arg(i));
         }
         AuditPage page(dsn);

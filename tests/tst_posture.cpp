@@ -275,7 +275,7 @@ private Q_SLOTS:
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
         for (int i = 1; i <= 3; ++i)
-            appendAudit(db, QStringLiteral("test.entry"), QString::number(i), QStringLiteral("entry %1").arg(i),
+            appendAudit(db, QStringLiteral("backlog.drain"), QString::number(i), QStringLiteral("entry %1").arg(i),
                         QString(), QString(), QString());
         const Defence intact = find(postureOf(scratch.dsn()), QStringLiteral("audit_chain"));
         QCOMPARE(intact.state, DefenceState::Present);

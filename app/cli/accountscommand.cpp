@@ -39,8 +39,8 @@ class AccountsCommand final : public Command
 public:
     AccountsCommand()
         : Command(QStringLiteral("accounts"),
-                  tr("List the accounts that hold payops_operator or payops_finance, whether it is their default "
-                     "role and whether they may grant it."),
+                  tr("List the accounts that hold payops_operator, payops_finance or payops_endpoint, whether it is their "
+                     "default role and whether they may grant it."),
                   QStringLiteral("--db DSN [--json]"))
     {
     }

@@ -21,7 +21,7 @@ public:
         : Command(QStringLiteral("grant"),
                   tr("Give an account a payops role and make it the account's default role, or take it away "
                      "with --revoke. Run it as an account that administers the roles."),
-                  QStringLiteral("--db DSN --role operator|finance --account USER@HOST [--revoke]"))
+                  QStringLiteral("--db DSN --role operator|finance|endpoint --account USER@HOST [--revoke]"))
     {
     }
 
@@ -41,7 +41,7 @@ protected:
         const std::optional<QString> role = payopsRole(parser.value(m_role));
         if (!role)
             return fail(UsageOrConnection,
-                        tr("--role must be operator or finance, not \"%1\"").arg(parser.value(m_role)));
+                        tr("--role must be operator, finance or endpoint, not \"%1\"").arg(parser.value(m_role)));
         if (!parser.isSet(m_account))
             return fail(UsageOrConnection, tr("--account is required, e.g. --account \"'alice'@'%'\""));
         const AccountParse parsed = parseAccountName(parser.value(m_account));
@@ -197,7 +197,7 @@ private:
         return AccountName{currentUser.left(at), currentUser.mid(at + 1)}.sql();
     }
 
-    const QCommandLineOption m_role{QStringLiteral("role"), tr("operator or finance."), QStringLiteral("role")};
+    const QCommandLineOption m_role{QStringLiteral("role"), tr("operator, finance or endpoint (payops-callbackd's own account)."), QStringLiteral("role")};
     const QCommandLineOption m_account{QStringLiteral("account"),
                                        tr("The account, as in SQL: 'alice'@'%', alice@localhost; a bare name "
                                           "means any host ('%')."),

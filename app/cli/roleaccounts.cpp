@@ -104,6 +104,8 @@ std::optional<QString> payopsRole(const QString &name)
         return QStringLiteral("payops_operator");
     if (name == QLatin1String("finance"))
         return QStringLiteral("payops_finance");
+    if (name == QLatin1String("endpoint"))
+        return QStringLiteral("payops_endpoint");
     return std::nullopt;
 }
 
@@ -120,13 +122,13 @@ QList<RoleHolder> readRoleHolders(const QSqlDatabase &db, bool mariaDb)
         ? QStringLiteral("SELECT m.User, m.Host, m.Role, m.Admin_option = 'Y', COALESCE(u.default_role = m.Role, 0)"
                          " FROM mysql.roles_mapping m"
                          " LEFT JOIN mysql.user u ON u.User = m.User AND u.Host = m.Host"
-                         " WHERE m.Role IN ('payops_operator', 'payops_finance')"
+                         " WHERE m.Role IN ('payops_operator', 'payops_finance', 'payops_endpoint')"
                          " ORDER BY m.Role, m.User, m.Host")
         : QStringLiteral("SELECT e.TO_USER, e.TO_HOST, e.FROM_USER, e.WITH_ADMIN_OPTION = 'Y', d.USER IS NOT NULL"
                          " FROM mysql.role_edges e"
                          " LEFT JOIN mysql.default_roles d ON d.USER = e.TO_USER AND d.HOST = e.TO_HOST"
                          "  AND d.DEFAULT_ROLE_USER = e.FROM_USER AND d.DEFAULT_ROLE_HOST = e.FROM_HOST"
-                         " WHERE e.FROM_USER IN ('payops_operator', 'payops_finance')"
+                         " WHERE e.FROM_USER IN ('payops_operator', 'payops_finance', 'payops_endpoint')"
                          " ORDER BY e.FROM_USER, e.TO_USER, e.TO_HOST");
     QSqlQuery query = db::exec(db, sql);
     QList<RoleHolder> holders;

@@ -31,7 +31,8 @@ struct AccountParse
 // patterns of letters, digits and _ . - % : / (at most 255), so no text can leave the quotes.
 AccountParse parseAccountName(const QString &text);
 
-// payops' role for a --role value: operator -> payops_operator, finance -> payops_finance.
+// payops' role for a --role value: operator -> payops_operator, finance -> payops_finance,
+// endpoint -> payops_endpoint.
 std::optional<QString> payopsRole(const QString &name);
 
 // One holder of a payops role: an account, or a role when Host is empty (roles may hold roles).
@@ -46,7 +47,7 @@ struct RoleHolder
     QString account() const; // 'user'@'host', or 'user' for a role
 };
 
-// Who holds payops_operator or payops_finance: mysql.roles_mapping on MariaDB, mysql.role_edges
+// Who holds payops_operator, payops_finance or payops_endpoint: mysql.roles_mapping on MariaDB, mysql.role_edges
 // on MySQL. Throws db::Error (access denied when the account may not read the mysql schema).
 QList<RoleHolder> readRoleHolders(const QSqlDatabase &db, bool mariaDb);
 

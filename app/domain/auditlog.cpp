@@ -14,13 +14,20 @@ struct AuditLog
     Q_DECLARE_TR_FUNCTIONS(payops::AuditLog)
 };
 
+const QString kAppendAudit = QStringLiteral(
+    "INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) VALUES (?, ?, ?, ?, ?, ?)");
+
 } // namespace
+
+QString appendAuditStatement()
+{
+    return kAppendAudit;
+}
 
 void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target, const QString &reason,
                  const QString &ticket, const QString &beforeJson, const QString &afterJson)
 {
-    db::exec(db, QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) "
-                                "VALUES (?, ?, ?, ?, ?, ?)"),
+    db::exec(db, kAppendAudit,
              {action.left(64), target.left(255), reason.left(255), ticket.left(64),
               beforeJson.isEmpty() ? QVariant() : QVariant(beforeJson),
               afterJson.isEmpty() ? QVariant() : QVariant(afterJson)});

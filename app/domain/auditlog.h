@@ -12,6 +12,8 @@ namespace payops {
 // a client cannot claim to be someone else. Throws db::Error.
 void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target, const QString &reason,
                  const QString &ticket, const QString &beforeJson, const QString &afterJson);
+// The statement appendAudit runs (probePrivileges asks the server about it).
+QString appendAuditStatement();
 
 struct AuditVerification
 {

@@ -14,7 +14,16 @@ QString sha256Hex(const QByteArray &bytes)
     return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
 }
 
+const QString kFinishCallback = QStringLiteral(
+    "UPDATE pay_callback_log SET status = ?, reason = ?, response_code = ?, response_body = ?, instance = ?, "
+    "processed_at = NOW(3) WHERE id = ?");
+
 } // namespace
+
+QString finishCallbackStatement()
+{
+    return kFinishCallback;
+}
 
 // Statements list payments by the platform's time, so reconciliation finds our payments of a
 // period by this column, not by when we received them. Milliseconds are kept, finer digits
@@ -111,9 +120,7 @@ qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, c
 void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
                     const QString &instance, const CallbackAnswer &answer)
 {
-    db::exec(db, QStringLiteral(
-        "UPDATE pay_callback_log SET status = ?, reason = ?, response_code = ?, response_body = ?, instance = ?, "
-        "processed_at = NOW(3) WHERE id = ?"),
+    db::exec(db, kFinishCallback,
         {status, reason.left(64), answer.httpStatus, QString::fromUtf8(answer.body), instance, id});
 }
 

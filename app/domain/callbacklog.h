@@ -41,5 +41,7 @@ qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, c
 
 void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
                     const QString &instance, const CallbackAnswer &answer);
+// The statement finishCallback runs (probePrivileges asks the server about it).
+QString finishCallbackStatement();
 
 } // namespace payops

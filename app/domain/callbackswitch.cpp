@@ -36,6 +36,9 @@ SwitchState switchFrom(QSqlQuery &query)
 
 const QString kSelectSwitch = QStringLiteral(
     "SELECT mode, version, reason, changed_by, changed_at FROM callback_switch WHERE id = 1");
+const QString kFlipSwitch = QStringLiteral(
+    "UPDATE callback_switch SET mode = ?, version = version + 1, reason = ?, changed_by = CURRENT_USER(), "
+    "changed_at = NOW(3) WHERE id = 1");
 
 QString toJson(const SwitchState &state)
 {
@@ -73,6 +76,11 @@ SwitchState readSwitchForProcessing(const QSqlDatabase &db)
     return switchFrom(query);
 }
 
+QString flipSwitchStatement()
+{
+    return kFlipSwitch;
+}
+
 FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &reason)
 {
     if (reason.trimmed().isEmpty())
@@ -86,9 +94,7 @@ FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &
         transaction.commit();
         return result;
     }
-    db::exec(db, QStringLiteral("UPDATE callback_switch SET mode = ?, version = version + 1, reason = ?, "
-                                "changed_by = CURRENT_USER(), changed_at = NOW(3) WHERE id = 1"),
-             {callbackModeName(mode), reason.trimmed().left(255)});
+    db::exec(db, kFlipSwitch, {callbackModeName(mode), reason.trimmed().left(255)});
     QSqlQuery after = db::exec(db, kSelectSwitch);
     result.after = switchFrom(after);
     result.changed = true;

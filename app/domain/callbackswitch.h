@@ -41,6 +41,8 @@ struct FlipResult
 
 // Flips the switch and audits it in one transaction; the reason is required. Throws db::Error.
 FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &reason);
+// The statement flipSwitch changes the switch with (probePrivileges asks the server about it).
+QString flipSwitchStatement();
 
 struct InstanceAck
 {

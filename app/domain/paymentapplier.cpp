@@ -14,12 +14,43 @@ struct PaymentApplier
     Q_DECLARE_TR_FUNCTIONS(payops::PaymentApplier)
 };
 
+// Every statement applyPayment runs, written once: probePrivileges asks the server about these
+// very texts (paymentStatements()), so it cannot say yes to an action the server refuses.
+const QString kPayOrder = QStringLiteral(
+    "UPDATE orders SET status = 'PAID', paid_at = NOW(3), pay_no = ? "
+    "WHERE id = ? AND status = ? AND amount_fen = ? AND currency = ?");
+const QString kLogAttempt = QStringLiteral(
+    "INSERT INTO order_state_log (order_id, pay_no, from_state, to_state, accepted, reason, instance, created_at) "
+    "VALUES (?, ?, ?, 'PAID', ?, ?, ?, NOW(3))");
+// One row per template or rule. No ON DUPLICATE KEY UPDATE: MariaDB then wants UPDATE on
+// every inserted column (user_id, order_id, ...), which no role may hold.
+const QString kIssueCoupon = QStringLiteral(
+    "INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, face_value_fen, pay_no) "
+    "SELECT ?, ?, t.id, 'ISSUED', t.face_value_fen, ? FROM coupon_template t WHERE t.id = ?");
+const QString kAddPoints = QStringLiteral(
+    "INSERT INTO point_log (user_id, order_id, point_type, points, pay_no) "
+    "SELECT ?, ?, r.point_type, r.points, ? FROM point_rule r WHERE r.point_type = ?");
+const QString kCreditPoints = QStringLiteral("UPDATE users SET points_balance = points_balance + ? WHERE id = ?");
+
 void logAttempt(const QSqlDatabase &db, const CallbackRequest &request, const QString &from, bool accepted,
                 const QString &reason, const QString &instance)
 {
-    db::exec(db, QStringLiteral("INSERT INTO order_state_log (order_id, pay_no, from_state, to_state, accepted, reason, "
-                                "instance, created_at) VALUES (?, ?, ?, 'PAID', ?, ?, ?, NOW(3))"),
-             {request.orderId, request.payNo, from, accepted ? 1 : 0, reason, instance});
+    db::exec(db, kLogAttempt, {request.orderId, request.payNo, from, accepted ? 1 : 0, reason, instance});
+}
+
+// Inserts one side effect under its key: false when the key (uk_order_tpl, uk_order_type, at
+// level current) refused it as a duplicate. A duplicate-key error undoes this statement
+// only; the transaction and what it did so far stay.
+bool insertUnderKey(const QSqlDatabase &db, const QString &statement, const QVariantList &binds)
+{
+    try {
+        db::exec(db, statement, binds);
+        return true;
+    } catch (const db::Error &error) {
+        if (error.isDuplicateKey())
+            return false;
+        throw;
+    }
 }
 
 // Why a CAS moved nothing, from the order as it is now (read under the row lock the CAS
@@ -48,6 +79,11 @@ std::pair<QString, QString> explainRejection(const QSqlDatabase &db, const Callb
 }
 
 } // namespace
+
+QStringList paymentStatements()
+{
+    return {kPayOrder, kLogAttempt, kIssueCoupon, kAddPoints, kCreditPoints};
+}
 
 QString paymentFromState(const QSqlDatabase &db)
 {
@@ -80,10 +116,8 @@ PaymentResult applyPayment(const QSqlDatabase &db, const CallbackRequest &reques
     PaymentResult result;
     // The CAS: the database decides under its row lock; 0 rows means someone else already
     // moved this order (or it is not payable as sent), and nothing below may run.
-    QSqlQuery cas = db::exec(db, QStringLiteral(
-        "UPDATE orders SET status = 'PAID', paid_at = NOW(3), pay_no = ? "
-        "WHERE id = ? AND status = ? AND amount_fen = ? AND currency = ?"),
-        {request.payNo, request.orderId, fromState, request.amountFen, request.currency});
+    QSqlQuery cas = db::exec(db, kPayOrder,
+                             {request.payNo, request.orderId, fromState, request.amountFen, request.currency});
     if (cas.numRowsAffected() != 1) {
         const auto [current, reason] = explainRejection(db, request, fromState);
         logAttempt(db, request, current, false, reason, instance);
@@ -94,44 +128,34 @@ PaymentResult applyPayment(const QSqlDatabase &db, const CallbackRequest &reques
     result.applied = true;
 
     // Each side effect carries its own key (uk_order_tpl, uk_order_type at level current);
-    // ON DUPLICATE KEY UPDATE with no change counts 0 rows, so a refused duplicate shows.
-    QSqlQuery expected = db::exec(db, QStringLiteral(
-        "SELECT o.user_id, (SELECT COUNT(*) FROM coupon_template WHERE active = 1), "
-        "(SELECT COUNT(*) FROM point_rule WHERE active = 1), "
-        "(SELECT COALESCE(SUM(points), 0) FROM point_rule WHERE active = 1) FROM orders o WHERE o.id = ?"),
-        {request.orderId});
-    expected.next();
-    const qint64 userId = expected.value(0).toLongLong();
-    const int couponTemplates = expected.value(1).toInt();
-    const int pointRules = expected.value(2).toInt();
-    const qint64 rulePoints = expected.value(3).toLongLong();
+    // a row its key refuses is counted, so a refused duplicate shows.
+    const qint64 userId = db::scalar(db, QStringLiteral("SELECT user_id FROM orders WHERE id = ?"),
+                                     {request.orderId}).toLongLong();
+    // Read whole before the inserts, which run on the same connection.
+    QList<qint64> templateIds;
+    QSqlQuery templates = db::exec(db, QStringLiteral("SELECT id FROM coupon_template WHERE active = 1 ORDER BY id"));
+    while (templates.next())
+        templateIds << templates.value(0).toLongLong();
+    QList<std::pair<QString, qint64>> rules;
+    QSqlQuery ruleRows = db::exec(db, QStringLiteral(
+        "SELECT point_type, points FROM point_rule WHERE active = 1 ORDER BY point_type"));
+    while (ruleRows.next())
+        rules.append({ruleRows.value(0).toString(), ruleRows.value(1).toLongLong()});
 
-    if (couponTemplates > 0) {
-        QSqlQuery coupons = db::exec(db, QStringLiteral(
-            "INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, face_value_fen, pay_no) "
-            "SELECT ?, ?, t.id, 'ISSUED', t.face_value_fen, ? FROM coupon_template t WHERE t.active = 1 "
-            "ON DUPLICATE KEY UPDATE superseded_by = user_coupon.superseded_by"),
-            {userId, request.orderId, request.payNo});
-        result.couponsIssued = coupons.numRowsAffected();
-        result.suppressedBySideEffectKey += couponTemplates - result.couponsIssued;
+    for (const qint64 templateId : templateIds) {
+        if (insertUnderKey(db, kIssueCoupon, {userId, request.orderId, request.payNo, templateId}))
+            ++result.couponsIssued;
+        else
+            ++result.suppressedBySideEffectKey;
     }
-    if (pointRules > 0) {
-        QSqlQuery points = db::exec(db, QStringLiteral(
-            "INSERT INTO point_log (user_id, order_id, point_type, points, pay_no) "
-            "SELECT ?, ?, r.point_type, r.points, ? FROM point_rule r WHERE r.active = 1 "
-            "ON DUPLICATE KEY UPDATE superseded_by = point_log.superseded_by"),
-            {userId, request.orderId, request.payNo});
-        const int inserted = points.numRowsAffected();
-        result.suppressedBySideEffectKey += pointRules - inserted;
-        result.pointsAdded = inserted == pointRules
-            ? rulePoints
-            : db::scalar(db, QStringLiteral("SELECT COALESCE(SUM(points), 0) FROM point_log "
-                                            "WHERE order_id = ? AND pay_no = ? AND reverses_id IS NULL"),
-                         {request.orderId, request.payNo}).toLongLong();
-        if (result.pointsAdded != 0)
-            db::exec(db, QStringLiteral("UPDATE users SET points_balance = points_balance + ? WHERE id = ?"),
-                     {result.pointsAdded, userId});
+    for (const auto &[pointType, points] : rules) {
+        if (insertUnderKey(db, kAddPoints, {userId, request.orderId, request.payNo, pointType}))
+            result.pointsAdded += points;
+        else
+            ++result.suppressedBySideEffectKey;
     }
+    if (result.pointsAdded != 0)
+        db::exec(db, kCreditPoints, {result.pointsAdded, userId});
     return result;
 }
 

@@ -5,6 +5,7 @@
 
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 
 namespace payops {
 
@@ -33,6 +34,10 @@ PaymentVerdict verdictFor(const PaymentResult &result);
 // The state-machine edge a successful payment callback takes, from order_transition: the
 // one definition the service's CAS and the console's diagram share. Throws db::Error.
 QString paymentFromState(const QSqlDatabase &db);
+
+// The statements applyPayment may run that change rows, as it runs them: what an account
+// needs to pay an order (probePrivileges).
+QStringList paymentStatements();
 
 // Applies one SUCCESS callback inside the caller's open transaction: the CAS from
 // `fromState` with its affected rows checked, the attempt written to order_state_log

@@ -16,9 +16,10 @@ struct Privileges
     bool decidePayments = false; // confirm or discard another account's draft
 };
 
-// Asks the server itself: each probe is a statement that matches no row, which the server
-// checks for privileges and then changes nothing. Parsing SHOW GRANTS would miss roles,
-// column grants and wildcards. Throws db::Error for anything but a refusal.
+// Asks the server itself: each probe is EXPLAIN of a statement the action runs (the drain's
+// are the very texts it executes), which the server checks for privileges and then changes
+// nothing. Parsing SHOW GRANTS would miss roles, column grants and wildcards. Throws db::Error
+// for anything but a refusal.
 Privileges probePrivileges(const QSqlDatabase &db);
 
 } // namespace payops

@@ -5438,8 +5438,8 @@
     <name>payops::cli::AccountsCommand</name>
     <message>
         <location filename="../../app/cli/accountscommand.cpp" line="+42"/>
-        <source>List the accounts that hold payops_operator or payops_finance, whether it is their default role and whether they may grant it.</source>
-        <translation>列出持有 payops_operator 或 payops_finance 的账号，以及它是否为其默认角色、能否再授予他人。</translation>
+        <source>List the accounts that hold payops_operator, payops_finance or payops_endpoint, whether it is their default role and whether they may grant it.</source>
+        <translation>列出持有 payops_operator、payops_finance 或 payops_endpoint 的账号，以及它是否为其默认角色、能否再授予他人。</translation>
     </message>
     <message>
         <location line="+29"/>
@@ -5803,8 +5803,8 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+22"/>
-        <source>--role must be operator or finance, not &quot;%1&quot;</source>
-        <translation>--role 只能是 operator 或 finance，而不是“%1”</translation>
+        <source>--role must be operator, finance or endpoint, not &quot;%1&quot;</source>
+        <translation>--role 只能是 operator、finance 或 endpoint，而不是“%1”</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -5863,8 +5863,8 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+15"/>
-        <source>operator or finance.</source>
-        <translation>operator（运维）或 finance（财务）。</translation>
+        <source>operator, finance or endpoint (payops-callbackd&apos;s own account).</source>
+        <translation>operator（运维）、finance（财务）或 endpoint（payops-callbackd 自己的账号）。</translation>
     </message>
     <message>
         <location line="+2"/>

@@ -38,11 +38,17 @@ expect_file /usr/lib/systemd/system/payops-inspect.service
 expect_file /usr/lib/systemd/system/payops-inspect.timer
 expect_file /usr/lib/systemd/system/payops-.service.d/sandbox.conf
 expect_file /etc/payops/callbackd.conf -rw-------
+expect_file /etc/payops/inspect.conf -rw-------
 expect_file /usr/share/doc/payops/examples/nginx/payops-callbackd.conf
 
 mkdir "$scratch/control"
 dpkg-deb --control "$deb" "$scratch/control"
-grep -qx /etc/payops/callbackd.conf "$scratch/control/conffiles" || fail "callbackd.conf is not a conffile"
+for settings in callbackd.conf inspect.conf; do
+    grep -qx "/etc/payops/$settings" "$scratch/control/conffiles" || fail "$settings is not a conffile"
+    grep -q "^ *for settings in .*/etc/payops/$settings" "$scratch/control/postinst" ||
+        fail "postinst does not make $settings root's only"
+done
+grep -q 'chmod 0600 "$settings"' "$scratch/control/postinst" || fail "postinst does not chmod the settings files"
 for script in postinst prerm postrm; do
     [[ -x "$scratch/control/$script" ]] || fail "the package has no $script"
     sh -n "$scratch/control/$script" || fail "$script is not valid sh"

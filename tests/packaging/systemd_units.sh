@@ -10,6 +10,7 @@ units=(payops-callbackd.service payops-inspect.service payops-inspect.timer payo
 
 mkdir -p "$scratch/etc" "$scratch/man/man1" "$scratch/man/man8" "$scratch/payops-.service.d"
 cp "$source_dir/packaging/debian/callbackd.conf" "$scratch/etc/callbackd.conf"
+cp "$source_dir/packaging/debian/inspect.conf" "$scratch/etc/inspect.conf"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$scratch/etc/callbackd.secret"
 cp "$source_dir/packaging/man/payops.1" "$scratch/man/man1/"
 cp "$source_dir/packaging/man/payops-callbackd.8" "$scratch/man/man8/"
@@ -35,8 +36,21 @@ for setting in NoNewPrivileges=yes ProtectSystem=strict PrivateTmp=yes ProtectHo
     User=payops EnvironmentFile=/etc/payops/callbackd.conf; do
     grep -qxF "$setting" "$sandbox" || fail "the sandbox lacks $setting"
     for service in payops-callbackd.service payops-inspect.service; do
+        # The inspection reads its own account after the shared settings (below).
+        [[ $service == payops-inspect.service && $setting == EnvironmentFile=* ]] && continue
         if grep -q "^${setting%%=*}=" "$systemd/$service"; then fail "$service overrides ${setting%%=*}"; fi
     done
+done
+grep -qxF 'EnvironmentFile=-/etc/payops/inspect.conf' "$systemd/payops-inspect.service" ||
+    fail "payops-inspect.service does not read its own account from /etc/payops/inspect.conf"
+
+# The database password never on a command line: no unit passes --db or a DSN, and the settings
+# files hand the DSN and its password to the services in their environment, root's only.
+for unit in "${units[@]}"; do
+    if grep -E '^ExecStart=.*(--db|mysql://|PASSWORD)' "$systemd/$unit"; then fail "$unit puts the DSN on a command line"; fi
+done
+for settings in callbackd.conf inspect.conf; do
+    grep -qE '^#?PAYOPS_DB_PASSWORD=$' "$source_dir/packaging/debian/$settings" || fail "$settings has no PAYOPS_DB_PASSWORD"
 done
 service="$systemd/payops-callbackd.service"
 for setting in Restart=on-failure 'LoadCredential=secret:/etc/payops/callbackd.secret' TimeoutStopSec=30 \

@@ -14,6 +14,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTest>
 
 #include <httplib.h>
 
@@ -87,6 +88,13 @@ HttpResult get(int port, const QString &path)
     if (!result)
         return {};
     return {result->status, QByteArray::fromStdString(result->body)};
+}
+
+void addSchemaLevelRows()
+{
+    QTest::addColumn<QString>("level");
+    QTest::newRow("legacy") << QStringLiteral("legacy");
+    QTest::newRow("current") << QStringLiteral("current");
 }
 
 void addPendingOrders(const QSqlDatabase &db, int count, qint64 firstOrderId)
