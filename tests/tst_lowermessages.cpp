@@ -87,7 +87,7 @@ private Q_SLOTS:
         const QString help = callbackdHelp();
         QVERIFY2(help.contains(QStringLiteral("payops 运维的支付回调接口。")), qPrintable(help));
         // A limit's description comes from a table of plain strings, translated where --help is built.
-        QVERIFY2(help.contains(QStringLiteral("连接无读写时可保持的秒数。")), qPrintable(help));
+        QVERIFY2(help.contains(QStringLiteral("连接在没有回调时可保持的秒数；其他请求不计入。")), qPrintable(help));
         // Option names and the wire words stay as they are typed.
         QVERIFY(help.contains(QStringLiteral("--keep-alive-idle")));
     }

@@ -24,7 +24,7 @@ const std::vector<HttpLimitOption> &httpLimitOptions()
          &HttpLimits::maxHeaderBytes, 1024, 1 << 20},
         {"max-body-bytes",
          QT_TRANSLATE_NOOP("payops::ServiceCommandLine",
-                           "Bytes of body, counted after chunked decoding (413 past it)."),
+                           "Bytes of body, as its Content-Length declares it (413 past it)."),
          &HttpLimits::maxBodyBytes, 1024, 16 << 20},
         {"request-timeout",
          QT_TRANSLATE_NOOP("payops::ServiceCommandLine", "Seconds to receive one request's headers and body."),

@@ -70,7 +70,7 @@
 <context>
     <name>payops::AuditLog</name>
     <message>
-        <location filename="../../app/domain/auditlog.cpp" line="+54"/>
+        <location filename="../../app/domain/auditlog.cpp" line="+61"/>
         <source>row %1 is missing (next row is %2)</source>
         <translation>第 %1 行缺失（下一行是 %2）</translation>
     </message>
@@ -616,7 +616,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+71"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+87"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -644,7 +644,7 @@
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+61"/>
         <source>a reason is required to flip the callback switch</source>
         <translation>切换降级开关必须填写原因</translation>
     </message>
@@ -1921,7 +1921,7 @@
 <context>
     <name>payops::FindingModel</name>
     <message>
-        <location filename="../../ui/models/findingmodel.cpp" line="+16"/>
+        <location filename="../../ui/models/findingmodel.cpp" line="+17"/>
         <source>漏单 · not with us</source>
         <translation>漏单 · 我方无记录</translation>
     </message>
@@ -1946,11 +1946,12 @@
         <translation>平台重复记录</translation>
     </message>
     <message>
+        <location line="+53"/>
         <source>Listed %1 times</source>
         <translation>平台重复记录 %1 次</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-52"/>
         <source>Paid twice · refund owed</source>
         <translation>重复支付 · 应退款</translation>
     </message>
@@ -1985,7 +1986,7 @@
         <translation>该订单被支付了两次，第二笔被拒绝：请将其退还给客户。</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+61"/>
         <source>Finding</source>
         <translation>问题</translation>
     </message>
@@ -2051,7 +2052,7 @@
 <context>
     <name>payops::HttpServer</name>
     <message>
-        <location filename="../../app/service/httpserver.cpp" line="+322"/>
+        <location filename="../../app/service/httpserver.cpp" line="+432"/>
         <location line="+6"/>
         <location line="+11"/>
         <source>cannot listen on %1:%2: %3</source>
@@ -2063,7 +2064,7 @@
         <translation>无法监听 %1:%2：地址已被占用</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+53"/>
         <source>the HTTP server did not start (see the log)</source>
         <translation>HTTP 服务未能启动（见日志）</translation>
     </message>
@@ -3201,7 +3202,7 @@
 <context>
     <name>payops::PaymentApplier</name>
     <message>
-        <location filename="../../app/domain/paymentapplier.cpp" line="+57"/>
+        <location filename="../../app/domain/paymentapplier.cpp" line="+93"/>
         <source>order_transition has no pay_success_callback edge into PAID; run payops migrate</source>
         <translation>order_transition 中没有进入 PAID 的 pay_success_callback 转换，请运行 payops migrate</translation>
     </message>
@@ -3800,7 +3801,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/reconciliation.cpp" line="+323"/>
+        <location filename="../../app/domain/reconciliation.cpp" line="+374"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -3808,7 +3809,7 @@
 <context>
     <name>payops::ReconciliationPage</name>
     <message>
-        <location filename="../../ui/pages/reconciliationpage.cpp" line="+37"/>
+        <location filename="../../ui/pages/reconciliationpage.cpp" line="+39"/>
         <source>WeChat Pay trade bill</source>
         <translation>微信支付交易账单</translation>
     </message>
@@ -3833,7 +3834,7 @@
         <translation>#%1 · %2 · %3 · %4 行</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+26"/>
         <source>Import a statement…</source>
         <translation>导入对账单…</translation>
     </message>
@@ -3963,7 +3964,7 @@
         <translation>尚未对账。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+5"/>
         <source>%1 × %2</source>
         <translation>%2：%1 条</translation>
     </message>
@@ -3983,7 +3984,7 @@
         <translation>仅列出前 %1 个问题；“导出 CSV…”会写出全部问题。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>line %1: %2</source>
         <translation>第 %1 行：%2</translation>
     </message>
@@ -4254,18 +4255,18 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>Open connections from one address (0: no limit; behind a proxy all share one).</source>
-        <translation>单个地址的打开连接数（0：不限；在代理后面所有客户端共用一个地址）。</translation>
+        <source>Open connections from one address (default: a sixteenth of --max-connections; 0: no limit, as behind a proxy, where all share one).</source>
+        <translation>来自同一地址的连接数（默认：--max-connections 的十六分之一；0 表示不限，用于代理之后，那里所有客户端共用一个地址）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Bytes of request line and headers.</source>
         <translation>请求行和请求头的字节数。</translation>
     </message>
     <message>
         <location line="+3"/>
-        <source>Bytes of body, counted after chunked decoding (413 past it).</source>
-        <translation>请求体字节数，按分块解码后计算（超过则 413）。</translation>
+        <source>Bytes of body, as its Content-Length declares it (413 past it).</source>
+        <translation>请求体字节数，以请求声明的长度为准（超过则 413）。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -4274,8 +4275,13 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>Seconds a connection may sit with nothing to read or write.</source>
-        <translation>连接无读写时可保持的秒数。</translation>
+        <source>Seconds a connection may go without a callback; other requests do not count.</source>
+        <translation>连接在没有回调时可保持的秒数；其他请求不计入。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Seconds a connection may live; then it is closed between requests.</source>
+        <translation>连接可存活的秒数；到期后在两个请求之间关闭。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -4922,7 +4928,7 @@
         <translation>状态超过 %1 个字符</translation>
     </message>
     <message>
-        <location line="+112"/>
+        <location line="+113"/>
         <source>the server stopped taking LOAD DATA LOCAL during the import</source>
         <translation>导入过程中服务器不再接受 LOAD DATA LOCAL</translation>
     </message>
@@ -4937,7 +4943,7 @@
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+58"/>
         <source>the file could not be read twice (is it a pipe?); save it to a file first</source>
         <translation>文件无法读取两遍（是管道吗？），请先保存为文件</translation>
     </message>
@@ -5401,7 +5407,7 @@
 <context>
     <name>payops::WatchFeed</name>
     <message>
-        <location filename="../../app/domain/watchfeed.cpp" line="+193"/>
+        <location filename="../../app/domain/watchfeed.cpp" line="+259"/>
         <source>the duplicate watch has no state row; run payops migrate again</source>
         <translation>重复监控没有状态行，请重新运行 payops migrate</translation>
     </message>
@@ -6019,7 +6025,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::ReconcileCommand</name>
     <message>
-        <location filename="../../app/cli/reconcilecommand.cpp" line="+36"/>
+        <location filename="../../app/cli/reconcilecommand.cpp" line="+35"/>
         <source>paid on the platform, not with us (漏单)</source>
         <translation>平台已支付，我方没有（漏单）</translation>
     </message>
@@ -6044,11 +6050,12 @@ Usage: payops %2 %3</source>
         <translation>平台重复记录</translation>
     </message>
     <message>
+        <location line="+162"/>
         <source>listed %1 times</source>
         <translation>平台记录 %1 次</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-159"/>
         <source>order paid twice by the customer (refund owed)</source>
         <translation>客户重复支付的订单（应退款）</translation>
     </message>
@@ -6088,12 +6095,12 @@ Usage: payops %2 %3</source>
         <translation>已中断：对账单的内容均未保存</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+30"/>
         <source>payops reconcile: %1 % of the statement read, %2 lines stored</source>
         <translation>payops reconcile：对账单已读取 %1 %，已保存 %2 行</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+22"/>
         <source>format: %1 (%2; reconciled again, nothing stored twice)</source>
         <translation>格式：%1（%2；已重新对账，未重复保存）</translation>
     </message>
@@ -6138,12 +6145,12 @@ Usage: payops %2 %3</source>
         <translation>%1 pay_no %2 订单 %3 平台 %4 我方 %5 第 %6 行</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+11"/>
         <source>unreadable line %1: %2</source>
         <translation>无法读取第 %1 行：%2</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+54"/>
         <source>The platform&apos;s statement file (read twice: it must be a file).</source>
         <translation>平台的对账单文件（会读两遍，必须是普通文件）。</translation>
     </message>
@@ -6819,7 +6826,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::db::Connection</name>
     <message>
-        <location filename="../../app/db/connection.cpp" line="+73"/>
+        <location filename="../../app/db/connection.cpp" line="+74"/>
         <source>access denied for user &apos;%1&apos; at %2 (wrong user or password)</source>
         <translation>用户“%1”在 %2 被拒绝访问（用户名或密码错误）</translation>
     </message>
@@ -7035,7 +7042,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::db::Migrator</name>
     <message>
-        <location filename="../../app/db/migrator.cpp" line="+48"/>
+        <location filename="../../app/db/migrator.cpp" line="+41"/>
         <source>another payops migrate is running on database &apos;%1&apos;; try again when it ends</source>
         <translation>数据库“%1”上正在运行另一个 payops migrate，请等它结束后重试</translation>
     </message>
