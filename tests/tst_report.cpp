@@ -231,6 +231,33 @@ private Q_SLOTS:
         QCOMPARE(charted, facts.copies());
     }
 
+    // A %1 in a statement's file name or in the output's path is text, not a place for the next
+    // figure: a chained QString::arg() once printed "0 lines (%11 unreadable)" for 3 lines.
+    // Last: its reconciliation becomes the window's newest.
+    void percentSignsInNamesAreText()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        db::exec(connection.database(),
+                 QStringLiteral("INSERT INTO platform_statement (file_sha256, format, channel, source_file, line_count, "
+                                "error_count) VALUES (REPEAT('b', 64), 'wechat', 'wechat', 'bill%1 %10.csv', 3, 1)"));
+        db::exec(connection.database(),
+                 QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, finished_at) "
+                                "SELECT MAX(id), 'finance@%', NOW(3) FROM platform_statement"));
+        QTemporaryDir dir;
+        const QString pdf = dir.filePath(QStringLiteral("report%1 %2.pdf"));
+        const test::CliRun run = test::runCli({QStringLiteral("report"), QStringLiteral("--db"), m_dsn,
+                                               QStringLiteral("--from"), rfc3339(m_from), QStringLiteral("--to"),
+                                               rfc3339(m_to), QStringLiteral("--out"), pdf},
+                                              {{QStringLiteral("DISPLAY"), QString()},
+                                               {QStringLiteral("QT_QPA_PLATFORM"), QString()}});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.startsWith(QStringLiteral("wrote %1: ").arg(pdf)), qPrintable(run.out));
+        const QString text = poppler(QStringLiteral("pdftotext"), {pdf, QStringLiteral("-")});
+        QVERIFY2(text.contains(QRegularExpression(QStringLiteral("bill%1\\s+%10\\.csv"))), qPrintable(text));
+        QVERIFY2(text.contains(QRegularExpression(QStringLiteral("\\b3\\s+lines\\s+\\(1\\s+unreadable\\)"))),
+                 qPrintable(text));
+    }
+
 private:
     std::unique_ptr<test::ScratchDatabase> m_db;
     QString m_dsn;
