@@ -66,13 +66,8 @@ private Q_SLOTS:
         QVERIFY2(compensate.exitCode == 0, qPrintable(compensate.err + compensate.out));
         QVERIFY(test::count(m_db->dsn(), QStringLiteral("SELECT COUNT(*) FROM compensation")) > 0);
         // A finished reconciliation in the window, as `payops reconcile` stores one.
+        addReconciliation(QStringLiteral("微信账单.csv"), 1200, 0, 3, 7);
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
-        db::exec(connection.database(),
-                 QStringLiteral("INSERT INTO platform_statement (file_sha256, format, channel, source_file, line_count) "
-                                "VALUES (REPEAT('a', 64), 'wechat', 'wechat', '微信账单.csv', 1200)"));
-        db::exec(connection.database(),
-                 QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, finished_at, missing_ours, "
-                                "double_payment) SELECT MAX(id), 'finance@%', NOW(3), 3, 7 FROM platform_statement"));
 
         const QDateTime first = QDateTime::fromString(
             db::scalar(connection.database(),
@@ -236,13 +231,7 @@ private Q_SLOTS:
     // Last: its reconciliation becomes the window's newest.
     void percentSignsInNamesAreText()
     {
-        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
-        db::exec(connection.database(),
-                 QStringLiteral("INSERT INTO platform_statement (file_sha256, format, channel, source_file, line_count, "
-                                "error_count) VALUES (REPEAT('b', 64), 'wechat', 'wechat', 'bill%1 %10.csv', 3, 1)"));
-        db::exec(connection.database(),
-                 QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, finished_at) "
-                                "SELECT MAX(id), 'finance@%', NOW(3) FROM platform_statement"));
+        addReconciliation(QStringLiteral("bill%1 %10.csv"), 3, 1, 0, 0);
         QTemporaryDir dir;
         const QString pdf = dir.filePath(QStringLiteral("report%1 %2.pdf"));
         const test::CliRun run = test::runCli({QStringLiteral("report"), QStringLiteral("--db"), m_dsn,
@@ -263,6 +252,21 @@ private:
     QString m_dsn;
     QDateTime m_from;
     QDateTime m_to;
+
+    // A finished reconciliation in the window, as `payops reconcile` stores one; the newest.
+    void addReconciliation(const QString &sourceFile, qint64 lines, qint64 errors, qint64 missingOurs,
+                           qint64 doublePayments) const
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        db::exec(connection.database(),
+                 QStringLiteral("INSERT INTO platform_statement (file_sha256, format, channel, source_file, line_count, "
+                                "error_count) VALUES (SHA2(?, 256), 'wechat', 'wechat', ?, ?, ?)"),
+                 {sourceFile, sourceFile, lines, errors});
+        db::exec(connection.database(),
+                 QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, finished_at, missing_ours, "
+                                "double_payment) SELECT MAX(id), 'finance@%', NOW(3), ?, ? FROM platform_statement"),
+                 {missingOurs, doublePayments});
+    }
 
     QList<qint64> sampleIncidentOrders(int n) const
     {
