@@ -130,6 +130,7 @@ ServiceCommandLine parseServiceCommandLine(const QStringList &arguments, const Q
         return command;
     }
     command.error = check(parser, environment, command.options);
+    command.warning = Dsn::commandLinePasswordWarning(parser.value(QStringLiteral("db")));
     return command;
 }
 
