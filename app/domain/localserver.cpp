@@ -58,12 +58,16 @@ bool isOurServer(qint64 pid, const QString &dataDir)
                : false;
 }
 
-qint64 readPid(const QString &path)
+// The file's text without surrounding white space; empty when it cannot be read.
+QString readTrimmed(const QString &path)
 {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return 0;
-    return file.readAll().trimmed().toLongLong();
+    return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readAll().trimmed()) : QString();
+}
+
+qint64 readPid(const QString &path)
+{
+    return readTrimmed(path).toLongLong();
 }
 
 QString tail(const QString &path, int lines)
@@ -134,17 +138,15 @@ Dsn LocalServer::tcpRootDsn(int port, const QString &database) const
     dsn.host = QStringLiteral("127.0.0.1");
     dsn.port = port;
     dsn.database = database;
-    QFile file(tcpPasswordPath());
-    if (file.open(QIODevice::ReadOnly))
-        dsn.password = QString::fromLatin1(file.readAll().trimmed());
+    dsn.password = readTrimmed(tcpPasswordPath());
     return dsn;
 }
 
 QString LocalServer::tcpPassword() const
 {
+    if (const QString existing = readTrimmed(tcpPasswordPath()); !existing.isEmpty())
+        return existing;
     QFile file(tcpPasswordPath());
-    if (file.open(QIODevice::ReadOnly))
-        return QString::fromLatin1(file.readAll().trimmed());
     const QByteArray password = QByteArray::number(QRandomGenerator::system()->generate64(), 16)
                                 + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
     // Created 0600 in one step, never readable by others for a moment.
