@@ -84,6 +84,44 @@ private Q_SLOTS:
         QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
     }
 
+    // An RFC 3339 paid_at no DATETIME holds is refused with its reason, not stored without
+    // the platform's time (reconciliation finds a payment by it).
+    void unstorablePaidAtIsRefused_data()
+    {
+        QTest::addColumn<QByteArray>("paidAt");
+        QTest::addColumn<QString>("reason");
+        QTest::addColumn<qint64>("orderId"); // one each: the accepted resend pays it
+        QTest::newRow("leap second") << QByteArray("2016-12-31T23:59:60Z") << QStringLiteral("leap second") << qint64(1006);
+        QTest::newRow("year 0000") << QByteArray("0000-01-01T00:00:00Z") << QStringLiteral("years 1000 to 9999")
+                                   << qint64(1007);
+        QTest::newRow("year 10000 in UTC") << QByteArray("9999-12-31T23:00:00-05:00")
+                                           << QStringLiteral("years 1000 to 9999") << qint64(1008);
+    }
+
+    void unstorablePaidAtIsRefused()
+    {
+        QFETCH(QByteArray, paidAt);
+        QFETCH(QString, reason);
+        QFETCH(qint64, orderId);
+        const QByteArray payNo = "P-TIME-" + QByteArray::number(orderId);
+        const QByteArray storable = test::callbackBody(payNo, orderId, 9900);
+        const QByteArray body = QByteArray(storable).replace("2026-12-02T09:00:00.123Z", paidAt);
+        QVERIFY(body != storable);
+        const QString before = test::businessFingerprint(m_db->dsn());
+        const test::HttpResult result = test::postCallback(m_service->port(), body);
+        QCOMPARE(result.status, 400);
+        QVERIFY2(QString::fromUtf8(result.body).contains(reason), result.body.constData());
+        QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        QCOMPARE(db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = ?"),
+                            {payNo}).toInt(), 0);
+        // The same callback with a time the database holds is taken, and its time stored.
+        QCOMPARE(test::postCallback(m_service->port(), storable).status, 200);
+        QCOMPARE(db::scalar(connection.database(), QStringLiteral(
+                     "SELECT CAST(platform_paid_at AS CHAR) FROM pay_callback_log WHERE pay_no = ?"), {payNo}).toString(),
+                 QStringLiteral("2026-12-02 09:00:00.123"));
+    }
+
     void businessRejectionsAreRecordedAndLeaveTheOrder_data()
     {
         QTest::addColumn<QByteArray>("body");

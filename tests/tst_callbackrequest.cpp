@@ -153,6 +153,14 @@ private Q_SLOTS:
         QTest::newRow("trailing newline") << paidAt("\"2026-12-02T09:00:00Z\\n\"") << QStringLiteral("RFC 3339");
         QTest::newRow("full-width digits") << paidAt("\"２０２６-12-02T09:00:00Z\"") << QStringLiteral("RFC 3339");
         QTest::newRow("unix seconds") << paidAt("1796202000") << QStringLiteral("paid_at must be a string");
+        // RFC 3339, but no DATETIME holds it: it would be stored as NULL.
+        QTest::newRow("leap second") << paidAt("\"2016-12-31T23:59:60Z\"") << QStringLiteral("leap second");
+        QTest::newRow("year 0000") << paidAt("\"0000-01-01T00:00:00Z\"") << QStringLiteral("years 1000 to 9999");
+        QTest::newRow("year 0999") << paidAt("\"0999-12-31T23:59:59Z\"") << QStringLiteral("years 1000 to 9999");
+        QTest::newRow("9999 becoming 10000 in UTC") << paidAt("\"9999-12-31T23:00:00-05:00\"")
+                                                    << QStringLiteral("years 1000 to 9999");
+        QTest::newRow("1000 becoming 999 in UTC") << paidAt("\"1000-01-01T00:30:00+08:00\"")
+                                                  << QStringLiteral("years 1000 to 9999");
 
         // Structure.
         QTest::newRow("33 levels") << body({}, nested(32)) << QStringLiteral("deeper than 32");
@@ -286,7 +294,9 @@ private Q_SLOTS:
         QTest::newRow("negative offset") << QStringLiteral("2026-12-02T03:30:00-05:30");
         QTest::newRow("lower case t and z") << QStringLiteral("2026-12-02t09:00:00z");
         QTest::newRow("nanoseconds") << QStringLiteral("2000-02-29T00:00:00.123456789Z");
-        QTest::newRow("leap second") << QStringLiteral("2016-12-31T23:59:60Z");
+        QTest::newRow("first DATETIME") << QStringLiteral("1000-01-01T00:00:00Z");
+        QTest::newRow("last DATETIME") << QStringLiteral("9999-12-31T23:59:59.999Z");
+        QTest::newRow("9999 with a positive offset") << QStringLiteral("9999-12-31T23:59:59+08:00");
         QTest::newRow("largest offset") << QStringLiteral("2026-12-31T23:59:59+23:59");
     }
 

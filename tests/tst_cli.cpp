@@ -41,27 +41,69 @@ private Q_SLOTS:
         QVERIFY(run.out.contains(QStringLiteral("level legacy")));
     }
 
+    // A password in --db works but is warned of (every user reads /proc/PID/cmdline); the same
+    // password from PAYOPS_DB_PASSWORD works without a warning. As an operator, at both levels.
+    void aPasswordInDbIsWarnedOf_data()
+    {
+        QTest::addColumn<QString>("level");
+        QTest::newRow("legacy") << QStringLiteral("legacy");
+        QTest::newRow("current") << QStringLiteral("current");
+    }
+
+    void aPasswordInDbIsWarnedOf()
+    {
+        QFETCH(QString, level);
+        test::ScratchDatabase scratch;
+        const test::CliRun migrate = test::runCli({QStringLiteral("migrate"), QStringLiteral("--db"),
+                                                   scratch.dsn().toString(), QStringLiteral("--level"), level});
+        QVERIFY2(migrate.exitCode == 0, qPrintable(migrate.err));
+        test::ScratchAccount operatorAccount{QStringLiteral("payops_operator")};
+        const Dsn dsn = operatorAccount.dsnFor(scratch.name());
+        const QString warning = QStringLiteral("set PAYOPS_DB_PASSWORD instead");
+
+        const test::CliRun inline_ = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), dsn.toString(true)});
+        QVERIFY2(inline_.exitCode == 0, qPrintable(inline_.err + inline_.out));
+        QVERIFY2(inline_.err.contains(warning), qPrintable(inline_.err));
+        QVERIFY2(!inline_.err.contains(dsn.password), "the password must never be printed");
+
+        const test::CliRun fromVariable = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), dsn.toString()},
+                                                       {{QStringLiteral("PAYOPS_DB_PASSWORD"), dsn.password}});
+        QVERIFY2(fromVariable.exitCode == 0, qPrintable(fromVariable.err + fromVariable.out));
+        QVERIFY2(!fromVariable.err.contains(warning), qPrintable(fromVariable.err));
+
+        const test::CliRun without = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), dsn.toString()});
+        QCOMPARE(without.exitCode, 2);
+        QVERIFY2(without.err.contains(QStringLiteral("access denied")), qPrintable(without.err));
+    }
+
     void connectionFailuresAreOneLineAndExitTwo_data()
     {
         QTest::addColumn<QString>("dsn");
+        QTest::addColumn<QString>("password"); // in PAYOPS_DB_PASSWORD: in --db it is warned of
         QTest::addColumn<QString>("mentions");
         const Dsn server = test::serverDsn();
-        QTest::newRow("bad dsn") << QStringLiteral("mysql://nobody") << QStringLiteral("invalid DSN");
-        QTest::newRow("unreachable") << QStringLiteral("mysql://root@127.0.0.1:1/payops") << QStringLiteral("cannot reach");
+        QTest::newRow("bad dsn") << QStringLiteral("mysql://nobody") << QString() << QStringLiteral("invalid DSN");
+        QTest::newRow("unreachable") << QStringLiteral("mysql://root@127.0.0.1:1/payops") << QString()
+                                     << QStringLiteral("cannot reach");
         QTest::newRow("no socket") << QStringLiteral("mysql://root@localhost/payops?socket=/nonexistent/x.sock")
-                                   << QStringLiteral("cannot reach");
-        Dsn wrongPassword = server.withDatabase(QStringLiteral("mysql"));
-        wrongPassword.password = QStringLiteral("Zq9-not-the-password");
-        QTest::newRow("wrong password") << wrongPassword.toString(true) << QStringLiteral("access denied");
-        QTest::newRow("unknown database") << server.withDatabase(QStringLiteral("no_such_db_xyz")).toString()
+                                   << QString() << QStringLiteral("cannot reach");
+        // An account with a password: the server's administrator authenticates by the socket.
+        m_account = std::make_unique<test::ScratchAccount>(QStringLiteral("payops_operator"));
+        QTest::newRow("wrong password") << m_account->dsnFor(QStringLiteral("mysql")).toString()
+                                        << QStringLiteral("Zq9-not-the-password") << QStringLiteral("access denied");
+        QTest::newRow("unknown database") << server.withDatabase(QStringLiteral("no_such_db_xyz")).toString() << QString()
                                           << QStringLiteral("does not exist");
     }
 
     void connectionFailuresAreOneLineAndExitTwo()
     {
         QFETCH(QString, dsn);
+        QFETCH(QString, password);
         QFETCH(QString, mentions);
-        const test::CliRun run = test::runCli({QStringLiteral("migrate"), QStringLiteral("--db"), dsn});
+        QMap<QString, QString> environment;
+        if (!password.isEmpty())
+            environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), password);
+        const test::CliRun run = test::runCli({QStringLiteral("migrate"), QStringLiteral("--db"), dsn}, environment);
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(isOneLine(run.err), qPrintable(run.err));
         QVERIFY2(run.err.contains(mentions), qPrintable(run.err));
@@ -95,6 +137,9 @@ private Q_SLOTS:
         QCOMPARE(back.exitCode, 1);
         QVERIFY(isOneLine(back.err));
     }
+
+private:
+    std::unique_ptr<test::ScratchAccount> m_account;
 };
 
 PAYOPS_TEST_MAIN_CORE(TestCli)

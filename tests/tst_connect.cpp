@@ -8,10 +8,13 @@
 #include "testmain.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QProcess>
 #include <QProcessEnvironment>
 #include <QPushButton>
 #include <QSettings>
@@ -26,6 +29,31 @@ class TestConnect final : public QObject
 
 private Q_SLOTS:
     void init() { console::openConsoleSettings()->clear(); }
+
+    // Like every binary, the console warns at start of a password in --db, which every user of
+    // the machine can read in /proc/PID/cmdline.
+    void aPasswordInDbIsWarnedOf()
+    {
+        QTemporaryDir home;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        environment.insert(QStringLiteral("HOME"), home.path());
+        environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home.path());
+        environment.insert(QStringLiteral("XDG_DATA_HOME"), home.path());
+        environment.remove(QStringLiteral("PAYOPS_DB_PASSWORD"));
+        QProcess console;
+        console.setProcessEnvironment(environment);
+        // Nothing listens on port 1: the console keeps trying, with the warning already given.
+        console.start(QFileInfo(QStringLiteral(PAYOPS_CLI_PATH)).dir().filePath(QStringLiteral("payops-console")),
+                      {QStringLiteral("--db"), QStringLiteral("mysql://ops:Zq9pw@127.0.0.1:1/payops")});
+        QVERIFY(console.waitForStarted());
+        QString err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromLocal8Bit(console.readAllStandardError()))
+                                     .contains(QStringLiteral("set PAYOPS_DB_PASSWORD instead")), 20000);
+        QVERIFY2(!err.contains(QStringLiteral("Zq9pw")), "the password must never be printed");
+        console.kill();
+        console.waitForFinished();
+    }
 
     // The console reads --db and PAYOPS_DB as the other binaries do; the dialog asks only
     // when neither is given, and --sandbox asks for the sandbox instead of PAYOPS_DB.
@@ -113,7 +141,7 @@ private Q_SLOTS:
         console::ConnectionProfile p;
         p.name = QStringLiteral("test server");
         p.socket = test::serverDsn().socket;
-        p.user = QStringLiteral("root");
+        p.user = test::serverDsn().user;
         p.database = QStringLiteral("no_such_database_here");
         console::saveProfile(p);
         ConnectionDialog dialog;

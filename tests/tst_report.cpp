@@ -66,13 +66,8 @@ private Q_SLOTS:
         QVERIFY2(compensate.exitCode == 0, qPrintable(compensate.err + compensate.out));
         QVERIFY(test::count(m_db->dsn(), QStringLiteral("SELECT COUNT(*) FROM compensation")) > 0);
         // A finished reconciliation in the window, as `payops reconcile` stores one.
+        addReconciliation(QStringLiteral("微信账单.csv"), 1200, 0, 3, 7);
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
-        db::exec(connection.database(),
-                 QStringLiteral("INSERT INTO platform_statement (file_sha256, format, channel, source_file, line_count) "
-                                "VALUES (REPEAT('a', 64), 'wechat', 'wechat', '微信账单.csv', 1200)"));
-        db::exec(connection.database(),
-                 QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, finished_at, missing_ours, "
-                                "double_payment) SELECT MAX(id), 'finance@%', NOW(3), 3, 7 FROM platform_statement"));
 
         const QDateTime first = QDateTime::fromString(
             db::scalar(connection.database(),
@@ -231,11 +226,47 @@ private Q_SLOTS:
         QCOMPARE(charted, facts.copies());
     }
 
+    // A %1 in a statement's file name or in the output's path is text, not a place for the next
+    // figure: a chained QString::arg() once printed "0 lines (%11 unreadable)" for 3 lines.
+    // Last: its reconciliation becomes the window's newest.
+    void percentSignsInNamesAreText()
+    {
+        addReconciliation(QStringLiteral("bill%1 %10.csv"), 3, 1, 0, 0);
+        QTemporaryDir dir;
+        const QString pdf = dir.filePath(QStringLiteral("report%1 %2.pdf"));
+        const test::CliRun run = test::runCli({QStringLiteral("report"), QStringLiteral("--db"), m_dsn,
+                                               QStringLiteral("--from"), rfc3339(m_from), QStringLiteral("--to"),
+                                               rfc3339(m_to), QStringLiteral("--out"), pdf},
+                                              {{QStringLiteral("DISPLAY"), QString()},
+                                               {QStringLiteral("QT_QPA_PLATFORM"), QString()}});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.startsWith(QStringLiteral("wrote %1: ").arg(pdf)), qPrintable(run.out));
+        const QString text = poppler(QStringLiteral("pdftotext"), {pdf, QStringLiteral("-")});
+        QVERIFY2(text.contains(QRegularExpression(QStringLiteral("bill%1\\s+%10\\.csv"))), qPrintable(text));
+        QVERIFY2(text.contains(QRegularExpression(QStringLiteral("\\b3\\s+lines\\s+\\(1\\s+unreadable\\)"))),
+                 qPrintable(text));
+    }
+
 private:
     std::unique_ptr<test::ScratchDatabase> m_db;
     QString m_dsn;
     QDateTime m_from;
     QDateTime m_to;
+
+    // A finished reconciliation in the window, as `payops reconcile` stores one; the newest.
+    void addReconciliation(const QString &sourceFile, qint64 lines, qint64 errors, qint64 missingOurs,
+                           qint64 doublePayments) const
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        db::exec(connection.database(),
+                 QStringLiteral("INSERT INTO platform_statement (file_sha256, format, channel, source_file, line_count, "
+                                "error_count) VALUES (SHA2(?, 256), 'wechat', 'wechat', ?, ?, ?)"),
+                 {sourceFile, sourceFile, lines, errors});
+        db::exec(connection.database(),
+                 QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, finished_at, missing_ours, "
+                                "double_payment) SELECT MAX(id), 'finance@%', NOW(3), ?, ? FROM platform_statement"),
+                 {missingOurs, doublePayments});
+    }
 
     QList<qint64> sampleIncidentOrders(int n) const
     {

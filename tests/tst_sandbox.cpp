@@ -1,4 +1,5 @@
 #include "db/connection.h"
+#include "db/dberror.h"
 #include "db/migrator.h"
 #include "domain/localserver.h"
 #include "scratchdatabase.h"
@@ -6,9 +7,14 @@
 
 #include <QDir>
 #include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTcpServer>
 #include <QTemporaryDir>
 
 #include <csignal>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace payops;
 
@@ -22,6 +28,37 @@ test::CliRun sandbox(const QString &action, const QString &dir, const QStringLis
 QString lastLine(const QString &text)
 {
     return text.trimmed().split(QLatin1Char('\n')).last();
+}
+
+// The permission bits, as ls shows them.
+int mode(const QString &path)
+{
+    struct stat info {};
+    return ::stat(QFile::encodeName(path).constData(), &info) == 0 ? int(info.st_mode & 07777) : -1;
+}
+
+// The mariadb client connecting through `socket` as `account`, run as the OS user `osUser`
+// (empty: the user running the test). Returns its exit code; *output its messages.
+int clientAs(const QString &osUser, const QString &socket, const QString &account, QString *output)
+{
+    const QString client = QStandardPaths::findExecutable(QStringLiteral("mariadb"));
+    QStringList command{client, QStringLiteral("--no-defaults"), QStringLiteral("--socket=") + socket,
+                        QStringLiteral("--user=") + account, QStringLiteral("-e"), QStringLiteral("SELECT 1")};
+    if (!osUser.isEmpty())
+        command = QStringList{QStringLiteral("--reuid=") + osUser, QStringLiteral("--regid=nogroup"),
+                              QStringLiteral("--clear-groups"), QStringLiteral("--")} + command;
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(osUser.isEmpty() ? command.takeFirst() : QStringLiteral("setpriv"), command);
+    process.waitForFinished(30000);
+    *output = QString::fromLocal8Bit(process.readAll());
+    return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+}
+
+int freePort()
+{
+    QTcpServer probe;
+    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 0;
 }
 
 } // namespace
@@ -78,6 +115,47 @@ private Q_SLOTS:
         QVERIFY(status.out.startsWith(QStringLiteral("running (pid %1)").arg(pidBefore)));
     }
 
+    // Whoever reaches the server acts as the user who started it: the directory keeps other
+    // users from its socket, and the server writes files only inside it.
+    void onlyItsOwnerReachesIt()
+    {
+        QCOMPARE(mode(m_dir->path()), 0700);
+        db::Connection connection(m_dsn, QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT @@secure_file_priv")).toString(),
+                 m_dir->path() + QStringLiteral("/files/"));
+        const QString outside = m_dir->path() + QStringLiteral("-outfile");
+        QFile::remove(outside);
+        try {
+            db::execDirect(db, QStringLiteral("SELECT 1 INTO OUTFILE '%1'").arg(outside));
+            QFAIL("INTO OUTFILE wrote outside the sandbox's files folder");
+        } catch (const db::Error &) {
+        }
+        QVERIFY(!QFile::exists(outside));
+        try {
+            db::execDirect(db, QStringLiteral("SELECT 1 INTO OUTFILE '/tmp/x'"));
+            QFAIL("INTO OUTFILE wrote to /tmp");
+        } catch (const db::Error &) {
+        }
+
+        if (QStandardPaths::findExecutable(QStringLiteral("mariadb")).isEmpty())
+            QSKIP("the mariadb client is not installed: cannot try the socket as another OS user");
+        if (::geteuid() != 0)
+            QSKIP("not root: cannot run a connection attempt as another OS user (nobody)");
+        QString output;
+        QCOMPARE(clientAs(QString(), m_dsn.socket, m_dsn.user, &output), 0); // the owner gets in
+        QVERIFY2(clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("root"), &output) != 0, qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("Can't connect")), qPrintable(output));
+        QVERIFY2(clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("nobody"), &output) != 0, qPrintable(output));
+
+        // Even with the directory opened up, the socket admits no one but its owner as root.
+        QVERIFY(QFile::setPermissions(m_dir->path(), QFile::permissions(m_dir->path()) | QFile::ExeOther));
+        const int asNobody = clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("root"), &output);
+        QVERIFY(QFile::setPermissions(m_dir->path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        QVERIFY2(asNobody != 0, qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("Access denied")), qPrintable(output));
+    }
+
     void recoversAfterKillNine()
     {
         qint64 orders = 0;
@@ -102,6 +180,49 @@ private Q_SLOTS:
         QCOMPARE(db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM orders")).toLongLong(), orders);
     }
 
+    // root over TCP needs the generated password, printed like the DSN and kept 0600.
+    void tcpNeedsThePassword()
+    {
+        QVERIFY(sandbox(QStringLiteral("stop"), m_dir->path()).exitCode == 0);
+        const int port = freePort();
+        QVERIFY(port > 0);
+        const test::CliRun start = sandbox(QStringLiteral("start"), m_dir->path(),
+                                           {QStringLiteral("--port"), QString::number(port)});
+        QVERIFY2(start.exitCode == 0, qPrintable(start.err + start.out));
+        const QStringList lines = start.out.trimmed().split(QLatin1Char('\n'));
+        QVERIFY(lines.size() >= 2);
+        QString error;
+        const auto tcp = Dsn::parse(lines.at(lines.size() - 2), &error);
+        QVERIFY2(tcp, qPrintable(error + QStringLiteral(" in: ") + start.out));
+        QCOMPARE(tcp->host, QStringLiteral("127.0.0.1"));
+        QCOMPARE(tcp->port, port);
+        QCOMPARE(tcp->user, QStringLiteral("root"));
+        QVERIFY(tcp->password.size() >= 16);
+        const QString passwordFile = m_dir->path() + QStringLiteral("/tcp-root-password");
+        QCOMPARE(mode(passwordFile), 0600);
+        QFile file(passwordFile);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromLatin1(file.readAll().trimmed()), tcp->password);
+
+        {
+            db::Connection withPassword(*tcp, QStringLiteral("t"));
+            QCOMPARE(db::scalar(withPassword.database(), QStringLiteral("SELECT CURRENT_USER()")).toString(),
+                     QStringLiteral("root@127.0.0.1"));
+        }
+        for (const QString &wrong : {QString(), QStringLiteral("wrong")}) {
+            Dsn without = *tcp;
+            without.password = wrong;
+            try {
+                db::Connection refused(without, QStringLiteral("t"));
+                QFAIL(qPrintable(QStringLiteral("root over TCP got in with the password '%1'").arg(wrong)));
+            } catch (const db::Error &) {
+            }
+        }
+        const test::CliRun status = sandbox(QStringLiteral("status"), m_dir->path());
+        QCOMPARE(status.exitCode, 0);
+        QVERIFY2(status.out.contains(tcp->toString(true)), qPrintable(status.out));
+    }
+
     void stopStopsCleanly()
     {
         const test::CliRun stop = sandbox(QStringLiteral("stop"), m_dir->path());
@@ -115,6 +236,55 @@ private Q_SLOTS:
         const test::CliRun stopAgain = sandbox(QStringLiteral("stop"), m_dir->path());
         QCOMPARE(stopAgain.exitCode, 0);
         QVERIFY(stopAgain.out.contains(QStringLiteral("was not running")));
+    }
+
+    // A sandbox an older payops made (0755, root without a password on the socket and over
+    // TCP) is secured by its next start.
+    void securesAnOlderSandbox()
+    {
+        QTemporaryDir older(QStringLiteral("/tmp/payops-old-XXXXXX"));
+        QVERIFY(older.isValid());
+        QVERIFY(QDir().mkpath(older.path() + QStringLiteral("/tmp")));
+        QProcess install;
+        install.setProcessChannelMode(QProcess::MergedChannels);
+        QStringList args{QStringLiteral("--no-defaults"), QStringLiteral("--datadir=") + older.path() + QStringLiteral("/data"),
+                         QStringLiteral("--tmpdir=") + older.path() + QStringLiteral("/tmp"),
+                         QStringLiteral("--auth-root-authentication-method=normal"), QStringLiteral("--skip-test-db")};
+        if (::geteuid() == 0)
+            args << QStringLiteral("--user=root");
+        install.start(QStandardPaths::findExecutable(QStringLiteral("mariadb-install-db"),
+                                                     {QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin")}), args);
+        QVERIFY(install.waitForFinished(180000));
+        QVERIFY2(install.exitCode() == 0, install.readAll().constData());
+        QVERIFY(QFile::setPermissions(older.path(), QFile::permissions(older.path()) | QFile::ReadOther | QFile::ExeOther));
+
+        const int port = freePort();
+        const test::CliRun start = sandbox(QStringLiteral("start"), older.path(),
+                                           {QStringLiteral("--port"), QString::number(port), QStringLiteral("--no-seed")});
+        QVERIFY2(start.exitCode == 0, qPrintable(start.err + start.out));
+        QCOMPARE(mode(older.path()), 0700);
+        LocalServer server(older.path());
+        Dsn tcp = server.tcpRootDsn(port, QString());
+        QVERIFY(!tcp.password.isEmpty());
+        {
+            db::Connection admin(server.rootDsn(QString()), QStringLiteral("t"));
+            QCOMPARE(db::scalar(admin.database(), QStringLiteral(
+                         "SELECT GROUP_CONCAT(host ORDER BY host) FROM mysql.user WHERE user = 'root'")).toString(),
+                     QStringLiteral("127.0.0.1,localhost"));
+            // mariadb.sys, locked, only owns the system views.
+            QCOMPARE(db::scalar(admin.database(), QStringLiteral(
+                         "SELECT GROUP_CONCAT(user, '@', host) FROM mysql.user WHERE is_role = 'N' "
+                         "AND plugin IN ('', 'mysql_native_password') AND authentication_string = '' "
+                         "AND user <> 'mariadb.sys'")).toString(),
+                     QString());
+        }
+        tcp.password.clear();
+        try {
+            db::Connection refused(tcp, QStringLiteral("t"));
+            QFAIL("root over TCP still got in without a password");
+        } catch (const db::Error &) {
+        }
+        QVERIFY(server.stop());
     }
 
 private:

@@ -4,6 +4,8 @@
 
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
 using namespace payops;
 
 namespace {
@@ -95,6 +97,38 @@ private Q_SLOTS:
         QCOMPARE(parse({}, huge).error, QStringLiteral("the secret file %1 is larger than 64 KiB: is it the right file?").arg(huge));
     }
 
+    // Whoever reads the secret can sign a callback that pays: a file other users may read or
+    // write is refused at start, as ssh refuses such a private key.
+    void aSecretOthersMayUseIsRefused_data()
+    {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<bool>("refused");
+        QTest::newRow("0600") << 0600 << false;
+        QTest::newRow("0400") << 0400 << false;
+        QTest::newRow("0644") << 0644 << true;
+        QTest::newRow("0640") << 0640 << true;
+        QTest::newRow("0604") << 0604 << true;
+        QTest::newRow("0620, group may write") << 0620 << true;
+        QTest::newRow("0602, others may write") << 0602 << true;
+    }
+
+    void aSecretOthersMayUseIsRefused()
+    {
+        QFETCH(int, mode);
+        QFETCH(bool, refused);
+        const QString path = writeFile(QStringLiteral("secret-%1").arg(mode, 4, 8, QLatin1Char('0')),
+                                       "0123456789abcdef-long-enough\n");
+        QCOMPARE(::chmod(QFile::encodeName(path).constData(), mode_t(mode)), 0);
+        const ServiceCommandLine command = parse({}, path);
+        if (!refused) {
+            QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
+            return;
+        }
+        QCOMPARE(command.error, QStringLiteral("the secret file %1 is open to other users (mode %2): make it readable "
+                                               "by its owner only (chmod 600 %1)")
+                                    .arg(path, QString::number(mode, 8).rightJustified(4, QLatin1Char('0'))));
+    }
+
     void badHandlerAndInstance()
     {
         QCOMPARE(parse({QStringLiteral("--handler"), QStringLiteral("unsafe")}).error,
@@ -168,6 +202,26 @@ private Q_SLOTS:
         qunsetenv("PAYOPS_DB_PASSWORD");
     }
 
+    // A password on the command line is readable by every user of the machine: warned of at
+    // start, pointing to PAYOPS_DB_PASSWORD; the environment's is not.
+    void aPasswordInDbIsWarnedOf()
+    {
+        const ServiceCommandLine inline_ = parse({QStringLiteral("--db"), QStringLiteral("mysql://ops:Zq9pw@db/payops")},
+                                                 m_secret, QProcessEnvironment(), false);
+        QVERIFY2(inline_.error.isEmpty(), qPrintable(inline_.error));
+        QVERIFY2(inline_.warning.contains(QStringLiteral("PAYOPS_DB_PASSWORD")), qPrintable(inline_.warning));
+        QVERIFY2(!inline_.warning.contains(QStringLiteral("Zq9pw")), "the password must never be printed");
+
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), QStringLiteral("Zq9pw"));
+        const ServiceCommandLine fromVariable = parse({QStringLiteral("--db"), QStringLiteral("mysql://ops@db/payops")},
+                                                      m_secret, environment, false);
+        QCOMPARE(fromVariable.options.dsn.password, QStringLiteral("Zq9pw"));
+        QCOMPARE(fromVariable.warning, QString());
+        environment.insert(QStringLiteral("PAYOPS_DB"), QStringLiteral("mysql://ops:Zq9pw@db/payops"));
+        QCOMPARE(parse({}, m_secret, environment, false).warning, QString());
+    }
+
     void noDsnOrABadOne()
     {
         QCOMPARE(parse({}, m_secret, QProcessEnvironment(), false).error,
@@ -195,7 +249,8 @@ private:
     {
         const QString path = m_dir.filePath(name);
         QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size())
+        if (!file.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+            || file.write(content) != content.size())
             qFatal("cannot write %s", qPrintable(path));
         return path;
     }

@@ -11,9 +11,11 @@
 #include "scratchdatabase.h"
 #include "testmain.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTcpServer>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 
 #include <httplib.h>
 
@@ -262,6 +264,18 @@ private Q_SLOTS:
         QTest::newRow("secret unreadable") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
                                                           QStringLiteral("--secret-file"), QStringLiteral("/nonexistent/secret")}
                                            << QStringLiteral("cannot read the secret file");
+        // Anyone who reads the secret can sign a callback: a file others may read is refused.
+        static QTemporaryDir dir;
+        const QString open = dir.filePath(QStringLiteral("secret"));
+        QFile openFile(open);
+        if (!openFile.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup
+                                                     | QFileDevice::ReadOther)
+            || openFile.write(test::testSecret()) < 0)
+            qFatal("cannot write %s", qPrintable(open));
+        openFile.close();
+        QTest::newRow("secret open to others") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
+                                                              QStringLiteral("--secret-file"), open}
+                                               << QStringLiteral("is open to other users (mode 0644)");
         QTest::newRow("no db") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
                                               QStringLiteral("--secret-file"), secret}
                                << QStringLiteral("PAYOPS_DB");

@@ -285,7 +285,7 @@ void MainWindow::onConnectionLost(const QString &reason)
     }
     m_banner->show();
     m_bannerText->setText(tr("Connection to the database lost: %1. Retrying in %2 s — everything on screen is kept.")
-                              .arg(reason).arg(m_retrySeconds));
+                              .arg(reason, QString::number(m_retrySeconds)));
     if (!m_retryTimer.isActive())
         m_retryTimer.start(m_retrySeconds * 1000);
 }

@@ -92,6 +92,8 @@ std::optional<Dsn> Command::dsnFrom(const QCommandLineParser &parser) const
     auto dsn = Dsn::fromOptionOrEnvironment(parser.value(dbOption()), QProcessEnvironment::systemEnvironment(), &error);
     if (!dsn)
         fail(UsageOrConnection, error);
+    else if (const QString warning = Dsn::commandLinePasswordWarning(parser.value(dbOption())); !warning.isEmpty())
+        spdlog::warn("{}", warning.toStdString());
     return dsn;
 }
 

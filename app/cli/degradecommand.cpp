@@ -64,12 +64,12 @@ protected:
                 return Success;
             const auto instances = waitForAcknowledgement(
                 connection.database(), flip.after.version, waitSeconds * 1000, [this](const InstanceAck &ack) {
-                    say(tr("  %1 applies version %2").arg(ack.instance).arg(ack.versionApplied));
+                    say(tr("  %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied)));
                 });
             QStringList late;
             for (const InstanceAck &ack : instances) {
                 if (!ack.acknowledged)
-                    late << tr("%1 (still at version %2)").arg(ack.instance).arg(ack.versionApplied);
+                    late << tr("%1 (still at version %2)").arg(ack.instance, QString::number(ack.versionApplied));
             }
             if (instances.isEmpty())
                 say(tr("no live instance is running"));

@@ -48,7 +48,7 @@ protected:
         options.force = parser.isSet(QStringLiteral("force"));
         if (parser.isSet(QStringLiteral("unmatched")))
             options.source = DrainSource::Unmatched;
-        options.worker = QStringLiteral("drain:%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
+        options.worker = QStringLiteral("drain:%1:%2").arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;

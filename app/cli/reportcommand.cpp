@@ -90,11 +90,9 @@ protected:
             return fail(Refused, QString::fromUtf8(error.what()));
         }
         say(tr("wrote %1: %2 extra copies on %3 orders, ¥ %4 at risk, ¥ %5 compensated, %6 switch flip(s)")
-                .arg(out)
-                .arg(facts.copies())
-                .arg(facts.duplicateOrders)
-                .arg(IncidentReport::yuan(facts.atRiskFen), IncidentReport::yuan(facts.compensatedFen))
-                .arg(facts.flips.size()));
+                .arg(out, QString::number(facts.copies()), QString::number(facts.duplicateOrders),
+                     IncidentReport::yuan(facts.atRiskFen), IncidentReport::yuan(facts.compensatedFen),
+                     QString::number(facts.flips.size())));
         return Success;
     }
 

@@ -74,11 +74,20 @@ private:
         if (result.seeded)
             say(tr("demo data loaded"));
         say(tr("sandbox running in %1").arg(server.directory()));
-        if (port > 0)
-            say(tr("also listening on 127.0.0.1:%1 (user root, no password)").arg(port));
+        sayTcp(server, server.status().tcpPort);
         // The last line is the DSN alone, so that scripts can take it with `tail -n 1`.
         say(result.dsn.toString());
         return Success;
+    }
+
+    // root over TCP needs the generated password; it is printed like the DSN it belongs to.
+    void sayTcp(const LocalServer &server, int port)
+    {
+        if (port <= 0)
+            return;
+        say(tr("also listening on 127.0.0.1:%1 as root, with the password kept in %2:")
+                .arg(QString::number(port), server.tcpPasswordPath()));
+        say(server.tcpRootDsn(port, sandboxDatabaseName()).toString(true));
     }
 
     int status(const LocalServer &server)
@@ -86,7 +95,8 @@ private:
         const LocalServer::Status status = server.status();
         switch (status.state) {
         case LocalServer::State::Running:
-            say(tr("running (pid %1) in %2").arg(status.pid).arg(server.directory()));
+            say(tr("running (pid %1) in %2").arg(QString::number(status.pid), server.directory()));
+            sayTcp(server, status.tcpPort);
             say(server.rootDsn(sandboxDatabaseName()).toString());
             return Success;
         case LocalServer::State::Stale:

@@ -65,8 +65,8 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
                                          QStringLiteral("callback %1 %2%3 → %4")
                                              .arg(QString::fromUtf8(callbacks.value(2).toByteArray()),
                                                   callbacks.value(3).toString(),
-                                                  reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason))
-                                             .arg(callbacks.value(5).toInt()),
+                                                  reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason),
+                                                  QString::number(callbacks.value(5).toInt())),
                                          callbacks.value(3).toString() == QLatin1String("REJECTED")};
     }
     QSqlQuery attempts = db::exec(db, QStringLiteral(
@@ -90,9 +90,10 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
         const int n = ++copies[QStringLiteral("Coupon template ") + coupons.value(2).toString()];
         evidence.events << EvidenceEvent{Kind::Coupon, laneAt(evidence.traces, at), at,
                                          QStringLiteral("coupon #%1 template %2 (%3 fen) %4%5")
-                                             .arg(coupons.value(0).toLongLong()).arg(coupons.value(2).toLongLong())
-                                             .arg(coupons.value(3).toLongLong()).arg(coupons.value(4).toString())
-                                             .arg(n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
+                                             .arg(QString::number(coupons.value(0).toLongLong()),
+                                                  QString::number(coupons.value(2).toLongLong()),
+                                                  QString::number(coupons.value(3).toLongLong()), coupons.value(4).toString(),
+                                                  n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
                                          n > 1 && coupons.value(5).isNull()};
     }
     QSqlQuery points = db::exec(db, QStringLiteral(
@@ -104,9 +105,9 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
         const int n = reversal ? 0 : ++copies[QStringLiteral("Points ") + points.value(2).toString()];
         evidence.events << EvidenceEvent{Kind::Points, laneAt(evidence.traces, at), at,
                                          QStringLiteral("points #%1 %2 %3%4")
-                                             .arg(points.value(0).toLongLong()).arg(points.value(2).toString())
-                                             .arg(points.value(3).toLongLong())
-                                             .arg(reversal ? QStringLiteral(" (reverses #%1)").arg(points.value(4).toLongLong())
+                                             .arg(QString::number(points.value(0).toLongLong()), points.value(2).toString(),
+                                                  QString::number(points.value(3).toLongLong()),
+                                                  reversal ? QStringLiteral(" (reverses #%1)").arg(points.value(4).toLongLong())
                                                   : n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
                                          n > 1 && points.value(5).isNull()};
     }
@@ -117,15 +118,15 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
         evidence.events << EvidenceEvent{Kind::Compensation, QStringLiteral("operators"),
                                          microsFromSql(compensations.value(0)),
                                          QStringLiteral("%1 %2 #%3 by %4: %5")
-                                             .arg(compensations.value(1).toString(), compensations.value(2).toString())
-                                             .arg(compensations.value(3).toLongLong())
-                                             .arg(compensations.value(4).toString(), compensations.value(5).toString()),
+                                             .arg(compensations.value(1).toString(), compensations.value(2).toString(),
+                                                  QString::number(compensations.value(3).toLongLong()),
+                                                  compensations.value(4).toString(), compensations.value(5).toString()),
                                          false};
     QStringList keys = copies.keys();
     keys.sort();
     for (const QString &key : keys)
         if (copies.value(key) > 1)
-            evidence.findings << QStringLiteral("%1 was issued %2 times for this order.").arg(key).arg(copies.value(key));
+            evidence.findings << QStringLiteral("%1 was issued %2 times for this order.").arg(key, QString::number(copies.value(key)));
 }
 
 void describeTraces(OrderEvidence &evidence, qint64 origin)

@@ -118,9 +118,8 @@ StepStatus proveRootCause(const PlaybookFacts &facts)
     if (facts.evidenceEarlyMicros > 0)
         return status(step, StepState::Done,
                       Text::tr("Order %1: %2 released its lock %3 ms before its commit.")
-                          .arg(facts.evidenceOrder)
-                          .arg(facts.evidenceInstance)
-                          .arg(double(facts.evidenceEarlyMicros) / 1000.0, 0, 'f', 1));
+                          .arg(QString::number(facts.evidenceOrder), facts.evidenceInstance,
+                               QString::number(double(facts.evidenceEarlyMicros) / 1000.0, 'f', 1)));
     return status(step, StepState::ToDo,
                   Text::tr("Order %1's traces show no lock released before its commit; open its evidence.")
                       .arg(facts.evidenceOrder));

@@ -90,8 +90,8 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tal
         if (rejected) {
             if (!edge->reasons.isEmpty())
                 edge->reasons += QStringLiteral(", ");
-            edge->reasons += QStringLiteral("%1 %2").arg(attempt.reason.isEmpty() ? QStringLiteral("no reason") : attempt.reason)
-                                 .arg(attempt.count);
+            edge->reasons += QStringLiteral("%1 %2").arg(attempt.reason.isEmpty() ? QStringLiteral("no reason") : attempt.reason,
+                                                         QString::number(attempt.count));
         }
     }
     assignLayers(snapshot.states, snapshot.edges);

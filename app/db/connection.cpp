@@ -67,7 +67,7 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
     const int code = error.nativeErrorCode().toInt();
     // An address, as host:port is, and the log line below has it too: not translated.
     const QString where = dsn.socket.isEmpty()
-                              ? QStringLiteral("%1:%2").arg(dsn.host).arg(dsn.port)
+                              ? QStringLiteral("%1:%2").arg(dsn.host, QString::number(dsn.port))
                               : QStringLiteral("socket %1").arg(dsn.socket);
     switch (code) {
     case 1045:
@@ -86,7 +86,7 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
     QString text = error.databaseText().trimmed();
     if (text.isEmpty())
         text = error.driverText().trimmed();
-    logDetail(QStringLiteral("cannot connect to %1 as '%2': error %3: %4").arg(where, dsn.user).arg(code).arg(text));
+    logDetail(QStringLiteral("cannot connect to %1 as '%2': error %3: %4").arg(where, dsn.user, QString::number(code), text));
     return Connection::tr("cannot connect to %1 as '%2': %3").arg(where, dsn.user, describeServerError(code, text));
 }
 
@@ -94,7 +94,7 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
 
 Connection::Connection(const Dsn &dsn, const QString &purpose)
     : m_dsn(dsn)
-    , m_name(QStringLiteral("payops-%1-%2").arg(purpose).arg(++g_connectionCounter))
+    , m_name(QStringLiteral("payops-%1-%2").arg(purpose, QString::number(++g_connectionCounter)))
 {
     if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QMYSQL")))
         throw Error(Connection::tr("the Qt MySQL driver (QMYSQL) is not installed; "

@@ -154,6 +154,15 @@ std::optional<Dsn> Dsn::fromOptionOrEnvironment(const QString &option, const QPr
     return dsn;
 }
 
+QString Dsn::commandLinePasswordWarning(const QString &dbOption)
+{
+    const auto dsn = parseText(dbOption, nullptr);
+    if (!dsn || dsn->password.isEmpty())
+        return {};
+    return Dsn::tr("the password in --db can be read by every user of this machine (ps, /proc/PID/cmdline): "
+                   "leave it out of the DSN and set PAYOPS_DB_PASSWORD instead, which only you and root can read");
+}
+
 Dsn Dsn::withDatabase(const QString &name) const
 {
     Dsn copy = *this;

@@ -34,6 +34,10 @@ public:
     static std::optional<Dsn> fromOptionOrEnvironment(const QString &option, const QProcessEnvironment &environment,
                                                       QString *error);
 
+    // What every binary warns at start when its --db option holds a password, which every user
+    // of the machine can read (ps, /proc/PID/cmdline); empty when it holds none.
+    static QString commandLinePasswordWarning(const QString &dbOption);
+
     // The same DSN with another database name (tests, sandbox setup).
     Dsn withDatabase(const QString &name) const;
 

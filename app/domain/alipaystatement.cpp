@@ -184,9 +184,8 @@ void AlipayTable::readTotals(QList<StatementLineError> &errors)
             if (declared >= 0 && declared != total.read) {
                 lineError(errors, StatementText::tr("says the file has %1 lines of %2, it lists %3: lines are "
                                                     "missing or were added")
-                                      .arg(declared)
-                                      .arg(total.label.first(2))
-                                      .arg(total.read));
+                                      .arg(QString::number(declared), total.label.first(2),
+                                           QString::number(total.read)));
             }
         }
     }

@@ -27,8 +27,8 @@ QString finishCallbackStatement()
 
 // Statements list payments by the platform's time, so reconciliation finds our payments of a
 // period by this column, not by when we received them. Milliseconds are kept, finer digits
-// dropped; a leap second (:60, which the parser lets through) has no DATETIME and stays NULL,
-// as migration 0011 leaves it for stored rows.
+// dropped; a leap second (:60) or a year outside DATETIME's has none, so CallbackRequest::parse
+// refuses them, and only rows stored before it did (migration 0011 leaves them NULL) lack it.
 QVariant platformPaidAt(const QString &paidAt)
 {
     static const QRegularExpression pattern(QRegularExpression::anchoredPattern(QStringLiteral(
@@ -48,7 +48,7 @@ QVariant platformPaidAt(const QString &paidAt)
         offsetMinutes = -offsetMinutes;
     const QDateTime utc = QDateTime(date, time, Qt::UTC).addSecs(-qint64(offsetMinutes) * 60);
     if (utc.date().year() < 1000 || utc.date().year() > 9999)
-        return {}; // beyond DATETIME: the callback is still taken, without a platform time
+        return {}; // beyond DATETIME
     return utc.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 

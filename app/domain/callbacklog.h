@@ -27,7 +27,8 @@ std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteAr
 std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored, const CallbackRequest &request);
 
 // The callback's paid_at (RFC 3339, any offset) as UTC text for pay_callback_log.platform_paid_at,
-// or a null QVariant when it has none or one no DATETIME holds.
+// or a null QVariant when it has none or one no DATETIME holds (which CallbackRequest::parse
+// refuses).
 QVariant platformPaidAt(const QString &paidAt);
 
 // Inserts the row (status and answer as given) and returns its id. A pay_no already present

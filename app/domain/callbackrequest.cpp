@@ -1,5 +1,6 @@
 #include "callbackrequest.h"
 
+#include "callbacklog.h"
 #include "strictjson.h"
 
 #include <QRegularExpression>
@@ -141,6 +142,15 @@ std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QS
         return std::nullopt;
     if (members->contains("paid_at") && !isRfc3339(*paidAt)) {
         *error = QStringLiteral("paid_at must be an RFC 3339 date-time such as 2026-12-02T09:00:00.123Z");
+        return std::nullopt;
+    }
+    // RFC 3339 allows times the log's DATETIME(3) cannot hold; stored as NULL they would lose
+    // the platform's time, by which reconciliation finds the payment.
+    if (members->contains("paid_at") && !platformPaidAt(QString::fromUtf8(*paidAt)).isValid()) {
+        *error = paidAt->mid(17, 2) == "60"
+                     ? QStringLiteral("paid_at is a leap second (:60), which the database cannot store")
+                     : QStringLiteral("paid_at must be in the years 1000 to 9999 once converted to UTC, "
+                                      "which the database can store");
         return std::nullopt;
     }
     request.paidAt = QString::fromUtf8(*paidAt);

@@ -9,10 +9,13 @@
 #include <QFileInfo>
 #include <QLockFile>
 #include <QProcess>
+#include <QRandomGenerator>
 #include <QStandardPaths>
 #include <QThread>
 
 #include <csignal>
+#include <memory>
+#include <pwd.h>
 #include <stdexcept>
 #include <sys/types.h>
 #include <unistd.h>
@@ -55,12 +58,16 @@ bool isOurServer(qint64 pid, const QString &dataDir)
                : false;
 }
 
-qint64 readPid(const QString &path)
+// The file's text without surrounding white space; empty when it cannot be read.
+QString readTrimmed(const QString &path)
 {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return 0;
-    return file.readAll().trimmed().toLongLong();
+    return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readAll().trimmed()) : QString();
+}
+
+qint64 readPid(const QString &path)
+{
+    return readTrimmed(path).toLongLong();
 }
 
 QString tail(const QString &path, int lines)
@@ -73,6 +80,18 @@ QString tail(const QString &path, int lines)
 }
 
 bool runningAsRoot() { return ::geteuid() == 0; }
+
+constexpr QFileDevice::Permissions kOwnerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                                | QFileDevice::ExeOwner;
+
+// 'text' as an SQL string literal; only for names this class makes or reads from passwd,
+// which hold no quote, and for the hex password.
+QString sqlText(const QString &text)
+{
+    QString escaped = text;
+    escaped.replace(QLatin1Char('\\'), QStringLiteral("\\\\")).replace(QLatin1Char('\''), QStringLiteral("''"));
+    return QLatin1Char('\'') + escaped + QLatin1Char('\'');
+}
 
 } // namespace
 
@@ -90,15 +109,52 @@ QString LocalServer::socketPath() const { return m_dir + QStringLiteral("/mysqld
 QString LocalServer::errorLogPath() const { return m_dir + QStringLiteral("/mysqld.err"); }
 QString LocalServer::pidFilePath() const { return m_dir + QStringLiteral("/mysqld.pid"); }
 QString LocalServer::tmpDir() const { return m_dir + QStringLiteral("/tmp"); }
+QString LocalServer::filesDir() const { return m_dir + QStringLiteral("/files"); }
+QString LocalServer::tcpPasswordPath() const { return m_dir + QStringLiteral("/tcp-root-password"); }
+
+QString LocalServer::osUserName()
+{
+    const passwd *entry = ::getpwuid(::geteuid());
+    if (!entry)
+        throw std::runtime_error(LocalServer::tr("user id %1 has no name in the password database; the local "
+                                                 "server's administrator is named after it").arg(::geteuid()).toStdString());
+    return QString::fromLocal8Bit(entry->pw_name);
+}
 
 Dsn LocalServer::rootDsn(const QString &database) const
 {
     Dsn dsn;
-    dsn.user = QStringLiteral("root");
+    dsn.user = osUserName();
     dsn.host = QStringLiteral("localhost");
     dsn.socket = socketPath();
     dsn.database = database;
     return dsn;
+}
+
+Dsn LocalServer::tcpRootDsn(int port, const QString &database) const
+{
+    Dsn dsn;
+    dsn.user = QStringLiteral("root");
+    dsn.host = QStringLiteral("127.0.0.1");
+    dsn.port = port;
+    dsn.database = database;
+    dsn.password = readTrimmed(tcpPasswordPath());
+    return dsn;
+}
+
+QString LocalServer::tcpPassword() const
+{
+    if (const QString existing = readTrimmed(tcpPasswordPath()); !existing.isEmpty())
+        return existing;
+    QFile file(tcpPasswordPath());
+    const QByteArray password = QByteArray::number(QRandomGenerator::system()->generate64(), 16)
+                                + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+    // Created 0600 in one step, never readable by others for a moment.
+    if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+        || file.write(password + '\n') != password.size() + 1 || !file.flush())
+        throw std::runtime_error(LocalServer::tr("cannot write %1: %2").arg(tcpPasswordPath(), file.errorString())
+                                     .toStdString());
+    return QString::fromLatin1(password);
 }
 
 LocalServer::Status LocalServer::status() const
@@ -108,6 +164,9 @@ LocalServer::Status LocalServer::status() const
     if (isOurServer(pid, m_dir + QStringLiteral("/data"))) {
         status.state = State::Running;
         status.pid = pid;
+        for (const QByteArray &argument : procFile(pid, "cmdline").split('\0'))
+            if (argument.startsWith("--port="))
+                status.tcpPort = argument.mid(7).toInt();
         return status;
     }
     const bool pidFile = QFileInfo::exists(pidFilePath());
@@ -144,7 +203,10 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
     QStringList args{QStringLiteral("--no-defaults"),
                      QStringLiteral("--datadir=") + dataDir,
                      QStringLiteral("--tmpdir=") + tmpDir(),
-                     QStringLiteral("--auth-root-authentication-method=normal"),
+                     // root@localhost for the OS root only, and an account named after the
+                     // user who starts it, both by unix socket; no account without password.
+                     QStringLiteral("--auth-root-authentication-method=socket"),
+                     QStringLiteral("--auth-root-socket-user=") + osUserName(),
                      QStringLiteral("--skip-test-db")};
     if (runningAsRoot())
         args << QStringLiteral("--user=root");
@@ -168,7 +230,7 @@ void LocalServer::waitUntilReady(qint64 pid, int timeoutSeconds) const
                                          .arg(m_dir, tail(errorLogPath(), 15)).toStdString());
         if (QFileInfo::exists(socketPath())) {
             try {
-                db::Connection probe(rootDsn(QString()), QStringLiteral("probe"));
+                connectAsAdmin(QStringLiteral("probe"));
                 return;
             } catch (const db::Error &) {
                 // not accepting connections yet
@@ -177,13 +239,52 @@ void LocalServer::waitUntilReady(qint64 pid, int timeoutSeconds) const
         QThread::msleep(100);
     }
     throw std::runtime_error(LocalServer::tr("the MariaDB server in %1 did not accept connections within %2 s:\n%3")
-                                 .arg(m_dir).arg(timeoutSeconds).arg(tail(errorLogPath(), 15)).toStdString());
+                                 .arg(m_dir, QString::number(timeoutSeconds), tail(errorLogPath(), 15)).toStdString());
+}
+
+std::unique_ptr<db::Connection> LocalServer::connectAsAdmin(const QString &purpose) const
+{
+    try {
+        return std::make_unique<db::Connection>(rootDsn(QString()), purpose);
+    } catch (const db::Error &) {
+        // A directory an older payops made: root without a password, and no account for a
+        // user other than root until secureAccounts() makes it.
+        Dsn legacy = rootDsn(QString());
+        legacy.user = QStringLiteral("root");
+        return std::make_unique<db::Connection>(legacy, purpose);
+    }
+}
+
+void LocalServer::secureAccounts() const
+{
+    const QString password = tcpPassword();
+    const auto admin = connectAsAdmin(QStringLiteral("secure-accounts"));
+    const QSqlDatabase db = admin->database();
+    const QString user = osUserName();
+    if (user != QLatin1String("root")) {
+        db::execDirect(db, QStringLiteral("CREATE USER IF NOT EXISTS %1@'localhost' IDENTIFIED VIA unix_socket").arg(sqlText(user)));
+        db::execDirect(db, QStringLiteral("GRANT ALL PRIVILEGES ON *.* TO %1@'localhost' WITH GRANT OPTION").arg(sqlText(user)));
+    }
+    db::execDirect(db, QStringLiteral("ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket"));
+    // An older install also made root@<host name> and root@'::1' without a password.
+    QSqlQuery others = db::exec(db, QStringLiteral("SELECT host FROM mysql.user WHERE user = 'root' "
+                                                   "AND host NOT IN ('localhost', '127.0.0.1')"));
+    QStringList hosts;
+    while (others.next())
+        hosts << others.value(0).toString();
+    for (const QString &host : hosts)
+        db::execDirect(db, QStringLiteral("DROP USER 'root'@%1").arg(sqlText(host)));
+    db::execDirect(db, QStringLiteral("CREATE OR REPLACE USER 'root'@'127.0.0.1' IDENTIFIED BY %1").arg(sqlText(password)));
+    db::execDirect(db, QStringLiteral("GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION"));
 }
 
 void LocalServer::start(int tcpPort, const Progress &progress)
 {
     if (!QDir().mkpath(m_dir))
         throw std::runtime_error(LocalServer::tr("cannot create %1").arg(m_dir).toStdString());
+    // Also for a directory an older payops made 0755: other users must not reach the socket.
+    if (!QFile::setPermissions(m_dir, kOwnerOnly))
+        throw std::runtime_error(LocalServer::tr("cannot make %1 private to its owner (mode 0700)").arg(m_dir).toStdString());
     // Two starts at once must not both launch a server on the same data directory.
     QLockFile startLock(m_dir + QStringLiteral("/start.lock"));
     startLock.setStaleLockTime(0);
@@ -204,6 +305,7 @@ void LocalServer::start(int tcpPort, const Progress &progress)
         throw std::runtime_error(LocalServer::tr("the directory %1 is too long for a unix socket path; "
                                                  "choose a shorter one with --dir").arg(m_dir).toStdString());
     QDir().mkpath(tmpDir());
+    QDir().mkpath(filesDir());
     initializeDataDirectory(progress);
 
     QStringList args{QStringLiteral("--no-defaults"),
@@ -212,6 +314,9 @@ void LocalServer::start(int tcpPort, const Progress &progress)
                      QStringLiteral("--socket=") + socketPath(),
                      QStringLiteral("--pid-file=") + pidFilePath(),
                      QStringLiteral("--log-error=") + errorLogPath(),
+                     // INTO OUTFILE and LOAD DATA INFILE write and read with the rights of the
+                     // user who started the server: only inside its own directory.
+                     QStringLiteral("--secure-file-priv=") + filesDir(),
                      QStringLiteral("--character-set-server=utf8mb4"),
                      QStringLiteral("--collation-server=utf8mb4_unicode_ci"),
                      QStringLiteral("--default-time-zone=+00:00"),
@@ -243,6 +348,7 @@ void LocalServer::start(int tcpPort, const Progress &progress)
     if (!server.startDetached(&pid))
         throw std::runtime_error(LocalServer::tr("cannot run %1").arg(server.program()).toStdString());
     waitUntilReady(pid, 120);
+    secureAccounts();
 }
 
 bool LocalServer::stop(int timeoutSeconds)

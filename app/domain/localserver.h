@@ -6,12 +6,23 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
+
+namespace payops::db {
+class Connection;
+}
 
 namespace payops {
 
 // A private MariaDB server in one directory: data/, mysqld.sock, mysqld.pid, mysqld.err.
 // No system service, no TCP unless a port is asked for. The sandbox and the test harness
 // both run their server through this class.
+//
+// The server runs as the user who starts it, so whoever reaches it acts as that user: the
+// directory is 0700 (its socket is unreachable to other users), the server reads and writes
+// files only in files/ (secure_file_priv), the administrator account authenticates by unix
+// socket as the starting user only, and root over TCP needs the generated password kept in
+// tcp-root-password (0600).
 class LocalServer final
 {
     Q_DECLARE_TR_FUNCTIONS(payops::LocalServer)
@@ -22,6 +33,7 @@ public:
     {
         State state = State::Stopped;
         qint64 pid = 0;
+        int tcpPort = 0; // for Running: the port it listens on at 127.0.0.1, 0 for none
         QString detail; // for Stale: what was left behind
     };
     using Progress = std::function<void(const QString &)>;
@@ -34,8 +46,17 @@ public:
     const QString &directory() const { return m_dir; }
     QString socketPath() const;
     QString errorLogPath() const;
-    // root over the unix socket; the sandbox's root has no password and no TCP.
+    // The administrator over the unix socket, authenticated by the kernel as this OS user.
+    // MariaDB 10.11's unix_socket plugin admits an OS user only to the account of the same
+    // name, so the account is root for root and named after any other user who starts it.
     Dsn rootDsn(const QString &database) const;
+    // root over TCP at 127.0.0.1:port, with the generated password; empty password when the
+    // server has not made one yet.
+    Dsn tcpRootDsn(int port, const QString &database) const;
+    QString tcpPasswordPath() const;
+    // Where SELECT ... INTO OUTFILE and LOAD DATA INFILE may reach (secure_file_priv).
+    QString filesDir() const;
+    static QString osUserName();
 
     Status status() const;
     // Starts the server unless it already runs; recovers from a stale pid or socket file
@@ -52,7 +73,14 @@ private:
     // share a directory, and a first start was seen to lose its bootstrap tables there.
     QString tmpDir() const;
     void initializeDataDirectory(const Progress &progress);
+    // The password of root@127.0.0.1, made (0600) on first use.
+    QString tcpPassword() const;
+    // Brings the accounts to what the class comment promises, also in a directory made by an
+    // older payops whose root had no password: idempotent, run on every start.
+    void secureAccounts() const;
     void removeStaleFiles() const;
+    // As rootDsn(), or as root without password in a directory an older payops made.
+    std::unique_ptr<db::Connection> connectAsAdmin(const QString &purpose) const;
     void waitUntilReady(qint64 pid, int timeoutSeconds) const;
 
     QString m_dir;

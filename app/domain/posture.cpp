@@ -221,12 +221,12 @@ Defence lockDefence(const QSqlDatabase &db)
         if (!groups.value(4).toBool()) {
             if (early > 0)
                 past << Posture::tr("%1 released before the commit in %2 of %3 callback(s) but no longer runs")
-                            .arg(who).arg(early).arg(total);
+                            .arg(who, QString::number(early), QString::number(total));
         } else if (early > 0) {
             unsafe << Posture::tr("%1: %2 of %3 callback(s) released the lock before the commit")
-                          .arg(who).arg(early).arg(total);
+                          .arg(who, QString::number(early), QString::number(total));
         } else {
-            safe << Posture::tr("%1: all %2 callback(s) released after the commit").arg(who).arg(total);
+            safe << Posture::tr("%1: all %2 callback(s) released after the commit").arg(who, QString::number(total));
         }
     }
     judgeLastHour(defence, unsafe, safe,
@@ -258,19 +258,15 @@ Defence switchDefence(const QSqlDatabase &db)
         ++instances;
         if (live.value(1).toLongLong() < state.version)
             behind << Posture::tr("%1 (applies version %2)")
-                          .arg(live.value(0).toString())
-                          .arg(live.value(1).toLongLong());
+                          .arg(live.value(0).toString(), QString::number(live.value(1).toLongLong()));
     }
     const QString mode = callbackModeName(state.mode);
     if (!behind.isEmpty()) {
         defence.state = DefenceState::Missing;
         defence.evidence = Posture::tr("the switch is %1, version %2, but %3 of %4 live instance(s) have not "
                                        "applied it: %5")
-                               .arg(mode)
-                               .arg(state.version)
-                               .arg(behind.size())
-                               .arg(instances)
-                               .arg(behind.join(QStringLiteral(", ")));
+                               .arg(mode, QString::number(state.version), QString::number(behind.size()),
+                                    QString::number(instances), behind.join(QStringLiteral(", ")));
     } else {
         defence.state = DefenceState::Present;
         defence.evidence = instances == 0
@@ -375,11 +371,11 @@ Defence inspectionDefence(const QSqlDatabase &db)
     if (ageSeconds <= kInspectionHours * 3600) {
         defence.state = DefenceState::Present;
         defence.evidence = Posture::tr("the newest inspection ran at %1 UTC (%2), within the last %3 hours")
-                               .arg(when, source).arg(kInspectionHours);
+                               .arg(when, source, QString::number(kInspectionHours));
     } else {
         defence.state = DefenceState::Missing;
         defence.evidence = Posture::tr("the newest inspection ran at %1 UTC (%2), more than %3 hours ago: the schedule "
-                                       "has stopped").arg(when, source).arg(kInspectionHours);
+                                       "has stopped").arg(when, source, QString::number(kInspectionHours));
     }
     return defence;
 }

@@ -4,6 +4,10 @@
 #include <QFile>
 #include <QMessageAuthenticationCode>
 
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
 namespace payops {
 namespace {
 
@@ -77,6 +81,15 @@ QString readSecretFile(const QString &path, QByteArray *secret)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return Signature::tr("cannot read the secret file %1: %2").arg(path, file.errorString());
+    // Anyone who reads the secret can sign a callback that pays an order; refused as ssh
+    // refuses a private key others can read. Checked on the open file, not on its name.
+    struct stat info {};
+    if (::fstat(file.handle(), &info) != 0)
+        return Signature::tr("cannot read the secret file %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+    if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+        return Signature::tr("the secret file %1 is open to other users (mode %2): make it readable by its owner "
+                             "only (chmod 600 %1)")
+            .arg(path, QString::number(info.st_mode & 07777, 8).rightJustified(4, QLatin1Char('0')));
     const QByteArray content = file.read(kLargestSecret + 1);
     if (content.size() > kLargestSecret)
         return Signature::tr("the secret file %1 is larger than 64 KiB: is it the right file?").arg(path);

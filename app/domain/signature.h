@@ -19,7 +19,8 @@ const char *describe(SignatureCheck check);
 
 // Reads the signing secret from the file a --secret-file flag names, trimmed of surrounding
 // white space. Returns an empty string, or one sentence naming the file when the flag is
-// missing, the file cannot be read or is larger than a secret can be (64 KiB).
+// missing, the file cannot be read, other users may use it (any group or other permission, as
+// ssh refuses for a private key), or it is larger than a secret can be (64 KiB).
 QString readSecretFile(const QString &path, QByteArray *secret);
 
 } // namespace payops

@@ -59,6 +59,8 @@ int main(int argc, char *argv[])
         return usageError(level.error);
     if (!command.error.isEmpty())
         return usageError(command.error);
+    if (!command.warning.isEmpty())
+        spdlog::warn("{}", command.warning.toStdString());
     const payops::ServiceOptions &options = command.options;
 
     payops::CallbackService service(options);

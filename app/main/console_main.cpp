@@ -18,6 +18,8 @@
 #include <QProcessEnvironment>
 #include <QStatusBar>
 
+#include <spdlog/spdlog.h>
+
 namespace {
 
 // The console's command line, built alike for --help and --version (answered before any
@@ -124,6 +126,8 @@ int main(int argc, char *argv[])
         QMessageBox::critical(nullptr, title, dsnError);
         return 2;
     }
+    if (const QString warning = payops::Dsn::commandLinePasswordWarning(parser.value(commandLine.db)); !warning.isEmpty())
+        spdlog::warn("{}", warning.toStdString());
     const payops::PageEntry *startPage = parser.isSet(commandLine.page) ? payops::findPage(parser.value(commandLine.page))
                                                                        : &payops::pageTable().front();
     if (!startPage) {

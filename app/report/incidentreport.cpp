@@ -63,7 +63,7 @@ QString headerRow(const QList<std::pair<QString, int>> &columns)
 {
     QString html = QStringLiteral("<tr>");
     for (const auto &[title, percent] : columns)
-        html += QStringLiteral("<th width=\"%1%\">%2</th>").arg(percent).arg(title);
+        html += QStringLiteral("<th width=\"%1%\">%2</th>").arg(QString::number(percent), title);
     return html + QStringLiteral("</tr>");
 }
 
@@ -104,7 +104,7 @@ QString IncidentReport::html() const
                            .arg(f.copies()).arg(f.couponCopies).arg(f.pointCopies).arg(f.duplicateOrders)})
                   + row({tr("Value of the extra copies"), tr("¥ %1").arg(yuan(f.copiesFen))})
                   + row({tr("Money at risk now (extra copies still live)"), tr("¥ %1").arg(yuan(f.atRiskFen))})
-                  + row({tr("Compensated"), tr("¥ %1 (%2 copies)").arg(yuan(f.compensatedFen)).arg(f.compensatedCopies)}));
+                  + row({tr("Compensated"), tr("¥ %1 (%2 copies)").arg(yuan(f.compensatedFen), QString::number(f.compensatedCopies))}));
 
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Timeline"));
     // One time line of everything the report names, oldest first.
@@ -115,10 +115,10 @@ QString IncidentReport::html() const
     }
     for (const SwitchFlipFact &flip : f.flips)
         events.append({flip.at, tr("the switch flips from %1 to %2 (version %3) by <b>%4</b>: %5")
-                                    .arg(esc(flip.fromMode), esc(flip.toMode)).arg(flip.version)
-                                    .arg(esc(flip.actor), esc(flip.reason))});
+                                    .arg(esc(flip.fromMode), esc(flip.toMode), QString::number(flip.version),
+                                         esc(flip.actor), esc(flip.reason))});
     for (const CompensationBatchFact &b : f.batches)
-        events.append({b.firstAt, tr("<b>%1</b> compensates %2 copies, ¥ %3").arg(esc(b.by)).arg(b.actions).arg(yuan(b.amountFen))});
+        events.append({b.firstAt, tr("<b>%1</b> compensates %2 copies, ¥ %3").arg(esc(b.by), QString::number(b.actions), yuan(b.amountFen))});
     std::stable_sort(events.begin(), events.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     QString timeline;
     for (const auto &[at, text] : events)
@@ -151,12 +151,12 @@ QString IncidentReport::html() const
         html += QStringLiteral("<p>%1</p>")
                     .arg(tr("Run %1, started %2 UTC by <b>%3</b>%4: the %5 statement <i>%6</i> of channel %7, "
                             "period %8 to %9 UTC, %10 lines (%11 unreadable).")
-                             .arg(r.runId)
-                             .arg(when(r.startedAt), esc(r.startedBy),
+                             // One call: a chained .arg() would read a %1 in the file's name or
+                             // channel as the place of the next argument.
+                             .arg(QString::number(r.runId), when(r.startedAt), esc(r.startedBy),
                                   r.finished ? QString() : tr(" (it did not finish)"), esc(r.format),
-                                  esc(r.sourceFile), esc(r.channel), when(r.periodStart), when(r.periodEnd))
-                             .arg(r.lines)
-                             .arg(r.unreadableLines));
+                                  esc(r.sourceFile), esc(r.channel), when(r.periodStart), when(r.periodEnd),
+                                  QString::number(r.lines), QString::number(r.unreadableLines)));
         QString rows = row({tr("finding"), tr("count")}, true);
         for (const ReconciliationFindingCount &finding : r.findings)
             rows += row({finding.kind, QString::number(finding.count)});

@@ -74,7 +74,7 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
         return error;
     if (options.secret.size() < kMinimumSecretBytes)
         return ServiceCommandLine::tr("the secret in %1 is shorter than %2 bytes")
-            .arg(secretPath).arg(kMinimumSecretBytes);
+            .arg(secretPath, QString::number(kMinimumSecretBytes));
 
     options.handler = parser.value(QStringLiteral("handler"));
     if (options.handler != QLatin1String("safe") && options.handler != QLatin1String("unsafe-demo"))
@@ -109,7 +109,7 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
 
 QString ServiceOptions::hostAndPort(const QString &host, int port)
 {
-    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2")).arg(host).arg(port);
+    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2")).arg(host, QString::number(port));
 }
 
 ServiceCommandLine parseServiceCommandLine(const QStringList &arguments, const QProcessEnvironment &environment)
@@ -132,6 +132,7 @@ ServiceCommandLine parseServiceCommandLine(const QStringList &arguments, const Q
         return command;
     }
     command.error = check(parser, environment, command.options);
+    command.warning = Dsn::commandLinePasswordWarning(parser.value(QStringLiteral("db")));
     return command;
 }
 

@@ -40,6 +40,7 @@ public:
     ServiceOptions options;
     QString logLevel; // --log-level as given; empty leaves it to PAYOPS_LOG_LEVEL
     QString error;    // one line for stderr when the options cannot run; empty when they can
+    QString warning;  // one line to log at start (a password in --db); empty when none
     QString helpText;
 };
 

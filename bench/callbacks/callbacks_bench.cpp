@@ -405,7 +405,8 @@ int main(int argc, char *argv[])
     const QString secretPath = dir.path() + QStringLiteral("/secret");
     {
         QFile secret(secretPath);
-        if (!secret.open(QIODevice::WriteOnly) || secret.write(kSecret) < 0)
+        if (!secret.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+            || secret.write(kSecret) < 0)
             return 1;
     }
     QProcess service;

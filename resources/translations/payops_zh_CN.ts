@@ -4,7 +4,7 @@
 <context>
     <name>ConsoleCommandLine</name>
     <message>
-        <location filename="../../app/main/console_main.cpp" line="+32"/>
+        <location filename="../../app/main/console_main.cpp" line="+34"/>
         <source>Operations console for payment-callback incidents.</source>
         <translation>支付回调事故的运维控制台。</translation>
     </message>
@@ -39,7 +39,7 @@
         <translation>payops 控制台</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+34"/>
         <source>unknown page; one of: %1</source>
         <translation>未知页面；可选：%1</translation>
     </message>
@@ -723,7 +723,7 @@
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，申请金额 %4：冻结 %5 张优惠券，已使用的优惠券 %6 张，积分记录 %7 条。原因：%8（工单 %9）。下方是它当前覆盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+38"/>
         <source>a write-off (finance absorbs it)</source>
         <translation>核销（由财务承担）</translation>
     </message>
@@ -1550,6 +1550,11 @@
         <source>no database given: pass --db DSN or set PAYOPS_DB</source>
         <translation>未指定数据库：请传入 --db DSN 或设置 PAYOPS_DB</translation>
     </message>
+    <message>
+        <location line="+14"/>
+        <source>the password in --db can be read by every user of this machine (ps, /proc/PID/cmdline): leave it out of the DSN and set PAYOPS_DB_PASSWORD instead, which only you and root can read</source>
+        <translation>--db 中的密码本机每个用户都能读到（ps、/proc/PID/cmdline）：请把它从 DSN 中去掉，改为设置 PAYOPS_DB_PASSWORD，只有你和 root 能读到它</translation>
+    </message>
 </context>
 <context>
     <name>payops::DuplicateCharts</name>
@@ -2245,12 +2250,12 @@
         <translation>对账批次 %1，由 &lt;b&gt;%3&lt;/b&gt; 于 %2 UTC 发起%4：渠道 %7 的 %5 对账单 &lt;i&gt;%6&lt;/i&gt;，账期 %8 至 %9 UTC，共 %10 行（%11 行无法解析）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source> (it did not finish)</source>
         <translation>（未完成）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>finding</source>
         <translation>问题</translation>
     </message>
@@ -2640,7 +2645,7 @@
         <translation>&lt;b&gt;%2 个实例中 %1 个存活。&lt;/b&gt;开关：%3，版本 %4。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>%1 alive instance(s) run the unsafe demo handler.</source>
         <translation>%1 个存活实例在运行不安全的演示处理器。</translation>
     </message>
@@ -2749,12 +2754,22 @@
 <context>
     <name>payops::LocalServer</name>
     <message>
-        <location filename="../../app/domain/localserver.cpp" line="+31"/>
+        <location filename="../../app/domain/localserver.cpp" line="+34"/>
         <source>%1 not found; install the mariadb-server package (script/bootstrap does)</source>
         <translation>找不到 %1，请安装 mariadb-server 软件包（script/bootstrap 会安装）</translation>
     </message>
     <message>
-        <location line="+87"/>
+        <location line="+85"/>
+        <source>user id %1 has no name in the password database; the local server&apos;s administrator is named after it</source>
+        <translation>用户 ID %1 在密码数据库中没有名字；本地服务器的管理员账号以它命名</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>pid file (pid %1 is not running) and socket file left by a server that ended abnormally</source>
         <translation>异常退出的服务器留下的 pid 文件（pid %1 未在运行）和 socket 文件</translation>
     </message>
@@ -2774,7 +2789,7 @@
         <translation>正在 %1 中创建新的 MariaDB 数据目录</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+20"/>
         <source>mariadb-install-db failed in %1:
 %2</source>
         <translation>mariadb-install-db 在 %1 中失败：
@@ -2795,9 +2810,14 @@
 %3</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+43"/>
         <source>cannot create %1</source>
         <translation>无法创建 %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cannot make %1 private to its owner (mode 0700)</source>
+        <translation>无法将 %1 设为仅属主可用（权限 0700）</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -2815,7 +2835,7 @@
         <translation>目录 %1 太长，不能用作 unix socket 路径；请用 --dir 指定一个更短的目录</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+34"/>
         <source>starting MariaDB in %1</source>
         <translation>正在 %1 中启动 MariaDB</translation>
     </message>
@@ -2825,7 +2845,7 @@
         <translation>无法运行 %1</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>the MariaDB server (pid %1) did not stop within %2 s; see %3</source>
         <translation>MariaDB 服务器（pid %1）未在 %2 秒内停止，见 %3</translation>
     </message>
@@ -3597,12 +3617,12 @@
         <translation>%1（应用版本 %2）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
         <source>the switch is %1, version %2, but %3 of %4 live instance(s) have not applied it: %5</source>
         <translation>降级开关为 %1，版本 %2，但 %4 个在线实例中有 %3 个尚未应用：%5</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+7"/>
         <source>the switch is %1, version %2; no instance is live to apply it</source>
         <translation>降级开关为 %1，版本 %2；没有在线实例来应用它</translation>
     </message>
@@ -4479,17 +4499,23 @@
 <context>
     <name>payops::Signature</name>
     <message>
-        <location filename="../../app/domain/signature.cpp" line="+76"/>
+        <location filename="../../app/domain/signature.cpp" line="+80"/>
         <source>--secret-file is required</source>
         <translation>必须指定 --secret-file</translation>
     </message>
     <message>
         <location line="+3"/>
+        <location line="+5"/>
         <source>cannot read the secret file %1: %2</source>
         <translation>无法读取密钥文件 %1：%2</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
+        <source>the secret file %1 is open to other users (mode %2): make it readable by its owner only (chmod 600 %1)</source>
+        <translation>密钥文件 %1 对其他用户开放（权限 %2）：请设为仅属主可读（chmod 600 %1）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>the secret file %1 is larger than 64 KiB: is it the right file?</source>
         <translation>密钥文件 %1 大于 64 KiB：是不是选错了文件？</translation>
     </message>
@@ -5366,7 +5392,7 @@
         <translation>✗ %1 未在 %2 秒内确认（仍为版本 %3）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>The flip is committed, but the instances could not be watched: %1. Check them on the Instances page.</source>
         <translation>切换已提交，但无法跟踪各实例：%1。请到“实例”页查看。</translation>
     </message>
@@ -6203,7 +6229,7 @@ Usage: payops %2 %3</source>
         <translation>已写入 %1：%3 个订单上有 %2 份多余份数，风险金额 ¥ %4，已补偿 ¥ %5，降级开关切换 %6 次</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+8"/>
         <source>Start of the window, included (RFC 3339).</source>
         <translation>时间窗口起点，包含（RFC 3339）。</translation>
     </message>
@@ -6304,17 +6330,17 @@ Usage: payops %2 %3</source>
         <translation>沙箱在 %1 中运行</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>also listening on 127.0.0.1:%1 (user root, no password)</source>
-        <translation>同时监听 127.0.0.1:%1（用户 root，无密码）</translation>
+        <location line="+12"/>
+        <source>also listening on 127.0.0.1:%1 as root, with the password kept in %2:</source>
+        <translation>同时以 root 在 127.0.0.1:%1 监听，密码保存在 %2：</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>running (pid %1) in %2</source>
         <translation>运行中（pid %1），目录 %2</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>stopped; %1 (the next start recovers from it)</source>
         <translation>已停止；%1（下次启动时会恢复）</translation>
     </message>
@@ -6665,7 +6691,7 @@ Usage: payops %2 %3</source>
         <translation>订单 %1：%2 在提交前 %3 ms 释放了锁。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>Order %1&apos;s traces show no lock released before its commit; open its evidence.</source>
         <translation>订单 %1 的回调追踪未显示提交前释放锁；请打开其证据查看。</translation>
     </message>

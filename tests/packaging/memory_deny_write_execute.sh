@@ -16,7 +16,7 @@ status=0
 dsn=$("$payops" sandbox start --dir "$sandbox" --no-seed 2>"$scratch/sandbox.log" | tail -n 1) \
     || { cat "$scratch/sandbox.log" >&2; fail "the sandbox did not start"; }
 secret=0123456789abcdef0123456789abcdef
-printf '%s' "$secret" >"$scratch/secret"
+(umask 077 && printf '%s' "$secret" >"$scratch/secret")
 
 PAYOPS_DB="$dsn" "$mdwe" "$callbackd" --listen 127.0.0.1:0 --secret-file "$scratch/secret" --instance mdwe-test \
     >"$scratch/callbackd.out" 2>"$scratch/callbackd.err" &

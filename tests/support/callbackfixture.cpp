@@ -38,9 +38,13 @@ QString secretFilePath()
     const QString path = QDir::tempPath() + QStringLiteral("/payops-test-secret-%1").arg(QCoreApplication::applicationPid());
     if (!QFile::exists(path)) {
         QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(testSecret() + '\n') < 0)
+        if (!file.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+            || file.write(testSecret() + '\n') < 0)
             throw std::runtime_error("cannot write the test secret file");
     }
+    // The endpoint refuses a secret others may read; one left by an earlier run may be 0644.
+    if (!QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner))
+        throw std::runtime_error("cannot make the test secret file private");
     return path;
 }
 

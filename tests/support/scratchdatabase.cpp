@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/localserver.h"
 
 #include <QProcess>
 #include <QRandomGenerator>
@@ -25,11 +26,7 @@ void adminExec(const QString &sql)
 
 Dsn serverDsn()
 {
-    Dsn dsn;
-    dsn.user = QStringLiteral("root");
-    dsn.host = QStringLiteral("localhost");
-    dsn.socket = QStringLiteral(PAYOPS_TEST_SERVER_DIR "/mysqld.sock");
-    return dsn;
+    return LocalServer(QStringLiteral(PAYOPS_TEST_SERVER_DIR)).rootDsn(QString());
 }
 
 ScratchDatabase::ScratchDatabase(const QString &prefix)

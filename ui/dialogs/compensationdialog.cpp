@@ -85,12 +85,11 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest
     m_scopeLabel->setText(tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used "
                              "coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; "
                              "an approval is refused if that is not the amount asked.")
-                              .arg(request.id)
-                              .arg(request.requestedBy.toHtmlEscaped(),
+                              .arg(QString::number(request.id), request.requestedBy.toHtmlEscaped(),
                                    request.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                                   console::formatMoney(request.amountFen))
-                              .arg(request.coupons).arg(request.writeOffs).arg(request.pointsRows)
-                              .arg(request.reason.toHtmlEscaped(), request.ticket.toHtmlEscaped()));
+                                   console::formatMoney(request.amountFen), QString::number(request.coupons),
+                                   QString::number(request.writeOffs), QString::number(request.pointsRows),
+                                   request.reason.toHtmlEscaped(), request.ticket.toHtmlEscaped()));
     m_reason->setText(request.reason);
     m_ticket->setText(request.ticket);
     preview();

@@ -227,7 +227,7 @@ void SwitchDialog::flip()
 
 void SwitchDialog::acknowledged(const InstanceAck &ack)
 {
-    const QString text = tr("✓ %1 applies version %2").arg(ack.instance).arg(ack.versionApplied);
+    const QString text = tr("✓ %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied));
     for (int row = 0; row < m_acks->count(); ++row) {
         if (m_acks->item(row)->text().startsWith(ack.instance + QLatin1Char(' '))) {
             m_acks->item(row)->setText(text);
@@ -253,10 +253,11 @@ void SwitchDialog::finished(const SwitchOutcome &outcome)
     QStringList late;
     for (const InstanceAck &ack : instances) {
         if (ack.acknowledged) {
-            m_acks->addItem(tr("✓ %1 applies version %2").arg(ack.instance).arg(ack.versionApplied));
+            m_acks->addItem(tr("✓ %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied)));
         } else {
             auto *item = new QListWidgetItem(tr("✗ %1 has not acknowledged within %2 s (still at version %3)")
-                                                 .arg(ack.instance).arg(kAcknowledgeMs / 1000).arg(ack.versionApplied));
+                                                 .arg(ack.instance, QString::number(kAcknowledgeMs / 1000),
+                                                      QString::number(ack.versionApplied)));
             item->setForeground(palette::danger());
             m_acks->addItem(item);
             late << ack.instance;
@@ -274,8 +275,8 @@ void SwitchDialog::finished(const SwitchOutcome &outcome)
         m_warning->setText(tr("Not acknowledged within %1 s: %2. Such an instance may be hung or cut off from the "
                               "database; until it applies version %3 it may still act on the old mode. Check it on "
                               "the Instances page.")
-                               .arg(kAcknowledgeMs / 1000).arg(late.join(QStringLiteral(", ")).toHtmlEscaped())
-                               .arg(flip.after.version));
+                               .arg(QString::number(kAcknowledgeMs / 1000), late.join(QStringLiteral(", ")).toHtmlEscaped(),
+                                    QString::number(flip.after.version)));
         m_warning->show();
     }
 }

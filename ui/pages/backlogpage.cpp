@@ -211,7 +211,7 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
                             "%3 UTC.")
                              .arg(locale.toString(summary.recorded), console::formatYuan(summary.amountFen),
                                   console::displayTime(summary.oldestMicros));
-    text += tr(" Switch: <b>%1</b> (version %2).").arg(summary.mode).arg(summary.switchVersion);
+    text += tr(" Switch: <b>%1</b> (version %2).").arg(summary.mode, QString::number(summary.switchVersion));
     m_headline->setText(text);
 
     const UnmatchedCount &unmatched = summary.unmatched;
@@ -330,7 +330,7 @@ void BacklogPage::startDrain(DrainSource source)
     DrainOptions options;
     options.source = source;
     options.worker = QStringLiteral("drain:console:%1:%2")
-                         .arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
+                         .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
     options.cancel = m_cancel.get();
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);

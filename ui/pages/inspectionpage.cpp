@@ -206,8 +206,8 @@ QString InspectionPage::findingsText(const InspectionRun &run)
     const QJsonObject sw = json.value(QStringLiteral("switch")).toObject();
     if (!sw.isEmpty())
         lines << tr("Switch: %1 (version %2).")
-                     .arg(sw.value(QStringLiteral("mode")).toString())
-                     .arg(sw.value(QStringLiteral("version")).toInteger());
+                     .arg(sw.value(QStringLiteral("mode")).toString(),
+                          QString::number(sw.value(QStringLiteral("version")).toInteger()));
     return lines.join(QLatin1Char('\n'));
 }
 

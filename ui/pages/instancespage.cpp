@@ -88,7 +88,8 @@ void InstancesPage::refresh()
                 m_prober->probe(row.id, row.listen);
             }
             QString text = tr("<b>%1 of %2 instances alive.</b> Switch: %3, version %4.")
-                               .arg(alive).arg(list.rows.size()).arg(list.mode).arg(list.switchVersion);
+                               .arg(QString::number(alive), QString::number(list.rows.size()), list.mode,
+                                    QString::number(list.switchVersion));
             if (unsafe)
                 text += QLatin1Char(' ')
                         + palette::strong(palette::Role::Danger,

@@ -49,7 +49,7 @@ void BusyIndicator::tick()
     const qint64 ms = m_clock.elapsed();
     if (ms < 500)
         return;
-    m_label->setText(tr("%1 … %2 s").arg(m_what).arg(ms / 1000));
+    m_label->setText(tr("%1 … %2 s").arg(m_what, QString::number(ms / 1000)));
     setVisible(true);
 }
 
