@@ -86,7 +86,8 @@ LiveTrafficChart::LiveTrafficChart(QWidget *parent)
     m_view = new QChartView(chart, this);
     m_view->setObjectName(QStringLiteral("liveTrafficView"));
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumHeight(260);
+    // Still readable below the tiles on a 768 px laptop screen.
+    m_view->setMinimumHeight(200);
     m_caption = new QLabel(this);
     m_caption->setObjectName(QStringLiteral("liveTrafficCaption"));
     m_caption->setWordWrap(true);

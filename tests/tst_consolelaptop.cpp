@@ -1,0 +1,190 @@
+#include "console/consolesettings.h"
+#include "consolewindow.h"
+#include "demodatabase.h"
+#include "dialogs/connectiondialog.h"
+#include "dialogs/reportdialog.h"
+#include "dialogs/settingsdialog.h"
+#include "log/translation.h"
+#include "pages/pagetable.h"
+#include "playbook/playbookdock.h"
+#include "testmain.h"
+
+#include <QAbstractScrollArea>
+#include <QApplication>
+#include <QDir>
+
+using namespace payops;
+
+namespace {
+
+// The most common laptop screen, 1366 × 768, less what a desktop takes for its panel and the
+// window's title bar.
+constexpr QSize kLaptop(1366, 740);
+
+// PAYOPS_SCREENSHOT_DIR=DIR: the window or dialog at the laptop's size, as
+// DIR/laptop[-zh]-<name>.png. Not a check; the suite runs without it.
+void screenshot(QWidget *widget, const QString &language, const QString &name)
+{
+    const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
+    if (directory.isEmpty())
+        return;
+    QCoreApplication::processEvents();
+    const QString prefix = language == QLatin1String("en") ? QStringLiteral("laptop-") : QStringLiteral("laptop-zh-");
+    QVERIFY(widget->grab().save(QDir(directory).filePath(prefix + name + QStringLiteral(".png"))));
+}
+
+// A widget a scroll area holds asks nothing of the window.
+bool insideScrollArea(QWidget *widget, QWidget *root)
+{
+    for (QWidget *w = widget->parentWidget(); w && w != root; w = w->parentWidget())
+        if (qobject_cast<QAbstractScrollArea *>(w))
+            return true;
+    return false;
+}
+
+// What makes a widget need more than the laptop gives, for the failure message: the deepest
+// widgets whose own minimum is wider or taller than `limit`, with their minimum.
+QStringList tooLarge(QWidget *root, QSize limit)
+{
+    QStringList found;
+    for (QWidget *child : root->findChildren<QWidget *>()) {
+        if (!child->isVisibleTo(root) || insideScrollArea(child, root))
+            continue;
+        const QSize need = child->minimumSizeHint().expandedTo(child->minimumSize());
+        if (need.width() <= limit.width() && need.height() <= limit.height())
+            continue;
+        QStringList path;
+        for (QWidget *w = child; w && w != root; w = w->parentWidget())
+            path.prepend(w->objectName().isEmpty() ? QString::fromLatin1(w->metaObject()->className()) : w->objectName());
+        found << QStringLiteral("%1 %2×%3").arg(path.join(QLatin1Char('/'))).arg(need.width()).arg(need.height());
+    }
+    return found;
+}
+
+QString fitMessage(QWidget *widget, const QString &what, QSize limit)
+{
+    const QSize need = widget->minimumSizeHint();
+    return QStringLiteral("%1 needs %2×%3, more than %4×%5; wide or tall parts: %6")
+        .arg(what)
+        .arg(need.width())
+        .arg(need.height())
+        .arg(limit.width())
+        .arg(limit.height())
+        .arg(tooLarge(widget, limit).join(QStringLiteral("; ")));
+}
+
+bool fits(QWidget *widget, QSize limit)
+{
+    const QSize need = widget->minimumSizeHint().expandedTo(widget->minimumSize());
+    return need.width() <= limit.width() && need.height() <= limit.height();
+}
+
+} // namespace
+
+class TestConsoleLaptop final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { m_demo = test::demoDatabase(); }
+
+    void cleanupTestCase() { installTranslations(QStringLiteral("en")); }
+
+    void everyPageFitsWithThePlaybook_data() { languages(); }
+
+    // Each page on the demo database, with its data, fits the laptop with the playbook shown
+    // beside it; at the laptop's size the playbook is on screen with the width it asks for,
+    // and the page has at least its own minimum.
+    void everyPageFitsWithThePlaybook()
+    {
+        QFETCH(QString, language);
+        QCOMPARE(installTranslations(language), language);
+        MainWindow window(m_demo->dsn());
+        showAtLaptopSize(window);
+        QTRY_VERIFY_WITH_TIMEOUT(window.playbook()->steps().size() > 0, 20000);
+        for (const PageEntry &entry : pageTable()) {
+            window.showPage(entry.id);
+            test::waitForData(&window);
+            QCoreApplication::processEvents();
+            const QString name = QString::fromLatin1(entry.name);
+            QVERIFY2(fits(&window, kLaptop), qPrintable(fitMessage(&window, name, kLaptop)));
+            window.resize(kLaptop);
+            QCoreApplication::processEvents();
+            QCOMPARE(window.size(), kLaptop);
+            PlaybookDock *playbook = window.playbook();
+            QVERIFY2(playbook->isVisible() && !playbook->isFloating(), qPrintable(name));
+            QVERIFY2(playbook->width() >= playbook->minimumSizeHint().width() && playbook->width() >= 300,
+                     qPrintable(QStringLiteral("%1: the playbook is %2 px wide").arg(name).arg(playbook->width())));
+            QVERIFY2(playbook->geometry().right() < window.width(), qPrintable(name));
+            Page *page = window.page(entry.id);
+            QVERIFY2(page->width() >= page->minimumSizeHint().width() && page->height() >= page->minimumSizeHint().height(),
+                     qPrintable(QStringLiteral("%1 is %2×%3, less than its minimum %4×%5")
+                                    .arg(name)
+                                    .arg(page->width())
+                                    .arg(page->height())
+                                    .arg(page->minimumSizeHint().width())
+                                    .arg(page->minimumSizeHint().height())));
+            screenshot(&window, language, name);
+        }
+    }
+
+    void everyDialogFits_data() { languages(); }
+
+    // The dialogs the console opens, each at the stage it opens with, fit the laptop too.
+    void everyDialogFits()
+    {
+        QFETCH(QString, language);
+        QCOMPARE(installTranslations(language), language);
+        MainWindow window(m_demo->dsn());
+        showAtLaptopSize(window);
+
+        const auto check = [&language](QWidget *dialog, const QString &name) {
+            dialog->show();
+            test::waitForData(dialog);
+            QVERIFY2(fits(dialog, kLaptop), qPrintable(fitMessage(dialog, name, kLaptop)));
+            screenshot(dialog, language, name);
+            dialog->close();
+        };
+        SettingsDialog settings(console::ConsoleSettings::instance(), &window);
+        check(&settings, QStringLiteral("settings"));
+        ConnectionDialog connection(&window);
+        check(&connection, QStringLiteral("connect"));
+        ReportDialog report(m_demo->dsn(), &window);
+        check(&report, QStringLiteral("report"));
+
+        SwitchDialog *switchDialog = test::openSwitchDialog(window);
+        QVERIFY(switchDialog);
+        check(switchDialog, QStringLiteral("switch"));
+        CompensationDialog *dialog = test::openCompensationPreview(window);
+        QVERIFY(dialog);
+        check(dialog, QStringLiteral("compensation-preview"));
+    }
+
+private:
+    // The window as a laptop shows it: the playbook docked beside the pages.
+    static void showAtLaptopSize(MainWindow &window)
+    {
+        window.playbook()->show();
+        window.resize(kLaptop);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+    }
+
+    static void languages()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::newRow("English") << QStringLiteral("en");
+        QTest::newRow("Chinese") << QStringLiteral("zh_CN");
+    }
+
+    std::unique_ptr<test::ScratchDatabase> m_demo;
+};
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    PAYOPS_TEST_SETUP();
+    TestConsoleLaptop test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_consolelaptop.moc"
