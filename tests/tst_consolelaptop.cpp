@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QScreen>
 
 using namespace payops;
 
@@ -106,6 +107,20 @@ private Q_SLOTS:
     }
 
     void cleanupTestCase() { installTranslations(QStringLiteral("en")); }
+
+    // The console opens no larger than the screen it opens on (the offscreen platform's is
+    // smaller than the console's usual size), so its status bar is never below the panel.
+    void opensNoLargerThanTheScreen()
+    {
+        MainWindow window(std::nullopt);
+        const QSize screen = QGuiApplication::primaryScreen()->availableSize();
+        QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
+                 qPrintable(QStringLiteral("%1×%2 on a screen of %3×%4")
+                                .arg(window.width())
+                                .arg(window.height())
+                                .arg(screen.width())
+                                .arg(screen.height())));
+    }
 
     void everyPageFitsWithThePlaybook_data() { languages(); }
 
