@@ -11,6 +11,8 @@
 
 #include <QAbstractScrollArea>
 #include <QApplication>
+#include <QChartView>
+#include <QGraphicsTextItem>
 #include <QComboBox>
 #include <QDir>
 #include <QScreen>
@@ -82,6 +84,23 @@ void settle()
     for (int level = 0; level < 20; ++level)
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     QCoreApplication::processEvents();
+}
+
+// The texts of the shown charts that Qt Charts cut short for want of room ("12-03 ..."): at
+// the laptop's size a label must still say what it labels.
+QStringList cutChartTexts(QWidget *window)
+{
+    QStringList cut;
+    for (QChartView *view : window->findChildren<QChartView *>()) {
+        if (!view->isVisible())
+            continue;
+        for (const QGraphicsItem *item : view->scene()->items()) {
+            const auto *text = dynamic_cast<const QGraphicsTextItem *>(item);
+            if (text && text->isVisible() && text->toPlainText().endsWith(QStringLiteral("...")))
+                cut << QStringLiteral("%1: %2").arg(view->objectName(), text->toPlainText());
+        }
+    }
+    return cut;
 }
 
 bool fits(QWidget *widget, QSize limit)
@@ -161,6 +180,8 @@ private Q_SLOTS:
                                     .arg(page->minimumSizeHint().width())
                                     .arg(page->minimumSizeHint().height())));
             screenshot(&window, language, name);
+            const QStringList cut = cutChartTexts(&window);
+            QVERIFY2(cut.isEmpty(), qPrintable(QStringLiteral("%1: chart texts cut short: %2").arg(name, cut.join(QStringLiteral("; ")))));
         }
     }
 

@@ -33,6 +33,11 @@ QValueAxis *countAxis(const QString &title, const QColor &colour)
     axis->setTitleText(title);
     axis->setLabelFormat(QStringLiteral("%d"));
     axis->setTitleBrush(colour);
+    // A size smaller than the theme's: Qt Charts gives the upright title only the axis's width,
+    // and in Chinese the theme's size was cut to "..." on a laptop screen.
+    QFont font = axis->titleFont();
+    font.setPointSizeF(font.pointSizeF() * 0.9);
+    axis->setTitleFont(font);
     axis->setLabelsColor(colour);
     axis->setRange(0, 4);
     return axis;
