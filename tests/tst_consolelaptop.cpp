@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QChartView>
 #include <QGraphicsTextItem>
+#include <QLabel>
 #include <QComboBox>
 #include <QDir>
 #include <QScreen>
@@ -103,6 +104,31 @@ QStringList cutChartTexts(QWidget *window)
     return cut;
 }
 
+// The wrapped labels of the window shorter than their text needs at their width: the last
+// lines of such a label are cut off.
+QStringList clippedLabels(QWidget *window)
+{
+    settle();
+    QStringList clipped;
+    for (QLabel *label : window->findChildren<QLabel *>()) {
+        if (!label->isVisible() || !label->wordWrap() || label->text().isEmpty() || insideScrollArea(label, window))
+            continue;
+        const int need = label->heightForWidth(label->width());
+        if (label->height() < need)
+            clipped << QStringLiteral("%1 %2 of %3 px: %4")
+                           .arg(label->objectName())
+                           .arg(label->height())
+                           .arg(need)
+                           .arg(label->text().left(60));
+    }
+    return clipped;
+}
+
+QString clippedMessage(const QString &name, const QStringList &clipped)
+{
+    return QStringLiteral("%1: labels cut off: %2").arg(name, clipped.join(QStringLiteral("; ")));
+}
+
 bool fits(QWidget *widget, QSize limit)
 {
     settle();
@@ -180,6 +206,8 @@ private Q_SLOTS:
                                     .arg(page->minimumSizeHint().width())
                                     .arg(page->minimumSizeHint().height())));
             screenshot(&window, language, name);
+            const QStringList clipped = clippedLabels(&window);
+            QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
             const QStringList cut = cutChartTexts(&window);
             QVERIFY2(cut.isEmpty(), qPrintable(QStringLiteral("%1: chart texts cut short: %2").arg(name, cut.join(QStringLiteral("; ")))));
         }
@@ -215,6 +243,8 @@ private Q_SLOTS:
             dialog->show();
             test::waitForData(dialog);
             QVERIFY2(fits(dialog, kLaptop), qPrintable(fitMessage(dialog, name, kLaptop)));
+            const QStringList clipped = clippedLabels(dialog);
+            QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
             screenshot(dialog, language, name);
             dialog->close();
         };
