@@ -193,8 +193,9 @@ void ReconciliationPage::loadStatements(qint64 select)
         [this, select](const QList<StoredStatement> &statements) {
             m_statements->clear();
             for (const StoredStatement &s : statements) {
-                m_statements->addItem(statementTitle(s), s.id);
-                m_statements->setItemData(m_statements->count() - 1, statementTitle(s), Qt::ToolTipRole);
+                const QString title = statementTitle(s);
+                m_statements->addItem(title, s.id);
+                m_statements->setItemData(m_statements->count() - 1, title, Qt::ToolTipRole);
             }
             if (statements.isEmpty())
                 return;
