@@ -6,13 +6,11 @@
 #include "dialogs/switchdialog.h"
 #include "log/translation.h"
 #include "mainwindow.h"
-#include "pages/compensationpage.h"
 #include "pages/pagetable.h"
 #include "playbook/playbookdock.h"
 #include "testmain.h"
 #include "untranslated.h"
-#include "widgets/busyindicator.h"
-#include "widgets/switchcontrol.h"
+#include "consolewindow.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -227,24 +225,6 @@ QStringList dataOf(const Dsn &dsn)
     return data;
 }
 
-// True once no busy indicator of the window turns and every shown table has rows, or after
-// a few seconds (a table may be empty on purpose).
-void waitForData(QWidget *window)
-{
-    // Not a failure when it times out: the texts are checked as they are then.
-    static_cast<void>(QTest::qWaitFor(
-        [window] {
-            for (const BusyIndicator *busy : window->findChildren<BusyIndicator *>())
-                if (busy->isVisible())
-                    return false;
-            for (const QAbstractItemView *view : window->findChildren<QAbstractItemView *>())
-                if (view->isVisible() && view->model() && view->model()->rowCount() == 0)
-                    return false;
-            return true;
-        },
-        5000));
-}
-
 // Runs `check` on the modal dialog `trigger` opens, then closes it.
 void onModalDialog(QAction *trigger, const std::function<void(QWidget *)> &check)
 {
@@ -322,7 +302,7 @@ private Q_SLOTS:
         window.playbook()->show();
         for (const PageEntry &entry : pageTable()) {
             window.showPage(entry.id);
-            waitForData(&window);
+            test::waitForData(&window);
             texts.collect(window.page(entry.id));
         }
         texts.collect(&window);
@@ -335,24 +315,17 @@ private Q_SLOTS:
         window.findChild<QAction *>(QStringLiteral("actionIncidentReport"))->trigger();
         auto *reportDialog = window.findChild<ReportDialog *>();
         QVERIFY(reportDialog);
-        waitForData(reportDialog);
+        test::waitForData(reportDialog);
         texts.collect(reportDialog);
         reportDialog->close();
 
-        window.showPage(Page::OverviewId);
-        auto *switchControl = window.page(Page::OverviewId)->findChild<SwitchControl *>();
-        QVERIFY(switchControl);
-        QTRY_VERIFY_WITH_TIMEOUT(switchControl->isEnabled(), 20000);
-        switchControl->click();
-        QTRY_VERIFY(switchControl->dialog());
-        texts.collect(switchControl->dialog());
-        switchControl->dialog()->reject();
+        SwitchDialog *switchDialog = test::openSwitchDialog(window);
+        QVERIFY(switchDialog);
+        texts.collect(switchDialog);
+        switchDialog->reject();
 
-        window.showPage(Page::CompensationId);
-        auto *compensation = qobject_cast<CompensationPage *>(window.page(Page::CompensationId));
-        QVERIFY(compensation);
-        CompensationDialog *dialog = compensation->compensateEverything();
-        QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
+        CompensationDialog *dialog = test::openCompensationPreview(window);
+        QVERIFY(dialog);
         texts.collect(dialog);
         dialog->reject();
 

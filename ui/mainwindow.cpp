@@ -24,8 +24,10 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QStyle>
 #include <QVBoxLayout>
 
 namespace payops {
@@ -35,7 +37,12 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("payops console"));
-    resize(1360, 860);
+    // Never larger than the screen: on a 1366 × 768 laptop a window taller than the screen
+    // hides its status bar and the playbook's last steps below the panel.
+    QSize size(1360, 860);
+    if (const QScreen *screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableSize());
+    resize(size);
 
     auto *central = new QWidget(this);
     auto *outer = new QVBoxLayout(central);
@@ -59,13 +66,16 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     auto *body = new QHBoxLayout;
     m_nav = new QListWidget(central);
     m_nav->setObjectName(QStringLiteral("navList"));
-    m_nav->setFixedWidth(190);
     QFont navFont = m_nav->font();
     navFont.setPointSizeF(navFont.pointSizeF() * 1.15);
     m_nav->setFont(navFont);
     m_nav->setSpacing(4);
     for (const PageEntry &entry : pageTable())
         m_nav->addItem(pageTitle(entry));
+    // As wide as its longest title in the language shown, and room for a scroll bar on a
+    // short screen: every pixel more is taken from the page beside it.
+    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 2 * m_nav->frameWidth() + 2 * m_nav->spacing()
+                         + m_nav->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8);
     m_stack = new QStackedWidget(central);
     auto *placeholder = new QLabel(tr("Not connected. File → Connect… opens the connection dialog; "
                                       "payops-console --db mysql://USER@HOST/DB skips it."), m_stack);

@@ -107,14 +107,19 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     filters->addWidget(m_actor);
     filters->addWidget(new QLabel(tr("Action"), this));
     filters->addWidget(m_action);
-    filters->addWidget(m_fromOn);
-    filters->addWidget(m_from);
-    filters->addWidget(m_toOn);
-    filters->addWidget(m_to);
-    filters->addWidget(new QLabel(tr("UTC"), this));
-    filters->addWidget(apply);
     filters->addStretch(1);
     layout->addLayout(filters);
+    // The time range on a line of its own: on one line with the rest the filters alone were
+    // wider than a laptop leaves the page beside the playbook.
+    auto *range = new QHBoxLayout;
+    range->addWidget(m_fromOn);
+    range->addWidget(m_from);
+    range->addWidget(m_toOn);
+    range->addWidget(m_to);
+    range->addWidget(new QLabel(tr("UTC"), this));
+    range->addWidget(apply);
+    range->addStretch(1);
+    layout->addLayout(range);
 
     auto *acts = new QHBoxLayout;
     m_verify = new QPushButton(tr("Verify the chain"), this);

@@ -103,7 +103,10 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
     m_compensateOrders->setObjectName(QStringLiteral("compensateOrders"));
     m_compensateAll = new QPushButton(tr("Compensate all in this filter…"), this);
     m_compensateAll->setObjectName(QStringLiteral("compensateAll"));
-    acts->addWidget(new QLabel(tr("Each opens a dry-run preview first:"), this));
+    // Wrapped, so that on a laptop it takes a second line rather than the buttons' room.
+    auto *preview = new QLabel(tr("Each opens a dry-run preview first:"), this);
+    preview->setWordWrap(true);
+    acts->addWidget(preview, 1);
     acts->addWidget(m_compensateSelected);
     acts->addWidget(m_compensateOrders);
     acts->addWidget(m_compensateAll);

@@ -37,6 +37,9 @@ EvidencePage::EvidencePage(const Dsn &dsn, QWidget *parent)
     auto *show = new QPushButton(tr("Show evidence"), this);
     m_header = new QLabel(tr("Pick an order on the state machine or duplicates page, or type its id."), this);
     m_header->setObjectName(QStringLiteral("evidenceHeader"));
+    // An order's line (or a database error) is longer than a laptop leaves beside the
+    // playbook: it wraps instead of widening the window.
+    m_header->setWordWrap(true);
     m_busy = new BusyIndicator(this);
     bar->addWidget(new QLabel(tr("Order"), this));
     bar->addWidget(m_orderEdit);

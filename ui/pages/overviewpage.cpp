@@ -36,8 +36,8 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
 {
     setObjectName(QStringLiteral("overviewPage"));
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(24, 20, 24, 20);
-    layout->setSpacing(12);
+    layout->setContentsMargins(16, 12, 16, 12);
+    layout->setSpacing(10);
     m_headline = new QLabel(this);
     m_headline->setObjectName(QStringLiteral("headline"));
     QFont big = m_headline->font();
@@ -57,7 +57,7 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(m_details);
 
     auto *grid = new QGridLayout;
-    grid->setSpacing(14);
+    grid->setSpacing(10);
     m_mode = new Tile(QStringLiteral("tileMode"), tr("Callback endpoint mode"), this);
     m_rate = new Tile(QStringLiteral("tileRate"), tr("Payments, last minute"), this);
     m_duplicates = new Tile(QStringLiteral("tileDuplicates"), tr("Duplicate side effects (open)"), this);

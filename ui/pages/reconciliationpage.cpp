@@ -87,7 +87,11 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
     bar->addWidget(new QLabel(tr("Statement:"), this));
     m_statements = new QComboBox(this);
     m_statements->setObjectName(QStringLiteral("statementList"));
-    m_statements->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // A statement's title holds its file name, as long as the platform made it: the box takes
+    // the room the bar has, and each title is whole in its entry's tooltip, instead of the box
+    // growing with the title past the screen.
+    m_statements->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_statements->setMinimumContentsLength(24);
     m_statements->setPlaceholderText(tr("none imported yet"));
     bar->addWidget(m_statements, 1);
     m_reconcile = new QPushButton(tr("Reconcile again"), this);
@@ -195,8 +199,11 @@ void ReconciliationPage::loadStatements(qint64 select)
         QStringLiteral("statements"), [](const QSqlDatabase &db) { return console::loadStatements(db); }, this,
         [this, select](const QList<StoredStatement> &statements) {
             m_statements->clear();
-            for (const StoredStatement &s : statements)
-                m_statements->addItem(statementTitle(s), s.id);
+            for (const StoredStatement &s : statements) {
+                const QString title = statementTitle(s);
+                m_statements->addItem(title, s.id);
+                m_statements->setItemData(m_statements->count() - 1, title, Qt::ToolTipRole);
+            }
             if (statements.isEmpty())
                 return;
             const int row = select > 0 ? std::max(0, m_statements->findData(select)) : 0;

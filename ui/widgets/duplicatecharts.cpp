@@ -91,7 +91,9 @@ void DuplicateCharts::setTimeline(const console::DuplicateTimeline &timeline)
         *coupons << double(timeline.coupons.at(i));
         *points << double(timeline.points.at(i));
         peak = qMax(peak, timeline.coupons.at(i) + timeline.points.at(i));
-        const QString label = timeline.buckets.at(i).mid(5); // MM-DD HH:mm
+        // MM-DD over HH:mm: on one line it is wider than a bucket once the page shares a
+        // laptop's screen with the playbook, and Qt Charts cuts it to "12-03 2...".
+        const QString label = timeline.buckets.at(i).mid(5, 5) + QStringLiteral("<br>") + timeline.buckets.at(i).mid(11, 5);
         labels << (i % every == 0 ? label : QString(i, QLatin1Char(' ')));
     }
     auto *series = new QStackedBarSeries;

@@ -33,6 +33,11 @@ QValueAxis *countAxis(const QString &title, const QColor &colour)
     axis->setTitleText(title);
     axis->setLabelFormat(QStringLiteral("%d"));
     axis->setTitleBrush(colour);
+    // A size smaller than the theme's: Qt Charts gives the upright title only the axis's width,
+    // and in Chinese the theme's size was cut to "..." on a laptop screen.
+    QFont font = axis->titleFont();
+    font.setPointSizeF(font.pointSizeF() * 0.9);
+    axis->setTitleFont(font);
     axis->setLabelsColor(colour);
     axis->setRange(0, 4);
     return axis;
@@ -86,7 +91,8 @@ LiveTrafficChart::LiveTrafficChart(QWidget *parent)
     m_view = new QChartView(chart, this);
     m_view->setObjectName(QStringLiteral("liveTrafficView"));
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumHeight(260);
+    // Still readable below the tiles on a 768 px laptop screen.
+    m_view->setMinimumHeight(200);
     m_caption = new QLabel(this);
     m_caption->setObjectName(QStringLiteral("liveTrafficCaption"));
     m_caption->setWordWrap(true);

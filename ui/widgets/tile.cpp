@@ -16,10 +16,11 @@ Tile::Tile(const QString &objectName, const QString &caption, QWidget *parent)
     setFrameShape(QFrame::StyledPanel);
     setCursor(Qt::PointingHandCursor);
     setFocusPolicy(Qt::StrongFocus);
-    setMinimumSize(260, 150);
+    // Three to a row beside the navigation and the playbook on a 1366 px laptop.
+    setMinimumSize(200, 120);
     setAutoFillBackground(true);
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(18, 14, 18, 14);
+    layout->setContentsMargins(14, 10, 14, 10);
     m_caption = new QLabel(caption, this);
     QFont captionFont = m_caption->font();
     captionFont.setBold(true);

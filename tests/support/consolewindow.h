@@ -1,0 +1,60 @@
+#pragma once
+
+#include "dialogs/compensationdialog.h"
+#include "dialogs/switchdialog.h"
+#include "mainwindow.h"
+#include "pages/compensationpage.h"
+#include "widgets/busyindicator.h"
+#include "widgets/switchcontrol.h"
+
+#include <QAbstractItemView>
+#include <QtTest>
+
+namespace payops::test {
+
+// Waits until no busy indicator of the window turns and every shown table has rows, or for a
+// few seconds (a table may be empty on purpose). Not a failure when it times out: what is
+// checked afterwards is checked as it then stands.
+inline void waitForData(QWidget *window)
+{
+    static_cast<void>(QTest::qWaitFor(
+        [window] {
+            for (const BusyIndicator *busy : window->findChildren<BusyIndicator *>())
+                if (busy->isVisible())
+                    return false;
+            for (const QAbstractItemView *view : window->findChildren<QAbstractItemView *>())
+                if (view->isVisible() && view->model() && view->model()->rowCount() == 0)
+                    return false;
+            return true;
+        },
+        5000));
+}
+
+// The overview's switch dialog, opened as an operator opens it once the account's grants are
+// known; nullptr if it did not open.
+inline SwitchDialog *openSwitchDialog(MainWindow &window)
+{
+    window.showPage(Page::OverviewId);
+    auto *control = window.page(Page::OverviewId)->findChild<SwitchControl *>();
+    if (!control || !QTest::qWaitFor([control] { return control->isEnabled(); }, 20000))
+        return nullptr;
+    control->click();
+    static_cast<void>(QTest::qWaitFor([control] { return control->dialog() != nullptr; }, 5000));
+    return control->dialog();
+}
+
+// The compensation page's dialog for every open duplicate, with its dry-run preview read;
+// nullptr if it did not open or read nothing.
+inline CompensationDialog *openCompensationPreview(MainWindow &window)
+{
+    window.showPage(Page::CompensationId);
+    auto *page = qobject_cast<CompensationPage *>(window.page(Page::CompensationId));
+    if (!page)
+        return nullptr;
+    CompensationDialog *dialog = page->compensateEverything();
+    if (!QTest::qWaitFor([dialog] { return !dialog->plan().isEmpty(); }, 20000))
+        return nullptr;
+    return dialog;
+}
+
+} // namespace payops::test
