@@ -1,5 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
+#include "db/dberror.h"
 #include "domain/compensationworkflow.h"
 #include "domain/duplicatecount.h"
 #include "scratchdatabase.h"
@@ -258,6 +259,54 @@ private Q_SLOTS:
         for (const qint64 id : {grown, shrunk})
             QCOMPARE(loadCompensationRequest(root(), id)->status, QStringLiteral("PENDING"));
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(3));
+    }
+
+    // Four eyes by instalments: a plan above the threshold, run order by order by one
+    // operator. The run that takes the account's solo total over the threshold needs a second
+    // operator, and the database refuses it to a client that carries it out anyway. What an
+    // approved request carried out counts against no one's allowance.
+    void instalmentsAddUpToTheThreshold()
+    {
+        test::insertDuplicateIncident(root(), 6); // 1,600 fen an order, 9,600 in all
+        setThreshold(2000);
+        QList<qint64> requests;
+        for (qint64 order = 1001; order <= 1006; ++order) {
+            const CompensationResult result = runCompensation(m_asAlice->database(), compensate({{order}, {}, false}));
+            QVERIFY2(result.refusal.isEmpty(), qPrintable(result.refusal));
+            QCOMPARE(result.soloFen, order == 1001 ? 0 : 1600);
+            if (order == 1001) {
+                QCOMPARE(result.run.done, 3);
+            } else {
+                QVERIFY(result.filedRequestId > 0);
+                QCOMPARE(result.run.done, 0);
+                requests << result.filedRequestId;
+            }
+        }
+        QCOMPARE(count(root(), QStringLiteral("SELECT COALESCE(SUM(amount_fen), 0) FROM compensation")), qint64(1600));
+
+        const CompensationPlan order1002 = planCompensation(m_asAlice->database(), {{1002}, {}, false}, {});
+        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(m_asAlice->database(), order1002, QStringLiteral("INC-7"),
+                                                                 QStringLiteral("INC-7"), {}));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")), qint64(0));
+
+        const CompensationResult approved = runCompensation(m_asBob->database(), approve(requests.first()));
+        QVERIFY2(approved.refusal.isEmpty(), qPrintable(approved.refusal));
+        QCOMPARE(approved.run.done, 3);
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE request_id = %1").arg(requests.first())),
+                 qint64(3));
+        QCOMPARE(soloCompensatedFen(m_asAlice->database()), qint64(1600));
+        QCOMPARE(soloCompensatedFen(m_asBob->database()), qint64(0));
+        // Bob's own allowance is whole: one order of his own runs at once.
+        const CompensationResult bobsOwn = runCompensation(m_asBob->database(), compensate({{1006}, {}, false}));
+        QCOMPARE(bobsOwn.filedRequestId, qint64(0));
+        QCOMPARE(bobsOwn.run.done, 3);
+        QCOMPARE(soloCompensatedFen(m_asBob->database()), qint64(1600));
+
+        // A window that is no number of hours is an error, not a window of none.
+        db::exec(root(), QStringLiteral("UPDATE payops_meta SET value = 'a day' WHERE name = 'four_eyes_window_hours'"));
+        const CompensationJob order1005 = compensate({{1005}, {}, false});
+        QVERIFY_THROWS_EXCEPTION(db::Error, runCompensation(m_asAlice->database(), order1005));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1005")), qint64(0));
     }
 
 private:
