@@ -18,7 +18,8 @@
 --    executor's allowance. The account that migrated (the triggers' definer), which owns the
 --    schema and could drop these triggers anyway, is not held to the allowance.
 
-INSERT INTO payops_meta (name, value) VALUES ('four_eyes_window_hours', '24');
+-- A window an administrator set ahead of this migration stays.
+INSERT INTO payops_meta (name, value) VALUES ('four_eyes_window_hours', '24') ON DUPLICATE KEY UPDATE value = value;
 
 DELIMITER $$
 -- The user name of an account or of USER(): everything before the last '@' (a quoted user
