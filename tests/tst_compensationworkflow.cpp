@@ -309,6 +309,28 @@ private Q_SLOTS:
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1005")), qint64(0));
     }
 
+    // The same from the command line, which goes through the workflow above: the second
+    // order's run is filed as a request and says why.
+    void theCommandLineFilesTheInstalmentThatGoesOver()
+    {
+        test::insertDuplicateIncident(root(), 2);
+        setThreshold(2000);
+        const auto compensateOrder = [this](const QString &order) {
+            return test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"),
+                                 m_alice->dsnFor(m_db->name()).toString(true), QStringLiteral("--order"), order,
+                                 QStringLiteral("--reason"), QStringLiteral("duplicate payout"),
+                                 QStringLiteral("--ticket"), QStringLiteral("INC-7")});
+        };
+        const test::CliRun first = compensateOrder(QStringLiteral("1001"));
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+        const test::CliRun second = compensateOrder(QStringLiteral("1002"));
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(second.err.contains(QStringLiteral("1600 fen this account compensated alone")), qPrintable(second.err));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")), qint64(0));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")),
+                 qint64(1));
+    }
+
 private:
     QSqlDatabase root() const { return m_root->database(); }
 
