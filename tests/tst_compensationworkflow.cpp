@@ -309,6 +309,19 @@ private Q_SLOTS:
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1005")), qint64(0));
     }
 
+    // A finance account may look at a dry run, allowance included, and change nothing.
+    void aFinanceAccountPreviews()
+    {
+        test::insertDuplicateIncident(root(), 2);
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        db::Connection asFinance(finance.dsnFor(m_db->name()), QStringLiteral("finance"));
+        const CompensationPreview preview = previewCompensation(asFinance.database(), CompensationScope::all(), {});
+        QCOMPARE(preview.plan.moneyFen, qint64(2 * 1600));
+        QCOMPARE(preview.soloFen, qint64(0));
+        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(asFinance.database(), preview.plan, QStringLiteral("INC-7"),
+                                                                 QStringLiteral("INC-7"), {}));
+    }
+
     // The same from the command line, which goes through the workflow above: the second
     // order's run is filed as a request and says why.
     void theCommandLineFilesTheInstalmentThatGoesOver()

@@ -173,9 +173,10 @@ BEGIN
 END$$
 DELIMITER ;
 
--- The new columns a statement names, and the allowance a client reads before it runs.
+-- The new columns a statement names, and the allowance a client reads before it runs (finance
+-- too: its dry run shows the four-eyes branch).
 GRANT UPDATE (decided_account) ON ${database}.compensation_request TO payops_operator;
 GRANT INSERT (drafted_account) ON ${database}.missing_payment_draft TO payops_finance, payops_operator;
 GRANT UPDATE (decided_account) ON ${database}.missing_payment_draft TO payops_operator;
-GRANT EXECUTE ON FUNCTION ${database}.payops_solo_compensated_fen TO payops_operator;
+GRANT EXECUTE ON FUNCTION ${database}.payops_solo_compensated_fen TO payops_finance, payops_operator;
 GRANT EXECUTE ON FUNCTION ${database}.payops_user_name TO payops_finance, payops_operator;
