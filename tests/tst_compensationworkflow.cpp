@@ -3,8 +3,11 @@
 #include "db/dberror.h"
 #include "domain/compensationworkflow.h"
 #include "domain/duplicatecount.h"
+#include "frozenserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
+
+#include <thread>
 
 using namespace payops;
 
@@ -307,6 +310,36 @@ private Q_SLOTS:
         const CompensationJob order1005 = compensate({{1005}, {}, false});
         QVERIFY_THROWS_EXCEPTION(db::Error, runCompensation(m_asAlice->database(), order1005));
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1005")), qint64(0));
+    }
+
+    // Two solo compensations of one account at once cannot both fit under its allowance: the
+    // second waits for the first to commit and then counts it.
+    void twoSoloRunsAtOnceShareOneAllowance()
+    {
+        setThreshold(2000);
+        const auto insert = [](const QSqlDatabase &db, int target) {
+            db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, action, amount_fen) "
+                                        "VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500)"), {target});
+        };
+        db::Transaction first(m_asAlice->database());
+        insert(m_asAlice->database(), 1);
+        QString second;
+        std::atomic<bool> secondDone = false;
+        std::thread other([&] {
+            db::Connection again(m_alice->dsnFor(m_db->name()), QStringLiteral("alice-again"));
+            second = test::refusal([&] { insert(again.database(), 2); });
+            secondDone = true;
+        });
+        // The second waits for the first; it must not have finished before the first commits.
+        // The server shows the statement of the trigger that waits, the threshold's read.
+        static_cast<void>(QTest::qWaitFor(
+            [&] { return secondDone || test::runsOnServer(m_db->dsn(), QStringLiteral("%four_eyes_threshold_fen%")); }, 10000));
+        const bool waited = !secondDone;
+        first.commit();
+        other.join();
+        QVERIFY2(waited, qPrintable(second));
+        QVERIFY2(second.contains(QStringLiteral("four eyes")), qPrintable(second));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(1));
     }
 
     // A finance account may look at a dry run, allowance included, and change nothing.
