@@ -1,9 +1,13 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
+#include "db/dberror.h"
 #include "domain/compensationworkflow.h"
 #include "domain/duplicatecount.h"
+#include "frozenserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
+
+#include <thread>
 
 using namespace payops;
 
@@ -258,6 +262,119 @@ private Q_SLOTS:
         for (const qint64 id : {grown, shrunk})
             QCOMPARE(loadCompensationRequest(root(), id)->status, QStringLiteral("PENDING"));
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(3));
+    }
+
+    // Four eyes by instalments: a plan above the threshold, run order by order by one
+    // operator. The run that takes the account's solo total over the threshold needs a second
+    // operator, and the database refuses it to a client that carries it out anyway. What an
+    // approved request carried out counts against no one's allowance.
+    void instalmentsAddUpToTheThreshold()
+    {
+        test::insertDuplicateIncident(root(), 6); // 1,600 fen an order, 9,600 in all
+        setThreshold(2000);
+        QList<qint64> requests;
+        for (qint64 order = 1001; order <= 1006; ++order) {
+            const CompensationResult result = runCompensation(m_asAlice->database(), compensate({{order}, {}, false}));
+            QVERIFY2(result.refusal.isEmpty(), qPrintable(result.refusal));
+            QCOMPARE(result.soloFen, order == 1001 ? 0 : 1600);
+            if (order == 1001) {
+                QCOMPARE(result.run.done, 3);
+            } else {
+                QVERIFY(result.filedRequestId > 0);
+                QCOMPARE(result.run.done, 0);
+                requests << result.filedRequestId;
+            }
+        }
+        QCOMPARE(count(root(), QStringLiteral("SELECT COALESCE(SUM(amount_fen), 0) FROM compensation")), qint64(1600));
+
+        const CompensationPlan order1002 = planCompensation(m_asAlice->database(), {{1002}, {}, false}, {});
+        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(m_asAlice->database(), order1002, QStringLiteral("INC-7"),
+                                                                 QStringLiteral("INC-7"), {}));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")), qint64(0));
+
+        const CompensationResult approved = runCompensation(m_asBob->database(), approve(requests.first()));
+        QVERIFY2(approved.refusal.isEmpty(), qPrintable(approved.refusal));
+        QCOMPARE(approved.run.done, 3);
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE request_id = %1").arg(requests.first())),
+                 qint64(3));
+        QCOMPARE(soloCompensatedFen(m_asAlice->database()), qint64(1600));
+        QCOMPARE(soloCompensatedFen(m_asBob->database()), qint64(0));
+        // Bob's own allowance is whole: one order of his own runs at once.
+        const CompensationResult bobsOwn = runCompensation(m_asBob->database(), compensate({{1006}, {}, false}));
+        QCOMPARE(bobsOwn.filedRequestId, qint64(0));
+        QCOMPARE(bobsOwn.run.done, 3);
+        QCOMPARE(soloCompensatedFen(m_asBob->database()), qint64(1600));
+
+        // A window that is no number of hours is an error, not a window of none.
+        db::exec(root(), QStringLiteral("UPDATE payops_meta SET value = 'a day' WHERE name = 'four_eyes_window_hours'"));
+        const CompensationJob order1005 = compensate({{1005}, {}, false});
+        QVERIFY_THROWS_EXCEPTION(db::Error, runCompensation(m_asAlice->database(), order1005));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1005")), qint64(0));
+    }
+
+    // Two solo compensations of one account at once cannot both fit under its allowance: the
+    // second waits for the first to commit and then counts it.
+    void twoSoloRunsAtOnceShareOneAllowance()
+    {
+        setThreshold(2000);
+        const auto insert = [](const QSqlDatabase &db, int target) {
+            db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, action, amount_fen) "
+                                        "VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500)"), {target});
+        };
+        db::Transaction first(m_asAlice->database());
+        insert(m_asAlice->database(), 1);
+        QString second;
+        std::atomic<bool> secondDone = false;
+        std::thread other([&] {
+            db::Connection again(m_alice->dsnFor(m_db->name()), QStringLiteral("alice-again"));
+            second = test::refusal([&] { insert(again.database(), 2); });
+            secondDone = true;
+        });
+        // The second waits for the first; it must not have finished before the first commits.
+        // The server shows the statement of the trigger that waits, the threshold's read.
+        static_cast<void>(QTest::qWaitFor(
+            [&] { return secondDone || test::runsOnServer(m_db->dsn(), QStringLiteral("%four_eyes_threshold_fen%")); }, 10000));
+        const bool waited = !secondDone;
+        first.commit();
+        other.join();
+        QVERIFY2(waited, qPrintable(second));
+        QVERIFY2(second.contains(QStringLiteral("four eyes")), qPrintable(second));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(1));
+    }
+
+    // A finance account may look at a dry run, allowance included, and change nothing.
+    void aFinanceAccountPreviews()
+    {
+        test::insertDuplicateIncident(root(), 2);
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        db::Connection asFinance(finance.dsnFor(m_db->name()), QStringLiteral("finance"));
+        const CompensationPreview preview = previewCompensation(asFinance.database(), CompensationScope::all(), {});
+        QCOMPARE(preview.plan.moneyFen, qint64(2 * 1600));
+        QCOMPARE(preview.soloFen, qint64(0));
+        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(asFinance.database(), preview.plan, QStringLiteral("INC-7"),
+                                                                 QStringLiteral("INC-7"), {}));
+    }
+
+    // The same from the command line, which goes through the workflow above: the second
+    // order's run is filed as a request and says why.
+    void theCommandLineFilesTheInstalmentThatGoesOver()
+    {
+        test::insertDuplicateIncident(root(), 2);
+        setThreshold(2000);
+        const auto compensateOrder = [this](const QString &order) {
+            return test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"),
+                                 m_alice->dsnFor(m_db->name()).toString(true), QStringLiteral("--order"), order,
+                                 QStringLiteral("--reason"), QStringLiteral("duplicate payout"),
+                                 QStringLiteral("--ticket"), QStringLiteral("INC-7")});
+        };
+        const test::CliRun first = compensateOrder(QStringLiteral("1001"));
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+        const test::CliRun second = compensateOrder(QStringLiteral("1002"));
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(second.err.contains(QStringLiteral("1600 fen this account compensated alone")), qPrintable(second.err));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")), qint64(0));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")),
+                 qint64(1));
     }
 
 private:

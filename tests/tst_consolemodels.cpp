@@ -330,7 +330,8 @@ private Q_SLOTS:
             const QSqlDatabase db = c.database();
             for (int i = 1; i <= 7; ++i)
                 db::exec(db, QStringLiteral("INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, "
-                                            "amount_fen, reason, ticket) VALUES ('{}', ?, 0, ?, ?, ?, 'INC-8')"),
+                                            "amount_fen, reason, ticket, requested_account) "
+                                            "VALUES ('{}', ?, 0, ?, ?, ?, 'INC-8', CURRENT_USER())"),
                          {i, 2 * i, 1234 * i, QStringLiteral("reason %1").arg(i)});
             for (int i = 0; i < 9; ++i)
                 db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "

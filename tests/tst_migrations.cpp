@@ -97,6 +97,37 @@ private Q_SLOTS:
         }
     }
 
+    // A migration numbered below 0100 that a database at level current does not have yet is
+    // still applied to it: the migrator goes by what is missing, not by the highest number.
+    void aLaterLegacyMigrationReachesACurrentDatabase_data()
+    {
+        QTest::addColumn<QString>("level");
+        QTest::newRow("legacy") << QStringLiteral("legacy");
+        QTest::newRow("current") << QStringLiteral("current");
+    }
+    void aLaterLegacyMigrationReachesACurrentDatabase()
+    {
+        QFETCH(QString, level);
+        test::ScratchDatabase scratch;
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        QList<db::Migration> before = db::bundledMigrations(connection.isMariaDb());
+        const auto fourEyes = std::find_if(before.cbegin(), before.cend(),
+                                           [](const db::Migration &migration) { return migration.version == 14; });
+        QVERIFY(fourEyes != before.cend());
+        const QString fourEyesFile = fourEyes->fileName;
+        before.erase(fourEyes);
+        db::Migrator(connection, before, checkMigrationRequirement).migrate(db::parseSchemaLevel(level), false);
+        const QSqlDatabase db = connection.database();
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = "
+                                          "DATABASE() AND TRIGGER_NAME = 'compensation_four_eyes'")), qint64(0));
+
+        const auto outcome = db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
+        QCOMPARE(outcome.applied, QStringList{fourEyesFile});
+        QCOMPARE(outcome.level, db::parseSchemaLevel(level).value());
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = "
+                                          "DATABASE() AND TRIGGER_NAME = 'compensation_four_eyes'")), qint64(1));
+    }
+
     void seedColumnsAreEnoughToInsert()
     {
         // Every column beyond the seed's own must have a default.

@@ -38,16 +38,6 @@ qint64 count(const test::ScratchDatabase &scratch, const QString &sql)
     return db::scalar(admin.database(), sql).toLongLong();
 }
 
-QString refusal(const std::function<void()> &action)
-{
-    try {
-        action();
-    } catch (const db::Error &error) {
-        return db::userMessage(error);
-    }
-    return QString();
-}
-
 } // namespace
 
 class TestMissingPayment final : public QObject
@@ -67,8 +57,8 @@ private Q_SLOTS:
         const qint64 draft = draftMissingPayment(financeDb.database(), 1, 7, 0, QStringLiteral("漏单 on the 1 Dec bill"));
         QVERIFY(draft > 0);
         // Finance cannot confirm its own draft, nor write the amount it drafts.
-        QVERIFY(!refusal([&] { confirmMissingPayment(financeDb.database(), draft, QString()); }).isEmpty());
-        QVERIFY(!refusal([&] {
+        QVERIFY(!test::refusal([&] { confirmMissingPayment(financeDb.database(), draft, QString()); }).isEmpty());
+        QVERIFY(!test::refusal([&] {
             db::exec(financeDb.database(), QStringLiteral(
                 "INSERT INTO missing_payment_draft (statement_id, line_no, amount_fen) VALUES (1, 9, 1)"));
         }).isEmpty());
@@ -91,8 +81,8 @@ private Q_SLOTS:
                                                "AND status = 'RECORDED' AND amount_fen = 9900 AND order_id = 1001 "
                                                "AND platform_paid_at = '2026-12-01 01:02:03.450'")), 1);
         // Decided once: neither confirmed again nor discarded afterwards.
-        QVERIFY(!refusal([&] { confirmMissingPayment(operatorDb.database(), draft, QString()); }).isEmpty());
-        QVERIFY(!refusal([&] { discardMissingPayment(operatorDb.database(), draft, QString()); }).isEmpty());
+        QVERIFY(!test::refusal([&] { confirmMissingPayment(operatorDb.database(), draft, QString()); }).isEmpty());
+        QVERIFY(!test::refusal([&] { discardMissingPayment(operatorDb.database(), draft, QString()); }).isEmpty());
 
         // The drain applies the recorded callback through the payment pipeline, once.
         DrainOptions options;
@@ -121,7 +111,7 @@ private Q_SLOTS:
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         db::Connection operatorDb(operatorAccount.dsnFor(scratch.name()), QStringLiteral("operator"));
         const qint64 draft = draftMissingPayment(operatorDb.database(), 1, 7, 0, QString());
-        QVERIFY(refusal([&] { confirmMissingPayment(operatorDb.database(), draft, QString()); })
+        QVERIFY(test::refusal([&] { confirmMissingPayment(operatorDb.database(), draft, QString()); })
                     .contains(QStringLiteral("another account")));
         QCOMPARE(count(scratch, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log")), 0);
         // Discarding needs no second account, and the pay_no may then be drafted again.
@@ -135,19 +125,19 @@ private Q_SLOTS:
         seed(scratch);
         db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
         const QSqlDatabase db = admin.database();
-        QVERIFY(refusal([&] { draftMissingPayment(db, 1, 99, 0, QString()); }).contains(QStringLiteral("no such statement line")));
-        QVERIFY(refusal([&] { draftMissingPayment(db, 1, 8, 0, QString()); }).contains(QStringLiteral("SUCCESS")));
-        QVERIFY(refusal([&] { draftMissingPayment(db, 1, 9, 0, QString()); }).contains(QStringLiteral("which order")));
+        QVERIFY(test::refusal([&] { draftMissingPayment(db, 1, 99, 0, QString()); }).contains(QStringLiteral("no such statement line")));
+        QVERIFY(test::refusal([&] { draftMissingPayment(db, 1, 8, 0, QString()); }).contains(QStringLiteral("SUCCESS")));
+        QVERIFY(test::refusal([&] { draftMissingPayment(db, 1, 9, 0, QString()); }).contains(QStringLiteral("which order")));
         // A line whose merchant order number is not ours pays the order the drafter names.
         const qint64 other = draftMissingPayment(db, 1, 9, 1002, QString());
         QCOMPARE(count(scratch, QStringLiteral("SELECT order_id FROM missing_payment_draft WHERE id = %1").arg(other)), 1002);
         // One live draft per pay_no.
         draftMissingPayment(db, 1, 7, 0, QString());
-        QVERIFY(!refusal([&] { draftMissingPayment(db, 1, 7, 0, QString()); }).isEmpty());
+        QVERIFY(!test::refusal([&] { draftMissingPayment(db, 1, 7, 0, QString()); }).isEmpty());
         // A pay_no that reached us meanwhile is not recorded twice.
         db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, status) "
                                     "VALUES ('WX-OTHER', 1002, '{}', 'RECORDED')"));
-        QVERIFY(refusal([&] { draftMissingPayment(db, 1, 9, 1002, QString()); }).contains(QStringLiteral("already recorded")));
+        QVERIFY(test::refusal([&] { draftMissingPayment(db, 1, 9, 1002, QString()); }).contains(QStringLiteral("already recorded")));
         QCOMPARE(count(scratch, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = 'WX-OTHER'")), 1);
     }
 };

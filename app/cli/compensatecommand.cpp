@@ -101,10 +101,11 @@ protected:
             if (!result.refusal.isEmpty())
                 return fail(Refused, result.refusal);
             if (result.filedRequestId > 0)
-                return fail(Refused, tr("%1 fen is above the four-eyes threshold of %2 fen: request %3 "
-                                        "waits for another operator (payops compensate --approve %3 "
-                                        "--reason ... --ticket ...)")
-                                         .arg(result.plan.moneyFen).arg(result.thresholdFen).arg(result.filedRequestId));
+                return fail(Refused, tr("%1 fen, with the %2 fen this account compensated alone in the four-eyes "
+                                        "window, is above the threshold of %3 fen: request %4 waits for another "
+                                        "operator (payops compensate --approve %4 --reason ... --ticket ...)")
+                                         .arg(result.plan.moneyFen).arg(result.soloFen).arg(result.thresholdFen)
+                                         .arg(result.filedRequestId));
             const CompensationOutcome &outcome = result.run;
             say(tr("compensated %1, skipped %2 (done by someone else or changed since planned); batch %3")
                     .arg(outcome.done).arg(outcome.skipped).arg(outcome.batchId));

@@ -75,7 +75,7 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
 // they describe, the balances, and one audit entry per action. Returns users whose balance
 // went below zero.
 QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &actions, const QString &batchId,
-                         const QString &reason, const QString &ticket)
+                         qint64 requestId, const QString &reason, const QString &ticket)
 {
     QList<QVariantList> rows;
     QList<qint64> couponIds;
@@ -83,7 +83,8 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
     QList<qint64> pointUsers;
     for (const PlannedAction &action : actions) {
         rows << QVariantList{action.targetTable, action.targetId, action.keptId, action.orderId,
-                             compensationActionName(action.action), action.amountFen, action.points, batchId, reason, ticket};
+                             compensationActionName(action.action), action.amountFen, action.points, batchId,
+                             requestId > 0 ? QVariant(requestId) : QVariant(), reason, ticket};
         if (action.targetTable == QLatin1String("user_coupon")) {
             couponIds << action.targetId;
         } else {
@@ -91,10 +92,11 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
             pointUsers << action.userId;
         }
     }
-    // created_by is the database's own account name, not something the client says.
+    // Who and when are the database's own (the trigger of migration 0014 sets them), not
+    // something the client says.
     db::execDirect(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
-                                      "amount_fen, points, batch_id, reason, ticket, created_by) VALUES ")
-                           + db::valueRows(db, rows, QStringLiteral(",USER()")));
+                                      "amount_fen, points, batch_id, request_id, reason, ticket) VALUES ")
+                           + db::valueRows(db, rows));
     QStringList targets;
     if (!couponIds.isEmpty()) {
         const QString ids = idList(couponIds);
@@ -267,7 +269,7 @@ CompensationOutcome executeCompensation(const QSqlDatabase &db, const Compensati
         const QList<PlannedAction> live = lockStillLive(db, plan.actions.mid(start, end - start));
         const QList<qint64> negative = live.isEmpty()
                                            ? QList<qint64>()
-                                           : applyBatch(db, live, outcome.batchId, reason.trimmed().left(255),
+                                           : applyBatch(db, live, outcome.batchId, plan.requestId, reason.trimmed().left(255),
                                                         ticket.trimmed().left(64));
         transaction.commit();
         outcome.done += int(live.size());

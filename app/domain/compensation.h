@@ -69,6 +69,9 @@ struct CompensationPlan
     int pointsReversed = 0;
     qint64 pointsTotal = 0;
     qint64 moneyFen = 0; // everything the plan corrects, in fen
+    // The approved request the plan carries out; 0 for a compensation of the account's own,
+    // which the database counts against its four-eyes allowance (migration 0014).
+    qint64 requestId = 0;
 
     bool isEmpty() const { return actions.isEmpty(); }
     // Adds the action and counts it in the totals.

@@ -23,7 +23,8 @@ const QString &requestColumns()
 {
     static const QString columns = QStringLiteral(
         "id, status, scope, coupons, write_offs, points_rows, amount_fen, reason, ticket, requested_by, requested_at, "
-        "decided_by, decided_at");
+        "decided_by, decided_at, requested_account, decided_account, "
+        "payops_user_name(requested_by) = payops_user_name(USER())");
     return columns;
 }
 
@@ -71,6 +72,9 @@ CompensationRequest requestFrom(const QSqlQuery &row)
     request.requestedAt = db::utcDateTime(row.value(10));
     request.decidedBy = row.value(11).toString();
     request.decidedAt = db::utcDateTime(row.value(12));
+    request.requestedAccount = row.value(13).toString();
+    request.decidedAccount = row.value(14).toString();
+    request.byThisUser = row.value(15).toBool();
     return request;
 }
 
@@ -89,7 +93,10 @@ bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QStrin
             const CompensationRequest &request)
 {
     db::Transaction transaction(db);
-    const QSqlQuery update = db::exec(db, QStringLiteral("UPDATE compensation_request SET status = ? WHERE id = ? AND status = ?"),
+    // decided_account is the account the server authenticated, as this statement sees it
+    // (the trigger of migration 0014 checks it against the connection's user name).
+    const QSqlQuery update = db::exec(db, QStringLiteral("UPDATE compensation_request SET status = ?, decided_account = CURRENT_USER() "
+                                                         "WHERE id = ? AND status = ?"),
                                       {to, id, from});
     if (update.numRowsAffected() != 1)
         return false;
@@ -118,6 +125,11 @@ qint64 fourEyesThresholdFen(const QSqlDatabase &db)
     return db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'four_eyes_threshold_fen'")).toLongLong();
 }
 
+qint64 soloCompensatedFen(const QSqlDatabase &db)
+{
+    return db::scalar(db, QStringLiteral("SELECT payops_solo_compensated_fen()")).toLongLong();
+}
+
 qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const CompensationScope &scope,
                            const QString &reason, const QString &ticket)
 {
@@ -126,8 +138,8 @@ qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
     const QJsonObject scopeJson = scopeToJson(scope);
     db::Transaction transaction(db);
     const QSqlQuery insert = db::exec(db, QStringLiteral(
-        "INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, amount_fen, reason, ticket) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        "INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, amount_fen, reason, ticket, "
+        "requested_account) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
         {QString::fromUtf8(QJsonDocument(scopeJson).toJson(QJsonDocument::Compact)), plan.couponsFrozen,
          plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed, plan.moneyFen,
          reason.trimmed().left(255), ticket.trimmed().left(64)});
@@ -178,6 +190,7 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
     }
     approval.request = *request;
     approval.plan = planCompensation(db, request->scope, settings);
+    approval.plan.requestId = id;
     if (!planFitsRequest(approval.plan, *request)) {
         approval.refusal = (approval.plan.moneyFen > request->amountFen
                                 ? CompensationRequests::tr("the duplicates grew since request %1 was made (%2 fen now, "

@@ -11,9 +11,11 @@
 
 namespace payops {
 
-// Four eyes: a compensation worth more than the threshold waits as a request until another
-// operator account approves it. Who asked and who decided are the database's own account
-// names (triggers of migration 0005), and the database refuses an approval by the requester.
+// Four eyes: a compensation that would take what an account compensated alone over the
+// window above the threshold waits as a request until another operator approves it. Who
+// asked and who decided are the database's own names (triggers of migrations 0005 and 0014):
+// the connection (USER()) and the authenticated account (CURRENT_USER()). The database
+// refuses a decision by the requester's user name, from whatever host it connects.
 struct CompensationRequest
 {
     qint64 id = 0;
@@ -25,9 +27,12 @@ struct CompensationRequest
     qint64 amountFen = 0;
     QString reason;
     QString ticket;
-    QString requestedBy;
+    QString requestedBy;     // USER() of the request: user name and the host it came from
+    QString requestedAccount; // the authenticated account, e.g. op3@%
+    bool byThisUser = false;  // made under the user name of the connection that loaded it
     QDateTime requestedAt; // UTC
     QString decidedBy;
+    QString decidedAccount;
     QDateTime decidedAt;   // UTC; invalid while pending
 };
 
@@ -47,9 +52,14 @@ QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int lim
 
 // payops_meta 'four_eyes_threshold_fen'; 0 or missing: no compensation needs a second operator.
 qint64 fourEyesThresholdFen(const QSqlDatabase &db);
-inline bool needsSecondOperator(const CompensationPlan &plan, qint64 thresholdFen)
+// What the connection's user name compensated alone (under no approved request) over the
+// window, payops_meta 'four_eyes_window_hours'. Throws db::Error.
+qint64 soloCompensatedFen(const QSqlDatabase &db);
+// The threshold holds for what one user does alone over the window, not for one run: the
+// run that takes the account above it needs a second operator (the database refuses it too).
+inline bool needsSecondOperator(const CompensationPlan &plan, qint64 thresholdFen, qint64 soloFen)
 {
-    return thresholdFen > 0 && plan.moneyFen > thresholdFen;
+    return thresholdFen > 0 && soloFen + plan.moneyFen > thresholdFen;
 }
 
 // Files the plan as a pending request and returns its id. Throws db::Error.

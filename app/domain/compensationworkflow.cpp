@@ -14,14 +14,13 @@ struct CompensationWorkflow
 };
 
 // The database refuses the requester's approval with an error (the trigger of migration
-// 0005 stays the guard); asking first makes it a refusal like the others, one that changes
-// nothing and says whose request it is.
+// 0014 stays the guard); asking first makes it a refusal like the others, one that changes
+// nothing and says whose request it is. By user name, as the trigger: the same account over
+// another connection (socket, TCP) is the same person.
 QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id)
 {
     const auto request = loadCompensationRequest(db, id);
-    if (!request || request->status != QLatin1String("PENDING"))
-        return {};
-    if (request->requestedBy != db::scalar(db, QStringLiteral("SELECT USER()")).toString())
+    if (!request || request->status != QLatin1String("PENDING") || !request->byThisUser)
         return {};
     return CompensationWorkflow::tr("request %1 was made by this account (%2): it needs another operator to approve it")
         .arg(id)
@@ -57,6 +56,7 @@ CompensationPreview previewCompensation(const QSqlDatabase &db, const Compensati
     CompensationPreview preview;
     preview.plan = planCompensation(db, scope, settings);
     preview.thresholdFen = fourEyesThresholdFen(db);
+    preview.soloFen = soloCompensatedFen(db);
     return preview;
 }
 
@@ -69,6 +69,7 @@ CompensationResult runCompensation(const QSqlDatabase &db, const CompensationJob
     CompensationResult result;
     result.plan = preview.plan;
     result.thresholdFen = preview.thresholdFen;
+    result.soloFen = preview.soloFen;
     if (preview.needsRequest()) {
         result.filedRequestId = requestCompensation(db, preview.plan, job.scope, job.reason, job.ticket);
         return result;

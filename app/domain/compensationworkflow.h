@@ -12,17 +12,20 @@
 
 namespace payops {
 
-// A dry run: what a compensation would do now, and the four-eyes threshold it is held to.
+// A dry run: what a compensation would do now, the four-eyes threshold it is held to, and
+// how much of it the account already used alone over the window.
 struct CompensationPreview
 {
     CompensationPlan plan;
     qint64 thresholdFen = 0;
+    qint64 soloFen = 0;
 
     // Above the threshold a new compensation is filed as a request instead of carried out.
-    bool needsRequest() const { return needsSecondOperator(plan, thresholdFen); }
+    bool needsRequest() const { return needsSecondOperator(plan, thresholdFen, soloFen); }
 };
 
-// Plans `scope` and reads the threshold; changes nothing. Throws db::Error.
+// Plans `scope` and reads the threshold and the account's solo allowance used; changes
+// nothing. Throws db::Error.
 CompensationPreview previewCompensation(const QSqlDatabase &db, const CompensationScope &scope,
                                         const CompensationSettings &settings);
 
@@ -51,6 +54,7 @@ struct CompensationResult
     QString refusal;           // why nothing changed; empty otherwise
     qint64 filedRequestId = 0; // above the threshold: the request filed instead
     qint64 thresholdFen = 0;
+    qint64 soloFen = 0;        // what the account had compensated alone over the window
     std::optional<CompensationRequest> approved; // the request approved (or carried on) and run
     CompensationPlan plan;     // what was carried out or filed; a refused approval's as it is now
     CompensationOutcome run;   // compensated, skipped, negative balances, stopped

@@ -18,7 +18,9 @@ struct MissingPayment
 void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const QString &reason)
 {
     // The trigger refuses what is not DRAFT; a draft that does not exist changes no row.
-    QSqlQuery update = db::exec(db, QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ? WHERE id = ?"),
+    // decided_account: the account the server authenticated, as this statement sees it.
+    QSqlQuery update = db::exec(db, QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ?, "
+                                                   "decided_account = CURRENT_USER() WHERE id = ?"),
                                 {status, reason, draftId});
     if (update.numRowsAffected() != 1)
         throw db::Error(MissingPayment::tr("no missing-payment draft %1").arg(draftId));
@@ -30,7 +32,8 @@ qint64 draftMissingPayment(const QSqlDatabase &db, qint64 statementId, qint64 li
                            const QString &reason)
 {
     QSqlQuery insert = db::exec(db, QStringLiteral(
-        "INSERT INTO missing_payment_draft (statement_id, line_no, order_id, reason) VALUES (?, ?, ?, ?)"),
+        "INSERT INTO missing_payment_draft (statement_id, line_no, order_id, reason, drafted_account) "
+        "VALUES (?, ?, ?, ?, CURRENT_USER())"),
         {statementId, lineNo, orderId, reason});
     return insert.lastInsertId().toLongLong();
 }

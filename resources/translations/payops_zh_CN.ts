@@ -652,7 +652,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/compensation.cpp" line="+163"/>
+        <location filename="../../app/domain/compensation.cpp" line="+165"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -779,18 +779,18 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+130"/>
+        <location line="+134"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="-111"/>
-        <location line="+142"/>
+        <location line="-115"/>
+        <location line="+146"/>
         <source>Compensate now</source>
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-140"/>
+        <location line="-144"/>
         <source>Back</source>
         <translation>返回</translation>
     </message>
@@ -815,7 +815,7 @@
         <translation>预览失败：%1</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>Used duplicate coupons to write off</source>
         <translation>待核销的已使用重复优惠券</translation>
     </message>
@@ -846,11 +846,11 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>%1 is above the four-eyes threshold of %2: this files a request that another operator account approves on the Compensation page; nothing is compensated until then.</source>
-        <translation>%1 超过双人复核阈值 %2：将提交一份申请，由另一个运维账号在“补偿”页面批准；批准前不会执行任何补偿。</translation>
+        <source>%1, with the %2 this account compensated alone in the four-eyes window, is above the threshold of %3: this files a request that another operator account approves on the Compensation page; nothing is compensated until then.</source>
+        <translation>%1 加上该账号在双人复核时间窗内已单独补偿的 %2，超过阈值 %3：将提交一份申请，由另一个运维账号在“补偿”页面批准；批准前不会执行任何补偿。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
@@ -990,7 +990,7 @@
 <context>
     <name>payops::CompensationPage</name>
     <message>
-        <location filename="../../ui/pages/compensationpage.cpp" line="+60"/>
+        <location filename="../../ui/pages/compensationpage.cpp" line="+59"/>
         <source>Compensate every open duplicate…</source>
         <translation>补偿全部未处理的重复发放…</translation>
     </message>
@@ -1001,12 +1001,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+92"/>
+        <location line="+91"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-89"/>
         <source>Reject…</source>
         <translation>驳回…</translation>
     </message>
@@ -1026,12 +1026,12 @@
         <translation>驳回 %2 提交的申请 %1（%3）？申请会保留并标记为 REJECTED，不做任何补偿。</translation>
     </message>
     <message>
-        <location line="+37"/>
-        <source>A compensation above &lt;b&gt;%1&lt;/b&gt; waits as a request until another operator account approves it (four eyes; payops_meta four_eyes_threshold_fen).</source>
-        <translation>超过 &lt;b&gt;%1&lt;/b&gt; 的补偿先作为申请挂起，直到另一个运维账号批准（双人复核；payops_meta four_eyes_threshold_fen）。</translation>
+        <location line="+35"/>
+        <source>A compensation that takes what an account compensated alone in the four-eyes window above &lt;b&gt;%1&lt;/b&gt; waits as a request until another operator account approves it (payops_meta four_eyes_threshold_fen and four_eyes_window_hours).</source>
+        <translation>若一笔补偿使某账号在双人复核时间窗内单独补偿的总额超过 &lt;b&gt;%1&lt;/b&gt;，它先作为申请挂起，直到另一个运维账号批准（payops_meta four_eyes_threshold_fen 与 four_eyes_window_hours）。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>No four-eyes threshold is set: every compensation runs at once.</source>
         <translation>未设置双人复核阈值：所有补偿立即执行。</translation>
     </message>
@@ -1132,7 +1132,7 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/compensationrequest.cpp" line="+125"/>
+        <location filename="../../app/domain/compensationrequest.cpp" line="+137"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
@@ -1147,7 +1147,7 @@
         <translation>不存在补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>the duplicates grew since request %1 was made (%2 fen now, %3 fen asked); make a new request</source>
         <translation>申请 %1 提交后重复记录增多了（现在 %2 分，申请时 %3 分），请重新申请</translation>
     </message>
@@ -1165,7 +1165,7 @@
 <context>
     <name>payops::CompensationWorkflow</name>
     <message>
-        <location filename="../../app/domain/compensationworkflow.cpp" line="+26"/>
+        <location filename="../../app/domain/compensationworkflow.cpp" line="+25"/>
         <source>request %1 was made by this account (%2): it needs another operator to approve it</source>
         <translation>申请 %1 由本账号（%2）提交，需要另一位运维批准（双人复核）</translation>
     </message>
@@ -3036,7 +3036,7 @@
 <context>
     <name>payops::MissingPayment</name>
     <message>
-        <location filename="../../app/domain/missingpayment.cpp" line="+24"/>
+        <location filename="../../app/domain/missingpayment.cpp" line="+26"/>
         <source>no missing-payment draft %1</source>
         <translation>不存在漏单草稿 %1</translation>
     </message>
@@ -5691,11 +5691,11 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+9"/>
-        <source>%1 fen is above the four-eyes threshold of %2 fen: request %3 waits for another operator (payops compensate --approve %3 --reason ... --ticket ...)</source>
-        <translation>%1 分超过双人复核阈值 %2 分：申请 %3 等待另一位运维人员批准（payops compensate --approve %3 --reason ... --ticket ...）</translation>
+        <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate --approve %4 --reason ... --ticket ...)</source>
+        <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate --approve %4 --reason ... --ticket ...）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>compensated %1, skipped %2 (done by someone else or changed since planned); batch %3</source>
         <translation>已补偿 %1 项，跳过 %2 项（已由他人处理或在计划后发生变化）；批次 %3</translation>
     </message>

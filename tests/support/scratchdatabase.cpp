@@ -82,6 +82,16 @@ Dsn ScratchAccount::dsnFor(const QString &database) const
     return dsn;
 }
 
+QString refusal(const std::function<void()> &action)
+{
+    try {
+        action();
+    } catch (const db::Error &error) {
+        return db::userMessage(error);
+    }
+    return QString();
+}
+
 QString cliPath()
 {
     return QStringLiteral(PAYOPS_CLI_PATH);

@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 namespace payops::test {
 
 // root on the server the test run shares (no database selected).
@@ -44,6 +46,9 @@ private:
     QString m_user;
     QString m_password;
 };
+
+// The message of the db::Error that `action` throws; empty when it throws none.
+QString refusal(const std::function<void()> &action);
 
 QString cliPath();
 

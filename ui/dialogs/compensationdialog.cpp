@@ -237,7 +237,7 @@ CompensationSettings CompensationDialog::settings() const
 
 bool CompensationDialog::needsRequest() const
 {
-    return !m_request && needsSecondOperator(m_plan, m_thresholdFen);
+    return !m_request && needsSecondOperator(m_plan, m_thresholdFen, m_soloFen);
 }
 
 void CompensationDialog::preview()
@@ -255,15 +255,17 @@ void CompensationDialog::preview()
             p.preview = previewCompensation(db, p.scope, s);
             return p;
         },
-        this, [this](const Preview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen); },
+        this, [this](const Preview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen); },
         [this](const db::Error &error) { m_status->setText(tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 
-void CompensationDialog::showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen)
+void CompensationDialog::showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen,
+                                     qint64 soloFen)
 {
     m_plan = plan;
     m_scope = scope;
     m_thresholdFen = thresholdFen;
+    m_soloFen = soloFen;
     m_previewed = true;
     const QLocale locale;
     const bool writeOff = settings().usedCoupons == UsedCouponPolicy::WriteOff;
@@ -281,9 +283,11 @@ void CompensationDialog::showPreview(const CompensationPlan &plan, const Compens
                                "be refused; ask for a new request.").arg(console::formatMoney(plan.moneyFen), console::formatMoney(m_request->amountFen)));
         m_fourEyes->show();
     } else if (needsRequest()) {
-        m_fourEyes->setText(tr("%1 is above the four-eyes threshold of %2: this files a request that another operator "
-                               "account approves on the Compensation page; nothing is compensated until then.")
-                                .arg(console::formatMoney(plan.moneyFen), console::formatMoney(thresholdFen)));
+        m_fourEyes->setText(tr("%1, with the %2 this account compensated alone in the four-eyes window, is above the "
+                               "threshold of %3: this files a request that another operator account approves on the "
+                               "Compensation page; nothing is compensated until then.")
+                                .arg(console::formatMoney(plan.moneyFen), console::formatMoney(soloFen),
+                                     console::formatMoney(thresholdFen)));
         m_fourEyes->show();
     } else {
         m_fourEyes->hide();
@@ -344,7 +348,7 @@ void CompensationDialog::run()
     job.settings = settings();
     job.reason = m_reason->text().trimmed();
     job.ticket = m_ticket->text().trimmed();
-    job.confirmed = CompensationPreview{m_plan, m_thresholdFen};
+    job.confirmed = CompensationPreview{m_plan, m_thresholdFen, m_soloFen};
     job.stop = m_cancel.get();
     QPointer<CompensationDialog> guard(this);
     job.progress = [guard](int done, int total) {

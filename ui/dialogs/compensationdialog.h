@@ -58,7 +58,7 @@ Q_SIGNALS:
 private:
     void build(const QString &title);
     void preview();
-    void showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen);
+    void showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen, qint64 soloFen);
     void updateActionButton();
     void showConfirmation();
     void run();
@@ -73,6 +73,7 @@ private:
     CompensationPlan m_plan;
     CompensationScope m_scope;
     qint64 m_thresholdFen = 0;
+    qint64 m_soloFen = 0; // what this account compensated alone over the four-eyes window
     bool m_previewed = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;
 

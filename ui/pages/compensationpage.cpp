@@ -21,7 +21,6 @@ namespace payops {
 
 struct CompensationPage::Snapshot
 {
-    QString currentUser;
     qint64 thresholdFen = 0;
     QList<CompensationRequest> requests;
     QList<CompensationBatch> batches;
@@ -119,7 +118,6 @@ void CompensationPage::refresh()
         QStringLiteral("compensation"),
         [](const QSqlDatabase &db) {
             Snapshot s;
-            s.currentUser = db::scalar(db, QStringLiteral("SELECT USER()")).toString();
             s.thresholdFen = fourEyesThresholdFen(db);
             s.requests = loadCompensationRequests(db);
             s.batches = loadCompensationBatches(db);
@@ -131,10 +129,10 @@ void CompensationPage::refresh()
 
 void CompensationPage::showSnapshot(const Snapshot &s)
 {
-    m_currentUser = s.currentUser;
     m_threshold->setText(s.thresholdFen > 0
-                             ? tr("A compensation above <b>%1</b> waits as a request until another operator account "
-                                  "approves it (four eyes; payops_meta four_eyes_threshold_fen).").arg(console::formatMoney(s.thresholdFen))
+                             ? tr("A compensation that takes what an account compensated alone in the four-eyes window "
+                                  "above <b>%1</b> waits as a request until another operator account approves it "
+                                  "(payops_meta four_eyes_threshold_fen and four_eyes_window_hours).").arg(console::formatMoney(s.thresholdFen))
                              : tr("No four-eyes threshold is set: every compensation runs at once."));
     // The reset forgets the selection; the request that was selected stays selected.
     const qint64 selectedId = selectedRequest() ? selectedRequest()->id : 0;
@@ -158,7 +156,7 @@ void CompensationPage::updateActions()
     m_all->setToolTip(p.compensate ? QString() : tr("This database account may not compensate."));
     const CompensationRequest *request = selectedRequest();
     const bool open = request && (request->status == QLatin1String("PENDING") || request->status == QLatin1String("APPROVED"));
-    const bool own = request && request->requestedBy == m_currentUser;
+    const bool own = request && request->byThisUser;
     const bool mayDecide = p.decideRequests && p.compensate;
     m_approve->setText(request && request->status == QLatin1String("APPROVED") ? tr("Carry on the approved run…")
                                                                               : tr("Approve and compensate…"));

@@ -40,7 +40,6 @@ private:
     const CompensationRequest *selectedRequest() const;
     void updateActions();
 
-    QString m_currentUser;
     QLabel *m_threshold = nullptr;
     QLabel *m_status = nullptr; // what the last decision did, or why the page could not read
     QLabel *m_hint = nullptr;   // why the selected request may not be decided here
