@@ -162,6 +162,11 @@ private Q_SLOTS:
         const QStringList why{QStringLiteral("--reason"), QStringLiteral("duplicate payout"), QStringLiteral("--ticket"),
                               QStringLiteral("INC-7")};
 
+        {
+            // The probe asks about the very statements a compensation batch writes with.
+            db::Connection asOperator(alice.dsnFor(scratch.name()), QStringLiteral("probe"));
+            QVERIFY(probePrivileges(asOperator.database()).compensate);
+        }
         const test::CliRun dryRun = runAs(alice, scratch, QStringLiteral("compensate"), {QStringLiteral("--dry-run")});
         QVERIFY2(dryRun.exitCode == 0, qPrintable(dryRun.err + dryRun.out));
         const test::CliRun asked = runAs(alice, scratch, QStringLiteral("compensate"), why);

@@ -71,6 +71,69 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
     return live;
 }
 
+// The statements of one batch, each written once for the ids it is given: applyBatch runs
+// them, and compensationStatements() hands them to the privilege probe as they are.
+const QString kCompensationRows = QStringLiteral(
+    "INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, amount_fen, points, batch_id, "
+    "request_id, reason, ticket) VALUES ");
+
+QString couponCorrection(const QString &ids)
+{
+    return QStringLiteral(
+        "UPDATE user_coupon u JOIN compensation c ON c.target_table = 'user_coupon' AND c.target_id = u.id "
+        "SET u.status = IF(c.action = 'FREEZE_COUPON', 'FROZEN', u.status), "
+        "    u.frozen_at = IF(c.action = 'FREEZE_COUPON', NOW(3), u.frozen_at), u.superseded_by = c.kept_id "
+        "WHERE u.id IN (%1)").arg(ids);
+}
+
+QString pointReversals(const QString &ids)
+{
+    return QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, reverses_id) "
+                          "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log "
+                          "WHERE id IN (%1)").arg(ids);
+}
+
+QString pointsSuperseded(const QString &ids)
+{
+    return QStringLiteral("UPDATE point_log p JOIN compensation c ON c.target_table = 'point_log' "
+                          "AND c.target_id = p.id SET p.superseded_by = c.kept_id WHERE p.id IN (%1)").arg(ids);
+}
+
+QString balancesCorrected(const QString &ids)
+{
+    return QStringLiteral("UPDATE users u JOIN (SELECT user_id, SUM(points) AS points FROM point_log "
+                          "WHERE id IN (%1) GROUP BY user_id) d ON d.user_id = u.id "
+                          "SET u.points_balance = u.points_balance - d.points").arg(ids);
+}
+
+QString targetsOf(const char *table, const QString &ids)
+{
+    return QStringLiteral("(c.target_table = '%1' AND c.target_id IN (%2))").arg(QLatin1String(table), ids);
+}
+
+// The audit entries are read back from the rows a batch just wrote, so that they say what the
+// database now holds (the reversal row, the balance after it); in action order. By target, not
+// by batch id: a run's batches share one id, so that would read every earlier batch's rows again.
+QString auditEntries(const QStringList &targets)
+{
+    return QStringLiteral(
+        "INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) "
+        "SELECT CONCAT('compensation.', LOWER(c.action)), CONCAT(c.target_table, ':', c.target_id), c.reason, c.ticket, "
+        "  IF(c.action = 'FREEZE_COUPON', JSON_OBJECT('id', c.target_id, 'superseded_by', NULL, 'status', 'ISSUED'), "
+        "     JSON_OBJECT('id', c.target_id, 'superseded_by', NULL)), "
+        "  CASE c.action "
+        "    WHEN 'FREEZE_COUPON' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
+        "      'amount_fen', c.amount_fen, 'status', 'FROZEN') "
+        "    WHEN 'REVERSE_POINTS' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
+        "      'amount_fen', c.amount_fen, 'reversal_id', r.id, 'points', -c.points, 'user_balance', u.points_balance) "
+        "    ELSE JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
+        "      'amount_fen', c.amount_fen) END "
+        "FROM compensation c "
+        "LEFT JOIN point_log r ON c.target_table = 'point_log' AND r.reverses_id = c.target_id "
+        "LEFT JOIN users u ON u.id = r.user_id "
+        "WHERE %1 ORDER BY c.id").arg(targets.join(QStringLiteral(" OR ")));
+}
+
 // One batch as a handful of set-based statements: the compensation rows, the corrections
 // they describe, the balances, and one audit entry per action. Returns users whose balance
 // went below zero.
@@ -94,60 +157,38 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
     }
     // Who and when are the database's own (the trigger of migration 0014 sets them), not
     // something the client says.
-    db::execDirect(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
-                                      "amount_fen, points, batch_id, request_id, reason, ticket) VALUES ")
-                           + db::valueRows(db, rows));
+    db::execDirect(db, kCompensationRows + db::valueRows(db, rows));
     QStringList targets;
     if (!couponIds.isEmpty()) {
         const QString ids = idList(couponIds);
-        db::execDirect(db, QStringLiteral(
-            "UPDATE user_coupon u JOIN compensation c ON c.target_table = 'user_coupon' AND c.target_id = u.id "
-            "SET u.status = IF(c.action = 'FREEZE_COUPON', 'FROZEN', u.status), "
-            "    u.frozen_at = IF(c.action = 'FREEZE_COUPON', NOW(3), u.frozen_at), u.superseded_by = c.kept_id "
-            "WHERE u.id IN (%1)").arg(ids));
-        targets << QStringLiteral("(c.target_table = 'user_coupon' AND c.target_id IN (%1))").arg(ids);
+        db::execDirect(db, couponCorrection(ids));
+        targets << targetsOf("user_coupon", ids);
     }
     QList<qint64> negative;
     if (!pointIds.isEmpty()) {
         const QString ids = idList(pointIds);
-        db::execDirect(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, reverses_id) "
-                                          "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log "
-                                          "WHERE id IN (%1)").arg(ids));
-        db::execDirect(db, QStringLiteral("UPDATE point_log p JOIN compensation c ON c.target_table = 'point_log' "
-                                          "AND c.target_id = p.id SET p.superseded_by = c.kept_id WHERE p.id IN (%1)").arg(ids));
-        db::execDirect(db, QStringLiteral("UPDATE users u JOIN (SELECT user_id, SUM(points) AS points FROM point_log "
-                                          "WHERE id IN (%1) GROUP BY user_id) d ON d.user_id = u.id "
-                                          "SET u.points_balance = u.points_balance - d.points").arg(ids));
+        db::execDirect(db, pointReversals(ids));
+        db::execDirect(db, pointsSuperseded(ids));
+        db::execDirect(db, balancesCorrected(ids));
         QSqlQuery below = db::exec(db, QStringLiteral("SELECT id FROM users WHERE id IN (%1) AND points_balance < 0 ORDER BY id")
                                            .arg(idList(pointUsers)));
         while (below.next())
             negative << below.value(0).toLongLong();
-        targets << QStringLiteral("(c.target_table = 'point_log' AND c.target_id IN (%1))").arg(ids);
+        targets << targetsOf("point_log", ids);
     }
-    // The audit entries are read back from the rows this batch just wrote, so that they say
-    // what the database now holds (the reversal row, the balance after it); in action order.
-    // By target, not by batch id: a run's batches share one id, so that would read every
-    // earlier batch's rows again.
-    db::execDirect(db, QStringLiteral(
-        "INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) "
-        "SELECT CONCAT('compensation.', LOWER(c.action)), CONCAT(c.target_table, ':', c.target_id), c.reason, c.ticket, "
-        "  IF(c.action = 'FREEZE_COUPON', JSON_OBJECT('id', c.target_id, 'superseded_by', NULL, 'status', 'ISSUED'), "
-        "     JSON_OBJECT('id', c.target_id, 'superseded_by', NULL)), "
-        "  CASE c.action "
-        "    WHEN 'FREEZE_COUPON' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
-        "      'amount_fen', c.amount_fen, 'status', 'FROZEN') "
-        "    WHEN 'REVERSE_POINTS' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
-        "      'amount_fen', c.amount_fen, 'reversal_id', r.id, 'points', -c.points, 'user_balance', u.points_balance) "
-        "    ELSE JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
-        "      'amount_fen', c.amount_fen) END "
-        "FROM compensation c "
-        "LEFT JOIN point_log r ON c.target_table = 'point_log' AND r.reverses_id = c.target_id "
-        "LEFT JOIN users u ON u.id = r.user_id "
-        "WHERE %1 ORDER BY c.id").arg(targets.join(QStringLiteral(" OR "))));
+    db::execDirect(db, auditEntries(targets));
     return negative;
 }
 
 } // namespace
+
+QStringList compensationStatements()
+{
+    const QString none = QStringLiteral("0");
+    return {kCompensationRows + QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), couponCorrection(none),
+            pointReversals(none), pointsSuperseded(none), balancesCorrected(none),
+            auditEntries({targetsOf("user_coupon", none), targetsOf("point_log", none)})};
+}
 
 QString compensationActionName(CompensationAction action)
 {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QList>
+#include <QStringList>
 #include <QSqlDatabase>
 #include <QString>
 
@@ -17,6 +18,9 @@ enum class CompensationAction {
     ReversePoints,       // duplicate points get a negative row naming the row it reverses
 };
 QString compensationActionName(CompensationAction action);
+// The statements a compensation batch writes with, for an empty batch: the privilege probe
+// asks the server about exactly these.
+QStringList compensationStatements();
 
 enum class UsedCouponPolicy { WriteOff, Receivable };
 

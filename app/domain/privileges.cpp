@@ -3,6 +3,7 @@
 #include "auditlog.h"
 #include "callbacklog.h"
 #include "callbackswitch.h"
+#include "compensation.h"
 #include "paymentapplier.h"
 
 #include "db/connection.h"
@@ -39,10 +40,7 @@ Privileges probePrivileges(const QSqlDatabase &db)
     Privileges privileges;
     privileges.flipSwitch = allowed(db, {flipSwitchStatement(), appendAuditStatement()});
     privileges.drain = allowed(db, paymentStatements() << finishCallbackStatement() << appendAuditStatement());
-    privileges.compensate = allowed(db, {QStringLiteral("UPDATE user_coupon SET superseded_by = superseded_by WHERE id = 0"),
-                                         QStringLiteral("UPDATE point_log SET superseded_by = superseded_by WHERE id = 0"),
-                                         QStringLiteral("INSERT INTO compensation (target_table, target_id, action) "
-                                                        "SELECT '', 0, '' FROM DUAL WHERE 1 = 0")});
+    privileges.compensate = allowed(db, compensationStatements());
     privileges.decideRequests = allowed(db, {QStringLiteral("UPDATE compensation_request SET status = status WHERE id = 0")});
     privileges.draftPayments = allowed(db, {QStringLiteral("INSERT INTO missing_payment_draft (statement_id, line_no) "
                                                            "SELECT 0, 0 FROM DUAL WHERE 1 = 0")});

@@ -108,7 +108,7 @@ int CallbackService::start()
     const int port = m_server->listen(m_options.host, m_options.port);
     m_options.port = port;
     if (m_options.instance.isEmpty())
-        m_options.instance = QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(port);
+        m_options.instance = QStringLiteral("%1:%2").arg(QSysInfo::machineHostName(), QString::number(port));
     checkInstanceName();
 
     if (m_options.handler == QLatin1String("unsafe-demo"))
@@ -155,7 +155,7 @@ void CallbackService::checkInstanceName()
         }
         fail(CallbackService::tr("instance name '%1' is in use by a live payops-callbackd (pid %2 on %3); choose "
                                  "another --instance, or pass --take-over if that process is gone")
-                 .arg(m_options.instance).arg(pid).arg(host));
+                 .arg(m_options.instance, QString::number(pid), host));
     } catch (const db::Error &error) {
         fail(db::userMessage(error));
     }

@@ -430,13 +430,13 @@ int HttpServer::listen(const QString &host, int port)
     const QByteArray service = QByteArray::number(port);
     if (const int error = ::getaddrinfo(hostName.constData(), service.constData(), &hints, &found); error != 0)
         fail(HttpServer::tr("cannot listen on %1:%2: %3")
-            .arg(host).arg(port).arg(QString::fromUtf8(gai_strerror(error))));
+            .arg(host, QString::number(port), QString::fromUtf8(gai_strerror(error))));
     std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, ::freeaddrinfo);
 
     const int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
     if (fd < 0)
         fail(HttpServer::tr("cannot listen on %1:%2: %3")
-            .arg(host).arg(port).arg(QString::fromUtf8(std::strerror(errno))));
+            .arg(host, QString::number(port), QString::fromUtf8(std::strerror(errno))));
     // SO_REUSEADDR lets a restart bind past connections in TIME_WAIT; unlike SO_REUSEPORT it
     // never lets a second process bind a port that is being listened on.
     const int on = 1;
@@ -445,9 +445,9 @@ int HttpServer::listen(const QString &host, int port)
         const int error = errno;
         ::close(fd);
         fail(error == EADDRINUSE
-                 ? HttpServer::tr("cannot listen on %1:%2: the address is already in use").arg(host).arg(port)
+                 ? HttpServer::tr("cannot listen on %1:%2: the address is already in use").arg(host, QString::number(port))
                  : HttpServer::tr("cannot listen on %1:%2: %3")
-                     .arg(host).arg(port).arg(QString::fromUtf8(std::strerror(error))));
+                     .arg(host, QString::number(port), QString::fromUtf8(std::strerror(error))));
     }
     sockaddr_storage bound{};
     socklen_t length = sizeof bound;
