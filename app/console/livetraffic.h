@@ -41,7 +41,7 @@ struct LiveTraffic
 // Keeps the window in memory and reads only what is new. The first read takes the window
 // once through the time indexes (idx_trace_received, idx_coupon_created, idx_point_created);
 // every later one reads the rows above the last id it saw (primary-key ranges), plus the ids
-// it skipped because their transaction had not committed yet (see docs/decisions.md). A new
+// it skipped because their transaction had not committed yet (see docs/decisions/0017-live-chart-id-watermarks.md). A new
 // coupon or points row is an extra copy when its (order, key) group, read through the
 // (order_id, key) index, holds another row read before it. Flips come from the audit log
 // through idx_audit_action: a handful per window.

@@ -27,7 +27,7 @@ public:
 
 // One range of idx_callback_status (status, id) over the REJECTED callbacks, each joined to its
 // order by primary key: the cost is the number of refused payments ever, which grows with
-// refusals, not with callbacks or orders (see docs/decisions.md). Throws db::Error.
+// refusals, not with callbacks or orders (see docs/decisions/0031-refunds-owed-index-range.md). Throws db::Error.
 DoublePayments countDoublePayments(const QSqlDatabase &db);
 
 } // namespace payops

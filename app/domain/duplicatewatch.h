@@ -14,7 +14,7 @@ namespace payops {
 
 // Live duplicate side effects as the duplicate watch holds them (sql/migrations/0010): the same
 // groups, copies and money as a GROUP BY ... HAVING over user_coupon and point_log finds, kept
-// up to date by reading only the rows added since the last refresh. See docs/decisions.md.
+// up to date by reading only the rows added since the last refresh. See docs/decisions/0015-duplicate-watch.md.
 struct DuplicateWatchFigures
 {
     // Open groups, extra live copies and superseded copies per kind and value of one copy.

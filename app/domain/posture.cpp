@@ -32,7 +32,7 @@ constexpr int kAuditTail = 1000;
 constexpr int kAliveSeconds = 5;
 // A stored inspection this recent means one is scheduled: twice the period of a schedule that
 // runs every 12 hours, so that one late or failed run does not flip the defence, while a
-// schedule that stopped shows within a day (docs/decisions.md).
+// schedule that stopped shows within a day (docs/decisions/0032-inspections-stored-new-by-counts.md).
 constexpr int kInspectionHours = 24;
 
 const QStringList &requiredTables()
