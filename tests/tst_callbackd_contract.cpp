@@ -10,7 +10,7 @@
 using namespace payops;
 using Headers = QList<QPair<QByteArray, QByteArray>>;
 
-// The wire contract of DESIGN.md, over real HTTP against a real database: every bad input
+// The wire contract of docs/callback-contract.md, over real HTTP against a real database: every bad input
 // gets its status code and changes no business table.
 class TestCallbackdContract final : public QObject
 {

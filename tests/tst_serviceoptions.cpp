@@ -50,7 +50,7 @@ private Q_SLOTS:
         QCOMPARE(o.dsn.host, QStringLiteral("db.example"));
         QCOMPARE(o.dsn.port, 3307);
         QCOMPARE(command.logLevel, QStringLiteral("debug"));
-        // Nothing given: the defaults of the README.
+        // Nothing given: the defaults of docs/callback-contract.md, "Limits".
         const ServiceCommandLine plain = parse({});
         QVERIFY2(plain.error.isEmpty(), qPrintable(plain.error));
         QCOMPARE(plain.options.host, QStringLiteral("127.0.0.1"));

@@ -7,7 +7,7 @@
 
 namespace payops {
 
-// One payment callback as the wire contract defines it (DESIGN.md, "The callback contract").
+// One payment callback as the wire contract defines it (docs/callback-contract.md, "The request").
 struct CallbackRequest
 {
     QByteArray payNo;    // UTF-8 bytes exactly as decoded from the body (1-64 characters)

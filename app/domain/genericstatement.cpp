@@ -1,4 +1,4 @@
-// The generic statement: a CSV file with a header row naming its columns (README.md,
+// The generic statement: a CSV file with a header row naming its columns (docs/operations.md,
 // "Platform statements"), for a platform payops has no reader of its own for, or for a file
 // made by hand.
 

@@ -7,7 +7,7 @@
 
 namespace payops {
 
-// Money is integer fen everywhere (DESIGN.md, "Data"); yuan exist only in what people and
+// Money is integer fen everywhere (docs/callback-contract.md, "Money"); yuan exist only in what people and
 // platforms read and write.
 
 // Yuan as the platforms write them ("12.30", "-0.01", "12") to fen, exactly, never through

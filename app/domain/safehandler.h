@@ -6,9 +6,10 @@
 
 namespace payops {
 
-// The pipeline of DESIGN.md with the seed's defences done right: replay check, switch
-// barrier, lock on pay_no taken before BEGIN and released after COMMIT, uk_pay_no, CAS with
-// affected rows checked, side effects under their own keys.
+// The pipeline of docs/callback-contract.md ("How the safe handler pays exactly once") with
+// the seed's defences done right: replay check, switch barrier, lock on pay_no taken before
+// BEGIN and released after COMMIT, uk_pay_no, CAS with affected rows checked, side effects
+// under their own keys.
 class SafeHandler final : public CallbackHandler
 {
 public:

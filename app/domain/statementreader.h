@@ -16,8 +16,8 @@ class StatementTable;
 
 // Reads a platform statement (a generic CSV, a WeChat Pay trade bill, an Alipay business
 // detail) one line at a time: a statement of a million lines is never held in memory, and a
-// malformed line costs its own line only. The formats are described in README.md, "Platform
-// statements".
+// malformed line costs its own line only. The formats are described in docs/operations.md,
+// "Platform statements".
 class StatementReader
 {
 public:

@@ -14,7 +14,7 @@
 namespace payops {
 
 // The storm: a payment platform's at-least-once delivery, made on purpose against a sandbox so
-// that the incident (docs in README "Storm") can be reproduced and the defences watched.
+// that the incident (docs/operations.md, "Storm (sandbox only)") can be reproduced and the defences watched.
 enum class StormPattern { Concurrent, Gap, Replay, Mixed };
 std::optional<StormPattern> parseStormPattern(const QString &text); // "concurrent|gap|replay|mixed"
 QString stormPatternName(StormPattern pattern);

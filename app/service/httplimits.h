@@ -5,7 +5,7 @@
 namespace payops {
 
 // What one client may cost the endpoint. Each is a payops-callbackd flag; the defaults are
-// safe on the open internet (README, "Limits").
+// safe on the open internet (docs/callback-contract.md, "Limits").
 struct HttpLimits
 {
     int ioThreads = 2;                  // event loops (epoll); an idle connection costs none of them

@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const auto request = fuzz::parseExplained(parse, "a refused body names its reason");
     if (!request)
         return 0;
-    // The contract (README, "The callback endpoint") as the parser promises it.
+    // The contract (docs/callback-contract.md, "The request") as the parser promises it.
     const qsizetype payNoLength = strictjson::codePointCount(request->payNo);
     if (payNoLength < 1 || payNoLength > 64)
         fuzz::broken("pay_no is 1-64 characters");
