@@ -45,3 +45,6 @@ install(FILES "${payops_packaging}/debian/callbackd.conf" "${payops_packaging}/d
         DESTINATION /etc/payops PERMISSIONS OWNER_READ OWNER_WRITE)
 install(FILES "${payops_packaging}/nginx/payops-callbackd.conf" DESTINATION share/doc/payops/examples/nginx)
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION share/doc/payops)
+# The README is a table of contents: the documents it links go beside it (not the screenshots).
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/" DESTINATION share/doc/payops/docs
+        FILES_MATCHING PATTERN "*.md" PATTERN "screenshots" EXCLUDE)

@@ -40,6 +40,8 @@ expect_file /usr/lib/systemd/system/payops-.service.d/sandbox.conf
 expect_file /etc/payops/callbackd.conf -rw-------
 expect_file /etc/payops/inspect.conf -rw-------
 expect_file /usr/share/doc/payops/examples/nginx/payops-callbackd.conf
+expect_file /usr/share/doc/payops/docs/operations.md
+expect_file /usr/share/doc/payops/docs/decisions/README.md
 
 mkdir "$scratch/control"
 dpkg-deb --control "$deb" "$scratch/control"
