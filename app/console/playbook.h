@@ -9,7 +9,7 @@
 
 namespace payops::console {
 
-// The incident's ten steps, in the order an operator takes them: the seed's "stop the bleeding
+// The incident's ten steps, in the order an operator takes them: the runbook's "stop the bleeding
 // first, then find the cause", then compensate, then the keys, then prove it is clean.
 enum class PlaybookStep {
     Simulate = 1,

@@ -9,7 +9,7 @@ namespace payops {
 enum class DefenceState { Present, Missing, Unknown };
 QString defenceStateName(DefenceState state); // "present" | "missing" | "unknown"
 
-// One row of the seed's table of what each layer stops and what it does not, seen on the live
+// One defence, what it stops and what it does not (docs/operations.md, "Defence posture"), seen on the live
 // database.
 struct Defence
 {

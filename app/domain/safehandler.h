@@ -7,7 +7,7 @@
 namespace payops {
 
 // The pipeline of docs/callback-contract.md ("How the safe handler pays exactly once") with
-// the seed's defences done right: replay check, switch barrier, lock on pay_no taken before
+// the incident's defences done right: replay check, switch barrier, lock on pay_no taken before
 // BEGIN and released after COMMIT, uk_pay_no, CAS with affected rows checked, side effects
 // under their own keys.
 class SafeHandler final : public CallbackHandler

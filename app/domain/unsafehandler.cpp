@@ -18,7 +18,7 @@ UnsafeHandler::UnsafeHandler(QString instance, int commitDelayMs, int lockTimeou
 
 CallbackAnswer UnsafeHandler::handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace)
 {
-    // ❌ The seed's shape. tx.begin() by the proxy ...
+    // ❌ The incident's shape. tx.begin() by the proxy ...
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
     // The record-only switch stands in front of any handler, this one too: it is how the

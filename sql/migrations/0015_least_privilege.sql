@@ -1,4 +1,4 @@
--- Least privilege, enforced by the server (docs/decisions.md, "Least privilege").
+-- Least privilege, enforced by the server (docs/decisions/0046-least-privilege.md).
 --
 -- 1. The audit log takes only payops' own actions. An account that may append entries (the
 --    operator) could otherwise write any action name under its own account, an entry that

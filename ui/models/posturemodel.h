@@ -6,7 +6,7 @@
 
 namespace payops {
 
-// The defences as inspectPosture() found them, in the seed's order; each read replaces them all.
+// The defences as inspectPosture() found them, in the order of the table of defences; each read replaces them all.
 class PostureModel final : public RowTableModel<Defence>
 {
     Q_OBJECT

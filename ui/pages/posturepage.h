@@ -10,7 +10,7 @@ namespace payops {
 class PostureModel;
 struct Defence;
 
-// "Defences": each defence of the seed's table of what each layer stops, as the live database
+// "Defences": each defence of the table of what each layer stops, as the live database
 // shows it (present, missing or unknown), what was found and what a missing one lets through.
 // Read on the console's refresh interval through the page's worker: information_schema, the
 // last hour's traces and attempts, the newest audit entries.

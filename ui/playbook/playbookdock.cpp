@@ -27,7 +27,7 @@ using console::StepState;
 
 namespace {
 
-// One row per step: its title, what it does and why (the seed's reasoning), and the page where
+// One row per step: its title, what it does and why (the incident's reasoning), and the page where
 // it happens. The step's own check is console/playbook.cpp's; its buttons beyond the page are
 // made in buildCards().
 struct StepText
