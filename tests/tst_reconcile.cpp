@@ -707,7 +707,13 @@ private Q_SLOTS:
         QVERIFY2(measured.run.exitCode == 1, qPrintable(measured.run.err));
         QVERIFY(measured.peakKib > 0);
         qInfo("payops reconcile --json: peak resident set %lld KiB", measured.peakKib);
+#if defined(__SANITIZE_ADDRESS__)
+        // AddressSanitizer's shadow memory and quarantine are resident too, hundreds of MiB
+        // that say nothing of payops: the bound is checked by the plain build (script/test).
+        qInfo("the 64 MiB bound is not checked under AddressSanitizer");
+#else
         QVERIFY2(measured.peakKib < 64 * 1024, qPrintable(QStringLiteral("peak %1 KiB").arg(measured.peakKib)));
+#endif
         QJsonParseError error;
         const QJsonObject object = QJsonDocument::fromJson(measured.run.out.toUtf8(), &error).object();
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
