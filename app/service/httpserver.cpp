@@ -158,6 +158,7 @@ struct HttpServer::Impl
     std::mutex connectionsMutex;
     std::set<Connection *> connections;
     std::map<QByteArray, int> perAddress;
+    size_t shutDown = 0; // connections shut down, not yet gone: they no longer take a slot
     std::atomic<qint64> closedFor[int(HttpServer::CloseReason::Count)] = {};
 
     std::thread sweeper;
@@ -336,7 +337,7 @@ void HttpServer::Impl::opened(MHD_Connection *connection, void **socketContext)
     const int fromAddress = ++perAddress[state->address];
     if (limits.maxConnectionsPerIp > 0 && fromAddress > limits.maxConnectionsPerIp)
         close(state, CloseReason::AddressLimit);
-    else if (connections.size() > size_t(limits.maxConnections))
+    else if (connections.size() - shutDown > size_t(limits.maxConnections))
         evictLeastUseful(state);
 }
 
@@ -345,6 +346,8 @@ void HttpServer::Impl::forget(Connection *state)
     const auto counted = perAddress.find(state->address);
     if (counted != perAddress.end() && --counted->second <= 0)
         perAddress.erase(counted);
+    if (state->closing)
+        --shutDown;
     connections.erase(state);
     delete state;
 }
@@ -354,6 +357,7 @@ void HttpServer::Impl::close(Connection *connection, CloseReason reason)
     if (connection->closing)
         return;
     connection->closing = true;
+    ++shutDown;
     ::shutdown(connection->fd, SHUT_RDWR);
     closedFor[int(reason)].fetch_add(1, std::memory_order_relaxed);
 }
