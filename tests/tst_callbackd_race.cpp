@@ -135,9 +135,7 @@ private Q_SLOTS:
     // (b) The same pattern against the safe handler, on both schema levels.
     void safeHandlerPaysOnce_data()
     {
-        QTest::addColumn<QString>("level");
-        QTest::newRow("legacy") << QStringLiteral("legacy");
-        QTest::newRow("current") << QStringLiteral("current");
+        test::addSchemaLevelRows();
     }
 
     void safeHandlerPaysOnce()

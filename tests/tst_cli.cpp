@@ -1,3 +1,4 @@
+#include "callbackfixture.h"
 #include "db/connection.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -45,9 +46,7 @@ private Q_SLOTS:
     // password from PAYOPS_DB_PASSWORD works without a warning. As an operator, at both levels.
     void aPasswordInDbIsWarnedOf_data()
     {
-        QTest::addColumn<QString>("level");
-        QTest::newRow("legacy") << QStringLiteral("legacy");
-        QTest::newRow("current") << QStringLiteral("current");
+        test::addSchemaLevelRows();
     }
 
     void aPasswordInDbIsWarnedOf()

@@ -214,9 +214,7 @@ private Q_SLOTS:
 private:
     static void levels()
     {
-        QTest::addColumn<QString>("level");
-        QTest::newRow("legacy") << QStringLiteral("legacy");
-        QTest::newRow("current") << QStringLiteral("current");
+        test::addSchemaLevelRows();
     }
 
     Dsn overSocket(const QString &user) const

@@ -1,3 +1,4 @@
+#include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
@@ -101,9 +102,7 @@ private Q_SLOTS:
     // still applied to it: the migrator goes by what is missing, not by the highest number.
     void aLaterLegacyMigrationReachesACurrentDatabase_data()
     {
-        QTest::addColumn<QString>("level");
-        QTest::newRow("legacy") << QStringLiteral("legacy");
-        QTest::newRow("current") << QStringLiteral("current");
+        test::addSchemaLevelRows();
     }
     void aLaterLegacyMigrationReachesACurrentDatabase()
     {

@@ -648,9 +648,7 @@ private Q_SLOTS:
     // lines, and at most one missing_ours, whatever N: run as finance at both schema levels.
     void aRepeatedPayNoIsOneFinding_data()
     {
-        QTest::addColumn<QString>("level");
-        QTest::newRow("legacy") << QStringLiteral("legacy");
-        QTest::newRow("current") << QStringLiteral("current");
+        test::addSchemaLevelRows();
     }
 
     void aRepeatedPayNoIsOneFinding()

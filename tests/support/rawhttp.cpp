@@ -20,6 +20,19 @@
 
 namespace payops::test {
 
+namespace {
+
+// An attacker's many sockets need more descriptors than the default soft limit.
+void raiseOpenFilesLimit()
+{
+    rlimit files{};
+    ::getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+}
+
+} // namespace
+
 int connectFrom(const char *sourceAddress, int port, int timeoutMs)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -124,10 +137,7 @@ QList<RawResponse> readResponses(int fd, int count, int timeoutMs)
 
 Crowd::Crowd(int port, int idle, int drippers, int perAddress)
 {
-    rlimit files{};
-    ::getrlimit(RLIMIT_NOFILE, &files);
-    files.rlim_cur = files.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &files);
+    raiseOpenFilesLimit();
     int opened = 0;
     const auto nextSource = [&opened, perAddress] {
         return QByteArray("127.0.0.") + QByteArray::number(2 + opened++ / perAddress);
@@ -164,10 +174,7 @@ Crowd::~Crowd()
 
 Occupier::Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs)
 {
-    rlimit files{};
-    ::getrlimit(RLIMIT_NOFILE, &files);
-    files.rlim_cur = files.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &files);
+    raiseOpenFilesLimit();
     m_thread = std::thread([=, this] { run(port, firstOctet, addresses, perAddress, requestEveryMs); });
 }
 
