@@ -3,7 +3,7 @@
 #include "activitytally.h"
 #include "backlog.h"
 #include "duplicatescan.h"
-#include "domain/unmatchedcallbacks.h"
+#include "domain/callback/unmatchedcallbacks.h"
 
 #include <QSqlDatabase>
 #include <QString>

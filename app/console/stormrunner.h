@@ -1,7 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "domain/storm.h"
+#include "lab/storm.h"
 
 #include <QObject>
 #include <QString>
