@@ -1,8 +1,8 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "domain/auditlog.h"
-#include "domain/auditquery.h"
-#include "domain/privileges.h"
+#include "domain/money/auditlog.h"
+#include "domain/money/auditquery.h"
+#include "domain/inspection/privileges.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,7 +1,7 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "scratchdatabase.h"
-#include "domain/signature.h"
+#include "domain/callback/signature.h"
 #include "testmain.h"
 
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "domain/localserver.h"
+#include "lab/localserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,6 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

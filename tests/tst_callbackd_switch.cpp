@@ -1,8 +1,8 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "scratchdatabase.h"
-#include "domain/callbacktrace.h"
+#include "domain/callback/callbacktrace.h"
 #include "testmain.h"
 
 #include <QJsonDocument>

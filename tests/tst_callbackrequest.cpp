@@ -1,6 +1,6 @@
-#include "domain/callbackrequest.h"
-#include "domain/signature.h"
-#include "domain/strictjson.h"
+#include "domain/callback/callbackrequest.h"
+#include "domain/callback/signature.h"
+#include "domain/callback/strictjson.h"
 #include "testmain.h"
 
 #include <QMessageAuthenticationCode>

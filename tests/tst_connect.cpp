@@ -3,7 +3,7 @@
 #include "console/sandboxlauncher.h"
 #include "db/connection.h"
 #include "dialogs/connectiondialog.h"
-#include "domain/localserver.h"
+#include "lab/localserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,8 +1,8 @@
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "domain/duplicatecount.h"
+#include "domain/money/duplicates/duplicatecount.h"
 #include "mainwindow.h"
-#include "domain/sandbox.h"
+#include "lab/sandbox.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -3,7 +3,7 @@
 #include "dialogs/switchdialog.h"
 #include "mainwindow.h"
 #include "models/backlogmodel.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "pages/backlogpage.h"
 #include "pages/instancespage.h"
 #include "pages/overviewpage.h"

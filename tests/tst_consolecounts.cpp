@@ -10,8 +10,8 @@
 #include "console/backlog.h"
 #include "console/overview.h"
 #include "db/connection.h"
-#include "domain/auditlog.h"
-#include "domain/callbackswitch.h"
+#include "domain/money/auditlog.h"
+#include "domain/callback/callbackswitch.h"
 
 #include <QThread>
 

@@ -3,7 +3,7 @@
 #include "demodatabase.h"
 #include "mainwindow.h"
 #include "models/backlogmodel.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "pages/backlogpage.h"
 #include "scratchdatabase.h"
 #include "testmain.h"

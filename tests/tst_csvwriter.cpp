@@ -1,4 +1,4 @@
-#include "domain/csvwriter.h"
+#include "domain/export/csvwriter.h"
 
 #include "testmain.h"
 

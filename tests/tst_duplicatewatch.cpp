@@ -10,8 +10,8 @@
 #include "db/dberror.h"
 #include "db/migrator.h"
 #include "demodatabase.h"
-#include "domain/compensation.h"
-#include "domain/duplicatewatch.h"
+#include "domain/money/compensation.h"
+#include "domain/money/duplicates/duplicatewatch.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,9 +1,9 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/compensationworkflow.h"
-#include "domain/localserver.h"
-#include "domain/missingpayment.h"
+#include "domain/money/compensationworkflow.h"
+#include "lab/localserver.h"
+#include "domain/callback/missingpayment.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,8 +1,8 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "demodatabase.h"
-#include "domain/doublepayments.h"
-#include "domain/inspectionrun.h"
+#include "domain/money/duplicates/doublepayments.h"
+#include "domain/inspection/inspectionrun.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -6,7 +6,7 @@
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
 #include "db/connection.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -2,7 +2,7 @@
 // binaries speak: the same calls give English without a catalogue and Chinese once the embedded
 // zh_CN catalogue is installed, exactly as the console and the command line install it.
 #include "db/dberror.h"
-#include "domain/statementreader.h"
+#include "domain/statement/statementreader.h"
 #include "log/translation.h"
 #include "service/serviceoptions.h"
 

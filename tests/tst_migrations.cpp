@@ -2,8 +2,8 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "domain/duplicatecount.h"
-#include "domain/sandbox.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "lab/sandbox.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

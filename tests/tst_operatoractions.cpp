@@ -4,7 +4,7 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/privileges.h"
+#include "domain/inspection/privileges.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -3,9 +3,9 @@
 #include "db/dberror.h"
 #include "db/migrator.h"
 #include "db/sqlscript.h"
-#include "domain/duplicatecount.h"
-#include "domain/reconciliation.h"
-#include "domain/statementimport.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "domain/statement/reconciliation.h"
+#include "domain/statement/statementimport.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,6 +1,6 @@
 #include "db/connection.h"
 #include "demodatabase.h"
-#include "domain/incidentfacts.h"
+#include "domain/inspection/incidentfacts.h"
 #include "testmain.h"
 
 #include <QJsonDocument>

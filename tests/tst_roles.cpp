@@ -1,7 +1,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "domain/duplicatecount.h"
+#include "domain/money/duplicates/duplicatecount.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -1,7 +1,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "domain/localserver.h"
+#include "lab/localserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

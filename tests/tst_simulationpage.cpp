@@ -3,7 +3,7 @@
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
 #include "db/connection.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "mainwindow.h"
 #include "pages/overviewpage.h"
 #include "pages/simulationpage.h"

@@ -1,5 +1,5 @@
-#include "domain/statementreader.h"
-#include "domain/statementtable.h"
+#include "domain/statement/statementreader.h"
+#include "domain/statement/statementtable.h"
 #include "testmain.h"
 
 #include <QBuffer>

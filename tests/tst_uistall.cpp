@@ -4,7 +4,7 @@
 #include "db/migrator.h"
 #include "demodatabase.h"
 #include "dialogs/compensationdialog.h"
-#include "domain/duplicatecount.h"
+#include "domain/money/duplicates/duplicatecount.h"
 #include "frozenserver.h"
 #include "mainwindow.h"
 #include "models/duplicatemodel.h"

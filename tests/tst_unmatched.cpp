@@ -2,7 +2,7 @@
 #include "db/connection.h"
 #include "db/namedlock.h"
 #include "demodatabase.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 

@@ -8,7 +8,7 @@
 #include "dialogs/connectiondialog.h"
 #include "dialogs/reportdialog.h"
 #include "dialogs/settingsdialog.h"
-#include "domain/privileges.h"
+#include "domain/inspection/privileges.h"
 #include "pages/evidencepage.h"
 #include "pages/inspectionpage.h"
 #include "pages/pagetable.h"

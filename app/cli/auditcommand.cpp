@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/auditlog.h"
+#include "domain/money/auditlog.h"
 
 namespace payops::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/compensationworkflow.h"
+#include "domain/money/compensationworkflow.h"
 
 namespace payops::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 
 namespace payops::cli {
 namespace {

@@ -3,9 +3,9 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/backlogdrainer.h"
-#include "domain/callbackswitch.h"
-#include "domain/unmatchedcallbacks.h"
+#include "domain/callback/backlogdrainer.h"
+#include "domain/callback/callbackswitch.h"
+#include "domain/callback/unmatchedcallbacks.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>

@@ -3,10 +3,10 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/callbackswitch.h"
-#include "domain/duplicatewatch.h"
-#include "domain/inspection.h"
-#include "domain/inspectionrun.h"
+#include "domain/callback/callbackswitch.h"
+#include "domain/money/duplicates/duplicatewatch.h"
+#include "domain/inspection/inspection.h"
+#include "domain/inspection/inspectionrun.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>

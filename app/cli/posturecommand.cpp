@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/posture.h"
+#include "domain/inspection/posture.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

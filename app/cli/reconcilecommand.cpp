@@ -3,9 +3,9 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/money.h"
-#include "domain/reconciliation.h"
-#include "domain/statementimport.h"
+#include "domain/money/money.h"
+#include "domain/statement/reconciliation.h"
+#include "domain/statement/statementimport.h"
 
 #include <QElapsedTimer>
 #include <QFile>

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/incidentfacts.h"
+#include "domain/inspection/incidentfacts.h"
 #include "report/incidentreport.h"
 
 #include <stdexcept>

@@ -2,7 +2,7 @@
 
 #include "cli.h"
 #include "db/dberror.h"
-#include "domain/sandbox.h"
+#include "lab/sandbox.h"
 
 #include <stdexcept>
 

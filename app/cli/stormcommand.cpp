@@ -4,8 +4,8 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "domain/signature.h"
-#include "domain/storm.h"
+#include "domain/callback/signature.h"
+#include "lab/storm.h"
 
 #include <QElapsedTimer>
 #include <QTextStream>

@@ -1,7 +1,7 @@
 #include "backlog.h"
 
 #include "db/connection.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 
 #include <QSqlQuery>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/unmatchedcallbacks.h"
+#include "domain/callback/unmatchedcallbacks.h"
 #include "sqltime.h"
 
 #include <QByteArray>

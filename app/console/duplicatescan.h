@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/compensation.h"
+#include "domain/money/compensation.h"
 #include "sqltime.h"
 
 #include <QList>

@@ -2,7 +2,7 @@
 
 #include "consolesettings.h"
 #include "db/dbworker.h"
-#include "domain/duplicatewatch.h"
+#include "domain/money/duplicates/duplicatewatch.h"
 #include "displayformat.h"
 
 #include <QCoreApplication>

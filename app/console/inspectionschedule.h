@@ -1,7 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "domain/inspectionrun.h"
+#include "domain/inspection/inspectionrun.h"
 
 #include <QObject>
 #include <QString>

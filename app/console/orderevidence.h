@@ -1,7 +1,7 @@
 #pragma once
 
 #include "orderlist.h"
-#include "domain/callbacktrace.h"
+#include "domain/callback/callbacktrace.h"
 
 #include <QList>
 #include <QSqlDatabase>

@@ -1,7 +1,7 @@
 #include "overview.h"
 
 #include "db/connection.h"
-#include "domain/duplicatewatch.h"
+#include "domain/money/duplicates/duplicatewatch.h"
 
 #include <QSqlQuery>
 

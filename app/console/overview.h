@@ -3,7 +3,7 @@
 #include "activitytally.h"
 #include "backlog.h"
 #include "duplicatescan.h"
-#include "domain/unmatchedcallbacks.h"
+#include "domain/callback/unmatchedcallbacks.h"
 
 #include <QSqlDatabase>
 #include <QString>
@@ -24,7 +24,7 @@ struct OverviewFigures
     qint64 callbacksLastMinute = 0; // distinct pay_no first received in the last minute (RecentCallbackCount)
     qint64 backlog = 0;       // callbacks recorded in RECORD_ONLY mode, not yet processed (BacklogTally)
     UnmatchedCount unmatched; // callbacks that arrived before their order
-    DuplicateTotals duplicates; // from the duplicate watch (domain/duplicatewatch.h)
+    DuplicateTotals duplicates; // from the duplicate watch (domain/money/duplicates/duplicatewatch.h)
     bool duplicatesWatched = true;  // false: the database has no watch yet (see duplicatesNote)
     bool duplicatesComplete = true; // false while the watch's first pass is still reading history
     int duplicatesPercent = 100;    // how much of it is read

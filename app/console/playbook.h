@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/inspection.h"
-#include "domain/posture.h"
+#include "domain/inspection/inspection.h"
+#include "domain/inspection/posture.h"
 
 #include <QList>
 #include <QSqlDatabase>

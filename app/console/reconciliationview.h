@@ -1,9 +1,9 @@
 #pragma once
 
-#include "domain/missingpayment.h"
-#include "domain/reconciliation.h"
-#include "domain/statement.h"
-#include "domain/statementimport.h"
+#include "domain/callback/missingpayment.h"
+#include "domain/statement/reconciliation.h"
+#include "domain/statement/statement.h"
+#include "domain/statement/statementimport.h"
 
 #include <QList>
 

@@ -1,7 +1,7 @@
 #include "sandboxlauncher.h"
 
 #include "db/dberror.h"
-#include "domain/sandbox.h"
+#include "lab/sandbox.h"
 
 #include <QThread>
 

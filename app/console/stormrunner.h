@@ -1,7 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "domain/storm.h"
+#include "lab/storm.h"
 
 #include <QObject>
 #include <QString>
@@ -13,7 +13,7 @@ class QThread;
 
 namespace payops::console {
 
-// Runs a storm (domain/storm.h) on a thread of its own, so the console stays live while it
+// Runs a storm (lab/storm.h) on a thread of its own, so the console stays live while it
 // fires: it creates fresh PENDING orders first when asked (on a connection of that thread),
 // then fires the plan's callbacks. Counts come back throttled to a few per second; stop() is
 // seen by the storm between two requests.

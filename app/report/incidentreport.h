@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/incidentfacts.h"
+#include "domain/inspection/incidentfacts.h"
 
 #include <QCoreApplication>
 #include <QImage>

@@ -1,6 +1,6 @@
 #include "callbackgate.h"
 
-#include "domain/signature.h"
+#include "domain/callback/signature.h"
 
 namespace payops {
 

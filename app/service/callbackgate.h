@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/callbackanswer.h"
-#include "domain/callbackrequest.h"
+#include "domain/callback/callbackanswer.h"
+#include "domain/callback/callbackrequest.h"
 #include "httpserver.h"
 
 #include <QByteArray>

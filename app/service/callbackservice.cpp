@@ -1,17 +1,17 @@
 #include "callbackservice.h"
 
 #include "callbackgate.h"
-#include "domain/callbackhandler.h"
-#include "domain/callbackrequest.h"
+#include "domain/callback/callbackhandler.h"
+#include "domain/callback/callbackrequest.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
 #include "heartbeat.h"
 #include "jobqueue.h"
-#include "domain/paymentapplier.h"
-#include "domain/safehandler.h"
+#include "domain/callback/paymentapplier.h"
+#include "domain/callback/safehandler.h"
 #include "servicemetrics.h"
-#include "domain/unsafehandler.h"
+#include "domain/callback/unsafehandler.h"
 
 #include <QDateTime>
 #include <QJsonDocument>

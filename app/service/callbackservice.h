@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/callbackanswer.h"
-#include "domain/callbackrequest.h"
-#include "domain/callbacktrace.h"
+#include "domain/callback/callbackanswer.h"
+#include "domain/callback/callbackrequest.h"
+#include "domain/callback/callbacktrace.h"
 #include "httpserver.h"
 #include "serviceoptions.h"
 

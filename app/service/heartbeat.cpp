@@ -1,10 +1,10 @@
 #include "heartbeat.h"
 
-#include "domain/callbackhandler.h"
-#include "domain/callbacktrace.h"
+#include "domain/callback/callbackhandler.h"
+#include "domain/callback/callbacktrace.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "servicemetrics.h"
 
 #include <QDateTime>

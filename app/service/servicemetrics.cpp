@@ -1,6 +1,6 @@
 #include "servicemetrics.h"
 
-#include "domain/callbackhandler.h"
+#include "domain/callback/callbackhandler.h"
 
 #include <sstream>
 

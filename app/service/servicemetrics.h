@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/callbackanswer.h"
+#include "domain/callback/callbackanswer.h"
 
 #include <array>
 #include <atomic>

@@ -1,6 +1,6 @@
 #include "serviceoptions.h"
 
-#include "domain/signature.h"
+#include "domain/callback/signature.h"
 
 #include <QCommandLineParser>
 

@@ -7,9 +7,9 @@
 #include "db/migrator.h"
 #include "log/application.h"
 #include "log/logging.h"
-#include "domain/compensation.h"
-#include "domain/duplicatecount.h"
-#include "domain/localserver.h"
+#include "domain/money/compensation.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "lab/localserver.h"
 
 #include <QCoreApplication>
 #include <QList>

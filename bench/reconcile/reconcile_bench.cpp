@@ -6,10 +6,10 @@
 
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "domain/duplicatecount.h"
-#include "domain/localserver.h"
-#include "domain/reconciliation.h"
-#include "domain/statementimport.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "lab/localserver.h"
+#include "domain/statement/reconciliation.h"
+#include "domain/statement/statementimport.h"
 #include "log/application.h"
 #include "log/logging.h"
 

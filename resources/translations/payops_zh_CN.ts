@@ -70,7 +70,7 @@
 <context>
     <name>payops::AuditLog</name>
     <message>
-        <location filename="../../app/domain/auditlog.cpp" line="+61"/>
+        <location filename="../../app/domain/money/auditlog.cpp" line="+61"/>
         <source>row %1 is missing (next row is %2)</source>
         <translation>第 %1 行缺失（下一行是 %2）</translation>
     </message>
@@ -639,7 +639,7 @@
 <context>
     <name>payops::CallbackSwitch</name>
     <message>
-        <location filename="../../app/domain/callbackswitch.cpp" line="+26"/>
+        <location filename="../../app/domain/callback/callbackswitch.cpp" line="+26"/>
         <source>callback_switch has no row; run payops migrate</source>
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
@@ -652,7 +652,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/compensation.cpp" line="+165"/>
+        <location filename="../../app/domain/money/compensation.cpp" line="+165"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -1132,7 +1132,7 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/compensationrequest.cpp" line="+137"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+137"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
@@ -1165,7 +1165,7 @@
 <context>
     <name>payops::CompensationWorkflow</name>
     <message>
-        <location filename="../../app/domain/compensationworkflow.cpp" line="+25"/>
+        <location filename="../../app/domain/money/compensationworkflow.cpp" line="+25"/>
         <source>request %1 was made by this account (%2): it needs another operator to approve it</source>
         <translation>申请 %1 由本账号（%2）提交，需要另一位运维批准（双人复核）</translation>
     </message>
@@ -1316,7 +1316,7 @@
 <context>
     <name>payops::CsvWriter</name>
     <message>
-        <location filename="../../app/domain/csvwriter.cpp" line="+39"/>
+        <location filename="../../app/domain/export/csvwriter.cpp" line="+39"/>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
@@ -1389,7 +1389,7 @@
 <context>
     <name>payops::DoublePayments</name>
     <message>
-        <location filename="../../app/domain/doublepayments.cpp" line="+23"/>
+        <location filename="../../app/domain/money/duplicates/doublepayments.cpp" line="+23"/>
         <source>no order paid twice by the customer</source>
         <translation>没有客户重复支付的订单</translation>
     </message>
@@ -1680,7 +1680,7 @@
 <context>
     <name>payops::DuplicateWatch</name>
     <message>
-        <location filename="../../app/domain/duplicatewatch.cpp" line="+246"/>
+        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+246"/>
         <source>another session was refreshing the duplicate watch; these are its last figures</source>
         <translation>另一个会话正在刷新重复监控，以下是它上次的数据</translation>
     </message>
@@ -2658,7 +2658,7 @@
 <context>
     <name>payops::LiveDuplicateCount</name>
     <message>
-        <location filename="../../app/domain/duplicatecount.cpp" line="+14"/>
+        <location filename="../../app/domain/money/duplicates/duplicatecount.cpp" line="+14"/>
         <source>%1 duplicate coupon group(s) (%2 extra row(s)) in user_coupon by (order_id, coupon_template_id)</source>
         <translation>user_coupon 中按 (order_id, coupon_template_id) 有 %1 组重复优惠券（多余 %2 行）</translation>
     </message>
@@ -2754,7 +2754,7 @@
 <context>
     <name>payops::LocalServer</name>
     <message>
-        <location filename="../../app/domain/localserver.cpp" line="+34"/>
+        <location filename="../../app/lab/localserver.cpp" line="+34"/>
         <source>%1 not found; install the mariadb-server package (script/bootstrap does)</source>
         <translation>找不到 %1，请安装 mariadb-server 软件包（script/bootstrap 会安装）</translation>
     </message>
@@ -3036,7 +3036,7 @@
 <context>
     <name>payops::MissingPayment</name>
     <message>
-        <location filename="../../app/domain/missingpayment.cpp" line="+26"/>
+        <location filename="../../app/domain/callback/missingpayment.cpp" line="+26"/>
         <source>no missing-payment draft %1</source>
         <translation>不存在漏单草稿 %1</translation>
     </message>
@@ -3222,7 +3222,7 @@
 <context>
     <name>payops::PaymentApplier</name>
     <message>
-        <location filename="../../app/domain/paymentapplier.cpp" line="+93"/>
+        <location filename="../../app/domain/callback/paymentapplier.cpp" line="+93"/>
         <source>order_transition has no pay_success_callback edge into PAID; run payops migrate</source>
         <translation>order_transition 中没有进入 PAID 的 pay_success_callback 转换，请运行 payops migrate</translation>
     </message>
@@ -3492,7 +3492,7 @@
 <context>
     <name>payops::Posture</name>
     <message>
-        <location filename="../../app/domain/posture.cpp" line="+60"/>
+        <location filename="../../app/domain/inspection/posture.cpp" line="+60"/>
         <source>this database has no payops schema (no %1); run payops migrate first</source>
         <translation>该数据库没有 payops 表结构（缺少 %1），请先运行 payops migrate</translation>
     </message>
@@ -3821,7 +3821,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/reconciliation.cpp" line="+374"/>
+        <location filename="../../app/domain/statement/reconciliation.cpp" line="+374"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -4251,7 +4251,7 @@
 <context>
     <name>payops::Sandbox</name>
     <message>
-        <location filename="../../app/domain/sandbox.cpp" line="+28"/>
+        <location filename="../../app/lab/sandbox.cpp" line="+28"/>
         <source>the demo seed is missing from this build</source>
         <translation>此版本缺少演示数据</translation>
     </message>
@@ -4481,7 +4481,7 @@
 <context>
     <name>payops::SideEffectKeys</name>
     <message>
-        <location filename="../../app/domain/sideeffectkeys.cpp" line="+38"/>
+        <location filename="../../app/domain/callback/sideeffectkeys.cpp" line="+38"/>
         <source>database &apos;%1&apos; was never migrated by payops; run payops migrate first</source>
         <translation>数据库“%1”从未由 payops 迁移过，请先运行 payops migrate</translation>
     </message>
@@ -4499,7 +4499,7 @@
 <context>
     <name>payops::Signature</name>
     <message>
-        <location filename="../../app/domain/signature.cpp" line="+80"/>
+        <location filename="../../app/domain/callback/signature.cpp" line="+80"/>
         <source>--secret-file is required</source>
         <translation>必须指定 --secret-file</translation>
     </message>
@@ -4857,8 +4857,8 @@
 <context>
     <name>payops::StatementText</name>
     <message>
-        <location filename="../../app/domain/alipaystatement.cpp" line="+87"/>
-        <location filename="../../app/domain/statementreader.cpp" line="+24"/>
+        <location filename="../../app/domain/statement/alipaystatement.cpp" line="+87"/>
+        <location filename="../../app/domain/statement/statementreader.cpp" line="+24"/>
         <source>an Alipay business detail</source>
         <translation>支付宝业务明细</translation>
     </message>
@@ -4893,8 +4893,8 @@
         <translation>声明文件有 %1 行%2，实际列出 %3 行：有行缺失或被添加</translation>
     </message>
     <message>
-        <location filename="../../app/domain/genericstatement.cpp" line="+45"/>
-        <location filename="../../app/domain/statementreader.cpp" line="+4"/>
+        <location filename="../../app/domain/statement/genericstatement.cpp" line="+45"/>
+        <location filename="../../app/domain/statement/statementreader.cpp" line="+4"/>
         <source>a generic statement</source>
         <translation>通用对账单</translation>
     </message>
@@ -4939,7 +4939,7 @@
         <translation>渠道是“%1”，而文件第一行是“%2”：一份对账单只能有一个渠道</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statementimport.cpp" line="+40"/>
+        <location filename="../../app/domain/statement/statementimport.cpp" line="+40"/>
         <source>the line has no transaction number (pay_no)</source>
         <translation>该行缺少交易号（pay_no）</translation>
     </message>
@@ -4974,8 +4974,8 @@
         <translation>文件无法读取两遍（是管道吗？），请先保存为文件</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statementreader.cpp" line="-5"/>
-        <location filename="../../app/domain/wechatstatement.cpp" line="+49"/>
+        <location filename="../../app/domain/statement/statementreader.cpp" line="-5"/>
+        <location filename="../../app/domain/statement/wechatstatement.cpp" line="+49"/>
         <source>a WeChat bill</source>
         <translation>微信账单</translation>
     </message>
@@ -5030,7 +5030,7 @@
         <translation>不是%1：第一行应为%2，实际是“%3”</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statementsource.cpp" line="+47"/>
+        <location filename="../../app/domain/statement/statementsource.cpp" line="+47"/>
         <source>line %1 is longer than %2 KiB: this is not a statement (a binary file?)</source>
         <translation>第 %1 行超过 %2 KiB：这不是对账单（二进制文件？）</translation>
     </message>
@@ -5045,7 +5045,7 @@
         <translation>第 %1 行不是 %2 文本：文件已损坏、是二进制文件，或被另存为其他编码</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statementtable.cpp" line="+78"/>
+        <location filename="../../app/domain/statement/statementtable.cpp" line="+78"/>
         <source>line %1 opens a quoted field (&quot;) that is never closed: the file is damaged or not CSV</source>
         <translation>第 %1 行的引号字段（&quot;）没有闭合：文件已损坏或不是 CSV</translation>
     </message>
@@ -5080,7 +5080,7 @@
         <translation>文件（%1）在第 %2 行结束，缺少%3：文件不完整，请重新下载</translation>
     </message>
     <message>
-        <location filename="../../app/domain/wechatstatement.cpp" line="+20"/>
+        <location filename="../../app/domain/statement/wechatstatement.cpp" line="+20"/>
         <source>its totals rows (总交易单数, ...)</source>
         <translation>汇总行（总交易单数, ...）</translation>
     </message>
@@ -5131,7 +5131,7 @@
 <context>
     <name>payops::StoredRun</name>
     <message>
-        <location filename="../../app/domain/inspectionrun.cpp" line="+80"/>
+        <location filename="../../app/domain/inspection/inspectionrun.cpp" line="+80"/>
         <source>the database gave the stored run no id</source>
         <translation>数据库没有给保存的巡检记录分配 ID</translation>
     </message>
@@ -5144,7 +5144,7 @@
 <context>
     <name>payops::Storm</name>
     <message>
-        <location filename="../../app/domain/storm.cpp" line="+27"/>
+        <location filename="../../app/lab/storm.cpp" line="+27"/>
         <source>this database is not marked as a sandbox: the storm pays orders out on purpose and runs only on a sandbox (payops sandbox, or payops migrate --sandbox on a database of test data)</source>
         <translation>该数据库未标记为沙箱：回调风暴会故意重复发放，只能在沙箱上运行（payops sandbox，或在测试数据库上运行 payops migrate --sandbox）</translation>
     </message>
@@ -5415,7 +5415,7 @@
 <context>
     <name>payops::UnmatchedCount</name>
     <message>
-        <location filename="../../app/domain/unmatchedcallbacks.cpp" line="+12"/>
+        <location filename="../../app/domain/callback/unmatchedcallbacks.cpp" line="+12"/>
         <source>no unmatched callbacks</source>
         <translation>没有未匹配回调</translation>
     </message>
@@ -5433,7 +5433,7 @@
 <context>
     <name>payops::WatchFeed</name>
     <message>
-        <location filename="../../app/domain/watchfeed.cpp" line="+259"/>
+        <location filename="../../app/domain/money/duplicates/watchfeed.cpp" line="+259"/>
         <source>the duplicate watch has no state row; run payops migrate again</source>
         <translation>重复监控没有状态行，请重新运行 payops migrate</translation>
     </message>

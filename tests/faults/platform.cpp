@@ -2,7 +2,7 @@
 
 #include "callbackfixture.h"
 
-#include "domain/signature.h"
+#include "domain/callback/signature.h"
 
 #include <QDateTime>
 #include <QMutexLocker>

@@ -11,12 +11,12 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/auditlog.h"
-#include "domain/backlogdrainer.h"
-#include "domain/callbackswitch.h"
-#include "domain/compensation.h"
-#include "domain/duplicatecount.h"
-#include "domain/localserver.h"
+#include "domain/money/auditlog.h"
+#include "domain/callback/backlogdrainer.h"
+#include "domain/callback/callbackswitch.h"
+#include "domain/money/compensation.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "lab/localserver.h"
 
 #include <QHash>
 #include <QSet>

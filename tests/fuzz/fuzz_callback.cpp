@@ -2,9 +2,9 @@
 // Input: "<X-Payops-Timestamp>\n<X-Payops-Signature>\n<body>".
 #include "fuzzinput.h"
 
-#include "domain/callbackrequest.h"
-#include "domain/signature.h"
-#include "domain/strictjson.h"
+#include "domain/callback/callbackrequest.h"
+#include "domain/callback/signature.h"
+#include "domain/callback/strictjson.h"
 
 using namespace payops;
 

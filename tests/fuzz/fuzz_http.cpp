@@ -10,7 +10,7 @@
 // the first blank line, so that mutated bodies reach the parser signed.
 #include "fuzzinput.h"
 
-#include "domain/signature.h"
+#include "domain/callback/signature.h"
 #include "service/callbackgate.h"
 #include "service/httpserver.h"
 

@@ -3,7 +3,7 @@
 // through a QIODevice, line by line, to the end or the error that stops the file.
 #include "fuzzinput.h"
 
-#include "domain/statementreader.h"
+#include "domain/statement/statementreader.h"
 
 #include <QBuffer>
 

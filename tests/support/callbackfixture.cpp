@@ -2,8 +2,8 @@
 
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "domain/duplicatecount.h"
-#include "domain/signature.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "domain/callback/signature.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

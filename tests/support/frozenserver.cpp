@@ -1,7 +1,7 @@
 #include "frozenserver.h"
 
 #include "db/connection.h"
-#include "domain/localserver.h"
+#include "lab/localserver.h"
 
 #include <QProcess>
 #include <QStringList>

@@ -1,7 +1,7 @@
 #include "rawhttp.h"
 
 #include "callbackfixture.h"
-#include "domain/signature.h"
+#include "domain/callback/signature.h"
 
 #include <QDateTime>
 #include <QDeadlineTimer>

@@ -2,7 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/localserver.h"
+#include "lab/localserver.h"
 
 #include <QProcess>
 #include <QRandomGenerator>

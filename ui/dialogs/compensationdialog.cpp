@@ -3,7 +3,7 @@
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
 #include "db/dbworker.h"
-#include "domain/compensationworkflow.h"
+#include "domain/money/compensationworkflow.h"
 #include "palette.h"
 
 #include <QComboBox>

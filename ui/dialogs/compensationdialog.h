@@ -1,8 +1,8 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "domain/compensation.h"
-#include "domain/compensationrequest.h"
+#include "domain/money/compensation.h"
+#include "domain/money/compensationrequest.h"
 
 #include <QDialog>
 

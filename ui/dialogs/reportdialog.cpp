@@ -2,7 +2,7 @@
 
 #include "console/consolesettings.h"
 #include "db/dbworker.h"
-#include "domain/incidentfacts.h"
+#include "domain/inspection/incidentfacts.h"
 #include "palette.h"
 #include "report/incidentreport.h"
 #include "widgets/utctimeedit.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 
 #include <QDialog>
 #include <QStringList>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "console/backlog.h"
-#include "domain/backlogdrainer.h"
+#include "domain/callback/backlogdrainer.h"
 
 #include "pagedtablemodel.h"
 

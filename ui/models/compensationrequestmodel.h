@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/compensationrequest.h"
+#include "domain/money/compensationrequest.h"
 
 #include "rowtablemodel.h"
 

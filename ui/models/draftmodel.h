@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/missingpayment.h"
+#include "domain/callback/missingpayment.h"
 
 #include "rowtablemodel.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/reconciliation.h"
+#include "domain/statement/reconciliation.h"
 
 #include "rowtablemodel.h"
 #include "streamedcsvsource.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/posture.h"
+#include "domain/inspection/posture.h"
 
 #include "rowtablemodel.h"
 

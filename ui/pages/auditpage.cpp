@@ -2,7 +2,7 @@
 
 #include "db/dbworker.h"
 #include "models/auditmodel.h"
-#include "domain/auditlog.h"
+#include "domain/money/auditlog.h"
 #include "palette.h"
 #include "widgets/datatable.h"
 #include "widgets/utctimeedit.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/auditquery.h"
+#include "domain/money/auditquery.h"
 #include "page.h"
 
 #include <atomic>

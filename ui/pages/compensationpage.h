@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/compensationrequest.h"
+#include "domain/money/compensationrequest.h"
 #include "page.h"
 
 class QLabel;

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "domain/privileges.h"
+#include "domain/inspection/privileges.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
 #include "posturepage.h"
 
 #include "db/dbworker.h"
-#include "domain/posture.h"
+#include "domain/inspection/posture.h"
 #include "models/posturemodel.h"
 #include "palette.h"
 

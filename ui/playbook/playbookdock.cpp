@@ -5,7 +5,7 @@
 #include "console/stormrunner.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
-#include "domain/sideeffectkeys.h"
+#include "domain/callback/sideeffectkeys.h"
 #include "palette.h"
 #include "stepcard.h"
 

@@ -1,7 +1,7 @@
 #include "datatable.h"
 
 #include "db/dbworker.h"
-#include "domain/csvwriter.h"
+#include "domain/export/csvwriter.h"
 #include "models/pagedtablemodel.h"
 #include "models/streamedcsvsource.h"
 

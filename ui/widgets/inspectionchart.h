@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/inspectionrun.h"
+#include "domain/inspection/inspectionrun.h"
 
 #include <QChartView>
 

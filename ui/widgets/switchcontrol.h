@@ -1,7 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 
 #include <QPushButton>
 

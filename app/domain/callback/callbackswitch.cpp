@@ -1,6 +1,6 @@
 #include "callbackswitch.h"
 
-#include "auditlog.h"
+#include "domain/money/auditlog.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 

@@ -4,8 +4,8 @@
 // the columns WeChat added in 2018 (订单金额, 申请退款金额, 费率备注) and any it adds later
 // change nothing.
 
-#include "domain/money.h"
-#include "domain/statementtable.h"
+#include "domain/money/money.h"
+#include "domain/statement/statementtable.h"
 
 #include <QCoreApplication>
 

@@ -1,15 +1,15 @@
 #include "backlogdrainer.h"
 
-#include "auditlog.h"
+#include "domain/money/auditlog.h"
 #include "callbackswitch.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/namedlock.h"
-#include "domain/callbackanswer.h"
-#include "domain/callbacklog.h"
-#include "domain/callbackrequest.h"
-#include "domain/callbacktrace.h"
-#include "domain/paymentapplier.h"
+#include "domain/callback/callbackanswer.h"
+#include "domain/callback/callbacklog.h"
+#include "domain/callback/callbackrequest.h"
+#include "domain/callback/callbacktrace.h"
+#include "domain/callback/paymentapplier.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -43,7 +43,7 @@ struct StormOrderFacts
 struct StormPlan
 {
     QStringList targets;       // base URLs "http://host:port"; copies go round-robin over them
-    QByteArray secret;         // the endpoint's HMAC secret (domain/signature.h signs)
+    QByteArray secret;         // the endpoint's HMAC secret (domain/callback/signature.h signs)
     int orders = 100;          // how many orders get callbacks
     int copies = 2;            // deliveries per order (1 = no duplicates)
     int gapMs = 40;            // time between copies of one order (pattern gap)

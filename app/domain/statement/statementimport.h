@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/statement.h"
+#include "domain/statement/statement.h"
 
 #include <QDateTime>
 #include <QList>

@@ -1,6 +1,6 @@
 #include "sideeffectkeys.h"
 
-#include "duplicatecount.h"
+#include "domain/money/duplicates/duplicatecount.h"
 
 #include "db/connection.h"
 #include "db/dberror.h"

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/money.h" // yuanToFen and fenToYuan come with the reader
-#include "domain/statement.h"
+#include "domain/money/money.h" // yuanToFen and fenToYuan come with the reader
+#include "domain/statement/statement.h"
 
 #include <QList>
 

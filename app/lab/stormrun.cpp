@@ -3,7 +3,7 @@
 
 #include "storm.h"
 
-#include "signature.h"
+#include "domain/callback/signature.h"
 
 #include <QDateTime>
 #include <QJsonDocument>

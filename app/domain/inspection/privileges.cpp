@@ -1,10 +1,10 @@
 #include "privileges.h"
 
-#include "auditlog.h"
-#include "callbacklog.h"
-#include "callbackswitch.h"
-#include "compensation.h"
-#include "paymentapplier.h"
+#include "domain/money/auditlog.h"
+#include "domain/callback/callbacklog.h"
+#include "domain/callback/callbackswitch.h"
+#include "domain/money/compensation.h"
+#include "domain/callback/paymentapplier.h"
 
 #include "db/connection.h"
 #include "db/dberror.h"

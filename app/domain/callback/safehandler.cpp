@@ -4,7 +4,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/namedlock.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "paymentapplier.h"
 
 namespace payops {

@@ -2,7 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/auditlog.h"
+#include "domain/money/auditlog.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -2,8 +2,8 @@
 // "Platform statements"), for a platform payops has no reader of its own for, or for a file
 // made by hand.
 
-#include "domain/money.h"
-#include "domain/statementtable.h"
+#include "domain/money/money.h"
+#include "domain/statement/statementtable.h"
 
 #include <QCoreApplication>
 

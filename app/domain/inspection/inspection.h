@@ -1,10 +1,10 @@
 #pragma once
 
-#include "callbackswitch.h"
-#include "doublepayments.h"
-#include "duplicatecount.h"
-#include "duplicatewatch.h"
-#include "unmatchedcallbacks.h"
+#include "domain/callback/callbackswitch.h"
+#include "domain/money/duplicates/doublepayments.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "domain/money/duplicates/duplicatewatch.h"
+#include "domain/callback/unmatchedcallbacks.h"
 
 #include <QJsonObject>
 #include <QSqlDatabase>

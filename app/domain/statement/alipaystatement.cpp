@@ -3,8 +3,8 @@
 // the totals, the export time), the published column names, every field padded with a tab.
 // Columns are found by name; a UTF-8 copy of the file reads the same.
 
-#include "domain/money.h"
-#include "domain/statementtable.h"
+#include "domain/money/money.h"
+#include "domain/statement/statementtable.h"
 
 #include <QCoreApplication>
 

@@ -3,7 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/localinfile.h"
-#include "domain/statementreader.h"
+#include "domain/statement/statementreader.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

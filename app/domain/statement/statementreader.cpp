@@ -1,6 +1,6 @@
 #include "statementreader.h"
 
-#include "domain/statementtable.h"
+#include "domain/statement/statementtable.h"
 
 #include <QCoreApplication>
 #include <QIODevice>

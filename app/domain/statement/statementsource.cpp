@@ -1,6 +1,6 @@
 #include "statementsource.h"
 
-#include "domain/statement.h"
+#include "domain/statement/statement.h"
 
 #include <QCoreApplication>
 #include <QIODevice>

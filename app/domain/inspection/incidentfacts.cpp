@@ -1,7 +1,7 @@
 #include "incidentfacts.h"
 
 #include "db/connection.h"
-#include "reconciliation.h"
+#include "domain/statement/reconciliation.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

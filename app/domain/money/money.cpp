@@ -1,4 +1,4 @@
-#include "domain/money.h"
+#include "domain/money/money.h"
 
 #include <limits>
 

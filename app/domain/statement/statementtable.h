@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/statement.h"
-#include "domain/statementsource.h"
+#include "domain/statement/statement.h"
+#include "domain/statement/statementsource.h"
 
 #include <QDateTime>
 #include <QList>

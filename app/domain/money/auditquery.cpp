@@ -1,6 +1,6 @@
 #include "auditquery.h"
 
-#include "csvwriter.h"
+#include "domain/export/csvwriter.h"
 #include "db/connection.h"
 
 #include <QStringList>

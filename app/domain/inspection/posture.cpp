@@ -1,6 +1,6 @@
 #include "posture.h"
 
-#include "callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 
 #include "db/connection.h"
 #include "db/dberror.h"

@@ -2,7 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/statementimport.h"
+#include "domain/statement/statementimport.h"
 
 #include <QCoreApplication>
 #include <QSqlQuery>

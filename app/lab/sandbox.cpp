@@ -3,7 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "domain/duplicatecount.h"
+#include "domain/money/duplicates/duplicatecount.h"
 #include "db/sqlscript.h"
 
 #include <QCoreApplication>
