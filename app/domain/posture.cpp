@@ -2,6 +2,7 @@
 
 #include "auditlog.h"
 #include "callbackswitch.h"
+#include "instanceliveness.h"
 
 #include "db/connection.h"
 #include "db/dberror.h"
@@ -29,8 +30,6 @@ constexpr int kRecentRows = 10000;
 // Audit entries whose hashes are recomputed on each look; the whole chain is
 // `payops audit verify`'s, run when a person asks.
 constexpr int kAuditTail = 1000;
-// The heartbeat age that makes an instance live, as the switch's acknowledgement wait counts it.
-constexpr int kAliveSeconds = 5;
 // A stored inspection this recent means one is scheduled: twice the period of a schedule that
 // runs every 12 hours, so that one late or failed run does not flip the defence, while a
 // schedule that stopped shows within a day (docs/decisions/0032-inspections-stored-new-by-counts.md).
@@ -109,8 +108,8 @@ Defence keyDefence(const QSqlDatabase &db, Defence defence, const QString &table
 // but do not decide. A row without an instance row (a drain) always decides.
 QString stillRunning(const QString &timeColumn)
 {
-    return QStringLiteral("(i.id IS NULL OR (i.stopped_at IS NULL AND i.last_seen_at >= NOW(3) - INTERVAL %1 SECOND "
-                          "AND %2 >= i.started_at))").arg(kAliveSeconds).arg(timeColumn);
+    return QStringLiteral("(i.id IS NULL OR (%1 AND %2 >= i.started_at))")
+        .arg(instanceLiveSql(QStringLiteral("i")), timeColumn);
 }
 
 // The verdict of a check that reads the last hour: what running code did wrong decides, then
@@ -251,8 +250,7 @@ Defence switchDefence(const QSqlDatabase &db)
     }
     const SwitchState state = readSwitch(db);
     QSqlQuery live = db::exec(db, QStringLiteral(
-        "SELECT id, switch_version_applied FROM callback_instance "
-        "WHERE stopped_at IS NULL AND last_seen_at >= NOW(3) - INTERVAL %1 SECOND ORDER BY id").arg(kAliveSeconds));
+        "SELECT id, switch_version_applied FROM callback_instance WHERE %1 ORDER BY id").arg(instanceLiveSql()));
     QStringList behind;
     int instances = 0;
     while (live.next()) {

@@ -4437,11 +4437,6 @@
         <translation> 积分 = ¥1</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>An instance is alive if its heartbeat is younger than</source>
-        <translation>实例视为存活的心跳时限</translation>
-    </message>
-    <message>
         <location line="+3"/>
         <source>Run the inspection every (0 = off)</source>
         <translation>巡检间隔（0 = 关闭）</translation>
