@@ -2,6 +2,7 @@
 #include "db/connection.h"
 #include "domain/money/auditlog.h"
 #include "domain/money/auditquery.h"
+#include "domain/inspection/posture.h"
 #include "domain/inspection/privileges.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -96,6 +97,54 @@ private Q_SLOTS:
             QVERIFY(!rights.flipSwitch && !rights.drain && !rights.compensate && !rights.decideRequests);
         }
         QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
+    }
+
+    // `payops audit verify` and the posture's audit defence run one verifier: an edited, a
+    // removed and a last entry removed are named alike by both; only an edit older than the
+    // posture's tail is left to the full walk.
+    void aTamperedEntryIsFoundByBothPaths()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("audittamper"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        db::execDirect(db, QStringLiteral(
+            "INSERT INTO ops_audit_log (action, target, reason, ticket) "
+            "SELECT 'backlog.drain', seq, CONCAT('entry ', seq), '' FROM seq_1_to_1005"));
+        const auto postureAudit = [&db] {
+            for (const Defence &defence : inspectPosture(db)) {
+                if (defence.name == QLatin1String("audit_chain"))
+                    return defence;
+            }
+            return Defence();
+        };
+        const auto bothFind = [&](const QString &problem) {
+            const AuditVerification full = verifyAuditChain(db);
+            QVERIFY(!full.intact);
+            QVERIFY2(full.problem.contains(problem), qPrintable(full.problem));
+            const Defence defence = postureAudit();
+            QCOMPARE(defence.state, DefenceState::Missing);
+            QVERIFY2(defence.evidence.contains(full.problem), qPrintable(defence.evidence));
+        };
+        QVERIFY(verifyAuditChain(db).intact);
+        QCOMPARE(postureAudit().state, DefenceState::Present);
+
+        db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_update"));
+        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 1000"));
+        bothFind(QStringLiteral("entry 1000 does not match its hash"));
+        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 1000' WHERE id = 1000"));
+
+        // Before the newest thousand: the posture's quick look does not reach it, the full walk does.
+        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 2"));
+        QVERIFY(verifyAuditChain(db).problem.contains(QStringLiteral("entry 2 does not match its hash")));
+        QCOMPARE(postureAudit().state, DefenceState::Present);
+        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 2' WHERE id = 2"));
+
+        db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_delete"));
+        db::execDirect(db, QStringLiteral("DELETE FROM ops_audit_log WHERE id = 1003"));
+        bothFind(QStringLiteral("entry 1003 is missing"));
+        db::execDirect(db, QStringLiteral("DELETE FROM ops_audit_log WHERE id >= 1003"));
+        bothFind(QStringLiteral("the chain head names entry 1005 but the log ends at entry 1002"));
     }
 
 private:

@@ -1,6 +1,7 @@
 #include "callbackfixture.h"
 #include "console/consolesettings.h"
 #include "console/orderevidence.h"
+#include "console/orderlist.h"
 #include "console/displayformat.h"
 #include "db/connection.h"
 #include "db/dbworker.h"
@@ -168,6 +169,42 @@ private Q_SLOTS:
             "SELECT COUNT(DISTINCT order_id) FROM order_state_log WHERE from_state = 'PENDING' AND to_state = 'PAID' AND accepted = 0")));
         QVERIFY(model.rowCount() > 0);
         QVERIFY(!model.index(0, OrderModel::PayNoColumn).data().toString().isEmpty());
+    }
+
+    // The order list and the evidence read an order through one reader: the same row, field by
+    // field, and each field what the table holds.
+    void theListAndTheEvidenceReadAnOrderAlike()
+    {
+        db::Connection c(m_demo->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = c.database();
+        for (const QString &status : {QStringLiteral("PAID"), QStringLiteral("PENDING")}) {
+            QSqlQuery expected = db::exec(db, QStringLiteral(
+                "SELECT id, user_id, amount_fen, pay_no, paid_at IS NULL FROM orders WHERE status = ? "
+                "ORDER BY id LIMIT 1"), {status});
+            QVERIFY2(expected.next(), qPrintable(status));
+            const qint64 id = expected.value(0).toLongLong();
+            console::OrderSelection selection;
+            selection.kind = console::OrderSelection::Kind::State;
+            selection.state = status;
+            const QList<console::OrderRow> page = console::loadOrderPage(db, selection, id - 1, 1);
+            QCOMPARE(page.size(), 1);
+            const console::OrderRow listed = page.first();
+            const console::OrderEvidence evidence = console::loadOrderEvidence(db, id);
+            QVERIFY(evidence.found);
+            const console::OrderRow shown = evidence.order;
+            for (const console::OrderRow &row : {listed, shown}) {
+                QCOMPARE(row.id, id);
+                QCOMPARE(row.userId, expected.value(1).toLongLong());
+                QCOMPARE(row.status, status);
+                QCOMPARE(row.amountFen, expected.value(2).toLongLong());
+                QCOMPARE(row.payNo, expected.value(3).toByteArray());
+                QVERIFY(row.createdMicros > 0);
+                QCOMPARE(row.paidMicros == 0, expected.value(4).toBool());
+            }
+            QCOMPARE(shown.createdMicros, listed.createdMicros);
+            QCOMPARE(shown.paidMicros, listed.paidMicros);
+        }
+        QVERIFY(!console::loadOrderEvidence(db, -1).found);
     }
 
     void instanceModelJoinsRowsAndHealth()

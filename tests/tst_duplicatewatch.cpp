@@ -386,12 +386,12 @@ private Q_SLOTS:
         console::OverviewTallies overviewTallies;
         bounded("the overview", 0, [&db, &overviewTally, &overviewTallies] {
             console::loadDatabaseSummary(db);
-            console::loadOverview(db, overviewTallies, 100, 5);
+            console::loadOverview(db, overviewTallies, 100);
             overviewTally.advance(db);
         });
         console::BacklogTally backlogTally;
         bounded("the backlog summary", 0, [&db, &backlogTally] { console::loadBacklogSummary(db, backlogTally); });
-        bounded("the instances", 0, [&db] { console::loadInstances(db, 5); });
+        bounded("the instances", 0, [&db] { console::loadInstances(db); });
         bounded("the state machine", 0, [&db, &machineTally] { console::loadStateMachine(db, machineTally); });
     }
 

@@ -157,7 +157,7 @@ struct Playbook
 
 Playbook check(const QSqlDatabase &db, const PlaybookContext &context = {})
 {
-    return Playbook{evaluatePlaybook(readPlaybookFacts(db, 100, 5), context)};
+    return Playbook{evaluatePlaybook(readPlaybookFacts(db, 100), context)};
 }
 
 } // namespace

@@ -285,7 +285,7 @@ private Q_SLOTS:
         db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 2"));
         const Defence edited = find(postureOf(scratch.dsn()), QStringLiteral("audit_chain"));
         QCOMPARE(edited.state, DefenceState::Missing);
-        QVERIFY2(edited.evidence.contains(QStringLiteral("audit entry 2 does not match its hash")),
+        QVERIFY2(edited.evidence.contains(QStringLiteral("entry 2 does not match its hash")),
                  qPrintable(edited.evidence));
         db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 2' WHERE id = 2"));
         QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("audit_chain")).state, DefenceState::Present);

@@ -19,9 +19,6 @@ constexpr std::array<Spec, ConsoleSettings::NUM_KEYS> specs{{
     {ConsoleSettings::PointsPerYuan, "pointsPerYuan", 100, 1, 1000000,
      QT_TRANSLATE_NOOP("payops::SettingsDialog", "Cash value of points"),
      QT_TRANSLATE_NOOP("payops::SettingsDialog", " points = ¥1")},
-    {ConsoleSettings::InstanceAliveSeconds, "instanceAliveSeconds", 5, 1, 3600,
-     QT_TRANSLATE_NOOP("payops::SettingsDialog", "An instance is alive if its heartbeat is younger than"),
-     QT_TRANSLATE_NOOP("payops::SettingsDialog", " s")},
     // Off by default: a console writes inspection_run only when someone asked it to.
     {ConsoleSettings::InspectionMinutes, "inspectionMinutes", 0, 0, 1440,
      QT_TRANSLATE_NOOP("payops::SettingsDialog", "Run the inspection every (0 = off)"),

@@ -20,7 +20,7 @@ class ConsoleSettings final : public QObject
     Q_OBJECT
 
 public:
-    enum Key { RefreshSeconds, PointsPerYuan, InstanceAliveSeconds, InspectionMinutes, NUM_KEYS };
+    enum Key { RefreshSeconds, PointsPerYuan, InspectionMinutes, NUM_KEYS };
 
     // One row of the table.
     struct Spec
@@ -52,8 +52,6 @@ public:
     int refreshSeconds() const { return value(RefreshSeconds); }
     // Cash value of points when counting money at risk and compensating.
     int pointsPerYuan() const { return value(PointsPerYuan); }
-    // A heartbeat older than this makes an instance stale.
-    int instanceAliveSeconds() const { return value(InstanceAliveSeconds); }
     // Minutes between the console's own runs of the inspection (stored like payops inspect's);
     // 0 is off.
     int inspectionMinutes() const { return value(InspectionMinutes); }

@@ -1,13 +1,14 @@
 #include "instances.h"
 
 #include "db/connection.h"
+#include "domain/callback/instanceliveness.h"
 #include "sqltime.h"
 
 #include <QSqlQuery>
 
 namespace payops::console {
 
-InstanceList loadInstances(const QSqlDatabase &db, int aliveSeconds)
+InstanceList loadInstances(const QSqlDatabase &db)
 {
     InstanceList list;
     QSqlQuery sw = db::exec(db, QStringLiteral("SELECT version, mode FROM callback_switch WHERE id = 1"));
@@ -18,8 +19,8 @@ InstanceList loadInstances(const QSqlDatabase &db, int aliveSeconds)
     QSqlQuery q = db::exec(db, QStringLiteral(
         "SELECT id, host, pid, listen, build_version, handler, CAST(started_at AS CHAR), CAST(last_seen_at AS CHAR), "
         "       TIMESTAMPDIFF(SECOND, last_seen_at, UTC_TIMESTAMP(3)), switch_version_applied, mode_applied, "
-        "       stopped_at IS NOT NULL "
-        "FROM callback_instance ORDER BY id"));
+        "       stopped_at IS NOT NULL, %1 "
+        "FROM callback_instance ORDER BY id").arg(instanceLiveSql()));
     while (q.next()) {
         InstanceRow row;
         row.id = q.value(0).toString();
@@ -34,7 +35,7 @@ InstanceList loadInstances(const QSqlDatabase &db, int aliveSeconds)
         row.switchVersionApplied = q.value(9).toLongLong();
         row.modeApplied = q.value(10).toString();
         row.stopped = q.value(11).toBool();
-        row.alive = !row.stopped && row.secondsSinceSeen <= aliveSeconds;
+        row.alive = q.value(12).toBool();
         list.rows << row;
     }
     return list;

@@ -21,7 +21,7 @@ struct InstanceRow
     qint64 switchVersionApplied = 0;
     QString modeApplied;
     bool stopped = false;
-    bool alive = false;      // heartbeat fresh and not stopped
+    bool alive = false;      // live by instanceLiveSql, as the switch counts it
 };
 
 struct InstanceList
@@ -32,6 +32,6 @@ struct InstanceList
 };
 
 // Throws db::Error.
-InstanceList loadInstances(const QSqlDatabase &db, int aliveSeconds);
+InstanceList loadInstances(const QSqlDatabase &db);
 
 } // namespace payops::console

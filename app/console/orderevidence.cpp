@@ -176,15 +176,11 @@ QString formatOffset(qint64 micros, qint64 origin)
 OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId)
 {
     OrderEvidence evidence;
-    QSqlQuery order = db::exec(db, QStringLiteral(
-        "SELECT id, user_id, status, amount_fen, pay_no, CAST(created_at AS CHAR), CAST(paid_at AS CHAR) "
-        "FROM orders WHERE id = ?"), {orderId});
-    if (!order.next())
+    const QList<OrderRow> order = readOrderRows(db, QStringLiteral("WHERE o.id = ?"), {orderId});
+    if (order.isEmpty())
         return evidence;
     evidence.found = true;
-    evidence.order = OrderRow{order.value(0).toLongLong(), order.value(1).toLongLong(), order.value(2).toString(),
-                              order.value(3).toLongLong(), order.value(4).toByteArray(),
-                              microsFromSql(order.value(5)), microsFromSql(order.value(6))};
+    evidence.order = order.first();
     loadTraces(db, orderId, evidence);
     loadEvents(db, orderId, evidence);
     std::stable_sort(evidence.events.begin(), evidence.events.end(),

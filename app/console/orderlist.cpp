@@ -23,14 +23,31 @@ QString OrderSelection::describe() const
     return QString();
 }
 
+QList<OrderRow> readOrderRows(const QSqlDatabase &db, const QString &condition, const QVariantList &binds)
+{
+    QSqlQuery query = db::exec(db, QStringLiteral(
+        "SELECT o.id, o.user_id, o.status, o.amount_fen, o.pay_no, CAST(o.created_at AS CHAR), "
+        "       CAST(o.paid_at AS CHAR) FROM orders o ") + condition, binds);
+    QList<OrderRow> rows;
+    while (query.next()) {
+        OrderRow row;
+        row.id = query.value(0).toLongLong();
+        row.userId = query.value(1).toLongLong();
+        row.status = query.value(2).toString();
+        row.amountFen = query.value(3).toLongLong();
+        row.payNo = query.value(4).toByteArray();
+        row.createdMicros = microsFromSql(query.value(5));
+        row.paidMicros = microsFromSql(query.value(6));
+        rows << row;
+    }
+    return rows;
+}
+
 QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit)
 {
-    QList<OrderRow> rows;
     if (selection.kind == OrderSelection::Kind::None)
-        return rows;
-    QString sql = QStringLiteral(
-        "SELECT o.id, o.user_id, o.status, o.amount_fen, o.pay_no, CAST(o.created_at AS CHAR), "
-        "       CAST(o.paid_at AS CHAR) FROM orders o WHERE o.id > ?");
+        return {};
+    QString sql = QStringLiteral("WHERE o.id > ?");
     QVariantList binds{afterId};
     if (selection.kind == OrderSelection::Kind::State) {
         sql += QStringLiteral(" AND o.status = ?");
@@ -46,19 +63,7 @@ QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &sele
         sql += QLatin1Char(')');
     }
     sql += QStringLiteral(" ORDER BY o.id LIMIT %1").arg(limit);
-    QSqlQuery query = db::exec(db, sql, binds);
-    while (query.next()) {
-        OrderRow row;
-        row.id = query.value(0).toLongLong();
-        row.userId = query.value(1).toLongLong();
-        row.status = query.value(2).toString();
-        row.amountFen = query.value(3).toLongLong();
-        row.payNo = query.value(4).toByteArray();
-        row.createdMicros = microsFromSql(query.value(5));
-        row.paidMicros = microsFromSql(query.value(6));
-        rows << row;
-    }
-    return rows;
+    return readOrderRows(db, sql, binds);
 }
 
 } // namespace payops::console

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QVariantList>
 
 namespace payops::console {
 
@@ -33,6 +34,11 @@ struct OrderRow
     qint64 createdMicros = 0;
     qint64 paidMicros = 0;
 };
+
+// The one reader of order rows, for the list and the evidence alike: `SELECT <the columns of
+// OrderRow> FROM orders o` followed by `condition` (a WHERE clause over `o`, an ORDER BY, a
+// LIMIT), with `binds` for its placeholders. Throws db::Error.
+QList<OrderRow> readOrderRows(const QSqlDatabase &db, const QString &condition, const QVariantList &binds);
 
 // Keyset paging by order id, lowest first: the list never needs to know how many there are.
 // Throws db::Error.

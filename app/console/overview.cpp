@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "domain/money/duplicates/duplicatewatch.h"
+#include "domain/callback/instanceliveness.h"
 
 #include <QSqlQuery>
 
@@ -51,7 +52,7 @@ RecentCallbackCount::Count RecentCallbackCount::advance(const QSqlDatabase &db)
     return count;
 }
 
-OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan, int aliveSeconds,
+OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan,
                              const std::atomic<bool> *cancel)
 {
     OverviewFigures figures;
@@ -68,14 +69,10 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     figures.backlog = tallies.backlog.advance(db).recorded;
     figures.unmatched = countUnmatched(db);
 
-    // Alive: a heartbeat within the last few seconds from an instance that did not say it
-    // stopped. The server's clock decides, so a skewed console clock cannot fake it.
+    // Alive: live as the switch counts it (instanceLiveSql).
     QSqlQuery instances = db::exec(db, QStringLiteral(
-        "SELECT COUNT(*), "
-        "       COALESCE(SUM(stopped_at IS NULL AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL ? SECOND), 0), "
-        "       COALESCE(SUM(stopped_at IS NULL AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL ? SECOND "
-        "                    AND handler = 'unsafe-demo'), 0) "
-        "FROM callback_instance"), {aliveSeconds, aliveSeconds});
+        "SELECT COUNT(*), COALESCE(SUM(%1), 0), COALESCE(SUM(%1 AND handler = 'unsafe-demo'), 0) "
+        "FROM callback_instance").arg(instanceLiveSql()));
     instances.next();
     figures.instancesKnown = instances.value(0).toLongLong();
     figures.instancesAlive = instances.value(1).toLongLong();

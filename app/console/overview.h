@@ -75,7 +75,7 @@ struct OverviewTallies
 // duplicates come from the duplicate watch, advanced by this call (and, on a database it has
 // not read yet, by a slice of its first pass; the next refresh goes on from there). `cancel`
 // stops that slice between statements. Throws db::Error.
-OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan, int aliveSeconds,
+OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan,
                              const std::atomic<bool> *cancel = nullptr);
 
 // Milliseconds of a refresh that may go to the watch's first pass.

@@ -3,6 +3,7 @@
 #include "consolesettings.h"
 #include "db/connection.h"
 #include "db/migrator.h"
+#include "domain/callback/instanceliveness.h"
 #include "displayformat.h"
 
 #include <QCoreApplication>
@@ -277,7 +278,7 @@ bool PlaybookFacts::handlerFixed() const
     return defence(QStringLiteral("lock_across_commit")) == DefenceState::Present;
 }
 
-PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds)
+PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan)
 {
     PlaybookFacts facts;
     facts.pointsPerYuan = pointsPerYuan;
@@ -299,8 +300,8 @@ PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan, in
         "SELECT COALESCE(SUM(i.alive), 0), COALESCE(SUM(i.alive AND i.handler = 'unsafe-demo'), 0), "
         "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0) "
         "FROM (SELECT handler, switch_version_applied, "
-        "             stopped_at IS NULL AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL ? SECOND AS alive "
-        "      FROM callback_instance) i JOIN callback_switch s ON s.id = 1"), {aliveSeconds});
+        "             %1 AS alive "
+        "      FROM callback_instance) i JOIN callback_switch s ON s.id = 1").arg(instanceLiveSql()));
     if (instances.next()) {
         facts.instancesAlive = instances.value(0).toLongLong();
         facts.unsafeAlive = instances.value(1).toLongLong();

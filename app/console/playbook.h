@@ -76,7 +76,7 @@ struct PlaybookFacts
 };
 
 // Reads the facts. Throws db::Error.
-PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan, int aliveSeconds);
+PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan);
 
 // Decides each step's state from the facts alone, so the same facts always give the same
 // playbook. Returns the ten steps in order.

@@ -3,6 +3,7 @@
 #include "callbackgate.h"
 #include "domain/callback/callbackhandler.h"
 #include "domain/callback/callbackrequest.h"
+#include "domain/callback/instanceliveness.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
@@ -140,8 +141,8 @@ void CallbackService::checkInstanceName()
     try {
         db::Connection connection(m_options.dsn, QStringLiteral("startup"));
         QSqlQuery query = db::exec(connection.database(), QStringLiteral(
-            "SELECT host, pid FROM callback_instance WHERE id = ? AND stopped_at IS NULL "
-            "AND last_seen_at > NOW(3) - INTERVAL 3 SECOND"), {m_options.instance});
+            "SELECT host, pid FROM callback_instance WHERE id = ? AND %1").arg(instanceLiveSql()),
+            {m_options.instance});
         if (!query.next())
             return;
         const QString host = query.value(0).toString();

@@ -282,10 +282,10 @@ private:
         const std::array<std::function<void()>, 5> steps{
             [&db, &overview] {
                 console::loadDatabaseSummary(db);
-                console::loadOverview(db, overview, 100, 5);
+                console::loadOverview(db, overview, 100);
             },
             [&db, &lastHour] { lastHour.advance(db); }, [&db, &backlog] { console::loadBacklogSummary(db, backlog); },
-            [&db] { console::loadInstances(db, 5); },
+            [&db] { console::loadInstances(db); },
             [&db, &stateMachine] { console::loadStateMachine(db, stateMachine); }};
         for (const auto &step : steps)
             step();

@@ -167,7 +167,7 @@ Figures measure(const LocalServer &server, qint64 orders)
     console::ActivityTally activity(console::kRecentActivitySeconds);
     console::OverviewTallies tallies;
     activity.advance(db);
-    console::loadOverview(db, tallies, 100, 5);
+    console::loadOverview(db, tallies, 100);
 
     f.newRows = addNewRows(dsn, orders);
     // One refresh as the overview page runs it: the database summary, the figures and the
@@ -175,13 +175,13 @@ Figures measure(const LocalServer &server, qint64 orders)
     const qint64 before = bench::sessionRowsRead(db);
     clock.start();
     console::loadDatabaseSummary(db);
-    const console::OverviewFigures overview = console::loadOverview(db, tallies, 100, 5);
+    const console::OverviewFigures overview = console::loadOverview(db, tallies, 100);
     activity.advance(db);
     f.refreshMs = double(clock.nsecsElapsed()) / 1e6;
     f.refreshRows = bench::sessionRowsRead(db) - before;
     const qint64 idle = bench::sessionRowsRead(db);
     console::loadDatabaseSummary(db);
-    console::loadOverview(db, tallies, 100, 5);
+    console::loadOverview(db, tallies, 100);
     activity.advance(db);
     f.idleRows = bench::sessionRowsRead(db) - idle;
 

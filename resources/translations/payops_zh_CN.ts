@@ -70,29 +70,29 @@
 <context>
     <name>payops::AuditLog</name>
     <message>
-        <location filename="../../app/domain/money/auditlog.cpp" line="+61"/>
-        <source>row %1 is missing (next row is %2)</source>
-        <translation>第 %1 行缺失（下一行是 %2）</translation>
+        <location filename="../../app/domain/auditlog.cpp" line="+57"/>
+        <source>the chain head is missing (ops_audit_head has no row)</source>
+        <translation>链头缺失（ops_audit_head 没有数据行）</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>entry %1 is missing (the next entry is %2)</source>
+        <translation>记录 %1 缺失（下一条是 %2）</translation>
     </message>
     <message>
         <location line="+2"/>
-        <source>prev_hash does not match row %1&apos;s hash</source>
-        <translation>prev_hash 与第 %1 行的哈希不一致</translation>
+        <source>entry %1 does not match its hash (edited after it was written)</source>
+        <translation>记录 %1 与其哈希不一致（写入后被改过）</translation>
     </message>
     <message>
         <location line="+2"/>
-        <source>content does not match its hash (edited after it was written)</source>
-        <translation>内容与其哈希不一致（写入后被改过）</translation>
+        <source>entry %1 does not link to entry %2&apos;s hash</source>
+        <translation>记录 %1 没有链接到记录 %2 的哈希</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>the chain head is missing</source>
-        <translation>链头缺失</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>the chain head names row %1 but the log ends at row %2 (rows removed from the end?)</source>
-        <translation>链头指向第 %1 行，但日志止于第 %2 行（末尾的行被删了？）</translation>
+        <location line="+10"/>
+        <source>the chain head names entry %1 but the log ends at entry %2 (entries removed from the end?)</source>
+        <translation>链头指向记录 %1，但日志止于记录 %2（末尾的记录被删了？）</translation>
     </message>
 </context>
 <context>
@@ -171,7 +171,7 @@
         <translation>操作</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+11"/>
         <source>UTC</source>
         <translation>UTC</translation>
     </message>
@@ -616,7 +616,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+87"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+88"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -639,7 +639,7 @@
 <context>
     <name>payops::CallbackSwitch</name>
     <message>
-        <location filename="../../app/domain/callback/callbackswitch.cpp" line="+26"/>
+        <location filename="../../app/domain/callbackswitch.cpp" line="+27"/>
         <source>callback_switch has no row; run payops migrate</source>
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
@@ -652,7 +652,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/money/compensation.cpp" line="+165"/>
+        <location filename="../../app/domain/compensation.cpp" line="+206"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -1589,7 +1589,7 @@
         <translation>积分</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+29"/>
         <source>No open duplicates in this window</source>
         <translation>此时间窗口内没有未处理的重复发放</translation>
     </message>
@@ -1773,12 +1773,12 @@
         <translation>补偿筛选出的全部…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Each opens a dry-run preview first:</source>
         <translation>每项都先打开试运行预览：</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>Double-click a row for the order&apos;s evidence. Duplicate callbacks by pay_no cannot exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies only; points at their cash value from the settings.</source>
         <translation>双击一行可查看该订单的证据。同一 pay_no 的重复回调不可能存在：pay_callback_log 在该列上有唯一键。风险金额只计仍有效的多余份数；积分按设置中的现金价值折算。</translation>
     </message>
@@ -1898,7 +1898,7 @@
         <translation>在状态机页或重复发放页选择一个订单，或输入订单 ID。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>Order</source>
         <translation>订单</translation>
     </message>
@@ -2057,7 +2057,7 @@
 <context>
     <name>payops::HttpServer</name>
     <message>
-        <location filename="../../app/service/httpserver.cpp" line="+432"/>
+        <location filename="../../app/service/httpserver.cpp" line="+436"/>
         <location line="+6"/>
         <location line="+11"/>
         <source>cannot listen on %1:%2: %3</source>
@@ -2635,12 +2635,12 @@
 <context>
     <name>payops::InstancesPage</name>
     <message>
-        <location filename="../../ui/pages/instancespage.cpp" line="+53"/>
+        <location filename="../../ui/pages/instancespage.cpp" line="+46"/>
         <source>Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two successive scrapes of /metrics.</source>
         <translation>存活：%1 秒内有心跳且未停止。每秒回调数取自相邻两次抓取的 /metrics。</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+34"/>
         <source>&lt;b&gt;%1 of %2 instances alive.&lt;/b&gt; Switch: %3, version %4.</source>
         <translation>&lt;b&gt;%2 个实例中 %1 个存活。&lt;/b&gt;开关：%3，版本 %4。</translation>
     </message>
@@ -2696,7 +2696,7 @@
 <context>
     <name>payops::LiveTrafficChart</name>
     <message>
-        <location filename="../../ui/widgets/livetrafficchart.cpp" line="+57"/>
+        <location filename="../../ui/widgets/livetrafficchart.cpp" line="+62"/>
         <source>The last 15 minutes</source>
         <translation>最近 15 分钟</translation>
     </message>
@@ -2726,7 +2726,7 @@
         <translation>每分钟重复发放数</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>switch → RECORD_ONLY</source>
         <translation>开关 → RECORD_ONLY</translation>
     </message>
@@ -2853,17 +2853,17 @@
 <context>
     <name>payops::MainWindow</name>
     <message>
-        <location filename="../../ui/mainwindow.cpp" line="+37"/>
+        <location filename="../../ui/mainwindow.cpp" line="+39"/>
         <source>payops console</source>
         <translation>payops 控制台</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+21"/>
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+20"/>
         <source>Not connected. File → Connect… opens the connection dialog; payops-console --db mysql://USER@HOST/DB skips it.</source>
         <translation>未连接。“文件 → 连接…”打开连接对话框；用 payops-console --db mysql://USER@HOST/DB 启动可跳过此步。</translation>
     </message>
@@ -3082,7 +3082,7 @@
 <context>
     <name>payops::OverviewPage</name>
     <message>
-        <location filename="../../ui/pages/overviewpage.cpp" line="+61"/>
+        <location filename="../../ui/pages/overviewpage.cpp" line="+62"/>
         <source>Callback endpoint mode</source>
         <translation>回调接口模式</translation>
     </message>
@@ -3122,7 +3122,7 @@
         <translation>正在刷新</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+35"/>
         <source>Database %1 has no payops schema</source>
         <translation>数据库 %1 中没有 payops 表结构</translation>
     </message>
@@ -3302,12 +3302,12 @@
     <message>
         <location line="+3"/>
         <location line="+113"/>
-        <location line="+141"/>
+        <location line="+140"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-253"/>
+        <location line="-252"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -3368,12 +3368,12 @@
     </message>
     <message>
         <location line="+32"/>
-        <location line="+210"/>
+        <location line="+209"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-198"/>
+        <location line="-197"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -3384,12 +3384,12 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+132"/>
+        <location line="+131"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-130"/>
+        <location line="-129"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -3419,7 +3419,7 @@
         <translation>正在检查 %1…</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+36"/>
         <source>Could not check: %1</source>
         <translation>无法检查：%1</translation>
     </message>
@@ -3612,7 +3612,7 @@
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
         <source>%1 (applies version %2)</source>
         <translation>%1（应用版本 %2）</translation>
     </message>
@@ -3643,46 +3643,21 @@
     </message>
     <message>
         <location line="+6"/>
-        <source>ops_audit_head has no row: the chain has no head to check against</source>
-        <translation>ops_audit_head 没有数据行：审计链没有可对照的链头</translation>
+        <source>the audit log is broken: %1; run payops audit verify for the whole chain</source>
+        <translation>审计日志已损坏：%1；请运行 payops audit verify 校验整条链</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>%1; run payops audit verify for the whole chain</source>
-        <translation>%1；请运行 payops audit verify 校验整条链</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>audit entry %1 is missing</source>
-        <translation>审计记录 %1 缺失</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>audit entry %1 does not match its hash (edited after it was written)</source>
-        <translation>审计记录 %1 与其哈希不一致（写入后被改过）</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>audit entry %1 does not link to entry %2</source>
-        <translation>审计记录 %1 没有链接到记录 %2</translation>
-    </message>
-    <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>the audit log is empty and its head agrees</source>
         <translation>审计日志为空，链头一致</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>the chain head names entry %1 but the log ends at entry %2</source>
-        <translation>链头指向记录 %1，但日志止于记录 %2</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+2"/>
         <source>all %1 audit entries hash and link correctly up to the head</source>
         <translation>全部 %1 条审计记录的哈希和链接直到链头都正确</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>the newest %1 of %2 audit entries hash and link correctly up to the head; payops audit verify checks the whole chain</source>
         <translation>%2 条审计记录中最新的 %1 条的哈希和链接直到链头都正确；payops audit verify 会校验整条链</translation>
     </message>
@@ -3879,7 +3854,7 @@
         <translation>对账单：</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>none imported yet</source>
         <translation>尚未导入</translation>
     </message>
@@ -3949,7 +3924,7 @@
         <translation>无法解析的行</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+68"/>
         <source>&lt;b&gt;Statement %1&lt;/b&gt;, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported by %9.</source>
         <translation>&lt;b&gt;对账单 %1&lt;/b&gt;，%2%3，渠道 %4，北京时间 %5 – %6（%7），%8 行，由 %9 导入。</translation>
     </message>
@@ -4448,12 +4423,11 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+6"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location line="-4"/>
+        <location line="+2"/>
         <source>Cash value of points</source>
         <translation>积分折算</translation>
     </message>
@@ -4463,12 +4437,7 @@
         <translation> 积分 = ¥1</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>An instance is alive if its heartbeat is younger than</source>
-        <translation>实例视为存活的心跳时限</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>Run the inspection every (0 = off)</source>
         <translation>巡检间隔（0 = 关闭）</translation>
     </message>
@@ -6591,7 +6560,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::console::Playbook</name>
     <message>
-        <location filename="../../app/console/playbook.cpp" line="+33"/>
+        <location filename="../../app/console/playbook.cpp" line="+34"/>
         <source>This database has no duplicate watch: migrate it with payops migrate.</source>
         <translation>此数据库没有重复发放监测：请用 payops migrate 迁移。</translation>
     </message>

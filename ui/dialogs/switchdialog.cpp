@@ -150,9 +150,9 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
     m_worker->submit<QStringList>(
         QStringLiteral("switch-live-instances"),
         [](const QSqlDatabase &db) {
-            // Alive as waitForAcknowledgement counts it: a heartbeat within 5 s.
+            // Alive as waitForAcknowledgement counts it: the one liveness rule.
             QStringList ids;
-            for (const console::InstanceRow &row : console::loadInstances(db, kAcknowledgeMs / 1000).rows) {
+            for (const console::InstanceRow &row : console::loadInstances(db).rows) {
                 if (row.alive)
                     ids << row.id;
             }

@@ -1,9 +1,9 @@
 #include "instancespage.h"
 
-#include "console/consolesettings.h"
 #include "console/instanceprober.h"
 #include "console/instances.h"
 #include "db/dbworker.h"
+#include "domain/callback/instanceliveness.h"
 #include "models/instancemodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
@@ -43,17 +43,8 @@ InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     m_prober = new console::InstanceProber(this);
     connect(m_prober, &console::InstanceProber::healthChanged, m_model, &InstanceModel::setHealth);
     connect(startRefreshTimer(), &QTimer::timeout, this, &InstancesPage::refresh);
-    connect(&console::ConsoleSettings::instance(), &console::ConsoleSettings::changed, this,
-            &InstancesPage::followSettings);
-    followSettings();
-}
-
-void InstancesPage::followSettings()
-{
     m_note->setText(tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
-                       "successive scrapes of /metrics.").arg(console::ConsoleSettings::instance().instanceAliveSeconds()));
-    // As on the overview: a newer read supersedes one that counts with the old seconds.
-    m_pending = false;
+                       "successive scrapes of /metrics.").arg(kInstanceAliveSeconds));
     refresh();
 }
 
@@ -68,9 +59,8 @@ void InstancesPage::refresh()
     if (m_pending)
         return;
     m_pending = true;
-    const int aliveSeconds = console::ConsoleSettings::instance().instanceAliveSeconds();
     worker()->submit<console::InstanceList>(
-        QStringLiteral("instances"), [aliveSeconds](const QSqlDatabase &db) { return console::loadInstances(db, aliveSeconds); },
+        QStringLiteral("instances"), [](const QSqlDatabase &db) { return console::loadInstances(db); },
         this,
         [this](const console::InstanceList &list) {
             m_pending = false;

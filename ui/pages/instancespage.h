@@ -29,10 +29,8 @@ public:
     InstanceModel *model() const { return m_model; }
 
 private:
-    void followSettings();
-
     QLabel *m_summary = nullptr;
-    QLabel *m_note = nullptr; // says what alive means, with the setting's seconds
+    QLabel *m_note = nullptr; // says what alive means, with its seconds
     SwitchControl *m_switch = nullptr;
     QTableView *m_table = nullptr;
     InstanceModel *m_model = nullptr;

@@ -6,6 +6,7 @@
 #include "console/overview.h"
 #include "console/displayformat.h"
 #include "db/dbworker.h"
+#include "domain/callback/instanceliveness.h"
 #include "palette.h"
 #include "widgets/busyindicator.h"
 #include "widgets/livetrafficchart.h"
@@ -136,18 +137,17 @@ void OverviewPage::refresh()
     m_busy->start(tr("Refreshing"));
     const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     const qint64 pointsPerYuan = settings.pointsPerYuan();
-    const int aliveSeconds = settings.instanceAliveSeconds();
     if (!m_activity)
         m_activity = std::make_shared<console::ActivityTally>(console::kRecentActivitySeconds);
     if (!m_tallies)
         m_tallies = std::make_shared<console::OverviewTallies>();
     worker()->submit<OverviewResult>(
         QStringLiteral("overview"),
-        [pointsPerYuan, aliveSeconds, activity = m_activity, tallies = m_tallies](const QSqlDatabase &db) {
+        [pointsPerYuan, activity = m_activity, tallies = m_tallies](const QSqlDatabase &db) {
             OverviewResult result;
             result.summary = console::loadDatabaseSummary(db);
             if (!result.summary.schemaLevel.isEmpty()) {
-                result.figures = console::loadOverview(db, *tallies, pointsPerYuan, aliveSeconds);
+                result.figures = console::loadOverview(db, *tallies, pointsPerYuan);
                 result.figures.recent = activity->advance(db);
             }
             return result;
@@ -223,7 +223,7 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
     m_instances->setValue(QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
                           f.unsafeInstancesAlive > 0
                               ? tr("%1 alive instance(s) run the UNSAFE demo handler").arg(f.unsafeInstancesAlive)
-                              : tr("heartbeat within %1 s").arg(settings.instanceAliveSeconds()),
+                              : tr("heartbeat within %1 s").arg(kInstanceAliveSeconds),
                           f.unsafeInstancesAlive > 0 ? Tile::Tone::Bad
                                                      : f.instancesAlive > 0 ? Tile::Tone::Good : Tile::Tone::Warning);
     m_updated->setText(tr("Updated %1 UTC · every %2 s")

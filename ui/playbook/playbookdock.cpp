@@ -262,11 +262,10 @@ void PlaybookDock::refresh()
     }
     m_checking = true;
     const qint64 pointsPerYuan = console::ConsoleSettings::instance().pointsPerYuan();
-    const int aliveSeconds = console::ConsoleSettings::instance().instanceAliveSeconds();
     m_worker->submit<console::PlaybookFacts>(
         QStringLiteral("playbook"),
-        [pointsPerYuan, aliveSeconds](const QSqlDatabase &db) {
-            return console::readPlaybookFacts(db, pointsPerYuan, aliveSeconds);
+        [pointsPerYuan](const QSqlDatabase &db) {
+            return console::readPlaybookFacts(db, pointsPerYuan);
         },
         this,
         [this](const console::PlaybookFacts &facts) {

@@ -1,6 +1,7 @@
 #include "callbackswitch.h"
 
 #include "domain/money/auditlog.h"
+#include "instanceliveness.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 
@@ -121,7 +122,7 @@ QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version
                                                       .arg(QStringList(known.size(), QStringLiteral("?")).join(QLatin1Char(',')));
         QSqlQuery rows = db::exec(db, QStringLiteral(
             "SELECT id, switch_version_applied, stopped_at IS NOT NULL FROM callback_instance "
-            "WHERE (stopped_at IS NULL AND last_seen_at >= NOW(3) - INTERVAL 5 SECOND)%1 ORDER BY id").arg(orKnown), known);
+            "WHERE %1%2 ORDER BY id").arg(instanceLiveSql(), orKnown), known);
         while (rows.next()) {
             const QString id = rows.value(0).toString();
             if (rows.value(2).toBool()) {

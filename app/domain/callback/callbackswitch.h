@@ -51,7 +51,7 @@ struct InstanceAck
     bool acknowledged = false;
 };
 
-// Waits until every live instance (heartbeat within 5 s, not stopped) reports at least
+// Waits until every live instance (instanceLiveSql: the console's alive) reports at least
 // `version`, or the timeout passes. Returns every instance seen live meanwhile, with its
 // state: one whose heartbeat stops during the wait is returned unacknowledged, one that
 // stops cleanly is left out.

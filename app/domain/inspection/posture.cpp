@@ -1,6 +1,8 @@
 #include "posture.h"
 
 #include "domain/callback/callbackswitch.h"
+#include "domain/callback/instanceliveness.h"
+#include "domain/money/auditlog.h"
 
 #include "db/connection.h"
 #include "db/dberror.h"
@@ -28,8 +30,6 @@ constexpr int kRecentRows = 10000;
 // Audit entries whose hashes are recomputed on each look; the whole chain is
 // `payops audit verify`'s, run when a person asks.
 constexpr int kAuditTail = 1000;
-// The heartbeat age that makes an instance live, as the switch's acknowledgement wait counts it.
-constexpr int kAliveSeconds = 5;
 // A stored inspection this recent means one is scheduled: twice the period of a schedule that
 // runs every 12 hours, so that one late or failed run does not flip the defence, while a
 // schedule that stopped shows within a day (docs/decisions/0032-inspections-stored-new-by-counts.md).
@@ -108,8 +108,8 @@ Defence keyDefence(const QSqlDatabase &db, Defence defence, const QString &table
 // but do not decide. A row without an instance row (a drain) always decides.
 QString stillRunning(const QString &timeColumn)
 {
-    return QStringLiteral("(i.id IS NULL OR (i.stopped_at IS NULL AND i.last_seen_at >= NOW(3) - INTERVAL %1 SECOND "
-                          "AND %2 >= i.started_at))").arg(kAliveSeconds).arg(timeColumn);
+    return QStringLiteral("(i.id IS NULL OR (%1 AND %2 >= i.started_at))")
+        .arg(instanceLiveSql(QStringLiteral("i")), timeColumn);
 }
 
 // The verdict of a check that reads the last hour: what running code did wrong decides, then
@@ -250,8 +250,7 @@ Defence switchDefence(const QSqlDatabase &db)
     }
     const SwitchState state = readSwitch(db);
     QSqlQuery live = db::exec(db, QStringLiteral(
-        "SELECT id, switch_version_applied FROM callback_instance "
-        "WHERE stopped_at IS NULL AND last_seen_at >= NOW(3) - INTERVAL %1 SECOND ORDER BY id").arg(kAliveSeconds));
+        "SELECT id, switch_version_applied FROM callback_instance WHERE %1 ORDER BY id").arg(instanceLiveSql()));
     QStringList behind;
     int instances = 0;
     while (live.next()) {
@@ -279,9 +278,9 @@ Defence switchDefence(const QSqlDatabase &db)
     return defence;
 }
 
-// The newest kAuditTail entries: each hash recomputed with the trigger's formula, each linked to
-// the one before, the last one equal to the head. An edit or a removal further back is what
-// `payops audit verify` finds; a head that disagrees with the log is seen here at once.
+// The newest kAuditTail entries, checked by the verifier `payops audit verify` runs over the
+// whole chain. An edit or a removal further back is what that command finds; a head that
+// disagrees with the log is seen here at once.
 Defence auditDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
@@ -290,54 +289,20 @@ Defence auditDefence(const QSqlDatabase &db)
         QT_TRANSLATE_NOOP("payops::Posture",
                           "a compensation or a switch flip edited or removed afterwards goes unnoticed, and finance "
                           "cannot trust the record of who did what"));
-    QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
-    if (!head.next()) {
+    const AuditVerification tail = verifyAuditTail(db, kAuditTail);
+    if (!tail.intact) {
         defence.state = DefenceState::Missing;
-        defence.evidence = Posture::tr("ops_audit_head has no row: the chain has no head to check against");
+        defence.evidence = Posture::tr("the audit log is broken: %1; run payops audit verify for the whole chain").arg(tail.problem);
         return defence;
     }
-    const qint64 lastId = head.value(0).toLongLong();
-    const QString lastHash = head.value(1).toString();
-    // One row before the tail anchors its first link.
-    const qint64 from = std::max<qint64>(1, lastId - kAuditTail);
-    QSqlQuery rows = db::exec(db, QStringLiteral(
-        "SELECT id, prev_hash, row_hash = SHA2(CONCAT_WS('|', prev_hash, id, actor, action, target, reason, ticket, "
-        "COALESCE(before_json, ''), COALESCE(after_json, ''), DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f')), 256), "
-        "row_hash FROM ops_audit_log WHERE id >= ? ORDER BY id"), {from});
-    const auto broken = [&defence](const QString &problem) {
-        defence.state = DefenceState::Missing;
-        defence.evidence = Posture::tr("%1; run payops audit verify for the whole chain").arg(problem);
-        return defence;
-    };
-    qint64 expected = from;
-    qint64 checked = 0;
-    QString previousHash;
-    while (rows.next()) {
-        const qint64 id = rows.value(0).toLongLong();
-        if (id != expected)
-            return broken(Posture::tr("audit entry %1 is missing").arg(expected));
-        if (!rows.value(2).toBool())
-            return broken(
-                Posture::tr("audit entry %1 does not match its hash (edited after it was written)").arg(id));
-        if (!previousHash.isNull() && rows.value(1).toString() != previousHash)
-            return broken(Posture::tr("audit entry %1 does not link to entry %2").arg(id).arg(id - 1));
-        previousHash = rows.value(3).toString();
-        ++checked;
-        ++expected;
-    }
-    if (lastId == 0 && checked == 0) {
-        defence.state = DefenceState::Present;
-        defence.evidence = Posture::tr("the audit log is empty and its head agrees");
-        return defence;
-    }
-    if (expected - 1 != lastId || previousHash != lastHash)
-        return broken(Posture::tr("the chain head names entry %1 but the log ends at entry %2")
-                          .arg(lastId).arg(expected - 1));
     defence.state = DefenceState::Present;
-    defence.evidence = checked >= lastId
-        ? Posture::tr("all %1 audit entries hash and link correctly up to the head").arg(lastId)
-        : Posture::tr("the newest %1 of %2 audit entries hash and link correctly up to the head; payops audit "
-                      "verify checks the whole chain").arg(checked).arg(lastId);
+    if (tail.headId == 0)
+        defence.evidence = Posture::tr("the audit log is empty and its head agrees");
+    else if (tail.rows >= tail.headId)
+        defence.evidence = Posture::tr("all %1 audit entries hash and link correctly up to the head").arg(tail.headId);
+    else
+        defence.evidence = Posture::tr("the newest %1 of %2 audit entries hash and link correctly up to the head; "
+                                       "payops audit verify checks the whole chain").arg(tail.rows).arg(tail.headId);
     return defence;
 }
 

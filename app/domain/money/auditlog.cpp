@@ -4,6 +4,8 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace payops {
 
 namespace {
@@ -33,24 +35,37 @@ void appendAudit(const QSqlDatabase &db, const QString &action, const QString &t
               afterJson.isEmpty() ? QVariant() : QVariant(afterJson)});
 }
 
-AuditVerification verifyAuditChain(const QSqlDatabase &db, const std::atomic<bool> *cancel,
-                                   const std::function<void(qint64 rows)> &progress)
+namespace {
+
+// The one walk of the chain, for the whole log and for its newest entries alike. Reads the head
+// first, then every entry from `newest` entries before it (all when 0): ids without gaps, each
+// row_hash equal to the hash of its content, each prev_hash equal to the entry before's row_hash
+// (the first entry's to the zero hash; a tail's first entry only anchors the next link), and
+// the head naming the last entry and its hash.
+AuditVerification walkChain(const QSqlDatabase &db, qint64 newest, const std::atomic<bool> *cancel,
+                            const std::function<void(qint64 rows)> &progress)
 {
     AuditVerification result;
-    // The hash is recomputed by the server with the trigger's own formula, so that the
-    // check cannot drift from how rows are written.
-    QSqlQuery rows = db::exec(db, QStringLiteral(
-        "SELECT id, prev_hash, row_hash, SHA2(CONCAT_WS('|', prev_hash, id, actor, action, target, reason, ticket, "
-        "COALESCE(before_json, ''), COALESCE(after_json, ''), DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f')), 256) "
-        "FROM ops_audit_log ORDER BY id"));
     const auto broken = [&result](qint64 id, const QString &problem) {
         result.intact = false;
         result.firstBrokenId = id;
         result.problem = problem;
         return result;
     };
-    qint64 expectedId = 1;
-    QString previousHash = QString(64, QLatin1Char('0'));
+    QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
+    if (!head.next())
+        return broken(0, AuditLog::tr("the chain head is missing (ops_audit_head has no row)"));
+    result.headId = head.value(0).toLongLong();
+    const QString headHash = head.value(1).toString();
+    const qint64 from = newest > 0 ? std::max<qint64>(1, result.headId - newest) : 1;
+    // The hash is recomputed by the server with the trigger's own formula, so that the
+    // check cannot drift from how rows are written.
+    QSqlQuery rows = db::exec(db, QStringLiteral(
+        "SELECT id, prev_hash, row_hash, SHA2(CONCAT_WS('|', prev_hash, id, actor, action, target, reason, ticket, "
+        "COALESCE(before_json, ''), COALESCE(after_json, ''), DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f')), 256) "
+        "FROM ops_audit_log WHERE id >= ? ORDER BY id"), {from});
+    qint64 expectedId = from;
+    QString previousHash = from == 1 ? QString(64, QLatin1Char('0')) : QString();
     while (rows.next()) {
         if (cancel && cancel->load()) {
             result.cancelled = true;
@@ -58,27 +73,38 @@ AuditVerification verifyAuditChain(const QSqlDatabase &db, const std::atomic<boo
         }
         const qint64 id = rows.value(0).toLongLong();
         if (id != expectedId)
-            return broken(expectedId, AuditLog::tr("row %1 is missing (next row is %2)").arg(expectedId).arg(id));
-        if (rows.value(1).toString() != previousHash)
-            return broken(id, AuditLog::tr("prev_hash does not match row %1's hash").arg(id - 1));
+            return broken(expectedId, AuditLog::tr("entry %1 is missing (the next entry is %2)").arg(expectedId).arg(id));
         if (rows.value(2).toString() != rows.value(3).toString())
-            return broken(id, AuditLog::tr("content does not match its hash (edited after it was written)"));
+            return broken(id, AuditLog::tr("entry %1 does not match its hash (edited after it was written)").arg(id));
+        if (!previousHash.isNull() && rows.value(1).toString() != previousHash)
+            return broken(id, AuditLog::tr("entry %1 does not link to entry %2's hash").arg(id).arg(id - 1));
         previousHash = rows.value(2).toString();
         ++result.rows;
         ++expectedId;
         if (progress && result.rows % 1000 == 0)
             progress(result.rows);
     }
-    QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
-    if (!head.next())
-        return broken(0, AuditLog::tr("the chain head is missing"));
-    if (head.value(0).toLongLong() != result.rows || head.value(1).toString() != previousHash)
-        return broken(head.value(0).toLongLong(),
-                      AuditLog::tr("the chain head names row %1 but the log ends at row %2 (rows removed from the "
-                                   "end?)")
-                          .arg(head.value(0).toLongLong()).arg(result.rows));
-    result.headHash = previousHash;
+    const qint64 lastId = expectedId - 1;
+    if (result.headId != lastId || (!previousHash.isNull() && headHash != previousHash))
+        return broken(result.headId,
+                      AuditLog::tr("the chain head names entry %1 but the log ends at entry %2 (entries removed "
+                                   "from the end?)")
+                          .arg(result.headId).arg(lastId));
+    result.headHash = headHash;
     return result;
+}
+
+} // namespace
+
+AuditVerification verifyAuditChain(const QSqlDatabase &db, const std::atomic<bool> *cancel,
+                                   const std::function<void(qint64 rows)> &progress)
+{
+    return walkChain(db, 0, cancel, progress);
+}
+
+AuditVerification verifyAuditTail(const QSqlDatabase &db, qint64 newest)
+{
+    return walkChain(db, newest, nullptr, {});
 }
 
 } // namespace payops

@@ -18,7 +18,8 @@ QString appendAuditStatement();
 struct AuditVerification
 {
     bool intact = true;
-    qint64 rows = 0;
+    qint64 rows = 0;          // entries checked
+    qint64 headId = 0;        // the last entry the head names (0: an empty log)
     qint64 firstBrokenId = 0; // 0 when intact
     QString problem;          // what is wrong with that row
     QString headHash;         // the chain's last hash: keep it somewhere else to compare later
@@ -30,5 +31,8 @@ struct AuditVerification
 // last row. Stops at the first broken row. Throws db::Error.
 AuditVerification verifyAuditChain(const QSqlDatabase &db, const std::atomic<bool> *cancel = nullptr,
                                    const std::function<void(qint64 rows)> &progress = {});
+// The same checks over the newest `newest` entries only, linked from the one before them: what
+// a quick look can afford (the posture); an edit further back is verifyAuditChain's to find.
+AuditVerification verifyAuditTail(const QSqlDatabase &db, qint64 newest);
 
 } // namespace payops
