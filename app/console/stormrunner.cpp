@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/dbworker.h"
+#include "db/migrator.h"
 
 #include <QPointer>
 #include <QThread>
@@ -102,6 +103,11 @@ void StormRunner::start(const Dsn &dsn, const StormPlan &plan, bool createOrders
             Q_EMIT failed(outcome->error);
     });
     m_thread->start();
+}
+
+Job<bool> sandboxCheckJob()
+{
+    return jobOf(db::isSandboxDatabase);
 }
 
 } // namespace payops::console
