@@ -33,7 +33,8 @@ public:
     Q_DISABLE_COPY_MOVE(Worker)
 
     // Runs `job` on the worker's thread, then `onResult` (or, whatever the job threw,
-    // `onError`) on the UI thread, unless the receiver is gone or the key was submitted again.
+    // `onError`) on the UI thread, unless the receiver is gone or the key was submitted again
+    // or cancelled since.
     template <typename Result>
     void submit(const QString &key, Job<Result> job, QObject *receiver, std::function<void(const Result &)> onResult,
                 std::function<void(const db::Error &)> onError)
