@@ -93,4 +93,18 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     return figures;
 }
 
+Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies, std::shared_ptr<ActivityTally> activity,
+                                 qint64 pointsPerYuan)
+{
+    return [tallies = std::move(tallies), activity = std::move(activity), pointsPerYuan](const QSqlDatabase &db) {
+        OverviewRefresh result;
+        result.summary = loadDatabaseSummary(db);
+        if (!result.summary.schemaLevel.isEmpty()) {
+            result.figures = loadOverview(db, *tallies, pointsPerYuan);
+            result.figures.recent = activity->advance(db);
+        }
+        return result;
+    };
+}
+
 } // namespace payops::console

@@ -2,7 +2,7 @@
 
 #include "console/instanceprober.h"
 #include "console/instances.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "domain/callback/instanceliveness.h"
 #include "models/instancemodel.h"
 #include "palette.h"
@@ -60,8 +60,7 @@ void InstancesPage::refresh()
         return;
     m_pending = true;
     worker()->submit<console::InstanceList>(
-        QStringLiteral("instances"), [](const QSqlDatabase &db) { return console::loadInstances(db); },
-        this,
+        QStringLiteral("instances"), console::jobOf(console::loadInstances), this,
         [this](const console::InstanceList &list) {
             m_pending = false;
             m_model->setInstances(list);
