@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/dbworker.h"
+#include "db/migrator.h"
 
 #include <QPointer>
 
@@ -78,6 +79,11 @@ void StormRunner::start(const Dsn &dsn, const StormPlan &plan, bool createOrders
             m_running = false;
             Q_EMIT failed(db::userMessage(error));
         });
+}
+
+Job<bool> sandboxCheckJob()
+{
+    return jobOf(db::isSandboxDatabase);
 }
 
 } // namespace payops::console

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "job.h"
 #include "domain/storm.h"
 
 #include <QObject>
@@ -46,5 +47,8 @@ private:
     // Not the job's own stop flag, which would also drop the counts of a stopped storm.
     std::shared_ptr<std::atomic_bool> m_stop;
 };
+
+// Whether the worker's database is a sandbox, the only kind a storm runs on. Throws db::Error.
+Job<bool> sandboxCheckJob();
 
 } // namespace payops::console

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "job.h"
 #include "db/dberror.h"
 #include "db/dsn.h"
 
@@ -11,25 +12,11 @@
 #include <functional>
 #include <memory>
 
-class QSqlDatabase;
-
 namespace payops::db {
 class DbWorker;
-struct StandaloneContext;
 }
 
 namespace payops::console {
-
-// A piece of work on the database, run on a worker's thread. Jobs are built by the console
-// core's functions (overviewJob(), a reader's method, ...): the UI submits them and never
-// writes one itself, so that no SQL and no connection lives in a widget.
-template <typename Result>
-using Job = std::function<Result(const QSqlDatabase &)>;
-// Work that needs no worker's connection but opens what it needs with the worker's DSN (a
-// connection of its own, a process, HTTP clients) and returns early once the context's stop
-// flag is up (see db::StandaloneContext).
-template <typename Result>
-using StandaloneJob = std::function<Result(const db::StandaloneContext &)>;
 
 // The console's one way off the UI thread: a thread with a database connection of its own
 // (a db::DbWorker underneath) that runs jobs one at a time, in order, and hands each result
@@ -78,6 +65,10 @@ public:
     const Dsn &dsn() const;
     // The server's id for the worker's connection, 0 while none is open.
     qint64 serverConnectionId() const;
+
+    // The worker underneath, for the table models that still take one; they move to this
+    // façade, and this accessor goes with them.
+    db::DbWorker *dbWorker() const { return m_db.get(); }
 
     // True for the error a cancelled job ends with.
     static bool isCancelled(const db::Error &error);
