@@ -12,6 +12,8 @@
 #include <QSignalSpy>
 #include <QThread>
 
+#include <atomic>
+#include <memory>
 #include <stdexcept>
 
 using namespace payops;
@@ -23,6 +25,19 @@ qint64 killsSoFar(const Dsn &dsn)
 {
     return test::count(dsn, QStringLiteral(
         "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'COM_KILL'"));
+}
+
+// A standalone job that runs until its stop flag is raised or `release` is, and says which.
+std::function<int(const db::StandaloneContext &)> waitingJob(std::shared_ptr<std::atomic_bool> release,
+                                                              std::shared_ptr<std::atomic_bool> sawStop)
+{
+    return [release, sawStop](const db::StandaloneContext &context) {
+        QDeadlineTimer limit(30000);
+        while (!context.stop.load() && !release->load() && !limit.hasExpired())
+            QThread::msleep(5);
+        sawStop->store(context.stop.load());
+        return 1;
+    };
 }
 
 } // namespace
@@ -262,6 +277,164 @@ private Q_SLOTS:
         QCOMPARE(test::count(dsn, QStringLiteral("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %1")
                                       .arg(session)),
                  qint64(0));
+        QCoreApplication::processEvents();
+        QVERIFY(!called);
+    }
+
+    // A standalone job opens its own connection with the worker's DSN; the worker's own is
+    // never opened for it, and a standalone failure is no lost connection of the worker's.
+    void aStandaloneJobUsesItsOwnConnection()
+    {
+        test::ScratchDatabase scratch;
+        db::DbWorker worker(scratch.dsn());
+        QSignalSpy lost(&worker, &db::DbWorker::connectionLost);
+        QObject receiver;
+        qint64 session = 0;
+        QString error;
+        worker.submitStandalone<qint64>(
+            QStringLiteral("own"),
+            [](const db::StandaloneContext &context) {
+                db::Connection connection(context.dsn, QStringLiteral("standalone"));
+                return connection.serverConnectionId();
+            },
+            &receiver, [&](const qint64 &id) { session = id; }, [&](const db::Error &e) { error = e.message(); });
+        QTRY_VERIFY_WITH_TIMEOUT(session != 0 || !error.isEmpty(), 10000);
+        QCOMPARE(error, QString());
+        QCOMPARE(worker.serverConnectionId(), qint64(0));
+        // Its connection is closed once it returns.
+        QTRY_COMPARE_WITH_TIMEOUT(test::count(scratch.dsn(), QStringLiteral(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %1").arg(session)), qint64(0), 10000);
+
+        Dsn nowhere = scratch.dsn();
+        nowhere.database = QStringLiteral("no_such_database_here");
+        worker.submitStandalone<int>(
+            QStringLiteral("own"),
+            [nowhere](const db::StandaloneContext &) {
+                db::Connection connection(nowhere, QStringLiteral("standalone"));
+                return 1;
+            },
+            &receiver, [](const int &) {}, [&](const db::Error &e) { error = e.message(); });
+        QTRY_VERIFY_WITH_TIMEOUT(!error.isEmpty(), 10000);
+        // The worker's own connection goes on as if nothing happened.
+        int answer = 0;
+        worker.submit<int>(
+            QStringLiteral("q"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 3")).toInt(); },
+            &receiver, [&](const int &value) { answer = value; }, [](const db::Error &) {});
+        QTRY_COMPARE_WITH_TIMEOUT(answer, 3, 10000);
+        QCOMPARE(lost.size(), 0);
+    }
+
+    // A standalone job's result is dropped when its receiver is gone, and when a newer job of
+    // its key came, whose stop flag the older sees.
+    void aStandaloneResultIsDroppedWhenStale()
+    {
+        db::DbWorker worker(Dsn{});
+        auto *gone = new QObject;
+        QObject receiver;
+        bool goneCalled = false;
+        const auto release = std::make_shared<std::atomic_bool>(false);
+        const auto goneSawStop = std::make_shared<std::atomic_bool>(false);
+        worker.submitStandalone<int>(QStringLiteral("a"), waitingJob(release, goneSawStop), gone,
+                                     [&](const int &) { goneCalled = true; }, [&](const db::Error &) { goneCalled = true; });
+        delete gone;
+        release->store(true);
+
+        const auto olderStarted = std::make_shared<std::atomic_bool>(false);
+        const auto olderSawStop = std::make_shared<std::atomic_bool>(false);
+        QList<int> delivered;
+        worker.submitStandalone<int>(
+            QStringLiteral("b"),
+            [olderStarted, job = waitingJob(std::make_shared<std::atomic_bool>(false), olderSawStop)](
+                const db::StandaloneContext &context) {
+                olderStarted->store(true);
+                return job(context);
+            },
+            &receiver, [&](const int &) { delivered << 1; }, [](const db::Error &) {});
+        QTRY_VERIFY_WITH_TIMEOUT(olderStarted->load(), 10000);
+        worker.submitStandalone<int>(
+            QStringLiteral("b"), [](const db::StandaloneContext &context) { return context.stop.load() ? -1 : 2; },
+            &receiver, [&](const int &value) { delivered << value; }, [](const db::Error &) {});
+        QTRY_COMPARE_WITH_TIMEOUT(delivered.size(), 1, 10000);
+        QCOMPARE(delivered, QList<int>({2}));
+        QVERIFY(olderSawStop->load());
+        QVERIFY(!goneSawStop->load()); // a receiver's end is no stop: the job ran to its release
+        QVERIFY(!goneCalled);
+    }
+
+    // cancel(key) raises the stop flag of the running standalone job, drops its result and
+    // sends no KILL QUERY: the job runs in no session of the worker's.
+    void cancelStopsAStandaloneJob()
+    {
+        test::ScratchDatabase scratch;
+        const Dsn &dsn = scratch.dsn();
+        db::DbWorker worker(dsn);
+        QObject receiver;
+        // The worker's own connection is open, so that a kill would have a session to aim at.
+        int answer = 0;
+        worker.submit<int>(
+            QStringLiteral("q"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 3")).toInt(); },
+            &receiver, [&](const int &value) { answer = value; }, [](const db::Error &) {});
+        QTRY_COMPARE_WITH_TIMEOUT(answer, 3, 10000);
+        const auto started = std::make_shared<std::atomic_bool>(false);
+        const auto sawStop = std::make_shared<std::atomic_bool>(false);
+        bool called = false;
+        worker.submitStandalone<int>(
+            QStringLiteral("long"),
+            [started, job = waitingJob(std::make_shared<std::atomic_bool>(false), sawStop)](const db::StandaloneContext &context) {
+                started->store(true);
+                return job(context);
+            },
+            &receiver, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(started->load(), 10000);
+        const qint64 kills = killsSoFar(dsn);
+        QElapsedTimer clock;
+        clock.start();
+        worker.cancel(QStringLiteral("long"));
+        QVERIFY2(clock.elapsed() < test::busyLimitMs(100), "cancel waited");
+        answer = 0;
+        worker.submit<int>(
+            QStringLiteral("q"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 4")).toInt(); },
+            &receiver, [&](const int &value) { answer = value; }, [](const db::Error &) {});
+        QTRY_COMPARE_WITH_TIMEOUT(answer, 4, 20000);
+        QVERIFY(sawStop->load());
+        QVERIFY(!called);
+        QCOMPARE(killsSoFar(dsn), kills);
+    }
+
+    // Deleting a worker whose standalone job runs returns at once and raises its stop flag;
+    // the wait at exit covers the job: it ends before that wait says all ended.
+    void theExitWaitCoversAStandaloneJob()
+    {
+        auto worker = std::make_unique<db::DbWorker>(Dsn{});
+        QObject receiver;
+        const auto started = std::make_shared<std::atomic_bool>(false);
+        const auto sawStop = std::make_shared<std::atomic_bool>(false);
+        const auto ended = std::make_shared<std::atomic_bool>(false);
+        bool called = false;
+        worker->submitStandalone<int>(
+            QStringLiteral("long"),
+            [started, sawStop, ended](const db::StandaloneContext &context) {
+                started->store(true);
+                // Sees the stop, then takes its time to wind down, as a storm's last request does.
+                QDeadlineTimer limit(30000);
+                while (!context.stop.load() && !limit.hasExpired())
+                    QThread::msleep(5);
+                sawStop->store(context.stop.load());
+                QThread::msleep(1500);
+                ended->store(true);
+                return 1;
+            },
+            &receiver, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(started->load(), 10000);
+        QElapsedTimer clock;
+        clock.start();
+        worker.reset();
+        QVERIFY2(clock.elapsed() < test::busyLimitMs(100), "deleting the worker waited for its job");
+        QVERIFY(!db::DbWorker::waitForAll(QDeadlineTimer(200)));
+        QVERIFY(!ended->load());
+        QVERIFY(db::DbWorker::waitForAll(QDeadlineTimer(20000)));
+        QVERIFY(ended->load());
+        QVERIFY(sawStop->load());
         QCoreApplication::processEvents();
         QVERIFY(!called);
     }

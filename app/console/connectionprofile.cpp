@@ -1,6 +1,8 @@
 #include "connectionprofile.h"
 
 #include "consolesettings.h"
+#include "db/connection.h"
+#include "db/dbworker.h"
 
 namespace payops::console {
 
@@ -99,6 +101,12 @@ void removeProfile(const QString &name)
     QList<ConnectionProfile> profiles = loadProfiles();
     profiles.removeIf([&name](const ConnectionProfile &p) { return p.name == name; });
     writeProfiles(profiles);
+}
+
+Dsn probeConnection(const db::StandaloneContext &context)
+{
+    const db::Connection probe(context.dsn, QStringLiteral("dialog"));
+    return context.dsn;
 }
 
 } // namespace payops::console

@@ -8,6 +8,10 @@
 
 #include <optional>
 
+namespace payops::db {
+struct StandaloneContext;
+}
+
 namespace payops::console {
 
 // A saved way to reach a database. Never holds the password: that lives in the system
@@ -40,5 +44,10 @@ QList<ConnectionProfile> loadProfiles();
 // Adds or replaces (by name).
 void saveProfile(const ConnectionProfile &profile);
 void removeProfile(const QString &name);
+
+// A standalone job (console::Worker::submitStandalone) for the connection dialog: opens a
+// connection with the worker's DSN and closes it again, returning that DSN once it is known
+// to work. It can take the whole connect timeout. Throws db::Error with the reason.
+Dsn probeConnection(const db::StandaloneContext &context);
 
 } // namespace payops::console

@@ -5,6 +5,10 @@
 #include <functional>
 #include <type_traits>
 
+namespace payops::db {
+struct StandaloneContext;
+}
+
 namespace payops::console {
 
 // A piece of work on the database, run on a worker's thread. Jobs are built by the console
@@ -12,6 +16,11 @@ namespace payops::console {
 // writes one itself, so that no SQL and no connection lives in a widget.
 template <typename Result>
 using Job = std::function<Result(const QSqlDatabase &)>;
+// Work that needs no worker's connection but opens what it needs with the worker's DSN (a
+// connection of its own, a process, HTTP clients) and returns early once the context's stop
+// flag is up (see db::StandaloneContext).
+template <typename Result>
+using StandaloneJob = std::function<Result(const db::StandaloneContext &)>;
 
 // The job that calls `read(db, args...)`: for a screen whose read or action is one call of
 // the console core (or the domain), so that the screen need not write the lambda itself.

@@ -2,6 +2,7 @@
 
 #include "consolesettings.h"
 #include "db/connection.h"
+#include "db/dbworker.h"
 #include "db/migrator.h"
 #include "domain/callback/instanceliveness.h"
 #include "displayformat.h"
@@ -359,6 +360,12 @@ int countedSteps(const QList<StepStatus> &steps)
 int doneSteps(const QList<StepStatus> &steps)
 {
     return int(std::count_if(steps.begin(), steps.end(), [](const StepStatus &s) { return s.state == StepState::Done; }));
+}
+
+SideEffectKeysResult applyPlaybookKeys(const db::StandaloneContext &context)
+{
+    db::Connection connection(context.dsn, QStringLiteral("playbook-keys"));
+    return applySideEffectKeys(connection);
 }
 
 } // namespace payops::console

@@ -1,11 +1,16 @@
 #pragma once
 
+#include "domain/callback/sideeffectkeys.h"
 #include "domain/inspection/inspection.h"
 #include "domain/inspection/posture.h"
 
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+
+namespace payops::db {
+struct StandaloneContext;
+}
 
 namespace payops::console {
 
@@ -85,5 +90,11 @@ QList<StepStatus> evaluatePlaybook(const PlaybookFacts &facts, const PlaybookCon
 // The steps counted towards "n of m done": every step that exists on this database.
 int countedSteps(const QList<StepStatus> &steps);
 int doneSteps(const QList<StepStatus> &steps);
+
+// A standalone job (console::Worker::submitStandalone) for the fix step: applySideEffectKeys()
+// on a connection of its own with the worker's DSN, since the migrator needs a whole
+// connection. It has no stop: the server finishes or rolls back the ALTER TABLE on its own.
+// Throws db::Error.
+SideEffectKeysResult applyPlaybookKeys(const db::StandaloneContext &context);
 
 } // namespace payops::console

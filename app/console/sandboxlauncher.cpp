@@ -1,11 +1,10 @@
 #include "sandboxlauncher.h"
 
 #include "db/dberror.h"
+#include "db/dbworker.h"
 #include "lab/sandbox.h"
 
-#include <QThread>
-
-#include <memory>
+#include <QPointer>
 
 namespace payops::console {
 
@@ -14,51 +13,35 @@ SandboxLauncher::SandboxLauncher(QObject *parent)
 {
 }
 
-SandboxLauncher::~SandboxLauncher()
-{
-    // The server start cannot be interrupted half-way; wait for it rather than leave a
-    // thread running into a deleted object.
-    if (m_thread)
-        m_thread->wait();
-}
+SandboxLauncher::~SandboxLauncher() = default;
 
 void SandboxLauncher::start(const QString &directory)
 {
-    if (m_thread)
+    if (m_running)
         return;
-    struct Outcome
-    {
-        Dsn dsn;
-        QString error;
-    };
-    auto outcome = std::make_shared<Outcome>();
-    QPointer<SandboxLauncher> self(this);
+    m_running = true;
+    if (!m_worker)
+        m_worker = std::make_unique<db::DbWorker>(Dsn()); // the job makes the DSN: it starts the server
+    const QPointer<SandboxLauncher> self(this);
     const QString dir = directory.isEmpty() ? LocalServer::defaultDirectory() : directory;
-    m_thread = QThread::create([outcome, self, dir] {
-        try {
+    m_worker->submitStandalone<Dsn>(
+        QStringLiteral("start"),
+        [self, dir](const db::StandaloneContext &) {
             LocalServer server(dir);
             const auto report = [self](const QString &text) {
-                if (self)
-                    QMetaObject::invokeMethod(self.data(), [self, text] {
-                        if (self)
-                            Q_EMIT self->progress(text);
-                    }, Qt::QueuedConnection);
+                db::DbWorker::postTo(self, [text](SandboxLauncher *launcher) { Q_EMIT launcher->progress(text); });
             };
-            outcome->dsn = startSandbox(server, 0, true, report).dsn;
-        } catch (const std::exception &error) {
-            outcome->error = db::userMessage(error);
-        }
-    });
-    m_thread->setObjectName(QStringLiteral("sandbox-start"));
-    connect(m_thread, &QThread::finished, this, [this, outcome] {
-        m_thread->deleteLater();
-        m_thread = nullptr;
-        if (outcome->error.isEmpty())
-            Q_EMIT started(outcome->dsn);
-        else
-            Q_EMIT failed(outcome->error);
-    });
-    m_thread->start();
+            return startSandbox(server, 0, true, report).dsn;
+        },
+        this,
+        [this](const Dsn &dsn) {
+            m_running = false;
+            Q_EMIT started(dsn);
+        },
+        [this](const db::Error &error) {
+            m_running = false;
+            Q_EMIT failed(db::userMessage(error));
+        });
 }
 
 } // namespace payops::console

@@ -21,6 +21,14 @@ void Worker::enqueue(const QString &key, QObject *receiver, std::function<Delive
                            std::move(onError));
 }
 
+void Worker::enqueueStandalone(const QString &key, QObject *receiver,
+                               std::function<Delivery(const db::StandaloneContext &)> work,
+                               std::function<void(const db::Error &)> onError)
+{
+    m_db->submitStandalone<Delivery>(key, std::move(work), receiver, [](const Delivery &deliver) { deliver(); },
+                                     std::move(onError));
+}
+
 void Worker::cancel(const QString &key)
 {
     m_db->cancel(key);

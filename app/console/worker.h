@@ -46,8 +46,21 @@ public:
                 std::move(onError));
     }
 
+    // The same for a standalone job: it runs in its turn on the worker's thread, without the
+    // worker's connection. Give a long one a worker of its own, so that it delays no query.
+    template <typename Result>
+    void submitStandalone(const QString &key, StandaloneJob<Result> job, QObject *receiver,
+                          std::function<void(const Result &)> onResult, std::function<void(const db::Error &)> onError)
+    {
+        enqueueStandalone(key, receiver,
+                          [job = std::move(job), onResult = std::move(onResult)](const db::StandaloneContext &context) -> Delivery {
+                              return [result = std::make_shared<const Result>(job(context)), onResult] { onResult(*result); };
+                          },
+                          std::move(onError));
+    }
+
     // Makes the running or queued jobs of this key stale and interrupts the running one on the
-    // server (KILL QUERY from a second connection). Never blocks.
+    // server (KILL QUERY from a second connection), or raises its stop flag. Never blocks.
     void cancel(const QString &key);
 
     const Dsn &dsn() const;
@@ -82,6 +95,9 @@ private:
     // The one non-template path to the DbWorker, so that only worker.cpp includes it.
     void enqueue(const QString &key, QObject *receiver, std::function<Delivery(const QSqlDatabase &)> work,
                  std::function<void(const db::Error &)> onError);
+    void enqueueStandalone(const QString &key, QObject *receiver,
+                           std::function<Delivery(const db::StandaloneContext &)> work,
+                           std::function<void(const db::Error &)> onError);
 
     std::unique_ptr<db::DbWorker> m_db;
 };

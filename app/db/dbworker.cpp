@@ -33,6 +33,7 @@ DbWorker::DbWorker(Dsn dsn, QObject *parent)
 
 DbWorker::~DbWorker()
 {
+    stopStandalone(nullptr);
     // Never waits: the back finishes (or is interrupted in) the job it runs, skips the rest
     // and ends by itself. Waiting here held the window for as long as the server took to
     // answer, forever when it was frozen, once for each page on every reconnect.
@@ -41,11 +42,13 @@ DbWorker::~DbWorker()
     m_back->letGo();
 }
 
-void DbWorker::enqueue(const QString &key, QObject *receiver, Work work, ErrorHandler onError)
+void DbWorker::enqueue(const QString &key, QObject *receiver, Work work, ErrorHandler onError,
+                       std::shared_ptr<std::atomic_bool> stop)
 {
     Q_ASSERT(!receiver || receiver->thread() == thread());
-    WorkerJob job{++m_lastJobId, key, m_tracker->nextGeneration(key), std::move(work)};
-    m_pending.insert(job.id, Pending{receiver, key, job.generation, std::move(onError)});
+    stopStandalone(&key); // superseded by this one
+    WorkerJob job{++m_lastJobId, key, m_tracker->nextGeneration(key), std::move(work), stop == nullptr};
+    m_pending.insert(job.id, Pending{receiver, key, job.generation, std::move(onError), std::move(stop)});
     QMetaObject::invokeMethod(m_back, [back = m_back, job = std::move(job)] { back->run(job); },
                               Qt::QueuedConnection);
 }
@@ -63,8 +66,17 @@ void DbWorker::deliver(const WorkerOutcome &outcome)
 
 void DbWorker::cancel(const QString &key)
 {
+    stopStandalone(&key);
     if (const auto running = m_tracker->cancel(key))
         DbWorkerBack::kill(m_dsn, m_tracker, running->jobId);
+}
+
+void DbWorker::stopStandalone(const QString *key)
+{
+    for (const Pending &pending : std::as_const(m_pending)) {
+        if (pending.stop && (!key || pending.key == *key))
+            pending.stop->store(true);
+    }
 }
 
 qint64 DbWorker::serverConnectionId() const

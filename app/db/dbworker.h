@@ -11,12 +11,22 @@
 #include <QPointer>
 #include <QSqlDatabase>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
 namespace payops::db {
 
 class JobTracker;
+
+// What a standalone job gets instead of the worker's connection.
+struct StandaloneContext
+{
+    const Dsn &dsn; // the worker's; what the job opens with it, it closes before it returns
+    // Raised once the job is stale: cancelled, superseded by a newer job of its key, or its
+    // worker gone. A long job returns early when it sees it; its result is dropped anyway.
+    const std::atomic_bool &stop;
+};
 
 // A thread that owns one database connection and runs jobs on it, one at a time, in order.
 // Results come back to this object's thread (the UI thread) by queued call, as plain values,
@@ -25,6 +35,10 @@ class JobTracker;
 // submits and never waits, not even when it deletes a worker: this object is only the front;
 // the thread, the connection and the running job belong to a DbWorkerBack, which ends on its
 // own once the front is gone and its job is over (see waitForAll() for the exit).
+//
+// A job of the other kind, standalone, leaves the worker's connection alone: it gets the
+// worker's DSN and opens what it needs (a connection of its own, a process, HTTP clients),
+// and a stop flag to check between its steps. It has the same guarantees.
 //
 // A lost connection is dropped and the next job opens a new one (never MYSQL_OPT_RECONNECT:
 // see connection.cpp); connectionLost() and connectionRestored() tell the owner so it can
@@ -35,7 +49,8 @@ class DbWorker final : public QObject
 
 public:
     explicit DbWorker(Dsn dsn, QObject *parent = nullptr);
-    // Makes every job stale, interrupts the running one on the server, and returns at once.
+    // Makes every job stale, interrupts the running one on the server (or raises its stop
+    // flag), and returns at once.
     ~DbWorker() override;
     Q_DISABLE_COPY_MOVE(DbWorker)
 
@@ -51,6 +66,24 @@ public:
                 std::move(onError));
     }
 
+    // A standalone job: runs in its turn on the worker's thread, which it holds until it
+    // returns, but without the worker's connection (never opened for it). Give a long one a
+    // worker of its own, so that it delays nobody's queries.
+    template <typename Result>
+    void submitStandalone(const QString &key, std::function<Result(const StandaloneContext &)> job,
+                          QObject *receiver, std::function<void(const Result &)> onResult,
+                          std::function<void(const Error &)> onError)
+    {
+        auto stop = std::make_shared<std::atomic_bool>(false);
+        enqueue(key, receiver,
+                [job = std::move(job), onResult = std::move(onResult), dsn = m_dsn, stop](const QSqlDatabase &) -> Delivery {
+                    return [result = std::make_shared<const Result>(job(StandaloneContext{dsn, *stop})), onResult] {
+                        onResult(*result);
+                    };
+                },
+                std::move(onError), stop); // a copy: the order the arguments are built in is unspecified
+    }
+
     // Runs `call(receiver)` on the UI thread unless the receiver is gone by then: how a job
     // reports progress. A job may outlive its receiver (deleting a page or a dialog never
     // waits for its jobs), so the job's thread must not touch it, not even to post to it.
@@ -63,9 +96,9 @@ public:
         }, Qt::QueuedConnection);
     }
 
-    // Makes the running or queued jobs of this key stale and, when one of them runs on the
-    // server, interrupts it with KILL QUERY from a second, short-lived connection (the
-    // worker's own connection is busy with the query). The kill is sent only while that very
+    // Makes the running or queued jobs of this key stale, raises the stop flag of the
+    // standalone ones and, when one of them runs on the server, interrupts it with KILL QUERY
+    // from a second, short-lived connection (the worker's own connection is busy with the query). The kill is sent only while that very
     // job still runs, never to a job after it; still, give each view whose queries may be
     // cancelled a worker of its own (the console gives one to each page), since a job of one
     // view queued behind another's waits for it. Never blocks the caller.
@@ -97,9 +130,14 @@ private:
         QString key;
         quint64 generation = 0;
         ErrorHandler onError;
+        std::shared_ptr<std::atomic_bool> stop; // a standalone job's; null for the others
     };
 
-    void enqueue(const QString &key, QObject *receiver, Work work, ErrorHandler onError);
+    // stop: null for a job on the worker's connection, the job's stop flag for a standalone one.
+    void enqueue(const QString &key, QObject *receiver, Work work, ErrorHandler onError,
+                 std::shared_ptr<std::atomic_bool> stop = nullptr);
+    // Raises the stop flag of every standalone job of `key` (every key when null) not yet delivered.
+    void stopStandalone(const QString *key);
     void deliver(const WorkerOutcome &outcome);
 
     Dsn m_dsn;

@@ -88,7 +88,7 @@ void DbWorkerBack::run(const WorkerJob &job)
         Q_EMIT done(outcome);
         return;
     }
-    if (!m_connection) {
+    if (job.onConnection && !m_connection) {
         try {
             m_connection = std::make_unique<Connection>(m_dsn, QStringLiteral("worker"));
             m_tracker->setConnectionId(m_connection->serverConnectionId());
@@ -99,17 +99,19 @@ void DbWorkerBack::run(const WorkerJob &job)
             return;
         }
     }
-    if (!m_tracker->start(job.id, job.key, job.generation)) {
+    if (!m_tracker->start(job.id, job.key, job.generation, job.onConnection)) {
         Q_EMIT done(outcome);
         return;
     }
     try {
-        outcome.deliver = job.work(m_connection->database());
+        outcome.deliver = job.work(job.onConnection ? m_connection->database() : QSqlDatabase());
     } catch (...) {
         outcome.error = asError(std::current_exception());
     }
     m_tracker->finish(job.id);
-    noteOutcome(outcome.error ? &*outcome.error : nullptr);
+    // A standalone job's failure says nothing of the worker's own connection.
+    if (job.onConnection)
+        noteOutcome(outcome.error ? &*outcome.error : nullptr);
     Q_EMIT done(outcome);
 }
 

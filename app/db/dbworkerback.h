@@ -28,6 +28,9 @@ struct WorkerJob
     quint64 generation = 0;
     // Runs on the back's thread; throws whatever the job throws.
     std::function<Delivery(const QSqlDatabase &)> work;
+    // False for a standalone job: the back's connection is neither opened for it nor passed
+    // (work gets an invalid QSqlDatabase), and no KILL QUERY is ever sent for it.
+    bool onConnection = true;
 };
 
 struct WorkerOutcome

@@ -44,13 +44,14 @@ qint64 JobTracker::connectionId() const
     return m_connectionId;
 }
 
-bool JobTracker::start(quint64 jobId, const QString &key, quint64 generation)
+bool JobTracker::start(quint64 jobId, const QString &key, quint64 generation, bool onConnection)
 {
     QMutexLocker lock(&m_mutex);
     if (m_abandoned || m_generations.value(key) != generation)
         return false;
     m_runningJob = jobId;
     m_runningKey = key;
+    m_runningOnConnection = onConnection;
     return true;
 }
 
@@ -81,7 +82,7 @@ void JobTracker::killIfRunning(const QSqlDatabase &killer, quint64 jobId)
 
 std::optional<JobTracker::Running> JobTracker::runningLocked() const
 {
-    if (m_runningJob == 0 || m_connectionId == 0)
+    if (m_runningJob == 0 || !m_runningOnConnection || m_connectionId == 0)
         return std::nullopt;
     return Running{m_runningJob, m_connectionId};
 }

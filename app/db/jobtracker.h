@@ -38,7 +38,9 @@ public:
     void setConnectionId(qint64 id);
     qint64 connectionId() const;
     // Records that the job runs now, unless it went stale meanwhile (then false: skip it).
-    bool start(quint64 jobId, const QString &key, quint64 generation);
+    // onConnection false: a standalone job, which runs in no session of the worker's, so
+    // cancel() and abandon() never return it for a kill.
+    bool start(quint64 jobId, const QString &key, quint64 generation, bool onConnection = true);
     // The job is over. Waits while a KILL QUERY for it is on its way, so that a kill meant for
     // it can never land on the job after it.
     void finish(quint64 jobId);
@@ -56,6 +58,7 @@ private:
     qint64 m_connectionId = 0;
     quint64 m_runningJob = 0;
     QString m_runningKey;
+    bool m_runningOnConnection = false;
     QMutex m_killMutex; // held by a kill in flight and by the end of a job
 };
 

@@ -1,7 +1,7 @@
 #include "connectiondialog.h"
 
 #include "console/sandboxlauncher.h"
-#include "db/connection.h"
+#include "console/worker.h"
 #include "db/dberror.h"
 #include "passwordstore.h"
 
@@ -15,10 +15,7 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QThread>
 #include <QVBoxLayout>
-
-#include <memory>
 
 namespace payops {
 
@@ -228,27 +225,19 @@ void ConnectionDialog::connectNow()
 void ConnectionDialog::tryConnect(const Dsn &dsn, bool rememberPassword, const QString &keychainKey)
 {
     setWorking(true, tr("Connecting to %1 …").arg(dsn.toDisplayString()));
-    auto error = std::make_shared<QString>();
-    // Opening a connection can take the whole connect timeout: never on the UI thread.
-    QThread *thread = QThread::create([dsn, error] {
-        try {
-            db::Connection probe(dsn, QStringLiteral("dialog"));
-        } catch (const db::Error &failure) {
-            *error = db::userMessage(failure);
-        }
-    });
-    connect(thread, &QThread::finished, this, [this, thread, dsn, error, rememberPassword, keychainKey] {
-        thread->deleteLater();
-        if (!error->isEmpty()) {
-            setWorking(false, *error);
-            return;
-        }
-        if (rememberPassword && !dsn.password.isEmpty())
-            m_passwords->write(keychainKey, dsn.password, [](bool, const QString &) {});
-        m_dsn = dsn;
-        accept();
-    });
-    thread->start();
+    // Opening a connection can take the whole connect timeout: never on the UI thread. A
+    // worker per attempt, since each has its own DSN; an earlier attempt's goes, unheard.
+    delete m_probe;
+    m_probe = new console::Worker(dsn, this);
+    m_probe->submitStandalone<Dsn>(
+        QStringLiteral("probe"), console::probeConnection, this,
+        [this, rememberPassword, keychainKey](const Dsn &reached) {
+            if (rememberPassword && !reached.password.isEmpty())
+                m_passwords->write(keychainKey, reached.password, [](bool, const QString &) {});
+            m_dsn = reached;
+            accept();
+        },
+        [this](const db::Error &error) { setWorking(false, db::userMessage(error)); });
 }
 
 } // namespace payops

@@ -19,6 +19,7 @@ namespace payops {
 class PasswordStore;
 namespace console {
 class SandboxLauncher;
+class Worker;
 }
 
 // Where to connect: the local sandbox, or a saved profile (name, host, port or socket, user,
@@ -64,6 +65,7 @@ private:
     QWidget *m_form = nullptr;
     PasswordStore *m_passwords = nullptr;
     console::SandboxLauncher *m_sandbox = nullptr;
+    console::Worker *m_probe = nullptr; // the last attempt's, with the DSN it tries
     std::optional<Dsn> m_dsn;
 };
 

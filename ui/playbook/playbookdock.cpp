@@ -3,9 +3,8 @@
 #include "console/consolesettings.h"
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
-#include "db/connection.h"
+#include "console/worker.h"
 #include "db/dbworker.h"
-#include "domain/callback/sideeffectkeys.h"
 #include "palette.h"
 #include "stepcard.h"
 
@@ -14,7 +13,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include <array>
@@ -392,35 +390,24 @@ void PlaybookDock::applyKeys()
                  m_applyingKeys = true;
                  m_message->hide();
                  draw();
-                 // The migration needs a connection of its own (db::Migrator), so a thread of its
-                 // own too; its answer comes back to this dock only if the dock is still there.
-                 QPointer<PlaybookDock> self(this);
-                 QThread *thread = QThread::create([dsn = *m_dsn, self] {
-                     QString message;
-                     bool refused = true;
-                     try {
-                         db::Connection connection(dsn, QStringLiteral("playbook-keys"));
-                         const SideEffectKeysResult result = applySideEffectKeys(connection);
-                         message = result.message;
-                         refused = result.refused;
-                     } catch (const db::Error &error) {
-                         message = db::userMessage(error);
-                     } catch (const std::exception &error) {
-                         message = QString::fromUtf8(error.what());
+                 // The migration needs a connection of its own (db::Migrator): a standalone job,
+                 // on a worker of its own so that the checks go on meanwhile.
+                 delete m_keysWorker;
+                 m_keysWorker = new console::Worker(*m_dsn, this);
+                 const auto done = [this](const QString &message, bool refused) {
+                     m_applyingKeys = false;
+                     if (!refused) {
+                         m_message->setText(palette::coloured(palette::Role::Ok, message.toHtmlEscaped()));
+                         m_message->show();
+                     } else {
+                         showError(message);
                      }
-                     db::DbWorker::postTo(self, [message, refused](PlaybookDock *dock) {
-                         dock->m_applyingKeys = false;
-                         if (!refused) {
-                             dock->m_message->setText(palette::coloured(palette::Role::Ok, message.toHtmlEscaped()));
-                             dock->m_message->show();
-                         } else {
-                             dock->showError(message);
-                         }
-                         dock->refresh();
-                     });
-                 });
-                 connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-                 thread->start();
+                     refresh();
+                 };
+                 m_keysWorker->submitStandalone<SideEffectKeysResult>(
+                     QStringLiteral("keys"), console::applyPlaybookKeys, this,
+                     [done](const SideEffectKeysResult &result) { done(result.message, result.refused); },
+                     [done](const db::Error &error) { done(db::userMessage(error), true); });
              });
 }
 

@@ -23,6 +23,7 @@ class DbWorker;
 namespace console {
 class LocalInstances;
 class StormRunner;
+class Worker;
 }
 class StepCard;
 
@@ -72,6 +73,7 @@ private:
 
     std::optional<Dsn> m_dsn;
     std::unique_ptr<db::DbWorker> m_worker;
+    console::Worker *m_keysWorker = nullptr; // the fix step's: an ALTER TABLE must not hold up the checks
     QPointer<console::LocalInstances> m_instances;
     QPointer<console::StormRunner> m_storm;
     QTimer m_timer;
