@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "db/dbworker.h"
 #include "db/migrator.h"
 #include "worker.h"
 
