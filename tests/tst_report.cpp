@@ -3,6 +3,7 @@
 #include "domain/inspection/incidentfacts.h"
 #include "testmain.h"
 
+#include <QDir>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -146,6 +147,12 @@ private Q_SLOTS:
         QVERIFY2(info.contains(QRegularExpression(QStringLiteral("Pages:\\s+[1-9]"))), qPrintable(info));
         QVERIFY2(info.contains(QStringLiteral("Incident report")), qPrintable(info));
         const QString text = poppler(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
+        // script/screenshots: the first page as docs/console.md shows it (report-page-1.png).
+        if (const QString shots = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR"); !shots.isEmpty())
+            QVERIFY(!poppler(QStringLiteral("pdftoppm"), {QStringLiteral("-png"), QStringLiteral("-r"), QStringLiteral("50"),
+                                                          QStringLiteral("-singlefile"), pdf,
+                                                          QDir(shots).filePath(QStringLiteral("report-page-1"))})
+                         .contains(QStringLiteral(" failed: ")));
 
         // Every group of more than one copy is in the window: its extra copies, counted by groups.
         const Dsn &dsn = m_db->dsn();

@@ -3,7 +3,6 @@
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
 #include "db/connection.h"
-#include "domain/callback/callbackswitch.h"
 #include "mainwindow.h"
 #include "pages/overviewpage.h"
 #include "pages/simulationpage.h"
@@ -19,7 +18,6 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QTabWidget>
 #include <QTableWidget>
 
 using namespace payops;
@@ -110,45 +108,6 @@ private Q_SLOTS:
 
         window.localInstances()->stopAll();
         QTRY_VERIFY_WITH_TIMEOUT(window.localInstances()->targets().isEmpty(), 30000);
-    }
-
-    // Not a check: with PAYOPS_SCREENSHOT_DIR set, runs the incident for a minute and a half
-    // against two unsafe-demo instances, flips the switch half-way, and saves the simulation
-    // page and the overview's chart (docs/screenshots/simulation.png, overview-live.png).
-    void screenshots()
-    {
-        const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
-        if (directory.isEmpty())
-            QSKIP("PAYOPS_SCREENSHOT_DIR not set");
-        const auto scratch = callbackDatabase(true);
-        MainWindow window(scratch->dsn());
-        window.resize(1400, 900);
-        window.localInstances()->setCallbackdPath(QStringLiteral(PAYOPS_CALLBACKD_PATH));
-        window.showPage(Page::SimulationId);
-        window.show();
-        SimulationPage *page = simulationPage(window);
-        QTRY_VERIFY(page->isSandbox().value_or(false));
-        page->findChild<QPushButton *>(QStringLiteral("startUnsafeButton"))->click();
-        QTRY_VERIFY_WITH_TIMEOUT(window.localInstances()->targets().size() == 2, 30000);
-        page->findChild<QSpinBox *>(QStringLiteral("stormOrders"))->setValue(1200);
-        page->findChild<QDoubleSpinBox *>(QStringLiteral("stormRate"))->setValue(12);
-        page->findChild<QPushButton *>(QStringLiteral("stormStartButton"))->click();
-        QTest::qWait(40000);
-        page->findChild<QTabWidget *>(QStringLiteral("simulationTabs"))->setCurrentIndex(0);
-        QVERIFY(window.grab().save(directory + QStringLiteral("/simulation.png")));
-        {
-            db::Connection connection(scratch->dsn(), QStringLiteral("flip"));
-            flipSwitch(connection.database(), CallbackMode::RecordOnly, QStringLiteral("INC-42 duplicate coupons"));
-        }
-        QTest::qWait(45000);
-        window.stormRunner()->stop();
-        window.showPage(Page::OverviewId);
-        auto *overview = static_cast<OverviewPage *>(window.page(Page::OverviewId));
-        QSignalSpy shown(overview, &OverviewPage::trafficShown);
-        overview->refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), 10000);
-        QTest::qWait(3000);
-        QVERIFY(window.grab().save(directory + QStringLiteral("/overview-live.png")));
     }
 };
 

@@ -6,6 +6,7 @@
 
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QTest>
 #include <QtGlobal>
 
 namespace payops::test {
@@ -111,6 +112,13 @@ CliRun runCli(const QStringList &arguments, const QMap<QString, QString> &enviro
         qFatal("payops %s did not finish", qPrintable(arguments.join(QLatin1Char(' '))));
     return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
             QString::fromUtf8(process.readAllStandardError())};
+}
+
+void addSchemaLevelRows()
+{
+    QTest::addColumn<QString>("level");
+    QTest::newRow("legacy") << QStringLiteral("legacy");
+    QTest::newRow("current") << QStringLiteral("current");
 }
 
 } // namespace payops::test

@@ -47,6 +47,10 @@ private:
     QString m_password;
 };
 
+// A _data() function's column "level" with one row per schema level, legacy and current: the
+// roles' grants must work at both.
+void addSchemaLevelRows();
+
 // The message of the db::Error that `action` throws; empty when it throws none.
 QString refusal(const std::function<void()> &action);
 

@@ -37,9 +37,6 @@ HttpResult get(int port, const QString &path);
 // 2 active coupon templates (1000 and 500 fen) and one inactive, a 100-point reward rule,
 // users 1-50 and PENDING orders firstOrderId .. firstOrderId+count-1 of 9900 fen CNY.
 void prepareCallbackDatabase(const Dsn &dsn, const QString &level, int orderCount, qint64 firstOrderId = 1001);
-// A _data() function's column "level" with one row per schema level, legacy and current: the
-// roles' grants must work at both.
-void addSchemaLevelRows();
 void addPendingOrders(const QSqlDatabase &db, int count, qint64 firstOrderId);
 
 // A digest of the business tables (orders, side effects, balances, callbacks, transition

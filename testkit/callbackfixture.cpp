@@ -14,7 +14,6 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QStandardPaths>
-#include <QTest>
 
 #include <httplib.h>
 
@@ -92,13 +91,6 @@ HttpResult get(int port, const QString &path)
     if (!result)
         return {};
     return {result->status, QByteArray::fromStdString(result->body)};
-}
-
-void addSchemaLevelRows()
-{
-    QTest::addColumn<QString>("level");
-    QTest::newRow("legacy") << QStringLiteral("legacy");
-    QTest::newRow("current") << QStringLiteral("current");
 }
 
 void addPendingOrders(const QSqlDatabase &db, int count, qint64 firstOrderId)
