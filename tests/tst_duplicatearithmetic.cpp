@@ -1,8 +1,8 @@
 // The duplicate watch's arithmetic, from figures as the watch table holds them: what the
 // overview, the duplicates page and `payops inspect` add up and value, without a server.
-#include "domain/doublepayments.h"
-#include "domain/duplicatecount.h"
-#include "domain/duplicatewatch.h"
+#include "domain/money/duplicates/doublepayments.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "domain/money/duplicates/duplicatewatch.h"
 #include "testmain.h"
 
 using namespace payops;

@@ -1,5 +1,5 @@
 // Yuan and fen: the platforms' amounts read exactly, and written back the same way.
-#include "domain/money.h"
+#include "domain/money/money.h"
 #include "testmain.h"
 
 #include <limits>
