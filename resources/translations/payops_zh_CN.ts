@@ -57,7 +57,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../ui/dialogs/switchdialog.cpp" line="+31"/>
+        <location filename="../../ui/dialogs/switchdialog.cpp" line="+27"/>
         <source>Every callback instance stops processing payment callbacks. Each callback is only recorded, with its raw body, and answered 200 so that the platform stops retrying. No order is marked paid and no coupon or points are issued until the backlog is processed. Callbacks already being processed finish first: the flip waits for them.</source>
         <translation>所有回调实例停止处理支付回调。每条回调只连同原始报文记录下来，并应答 200，让平台不再重试。积压回调处理之前，不会有订单被标记为已支付，也不会发放优惠券或积分。正在处理的回调会先处理完：切换开关会等它们结束。</translation>
     </message>
@@ -171,7 +171,7 @@
         <translation>操作</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+11"/>
         <source>UTC</source>
         <translation>UTC</translation>
     </message>
@@ -652,7 +652,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/compensation.cpp" line="+165"/>
+        <location filename="../../app/domain/compensation.cpp" line="+206"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -703,27 +703,29 @@
 <context>
     <name>payops::CompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+71"/>
+        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+56"/>
+        <location line="+1"/>
         <source>Compensate duplicates</source>
         <translation>补偿重复发放</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+6"/>
+        <location line="+1"/>
         <source>Approve compensation request %1</source>
         <translation>批准补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+8"/>
         <source>Request &lt;b&gt;%1&lt;/b&gt; by &lt;b&gt;%2&lt;/b&gt; at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; an approval is refused if that is not the amount asked.</source>
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，申请金额 %4：冻结 %5 张优惠券，已使用的优惠券 %6 张，积分记录 %7 条。原因：%8（工单 %9）。下方是它当前覆盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+28"/>
         <source>a write-off (finance absorbs it)</source>
         <translation>核销（由财务承担）</translation>
     </message>
@@ -778,34 +780,29 @@
         <translation>工单</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <location line="+134"/>
+        <location line="-90"/>
+        <location line="+13"/>
+        <location line="+178"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="-115"/>
-        <location line="+146"/>
+        <location line="+31"/>
         <source>Compensate now</source>
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-144"/>
-        <source>Back</source>
-        <translation>返回</translation>
-    </message>
-    <message>
-        <location line="+15"/>
+        <location line="-118"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+11"/>
         <source>Stopping after the current batch …</source>
         <translation>当前批次完成后停止…</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+22"/>
         <source>Planning the dry run … nothing is changed.</source>
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
@@ -850,7 +847,7 @@
         <translation>%1 加上该账号在双人复核时间窗内已单独补偿的 %2，超过阈值 %3：将提交一份申请，由另一个运维账号在“补偿”页面批准；批准前不会执行任何补偿。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
@@ -910,7 +907,7 @@
         <translation>批准并立即补偿</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+8"/>
         <source>Filing the request …</source>
         <translation>正在提交申请…</translation>
     </message>
@@ -935,7 +932,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -1589,7 +1586,7 @@
         <translation>积分</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+29"/>
         <source>No open duplicates in this window</source>
         <translation>此时间窗口内没有未处理的重复发放</translation>
     </message>
@@ -1773,12 +1770,12 @@
         <translation>补偿筛选出的全部…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Each opens a dry-run preview first:</source>
         <translation>每项都先打开试运行预览：</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>Double-click a row for the order&apos;s evidence. Duplicate callbacks by pay_no cannot exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies only; points at their cash value from the settings.</source>
         <translation>双击一行可查看该订单的证据。同一 pay_no 的重复回调不可能存在：pay_callback_log 在该列上有唯一键。风险金额只计仍有效的多余份数；积分按设置中的现金价值折算。</translation>
     </message>
@@ -1898,7 +1895,7 @@
         <translation>在状态机页或重复发放页选择一个订单，或输入订单 ID。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>Order</source>
         <translation>订单</translation>
     </message>
@@ -2057,7 +2054,7 @@
 <context>
     <name>payops::HttpServer</name>
     <message>
-        <location filename="../../app/service/httpserver.cpp" line="+432"/>
+        <location filename="../../app/service/httpserver.cpp" line="+436"/>
         <location line="+6"/>
         <location line="+11"/>
         <source>cannot listen on %1:%2: %3</source>
@@ -2696,7 +2693,7 @@
 <context>
     <name>payops::LiveTrafficChart</name>
     <message>
-        <location filename="../../ui/widgets/livetrafficchart.cpp" line="+57"/>
+        <location filename="../../ui/widgets/livetrafficchart.cpp" line="+62"/>
         <source>The last 15 minutes</source>
         <translation>最近 15 分钟</translation>
     </message>
@@ -2726,7 +2723,7 @@
         <translation>每分钟重复发放数</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>switch → RECORD_ONLY</source>
         <translation>开关 → RECORD_ONLY</translation>
     </message>
@@ -2853,17 +2850,17 @@
 <context>
     <name>payops::MainWindow</name>
     <message>
-        <location filename="../../ui/mainwindow.cpp" line="+37"/>
+        <location filename="../../ui/mainwindow.cpp" line="+39"/>
         <source>payops console</source>
         <translation>payops 控制台</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+21"/>
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+20"/>
         <source>Not connected. File → Connect… opens the connection dialog; payops-console --db mysql://USER@HOST/DB skips it.</source>
         <translation>未连接。“文件 → 连接…”打开连接对话框；用 payops-console --db mysql://USER@HOST/DB 启动可跳过此步。</translation>
     </message>
@@ -3879,7 +3876,7 @@
         <translation>对账单：</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>none imported yet</source>
         <translation>尚未导入</translation>
     </message>
@@ -3949,7 +3946,7 @@
         <translation>无法解析的行</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+68"/>
         <source>&lt;b&gt;Statement %1&lt;/b&gt;, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported by %9.</source>
         <translation>&lt;b&gt;对账单 %1&lt;/b&gt;，%2%3，渠道 %4，北京时间 %5 – %6（%7），%8 行，由 %9 导入。</translation>
     </message>
@@ -5129,6 +5126,14 @@
     </message>
 </context>
 <context>
+    <name>payops::StepWizard</name>
+    <message>
+        <location filename="../../ui/widgets/stepwizard.cpp" line="+51"/>
+        <source>Back</source>
+        <translation>返回</translation>
+    </message>
+</context>
+<context>
     <name>payops::StoredRun</name>
     <message>
         <location filename="../../app/domain/inspectionrun.cpp" line="+80"/>
@@ -5299,42 +5304,37 @@
 <context>
     <name>payops::SwitchDialog</name>
     <message>
-        <location filename="../../ui/dialogs/switchdialog.cpp" line="+23"/>
+        <location filename="../../ui/dialogs/switchdialog.cpp" line="+8"/>
         <source>Switch the callback endpoint to %1</source>
         <translation>将回调接口切换为 %1</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>&lt;h3&gt;Switch to %1&lt;/h3&gt;</source>
-        <translation>&lt;h3&gt;切换为 %1&lt;/h3&gt;</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+13"/>
         <source>Why — required; it goes into the audit log (e.g. INC-2041 duplicate coupons)</source>
         <translation>原因（必填，将写入审计日志，例如 INC-2041 重复发券）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-12"/>
         <source>Continue…</source>
         <translation>继续…</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+0"/>
+        <source>Switch to %1</source>
+        <translation>切换为 %1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+5"/>
         <source>Switch to %1 now</source>
         <translation>立即切换为 %1</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Back</source>
-        <translation>返回</translation>
-    </message>
-    <message>
-        <location line="+83"/>
+        <location line="+50"/>
         <source>Reading which instances are live …</source>
         <translation>正在读取存活的实例…</translation>
     </message>
@@ -5361,7 +5361,7 @@
         <translation>&lt;h3&gt;将回调接口切换为 %1？&lt;/h3&gt;&lt;p&gt;%2&lt;/p&gt;&lt;p&gt;%3&lt;/p&gt;&lt;p&gt;原因：&lt;b&gt;%4&lt;/b&gt;&lt;br&gt;本次切换将以你的数据库账号记入审计日志。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+10"/>
         <source>Switching to %1 …</source>
         <translation>正在切换为 %1…</translation>
     </message>
@@ -5372,7 +5372,7 @@
     </message>
     <message>
         <location line="+25"/>
-        <location line="+26"/>
+        <location line="+25"/>
         <source>✓ %1 applies version %2</source>
         <translation>✓ %1 已应用版本 %2</translation>
     </message>

@@ -1,15 +1,13 @@
 #pragma once
 
 #include "domain/callbackswitch.h"
+#include "widgets/stepwizard.h"
 
-#include <QDialog>
 #include <QStringList>
 
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QPushButton;
-class QStackedWidget;
 
 namespace payops {
 
@@ -22,7 +20,7 @@ struct SwitchOutcome;
 // confirmation names what will happen and which live instances it reaches, and after the
 // flip every live instance is shown as it acknowledges the new version; any that has not
 // within 5 s is named. flipSwitch audits the flip in the same transaction.
-class SwitchDialog final : public QDialog
+class SwitchDialog final : public StepWizard
 {
     Q_OBJECT
 
@@ -37,8 +35,8 @@ Q_SIGNALS:
     void flipped();
 
 private:
-    void showConfirmation();
-    void flip();
+    void prepareConfirmation() override;
+    void run() override;
     void acknowledged(const InstanceAck &ack);
     void finished(const SwitchOutcome &outcome);
     void failed(const QString &message);
@@ -48,16 +46,10 @@ private:
     QStringList m_liveInstances; // as read when the dialog opened
     bool m_instancesRead = false;
     QString m_instancesError;
-    QStackedWidget *m_steps = nullptr;
     QLineEdit *m_reason = nullptr;
     QLabel *m_error = nullptr;
-    QPushButton *m_continue = nullptr;
-    QLabel *m_confirmText = nullptr;
-    QPushButton *m_confirm = nullptr;
-    QLabel *m_progressText = nullptr;
     QListWidget *m_acks = nullptr;
     QLabel *m_warning = nullptr;
-    QPushButton *m_close = nullptr;
 };
 
 } // namespace payops
