@@ -1,5 +1,5 @@
-# What the .deb holds besides the binaries (app/main/CMakeLists.txt installs those): the
-# desktop entry, the icons, the AppStream metainfo, the man pages, the systemd units, the
+# What the .deb holds besides the binaries (app/main/CMakeLists.txt and ui/CMakeLists.txt
+# install those): the desktop entry, the icons, the AppStream metainfo, the man pages, the systemd units, the
 # settings file and the nginx example. Paths are below CMAKE_INSTALL_PREFIX (/usr in the
 # package), except /etc.
 set(PAYOPS_RELEASE_DATE "2026-12-03" CACHE STRING "Date of this version, for the AppStream metainfo")

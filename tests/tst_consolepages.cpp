@@ -1,6 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "demodatabase.h"
 #include "fakeinstance.h"
 #include "mainwindow.h"

@@ -1,5 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
+#include "console/worker.h"
 #include "db/dbworker.h"
 #include "db/migrator.h"
 #include "demodatabase.h"
@@ -81,10 +82,11 @@ private:
 
 const QString HangingSql = QStringLiteral("SELECT SLEEP(30)");
 
-// Puts a query on `worker` that runs 30 s on the server.
-void hang(db::DbWorker *worker, QObject *receiver)
+// Puts a query on `worker` (a db::DbWorker or a page's console::Worker) that runs 30 s on the server.
+template <typename Worker>
+void hang(Worker *worker, QObject *receiver)
 {
-    worker->submit<int>(
+    worker->template submit<int>(
         QStringLiteral("hang"), [](const QSqlDatabase &db) { return db::scalar(db, HangingSql).toInt(); }, receiver,
         [](const int &) {}, [](const db::Error &) {});
 }

@@ -1,10 +1,10 @@
 #include "mainwindow.h"
 
+#include "console/account.h"
 #include "console/consolesettings.h"
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
-#include "db/connection.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "dialogs/connectiondialog.h"
 #include "dialogs/reportdialog.h"
 #include "dialogs/settingsdialog.h"
@@ -175,8 +175,8 @@ void MainWindow::connectTo(const Dsn &dsn)
         m_stack->addWidget(p);
         connect(p, &Page::navigate, this, &MainWindow::showPage);
         connect(p, &Page::openOrder, this, &MainWindow::openOrder);
-        connect(p->worker(), &db::DbWorker::connectionLost, this, &MainWindow::onConnectionLost);
-        connect(p->worker(), &db::DbWorker::connectionRestored, this, &MainWindow::onConnectionRestored);
+        connect(p->worker(), &console::Worker::connectionLost, this, &MainWindow::onConnectionLost);
+        connect(p->worker(), &console::Worker::connectionRestored, this, &MainWindow::onConnectionRestored);
     }
     if (auto *simulation = static_cast<SimulationPage *>(page(Page::SimulationId)))
         simulation->attach(m_localInstances, m_stormRunner);
@@ -188,26 +188,12 @@ void MainWindow::connectTo(const Dsn &dsn)
     Q_EMIT connected();
 }
 
-namespace {
-
-struct Account
-{
-    QString user;
-    Privileges privileges;
-};
-
-} // namespace
-
 void MainWindow::probeAccount()
 {
     m_accountLabel->setText(tr("checking grants …"));
-    page(Page::OverviewId)->worker()->submit<Account>(
-        QStringLiteral("account"),
-        [](const QSqlDatabase &db) {
-            return Account{db::scalar(db, QStringLiteral("SELECT CURRENT_USER()")).toString(), probePrivileges(db)};
-        },
-        this,
-        [this](const Account &account) {
+    page(Page::OverviewId)->worker()->submit<console::Account>(
+        QStringLiteral("account"), console::jobOf(console::probeAccount), this,
+        [this](const console::Account &account) {
             m_accountProbed = true;
             const Privileges &granted = account.privileges;
             QStringList may;

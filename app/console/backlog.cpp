@@ -96,4 +96,21 @@ BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally)
     return summary;
 }
 
+Job<BacklogSummary> backlogSummaryJob(std::shared_ptr<BacklogTally> tally)
+{
+    return [tally = std::move(tally)](const QSqlDatabase &db) { return loadBacklogSummary(db, *tally); };
+}
+
+Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel)
+{
+    options.cancel = cancel.get();
+    return [options = std::move(options), cancel = std::move(cancel)](const QSqlDatabase &db) {
+        DrainRun run;
+        run.result = drainBacklog(db, options);
+        BacklogTally counted;
+        run.after = loadBacklogSummary(db, counted);
+        return run;
+    };
+}
+
 } // namespace payops::console

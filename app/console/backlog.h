@@ -1,12 +1,17 @@
 #pragma once
 
+#include "domain/backlogdrainer.h"
 #include "domain/unmatchedcallbacks.h"
+#include "job.h"
 #include "sqltime.h"
 
 #include <QByteArray>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+
+#include <atomic>
+#include <memory>
 
 namespace payops::console {
 
@@ -74,5 +79,19 @@ QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId,
 QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId, int limit);
 // The summary with the backlog's figures from `tally`. Throws db::Error.
 BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally);
+// The same as a worker's job; the tally lives on between refreshes, on that worker only.
+Job<BacklogSummary> backlogSummaryJob(std::shared_ptr<BacklogTally> tally);
+
+// A drain and the backlog it left.
+struct DrainRun
+{
+    DrainResult result;
+    BacklogSummary after; // the backlog when the drain ended
+};
+
+// The drain of `options` as a worker's job, stopped between batches once `cancel` is set
+// (options.cancel is pointed at it). The backlog after it is counted afresh: the job runs
+// on a worker of its own, apart from the summary's tally.
+Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel);
 
 } // namespace payops::console

@@ -297,4 +297,14 @@ DuplicateTimeline loadDuplicateTimeline(const QSqlDatabase &db, const DuplicateF
     return timeline;
 }
 
+Job<CompensationScope> knownScopeJob(CompensationScope scope)
+{
+    return [scope = std::move(scope)](const QSqlDatabase &) { return scope; };
+}
+
+DuplicateSummary loadDuplicateSummary(const QSqlDatabase &db, const DuplicateFilter &filter)
+{
+    return DuplicateSummary{loadDuplicateTotals(db, filter), loadDuplicateTimeline(db, filter)};
+}
+
 } // namespace payops::console

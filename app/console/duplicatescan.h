@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/compensation.h"
+#include "job.h"
 #include "sqltime.h"
 
 #include <QList>
@@ -57,6 +58,8 @@ DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &f
 // filter shows, read page by page; without any filter, simply everything. Throws db::Error.
 CompensationScope compensationScopeOf(const QSqlDatabase &db, const DuplicateFilter &filter);
 CompensationGroup compensationGroupOf(const DuplicateGroup &group);
+// A scope already known, picked row by row, as the job a compensation dialog reads its scope with.
+Job<CompensationScope> knownScopeJob(CompensationScope scope);
 
 // Live (not yet compensated) duplicates and the money they put at risk.
 struct DuplicateTotals
@@ -87,5 +90,13 @@ struct DuplicateTimeline
     QList<qint64> points;
 };
 DuplicateTimeline loadDuplicateTimeline(const QSqlDatabase &db, const DuplicateFilter &filter);
+
+// The duplicates page's figures above its list.
+struct DuplicateSummary
+{
+    DuplicateTotals totals;
+    DuplicateTimeline timeline;
+};
+DuplicateSummary loadDuplicateSummary(const QSqlDatabase &db, const DuplicateFilter &filter);
 
 } // namespace payops::console

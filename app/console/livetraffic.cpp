@@ -214,4 +214,9 @@ LiveTraffic LiveTrafficReader::read(const QSqlDatabase &db)
     return traffic;
 }
 
+Job<LiveTraffic> liveTrafficJob(std::shared_ptr<LiveTrafficReader> reader)
+{
+    return [reader = std::move(reader)](const QSqlDatabase &db) { return reader->read(db); };
+}
+
 } // namespace payops::console

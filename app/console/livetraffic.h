@@ -1,11 +1,14 @@
 #pragma once
 
+#include "job.h"
+
 #include <QHash>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
 
 #include <map>
+#include <memory>
 
 namespace payops::console {
 
@@ -70,5 +73,8 @@ private:
     std::map<qint64, qint64> m_perSecond; // bucket start (ms) -> count
     std::map<qint64, qint64> m_duplicates;
 };
+
+// The reader's next read as a worker's job; the reader lives on between reads.
+Job<LiveTraffic> liveTrafficJob(std::shared_ptr<LiveTrafficReader> reader);
 
 } // namespace payops::console

@@ -96,4 +96,19 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     return figures;
 }
 
+Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies, std::shared_ptr<ActivityTally> activity,
+                                 qint64 pointsPerYuan, int aliveSeconds)
+{
+    return [tallies = std::move(tallies), activity = std::move(activity), pointsPerYuan,
+            aliveSeconds](const QSqlDatabase &db) {
+        OverviewRefresh result;
+        result.summary = loadDatabaseSummary(db);
+        if (!result.summary.schemaLevel.isEmpty()) {
+            result.figures = loadOverview(db, *tallies, pointsPerYuan, aliveSeconds);
+            result.figures.recent = activity->advance(db);
+        }
+        return result;
+    };
+}
+
 } // namespace payops::console

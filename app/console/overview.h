@@ -2,7 +2,9 @@
 
 #include "activitytally.h"
 #include "backlog.h"
+#include "databasesummary.h"
 #include "duplicatescan.h"
+#include "job.h"
 #include "domain/unmatchedcallbacks.h"
 
 #include <QSqlDatabase>
@@ -10,6 +12,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 
 namespace payops::console {
 
@@ -77,6 +80,19 @@ struct OverviewTallies
 // stops that slice between statements. Throws db::Error.
 OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan, int aliveSeconds,
                              const std::atomic<bool> *cancel = nullptr);
+
+// One refresh of the overview page: the database's summary and, when it has a payops schema,
+// its figures.
+struct OverviewRefresh
+{
+    DatabaseSummary summary;
+    OverviewFigures figures;
+};
+
+// The overview page's refresh as a worker's job. The tallies keep counts between refreshes
+// and are used on the worker's thread only, one refresh at a time.
+Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies, std::shared_ptr<ActivityTally> activity,
+                                 qint64 pointsPerYuan, int aliveSeconds);
 
 // Milliseconds of a refresh that may go to the watch's first pass.
 constexpr int kOverviewFirstPassSliceMs = 1500;

@@ -2,9 +2,23 @@
 
 #include "db/connection.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QSqlQuery>
 
 namespace payops::console {
+namespace {
+
+// `act` on the statement, then its view as it left it.
+Job<ReconciliationView> thenView(qint64 statementId, std::function<void(const QSqlDatabase &)> act)
+{
+    return [statementId, act = std::move(act)](const QSqlDatabase &db) {
+        act(db);
+        return loadReconciliationView(db, statementId);
+    };
+}
+
+} // namespace
 
 QList<StoredStatement> loadStatements(const QSqlDatabase &db, int limit)
 {
@@ -43,6 +57,66 @@ ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 stateme
     });
     view.drafts = loadMissingPaymentDrafts(db, statementId);
     return view;
+}
+
+Job<StatementFileImport> statementFileImportJob(QString path, StatementFormat format,
+                                                std::shared_ptr<std::atomic<bool>> cancel,
+                                                std::function<void(const StatementImportProgress &)> progress)
+{
+    StatementImportOptions options;
+    options.format = format;
+    options.sourceName = QFileInfo(path).fileName();
+    options.cancel = cancel.get();
+    options.progress = std::move(progress);
+    return [path = std::move(path), options = std::move(options), cancel = std::move(cancel)](const QSqlDatabase &db) {
+        StatementFileImport result;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            result.outcome = StatementFileImport::Outcome::CannotOpen;
+            result.problem = file.errorString();
+            return result;
+        }
+        try {
+            result.imported = importStatement(db, file, options);
+            if (result.imported.cancelled) {
+                result.outcome = StatementFileImport::Outcome::Cancelled;
+                return result;
+            }
+            result.findings = reconcileStatement(db, result.imported.statement.id).total();
+            result.view = loadReconciliationView(db, result.imported.statement.id);
+            result.outcome = StatementFileImport::Outcome::Reconciled;
+        } catch (const StatementError &error) {
+            result.outcome = StatementFileImport::Outcome::Unreadable;
+            result.problem = QString::fromUtf8(error.what());
+        }
+        return result;
+    };
+}
+
+Job<ReconciliationView> reconcileAgainJob(qint64 statementId)
+{
+    return thenView(statementId, [statementId](const QSqlDatabase &db) { reconcileStatement(db, statementId); });
+}
+
+Job<ReconciliationView> draftPaymentJob(qint64 statementId, qint64 lineNo, qint64 orderId, QString reason)
+{
+    return thenView(statementId, [statementId, lineNo, orderId, reason = std::move(reason)](const QSqlDatabase &db) {
+        draftMissingPayment(db, statementId, lineNo, orderId, reason);
+    });
+}
+
+Job<ReconciliationView> confirmDraftJob(qint64 statementId, qint64 draftId, QString reason)
+{
+    return thenView(statementId, [draftId, reason = std::move(reason)](const QSqlDatabase &db) {
+        confirmMissingPayment(db, draftId, reason);
+    });
+}
+
+Job<ReconciliationView> discardDraftJob(qint64 statementId, qint64 draftId, QString reason)
+{
+    return thenView(statementId, [draftId, reason = std::move(reason)](const QSqlDatabase &db) {
+        discardMissingPayment(db, draftId, reason);
+    });
 }
 
 } // namespace payops::console

@@ -98,4 +98,12 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tal
     return snapshot;
 }
 
+Job<StateMachineSnapshot> stateMachineJob(std::shared_ptr<ActivityTally> tally, qint64 seconds)
+{
+    return [tally = std::move(tally), seconds](const QSqlDatabase &db) {
+        tally->setWindowSeconds(seconds);
+        return loadStateMachine(db, *tally);
+    };
+}
+
 } // namespace payops::console

@@ -1,10 +1,13 @@
 #pragma once
 
 #include "activitytally.h"
+#include "job.h"
 
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+
+#include <memory>
 
 namespace payops::console {
 
@@ -41,5 +44,9 @@ struct StateMachineSnapshot
 // The states and legal edges (two small tables) with the tally's window, advanced by this
 // call: what it reads is what is new since the last call. Throws db::Error.
 StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tally);
+
+// The state machine page's refresh as a worker's job, over the last `seconds`; the tally
+// lives on between refreshes and is used on the worker's thread only.
+Job<StateMachineSnapshot> stateMachineJob(std::shared_ptr<ActivityTally> tally, qint64 seconds);
 
 } // namespace payops::console

@@ -2,7 +2,8 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "db/dbworker.h"
+#include "db/migrator.h"
+#include "worker.h"
 
 #include <QPointer>
 #include <QThread>
@@ -84,7 +85,7 @@ void StormRunner::start(const Dsn &dsn, const StormPlan &plan, bool createOrders
             const auto report = [self, created](const StormCounts &counts) {
                 StormCounts shown = counts;
                 shown.ordersCreated = created;
-                db::DbWorker::postTo(self, [shown](StormRunner *runner) { Q_EMIT runner->progress(shown); });
+                Worker::postTo(self, [shown](StormRunner *runner) { Q_EMIT runner->progress(shown); });
             };
             outcome->counts = runStorm(plan, orders, report, *stop);
             outcome->counts.ordersCreated = created;
@@ -102,6 +103,11 @@ void StormRunner::start(const Dsn &dsn, const StormPlan &plan, bool createOrders
             Q_EMIT failed(outcome->error);
     });
     m_thread->start();
+}
+
+Job<bool> sandboxCheckJob()
+{
+    return jobOf(db::isSandboxDatabase);
 }
 
 } // namespace payops::console

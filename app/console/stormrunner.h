@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "job.h"
 #include "domain/storm.h"
 
 #include <QObject>
@@ -41,5 +42,8 @@ private:
     QThread *m_thread = nullptr;
     std::shared_ptr<std::atomic_bool> m_stop;
 };
+
+// Whether the worker's database is a sandbox, the only kind a storm runs on. Throws db::Error.
+Job<bool> sandboxCheckJob();
 
 } // namespace payops::console

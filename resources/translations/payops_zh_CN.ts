@@ -4,7 +4,7 @@
 <context>
     <name>ConsoleCommandLine</name>
     <message>
-        <location filename="../../app/main/console_main.cpp" line="+34"/>
+        <location filename="../../ui/main.cpp" line="+34"/>
         <source>Operations console for payment-callback incidents.</source>
         <translation>支付回调事故的运维控制台。</translation>
     </message>
@@ -136,7 +136,7 @@
 <context>
     <name>payops::AuditPage</name>
     <message>
-        <location filename="../../ui/pages/auditpage.cpp" line="+87"/>
+        <location filename="../../ui/pages/auditpage.cpp" line="+84"/>
         <source>anyone</source>
         <translation>任何人</translation>
     </message>
@@ -237,7 +237,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+37"/>
+        <location line="+34"/>
         <source> …</source>
         <translation>…</translation>
     </message>
@@ -292,22 +292,22 @@
         <translation>未导出：</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+3"/>
         <source>The export was stopped; no file was written.</source>
         <translation>导出已停止，未写入任何文件。</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Exported %1 entries to &lt;tt&gt;%2&lt;/tt&gt;.</source>
         <translation>已将 %1 条记录导出到 &lt;tt&gt;%2&lt;/tt&gt;。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-5"/>
         <source>%1 %2</source>
         <translation>%1%2</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>The export failed: %1</source>
         <translation>导出失败：%1</translation>
     </message>
@@ -383,7 +383,7 @@
 <context>
     <name>payops::BacklogPage</name>
     <message>
-        <location filename="../../ui/pages/backlogpage.cpp" line="+62"/>
+        <location filename="../../ui/pages/backlogpage.cpp" line="+56"/>
         <location line="+194"/>
         <source>Reading the backlog …</source>
         <translation>正在读取积压回调…</translation>
@@ -420,12 +420,12 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+279"/>
+        <location line="+269"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-265"/>
+        <location line="-255"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint, one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑，每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -548,12 +548,12 @@
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
         <source>Processing … %1 of %2</source>
         <translation>正在处理… %1 / %2</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+18"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
@@ -987,7 +987,7 @@
 <context>
     <name>payops::CompensationPage</name>
     <message>
-        <location filename="../../ui/pages/compensationpage.cpp" line="+59"/>
+        <location filename="../../ui/pages/compensationpage.cpp" line="+53"/>
         <source>Compensate every open duplicate…</source>
         <translation>补偿全部未处理的重复发放…</translation>
     </message>
@@ -998,12 +998,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+91"/>
+        <location line="+84"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
     <message>
-        <location line="-89"/>
+        <location line="-82"/>
         <source>Reject…</source>
         <translation>驳回…</translation>
     </message>
@@ -1023,7 +1023,7 @@
         <translation>驳回 %2 提交的申请 %1（%3）？申请会保留并标记为 REJECTED，不做任何补偿。</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+28"/>
         <source>A compensation that takes what an account compensated alone in the four-eyes window above &lt;b&gt;%1&lt;/b&gt; waits as a request until another operator account approves it (payops_meta four_eyes_threshold_fen and four_eyes_window_hours).</source>
         <translation>若一笔补偿使某账号在双人复核时间窗内单独补偿的总额超过 &lt;b&gt;%1&lt;/b&gt;，它先作为申请挂起，直到另一个运维账号批准（payops_meta four_eyes_threshold_fen 与 four_eyes_window_hours）。</translation>
     </message>
@@ -1058,7 +1058,7 @@
         <translation>全部未处理的重复发放</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+18"/>
         <source>Request %1 rejected.</source>
         <translation>申请 %1 已驳回。</translation>
     </message>
@@ -1695,7 +1695,7 @@
 <context>
     <name>payops::DuplicatesPage</name>
     <message>
-        <location filename="../../ui/pages/duplicatespage.cpp" line="+56"/>
+        <location filename="../../ui/pages/duplicatespage.cpp" line="+50"/>
         <source>coupons and points</source>
         <translation>优惠券和积分</translation>
     </message>
@@ -1809,7 +1809,7 @@
         </translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+39"/>
         <source>&lt;b&gt;%1 open duplicate groups on %2 orders&lt;/b&gt;: %3 extra coupons (¥%4) and %5 extra points rows (¥%6). &lt;b style=&apos;color:%9&apos;&gt;Money at risk ¥%7.&lt;/b&gt; %8 compensations recorded.</source>
         <translation>&lt;b&gt;%2 个订单上有 %1 个未补偿的重复组&lt;/b&gt;：多余优惠券 %3 张（¥%4），多余积分记录 %5 条（¥%6）。&lt;b style=&apos;color:%9&apos;&gt;风险金额 ¥%7。&lt;/b&gt;已记录补偿 %8 次。</translation>
     </message>
@@ -2637,7 +2637,7 @@
         <translation>存活：%1 秒内有心跳且未停止。每秒回调数取自相邻两次抓取的 /metrics。</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+36"/>
         <source>&lt;b&gt;%1 of %2 instances alive.&lt;/b&gt; Switch: %3, version %4.</source>
         <translation>&lt;b&gt;%2 个实例中 %1 个存活。&lt;/b&gt;开关：%3，版本 %4。</translation>
     </message>
@@ -2910,12 +2910,12 @@
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+56"/>
         <source>checking grants …</source>
         <translation>正在检查权限…</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+8"/>
         <source>switch</source>
         <translation>切换开关</translation>
     </message>
@@ -3079,7 +3079,7 @@
 <context>
     <name>payops::OverviewPage</name>
     <message>
-        <location filename="../../ui/pages/overviewpage.cpp" line="+61"/>
+        <location filename="../../ui/pages/overviewpage.cpp" line="+52"/>
         <source>Callback endpoint mode</source>
         <translation>回调接口模式</translation>
     </message>
@@ -3119,7 +3119,7 @@
         <translation>正在刷新</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+26"/>
         <source>Database %1 has no payops schema</source>
         <translation>数据库 %1 中没有 payops 表结构</translation>
     </message>
@@ -3826,7 +3826,7 @@
 <context>
     <name>payops::ReconciliationPage</name>
     <message>
-        <location filename="../../ui/pages/reconciliationpage.cpp" line="+39"/>
+        <location filename="../../ui/pages/reconciliationpage.cpp" line="+31"/>
         <source>WeChat Pay trade bill</source>
         <translation>微信支付交易账单</translation>
     </message>
@@ -3851,7 +3851,7 @@
         <translation>#%1 · %2 · %3 · %4 行</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+52"/>
         <source>Import a statement…</source>
         <translation>导入对账单…</translation>
     </message>
@@ -4036,27 +4036,27 @@
         <translation>正在导入 %1…</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-280"/>
         <source>Not imported:</source>
         <translation>未导入：</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+4"/>
         <source>%1 cannot open %2: %3</source>
         <translation>%1 无法打开 %2：%3</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+283"/>
         <source>Importing … %1 lines stored, %2 % of the file</source>
         <translation>正在导入… 已存储 %1 行，进度 %2 %</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-279"/>
         <source>The import was stopped; nothing was stored.</source>
         <translation>导入已停止，未存储任何内容。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>This file was %1: reconciled the stored statement again.</source>
         <translation>此文件之前已导入（%1），已对已存储的对账单重新对账。</translation>
     </message>
@@ -4066,12 +4066,12 @@
         <translation>已导入 %1 行，存为对账单 %2（%3）并完成对账：发现 %4 个问题。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-9"/>
         <source>%1 %2</source>
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+299"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
@@ -4081,7 +4081,7 @@
         <translation>正在核对对账单 %1…</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
         <source>Reconciled statement %1 again.</source>
         <translation>已重新核对对账单 %1。</translation>
     </message>
@@ -4091,7 +4091,7 @@
         <translation>未能对账：%1</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+11"/>
         <source>Done.</source>
         <translation>完成。</translation>
     </message>
@@ -4106,7 +4106,7 @@
         <translation>正在为第 %1 行起草漏单补录…</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
         <source>Confirming draft %1 …</source>
         <translation>正在确认草稿 %1…</translation>
     </message>
@@ -4520,7 +4520,7 @@
 <context>
     <name>payops::SimulationPage</name>
     <message>
-        <location filename="../../ui/pages/simulationpage.cpp" line="+63"/>
+        <location filename="../../ui/pages/simulationpage.cpp" line="+62"/>
         <source>&lt;b&gt;Simulate the incident on the sandbox.&lt;/b&gt; Start callback endpoints with the incident&apos;s handler (unsafe-demo: its lock is released before its commit), fire a storm of duplicate callbacks at them and watch the overview and the duplicates light up; then restart them with the safe handler and fire again.</source>
         <translation>&lt;b&gt;在沙箱上模拟事故。&lt;/b&gt;用事故时的处理器（unsafe-demo：在提交前释放锁）启动回调接口，向它们发起重复回调风暴，看总览和重复发放数据亮起；然后用 safe 处理器重启，再发一次。</translation>
     </message>
@@ -4774,7 +4774,7 @@
 <context>
     <name>payops::StateMachinePage</name>
     <message>
-        <location filename="../../ui/pages/statemachinepage.cpp" line="+28"/>
+        <location filename="../../ui/pages/statemachinepage.cpp" line="+29"/>
         <source>&lt;b&gt;Order state machine&lt;/b&gt; — states with the orders that entered them in the window; edges with their transitions in the window; %1</source>
         <translation>&lt;b&gt;订单状态机&lt;/b&gt; — 状态上为时间窗口内进入该状态的订单数，边上为时间窗口内的流转次数；%1</translation>
     </message>
@@ -4809,7 +4809,7 @@
         <translation>正在统计</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+57"/>
         <source>%1 — double-click an order for its evidence</source>
         <translation>%1 — 双击订单查看证据</translation>
     </message>
@@ -6839,7 +6839,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::console::StormRunner</name>
     <message>
-        <location filename="../../app/console/stormrunner.cpp" line="+59"/>
+        <location filename="../../app/console/stormrunner.cpp" line="+60"/>
         <source>a storm is already running: stop it first</source>
         <translation>已有回调风暴在运行：请先停止</translation>
     </message>

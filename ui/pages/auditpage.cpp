@@ -1,8 +1,8 @@
 #include "auditpage.h"
 
-#include "db/dbworker.h"
+#include "console/audit.h"
+#include "console/worker.h"
 #include "models/auditmodel.h"
-#include "domain/auditlog.h"
 #include "palette.h"
 #include "widgets/datatable.h"
 #include "widgets/utctimeedit.h"
@@ -32,9 +32,6 @@
 namespace payops {
 
 namespace {
-
-// What a check or an export ends with, as the text to show.
-using JobOutcome = QString;
 
 // Off until its box is ticked: an open end by default.
 QDateTimeEdit *timeEdit(const QString &objectName, const QDateTime &initial, QWidget *parent)
@@ -75,7 +72,7 @@ QWidget *labelled(const QString &title, QWidget *content, QWidget *parent)
 
 AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
-    , m_jobWorker(std::make_unique<db::DbWorker>(dsn))
+    , m_jobWorker(std::make_unique<console::Worker>(dsn))
 {
     setObjectName(QStringLiteral("auditPage"));
     auto *layout = new QVBoxLayout(this);
@@ -148,7 +145,7 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     acts->addWidget(m_result, 1);
     layout->addLayout(acts);
 
-    m_model = new AuditModel(worker(), this);
+    m_model = new AuditModel(worker()->dbWorker(), this);
     m_table = new DataTable(QStringLiteral("auditTable"), m_model, this);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_before = jsonView(QStringLiteral("beforeJson"), this);
@@ -243,7 +240,7 @@ std::function<void(qint64)> AuditPage::rowsReporter(const QString &what)
 {
     QPointer<AuditPage> guard(this);
     return [guard, what](qint64 rows) { // called on the job's worker thread
-        db::DbWorker::postTo(guard, [what, rows](AuditPage *page) {
+        console::Worker::postTo(guard, [what, rows](AuditPage *page) {
             if (page->isBusy())
                 page->m_result->setText(tr("%1 … %2 entries so far").arg(what, QLocale().toString(rows)));
         });
@@ -264,11 +261,8 @@ void AuditPage::verify()
         return;
     const QString what = tr("Verifying the chain");
     startJob(what + tr(" …"));
-    const auto cancel = m_cancel;
-    const auto progress = rowsReporter(what);
     m_jobWorker->submit<AuditVerification>(
-        QStringLiteral("audit-verify"),
-        [cancel, progress](const QSqlDatabase &db) { return verifyAuditChain(db, cancel.get(), progress); }, this,
+        QStringLiteral("audit-verify"), console::auditVerificationJob(m_cancel, rowsReporter(what)), this,
         [this](const AuditVerification &v) {
             if (v.cancelled)
                 endJob(tr("The check was stopped after %1 entries: nothing is known about the rest.")
@@ -301,24 +295,18 @@ void AuditPage::exportCsv(const QString &path)
         return;
     const QString what = tr("Exporting");
     startJob(what + tr(" …"));
-    const auto cancel = m_cancel;
-    const AuditFilter f = filter();
-    const auto progress = rowsReporter(what);
-    // Made here: the palette is the UI thread's, and the job runs on the worker's.
-    const QString notExported = palette::strong(palette::Role::Danger, tr("Not exported:"));
-    m_jobWorker->submit<JobOutcome>(
-        QStringLiteral("audit-export"),
-        [cancel, progress, f, path, notExported](const QSqlDatabase &db) -> JobOutcome {
-            try {
-                const qint64 written = exportAuditCsv(db, f, path, cancel.get(), progress);
-                if (written < 0)
-                    return tr("The export was stopped; no file was written.");
-                return tr("Exported %1 entries to <tt>%2</tt>.").arg(QLocale().toString(written), path.toHtmlEscaped());
-            } catch (const std::runtime_error &error) {
-                return tr("%1 %2").arg(notExported, db::userMessage(error).toHtmlEscaped());
-            }
+    m_jobWorker->submit<console::AuditExport>(
+        QStringLiteral("audit-export"), console::auditExportJob(filter(), path, m_cancel, rowsReporter(what)), this,
+        [this, path](const console::AuditExport &result) {
+            if (!result.failure.isEmpty())
+                endJob(tr("%1 %2").arg(palette::strong(palette::Role::Danger, tr("Not exported:")),
+                                       result.failure.toHtmlEscaped()));
+            else if (result.written < 0)
+                endJob(tr("The export was stopped; no file was written."));
+            else
+                endJob(tr("Exported %1 entries to <tt>%2</tt>.").arg(QLocale().toString(result.written),
+                                                                    path.toHtmlEscaped()));
         },
-        this, [this](const JobOutcome &text) { endJob(text); },
         [this](const db::Error &error) { endJob(tr("The export failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 

@@ -49,7 +49,7 @@ private:
     std::function<void(qint64)> rowsReporter(const QString &what);
     void showDetail();
 
-    std::unique_ptr<db::DbWorker> m_jobWorker;
+    std::unique_ptr<console::Worker> m_jobWorker;
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a check or an export runs
     bool m_rangeRefused = false;
     QLineEdit *m_actor = nullptr;

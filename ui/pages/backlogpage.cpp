@@ -2,7 +2,7 @@
 
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "models/backlogmodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
@@ -30,12 +30,6 @@ namespace payops {
 
 namespace {
 
-struct DrainRun
-{
-    DrainResult result;
-    console::BacklogSummary after; // the backlog when the drain ended
-};
-
 bool isRecordOnly(const console::BacklogSummary &summary)
 {
     return summary.mode == callbackModeName(CallbackMode::RecordOnly);
@@ -52,7 +46,7 @@ int walked(const DrainResult &result)
 
 BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
-    , m_drainWorker(std::make_unique<db::DbWorker>(dsn))
+    , m_drainWorker(std::make_unique<console::Worker>(dsn))
 {
     setObjectName(QStringLiteral("backlogPage"));
     auto *layout = new QVBoxLayout(this);
@@ -108,8 +102,8 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
 
     m_lists = new QTabWidget(this);
     m_lists->setObjectName(QStringLiteral("backlogLists"));
-    m_model = new BacklogModel(worker(), DrainSource::Recorded, this);
-    m_unmatchedModel = new BacklogModel(worker(), DrainSource::Unmatched, this);
+    m_model = new BacklogModel(worker()->dbWorker(), DrainSource::Recorded, this);
+    m_unmatchedModel = new BacklogModel(worker()->dbWorker(), DrainSource::Unmatched, this);
     m_table = addList(m_model, QStringLiteral("backlogTable"));
     m_unmatchedTable = addList(m_unmatchedModel, QStringLiteral("unmatchedTable"));
     m_lists->addTab(m_table, tr("Recorded"));
@@ -196,7 +190,7 @@ void BacklogPage::refreshSummary()
 {
     worker()->submit<console::BacklogSummary>(
         QStringLiteral("backlog-summary"),
-        [tally = m_tally](const QSqlDatabase &db) { return console::loadBacklogSummary(db, *tally); }, this,
+        console::backlogSummaryJob(m_tally), this,
         [this](const console::BacklogSummary &summary) { showSummary(summary); },
         [this](const db::Error &error) { m_headline->setText(db::userMessage(error).toHtmlEscaped()); });
 }
@@ -331,28 +325,18 @@ void BacklogPage::startDrain(DrainSource source)
     options.source = source;
     options.worker = QStringLiteral("drain:console:%1:%2")
                          .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
-    options.cancel = m_cancel.get();
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);
-        db::DbWorker::postTo(guard, [done, total](BacklogPage *page) {
+        console::Worker::postTo(guard, [done, total](BacklogPage *page) {
             if (!page->isDraining())
                 return;
             page->m_progress->setValue(int(qMin<qint64>(done, page->m_progress->maximum())));
             page->m_status->setText(tr("Processing … %1 of %2").arg(done).arg(total));
         });
     };
-    const auto cancel = m_cancel; // keeps the flag alive as long as the job runs
-    m_drainWorker->submit<DrainRun>(
-        QStringLiteral("drain"),
-        [options, cancel](const QSqlDatabase &db) {
-            DrainRun run;
-            run.result = drainBacklog(db, options);
-            console::BacklogTally counted; // a count of its own: this runs on the drain's worker
-            run.after = console::loadBacklogSummary(db, counted);
-            return run;
-        },
-        this,
-        [this, source](const DrainRun &run) {
+    m_drainWorker->submit<console::DrainRun>(
+        QStringLiteral("drain"), console::drainJob(options, m_cancel), this,
+        [this, source](const console::DrainRun &run) {
             showSummary(run.after);
             drainFinished(source, run.result, QString());
         },

@@ -56,7 +56,7 @@ private:
     void drainFinished(DrainSource source, const DrainResult &result, const QString &error);
     void showBody();
 
-    std::unique_ptr<db::DbWorker> m_drainWorker;
+    std::unique_ptr<console::Worker> m_drainWorker;
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a drain runs
     // The summary's count between refreshes, used on the page's worker (jobs run in order).
     std::shared_ptr<console::BacklogTally> m_tally = std::make_shared<console::BacklogTally>();

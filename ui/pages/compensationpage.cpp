@@ -1,9 +1,10 @@
 #include "compensationpage.h"
 
+#include "console/compensations.h"
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/connection.h"
-#include "db/dbworker.h"
+#include "console/duplicatescan.h"
+#include "console/worker.h"
 #include "dialogs/compensationdialog.h"
 #include "models/compensationbatchmodel.h"
 #include "models/compensationrequestmodel.h"
@@ -18,13 +19,6 @@
 #include <QVBoxLayout>
 
 namespace payops {
-
-struct CompensationPage::Snapshot
-{
-    qint64 thresholdFen = 0;
-    QList<CompensationRequest> requests;
-    QList<CompensationBatch> batches;
-};
 
 namespace {
 
@@ -114,20 +108,13 @@ void CompensationPage::setPrivileges(const Privileges &privileges)
 
 void CompensationPage::refresh()
 {
-    worker()->submit<Snapshot>(
-        QStringLiteral("compensation"),
-        [](const QSqlDatabase &db) {
-            Snapshot s;
-            s.thresholdFen = fourEyesThresholdFen(db);
-            s.requests = loadCompensationRequests(db);
-            s.batches = loadCompensationBatches(db);
-            return s;
-        },
-        this, [this](const Snapshot &s) { showSnapshot(s); },
+    worker()->submit<console::CompensationRecord>(
+        QStringLiteral("compensation"), console::jobOf(console::loadCompensationRecord), this,
+        [this](const console::CompensationRecord &record) { showRecord(record); },
         [this](const db::Error &error) { m_status->setText(db::userMessage(error)); });
 }
 
-void CompensationPage::showSnapshot(const Snapshot &s)
+void CompensationPage::showRecord(const console::CompensationRecord &s)
 {
     m_threshold->setText(s.thresholdFen > 0
                              ? tr("A compensation that takes what an account compensated alone in the four-eyes window "
@@ -187,7 +174,7 @@ CompensationDialog *CompensationPage::approveSelected()
 CompensationDialog *CompensationPage::compensateEverything()
 {
     auto *dialog = new CompensationDialog(worker()->dsn(), tr("every open duplicate"),
-                                          [](const QSqlDatabase &) { return CompensationScope::all(); },
+                                          console::knownScopeJob(CompensationScope::all()),
                                           pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
@@ -202,8 +189,7 @@ void CompensationPage::rejectSelected()
         return;
     const qint64 id = request->id;
     worker()->submit<bool>(
-        QStringLiteral("compensation-reject"), [id](const QSqlDatabase &db) { return rejectCompensationRequest(db, id); },
-        this,
+        QStringLiteral("compensation-reject"), console::jobOf(rejectCompensationRequest, id), this,
         [this, id](bool rejected) {
             m_status->setText(rejected ? tr("Request %1 rejected.").arg(id)
                                        : tr("Request %1 was decided by someone else meanwhile.").arg(id));

@@ -9,6 +9,10 @@ class QTableView;
 
 namespace payops {
 
+namespace console {
+struct CompensationRecord;
+}
+
 class CompensationBatchModel;
 class CompensationDialog;
 class CompensationRequestModel;
@@ -35,8 +39,7 @@ public:
     CompensationBatchModel *batchModel() const { return m_batchModel; }
 
 private:
-    struct Snapshot;
-    void showSnapshot(const Snapshot &snapshot);
+    void showRecord(const console::CompensationRecord &record);
     const CompensationRequest *selectedRequest() const;
     void updateActions();
 

@@ -2,7 +2,7 @@
 
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "dialogs/compensationdialog.h"
 #include "models/duplicatemodel.h"
 #include "palette.h"
@@ -26,12 +26,6 @@
 
 namespace payops {
 namespace {
-
-struct DuplicateSummary
-{
-    console::DuplicateTotals totals;
-    console::DuplicateTimeline timeline;
-};
 
 const QString &summaryKey()
 {
@@ -87,7 +81,7 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(m_totals);
 
     m_charts = new DuplicateCharts(this);
-    m_model = new DuplicateModel(worker(), this);
+    m_model = new DuplicateModel(worker()->dbWorker(), this);
     auto *table = new DataTable(QStringLiteral("duplicatesTable"), m_model, this);
     m_table = table;
     auto *splitter = new QSplitter(Qt::Vertical, this);
@@ -184,7 +178,7 @@ CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
     if (what == CompensateWhat::AllInFilter) {
         const console::DuplicateFilter f = filter();
         text = tr("every open duplicate this filter shows (%1)").arg(m_window->currentText());
-        source = [f](const QSqlDatabase &db) { return console::compensationScopeOf(db, f); };
+        source = console::jobOf(console::compensationScopeOf, f);
     } else {
         CompensationScope scope;
         for (const QModelIndex &index : m_table->selectionModel()->selectedRows()) {
@@ -199,7 +193,7 @@ CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
         text = what == CompensateWhat::SelectedOrders
                    ? tr("%n whole order(s)", nullptr, int(scope.orders.size()))
                    : tr("%n selected duplicate group(s)", nullptr, int(scope.groups.size()));
-        source = [scope](const QSqlDatabase &) { return scope; };
+        source = console::knownScopeJob(scope);
     }
     auto *dialog = new CompensationDialog(worker()->dsn(), text, source, m_pointsPerYuan, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -230,13 +224,9 @@ void DuplicatesPage::loadSummary()
     m_summaryPending = true;
     updateBusy();
     const console::DuplicateFilter f = filter();
-    worker()->submit<DuplicateSummary>(
-        summaryKey(),
-        [f](const QSqlDatabase &db) {
-            return DuplicateSummary{console::loadDuplicateTotals(db, f), console::loadDuplicateTimeline(db, f)};
-        },
-        this,
-        [this](const DuplicateSummary &s) {
+    worker()->submit<console::DuplicateSummary>(
+        summaryKey(), console::jobOf(console::loadDuplicateSummary, f), this,
+        [this](const console::DuplicateSummary &s) {
             m_summaryPending = false;
             updateBusy();
             const QLocale locale;
@@ -255,7 +245,7 @@ void DuplicatesPage::loadSummary()
         [this](const db::Error &error) {
             m_summaryPending = false;
             updateBusy();
-            if (!db::DbWorker::isCancelled(error))
+            if (!console::Worker::isCancelled(error))
                 m_totals->setText(db::userMessage(error));
         });
 }

@@ -3,7 +3,7 @@
 #include "console/consolesettings.h"
 #include "console/orderevidence.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "models/eventmodel.h"
 #include "palette.h"
 #include "widgets/busyindicator.h"
@@ -96,7 +96,7 @@ void EvidencePage::refresh()
     m_busy->start(tr("Reading the evidence"));
     const qint64 id = m_orderId;
     worker()->submit<console::OrderEvidence>(
-        QStringLiteral("evidence"), [id](const QSqlDatabase &db) { return console::loadOrderEvidence(db, id); }, this,
+        QStringLiteral("evidence"), console::jobOf(console::loadOrderEvidence, id), this,
         [this](const console::OrderEvidence &evidence) {
             m_busy->stop();
             if (!evidence.found) {

@@ -2,7 +2,7 @@
 
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "models/inspectionrunmodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
@@ -61,7 +61,7 @@ InspectionPage::InspectionPage(const Dsn &dsn, QWidget *parent)
     m_chart = new InspectionChart(split);
     split->addWidget(m_chart);
     auto *lower = new QSplitter(Qt::Horizontal, split);
-    m_model = new InspectionRunModel(worker(), this);
+    m_model = new InspectionRunModel(worker()->dbWorker(), this);
     m_table = new DataTable(QStringLiteral("inspectionTable"), m_model, lower);
     lower->addWidget(m_table);
     m_findings = new QPlainTextEdit(lower);
@@ -124,7 +124,7 @@ void InspectionPage::refreshChart()
     m_chartPending = true;
     worker()->submit<QList<InspectionRun>>(
         QStringLiteral("inspection-chart"),
-        [](const QSqlDatabase &db) { return loadInspectionRuns(db, 0, kChartRuns); }, this,
+        console::jobOf(loadInspectionRuns, qint64(0), kChartRuns), this,
         [this](const QList<InspectionRun> &runs) {
             m_chartPending = false;
             m_chart->setRuns(runs);

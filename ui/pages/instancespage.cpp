@@ -3,7 +3,7 @@
 #include "console/consolesettings.h"
 #include "console/instanceprober.h"
 #include "console/instances.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "models/instancemodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
@@ -70,8 +70,7 @@ void InstancesPage::refresh()
     m_pending = true;
     const int aliveSeconds = console::ConsoleSettings::instance().instanceAliveSeconds();
     worker()->submit<console::InstanceList>(
-        QStringLiteral("instances"), [aliveSeconds](const QSqlDatabase &db) { return console::loadInstances(db, aliveSeconds); },
-        this,
+        QStringLiteral("instances"), console::jobOf(console::loadInstances, aliveSeconds), this,
         [this](const console::InstanceList &list) {
             m_pending = false;
             m_model->setInstances(list);

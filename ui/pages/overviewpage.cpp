@@ -5,7 +5,7 @@
 #include "console/livetraffic.h"
 #include "console/overview.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "palette.h"
 #include "widgets/busyindicator.h"
 #include "widgets/livetrafficchart.h"
@@ -20,15 +20,6 @@
 #include <QVBoxLayout>
 
 namespace payops {
-namespace {
-
-struct OverviewResult
-{
-    console::DatabaseSummary summary;
-    console::OverviewFigures figures;
-};
-
-} // namespace
 
 OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     : Page(dsn, parent)
@@ -109,7 +100,7 @@ void OverviewPage::refreshTraffic()
         return;
     m_trafficPending = true;
     worker()->submit<console::LiveTraffic>(
-        QStringLiteral("liveTraffic"), [reader = m_traffic](const QSqlDatabase &db) { return reader->read(db); }, this,
+        QStringLiteral("liveTraffic"), console::liveTrafficJob(m_traffic), this,
         [this](const console::LiveTraffic &traffic) {
             m_trafficPending = false;
             m_chart->setTraffic(traffic);
@@ -141,19 +132,9 @@ void OverviewPage::refresh()
         m_activity = std::make_shared<console::ActivityTally>(console::kRecentActivitySeconds);
     if (!m_tallies)
         m_tallies = std::make_shared<console::OverviewTallies>();
-    worker()->submit<OverviewResult>(
-        QStringLiteral("overview"),
-        [pointsPerYuan, aliveSeconds, activity = m_activity, tallies = m_tallies](const QSqlDatabase &db) {
-            OverviewResult result;
-            result.summary = console::loadDatabaseSummary(db);
-            if (!result.summary.schemaLevel.isEmpty()) {
-                result.figures = console::loadOverview(db, *tallies, pointsPerYuan, aliveSeconds);
-                result.figures.recent = activity->advance(db);
-            }
-            return result;
-        },
-        this,
-        [this](const OverviewResult &result) {
+    worker()->submit<console::OverviewRefresh>(
+        QStringLiteral("overview"), console::overviewJob(m_tallies, m_activity, pointsPerYuan, aliveSeconds), this,
+        [this](const console::OverviewRefresh &result) {
             m_pending = false;
             m_busy->stop();
             show(result.summary, result.figures);

@@ -1,7 +1,7 @@
 #include "page.h"
 
 #include "console/consolesettings.h"
-#include "db/dbworker.h"
+#include "console/worker.h"
 
 #include <QTimer>
 
@@ -9,7 +9,7 @@ namespace payops {
 
 Page::Page(const Dsn &dsn, QWidget *parent)
     : QWidget(parent)
-    , m_worker(std::make_unique<db::DbWorker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(dsn))
 {
 }
 

@@ -11,8 +11,8 @@ class QTimer;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
+namespace console {
+class Worker;
 }
 
 // What every page of the console shares: a worker thread with a connection of its own (so
@@ -30,7 +30,7 @@ public:
     ~Page() override;
     Q_DISABLE_COPY_MOVE(Page)
 
-    db::DbWorker *worker() const { return m_worker.get(); }
+    console::Worker *worker() const { return m_worker.get(); }
     // Reads the database again; pages keep their filters and selection.
     virtual void refresh() = 0;
     // What the connected account may do, as probed once after connecting. Pages hide or
@@ -49,7 +49,7 @@ protected:
     QTimer *startRefreshTimer();
 
 private:
-    std::unique_ptr<db::DbWorker> m_worker;
+    std::unique_ptr<console::Worker> m_worker;
     Privileges m_privileges;
 };
 

@@ -1,6 +1,6 @@
 #include "posturepage.h"
 
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "domain/posture.h"
 #include "models/posturemodel.h"
 #include "palette.h"
@@ -66,7 +66,7 @@ void PosturePage::refresh()
         return;
     m_pending = true;
     worker()->submit<QList<Defence>>(
-        QStringLiteral("posture"), [](const QSqlDatabase &db) { return inspectPosture(db); }, this,
+        QStringLiteral("posture"), console::jobOf(inspectPosture), this,
         [this](const QList<Defence> &defences) {
             m_pending = false;
             showDefences(defences);

@@ -1,6 +1,6 @@
 #include "reconciliationpage.h"
 
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "models/draftmodel.h"
 #include "models/findingmodel.h"
 #include "palette.h"
@@ -8,7 +8,6 @@
 
 #include <QComboBox>
 #include <QDir>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -25,13 +24,6 @@
 
 namespace payops {
 namespace {
-
-struct ImportOutcome
-{
-    QString message;  // what happened, as rich text
-    bool ok = false;
-    console::ReconciliationView view;
-};
 
 QString formatText(StatementFormat format)
 {
@@ -55,6 +47,32 @@ QString statementTitle(const StoredStatement &s)
 QString beijing(const QDateTime &utc)
 {
     return utc.isValid() ? utc.toOffsetFromUtc(8 * 3600).toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
+}
+
+// What an import of the file at `path` did, as rich text.
+QString importMessage(const QString &path, const console::StatementFileImport &result)
+{
+    using Outcome = console::StatementFileImport::Outcome;
+    const auto failed = [] { return palette::strong(palette::Role::Danger, ReconciliationPage::tr("Not imported:")); };
+    const StatementImport &imported = result.imported;
+    switch (result.outcome) {
+    case Outcome::CannotOpen:
+        return ReconciliationPage::tr("%1 cannot open %2: %3").arg(failed(), path.toHtmlEscaped(), result.problem);
+    case Outcome::Unreadable:
+        return ReconciliationPage::tr("%1 %2").arg(failed(), result.problem.toHtmlEscaped());
+    case Outcome::Cancelled:
+        return ReconciliationPage::tr("The import was stopped; nothing was stored.");
+    case Outcome::Reconciled:
+        break;
+    }
+    return imported.alreadyImported
+               ? ReconciliationPage::tr("This file was %1: reconciled the stored statement again.")
+                     .arg(imported.describeEarlierImport().toHtmlEscaped())
+               : ReconciliationPage::tr("Imported %1 lines as statement %2 (%3) and reconciled them: %4 findings.")
+                     .arg(QLocale().toString(imported.statement.lines))
+                     .arg(imported.statement.id)
+                     .arg(formatText(imported.statement.header.format))
+                     .arg(QLocale().toString(result.findings));
 }
 
 qint64 findingTotal(const console::ReconciliationView &view)
@@ -119,7 +137,7 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
 
     auto *findingsTab = new QWidget(m_tabs);
     auto *findingsLayout = new QVBoxLayout(findingsTab);
-    m_findingModel = new FindingModel(worker(), this);
+    m_findingModel = new FindingModel(worker()->dbWorker(), this);
     m_findingTable = new DataTable(QStringLiteral("findingTable"), m_findingModel, findingsTab);
     findingsLayout->addWidget(m_findingTable, 1);
     auto *findingsBar = new QHBoxLayout;
@@ -196,7 +214,7 @@ void ReconciliationPage::refresh()
 void ReconciliationPage::loadStatements(qint64 select)
 {
     worker()->submit<QList<StoredStatement>>(
-        QStringLiteral("statements"), [](const QSqlDatabase &db) { return console::loadStatements(db); }, this,
+        QStringLiteral("statements"), console::jobOf(console::loadStatements, 200), this,
         [this, select](const QList<StoredStatement> &statements) {
             m_statements->clear();
             for (const StoredStatement &s : statements) {
@@ -218,7 +236,7 @@ void ReconciliationPage::showStatement(qint64 statementId)
 {
     worker()->submit<console::ReconciliationView>(
         QStringLiteral("statement-view"),
-        [statementId](const QSqlDatabase &db) { return console::loadReconciliationView(db, statementId); }, this,
+        console::jobOf(console::loadReconciliationView, statementId), this,
         [this](const console::ReconciliationView &view) { showView(view); },
         [this](const db::Error &error) { m_status->setText(db::userMessage(error).toHtmlEscaped()); });
 }
@@ -318,60 +336,26 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
     startJob(tr("Importing %1 …").arg(QFileInfo(path).fileName().toHtmlEscaped()));
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_stop->setVisible(true);
-    const auto cancel = m_cancel;
     QPointer<ReconciliationPage> guard(this);
-    const QString failed = palette::strong(palette::Role::Danger, tr("Not imported:"));
-    worker()->submit<ImportOutcome>(
-        QStringLiteral("statement-import"),
-        [path, format, cancel, guard, failed](const QSqlDatabase &db) {
-            ImportOutcome outcome;
-            QFile file(path);
-            if (!file.open(QIODevice::ReadOnly)) {
-                outcome.message = tr("%1 cannot open %2: %3").arg(failed, path.toHtmlEscaped(), file.errorString());
-                return outcome;
+    const auto progress = [guard](const StatementImportProgress &p) { // on the worker's thread
+        console::Worker::postTo(guard, [p](ReconciliationPage *page) {
+            if (page->m_busy)
+                page->m_status->setText(tr("Importing … %1 lines stored, %2 % of the file")
+                                            .arg(QLocale().toString(p.lines))
+                                            .arg(p.totalBytes > 0 ? 100 * p.bytesRead / p.totalBytes : 0));
+        });
+    };
+    worker()->submit<console::StatementFileImport>(
+        QStringLiteral("statement-import"), console::statementFileImportJob(path, format, m_cancel, progress), this,
+        [this, path](const console::StatementFileImport &result) {
+            const bool ok = result.outcome == console::StatementFileImport::Outcome::Reconciled;
+            const QString message = importMessage(path, result);
+            endJob(message);
+            if (ok) {
+                showView(result.view);
+                loadStatements(result.view.statement.id);
             }
-            StatementImportOptions options;
-            options.format = format;
-            options.sourceName = QFileInfo(path).fileName();
-            options.cancel = cancel.get();
-            options.progress = [guard](const StatementImportProgress &p) { // on the worker's thread
-                db::DbWorker::postTo(guard, [p](ReconciliationPage *page) {
-                    if (page->m_busy)
-                        page->m_status->setText(tr("Importing … %1 lines stored, %2 % of the file")
-                                                    .arg(QLocale().toString(p.lines))
-                                                    .arg(p.totalBytes > 0 ? 100 * p.bytesRead / p.totalBytes : 0));
-                });
-            };
-            try {
-                const StatementImport imported = importStatement(db, file, options);
-                if (imported.cancelled) {
-                    outcome.message = tr("The import was stopped; nothing was stored.");
-                    return outcome;
-                }
-                const Reconciliation result = reconcileStatement(db, imported.statement.id);
-                outcome.ok = true;
-                outcome.message = imported.alreadyImported
-                                      ? tr("This file was %1: reconciled the stored statement again.")
-                                            .arg(imported.describeEarlierImport().toHtmlEscaped())
-                                      : tr("Imported %1 lines as statement %2 (%3) and reconciled them: %4 findings.")
-                                            .arg(QLocale().toString(imported.statement.lines))
-                                            .arg(imported.statement.id)
-                                            .arg(formatText(imported.statement.header.format))
-                                            .arg(QLocale().toString(result.total()));
-                outcome.view = console::loadReconciliationView(db, imported.statement.id);
-            } catch (const StatementError &error) {
-                outcome.message = tr("%1 %2").arg(failed, QString::fromUtf8(error.what()).toHtmlEscaped());
-            }
-            return outcome;
-        },
-        this,
-        [this](const ImportOutcome &outcome) {
-            endJob(outcome.message);
-            if (outcome.ok) {
-                showView(outcome.view);
-                loadStatements(outcome.view.statement.id);
-            }
-            Q_EMIT importFinished(outcome.ok, outcome.message);
+            Q_EMIT importFinished(ok, message);
         },
         [this](const db::Error &error) {
             const QString message = tr("The import failed: %1").arg(db::userMessage(error).toHtmlEscaped());
@@ -388,11 +372,7 @@ void ReconciliationPage::reconcileAgain()
     startJob(tr("Reconciling statement %1 …").arg(id));
     worker()->submit<console::ReconciliationView>(
         QStringLiteral("statement-reconcile"),
-        [id](const QSqlDatabase &db) {
-            reconcileStatement(db, id);
-            return console::loadReconciliationView(db, id);
-        },
-        this,
+        console::reconcileAgainJob(id), this,
         [this](const console::ReconciliationView &view) {
             endJob(tr("Reconciled statement %1 again.").arg(view.statement.id));
             showView(view);
@@ -400,19 +380,13 @@ void ReconciliationPage::reconcileAgain()
         [this](const db::Error &error) { endJob(tr("Not reconciled: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 
-void ReconciliationPage::runDraftAction(const QString &what, std::function<void(const QSqlDatabase &)> action)
+void ReconciliationPage::runDraftAction(const QString &what, console::Job<console::ReconciliationView> action)
 {
-    const qint64 id = m_view.statement.id;
-    if (m_busy || id == 0)
+    if (m_busy || m_view.statement.id == 0)
         return;
     startJob(what);
     worker()->submit<console::ReconciliationView>(
-        QStringLiteral("statement-draft"),
-        [id, action = std::move(action)](const QSqlDatabase &db) {
-            action(db);
-            return console::loadReconciliationView(db, id);
-        },
-        this,
+        QStringLiteral("statement-draft"), std::move(action), this,
         [this](const console::ReconciliationView &view) {
             const QString done = tr("Done.");
             endJob(done);
@@ -435,9 +409,8 @@ void ReconciliationPage::draftSelectedFinding(const QString &reason, qint64 orde
         return;
     const qint64 statement = m_view.statement.id;
     const qint64 line = index.data(FindingModel::LineRole).toLongLong();
-    runDraftAction(tr("Drafting the payment of line %1 …").arg(line), [statement, line, orderId, reason](const QSqlDatabase &db) {
-        draftMissingPayment(db, statement, line, orderId, reason);
-    });
+    runDraftAction(tr("Drafting the payment of line %1 …").arg(line),
+                   console::draftPaymentJob(statement, line, orderId, reason));
 }
 
 void ReconciliationPage::confirmSelectedDraft(const QString &reason)
@@ -445,7 +418,7 @@ void ReconciliationPage::confirmSelectedDraft(const QString &reason)
     const qint64 draft = m_draftTable->selectionModel()->currentIndex().data(DraftModel::DraftIdRole).toLongLong();
     if (draft > 0)
         runDraftAction(tr("Confirming draft %1 …").arg(draft),
-                       [draft, reason](const QSqlDatabase &db) { confirmMissingPayment(db, draft, reason); });
+                       console::confirmDraftJob(m_view.statement.id, draft, reason));
 }
 
 void ReconciliationPage::discardSelectedDraft(const QString &reason)
@@ -453,7 +426,7 @@ void ReconciliationPage::discardSelectedDraft(const QString &reason)
     const qint64 draft = m_draftTable->selectionModel()->currentIndex().data(DraftModel::DraftIdRole).toLongLong();
     if (draft > 0)
         runDraftAction(tr("Discarding draft %1 …").arg(draft),
-                       [draft, reason](const QSqlDatabase &db) { discardMissingPayment(db, draft, reason); });
+                       console::discardDraftJob(m_view.statement.id, draft, reason));
 }
 
 void ReconciliationPage::askDraft()

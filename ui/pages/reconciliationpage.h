@@ -57,7 +57,7 @@ private:
     void updateButtons();
     void startJob(const QString &text);
     void endJob(const QString &text);
-    void runDraftAction(const QString &what, std::function<void(const QSqlDatabase &)> action);
+    void runDraftAction(const QString &what, console::Job<console::ReconciliationView> action);
     void askDraft();
     void askDecision(bool confirm);
 

@@ -2,8 +2,7 @@
 
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
-#include "db/dbworker.h"
-#include "db/migrator.h"
+#include "console/worker.h"
 #include "palette.h"
 
 #include <QCheckBox>
@@ -246,7 +245,7 @@ void SimulationPage::attach(console::LocalInstances *instances, console::StormRu
 void SimulationPage::refresh()
 {
     worker()->submit<bool>(
-        QStringLiteral("sandbox"), [](const QSqlDatabase &db) { return db::isSandboxDatabase(db); }, this,
+        QStringLiteral("sandbox"), console::sandboxCheckJob(), this,
         [this](bool sandbox) {
             const bool changed = m_sandbox != sandbox;
             m_sandbox = sandbox;

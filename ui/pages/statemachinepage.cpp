@@ -1,6 +1,7 @@
 #include "statemachinepage.h"
 
-#include "db/dbworker.h"
+#include "console/statemachine.h"
+#include "console/worker.h"
 #include "models/ordermodel.h"
 #include "palette.h"
 #include "widgets/busyindicator.h"
@@ -55,7 +56,7 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     m_selection = new QLabel(tr("Click a state or an edge to list its orders; double-click an order for its evidence."), lower);
     m_selection->setObjectName(QStringLiteral("selectionLabel"));
-    m_orders = new OrderModel(worker(), this);
+    m_orders = new OrderModel(worker()->dbWorker(), this);
     m_table = new DataTable(QStringLiteral("ordersTable"), m_orders, lower);
     m_table->setAlternatingRowColors(true);
     lowerLayout->addWidget(m_selection);
@@ -96,12 +97,7 @@ void StateMachinePage::refresh()
     if (!m_tally)
         m_tally = std::make_shared<console::ActivityTally>(seconds);
     worker()->submit<console::StateMachineSnapshot>(
-        QStringLiteral("state-machine"),
-        [tally = m_tally, seconds](const QSqlDatabase &db) {
-            tally->setWindowSeconds(seconds);
-            return console::loadStateMachine(db, *tally);
-        },
-        this,
+        QStringLiteral("state-machine"), console::stateMachineJob(m_tally, seconds), this,
         [this](const console::StateMachineSnapshot &snapshot) {
             m_pending = false;
             m_busy->stop();

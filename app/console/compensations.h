@@ -1,0 +1,21 @@
+#pragma once
+
+#include "domain/compensationrequest.h"
+
+#include <QList>
+#include <QSqlDatabase>
+
+namespace payops::console {
+
+// The compensation page's record: the four-eyes threshold, the requests, the batches.
+struct CompensationRecord
+{
+    qint64 thresholdFen = 0; // 0: no four-eyes threshold is set
+    QList<CompensationRequest> requests;
+    QList<CompensationBatch> batches;
+};
+
+// Throws db::Error.
+CompensationRecord loadCompensationRecord(const QSqlDatabase &db);
+
+} // namespace payops::console
