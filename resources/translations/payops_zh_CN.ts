@@ -57,7 +57,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../ui/dialogs/switchdialog.cpp" line="+27"/>
+        <location filename="../../ui/dialogs/switchdialog.cpp" line="+20"/>
         <source>Every callback instance stops processing payment callbacks. Each callback is only recorded, with its raw body, and answered 200 so that the platform stops retrying. No order is marked paid and no coupon or points are issued until the backlog is processed. Callbacks already being processed finish first: the flip waits for them.</source>
         <translation>所有回调实例停止处理支付回调。每条回调只连同原始报文记录下来，并应答 200，让平台不再重试。积压回调处理之前，不会有订单被标记为已支付，也不会发放优惠券或积分。正在处理的回调会先处理完：切换开关会等它们结束。</translation>
     </message>
@@ -5334,7 +5334,7 @@
         <translation>立即切换为 %1</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+40"/>
         <source>Reading which instances are live …</source>
         <translation>正在读取存活的实例…</translation>
     </message>
@@ -5371,7 +5371,7 @@
         <translation>%1 — 等待中</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+15"/>
         <location line="+25"/>
         <source>✓ %1 applies version %2</source>
         <translation>✓ %1 已应用版本 %2</translation>

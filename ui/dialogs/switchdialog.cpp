@@ -1,7 +1,7 @@
 #include "switchdialog.h"
 
-#include "console/instances.h"
-#include "db/dbworker.h"
+#include "console/switchflip.h"
+#include "console/worker.h"
 #include "palette.h"
 
 #include <QLabel>
@@ -11,13 +11,6 @@
 #include <QPushButton>
 
 namespace payops {
-
-struct SwitchOutcome
-{
-    FlipResult flip;
-    QList<InstanceAck> instances;
-    QString waitError; // the flip committed, but watching the instances failed
-};
 
 namespace {
 
@@ -36,7 +29,7 @@ QString effectOf(CallbackMode target)
 
 } // namespace
 
-SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *parent)
+SwitchDialog::SwitchDialog(console::Worker *worker, CallbackMode target, QWidget *parent)
     : StepWizard(QStringLiteral("switchDialog"), tr("Switch the callback endpoint to %1").arg(callbackModeName(target)),
                  560, tr("Switch to %1").arg(callbackModeName(target)), tr("Continue…"), QStringLiteral("continueButton"),
                  parent)
@@ -81,17 +74,7 @@ SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *p
 
     // The confirmation names the instances the flip reaches: read them now.
     m_worker->submit<QStringList>(
-        QStringLiteral("switch-live-instances"),
-        [](const QSqlDatabase &db) {
-            // Alive as waitForAcknowledgement counts it: a heartbeat within 5 s.
-            QStringList ids;
-            for (const console::InstanceRow &row : console::loadInstances(db, kAcknowledgeMs / 1000).rows) {
-                if (row.alive)
-                    ids << row.id;
-            }
-            return ids;
-        },
-        this,
+        QStringLiteral("switch-live-instances"), console::jobOf(console::liveInstanceIds), this,
         [this](const QStringList &ids) {
             m_liveInstances = ids;
             m_instancesRead = true;
@@ -134,22 +117,12 @@ void SwitchDialog::run()
     const CallbackMode target = m_target;
     const QString reason = m_reason->text().trimmed();
     QPointer<SwitchDialog> guard(this);
-    m_worker->submit<SwitchOutcome>(
-        QStringLiteral("switch-flip"),
-        [target, reason, guard](const QSqlDatabase &db) {
-            SwitchOutcome outcome;
-            outcome.flip = flipSwitch(db, target, reason);
-            const auto onAck = [guard](const InstanceAck &ack) {
-                db::DbWorker::postTo(guard, [ack](SwitchDialog *dialog) { dialog->acknowledged(ack); });
-            };
-            try {
-                outcome.instances = waitForAcknowledgement(db, outcome.flip.after.version, kAcknowledgeMs, onAck);
-            } catch (const db::Error &error) {
-                outcome.waitError = db::userMessage(error);
-            }
-            return outcome;
-        },
-        this, [this](const SwitchOutcome &outcome) { finished(outcome); },
+    const std::function<void(const InstanceAck &)> onAck = [guard](const InstanceAck &ack) {
+        console::Worker::postTo(guard, [ack](SwitchDialog *dialog) { dialog->acknowledged(ack); });
+    };
+    m_worker->submit<console::SwitchOutcome>(
+        QStringLiteral("switch-flip"), console::jobOf(console::flipAndAwait, target, reason, onAck),
+        this, [this](const console::SwitchOutcome &outcome) { finished(outcome); },
         [this](const db::Error &error) { failed(db::userMessage(error)); });
 }
 
@@ -165,7 +138,7 @@ void SwitchDialog::acknowledged(const InstanceAck &ack)
     m_acks->addItem(text); // an instance that started after the dialog opened
 }
 
-void SwitchDialog::finished(const SwitchOutcome &outcome)
+void SwitchDialog::finished(const console::SwitchOutcome &outcome)
 {
     const FlipResult &flip = outcome.flip;
     const QList<InstanceAck> &instances = outcome.instances;
@@ -183,7 +156,7 @@ void SwitchDialog::finished(const SwitchOutcome &outcome)
             m_acks->addItem(tr("✓ %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied)));
         } else {
             auto *item = new QListWidgetItem(tr("✗ %1 has not acknowledged within %2 s (still at version %3)")
-                                                 .arg(ack.instance, QString::number(kAcknowledgeMs / 1000),
+                                                 .arg(ack.instance, QString::number(console::kAcknowledgeMs / 1000),
                                                       QString::number(ack.versionApplied)));
             item->setForeground(palette::danger());
             m_acks->addItem(item);
@@ -202,7 +175,7 @@ void SwitchDialog::finished(const SwitchOutcome &outcome)
         m_warning->setText(tr("Not acknowledged within %1 s: %2. Such an instance may be hung or cut off from the "
                               "database; until it applies version %3 it may still act on the old mode. Check it on "
                               "the Instances page.")
-                               .arg(QString::number(kAcknowledgeMs / 1000), late.join(QStringLiteral(", ")).toHtmlEscaped(),
+                               .arg(QString::number(console::kAcknowledgeMs / 1000), late.join(QStringLiteral(", ")).toHtmlEscaped(),
                                     QString::number(flip.after.version)));
         m_warning->show();
     }
