@@ -1,9 +1,10 @@
 #include "compensationdialog.h"
 
+#include "console/compensationdialogjobs.h"
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
-#include "domain/compensationworkflow.h"
+#include "console/duplicatescan.h"
+#include "console/worker.h"
 #include "palette.h"
 
 #include <QComboBox>
@@ -22,12 +23,6 @@ namespace payops {
 namespace {
 
 constexpr int kWidth = 620;
-
-struct Preview
-{
-    CompensationScope scope;
-    CompensationPreview preview;
-};
 
 int ordersIn(const CompensationPlan &plan)
 {
@@ -55,7 +50,7 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const QString &scopeText,
                                        qint64 pointsPerYuan, QWidget *parent)
     : StepWizard(QStringLiteral("compensationDialog"), tr("Compensate duplicates"), kWidth,
                  tr("Compensate duplicates"), tr("Compensate…"), QStringLiteral("actButton"), parent)
-    , m_worker(std::make_unique<db::DbWorker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(dsn))
     , m_scopeSource(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
 {
@@ -69,11 +64,11 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest
     : StepWizard(QStringLiteral("compensationDialog"), tr("Approve compensation request %1").arg(request.id),
                  kWidth, tr("Approve compensation request %1").arg(request.id), tr("Compensate…"),
                  QStringLiteral("actButton"), parent)
-    , m_worker(std::make_unique<db::DbWorker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(dsn))
     , m_request(request)
     , m_pointsPerYuan(pointsPerYuan)
 {
-    m_scopeSource = [scope = request.scope](const QSqlDatabase &) { return scope; };
+    m_scopeSource = console::knownScopeJob(request.scope);
     build();
     m_scopeLabel->setText(tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used "
                              "coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; "
@@ -192,17 +187,9 @@ void CompensationDialog::preview()
     m_previewed = false;
     updateActionButton();
     m_status->setText(tr("Planning the dry run … nothing is changed."));
-    const ScopeSource source = m_scopeSource;
-    const CompensationSettings s = settings();
-    m_worker->submit<Preview>(
-        QStringLiteral("compensation-preview"),
-        [source, s](const QSqlDatabase &db) {
-            Preview p;
-            p.scope = source(db);
-            p.preview = previewCompensation(db, p.scope, s);
-            return p;
-        },
-        this, [this](const Preview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen); },
+    m_worker->submit<console::ScopedPreview>(
+        QStringLiteral("compensation-preview"), console::compensationPreviewJob(m_scopeSource, settings()),
+        this, [this](const console::ScopedPreview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen); },
         [this](const db::Error &error) { m_status->setText(tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 
@@ -294,18 +281,15 @@ void CompensationDialog::run()
     job.reason = m_reason->text().trimmed();
     job.ticket = m_ticket->text().trimmed();
     job.confirmed = CompensationPreview{m_plan, m_thresholdFen, m_soloFen};
-    job.stop = m_cancel.get();
     QPointer<CompensationDialog> guard(this);
     job.progress = [guard](int done, int total) {
-        db::DbWorker::postTo(guard, [done, total](CompensationDialog *dialog) {
+        console::Worker::postTo(guard, [done, total](CompensationDialog *dialog) {
             dialog->m_progress->setValue(done);
             dialog->runText()->setText(tr("Compensating … %1 of %2 actions").arg(done).arg(total));
         });
     };
     m_worker->submit<CompensationResult>(
-        QStringLiteral("compensation-run"),
-        // Holding `cancel` keeps job.stop valid when the dialog is gone before the run ends.
-        [job, cancel = m_cancel](const QSqlDatabase &db) { return runCompensation(db, job); },
+        QStringLiteral("compensation-run"), console::compensationRunJob(job, m_cancel),
         this, [this](const CompensationResult &result) { showResult(result); },
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);

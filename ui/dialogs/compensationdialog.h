@@ -1,5 +1,6 @@
 #pragma once
 
+#include "console/job.h"
 #include "db/dsn.h"
 #include "domain/compensation.h"
 #include "domain/compensationrequest.h"
@@ -18,8 +19,8 @@ class QPushButton;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
+namespace console {
+class Worker;
 }
 struct CompensationResult;
 
@@ -34,7 +35,7 @@ class CompensationDialog final : public StepWizard
     Q_OBJECT
 
 public:
-    using ScopeSource = std::function<CompensationScope(const QSqlDatabase &)>;
+    using ScopeSource = console::Job<CompensationScope>;
 
     // A new compensation. `scopeText` says what was chosen ("order 1001", "3 groups", ...);
     // the scope itself is resolved on the worker, since "all in this filter" is a query.
@@ -64,7 +65,7 @@ private:
     CompensationSettings settings() const;
     bool needsRequest() const;
 
-    std::unique_ptr<db::DbWorker> m_worker;
+    std::unique_ptr<console::Worker> m_worker;
     ScopeSource m_scopeSource;
     std::optional<CompensationRequest> m_request; // set when approving
     qint64 m_pointsPerYuan;
