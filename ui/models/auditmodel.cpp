@@ -1,6 +1,5 @@
 #include "auditmodel.h"
 
-#include "db/dbworker.h"
 
 namespace payops {
 
@@ -14,7 +13,7 @@ QString oneLine(const QString &text)
 }
 } // namespace
 
-AuditModel::AuditModel(db::DbWorker *worker, QObject *parent)
+AuditModel::AuditModel(console::Worker *worker, QObject *parent)
     : PagedRowModel(worker, NUM_COLUMNS, parent)
 {
 }
@@ -79,7 +78,7 @@ void AuditModel::fetchMore(const QModelIndex &parent)
     const qint64 before = rows().isEmpty() ? 0 : rows().last().id;
     const int limit = pageSize();
     fetchPage(QStringLiteral("audit-page"), limit,
-              [filter, before, limit](const QSqlDatabase &db) { return loadAuditPage(db, filter, before, limit); });
+              console::jobOf(loadAuditPage, filter, before, limit));
 }
 
 StreamedCsvSource::Job AuditModel::csvJob() const

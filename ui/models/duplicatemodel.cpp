@@ -2,7 +2,6 @@
 
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
 #include "palette.h"
 
 #include <QBrush>
@@ -17,7 +16,7 @@ const QString &jobKey()
 }
 } // namespace
 
-DuplicateModel::DuplicateModel(db::DbWorker *worker, QObject *parent)
+DuplicateModel::DuplicateModel(console::Worker *worker, QObject *parent)
     : PagedTableModel(worker, parent)
 {
 }
@@ -119,7 +118,7 @@ void DuplicateModel::fetchMore(const QModelIndex &parent)
     const qint64 from = m_nextOrderId;
     const int limit = m_pageSize;
     worker()->submit<console::DuplicatePage>(
-        jobKey(), [filter, from, limit](const QSqlDatabase &db) { return console::loadDuplicatePage(db, filter, from, limit); },
+        jobKey(), console::jobOf(console::loadDuplicatePage, filter, from, limit),
         this, [this](const console::DuplicatePage &page) { append(page); },
         [this](const db::Error &error) { fail(db::userMessage(error)); });
 }

@@ -5,7 +5,7 @@
 
 namespace payops {
 
-FindingModel::FindingModel(db::DbWorker *worker, QObject *parent)
+FindingModel::FindingModel(console::Worker *worker, QObject *parent)
     : RowTableModel(NUM_COLUMNS, parent)
     , m_worker(worker)
 {

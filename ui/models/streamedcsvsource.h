@@ -8,8 +8,8 @@
 
 namespace payops {
 
-namespace db {
-class DbWorker;
+namespace console {
+class Worker;
 }
 
 // A table model whose rows are read page by page as the view scrolls, and which can read
@@ -26,7 +26,7 @@ public:
     // Runs on the worker's thread; returns early once `cancel` is set. Throws db::Error.
     using Job = std::function<void(const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel)>;
 
-    virtual db::DbWorker *csvWorker() const = 0;
+    virtual console::Worker *csvWorker() const = 0;
     // Every row of the model's current filter, not only those loaded.
     virtual Job csvJob() const = 0;
 };

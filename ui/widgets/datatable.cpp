@@ -1,6 +1,6 @@
 #include "datatable.h"
 
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "domain/csvwriter.h"
 #include "models/pagedtablemodel.h"
 #include "models/streamedcsvsource.h"
@@ -154,7 +154,7 @@ void DataTable::writeLoadedRows(const QString &path)
 void DataTable::exportStreamed(const QString &path)
 {
     auto *source = dynamic_cast<StreamedCsvSource *>(model());
-    db::DbWorker *worker = source->csvWorker();
+    console::Worker *worker = source->csvWorker();
     if (!worker) {
         Q_EMIT exportFinished(-1, tr("Not exported: the table is not connected."));
         return;
@@ -173,7 +173,7 @@ void DataTable::exportStreamed(const QString &path)
             job(db, [&](const QStringList &cells) {
                 csv.writeRow(cells);
                 if (++rows % 1000 == 0)
-                    db::DbWorker::postTo(guard, [rows](DataTable *table) {
+                    console::Worker::postTo(guard, [rows](DataTable *table) {
                         if (table->m_progress)
                             table->m_progress->setLabelText(tr("Exporting… %1 rows").arg(QLocale().toString(rows)));
                     });
