@@ -83,22 +83,12 @@ void AuditModel::fetchMore(const QModelIndex &parent)
 
 StreamedCsvSource::Job AuditModel::csvJob() const
 {
-    const AuditFilter filter = m_filter;
-    return [filter](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
-        qint64 before = 0;
-        while (!cancel.load()) {
-            const QList<AuditEntry> page = loadAuditPage(db, filter, before, 1000);
-            for (const AuditEntry &entry : page) {
-                QStringList cells;
-                for (int column = 0; column < NUM_COLUMNS; ++column)
-                    cells << displayText(entry, column).toString();
-                sink(cells);
-            }
-            if (page.size() < 1000)
-                return;
-            before = page.last().id;
-        }
-    };
+    return console::auditCsvRows(m_filter, [](const AuditEntry &entry) {
+        QStringList cells;
+        for (int column = 0; column < NUM_COLUMNS; ++column)
+            cells << displayText(entry, column).toString();
+        return cells;
+    });
 }
 
 } // namespace payops

@@ -125,23 +125,12 @@ void DuplicateModel::fetchMore(const QModelIndex &parent)
 
 StreamedCsvSource::Job DuplicateModel::csvJob() const
 {
-    const console::DuplicateFilter filter = m_filter;
-    const int limit = m_pageSize;
-    return [filter, limit](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
-        qint64 from = 0;
-        while (!cancel.load()) {
-            const console::DuplicatePage page = console::loadDuplicatePage(db, filter, from, limit);
-            for (const console::DuplicateGroup &g : page.groups) {
-                QStringList cells;
-                for (int column = 0; column < NUM_COLUMNS; ++column)
-                    cells << displayText(g, column).toString();
-                sink(cells);
-            }
-            if (page.atEnd)
-                return;
-            from = page.nextOrderId;
-        }
-    };
+    return console::duplicateCsvRows(m_filter, m_pageSize, [](const console::DuplicateGroup &g) {
+        QStringList cells;
+        for (int column = 0; column < NUM_COLUMNS; ++column)
+            cells << displayText(g, column).toString();
+        return cells;
+    });
 }
 
 void DuplicateModel::append(const console::DuplicatePage &page)

@@ -1,10 +1,6 @@
 #pragma once
 
-#include <QSqlDatabase>
-#include <QStringList>
-
-#include <atomic>
-#include <functional>
+#include "console/csvexport.h"
 
 namespace payops {
 
@@ -21,10 +17,8 @@ class StreamedCsvSource
 public:
     virtual ~StreamedCsvSource() = default;
 
-    // Called on the worker's thread for each row, in the table's order, as the table shows it.
-    using RowSink = std::function<void(const QStringList &cells)>;
-    // Runs on the worker's thread; returns early once `cancel` is set. Throws db::Error.
-    using Job = std::function<void(const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel)>;
+    using RowSink = console::RowSink;
+    using Job = console::CsvRows;
 
     virtual console::Worker *csvWorker() const = 0;
     // Every row of the model's current filter, not only those loaded.
