@@ -3,8 +3,9 @@
 #include "console/consolesettings.h"
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
+#include "console/worker.h"
 #include "db/connection.h"
-#include "db/dbworker.h"
+#include "db/dbworker.h" // for the thread that applies the side-effect keys
 #include "domain/sideeffectkeys.h"
 #include "palette.h"
 #include "stepcard.h"
@@ -239,7 +240,7 @@ void PlaybookDock::setReportWritten()
 void PlaybookDock::setDatabase(const Dsn &dsn)
 {
     m_dsn = dsn;
-    m_worker = std::make_unique<db::DbWorker>(dsn);
+    m_worker = std::make_unique<console::Worker>(dsn);
     m_checking = false;
     m_checkedOnce = false;
     m_facts = {};
@@ -264,11 +265,7 @@ void PlaybookDock::refresh()
     const qint64 pointsPerYuan = console::ConsoleSettings::instance().pointsPerYuan();
     const int aliveSeconds = console::ConsoleSettings::instance().instanceAliveSeconds();
     m_worker->submit<console::PlaybookFacts>(
-        QStringLiteral("playbook"),
-        [pointsPerYuan, aliveSeconds](const QSqlDatabase &db) {
-            return console::readPlaybookFacts(db, pointsPerYuan, aliveSeconds);
-        },
-        this,
+        QStringLiteral("playbook"), console::jobOf(console::readPlaybookFacts, pointsPerYuan, aliveSeconds), this,
         [this](const console::PlaybookFacts &facts) {
             m_checking = false;
             m_facts = facts;

@@ -17,12 +17,10 @@ class QPushButton;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
-}
 namespace console {
 class LocalInstances;
 class StormRunner;
+class Worker;
 }
 class StepCard;
 
@@ -71,7 +69,7 @@ private:
     void showError(const QString &text);
 
     std::optional<Dsn> m_dsn;
-    std::unique_ptr<db::DbWorker> m_worker;
+    std::unique_ptr<console::Worker> m_worker;
     QPointer<console::LocalInstances> m_instances;
     QPointer<console::StormRunner> m_storm;
     QTimer m_timer;
