@@ -98,7 +98,7 @@
 <context>
     <name>payops::AuditModel</name>
     <message>
-        <location filename="../../ui/models/auditmodel.cpp" line="+63"/>
+        <location filename="../../ui/models/auditmodel.cpp" line="+62"/>
         <source>Entry</source>
         <translation>条目</translation>
     </message>
@@ -315,7 +315,7 @@
 <context>
     <name>payops::BacklogModel</name>
     <message>
-        <location filename="../../ui/models/backlogmodel.cpp" line="+32"/>
+        <location filename="../../ui/models/backlogmodel.cpp" line="+31"/>
         <source>The order is not in the database yet; the callback waits for it.</source>
         <translation>数据库中还没有该订单，回调在等它到达。</translation>
     </message>
@@ -703,7 +703,7 @@
 <context>
     <name>payops::CompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+56"/>
+        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+51"/>
         <location line="+1"/>
         <source>Compensate duplicates</source>
         <translation>补偿重复发放</translation>
@@ -782,7 +782,7 @@
     <message>
         <location line="-90"/>
         <location line="+13"/>
-        <location line="+178"/>
+        <location line="+170"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
@@ -792,7 +792,7 @@
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-118"/>
+        <location line="-110"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -807,7 +807,7 @@
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+4"/>
         <source>The preview failed: %1</source>
         <translation>预览失败：%1</translation>
     </message>
@@ -917,12 +917,12 @@
         <translation>正在补偿…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
         <source>Compensating … %1 of %2 actions</source>
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+9"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -1373,12 +1373,12 @@
         <translation>未导出：表格未连接数据库。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+11"/>
         <source>Exporting… %1 rows</source>
         <translation>正在导出… %1 行</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+22"/>
         <source>Reading the table… %1 rows</source>
         <translation>正在读取表格… %1 行</translation>
     </message>
@@ -1609,7 +1609,7 @@
 <context>
     <name>payops::DuplicateModel</name>
     <message>
-        <location filename="../../ui/models/duplicatemodel.cpp" line="+79"/>
+        <location filename="../../ui/models/duplicatemodel.cpp" line="+78"/>
         <source>coupon</source>
         <translation>优惠券</translation>
     </message>
@@ -1988,7 +1988,7 @@
         <translation>该订单被支付了两次，第二笔被拒绝：请将其退还给客户。</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+57"/>
         <source>Finding</source>
         <translation>问题</translation>
     </message>
@@ -3041,7 +3041,7 @@
 <context>
     <name>payops::OrderModel</name>
     <message>
-        <location filename="../../ui/models/ordermodel.cpp" line="+48"/>
+        <location filename="../../ui/models/ordermodel.cpp" line="+47"/>
         <source>Order</source>
         <translation>订单</translation>
     </message>
@@ -3227,7 +3227,7 @@
 <context>
     <name>payops::PlaybookDock</name>
     <message>
-        <location filename="../../ui/playbook/playbookdock.cpp" line="+43"/>
+        <location filename="../../ui/playbook/playbookdock.cpp" line="+44"/>
         <source>Simulate</source>
         <translation>模拟</translation>
     </message>
@@ -3299,12 +3299,12 @@
     <message>
         <location line="+3"/>
         <location line="+113"/>
-        <location line="+141"/>
+        <location line="+137"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-253"/>
+        <location line="-249"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -3365,12 +3365,12 @@
     </message>
     <message>
         <location line="+32"/>
-        <location line="+210"/>
+        <location line="+206"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-198"/>
+        <location line="-194"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -3381,12 +3381,12 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+132"/>
+        <location line="+128"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-130"/>
+        <location line="-126"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -3416,7 +3416,7 @@
         <translation>正在检查 %1…</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+33"/>
         <source>Could not check: %1</source>
         <translation>无法检查：%1</translation>
     </message>
