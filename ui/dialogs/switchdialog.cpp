@@ -71,6 +71,7 @@ SwitchDialog::SwitchDialog(console::Worker *worker, CallbackMode target, QWidget
 
     connect(m_reason, &QLineEdit::textChanged, this,
             [this](const QString &text) { nextButton()->setEnabled(!text.trimmed().isEmpty()); });
+    m_reason->setFocus(); // what the operator types first
 
     // The confirmation names the instances the flip reaches: read them now.
     m_worker->submit<QStringList>(
