@@ -1,5 +1,5 @@
+#include "console/worker.h"
 #include "db/connection.h"
-#include "db/dbworker.h"
 #include "demodatabase.h"
 #include "dialogs/reportdialog.h"
 #include "models/duplicatemodel.h"
@@ -88,13 +88,13 @@ QList<QStringList> shown(const QAbstractItemModel *model)
 class EndlessSource final : public QStandardItemModel, public StreamedCsvSource
 {
 public:
-    explicit EndlessSource(db::DbWorker *worker)
+    explicit EndlessSource(console::Worker *worker)
         : QStandardItemModel(0, 1)
         , m_worker(worker)
     {
         setHorizontalHeaderLabels({QStringLiteral("n")});
     }
-    db::DbWorker *csvWorker() const override { return m_worker; }
+    console::Worker *csvWorker() const override { return m_worker; }
     Job csvJob() const override
     {
         const auto sent = m_sent;
@@ -109,7 +109,7 @@ public:
     int rowsSent() const { return m_sent->load(); }
 
 private:
-    db::DbWorker *m_worker;
+    console::Worker *m_worker;
     std::shared_ptr<std::atomic<int>> m_sent = std::make_shared<std::atomic<int>>(0);
 };
 
@@ -190,7 +190,7 @@ private Q_SLOTS:
     // its own paging on its worker, then written; the file is the whole table.
     void aPagedTableWithoutAStreamLoadsTheRest()
     {
-        db::DbWorker worker(m_demo->dsn());
+        console::Worker worker(m_demo->dsn());
         OrderModel model(&worker);
         QAbstractItemModelTester tester(&model);
         model.setPageSize(50);
@@ -215,7 +215,7 @@ private Q_SLOTS:
     // Cancelled while it streams, an export leaves no file.
     void aCancelledExportWritesNothing()
     {
-        db::DbWorker worker(m_demo->dsn());
+        console::Worker worker(m_demo->dsn());
         EndlessSource model(&worker);
         DataTable table(QStringLiteral("endlessTable"), &model);
         QTemporaryDir dir;

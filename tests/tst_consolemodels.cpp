@@ -3,8 +3,8 @@
 #include "console/orderevidence.h"
 #include "console/orderlist.h"
 #include "console/displayformat.h"
+#include "console/worker.h"
 #include "db/connection.h"
-#include "db/dbworker.h"
 #include "demodatabase.h"
 #include "domain/money/auditlog.h"
 #include "domain/money/compensationrequest.h"
@@ -71,7 +71,7 @@ private Q_SLOTS:
 
     void duplicateModelPagesThroughEveryGroup()
     {
-        db::DbWorker worker(m_demo->dsn());
+        console::Worker worker(m_demo->dsn());
         DuplicateModel model(&worker);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setPageSize(10); // many small pages: the keyset cursor must neither skip nor repeat
@@ -114,7 +114,7 @@ private Q_SLOTS:
 
     void compensatedGroupsMoveBetweenFilters()
     {
-        db::DbWorker worker(m_demo->dsn());
+        console::Worker worker(m_demo->dsn());
         DuplicateModel model(&worker);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         console::DuplicateFilter compensated;
@@ -135,7 +135,7 @@ private Q_SLOTS:
                                         "VALUES ('point_log', ?, ?, ?, 'reverse_points')"),
                      {dup.value(1), dup.value(0), dup.value(2)});
         }
-        db::DbWorker other(scratch->dsn());
+        console::Worker other(scratch->dsn());
         DuplicateModel after(&other);
         QAbstractItemModelTester tester2(&after, QAbstractItemModelTester::FailureReportingMode::QtTest);
         after.reload(compensated);
@@ -148,7 +148,7 @@ private Q_SLOTS:
 
     void orderModelListsAStateAndAnEdge()
     {
-        db::DbWorker worker(m_demo->dsn());
+        console::Worker worker(m_demo->dsn());
         OrderModel model(&worker);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         console::OrderSelection paid;
@@ -281,7 +281,7 @@ private Q_SLOTS:
                             QStringLiteral("user_coupon:%1").arg(i), QStringLiteral("reason %1").arg(i),
                             QStringLiteral("INC-9"), QString(), QStringLiteral("{\"i\":%1}").arg(i));
         }
-        db::DbWorker worker(scratch.dsn());
+        console::Worker worker(scratch.dsn());
         AuditModel model(&worker);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setPageSize(4); // a page boundary inside the filter's rows, and one at its end
@@ -326,7 +326,7 @@ private Q_SLOTS:
             for (const qint64 order : {1001, 1002, 7001, 7002, 7003})
                 insert("UNM-" + QByteArray::number(order), order, "UNMATCHED");
         }
-        db::DbWorker worker(scratch.dsn());
+        console::Worker worker(scratch.dsn());
         BacklogModel recorded(&worker, DrainSource::Recorded);
         QAbstractItemModelTester tester(&recorded, QAbstractItemModelTester::FailureReportingMode::QtTest);
         recorded.setPageSize(3);

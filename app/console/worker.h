@@ -67,10 +67,6 @@ public:
     // The server's id for the worker's connection, 0 while none is open.
     qint64 serverConnectionId() const;
 
-    // The worker underneath, for the table models that still take one; they move to this
-    // façade, and this accessor goes with them.
-    db::DbWorker *dbWorker() const { return m_db.get(); }
-
     // True for the error a cancelled job ends with.
     static bool isCancelled(const db::Error &error);
 

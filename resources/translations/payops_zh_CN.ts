@@ -57,7 +57,7 @@
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../../ui/dialogs/switchdialog.cpp" line="+31"/>
+        <location filename="../../ui/dialogs/switchdialog.cpp" line="+20"/>
         <source>Every callback instance stops processing payment callbacks. Each callback is only recorded, with its raw body, and answered 200 so that the platform stops retrying. No order is marked paid and no coupon or points are issued until the backlog is processed. Callbacks already being processed finish first: the flip waits for them.</source>
         <translation>所有回调实例停止处理支付回调。每条回调只连同原始报文记录下来，并应答 200，让平台不再重试。积压回调处理之前，不会有订单被标记为已支付，也不会发放优惠券或积分。正在处理的回调会先处理完：切换开关会等它们结束。</translation>
     </message>
@@ -98,7 +98,7 @@
 <context>
     <name>payops::AuditModel</name>
     <message>
-        <location filename="../../ui/models/auditmodel.cpp" line="+63"/>
+        <location filename="../../ui/models/auditmodel.cpp" line="+62"/>
         <source>Entry</source>
         <translation>条目</translation>
     </message>
@@ -315,7 +315,7 @@
 <context>
     <name>payops::BacklogModel</name>
     <message>
-        <location filename="../../ui/models/backlogmodel.cpp" line="+32"/>
+        <location filename="../../ui/models/backlogmodel.cpp" line="+31"/>
         <source>The order is not in the database yet; the callback waits for it.</source>
         <translation>数据库中还没有该订单，回调在等它到达。</translation>
     </message>
@@ -703,27 +703,29 @@
 <context>
     <name>payops::CompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+71"/>
+        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+51"/>
+        <location line="+1"/>
         <source>Compensate duplicates</source>
         <translation>补偿重复发放</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+6"/>
+        <location line="+1"/>
         <source>Approve compensation request %1</source>
         <translation>批准补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+8"/>
         <source>Request &lt;b&gt;%1&lt;/b&gt; by &lt;b&gt;%2&lt;/b&gt; at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; an approval is refused if that is not the amount asked.</source>
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，申请金额 %4：冻结 %5 张优惠券，已使用的优惠券 %6 张，积分记录 %7 条。原因：%8（工单 %9）。下方是它当前覆盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+28"/>
         <source>a write-off (finance absorbs it)</source>
         <translation>核销（由财务承担）</translation>
     </message>
@@ -778,39 +780,34 @@
         <translation>工单</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <location line="+134"/>
+        <location line="-90"/>
+        <location line="+13"/>
+        <location line="+170"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="-115"/>
-        <location line="+146"/>
+        <location line="+31"/>
         <source>Compensate now</source>
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-144"/>
-        <source>Back</source>
-        <translation>返回</translation>
-    </message>
-    <message>
-        <location line="+15"/>
+        <location line="-110"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+11"/>
         <source>Stopping after the current batch …</source>
         <translation>当前批次完成后停止…</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+22"/>
         <source>Planning the dry run … nothing is changed.</source>
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+4"/>
         <source>The preview failed: %1</source>
         <translation>预览失败：%1</translation>
     </message>
@@ -850,7 +847,7 @@
         <translation>%1 加上该账号在双人复核时间窗内已单独补偿的 %2，超过阈值 %3：将提交一份申请，由另一个运维账号在“补偿”页面批准；批准前不会执行任何补偿。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
@@ -910,7 +907,7 @@
         <translation>批准并立即补偿</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+8"/>
         <source>Filing the request …</source>
         <translation>正在提交申请…</translation>
     </message>
@@ -920,12 +917,12 @@
         <translation>正在补偿…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
         <source>Compensating … %1 of %2 actions</source>
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+9"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -935,7 +932,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -1376,12 +1373,12 @@
         <translation>未导出：表格未连接数据库。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+11"/>
         <source>Exporting… %1 rows</source>
         <translation>正在导出… %1 行</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+22"/>
         <source>Reading the table… %1 rows</source>
         <translation>正在读取表格… %1 行</translation>
     </message>
@@ -1612,7 +1609,7 @@
 <context>
     <name>payops::DuplicateModel</name>
     <message>
-        <location filename="../../ui/models/duplicatemodel.cpp" line="+79"/>
+        <location filename="../../ui/models/duplicatemodel.cpp" line="+78"/>
         <source>coupon</source>
         <translation>优惠券</translation>
     </message>
@@ -1991,7 +1988,7 @@
         <translation>该订单被支付了两次，第二笔被拒绝：请将其退还给客户。</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+57"/>
         <source>Finding</source>
         <translation>问题</translation>
     </message>
@@ -3044,7 +3041,7 @@
 <context>
     <name>payops::OrderModel</name>
     <message>
-        <location filename="../../ui/models/ordermodel.cpp" line="+48"/>
+        <location filename="../../ui/models/ordermodel.cpp" line="+47"/>
         <source>Order</source>
         <translation>订单</translation>
     </message>
@@ -3230,7 +3227,7 @@
 <context>
     <name>payops::PlaybookDock</name>
     <message>
-        <location filename="../../ui/playbook/playbookdock.cpp" line="+43"/>
+        <location filename="../../ui/playbook/playbookdock.cpp" line="+44"/>
         <source>Simulate</source>
         <translation>模拟</translation>
     </message>
@@ -3302,12 +3299,12 @@
     <message>
         <location line="+3"/>
         <location line="+113"/>
-        <location line="+140"/>
+        <location line="+137"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-252"/>
+        <location line="-249"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -3368,12 +3365,12 @@
     </message>
     <message>
         <location line="+32"/>
-        <location line="+209"/>
+        <location line="+206"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-197"/>
+        <location line="-194"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -3384,12 +3381,12 @@
     </message>
     <message>
         <location line="+9"/>
-        <location line="+131"/>
+        <location line="+128"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-129"/>
+        <location line="-126"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -3419,7 +3416,7 @@
         <translation>正在检查 %1…</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+33"/>
         <source>Could not check: %1</source>
         <translation>无法检查：%1</translation>
     </message>
@@ -5098,6 +5095,14 @@
     </message>
 </context>
 <context>
+    <name>payops::StepWizard</name>
+    <message>
+        <location filename="../../ui/widgets/stepwizard.cpp" line="+51"/>
+        <source>Back</source>
+        <translation>返回</translation>
+    </message>
+</context>
+<context>
     <name>payops::StoredRun</name>
     <message>
         <location filename="../../app/domain/inspection/inspectionrun.cpp" line="+80"/>
@@ -5268,42 +5273,37 @@
 <context>
     <name>payops::SwitchDialog</name>
     <message>
-        <location filename="../../ui/dialogs/switchdialog.cpp" line="+23"/>
+        <location filename="../../ui/dialogs/switchdialog.cpp" line="+8"/>
         <source>Switch the callback endpoint to %1</source>
         <translation>将回调接口切换为 %1</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>&lt;h3&gt;Switch to %1&lt;/h3&gt;</source>
-        <translation>&lt;h3&gt;切换为 %1&lt;/h3&gt;</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+13"/>
         <source>Why — required; it goes into the audit log (e.g. INC-2041 duplicate coupons)</source>
         <translation>原因（必填，将写入审计日志，例如 INC-2041 重复发券）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-12"/>
         <source>Continue…</source>
         <translation>继续…</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+0"/>
+        <source>Switch to %1</source>
+        <translation>切换为 %1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>Reason</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+5"/>
         <source>Switch to %1 now</source>
         <translation>立即切换为 %1</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Back</source>
-        <translation>返回</translation>
-    </message>
-    <message>
-        <location line="+83"/>
+        <location line="+40"/>
         <source>Reading which instances are live …</source>
         <translation>正在读取存活的实例…</translation>
     </message>
@@ -5330,7 +5330,7 @@
         <translation>&lt;h3&gt;将回调接口切换为 %1？&lt;/h3&gt;&lt;p&gt;%2&lt;/p&gt;&lt;p&gt;%3&lt;/p&gt;&lt;p&gt;原因：&lt;b&gt;%4&lt;/b&gt;&lt;br&gt;本次切换将以你的数据库账号记入审计日志。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+10"/>
         <source>Switching to %1 …</source>
         <translation>正在切换为 %1…</translation>
     </message>
@@ -5340,8 +5340,8 @@
         <translation>%1 — 等待中</translation>
     </message>
     <message>
+        <location line="+15"/>
         <location line="+25"/>
-        <location line="+26"/>
         <source>✓ %1 applies version %2</source>
         <translation>✓ %1 已应用版本 %2</translation>
     </message>

@@ -9,7 +9,7 @@
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
 #include "db/connection.h"
-#include "domain/callbackswitch.h"
+#include "domain/callback/callbackswitch.h"
 #include "mainwindow.h"
 #include "models/posturemodel.h"
 #include "pages/overviewpage.h"

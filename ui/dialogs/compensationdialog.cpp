@@ -1,13 +1,13 @@
 #include "compensationdialog.h"
 
+#include "console/compensationdialogjobs.h"
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
-#include "domain/money/compensationworkflow.h"
+#include "console/duplicatescan.h"
+#include "console/worker.h"
 #include "palette.h"
 
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
@@ -17,18 +17,12 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSet>
-#include <QStackedWidget>
-#include <QVBoxLayout>
 
 namespace payops {
 
 namespace {
 
-struct Preview
-{
-    CompensationScope scope;
-    CompensationPreview preview;
-};
+constexpr int kWidth = 620;
 
 int ordersIn(const CompensationPlan &plan)
 {
@@ -50,38 +44,32 @@ QLabel *figure(const QString &objectName, QWidget *parent)
     return label;
 }
 
-QLabel *paragraph(const QString &objectName, QWidget *parent)
-{
-    auto *label = new QLabel(parent);
-    label->setObjectName(objectName);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    return label;
-}
-
 } // namespace
 
 CompensationDialog::CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope,
                                        qint64 pointsPerYuan, QWidget *parent)
-    : QDialog(parent)
-    , m_worker(std::make_unique<db::DbWorker>(dsn))
+    : StepWizard(QStringLiteral("compensationDialog"), tr("Compensate duplicates"), kWidth,
+                 tr("Compensate duplicates"), tr("Compensate…"), QStringLiteral("actButton"), parent)
+    , m_worker(std::make_unique<console::Worker>(dsn))
     , m_scopeSource(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
 {
-    build(tr("Compensate duplicates"));
+    build();
     m_scopeLabel->setText(tr("Scope: <b>%1</b>").arg(scopeText.toHtmlEscaped()));
     preview();
 }
 
 CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest &request, qint64 pointsPerYuan,
                                        QWidget *parent)
-    : QDialog(parent)
-    , m_worker(std::make_unique<db::DbWorker>(dsn))
+    : StepWizard(QStringLiteral("compensationDialog"), tr("Approve compensation request %1").arg(request.id),
+                 kWidth, tr("Approve compensation request %1").arg(request.id), tr("Compensate…"),
+                 QStringLiteral("actButton"), parent)
+    , m_worker(std::make_unique<console::Worker>(dsn))
     , m_request(request)
     , m_pointsPerYuan(pointsPerYuan)
 {
-    m_scopeSource = [scope = request.scope](const QSqlDatabase &) { return scope; };
-    build(tr("Approve compensation request %1").arg(request.id));
+    m_scopeSource = console::knownScopeJob(request.scope);
+    build();
     m_scopeLabel->setText(tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used "
                              "coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; "
                              "an approval is refused if that is not the amount asked.")
@@ -103,20 +91,10 @@ CompensationDialog::~CompensationDialog()
         m_cancel->store(true);
 }
 
-void CompensationDialog::build(const QString &title)
+void CompensationDialog::build()
 {
-    setObjectName(QStringLiteral("compensationDialog"));
-    setWindowTitle(title);
-    setMinimumWidth(620);
-    auto *layout = new QVBoxLayout(this);
-    m_steps = new QStackedWidget(this);
-    layout->addWidget(m_steps);
-
     // Step 1: the dry-run preview, and why.
-    auto *previewPage = new QWidget(m_steps);
-    auto *previewLayout = new QVBoxLayout(previewPage);
-    auto *heading = paragraph(QStringLiteral("compensationTitle"), previewPage);
-    heading->setText(QStringLiteral("<h3>%1</h3>").arg(title.toHtmlEscaped()));
+    QWidget *previewPage = page(FormStep);
     m_scopeLabel = paragraph(QStringLiteral("scopeLabel"), previewPage);
     m_usedCoupons = new QComboBox(previewPage);
     m_usedCoupons->setObjectName(QStringLiteral("usedCouponsCombo"));
@@ -162,68 +140,32 @@ void CompensationDialog::build(const QString &title)
     auto *form = new QFormLayout;
     form->addRow(tr("Reason"), m_reason);
     form->addRow(tr("Ticket"), m_ticket);
-    auto *previewButtons = new QDialogButtonBox(previewPage);
-    m_act = previewButtons->addButton(tr("Compensate…"), QDialogButtonBox::AcceptRole);
-    m_act->setObjectName(QStringLiteral("actButton"));
-    previewButtons->addButton(QDialogButtonBox::Cancel);
-    previewLayout->addWidget(heading);
-    previewLayout->addWidget(m_scopeLabel);
-    previewLayout->addLayout(policy);
-    previewLayout->addWidget(totalsFrame);
-    previewLayout->addWidget(m_status);
-    previewLayout->addWidget(m_fourEyes);
-    previewLayout->addLayout(form);
-    previewLayout->addStretch(1);
-    previewLayout->addWidget(previewButtons);
-    m_steps->addWidget(previewPage);
+    add(FormStep, m_scopeLabel);
+    add(FormStep, policy);
+    add(FormStep, totalsFrame);
+    add(FormStep, m_status);
+    add(FormStep, m_fourEyes);
+    add(FormStep, form);
 
-    // Step 2: the confirmation repeats what will be done.
-    auto *confirmPage = new QWidget(m_steps);
-    auto *confirmLayout = new QVBoxLayout(confirmPage);
-    m_confirmText = paragraph(QStringLiteral("confirmText"), confirmPage);
-    auto *confirmButtons = new QDialogButtonBox(confirmPage);
-    m_confirm = confirmButtons->addButton(tr("Compensate now"), QDialogButtonBox::AcceptRole);
-    m_confirm->setObjectName(QStringLiteral("confirmButton"));
-    auto *back = confirmButtons->addButton(tr("Back"), QDialogButtonBox::RejectRole);
-    confirmLayout->addWidget(m_confirmText);
-    confirmLayout->addStretch(1);
-    confirmLayout->addWidget(confirmButtons);
-    m_steps->addWidget(confirmPage);
-
-    // Step 3: progress, cancel, result.
-    auto *runPage = new QWidget(m_steps);
-    auto *runLayout = new QVBoxLayout(runPage);
-    m_runText = paragraph(QStringLiteral("runText"), runPage);
-    m_progress = new QProgressBar(runPage);
+    // Step 2, the confirmation, is written when it is shown. Step 3: progress, stop, result.
+    m_progress = new QProgressBar(page(RunStep));
     m_progress->setObjectName(QStringLiteral("progressBar"));
-    m_result = paragraph(QStringLiteral("resultText"), runPage);
+    m_result = paragraph(QStringLiteral("resultText"), page(RunStep));
+    m_result->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto *runButtons = new QDialogButtonBox(runPage);
-    m_cancelRun = runButtons->addButton(tr("Stop after this batch"), QDialogButtonBox::RejectRole);
-    m_cancelRun->setObjectName(QStringLiteral("cancelRunButton"));
-    m_close = runButtons->addButton(QDialogButtonBox::Close);
-    m_close->setObjectName(QStringLiteral("closeButton"));
-    m_close->setEnabled(false);
-    runLayout->addWidget(m_runText);
-    runLayout->addWidget(m_progress);
-    runLayout->addWidget(m_result, 1);
-    runLayout->addWidget(runButtons);
-    m_steps->addWidget(runPage);
+    m_cancelRun = addRunButton(tr("Stop after this batch"), QStringLiteral("cancelRunButton"));
+    add(RunStep, m_progress);
+    add(RunStep, m_result, 1);
 
     connect(m_usedCoupons, &QComboBox::currentIndexChanged, this, &CompensationDialog::preview);
     connect(m_reason, &QLineEdit::textChanged, this, &CompensationDialog::updateActionButton);
     connect(m_ticket, &QLineEdit::textChanged, this, &CompensationDialog::updateActionButton);
-    connect(m_act, &QPushButton::clicked, this, &CompensationDialog::showConfirmation);
-    connect(previewButtons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(back, &QPushButton::clicked, this, [this] { m_steps->setCurrentIndex(0); });
-    connect(m_confirm, &QPushButton::clicked, this, &CompensationDialog::run);
     connect(m_cancelRun, &QPushButton::clicked, this, [this] {
         if (m_cancel)
             m_cancel->store(true);
         m_cancelRun->setEnabled(false);
-        m_runText->setText(tr("Stopping after the current batch …"));
+        runText()->setText(tr("Stopping after the current batch …"));
     });
-    connect(m_close, &QPushButton::clicked, this, &QDialog::accept);
     m_reason->setFocus(); // what the operator has to type first, not the policy combo
 }
 
@@ -245,17 +187,9 @@ void CompensationDialog::preview()
     m_previewed = false;
     updateActionButton();
     m_status->setText(tr("Planning the dry run … nothing is changed."));
-    const ScopeSource source = m_scopeSource;
-    const CompensationSettings s = settings();
-    m_worker->submit<Preview>(
-        QStringLiteral("compensation-preview"),
-        [source, s](const QSqlDatabase &db) {
-            Preview p;
-            p.scope = source(db);
-            p.preview = previewCompensation(db, p.scope, s);
-            return p;
-        },
-        this, [this](const Preview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen); },
+    m_worker->submit<console::ScopedPreview>(
+        QStringLiteral("compensation-preview"), console::compensationPreviewJob(m_scopeSource, settings()),
+        this, [this](const console::ScopedPreview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen); },
         [this](const db::Error &error) { m_status->setText(tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
 }
 
@@ -297,14 +231,15 @@ void CompensationDialog::showPreview(const CompensationPlan &plan, const Compens
 
 void CompensationDialog::updateActionButton()
 {
-    m_act->setText(m_request ? tr("Approve and compensate…") : needsRequest() ? tr("Request approval…") : tr("Compensate…"));
+    QPushButton *act = nextButton();
+    act->setText(m_request ? tr("Approve and compensate…") : needsRequest() ? tr("Request approval…") : tr("Compensate…"));
     const bool ready = m_previewed && !m_plan.isEmpty() && !m_reason->text().trimmed().isEmpty()
                        && !m_ticket->text().trimmed().isEmpty();
-    m_act->setEnabled(ready);
-    m_act->setToolTip(ready ? QString() : tr("Needs a preview with something to do, a reason and a ticket."));
+    act->setEnabled(ready);
+    act->setToolTip(ready ? QString() : tr("Needs a preview with something to do, a reason and a ticket."));
 }
 
-void CompensationDialog::showConfirmation()
+void CompensationDialog::prepareConfirmation()
 {
     const QLocale locale;
     const QString what = tr("<ul><li>freeze %1 unused duplicate coupon(s)</li><li>book %2 used duplicate coupon(s) as %3</li>"
@@ -318,28 +253,25 @@ void CompensationDialog::showConfirmation()
                                   locale.toString(ordersIn(m_plan)), console::formatMoney(m_plan.moneyFen),
                                   m_reason->text().trimmed().toHtmlEscaped(), m_ticket->text().trimmed().toHtmlEscaped());
     if (needsRequest()) {
-        m_confirmText->setText(tr("<h3>File a request for another operator?</h3><p>When approved, it will:</p>%1"
+        confirmText()->setText(tr("<h3>File a request for another operator?</h3><p>When approved, it will:</p>%1"
                                   "<p>Nothing changes until another operator account approves it.</p>").arg(what));
-        m_confirm->setText(tr("File the request"));
+        confirmButton()->setText(tr("File the request"));
     } else {
-        m_confirmText->setText(tr("<h3>%1</h3><p>This will:</p>%2<p>Each action is one row in <tt>compensation</tt> and one "
+        confirmText()->setText(tr("<h3>%1</h3><p>This will:</p>%2<p>Each action is one row in <tt>compensation</tt> and one "
                                   "audit entry under your database account. Nothing is deleted; a duplicate already "
                                   "compensated by someone else meanwhile is skipped.</p>")
                                    .arg(m_request ? tr("Approve request %1 and compensate?").arg(m_request->id)
                                                   : tr("Compensate now?"),
                                         what));
-        m_confirm->setText(m_request ? tr("Approve and compensate now") : tr("Compensate now"));
+        confirmButton()->setText(m_request ? tr("Approve and compensate now") : tr("Compensate now"));
     }
-    m_steps->setCurrentIndex(1);
-    m_confirm->setFocus();
 }
 
 void CompensationDialog::run()
 {
-    m_steps->setCurrentIndex(2);
     m_progress->setRange(0, int(m_plan.actions.size()));
     m_progress->setValue(0);
-    m_runText->setText(needsRequest() ? tr("Filing the request …") : tr("Compensating …"));
+    runText()->setText(needsRequest() ? tr("Filing the request …") : tr("Compensating …"));
     m_cancelRun->setEnabled(!needsRequest());
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     CompensationJob job;
@@ -349,23 +281,20 @@ void CompensationDialog::run()
     job.reason = m_reason->text().trimmed();
     job.ticket = m_ticket->text().trimmed();
     job.confirmed = CompensationPreview{m_plan, m_thresholdFen, m_soloFen};
-    job.stop = m_cancel.get();
     QPointer<CompensationDialog> guard(this);
     job.progress = [guard](int done, int total) {
-        db::DbWorker::postTo(guard, [done, total](CompensationDialog *dialog) {
+        console::Worker::postTo(guard, [done, total](CompensationDialog *dialog) {
             dialog->m_progress->setValue(done);
-            dialog->m_runText->setText(tr("Compensating … %1 of %2 actions").arg(done).arg(total));
+            dialog->runText()->setText(tr("Compensating … %1 of %2 actions").arg(done).arg(total));
         });
     };
     m_worker->submit<CompensationResult>(
-        QStringLiteral("compensation-run"),
-        // Holding `cancel` keeps job.stop valid when the dialog is gone before the run ends.
-        [job, cancel = m_cancel](const QSqlDatabase &db) { return runCompensation(db, job); },
+        QStringLiteral("compensation-run"), console::compensationRunJob(job, m_cancel),
         this, [this](const CompensationResult &result) { showResult(result); },
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);
-            m_close->setEnabled(true);
-            m_runText->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
+            finishRun();
+            runText()->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
             m_result->setText(tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
                                   .arg(db::userMessage(error).toHtmlEscaped()));
             Q_EMIT changed();
@@ -375,24 +304,23 @@ void CompensationDialog::run()
 void CompensationDialog::showResult(const CompensationResult &result)
 {
     m_cancelRun->setEnabled(false);
-    m_close->setEnabled(true);
-    m_close->setFocus();
+    finishRun();
     if (!result.refusal.isEmpty()) {
-        m_runText->setText(palette::strong(palette::Role::Danger, tr("Not approved.")));
+        runText()->setText(palette::strong(palette::Role::Danger, tr("Not approved.")));
         m_result->setText(result.refusal.toHtmlEscaped());
         return;
     }
     Q_EMIT changed();
     if (result.filedRequestId > 0) {
         m_progress->hide();
-        m_runText->setText(tr("<b>Request %1 is filed.</b>").arg(result.filedRequestId));
+        runText()->setText(tr("<b>Request %1 is filed.</b>").arg(result.filedRequestId));
         m_result->setText(tr("It waits for another operator account to approve it on the Compensation page. Nothing "
                              "has been compensated yet."));
         return;
     }
     const CompensationOutcome &o = result.run;
     m_progress->setValue(m_progress->maximum());
-    m_runText->setText(o.cancelled ? tr("<b>Stopped.</b> What was done stays done; a new run finishes the rest.")
+    runText()->setText(o.cancelled ? tr("<b>Stopped.</b> What was done stays done; a new run finishes the rest.")
                                    : tr("<b>Done.</b>"));
     QString text = tr("Compensated <b>%1</b> duplicate(s); skipped %2 (compensated by someone else meanwhile, or changed "
                       "since the preview).<br>Batch <tt>%3</tt>.")

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "console/job.h"
 #include "db/dsn.h"
 #include "domain/money/compensation.h"
 #include "domain/money/compensationrequest.h"
-
-#include <QDialog>
+#include "widgets/stepwizard.h"
 
 #include <atomic>
 #include <functional>
@@ -16,12 +16,11 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QStackedWidget;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
+namespace console {
+class Worker;
 }
 struct CompensationResult;
 
@@ -31,12 +30,12 @@ struct CompensationResult;
 // operator approves through the same dialog. All work runs on a worker of the dialog's own:
 // a page's cancel (KILL QUERY) must never hit a compensation, and closing the dialog stops
 // the run in its current batch, which rolls back. Nothing here waits for the database.
-class CompensationDialog final : public QDialog
+class CompensationDialog final : public StepWizard
 {
     Q_OBJECT
 
 public:
-    using ScopeSource = std::function<CompensationScope(const QSqlDatabase &)>;
+    using ScopeSource = console::Job<CompensationScope>;
 
     // A new compensation. `scopeText` says what was chosen ("order 1001", "3 groups", ...);
     // the scope itself is resolved on the worker, since "all in this filter" is a query.
@@ -56,17 +55,17 @@ Q_SIGNALS:
     void changed();
 
 private:
-    void build(const QString &title);
+    void build();
     void preview();
     void showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen, qint64 soloFen);
     void updateActionButton();
-    void showConfirmation();
-    void run();
+    void prepareConfirmation() override;
+    void run() override;
     void showResult(const CompensationResult &result);
     CompensationSettings settings() const;
     bool needsRequest() const;
 
-    std::unique_ptr<db::DbWorker> m_worker;
+    std::unique_ptr<console::Worker> m_worker;
     ScopeSource m_scopeSource;
     std::optional<CompensationRequest> m_request; // set when approving
     qint64 m_pointsPerYuan;
@@ -77,7 +76,6 @@ private:
     bool m_previewed = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;
 
-    QStackedWidget *m_steps = nullptr;
     QLabel *m_scopeLabel = nullptr;
     QComboBox *m_usedCoupons = nullptr;
     QLabel *m_status = nullptr;
@@ -90,14 +88,9 @@ private:
     QLabel *m_fourEyes = nullptr;
     QLineEdit *m_reason = nullptr;
     QLineEdit *m_ticket = nullptr;
-    QPushButton *m_act = nullptr;
-    QLabel *m_confirmText = nullptr;
-    QPushButton *m_confirm = nullptr;
-    QLabel *m_runText = nullptr;
     QProgressBar *m_progress = nullptr;
     QPushButton *m_cancelRun = nullptr;
     QLabel *m_result = nullptr;
-    QPushButton *m_close = nullptr;
 };
 
 } // namespace payops

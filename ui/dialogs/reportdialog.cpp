@@ -1,8 +1,8 @@
 #include "reportdialog.h"
 
 #include "console/consolesettings.h"
-#include "db/dbworker.h"
-#include "domain/inspection/incidentfacts.h"
+#include "console/incidentfactsjob.h"
+#include "console/worker.h"
 #include "palette.h"
 #include "report/incidentreport.h"
 #include "widgets/utctimeedit.h"
@@ -37,7 +37,7 @@ struct ReportOutcome
 
 ReportDialog::ReportDialog(const Dsn &dsn, QWidget *parent)
     : QDialog(parent)
-    , m_worker(std::make_unique<db::DbWorker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(dsn))
 {
     setObjectName(QStringLiteral("reportDialog"));
     setWindowTitle(tr("Incident report"));
@@ -167,27 +167,27 @@ void ReportDialog::write()
     const QString cancelled = tr("Cancelled: no file was written.");
     const QString printing = tr("Printing the PDF …");
     const qint64 pointsPerYuan = console::ConsoleSettings::instance().pointsPerYuan();
+    // Printed where the facts were read: a long report never holds up the UI thread.
+    const auto print = [=](const IncidentFacts &facts) -> ReportOutcome {
+        if (cancel->load())
+            return {QString(), cancelled};
+        console::Worker::postTo(guard, [printing](ReportDialog *dialog) {
+            if (dialog->isBusy())
+                dialog->m_result->setText(printing);
+        });
+        try {
+            IncidentReport(facts).writePdf(path);
+        } catch (const std::runtime_error &error) {
+            return {QString(), refused + QLatin1Char(' ') + QString::fromUtf8(error.what()).toHtmlEscaped()};
+        }
+        return {path, written.arg(QUrl::fromLocalFile(path).toString(), QDir::toNativeSeparators(path).toHtmlEscaped())};
+    };
     m_worker->submit<ReportOutcome>(
-        QStringLiteral("incident-report"),
-        [=](const QSqlDatabase &db) -> ReportOutcome {
-            const IncidentFacts facts = readIncidentFacts(db, from, to, pointsPerYuan, cancel.get());
-            if (cancel->load())
-                return {QString(), cancelled};
-            db::DbWorker::postTo(guard, [printing](ReportDialog *dialog) {
-                if (dialog->isBusy())
-                    dialog->m_result->setText(printing);
-            });
-            try {
-                IncidentReport(facts).writePdf(path);
-            } catch (const std::runtime_error &error) {
-                return {QString(), refused + QLatin1Char(' ') + QString::fromUtf8(error.what()).toHtmlEscaped()};
-            }
-            return {path, written.arg(QUrl::fromLocalFile(path).toString(), QDir::toNativeSeparators(path).toHtmlEscaped())};
-        },
+        QStringLiteral("incident-report"), console::withIncidentFacts<ReportOutcome>(from, to, pointsPerYuan, cancel, print),
         this, [this](const ReportOutcome &outcome) { end(outcome.path, outcome.message); },
         [this, refused, cancelled](const db::Error &error) {
-            end(QString(), db::DbWorker::isCancelled(error) ? cancelled
-                                                           : refused + QLatin1Char(' ') + db::userMessage(error).toHtmlEscaped());
+            end(QString(), console::Worker::isCancelled(error) ? cancelled
+                                                              : refused + QLatin1Char(' ') + db::userMessage(error).toHtmlEscaped());
         });
 }
 

@@ -16,8 +16,8 @@ class QPushButton;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
+namespace console {
+class Worker;
 }
 
 // File → Incident report…: a window and a file, then the same PDF as `payops report`. The
@@ -46,7 +46,7 @@ private:
     void choosePath();
     void end(const QString &path, const QString &message);
 
-    std::unique_ptr<db::DbWorker> m_worker;
+    std::unique_ptr<console::Worker> m_worker;
     std::shared_ptr<std::atomic<bool>> m_cancel; // set while a report is made
     QDateTimeEdit *m_from = nullptr;
     QDateTimeEdit *m_to = nullptr;

@@ -1,27 +1,16 @@
 #include "switchdialog.h"
 
-#include "console/instances.h"
-#include "db/dbworker.h"
+#include "console/switchflip.h"
+#include "console/worker.h"
 #include "palette.h"
 
-#include <QDialogButtonBox>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPointer>
 #include <QPushButton>
-#include <QStackedWidget>
-#include <QVBoxLayout>
 
 namespace payops {
-
-struct SwitchOutcome
-{
-    FlipResult flip;
-    QList<InstanceAck> instances;
-    QString waitError; // the flip committed, but watching the instances failed
-};
 
 namespace {
 
@@ -38,148 +27,74 @@ QString effectOf(CallbackMode target)
         "issued. The callbacks recorded meanwhile stay in the backlog until someone processes them (Backlog page).");
 }
 
-QLabel *wrappingLabel(const QString &objectName, QWidget *parent)
-{
-    auto *label = new QLabel(parent);
-    label->setObjectName(objectName);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    return label;
-}
-
 } // namespace
 
-SwitchDialog::SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *parent)
-    : QDialog(parent)
+SwitchDialog::SwitchDialog(console::Worker *worker, CallbackMode target, QWidget *parent)
+    : StepWizard(QStringLiteral("switchDialog"), tr("Switch the callback endpoint to %1").arg(callbackModeName(target)),
+                 560, tr("Switch to %1").arg(callbackModeName(target)), tr("Continue…"), QStringLiteral("continueButton"),
+                 parent)
     , m_worker(worker)
     , m_target(target)
 {
-    setObjectName(QStringLiteral("switchDialog"));
-    const QString targetName = callbackModeName(target);
-    setWindowTitle(tr("Switch the callback endpoint to %1").arg(targetName));
-    setMinimumWidth(560);
-    auto *layout = new QVBoxLayout(this);
-    m_steps = new QStackedWidget(this);
-    layout->addWidget(m_steps);
-
     // Step 1: what it does, and why (required).
-    auto *form = new QWidget(m_steps);
-    auto *formLayout = new QVBoxLayout(form);
-    auto *title = wrappingLabel(QStringLiteral("switchTitle"), form);
-    title->setText(tr("<h3>Switch to %1</h3>").arg(targetName));
-    auto *effect = wrappingLabel(QStringLiteral("switchEffect"), form);
+    QWidget *form = page(FormStep);
+    auto *effect = paragraph(QStringLiteral("switchEffect"), form);
     effect->setText(effectOf(target));
     m_reason = new QLineEdit(form);
     m_reason->setObjectName(QStringLiteral("reasonEdit"));
     m_reason->setMaxLength(255);
     m_reason->setPlaceholderText(tr("Why — required; it goes into the audit log (e.g. INC-2041 duplicate coupons)"));
-    m_error = wrappingLabel(QStringLiteral("switchError"), form);
+    m_error = paragraph(QStringLiteral("switchError"), form);
     palette::setTextRole(m_error, palette::Role::Danger);
     m_error->hide();
-    auto *formButtons = new QDialogButtonBox(form);
-    m_continue = formButtons->addButton(tr("Continue…"), QDialogButtonBox::AcceptRole);
-    m_continue->setObjectName(QStringLiteral("continueButton"));
-    m_continue->setEnabled(false);
-    formButtons->addButton(QDialogButtonBox::Cancel);
-    formLayout->addWidget(title);
-    formLayout->addWidget(effect);
-    formLayout->addSpacing(8);
-    formLayout->addWidget(new QLabel(tr("Reason"), form));
-    formLayout->addWidget(m_reason);
-    formLayout->addWidget(m_error);
-    formLayout->addStretch(1);
-    formLayout->addWidget(formButtons);
-    m_steps->addWidget(form);
+    nextButton()->setEnabled(false);
+    add(FormStep, effect);
+    addSpacing(FormStep, 8);
+    add(FormStep, new QLabel(tr("Reason"), form));
+    add(FormStep, m_reason);
+    add(FormStep, m_error);
 
-    // Step 2: the confirmation names the effect, the instances it reaches and the reason.
-    auto *confirm = new QWidget(m_steps);
-    auto *confirmLayout = new QVBoxLayout(confirm);
-    m_confirmText = wrappingLabel(QStringLiteral("confirmText"), confirm);
-    auto *confirmButtons = new QDialogButtonBox(confirm);
-    m_confirm = confirmButtons->addButton(tr("Switch to %1 now").arg(targetName), QDialogButtonBox::AcceptRole);
-    m_confirm->setObjectName(QStringLiteral("confirmButton"));
-    auto *back = confirmButtons->addButton(tr("Back"), QDialogButtonBox::RejectRole);
-    back->setObjectName(QStringLiteral("backButton"));
-    confirmLayout->addWidget(m_confirmText);
-    confirmLayout->addStretch(1);
-    confirmLayout->addWidget(confirmButtons);
-    m_steps->addWidget(confirm);
+    // Step 2, the confirmation, names the effect, the instances it reaches and the reason.
+    confirmButton()->setText(tr("Switch to %1 now").arg(callbackModeName(target)));
 
     // Step 3: every live instance acknowledging the new version.
-    auto *progress = new QWidget(m_steps);
-    auto *progressLayout = new QVBoxLayout(progress);
-    m_progressText = wrappingLabel(QStringLiteral("progressText"), progress);
-    m_acks = new QListWidget(progress);
+    m_acks = new QListWidget(page(RunStep));
     m_acks->setObjectName(QStringLiteral("ackList"));
-    m_warning = wrappingLabel(QStringLiteral("ackWarning"), progress);
+    m_warning = paragraph(QStringLiteral("ackWarning"), page(RunStep));
     palette::setTextRole(m_warning, palette::Role::Danger);
     QFont bold = m_warning->font();
     bold.setBold(true);
     m_warning->setFont(bold);
     m_warning->hide();
-    auto *progressButtons = new QDialogButtonBox(progress);
-    m_close = progressButtons->addButton(QDialogButtonBox::Close);
-    m_close->setObjectName(QStringLiteral("closeButton"));
-    m_close->setEnabled(false);
-    progressLayout->addWidget(m_progressText);
-    progressLayout->addWidget(m_acks, 1);
-    progressLayout->addWidget(m_warning);
-    progressLayout->addWidget(progressButtons);
-    m_steps->addWidget(progress);
+    add(RunStep, m_acks, 1);
+    add(RunStep, m_warning);
 
     connect(m_reason, &QLineEdit::textChanged, this,
-            [this](const QString &text) { m_continue->setEnabled(!text.trimmed().isEmpty()); });
-    // Enter in the reason field goes on to the confirmation, and nothing accepts it but a
-    // click (or Space on the button). With default buttons the dialog would also press the
-    // one the confirmation just focused, with the same key press.
-    for (QPushButton *button : findChildren<QPushButton *>()) {
-        button->setAutoDefault(false);
-        button->setDefault(false);
-    }
-    connect(m_reason, &QLineEdit::returnPressed, this, [this] {
-        if (m_continue->isEnabled())
-            showConfirmation();
-    });
-    connect(m_continue, &QPushButton::clicked, this, &SwitchDialog::showConfirmation);
-    connect(formButtons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(back, &QPushButton::clicked, this, [this] { m_steps->setCurrentIndex(0); });
-    connect(m_confirm, &QPushButton::clicked, this, &SwitchDialog::flip);
-    connect(m_close, &QPushButton::clicked, this, &QDialog::accept);
+            [this](const QString &text) { nextButton()->setEnabled(!text.trimmed().isEmpty()); });
+    m_reason->setFocus(); // what the operator types first
 
     // The confirmation names the instances the flip reaches: read them now.
     m_worker->submit<QStringList>(
-        QStringLiteral("switch-live-instances"),
-        [](const QSqlDatabase &db) {
-            // Alive as waitForAcknowledgement counts it: the one liveness rule.
-            QStringList ids;
-            for (const console::InstanceRow &row : console::loadInstances(db).rows) {
-                if (row.alive)
-                    ids << row.id;
-            }
-            return ids;
-        },
-        this,
+        QStringLiteral("switch-live-instances"), console::jobOf(console::liveInstanceIds), this,
         [this](const QStringList &ids) {
             m_liveInstances = ids;
             m_instancesRead = true;
-            if (m_steps->currentIndex() == 1)
-                showConfirmation();
+            if (step() == ConfirmStep)
+                prepareConfirmation();
         },
         [this](const db::Error &error) {
             // The flip itself will say whether the database answers; the confirmation says
             // that the instances are unknown rather than claim there are none.
             m_instancesError = db::userMessage(error);
             m_instancesRead = true;
-            if (m_steps->currentIndex() == 1)
-                showConfirmation();
+            if (step() == ConfirmStep)
+                prepareConfirmation();
         });
 }
 
-void SwitchDialog::showConfirmation()
+void SwitchDialog::prepareConfirmation()
 {
     const QString reason = m_reason->text().trimmed();
-    if (reason.isEmpty())
-        return; // the button is disabled; Enter in an empty field lands here
     const QString instances =
         !m_instancesRead ? tr("Reading which instances are live …")
         : !m_instancesError.isEmpty() ? tr("The live instances could not be read: %1").arg(m_instancesError.toHtmlEscaped())
@@ -187,41 +102,28 @@ void SwitchDialog::showConfirmation()
             ? tr("No live instance is running now: the switch applies to each one as it starts.")
             : tr("It reaches %n live instance(s): %1.", nullptr, int(m_liveInstances.size()))
                   .arg(m_liveInstances.join(QStringLiteral(", ")).toHtmlEscaped());
-    m_confirmText->setText(tr("<h3>Switch the callback endpoint to %1?</h3><p>%2</p><p>%3</p>"
+    confirmText()->setText(tr("<h3>Switch the callback endpoint to %1?</h3><p>%2</p><p>%3</p>"
                               "<p>Reason: <b>%4</b><br>The flip is written to the audit log under your database "
                               "account.</p>")
                                .arg(callbackModeName(m_target), effectOf(m_target), instances, reason.toHtmlEscaped()));
-    m_steps->setCurrentIndex(1);
-    m_confirm->setEnabled(m_instancesRead);
-    m_confirm->setFocus();
+    confirmButton()->setEnabled(m_instancesRead);
 }
 
-void SwitchDialog::flip()
+void SwitchDialog::run()
 {
-    m_confirm->setEnabled(false);
-    m_steps->setCurrentIndex(2);
-    m_progressText->setText(tr("Switching to %1 …").arg(callbackModeName(m_target)));
+    confirmButton()->setEnabled(false);
+    runText()->setText(tr("Switching to %1 …").arg(callbackModeName(m_target)));
     for (const QString &id : std::as_const(m_liveInstances))
         m_acks->addItem(tr("%1 — waiting").arg(id));
     const CallbackMode target = m_target;
     const QString reason = m_reason->text().trimmed();
     QPointer<SwitchDialog> guard(this);
-    m_worker->submit<SwitchOutcome>(
-        QStringLiteral("switch-flip"),
-        [target, reason, guard](const QSqlDatabase &db) {
-            SwitchOutcome outcome;
-            outcome.flip = flipSwitch(db, target, reason);
-            const auto onAck = [guard](const InstanceAck &ack) {
-                db::DbWorker::postTo(guard, [ack](SwitchDialog *dialog) { dialog->acknowledged(ack); });
-            };
-            try {
-                outcome.instances = waitForAcknowledgement(db, outcome.flip.after.version, kAcknowledgeMs, onAck);
-            } catch (const db::Error &error) {
-                outcome.waitError = db::userMessage(error);
-            }
-            return outcome;
-        },
-        this, [this](const SwitchOutcome &outcome) { finished(outcome); },
+    const std::function<void(const InstanceAck &)> onAck = [guard](const InstanceAck &ack) {
+        console::Worker::postTo(guard, [ack](SwitchDialog *dialog) { dialog->acknowledged(ack); });
+    };
+    m_worker->submit<console::SwitchOutcome>(
+        QStringLiteral("switch-flip"), console::jobOf(console::flipAndAwait, target, reason, onAck),
+        this, [this](const console::SwitchOutcome &outcome) { finished(outcome); },
         [this](const db::Error &error) { failed(db::userMessage(error)); });
 }
 
@@ -237,15 +139,14 @@ void SwitchDialog::acknowledged(const InstanceAck &ack)
     m_acks->addItem(text); // an instance that started after the dialog opened
 }
 
-void SwitchDialog::finished(const SwitchOutcome &outcome)
+void SwitchDialog::finished(const console::SwitchOutcome &outcome)
 {
     const FlipResult &flip = outcome.flip;
     const QList<InstanceAck> &instances = outcome.instances;
     Q_EMIT flipped();
-    m_close->setEnabled(true);
-    m_close->setFocus();
+    finishRun();
     const QString mode = callbackModeName(flip.after.mode);
-    m_progressText->setText(flip.changed ? tr("<b>The switch is now %1</b> (version %2, was %3).")
+    runText()->setText(flip.changed ? tr("<b>The switch is now %1</b> (version %2, was %3).")
                                                .arg(mode).arg(flip.after.version).arg(callbackModeName(flip.before.mode))
                                          : tr("<b>The switch already was %1</b> (version %2, set by %3); nothing changed.")
                                                .arg(mode).arg(flip.after.version).arg(flip.after.changedBy.toHtmlEscaped()));
@@ -256,7 +157,7 @@ void SwitchDialog::finished(const SwitchOutcome &outcome)
             m_acks->addItem(tr("✓ %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied)));
         } else {
             auto *item = new QListWidgetItem(tr("✗ %1 has not acknowledged within %2 s (still at version %3)")
-                                                 .arg(ack.instance, QString::number(kAcknowledgeMs / 1000),
+                                                 .arg(ack.instance, QString::number(console::kAcknowledgeMs / 1000),
                                                       QString::number(ack.versionApplied)));
             item->setForeground(palette::danger());
             m_acks->addItem(item);
@@ -275,7 +176,7 @@ void SwitchDialog::finished(const SwitchOutcome &outcome)
         m_warning->setText(tr("Not acknowledged within %1 s: %2. Such an instance may be hung or cut off from the "
                               "database; until it applies version %3 it may still act on the old mode. Check it on "
                               "the Instances page.")
-                               .arg(QString::number(kAcknowledgeMs / 1000), late.join(QStringLiteral(", ")).toHtmlEscaped(),
+                               .arg(QString::number(console::kAcknowledgeMs / 1000), late.join(QStringLiteral(", ")).toHtmlEscaped(),
                                     QString::number(flip.after.version)));
         m_warning->show();
     }
@@ -285,10 +186,10 @@ void SwitchDialog::failed(const QString &message)
 {
     // Nothing changed (the flip is one transaction): back to the form, with the reason kept.
     m_acks->clear();
-    m_confirm->setEnabled(true);
+    confirmButton()->setEnabled(true);
     m_error->setText(tr("The switch was not flipped: %1").arg(message.toHtmlEscaped()));
     m_error->show();
-    m_steps->setCurrentIndex(0);
+    showStep(FormStep);
 }
 
 } // namespace payops

@@ -1,63 +1,52 @@
 #pragma once
 
 #include "domain/callback/callbackswitch.h"
+#include "widgets/stepwizard.h"
 
-#include <QDialog>
 #include <QStringList>
 
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QPushButton;
-class QStackedWidget;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
-}
+namespace console {
+class Worker;
 struct SwitchOutcome;
+}
 
 // Flips the callback switch the way `payops degrade` does: a reason is required, a
 // confirmation names what will happen and which live instances it reaches, and after the
 // flip every live instance is shown as it acknowledges the new version; any that has not
-// within 5 s is named. flipSwitch audits the flip in the same transaction.
-class SwitchDialog final : public QDialog
+// within 5 s is named. The flip and the wait are console::flipAndAwait's; this only shows them.
+class SwitchDialog final : public StepWizard
 {
     Q_OBJECT
 
 public:
-    // How long live instances get to apply the new version before they are named as late.
-    static constexpr int kAcknowledgeMs = 5000;
-
-    SwitchDialog(db::DbWorker *worker, CallbackMode target, QWidget *parent = nullptr);
+    SwitchDialog(console::Worker *worker, CallbackMode target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(SwitchDialog)
 
 Q_SIGNALS:
     void flipped();
 
 private:
-    void showConfirmation();
-    void flip();
+    void prepareConfirmation() override;
+    void run() override;
     void acknowledged(const InstanceAck &ack);
-    void finished(const SwitchOutcome &outcome);
+    void finished(const console::SwitchOutcome &outcome);
     void failed(const QString &message);
 
-    db::DbWorker *m_worker;
+    console::Worker *m_worker;
     CallbackMode m_target;
     QStringList m_liveInstances; // as read when the dialog opened
     bool m_instancesRead = false;
     QString m_instancesError;
-    QStackedWidget *m_steps = nullptr;
     QLineEdit *m_reason = nullptr;
     QLabel *m_error = nullptr;
-    QPushButton *m_continue = nullptr;
-    QLabel *m_confirmText = nullptr;
-    QPushButton *m_confirm = nullptr;
-    QLabel *m_progressText = nullptr;
     QListWidget *m_acks = nullptr;
     QLabel *m_warning = nullptr;
-    QPushButton *m_close = nullptr;
 };
 
 } // namespace payops

@@ -1,6 +1,5 @@
 #include "auditmodel.h"
 
-#include "db/dbworker.h"
 
 namespace payops {
 
@@ -14,7 +13,7 @@ QString oneLine(const QString &text)
 }
 } // namespace
 
-AuditModel::AuditModel(db::DbWorker *worker, QObject *parent)
+AuditModel::AuditModel(console::Worker *worker, QObject *parent)
     : PagedRowModel(worker, NUM_COLUMNS, parent)
 {
 }
@@ -79,27 +78,17 @@ void AuditModel::fetchMore(const QModelIndex &parent)
     const qint64 before = rows().isEmpty() ? 0 : rows().last().id;
     const int limit = pageSize();
     fetchPage(QStringLiteral("audit-page"), limit,
-              [filter, before, limit](const QSqlDatabase &db) { return loadAuditPage(db, filter, before, limit); });
+              console::jobOf(loadAuditPage, filter, before, limit));
 }
 
 StreamedCsvSource::Job AuditModel::csvJob() const
 {
-    const AuditFilter filter = m_filter;
-    return [filter](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
-        qint64 before = 0;
-        while (!cancel.load()) {
-            const QList<AuditEntry> page = loadAuditPage(db, filter, before, 1000);
-            for (const AuditEntry &entry : page) {
-                QStringList cells;
-                for (int column = 0; column < NUM_COLUMNS; ++column)
-                    cells << displayText(entry, column).toString();
-                sink(cells);
-            }
-            if (page.size() < 1000)
-                return;
-            before = page.last().id;
-        }
-    };
+    return console::auditCsvRows(m_filter, [](const AuditEntry &entry) {
+        QStringList cells;
+        for (int column = 0; column < NUM_COLUMNS; ++column)
+            cells << displayText(entry, column).toString();
+        return cells;
+    });
 }
 
 } // namespace payops

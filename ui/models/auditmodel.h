@@ -16,7 +16,7 @@ public:
     enum Columns { IdColumn, AtColumn, ActorColumn, ActionColumn, TargetColumn, ReasonColumn, TicketColumn, NUM_COLUMNS };
     enum Roles { BeforeJsonRole = Qt::UserRole + 1, AfterJsonRole };
 
-    explicit AuditModel(db::DbWorker *worker, QObject *parent = nullptr);
+    explicit AuditModel(console::Worker *worker, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(AuditModel)
 
     void reload(const AuditFilter &filter);
@@ -26,7 +26,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
-    db::DbWorker *csvWorker() const override { return worker(); }
+    console::Worker *csvWorker() const override { return worker(); }
     // Every entry of the filter, newest first as the table shows them, by the view's pages.
     Job csvJob() const override;
 

@@ -2,11 +2,10 @@
 
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
 
 namespace payops {
 
-BacklogModel::BacklogModel(db::DbWorker *worker, DrainSource source, QObject *parent)
+BacklogModel::BacklogModel(console::Worker *worker, DrainSource source, QObject *parent)
     : PagedRowModel(worker, source == DrainSource::Unmatched ? NUM_COLUMNS : OrderNowColumn, parent)
     , m_source(source)
 {
@@ -74,10 +73,10 @@ void BacklogModel::fetchMore(const QModelIndex &parent)
     const int limit = pageSize();
     if (m_source == DrainSource::Unmatched)
         fetchPage(QStringLiteral("unmatched-page"), limit,
-                  [after, limit](const QSqlDatabase &db) { return console::loadUnmatchedPage(db, after, limit); });
+                  console::jobOf(console::loadUnmatchedPage, after, limit));
     else
         fetchPage(QStringLiteral("backlog-page"), limit,
-                  [after, limit](const QSqlDatabase &db) { return console::loadRecordedPage(db, after, limit); });
+                  console::jobOf(console::loadRecordedPage, after, limit));
 }
 
 } // namespace payops

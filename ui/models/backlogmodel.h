@@ -18,7 +18,7 @@ public:
                    OrderNowColumn, NUM_COLUMNS };
     enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole };
 
-    BacklogModel(db::DbWorker *worker, DrainSource source, QObject *parent = nullptr);
+    BacklogModel(console::Worker *worker, DrainSource source, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(BacklogModel)
 
     void reload();

@@ -2,7 +2,6 @@
 
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
 #include "palette.h"
 
 #include <QBrush>
@@ -17,7 +16,7 @@ const QString &jobKey()
 }
 } // namespace
 
-DuplicateModel::DuplicateModel(db::DbWorker *worker, QObject *parent)
+DuplicateModel::DuplicateModel(console::Worker *worker, QObject *parent)
     : PagedTableModel(worker, parent)
 {
 }
@@ -119,30 +118,19 @@ void DuplicateModel::fetchMore(const QModelIndex &parent)
     const qint64 from = m_nextOrderId;
     const int limit = m_pageSize;
     worker()->submit<console::DuplicatePage>(
-        jobKey(), [filter, from, limit](const QSqlDatabase &db) { return console::loadDuplicatePage(db, filter, from, limit); },
+        jobKey(), console::jobOf(console::loadDuplicatePage, filter, from, limit),
         this, [this](const console::DuplicatePage &page) { append(page); },
         [this](const db::Error &error) { fail(db::userMessage(error)); });
 }
 
 StreamedCsvSource::Job DuplicateModel::csvJob() const
 {
-    const console::DuplicateFilter filter = m_filter;
-    const int limit = m_pageSize;
-    return [filter, limit](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
-        qint64 from = 0;
-        while (!cancel.load()) {
-            const console::DuplicatePage page = console::loadDuplicatePage(db, filter, from, limit);
-            for (const console::DuplicateGroup &g : page.groups) {
-                QStringList cells;
-                for (int column = 0; column < NUM_COLUMNS; ++column)
-                    cells << displayText(g, column).toString();
-                sink(cells);
-            }
-            if (page.atEnd)
-                return;
-            from = page.nextOrderId;
-        }
-    };
+    return console::duplicateCsvRows(m_filter, m_pageSize, [](const console::DuplicateGroup &g) {
+        QStringList cells;
+        for (int column = 0; column < NUM_COLUMNS; ++column)
+            cells << displayText(g, column).toString();
+        return cells;
+    });
 }
 
 void DuplicateModel::append(const console::DuplicatePage &page)

@@ -19,7 +19,7 @@ public:
                    UnitColumn, AtRiskColumn, FirstColumn, LastColumn, NUM_COLUMNS };
     enum Roles { OrderIdRole = Qt::UserRole + 1, AtRiskFenRole };
 
-    explicit DuplicateModel(db::DbWorker *worker, QObject *parent = nullptr);
+    explicit DuplicateModel(console::Worker *worker, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(DuplicateModel)
 
     // Drops what is loaded and starts again from the first order with this filter.
@@ -34,7 +34,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
-    db::DbWorker *csvWorker() const override { return worker(); }
+    console::Worker *csvWorker() const override { return worker(); }
     // Every group of the filter, by the same pages as the view's, from the first order on.
     Job csvJob() const override;
 

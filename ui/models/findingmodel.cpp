@@ -5,7 +5,7 @@
 
 namespace payops {
 
-FindingModel::FindingModel(db::DbWorker *worker, QObject *parent)
+FindingModel::FindingModel(console::Worker *worker, QObject *parent)
     : RowTableModel(NUM_COLUMNS, parent)
     , m_worker(worker)
 {
@@ -85,16 +85,12 @@ QString FindingModel::displayText(const ReconciliationFinding &f, int column)
 
 StreamedCsvSource::Job FindingModel::csvJob() const
 {
-    const qint64 runId = m_runId;
-    return [runId](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
-        readStoredFindings(db, runId, [&sink, &cancel](const ReconciliationFinding &finding) {
-            QStringList cells;
-            for (int column = 0; column < NUM_COLUMNS; ++column)
-                cells << displayText(finding, column);
-            sink(cells);
-            return !cancel.load();
-        });
-    };
+    return console::findingCsvRows(m_runId, [](const ReconciliationFinding &finding) {
+        QStringList cells;
+        for (int column = 0; column < NUM_COLUMNS; ++column)
+            cells << displayText(finding, column);
+        return cells;
+    });
 }
 
 QVariant FindingModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -19,7 +19,7 @@ public:
                    PlatformStatusColumn, OurStatusColumn, NUM_COLUMNS };
     enum Roles { OrderIdRole = Qt::UserRole + 1, KindRole, LineRole };
 
-    FindingModel(db::DbWorker *worker, QObject *parent);
+    FindingModel(console::Worker *worker, QObject *parent);
     Q_DISABLE_COPY_MOVE(FindingModel)
 
     // The first findings of run `runId` (0: none).
@@ -36,14 +36,14 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    db::DbWorker *csvWorker() const override { return m_worker; }
+    console::Worker *csvWorker() const override { return m_worker; }
     Job csvJob() const override;
 
 private:
     // A cell's text, for the table and its export alike.
     static QString displayText(const ReconciliationFinding &finding, int column);
 
-    db::DbWorker *m_worker;
+    console::Worker *m_worker;
     qint64 m_runId = 0;
 };
 

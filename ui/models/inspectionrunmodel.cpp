@@ -6,7 +6,7 @@
 
 namespace payops {
 
-InspectionRunModel::InspectionRunModel(db::DbWorker *worker, QObject *parent)
+InspectionRunModel::InspectionRunModel(console::Worker *worker, QObject *parent)
     : PagedRowModel(worker, NUM_COLUMNS, parent)
 {
 }
@@ -66,7 +66,7 @@ void InspectionRunModel::fetchMore(const QModelIndex &parent)
     const qint64 before = rows().isEmpty() ? 0 : rows().last().id;
     const int limit = pageSize();
     fetchPage(QStringLiteral("inspection-runs"), limit,
-              [before, limit](const QSqlDatabase &db) { return loadInspectionRuns(db, before, limit); });
+              console::jobOf(loadInspectionRuns, before, limit));
 }
 
 } // namespace payops

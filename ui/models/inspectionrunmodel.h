@@ -16,7 +16,7 @@ public:
                    RefundsColumn, BacklogColumn, NUM_COLUMNS };
     enum Roles { CleanRole = Qt::UserRole + 1 };
 
-    explicit InspectionRunModel(db::DbWorker *worker, QObject *parent = nullptr);
+    explicit InspectionRunModel(console::Worker *worker, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(InspectionRunModel)
 
     void reload() { restart(); }

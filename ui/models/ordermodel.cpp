@@ -2,11 +2,10 @@
 
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
-#include "db/dbworker.h"
 
 namespace payops {
 
-OrderModel::OrderModel(db::DbWorker *worker, QObject *parent)
+OrderModel::OrderModel(console::Worker *worker, QObject *parent)
     : PagedRowModel(worker, NUM_COLUMNS, parent)
 {
 }
@@ -63,9 +62,7 @@ void OrderModel::fetchMore(const QModelIndex &parent)
     const console::OrderSelection selection = m_selection;
     const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
     const int limit = pageSize();
-    fetchPage(QStringLiteral("orders-page"), limit, [selection, after, limit](const QSqlDatabase &db) {
-        return console::loadOrderPage(db, selection, after, limit);
-    });
+    fetchPage(QStringLiteral("orders-page"), limit, console::jobOf(console::loadOrderPage, selection, after, limit));
 }
 
 } // namespace payops

@@ -16,7 +16,7 @@ public:
     enum Columns { IdColumn, UserColumn, StatusColumn, AmountColumn, PayNoColumn, CreatedColumn, PaidColumn, NUM_COLUMNS };
     enum Roles { OrderIdRole = Qt::UserRole + 1 };
 
-    explicit OrderModel(db::DbWorker *worker, QObject *parent = nullptr);
+    explicit OrderModel(console::Worker *worker, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(OrderModel)
 
     void reload(const console::OrderSelection &selection);

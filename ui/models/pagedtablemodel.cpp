@@ -1,10 +1,8 @@
 #include "pagedtablemodel.h"
 
-#include "db/dbworker.h"
-
 namespace payops {
 
-PagedTableModel::PagedTableModel(db::DbWorker *worker, QObject *parent)
+PagedTableModel::PagedTableModel(console::Worker *worker, QObject *parent)
     : QAbstractTableModel(parent)
     , m_worker(worker)
 {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "db/dbworker.h"
+#include "console/worker.h"
 
 #include <QAbstractTableModel>
 #include <QList>
@@ -17,7 +17,7 @@ class PagedTableModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    explicit PagedTableModel(db::DbWorker *worker, QObject *parent = nullptr);
+    explicit PagedTableModel(console::Worker *worker, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(PagedTableModel)
 
     bool isLoading() const { return m_loading; }
@@ -29,13 +29,13 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 protected:
-    db::DbWorker *worker() const { return m_worker; }
+    console::Worker *worker() const { return m_worker; }
     void setLoading(bool loading);
     void setAtEnd(bool atEnd) { m_atEnd = atEnd; }
     void fail(const QString &message);
 
 private:
-    QPointer<db::DbWorker> m_worker;
+    QPointer<console::Worker> m_worker;
     bool m_atEnd = true;
     bool m_loading = false;
 };
@@ -47,7 +47,7 @@ template <typename Row>
 class PagedRowModel : public PagedTableModel
 {
 public:
-    PagedRowModel(db::DbWorker *worker, int columns, QObject *parent)
+    PagedRowModel(console::Worker *worker, int columns, QObject *parent)
         : PagedTableModel(worker, parent)
         , m_columns(columns)
     {
@@ -74,7 +74,7 @@ protected:
     }
     // Reads the next page on the worker; fewer than `pageSize` rows mean the end. A restart
     // meanwhile drops the page (the job key's newer generation).
-    void fetchPage(const QString &key, int pageSize, std::function<QList<Row>(const QSqlDatabase &)> load)
+    void fetchPage(const QString &key, int pageSize, console::Job<QList<Row>> load)
     {
         setLoading(true);
         worker()->template submit<QList<Row>>(

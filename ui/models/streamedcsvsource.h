@@ -1,15 +1,11 @@
 #pragma once
 
-#include <QSqlDatabase>
-#include <QStringList>
-
-#include <atomic>
-#include <functional>
+#include "console/csvexport.h"
 
 namespace payops {
 
-namespace db {
-class DbWorker;
+namespace console {
+class Worker;
 }
 
 // A table model whose rows are read page by page as the view scrolls, and which can read
@@ -21,12 +17,10 @@ class StreamedCsvSource
 public:
     virtual ~StreamedCsvSource() = default;
 
-    // Called on the worker's thread for each row, in the table's order, as the table shows it.
-    using RowSink = std::function<void(const QStringList &cells)>;
-    // Runs on the worker's thread; returns early once `cancel` is set. Throws db::Error.
-    using Job = std::function<void(const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel)>;
+    using RowSink = console::RowSink;
+    using Job = console::CsvRows;
 
-    virtual db::DbWorker *csvWorker() const = 0;
+    virtual console::Worker *csvWorker() const = 0;
     // Every row of the model's current filter, not only those loaded.
     virtual Job csvJob() const = 0;
 };

@@ -145,7 +145,7 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     acts->addWidget(m_result, 1);
     layout->addLayout(acts);
 
-    m_model = new AuditModel(worker()->dbWorker(), this);
+    m_model = new AuditModel(worker(), this);
     m_table = new DataTable(QStringLiteral("auditTable"), m_model, this);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_before = jsonView(QStringLiteral("beforeJson"), this);

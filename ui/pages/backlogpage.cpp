@@ -102,8 +102,8 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
 
     m_lists = new QTabWidget(this);
     m_lists->setObjectName(QStringLiteral("backlogLists"));
-    m_model = new BacklogModel(worker()->dbWorker(), DrainSource::Recorded, this);
-    m_unmatchedModel = new BacklogModel(worker()->dbWorker(), DrainSource::Unmatched, this);
+    m_model = new BacklogModel(worker(), DrainSource::Recorded, this);
+    m_unmatchedModel = new BacklogModel(worker(), DrainSource::Unmatched, this);
     m_table = addList(m_model, QStringLiteral("backlogTable"));
     m_unmatchedTable = addList(m_unmatchedModel, QStringLiteral("unmatchedTable"));
     m_lists->addTab(m_table, tr("Recorded"));

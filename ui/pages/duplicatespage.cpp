@@ -81,7 +81,7 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(m_totals);
 
     m_charts = new DuplicateCharts(this);
-    m_model = new DuplicateModel(worker()->dbWorker(), this);
+    m_model = new DuplicateModel(worker(), this);
     auto *table = new DataTable(QStringLiteral("duplicatesTable"), m_model, this);
     m_table = table;
     auto *splitter = new QSplitter(Qt::Vertical, this);

@@ -61,7 +61,7 @@ InspectionPage::InspectionPage(const Dsn &dsn, QWidget *parent)
     m_chart = new InspectionChart(split);
     split->addWidget(m_chart);
     auto *lower = new QSplitter(Qt::Horizontal, split);
-    m_model = new InspectionRunModel(worker()->dbWorker(), this);
+    m_model = new InspectionRunModel(worker(), this);
     m_table = new DataTable(QStringLiteral("inspectionTable"), m_model, lower);
     lower->addWidget(m_table);
     m_findings = new QPlainTextEdit(lower);

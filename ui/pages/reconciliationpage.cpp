@@ -137,7 +137,7 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
 
     auto *findingsTab = new QWidget(m_tabs);
     auto *findingsLayout = new QVBoxLayout(findingsTab);
-    m_findingModel = new FindingModel(worker()->dbWorker(), this);
+    m_findingModel = new FindingModel(worker(), this);
     m_findingTable = new DataTable(QStringLiteral("findingTable"), m_findingModel, findingsTab);
     findingsLayout->addWidget(m_findingTable, 1);
     auto *findingsBar = new QHBoxLayout;

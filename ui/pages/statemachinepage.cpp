@@ -56,7 +56,7 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     m_selection = new QLabel(tr("Click a state or an edge to list its orders; double-click an order for its evidence."), lower);
     m_selection->setObjectName(QStringLiteral("selectionLabel"));
-    m_orders = new OrderModel(worker()->dbWorker(), this);
+    m_orders = new OrderModel(worker(), this);
     m_table = new DataTable(QStringLiteral("ordersTable"), m_orders, lower);
     m_table->setAlternatingRowColors(true);
     lowerLayout->addWidget(m_selection);

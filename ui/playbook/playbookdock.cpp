@@ -4,7 +4,6 @@
 #include "console/localinstances.h"
 #include "console/stormrunner.h"
 #include "console/worker.h"
-#include "db/dbworker.h"
 #include "palette.h"
 #include "stepcard.h"
 
@@ -237,7 +236,7 @@ void PlaybookDock::setReportWritten()
 void PlaybookDock::setDatabase(const Dsn &dsn)
 {
     m_dsn = dsn;
-    m_worker = std::make_unique<db::DbWorker>(dsn);
+    m_worker = std::make_unique<console::Worker>(dsn);
     m_checking = false;
     m_checkedOnce = false;
     m_facts = {};
@@ -261,11 +260,7 @@ void PlaybookDock::refresh()
     m_checking = true;
     const qint64 pointsPerYuan = console::ConsoleSettings::instance().pointsPerYuan();
     m_worker->submit<console::PlaybookFacts>(
-        QStringLiteral("playbook"),
-        [pointsPerYuan](const QSqlDatabase &db) {
-            return console::readPlaybookFacts(db, pointsPerYuan);
-        },
-        this,
+        QStringLiteral("playbook"), console::jobOf(console::readPlaybookFacts, pointsPerYuan), this,
         [this](const console::PlaybookFacts &facts) {
             m_checking = false;
             m_facts = facts;

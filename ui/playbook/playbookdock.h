@@ -17,9 +17,6 @@ class QPushButton;
 
 namespace payops {
 
-namespace db {
-class DbWorker;
-}
 namespace console {
 class LocalInstances;
 class StormRunner;
@@ -72,7 +69,7 @@ private:
     void showError(const QString &text);
 
     std::optional<Dsn> m_dsn;
-    std::unique_ptr<db::DbWorker> m_worker;
+    std::unique_ptr<console::Worker> m_worker;
     console::Worker *m_keysWorker = nullptr; // the fix step's: an ALTER TABLE must not hold up the checks
     QPointer<console::LocalInstances> m_instances;
     QPointer<console::StormRunner> m_storm;

@@ -1,6 +1,6 @@
 #include "datatable.h"
 
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "domain/export/csvwriter.h"
 #include "models/pagedtablemodel.h"
 #include "models/streamedcsvsource.h"
@@ -154,7 +154,7 @@ void DataTable::writeLoadedRows(const QString &path)
 void DataTable::exportStreamed(const QString &path)
 {
     auto *source = dynamic_cast<StreamedCsvSource *>(model());
-    db::DbWorker *worker = source->csvWorker();
+    console::Worker *worker = source->csvWorker();
     if (!worker) {
         Q_EMIT exportFinished(-1, tr("Not exported: the table is not connected."));
         return;
@@ -164,25 +164,14 @@ void DataTable::exportStreamed(const QString &path)
     const QStringList titles = headers();
     const StreamedCsvSource::Job job = source->csvJob();
     const QPointer<DataTable> guard(this);
+    const auto progress = [guard](qint64 rows) {
+        console::Worker::postTo(guard, [rows](DataTable *table) {
+            if (table->m_progress)
+                table->m_progress->setLabelText(tr("Exporting… %1 rows").arg(QLocale().toString(rows)));
+        });
+    };
     worker->submit<qint64>(
-        QStringLiteral("csv-export"),
-        [cancel, titles, job, path, guard](const QSqlDatabase &db) -> qint64 {
-            CsvWriter csv(path);
-            csv.writeRow(titles);
-            qint64 rows = 0;
-            job(db, [&](const QStringList &cells) {
-                csv.writeRow(cells);
-                if (++rows % 1000 == 0)
-                    db::DbWorker::postTo(guard, [rows](DataTable *table) {
-                        if (table->m_progress)
-                            table->m_progress->setLabelText(tr("Exporting… %1 rows").arg(QLocale().toString(rows)));
-                    });
-            }, *cancel);
-            if (cancel->load())
-                return -1; // the writer goes without commit: no file
-            csv.commit();
-            return rows;
-        },
+        QStringLiteral("csv-export"), console::csvExportJob(job, titles, path, cancel, progress),
         this, [this, path](const qint64 &rows) { endExport(rows, path); },
         [this, path](const db::Error &error) { endExport(-1, path, db::userMessage(error)); });
 }

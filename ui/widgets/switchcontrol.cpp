@@ -1,6 +1,6 @@
 #include "switchcontrol.h"
 
-#include "db/dbworker.h"
+#include "console/worker.h"
 #include "dialogs/switchdialog.h"
 #include "palette.h"
 
@@ -8,7 +8,7 @@ namespace payops {
 
 SwitchControl::SwitchControl(const Dsn &dsn, QWidget *parent)
     : QPushButton(parent)
-    , m_worker(std::make_unique<db::DbWorker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(dsn))
 {
     setObjectName(QStringLiteral("switchControl"));
     setMinimumHeight(34);

@@ -9,8 +9,8 @@
 
 namespace payops {
 
-namespace db {
-class DbWorker;
+namespace console {
+class Worker;
 }
 class SwitchDialog;
 
@@ -40,7 +40,7 @@ private:
     void openDialog();
     void showState();
 
-    std::unique_ptr<db::DbWorker> m_worker;
+    std::unique_ptr<console::Worker> m_worker;
     std::optional<CallbackMode> m_mode;
     bool m_allowed = false;
 };

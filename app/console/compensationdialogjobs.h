@@ -1,0 +1,26 @@
+#pragma once
+
+#include "job.h"
+#include "domain/money/compensationworkflow.h"
+
+#include <atomic>
+#include <memory>
+
+namespace payops::console {
+
+// A dry run with the scope it was planned for: "all in this filter" is resolved on the
+// worker, in the same job as the plan, so the two agree.
+struct ScopedPreview
+{
+    CompensationScope scope;
+    CompensationPreview preview;
+};
+
+// The compensation dialog's dry run of what `scope` resolves to, under `settings`.
+Job<ScopedPreview> compensationPreviewJob(Job<CompensationScope> scope, CompensationSettings settings);
+
+// The dialog's run (or the request it files). The job holds `stop`, which job.stop points to,
+// so that the flag outlives a dialog closed before the run ends.
+Job<CompensationResult> compensationRunJob(CompensationJob job, std::shared_ptr<std::atomic<bool>> stop);
+
+} // namespace payops::console
