@@ -30,13 +30,15 @@ struct HttpResult
 HttpResult postCallback(int port, const QByteArray &body, qint64 timestamp = 0,
                         const QByteArray &secret = testSecret());
 // POSTs with exactly these headers (for signature tests).
-HttpResult postRaw(int port, const QByteArray &body, const QList<QPair<QByteArray, QByteArray>> &headers);
+HttpResult postRaw(int port, const QByteArray &body,
+                   const QList<QPair<QByteArray, QByteArray>> &headers);
 HttpResult get(int port, const QString &path);
 
 // Migrates a scratch database to `level`, marks it a sandbox, and adds what callbacks need:
 // 2 active coupon templates (1000 and 500 fen) and one inactive, a 100-point reward rule,
 // users 1-50 and PENDING orders firstOrderId .. firstOrderId+count-1 of 9900 fen CNY.
-void prepareCallbackDatabase(const Dsn &dsn, const QString &level, int orderCount, qint64 firstOrderId = 1001);
+void prepareCallbackDatabase(const Dsn &dsn, const QString &level, int orderCount,
+                             qint64 firstOrderId = 1001);
 void addPendingOrders(const QSqlDatabase &db, int count, qint64 firstOrderId);
 
 // A digest of the business tables (orders, side effects, balances, callbacks, transition

@@ -49,8 +49,8 @@ int connectFrom(const char *sourceAddress, int port, int timeoutMs)
     target.sin_family = AF_INET;
     target.sin_port = htons(quint16(port));
     ::inet_pton(AF_INET, "127.0.0.1", &target.sin_addr);
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&source), sizeof source) != 0
-        || ::connect(fd, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0) {
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&source), sizeof source) != 0 ||
+        ::connect(fd, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0) {
         ::close(fd);
         return -1;
     }
@@ -67,7 +67,8 @@ bool sendAll(int fd, const QByteArray &bytes)
 {
     qsizetype sent = 0;
     while (sent < bytes.size()) {
-        const ssize_t n = ::send(fd, bytes.constData() + sent, size_t(bytes.size() - sent), MSG_NOSIGNAL);
+        const ssize_t n =
+            ::send(fd, bytes.constData() + sent, size_t(bytes.size() - sent), MSG_NOSIGNAL);
         if (n <= 0)
             return false;
         sent += n;
@@ -78,9 +79,11 @@ bool sendAll(int fd, const QByteArray &bytes)
 QByteArray signedPost(const QByteArray &body)
 {
     const qint64 now = QDateTime::currentSecsSinceEpoch();
-    return "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\nContent-Type: application/json\r\nX-Payops-Timestamp: "
-           + QByteArray::number(now) + "\r\nX-Payops-Signature: " + signatureHeader(testSecret(), now, body)
-           + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    return "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\nContent-Type: "
+           "application/json\r\nX-Payops-Timestamp: " +
+           QByteArray::number(now) +
+           "\r\nX-Payops-Signature: " + signatureHeader(testSecret(), now, body) +
+           "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
 }
 
 namespace {
@@ -175,7 +178,8 @@ Crowd::~Crowd()
 Occupier::Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs)
 {
     raiseOpenFilesLimit();
-    m_thread = std::thread([=, this] { run(port, firstOctet, addresses, perAddress, requestEveryMs); });
+    m_thread =
+        std::thread([=, this] { run(port, firstOctet, addresses, perAddress, requestEveryMs); });
 }
 
 Occupier::~Occupier()
@@ -195,7 +199,8 @@ void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int 
     };
     std::vector<Slot> slots(size_t(addresses * perAddress));
     for (size_t i = 0; i < slots.size(); ++i)
-        slots[i].source = QByteArray("127.0.0.") + QByteArray::number(firstOctet + int(i) / perAddress);
+        slots[i].source =
+            QByteArray("127.0.0.") + QByteArray::number(firstOctet + int(i) / perAddress);
     sockaddr_in target{};
     target.sin_family = AF_INET;
     target.sin_port = htons(quint16(port));
@@ -218,9 +223,10 @@ void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int 
                 sockaddr_in source{};
                 source.sin_family = AF_INET;
                 ::inet_pton(AF_INET, slot.source.constData(), &source.sin_addr);
-                if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&source), sizeof source) != 0
-                    || (::connect(fd, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0
-                        && errno != EINPROGRESS)) {
+                if (fd < 0 ||
+                    ::bind(fd, reinterpret_cast<sockaddr *>(&source), sizeof source) != 0 ||
+                    (::connect(fd, reinterpret_cast<sockaddr *>(&target), sizeof target) != 0 &&
+                     errno != EINPROGRESS)) {
                     if (fd >= 0)
                         ::close(fd);
                     slot.next = now + std::chrono::seconds(1);
@@ -233,14 +239,16 @@ void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int 
             }
             char sink[4096];
             const ssize_t read = ::recv(slot.fd, sink, sizeof sink, MSG_DONTWAIT);
-            if (read == 0 || (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) {
+            if (read == 0 ||
+                (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)) {
                 drop(slot, now);
                 continue;
             }
             if (now >= slot.next) {
                 slot.next = now + std::chrono::milliseconds(requestEveryMs);
-                if (::send(slot.fd, request.constData(), size_t(request.size()), MSG_NOSIGNAL | MSG_DONTWAIT) < 0
-                    && errno != EAGAIN && errno != EWOULDBLOCK)
+                if (::send(slot.fd, request.constData(), size_t(request.size()),
+                           MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+                    errno != EAGAIN && errno != EWOULDBLOCK)
                     drop(slot, now);
             }
         }
@@ -259,8 +267,8 @@ qint64 CallbackRun::percentile(double p) const
     return millis.at(std::min<qsizetype>(millis.size() - 1, qsizetype(p * double(millis.size()))));
 }
 
-CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix, qint64 firstOrderId,
-                              int count, int timeoutMs, int maxUnanswered)
+CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix,
+                              qint64 firstOrderId, int count, int timeoutMs, int maxUnanswered)
 {
     CallbackRun run;
     for (int i = 0; i < count && i - run.answered <= maxUnanswered; ++i) {
@@ -269,9 +277,11 @@ CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteAr
         const int fd = connectFrom(sourceAddress, port, timeoutMs);
         bool answered = false;
         if (fd >= 0) {
-            const QByteArray body = callbackBody(payNoPrefix + QByteArray::number(i), firstOrderId + i, 9900);
+            const QByteArray body =
+                callbackBody(payNoPrefix + QByteArray::number(i), firstOrderId + i, 9900);
             if (sendAll(fd, signedPost(body))) {
-                const auto responses = readResponses(fd, 1, int(std::max<qint64>(1, timeoutMs - timer.elapsed())));
+                const auto responses =
+                    readResponses(fd, 1, int(std::max<qint64>(1, timeoutMs - timer.elapsed())));
                 answered = responses.size() == 1 && responses.first().status / 100 == 2;
             }
             closeSocket(fd);

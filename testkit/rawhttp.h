@@ -84,8 +84,8 @@ struct CallbackRun
     QList<qint64> millis; // each answer's time, sorted; an unanswered one counts timeoutMs
     qint64 percentile(double p) const;
 };
-CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix, qint64 firstOrderId,
-                              int count, int timeoutMs, int maxUnanswered);
+CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix,
+                              qint64 firstOrderId, int count, int timeoutMs, int maxUnanswered);
 
 // Resident memory of a process in KiB, from /proc.
 qint64 residentKiB(qint64 pid);

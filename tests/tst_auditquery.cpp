@@ -1,9 +1,9 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
-#include "domain/money/auditlog.h"
-#include "domain/money/auditquery.h"
 #include "domain/inspection/posture.h"
 #include "domain/inspection/privileges.h"
+#include "domain/money/auditlog.h"
+#include "domain/money/auditquery.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -23,8 +23,11 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(m_db->dsn(), QStringLiteral("current"), 0);
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         for (int i = 0; i < 25; ++i)
-            appendAudit(connection.database(), i % 2 ? QStringLiteral("switch.flip") : QStringLiteral("compensation.freeze_coupon"),
-                        QStringLiteral("user_coupon:%1").arg(i), QStringLiteral("reason, with \"quotes\"\nand a newline %1").arg(i),
+            appendAudit(connection.database(),
+                        i % 2 ? QStringLiteral("switch.flip")
+                              : QStringLiteral("compensation.freeze_coupon"),
+                        QStringLiteral("user_coupon:%1").arg(i),
+                        QStringLiteral("reason, with \"quotes\"\nand a newline %1").arg(i),
                         QStringLiteral("INC-9"), QString(), QStringLiteral("{\"i\":%1}").arg(i));
     }
 
@@ -59,7 +62,8 @@ private Q_SLOTS:
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray csv = file.readAll();
-        QVERIFY(csv.startsWith("\xEF\xBB\xBFid,created_at_utc,actor,action")); // the BOM Excel needs for UTF-8
+        QVERIFY(csv.startsWith(
+            "\xEF\xBB\xBFid,created_at_utc,actor,action")); // the BOM Excel needs for UTF-8
         QVERIFY(csv.contains("\"reason, with \"\"quotes\"\"\nand a newline 0\""));
         QCOMPARE(csv.count("\r\n"), 26);
 
@@ -85,7 +89,8 @@ private Q_SLOTS:
         }
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         {
-            db::Connection connection(operatorAccount.dsnFor(m_db->name()), QStringLiteral("operator"));
+            db::Connection connection(operatorAccount.dsnFor(m_db->name()),
+                                      QStringLiteral("operator"));
             const Privileges some = probePrivileges(connection.database());
             QVERIFY(some.flipSwitch && some.drain && some.compensate && some.decideRequests);
         }
@@ -94,7 +99,8 @@ private Q_SLOTS:
         {
             db::Connection connection(endpoint.dsnFor(m_db->name()), QStringLiteral("endpoint"));
             const Privileges rights = probePrivileges(connection.database());
-            QVERIFY(!rights.flipSwitch && !rights.drain && !rights.compensate && !rights.decideRequests);
+            QVERIFY(!rights.flipSwitch && !rights.drain && !rights.compensate &&
+                    !rights.decideRequests);
         }
         QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
     }
@@ -108,9 +114,10 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        db::execDirect(db, QStringLiteral(
-            "INSERT INTO ops_audit_log (action, target, reason, ticket) "
-            "SELECT 'backlog.drain', seq, CONCAT('entry ', seq), '' FROM seq_1_to_1005"));
+        db::execDirect(
+            db, QStringLiteral(
+                    "INSERT INTO ops_audit_log (action, target, reason, ticket) "
+                    "SELECT 'backlog.drain', seq, CONCAT('entry ', seq), '' FROM seq_1_to_1005"));
         const auto postureAudit = [&db] {
             for (const Defence &defence : inspectPosture(db)) {
                 if (defence.name == QLatin1String("audit_chain"))
@@ -130,15 +137,23 @@ private Q_SLOTS:
         QCOMPARE(postureAudit().state, DefenceState::Present);
 
         db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_update"));
-        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 1000"));
+        db::execDirect(
+            db,
+            QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 1000"));
         bothFind(QStringLiteral("entry 1000 does not match its hash"));
-        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 1000' WHERE id = 1000"));
+        db::execDirect(
+            db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 1000' WHERE id = 1000"));
 
-        // Before the newest thousand: the posture's quick look does not reach it, the full walk does.
-        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 2"));
-        QVERIFY(verifyAuditChain(db).problem.contains(QStringLiteral("entry 2 does not match its hash")));
+        // Before the newest thousand: the posture's quick look does not reach it, the full walk
+        // does.
+        db::execDirect(
+            db,
+            QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 2"));
+        QVERIFY(verifyAuditChain(db).problem.contains(
+            QStringLiteral("entry 2 does not match its hash")));
         QCOMPARE(postureAudit().state, DefenceState::Present);
-        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 2' WHERE id = 2"));
+        db::execDirect(db,
+                       QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 2' WHERE id = 2"));
 
         db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_delete"));
         db::execDirect(db, QStringLiteral("DELETE FROM ops_audit_log WHERE id = 1003"));

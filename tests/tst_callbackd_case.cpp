@@ -12,7 +12,10 @@ namespace {
 
 QString outcomeOf(const test::HttpResult &result)
 {
-    return QJsonDocument::fromJson(result.body).object().value(QStringLiteral("outcome")).toString();
+    return QJsonDocument::fromJson(result.body)
+        .object()
+        .value(QStringLiteral("outcome"))
+        .toString();
 }
 
 } // namespace
@@ -32,19 +35,19 @@ private Q_SLOTS:
         m_service = std::make_unique<test::CallbackdProcess>(m_db->dsn());
     }
 
-    void cleanupTestCase()
-    {
-        QCOMPARE(m_service->terminate(), 0);
-    }
+    void cleanupTestCase() { QCOMPARE(m_service->terminate(), 0); }
 
     void successAfterANoticeInAnotherCase_data()
     {
         QTest::addColumn<QByteArray>("payNo");
         QTest::addColumn<qint64>("orderId");
         QTest::addColumn<QString>("notice");
-        QTest::newRow("lower case") << QByteArray("P-CASE-LOWER") << qint64(1001) << QStringLiteral("success");
-        QTest::newRow("mixed case") << QByteArray("P-CASE-MIXED") << qint64(1002) << QStringLiteral("Success");
-        QTest::newRow("trailing space") << QByteArray("P-CASE-SPACE") << qint64(1003) << QStringLiteral("SUCCESS ");
+        QTest::newRow("lower case")
+            << QByteArray("P-CASE-LOWER") << qint64(1001) << QStringLiteral("success");
+        QTest::newRow("mixed case")
+            << QByteArray("P-CASE-MIXED") << qint64(1002) << QStringLiteral("Success");
+        QTest::newRow("trailing space")
+            << QByteArray("P-CASE-SPACE") << qint64(1003) << QStringLiteral("SUCCESS ");
     }
 
     void successAfterANoticeInAnotherCase()
@@ -55,15 +58,20 @@ private Q_SLOTS:
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
         const auto orderStatus = [&] {
-            return db::scalar(db, QStringLiteral("SELECT status FROM orders WHERE id = ?"), {orderId}).toString();
+            return db::scalar(db, QStringLiteral("SELECT status FROM orders WHERE id = ?"),
+                              {orderId})
+                .toString();
         };
         const auto logStatus = [&] {
-            return db::scalar(db, QStringLiteral("SELECT status FROM pay_callback_log WHERE pay_no = ?"), {payNo})
+            return db::scalar(
+                       db, QStringLiteral("SELECT status FROM pay_callback_log WHERE pay_no = ?"),
+                       {payNo})
                 .toString();
         };
 
         const test::HttpResult first = test::postCallback(
-            m_service->port(), test::callbackBody(payNo, orderId, 9900, QStringLiteral("CNY"), notice));
+            m_service->port(),
+            test::callbackBody(payNo, orderId, 9900, QStringLiteral("CNY"), notice));
         QCOMPARE(first.status, 200);
         QCOMPARE(outcomeOf(first), QStringLiteral("ignored"));
         QCOMPARE(orderStatus(), QStringLiteral("PENDING"));
@@ -92,19 +100,27 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        QSqlQuery columns = db::exec(db, QStringLiteral(
-            "SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME), COLLATION_NAME FROM information_schema.COLUMNS "
-            "WHERE TABLE_SCHEMA = DATABASE() AND ((COLUMN_NAME IN ('trade_status', 'channel') "
-            "AND TABLE_NAME IN ('pay_callback_log', 'platform_statement')) "
-            "OR (COLUMN_NAME = 'status' AND TABLE_NAME = 'platform_statement_line'))"));
+        QSqlQuery columns = db::exec(
+            db,
+            QStringLiteral(
+                "SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME), COLLATION_NAME FROM "
+                "information_schema.COLUMNS "
+                "WHERE TABLE_SCHEMA = DATABASE() AND ((COLUMN_NAME IN ('trade_status', 'channel') "
+                "AND TABLE_NAME IN ('pay_callback_log', 'platform_statement')) "
+                "OR (COLUMN_NAME = 'status' AND TABLE_NAME = 'platform_statement_line'))"));
         int seen = 0;
         while (columns.next()) {
             ++seen;
-            QVERIFY2(columns.value(1).toString() == QLatin1String("utf8mb4_bin"), qPrintable(columns.value(0).toString()));
+            QVERIFY2(columns.value(1).toString() == QLatin1String("utf8mb4_bin"),
+                     qPrintable(columns.value(0).toString()));
         }
         QCOMPARE(seen, 4);
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE trade_status = 'success' "
-                                               "OR channel = 'WeChat'")).toInt(), 0);
+        QCOMPARE(db::scalar(
+                     db, QStringLiteral(
+                             "SELECT COUNT(*) FROM pay_callback_log WHERE trade_status = 'success' "
+                             "OR channel = 'WeChat'"))
+                     .toInt(),
+                 0);
     }
 
 private:

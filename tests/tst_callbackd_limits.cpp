@@ -18,23 +18,30 @@ namespace {
 int countCallbacks(const Dsn &dsn, const QByteArray &payNo)
 {
     db::Connection connection(dsn, QStringLiteral("count"));
-    return db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = ?"),
-                      {payNo}).toInt();
+    return db::scalar(connection.database(),
+                      QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = ?"),
+                      {payNo})
+        .toInt();
 }
 
 QString orderStatus(const Dsn &dsn, qint64 orderId)
 {
     db::Connection connection(dsn, QStringLiteral("status"));
-    return db::scalar(connection.database(), QStringLiteral("SELECT status FROM orders WHERE id = ?"), {orderId}).toString();
+    return db::scalar(connection.database(),
+                      QStringLiteral("SELECT status FROM orders WHERE id = ?"), {orderId})
+        .toString();
 }
 
 // Sessions of this database waiting in GET_LOCK.
 int lockWaiters(const Dsn &dsn)
 {
     db::Connection connection(dsn, QStringLiteral("waiters"));
-    return db::scalar(connection.database(), QStringLiteral(
-        "SELECT COUNT(*) FROM information_schema.processlist WHERE db = ? AND info LIKE '%GET_LOCK%' "
-        "AND id <> CONNECTION_ID()"), {dsn.database}).toInt();
+    return db::scalar(connection.database(),
+                      QStringLiteral("SELECT COUNT(*) FROM information_schema.processlist WHERE db "
+                                     "= ? AND info LIKE '%GET_LOCK%' "
+                                     "AND id <> CONNECTION_ID()"),
+                      {dsn.database})
+        .toInt();
 }
 
 qint64 metric(int port, const QByteArray &name)
@@ -55,10 +62,15 @@ public:
         : m_connection(dsn, QStringLiteral("holder"))
     {
         QCOMPARE(db::scalar(m_connection.database(), QStringLiteral("SELECT GET_LOCK(?, 5)"),
-                            {db::payNoLockName(payNo)}).toInt(), 1);
+                            {db::payNoLockName(payNo)})
+                     .toInt(),
+                 1);
         m_name = db::payNoLockName(payNo);
     }
-    void release() { db::scalar(m_connection.database(), QStringLiteral("SELECT RELEASE_LOCK(?)"), {m_name}); }
+    void release()
+    {
+        db::scalar(m_connection.database(), QStringLiteral("SELECT RELEASE_LOCK(?)"), {m_name});
+    }
 
 private:
     db::Connection m_connection;
@@ -84,10 +96,12 @@ private Q_SLOTS:
     // 200 callbacks are each answered within 2 s while they are held open.
     void idleAndSlowClientsStallNobody()
     {
-        test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(), {QStringLiteral("--threads"), QStringLiteral("4")});
+        test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
+                                       {QStringLiteral("--threads"), QStringLiteral("4")});
         test::Crowd crowd(service.port(), 500, 50);
         QCOMPARE(crowd.connected(), 550);
-        QTRY_VERIFY_WITH_TIMEOUT(metric(service.port(), "payops_http_open_connections") >= 550, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(metric(service.port(), "payops_http_open_connections") >= 550,
+                                 5000);
 
         const int fd = test::connectFrom("127.0.0.1", service.port());
         QVERIFY(fd >= 0);
@@ -95,7 +109,8 @@ private Q_SLOTS:
         for (int i = 0; i < 200; ++i) {
             QElapsedTimer timer;
             timer.start();
-            QVERIFY(test::sendAll(fd, test::signedPost(test::callbackBody("IDLE-" + QByteArray::number(i), 1001 + i, 9900))));
+            QVERIFY(test::sendAll(fd, test::signedPost(test::callbackBody(
+                                          "IDLE-" + QByteArray::number(i), 1001 + i, 9900))));
             const auto responses = test::readResponses(fd, 1, 2000);
             QCOMPARE(responses.size(), 1);
             QCOMPARE(responses.first().status, 200);
@@ -112,15 +127,17 @@ private Q_SLOTS:
     // keeps only its sixteenth, so a client on a ninth address gets its callbacks answered.
     void eightAddressesCannotTakeEverySlot()
     {
-        test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
-                                       {QStringLiteral("--max-connections"), QStringLiteral("400")});
+        test::CallbackdProcess service(
+            m_db->dsn(), QStringLiteral("safe"), QString(),
+            {QStringLiteral("--max-connections"), QStringLiteral("400")});
         test::Occupier attack(service.port(), 2, 8, 60, 4000);
         QTRY_VERIFY_WITH_TIMEOUT(attack.open() >= 8 * 25, 10000);
         QTest::qWait(1000); // every address at its share, its overflow closed and retrying
         expectCallbacksAnswered(service.port(), "SLOT-8-", 1401);
         if (QTest::currentTestFailed())
             return;
-        QVERIFY(metric(service.port(), "payops_http_connections_closed_total{reason=\"address_limit\"}") > 0);
+        QVERIFY(metric(service.port(),
+                       "payops_http_connections_closed_total{reason=\"address_limit\"}") > 0);
         QCOMPARE(service.terminate(), 0);
     }
 
@@ -128,11 +145,13 @@ private Q_SLOTS:
     // evicts the connection that has been least useful, so the callbacks still get through.
     void aCrowdOfAddressesEvictsTheLeastUseful()
     {
-        test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
-                                       {QStringLiteral("--max-connections"), QStringLiteral("400")});
+        test::CallbackdProcess service(
+            m_db->dsn(), QStringLiteral("safe"), QString(),
+            {QStringLiteral("--max-connections"), QStringLiteral("400")});
         test::Occupier attack(service.port(), 30, 40, 20, 4000);
-        QTRY_VERIFY_WITH_TIMEOUT(metric(service.port(), "payops_http_connections_closed_total{reason=\"evicted\"}") > 0,
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            metric(service.port(), "payops_http_connections_closed_total{reason=\"evicted\"}") > 0,
+            10000);
         expectCallbacksAnswered(service.port(), "SLOT-40-", 1601);
         if (QTest::currentTestFailed())
             return;
@@ -146,27 +165,33 @@ private Q_SLOTS:
     {
         test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
                                        {QStringLiteral("--keep-alive-idle"), QStringLiteral("2"),
-                                        QStringLiteral("--max-connection-age"), QStringLiteral("5")});
+                                        QStringLiteral("--max-connection-age"),
+                                        QStringLiteral("5")});
         const int polling = test::connectFrom("127.0.0.1", service.port());
         const int paying = test::connectFrom("127.0.0.1", service.port());
         QElapsedTimer timer;
         timer.start();
         qint64 pollingClosedAt = -1, payingClosedAt = -1;
         for (int round = 0; timer.elapsed() < 9000 && payingClosedAt < 0; ++round) {
-            if (pollingClosedAt < 0
-                && (!test::sendAll(polling, "GET /healthz HTTP/1.1\r\nHost: payops\r\n\r\n")
-                    || test::readResponses(polling, 1, 1000).size() != 1))
+            if (pollingClosedAt < 0 &&
+                (!test::sendAll(polling, "GET /healthz HTTP/1.1\r\nHost: payops\r\n\r\n") ||
+                 test::readResponses(polling, 1, 1000).size() != 1))
                 pollingClosedAt = timer.elapsed();
-            const QByteArray body = test::callbackBody("KEEP-" + QByteArray::number(round), 1801 + round, 9900);
-            if (!test::sendAll(paying, test::signedPost(body)) || test::readResponses(paying, 1, 1000).size() != 1)
+            const QByteArray body =
+                test::callbackBody("KEEP-" + QByteArray::number(round), 1801 + round, 9900);
+            if (!test::sendAll(paying, test::signedPost(body)) ||
+                test::readResponses(paying, 1, 1000).size() != 1)
                 payingClosedAt = timer.elapsed();
             QTest::qWait(400);
         }
         test::closeSocket(polling);
         test::closeSocket(paying);
-        QVERIFY2(pollingClosedAt >= 1500 && pollingClosedAt < 4000, qPrintable(QString::number(pollingClosedAt)));
-        QVERIFY2(payingClosedAt >= 4500 && payingClosedAt < 8000, qPrintable(QString::number(payingClosedAt)));
-        QCOMPARE(metric(service.port(), "payops_http_connections_closed_total{reason=\"idle\"}"), 1);
+        QVERIFY2(pollingClosedAt >= 1500 && pollingClosedAt < 4000,
+                 qPrintable(QString::number(pollingClosedAt)));
+        QVERIFY2(payingClosedAt >= 4500 && payingClosedAt < 8000,
+                 qPrintable(QString::number(payingClosedAt)));
+        QCOMPARE(metric(service.port(), "payops_http_connections_closed_total{reason=\"idle\"}"),
+                 1);
         QCOMPARE(metric(service.port(), "payops_http_connections_closed_total{reason=\"age\"}"), 1);
         QCOMPARE(service.terminate(), 0);
     }
@@ -178,7 +203,8 @@ private Q_SLOTS:
         test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
                                        {QStringLiteral("--request-timeout"), QStringLiteral("2")});
         test::Crowd crowd(service.port(), 0, 5);
-        QTRY_COMPARE_WITH_TIMEOUT(metric(service.port(), "payops_http_request_timeouts_total"), 5, 6000);
+        QTRY_COMPARE_WITH_TIMEOUT(metric(service.port(), "payops_http_request_timeouts_total"), 5,
+                                  6000);
         QCOMPARE(service.terminate(), 0);
     }
 
@@ -194,11 +220,16 @@ private Q_SLOTS:
         const QByteArray chunk = "5\r\nhello\r\n0\r\n\r\n";
         QTest::newRow("chunked") << QByteArray("chunked") << chunk << 400 << qint64(1990);
         QTest::newRow("70 KB chunk extension")
-            << QByteArray("chunked") << "5;ext=" + QByteArray(70 * 1024, 'x') + "\r\nhello\r\n0\r\n\r\n" << 400 << qint64(1991);
+            << QByteArray("chunked")
+            << "5;ext=" + QByteArray(70 * 1024, 'x') + "\r\nhello\r\n0\r\n\r\n"
+            << 400 << qint64(1991);
         QTest::newRow("endless chunked body")
-            << QByteArray("chunked") << "10000\r\n" + QByteArray(0x10000, 'a') + "\r\n" << 400 << qint64(1992);
-        QTest::newRow("chunked, identity") << QByteArray("chunked, identity") << chunk << 501 << qint64(1993);
-        QTest::newRow("gzip, chunked") << QByteArray("gzip, chunked") << chunk << 501 << qint64(1994);
+            << QByteArray("chunked") << "10000\r\n" + QByteArray(0x10000, 'a') + "\r\n"
+            << 400 << qint64(1992);
+        QTest::newRow("chunked, identity")
+            << QByteArray("chunked, identity") << chunk << 501 << qint64(1993);
+        QTest::newRow("gzip, chunked")
+            << QByteArray("gzip, chunked") << chunk << 501 << qint64(1994);
         QTest::newRow("identity") << QByteArray("identity") << chunk << 501 << qint64(1995);
     }
     void transferEncodingsAreRefusedUnread()
@@ -212,8 +243,9 @@ private Q_SLOTS:
         const int fd = test::connectFrom("127.0.0.1", service.port());
         QElapsedTimer timer;
         timer.start();
-        QVERIFY(test::sendAll(fd, "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\nTransfer-Encoding: " + encoding
-                                      + "\r\n\r\n"));
+        QVERIFY(test::sendAll(
+            fd, "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\nTransfer-Encoding: " + encoding +
+                    "\r\n\r\n"));
         // An endless body keeps coming until the endpoint closes the connection.
         for (int sent = 0; sent < 160 && test::sendAll(fd, body); ++sent) {
         }
@@ -221,22 +253,28 @@ private Q_SLOTS:
         test::closeSocket(fd);
         QCOMPARE(responses.size(), 1);
         QCOMPARE(responses.first().status, status);
-        QVERIFY2(timer.elapsed() < test::busyLimitMs(2000), qPrintable(QString::number(timer.elapsed())));
+        QVERIFY2(timer.elapsed() < test::busyLimitMs(2000),
+                 qPrintable(QString::number(timer.elapsed())));
         const qint64 grown = test::residentKiB(service.pid()) - before;
-        QVERIFY2(grown < 16 * 1024, qPrintable(QStringLiteral("resident memory grew %1 KiB").arg(grown)));
+        QVERIFY2(grown < 16 * 1024,
+                 qPrintable(QStringLiteral("resident memory grew %1 KiB").arg(grown)));
         // The endpoint goes on serving: a callback sent properly afterwards is paid.
         const QByteArray payNo = "AFTER-TE-" + QByteArray::number(afterOrder);
-        QCOMPARE(test::postCallback(service.port(), test::callbackBody(payNo, afterOrder, 9900)).status, 200);
+        QCOMPARE(
+            test::postCallback(service.port(), test::callbackBody(payNo, afterOrder, 9900)).status,
+            200);
         QCOMPARE(service.terminate(), 0);
     }
 
     void declaredBodyOverTheLimitIsRefusedUnread()
     {
-        test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
-                                       {QStringLiteral("--max-body-bytes"), QStringLiteral("2048")});
+        test::CallbackdProcess service(
+            m_db->dsn(), QStringLiteral("safe"), QString(),
+            {QStringLiteral("--max-body-bytes"), QStringLiteral("2048")});
         const int fd = test::connectFrom("127.0.0.1", service.port());
-        QVERIFY(test::sendAll(fd, "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\nContent-Length: 4096\r\n"
-                                  "Expect: 100-continue\r\n\r\n"));
+        QVERIFY(test::sendAll(
+            fd, "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\nContent-Length: 4096\r\n"
+                "Expect: 100-continue\r\n\r\n"));
         const auto responses = test::readResponses(fd, 1, 5000);
         test::closeSocket(fd);
         QCOMPARE(responses.size(), 1);
@@ -249,10 +287,10 @@ private Q_SLOTS:
     {
         test::CallbackdProcess service(m_db->dsn());
         const int fd = test::connectFrom("127.0.0.1", service.port());
-        QVERIFY(test::sendAll(fd, test::signedPost(test::callbackBody("PIPE-1", 1301, 9900))
-                                      + test::signedPost("{not json")
-                                      + test::signedPost(test::callbackBody("PIPE-2", 1302, 9900))
-                                      + "GET /healthz HTTP/1.1\r\nHost: payops\r\n\r\n"));
+        QVERIFY(test::sendAll(fd, test::signedPost(test::callbackBody("PIPE-1", 1301, 9900)) +
+                                      test::signedPost("{not json") +
+                                      test::signedPost(test::callbackBody("PIPE-2", 1302, 9900)) +
+                                      "GET /healthz HTTP/1.1\r\nHost: payops\r\n\r\n"));
         const auto responses = test::readResponses(fd, 4, 10000);
         test::closeSocket(fd);
         QCOMPARE(responses.size(), 4);
@@ -271,15 +309,17 @@ private Q_SLOTS:
     void fullQueueAndLongWaitAnswer503AndChangeNothing()
     {
         test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
-                                       {QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("--queue-depth"),
-                                        QStringLiteral("2"), QStringLiteral("--queue-wait-ms"), QStringLiteral("500"),
+                                       {QStringLiteral("--threads"), QStringLiteral("1"),
+                                        QStringLiteral("--queue-depth"), QStringLiteral("2"),
+                                        QStringLiteral("--queue-wait-ms"), QStringLiteral("500"),
                                         QStringLiteral("--lock-timeout"), QStringLiteral("30")});
         HeldPaymentLock lock(m_db->dsn(), "Q-BUSY");
         const int port = service.port();
         auto busy = std::async(std::launch::async, [port] {
             return test::postCallback(port, test::callbackBody("Q-BUSY", 1310, 9900));
         });
-        QTRY_COMPARE_WITH_TIMEOUT(lockWaiters(m_db->dsn()), 1, 10000); // the one worker waits for Q-BUSY's lock
+        QTRY_COMPARE_WITH_TIMEOUT(lockWaiters(m_db->dsn()), 1,
+                                  10000); // the one worker waits for Q-BUSY's lock
         auto waited1 = std::async(std::launch::async, [port] {
             return test::postCallback(port, test::callbackBody("Q-WAIT-1", 1311, 9900));
         });
@@ -290,7 +330,8 @@ private Q_SLOTS:
 
         QElapsedTimer timer;
         timer.start();
-        const test::HttpResult full = test::postCallback(port, test::callbackBody("Q-FULL", 1313, 9900));
+        const test::HttpResult full =
+            test::postCallback(port, test::callbackBody("Q-FULL", 1313, 9900));
         QCOMPARE(full.status, 503);
         QVERIFY(timer.elapsed() < 1000);
 
@@ -335,16 +376,16 @@ private Q_SLOTS:
     {
         test::CallbackdProcess service(m_db->dsn());
         const int fits = test::connectFrom("127.0.0.1", service.port());
-        QVERIFY(test::sendAll(fits, "GET /healthz HTTP/1.1\r\nHost: payops\r\nX-Padding: " + QByteArray(12000, 'a')
-                                        + "\r\n\r\n"));
+        QVERIFY(test::sendAll(fits, "GET /healthz HTTP/1.1\r\nHost: payops\r\nX-Padding: " +
+                                        QByteArray(12000, 'a') + "\r\n\r\n"));
         const auto answered = test::readResponses(fits, 1, 5000);
         test::closeSocket(fits);
         QCOMPARE(answered.size(), 1);
         QCOMPARE(answered.first().status, 200);
 
         const int fd = test::connectFrom("127.0.0.1", service.port());
-        QVERIFY(test::sendAll(fd, "GET /healthz HTTP/1.1\r\nHost: payops\r\nX-Padding: " + QByteArray(40000, 'a')
-                                      + "\r\n\r\n"));
+        QVERIFY(test::sendAll(fd, "GET /healthz HTTP/1.1\r\nHost: payops\r\nX-Padding: " +
+                                      QByteArray(40000, 'a') + "\r\n\r\n"));
         const auto responses = test::readResponses(fd, 1, 5000);
         test::closeSocket(fd);
         QCOMPARE(responses.size(), 1);
@@ -357,26 +398,33 @@ private Q_SLOTS:
     // name, unless --take-over says it is gone.
     void portAndInstanceNameInUseAreRefused()
     {
-        test::CallbackdProcess first(m_db->dsn(), QStringLiteral("safe"), QStringLiteral("limits-a"));
-        const QStringList common{QStringLiteral("--db"), m_db->dsn().toString(true), QStringLiteral("--secret-file"),
-                                 test::secretFilePath()};
+        test::CallbackdProcess first(m_db->dsn(), QStringLiteral("safe"),
+                                     QStringLiteral("limits-a"));
+        const QStringList common{QStringLiteral("--db"), m_db->dsn().toString(true),
+                                 QStringLiteral("--secret-file"), test::secretFilePath()};
         QProcess second;
-        second.start(test::callbackdPath(), common + QStringList{QStringLiteral("--listen"),
-                                                                QStringLiteral("127.0.0.1:%1").arg(first.port())});
+        second.start(test::callbackdPath(),
+                     common + QStringList{QStringLiteral("--listen"),
+                                          QStringLiteral("127.0.0.1:%1").arg(first.port())});
         QVERIFY(second.waitForFinished(20000));
         QCOMPARE(second.exitCode(), 2);
         const QString portError = QString::fromUtf8(second.readAllStandardError()).trimmed();
-        QVERIFY2(portError.contains(QStringLiteral("already in use")) && !portError.contains(QLatin1Char('\n')),
+        QVERIFY2(portError.contains(QStringLiteral("already in use")) &&
+                     !portError.contains(QLatin1Char('\n')),
                  qPrintable(portError));
 
         QProcess sameName;
-        sameName.start(test::callbackdPath(), common + QStringList{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                                                                  QStringLiteral("--instance"), QStringLiteral("limits-a")});
+        sameName.start(test::callbackdPath(), common + QStringList{QStringLiteral("--listen"),
+                                                                   QStringLiteral("127.0.0.1:0"),
+                                                                   QStringLiteral("--instance"),
+                                                                   QStringLiteral("limits-a")});
         QVERIFY(sameName.waitForFinished(20000));
         QCOMPARE(sameName.exitCode(), 2);
-        QVERIFY(QString::fromUtf8(sameName.readAllStandardError()).contains(QStringLiteral("in use by a live")));
+        QVERIFY(QString::fromUtf8(sameName.readAllStandardError())
+                    .contains(QStringLiteral("in use by a live")));
 
-        test::CallbackdProcess takeOver(m_db->dsn(), QStringLiteral("safe"), QStringLiteral("limits-a"),
+        test::CallbackdProcess takeOver(m_db->dsn(), QStringLiteral("safe"),
+                                        QStringLiteral("limits-a"),
                                         {QStringLiteral("--take-over")});
         QCOMPARE(takeOver.terminate(), 0);
         QCOMPARE(first.terminate(), 0);
@@ -385,11 +433,14 @@ private Q_SLOTS:
 private:
     // A client on an address of its own sends 200 signed callbacks, each on a new connection:
     // at least 99 % are answered, the 99th percentile within a second.
-    static void expectCallbacksAnswered(int port, const QByteArray &payNoPrefix, qint64 firstOrderId)
+    static void expectCallbacksAnswered(int port, const QByteArray &payNoPrefix,
+                                        qint64 firstOrderId)
     {
-        const test::CallbackRun run = test::sendCallbacksFrom("127.0.0.250", port, payNoPrefix, firstOrderId, 200, 5000, 2);
-        const QString figures = QStringLiteral("%1 of 200 answered, p99 %2 ms")
-                                    .arg(QString::number(run.answered), QString::number(run.percentile(0.99)));
+        const test::CallbackRun run =
+            test::sendCallbacksFrom("127.0.0.250", port, payNoPrefix, firstOrderId, 200, 5000, 2);
+        const QString figures =
+            QStringLiteral("%1 of 200 answered, p99 %2 ms")
+                .arg(QString::number(run.answered), QString::number(run.percentile(0.99)));
         QVERIFY2(run.answered >= 198, qPrintable(figures));
         QVERIFY2(run.percentile(0.99) < test::busyLimitMs(1000), qPrintable(figures));
     }

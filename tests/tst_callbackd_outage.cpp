@@ -19,16 +19,33 @@ namespace {
 // paid once with exactly its side effects.
 void verifyNothingHalfWritten(const QSqlDatabase &db)
 {
-    QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status <> 'PROCESSED'")).toInt(), 0);
-    QCOMPARE(db::scalar(db, QStringLiteral(
-                 "SELECT COUNT(*) FROM orders o LEFT JOIN pay_callback_log c ON c.order_id = o.id "
-                 "WHERE (o.status = 'PAID') <> (c.id IS NOT NULL)")).toInt(), 0);
-    QCOMPARE(db::scalar(db, QStringLiteral(
-                 "SELECT COUNT(*) FROM orders o WHERE o.status = 'PAID' AND "
-                 "((SELECT COUNT(*) FROM user_coupon u WHERE u.order_id = o.id) <> 2 OR "
-                 " (SELECT COUNT(*) FROM point_log p WHERE p.order_id = o.id) <> 1)")).toInt(), 0);
-    QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon u LEFT JOIN orders o ON o.id = u.order_id "
-                                           "WHERE o.status <> 'PAID'")).toInt(), 0);
+    QCOMPARE(
+        db::scalar(
+            db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status <> 'PROCESSED'"))
+            .toInt(),
+        0);
+    QCOMPARE(
+        db::scalar(
+            db,
+            QStringLiteral(
+                "SELECT COUNT(*) FROM orders o LEFT JOIN pay_callback_log c ON c.order_id = o.id "
+                "WHERE (o.status = 'PAID') <> (c.id IS NOT NULL)"))
+            .toInt(),
+        0);
+    QCOMPARE(
+        db::scalar(db, QStringLiteral(
+                           "SELECT COUNT(*) FROM orders o WHERE o.status = 'PAID' AND "
+                           "((SELECT COUNT(*) FROM user_coupon u WHERE u.order_id = o.id) <> 2 OR "
+                           " (SELECT COUNT(*) FROM point_log p WHERE p.order_id = o.id) <> 1)"))
+            .toInt(),
+        0);
+    QCOMPARE(
+        db::scalar(db,
+                   QStringLiteral(
+                       "SELECT COUNT(*) FROM user_coupon u LEFT JOIN orders o ON o.id = u.order_id "
+                       "WHERE o.status <> 'PAID'"))
+            .toInt(),
+        0);
 }
 
 } // namespace
@@ -63,7 +80,8 @@ private Q_SLOTS:
             platform.emplace_back([&] {
                 for (int i = next++; i < kOrders; i = next++) {
                     const qint64 order = 1001 + i;
-                    const QByteArray body = test::callbackBody("WX-" + QByteArray::number(order), order, 9900);
+                    const QByteArray body =
+                        test::callbackBody("WX-" + QByteArray::number(order), order, 9900);
                     // A platform retries until it gets a 2xx.
                     for (int attempt = 0; attempt < 600; ++attempt) {
                         const int status = test::postCallback(service.port(), body).status;
@@ -82,7 +100,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(landed.load() >= kOrders / 4, 60000);
         QVERIFY(server.stop());
         QTRY_VERIFY_WITH_TIMEOUT(unavailable.load() >= 20, 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(test::get(service.port(), QStringLiteral("/healthz")).status, 503, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(test::get(service.port(), QStringLiteral("/healthz")).status, 503,
+                                  5000);
         const int landedDuringOutage = landed.load();
         server.start();
         for (auto &thread : platform)
@@ -93,10 +112,14 @@ private Q_SLOTS:
         QVERIFY(landedDuringOutage < kOrders);
         db::Connection connection(dsn, QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")).toInt(), kOrders);
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log")).toInt(), kOrders);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"))
+                     .toInt(),
+                 kOrders);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log")).toInt(),
+                 kOrders);
         verifyNothingHalfWritten(db);
-        QTRY_COMPARE_WITH_TIMEOUT(test::get(service.port(), QStringLiteral("/healthz")).status, 200, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(test::get(service.port(), QStringLiteral("/healthz")).status, 200,
+                                  5000);
         QCOMPARE(service.terminate(), 0);
         server.stop();
     }
@@ -118,9 +141,11 @@ private Q_SLOTS:
             platform.emplace_back([&] {
                 for (int i = next++; i < kOrders; i = next++) {
                     const qint64 order = 1001 + i;
-                    status[size_t(i)] = test::postCallback(service.port(),
-                                                           test::callbackBody("WX-" + QByteArray::number(order), order, 9900))
-                                            .status;
+                    status[size_t(i)] =
+                        test::postCallback(
+                            service.port(),
+                            test::callbackBody("WX-" + QByteArray::number(order), order, 9900))
+                            .status;
                     ++answered;
                 }
             });
@@ -137,14 +162,21 @@ private Q_SLOTS:
                 continue;
             ++ok;
             const qint64 order = 1001 + i;
-            QCOMPARE(db::scalar(db, QStringLiteral("SELECT status FROM pay_callback_log WHERE order_id = ?"), {order}).toString(),
-                     QStringLiteral("PROCESSED"));
+            QCOMPARE(
+                db::scalar(db,
+                           QStringLiteral("SELECT status FROM pay_callback_log WHERE order_id = ?"),
+                           {order})
+                    .toString(),
+                QStringLiteral("PROCESSED"));
             QCOMPARE(test::sideEffectsOf(db, order).coupons, 2);
         }
         QVERIFY(ok >= kOrders / 3);
         QVERIFY2(ok < kOrders, "the storm ended before the signal; nothing was proven");
         verifyNothingHalfWritten(db);
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT stopped_at IS NOT NULL FROM callback_instance")).toInt(), 1);
+        QCOMPARE(
+            db::scalar(db, QStringLiteral("SELECT stopped_at IS NOT NULL FROM callback_instance"))
+                .toInt(),
+            1);
     }
 
     // The server ends the connection after COMMIT was executed, so its reply never arrives
@@ -159,24 +191,34 @@ private Q_SLOTS:
         test::CallbackdProcess service(scratch.dsn());
         qunsetenv("PAYOPS_TEST_LOSE_COMMIT_REPLY");
 
-        const test::HttpResult first = test::postCallback(service.port(), test::callbackBody("LOST-1", 1001, 9900));
+        const test::HttpResult first =
+            test::postCallback(service.port(), test::callbackBody("LOST-1", 1001, 9900));
         QCOMPARE(first.status, 200);
         // The answer came from the stored callback: the connection that committed it was gone.
         const test::HttpResult metrics = test::get(service.port(), QStringLiteral("/metrics"));
         QVERIFY(metrics.body.contains("payops_callbacks_total{outcome=\"replayed\"} 1\n"));
-        const test::HttpResult again = test::postCallback(service.port(), test::callbackBody("LOST-1", 1001, 9900));
+        const test::HttpResult again =
+            test::postCallback(service.port(), test::callbackBody("LOST-1", 1001, 9900));
         QCOMPARE(again.status, 200);
         QCOMPARE(again.body, first.body);
 
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = 'LOST-1'")).toInt(), 1);
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT status FROM orders WHERE id = 1001")).toString(), QStringLiteral("PAID"));
+        QCOMPARE(
+            db::scalar(
+                db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = 'LOST-1'"))
+                .toInt(),
+            1);
+        QCOMPARE(
+            db::scalar(db, QStringLiteral("SELECT status FROM orders WHERE id = 1001")).toString(),
+            QStringLiteral("PAID"));
         QCOMPARE(test::sideEffectsOf(db, 1001).coupons, 2);
         QCOMPARE(test::sideEffectsOf(db, 1001).points, 1);
         verifyNothingHalfWritten(db);
         // Another callback on the same endpoint is paid as usual.
-        QCOMPARE(test::postCallback(service.port(), test::callbackBody("LOST-2", 1002, 9900)).status, 200);
+        QCOMPARE(
+            test::postCallback(service.port(), test::callbackBody("LOST-2", 1002, 9900)).status,
+            200);
         QCOMPARE(service.terminate(), 0);
     }
 };

@@ -56,7 +56,8 @@ CatalogueFaults readCatalogue(const QString &path)
 
 QString firstOf(const QStringList &list)
 {
-    return list.mid(0, 30).join(QLatin1Char('\n')) + (list.size() > 30 ? QStringLiteral("\n…") : QString());
+    return list.mid(0, 30).join(QLatin1Char('\n')) +
+           (list.size() > 30 ? QStringLiteral("\n…") : QString());
 }
 
 QProcessEnvironment chineseEnvironment(const QString &language = {})
@@ -78,7 +79,8 @@ QString helpOf(const QString &program, const QProcessEnvironment &environment)
     process.setProcessEnvironment(environment);
     process.start(program, {QStringLiteral("--help")});
     if (!process.waitForFinished(30000) || process.exitCode() != 0)
-        return QStringLiteral("(%1 --help failed: %2)").arg(program, QString::fromUtf8(process.readAllStandardError()));
+        return QStringLiteral("(%1 --help failed: %2)")
+            .arg(program, QString::fromUtf8(process.readAllStandardError()));
     return QString::fromUtf8(process.readAllStandardOutput());
 }
 
@@ -96,13 +98,16 @@ private Q_SLOTS:
         const CatalogueFaults faults = readCatalogue(QStringLiteral(PAYOPS_TS_FILE));
         QVERIFY2(faults.messages > 100, "the catalogue is missing or nearly empty");
         QVERIFY2(faults.unfinished.isEmpty(),
-                 qPrintable(QStringLiteral("%1 entries not translated in resources/translations/payops_zh_CN.ts:\n%2")
-                                .arg(faults.unfinished.size())
-                                .arg(firstOf(faults.unfinished))));
+                 qPrintable(
+                     QStringLiteral(
+                         "%1 entries not translated in resources/translations/payops_zh_CN.ts:\n%2")
+                         .arg(faults.unfinished.size())
+                         .arg(firstOf(faults.unfinished))));
         QVERIFY2(faults.vanished.isEmpty(),
-                 qPrintable(QStringLiteral("%1 obsolete entries (run the update_translations target):\n%2")
-                                .arg(faults.vanished.size())
-                                .arg(firstOf(faults.vanished))));
+                 qPrintable(
+                     QStringLiteral("%1 obsolete entries (run the update_translations target):\n%2")
+                         .arg(faults.vanished.size())
+                         .arg(firstOf(faults.vanished))));
     }
 
     // lupdate over today's sources finds nothing the catalogue lacks and nothing it has that
@@ -117,37 +122,47 @@ private Q_SLOTS:
         QProcess lupdate;
         lupdate.setWorkingDirectory(QStringLiteral(PAYOPS_SOURCE_DIR));
         lupdate.start(QStringLiteral(PAYOPS_LUPDATE),
-                      {QStringLiteral("-locations"), QStringLiteral("none"), QStringLiteral("app"), QStringLiteral("ui"),
-                       QStringLiteral("-ts"), copy});
+                      {QStringLiteral("-locations"), QStringLiteral("none"), QStringLiteral("app"),
+                       QStringLiteral("ui"), QStringLiteral("-ts"), copy});
         QVERIFY(lupdate.waitForFinished(120000));
         QVERIFY2(lupdate.exitCode() == 0, lupdate.readAllStandardError().constData());
         const CatalogueFaults faults = readCatalogue(copy);
-        QVERIFY2(faults.unfinished.isEmpty(),
-                 qPrintable(QStringLiteral("%1 strings of the sources have no translation (run the update_translations "
-                                           "target, translate, commit the .ts):\n%2")
-                                .arg(faults.unfinished.size())
-                                .arg(firstOf(faults.unfinished))));
-        QVERIFY2(faults.vanished.isEmpty(),
-                 qPrintable(QStringLiteral("%1 catalogue entries are gone from the sources (run the "
-                                           "update_translations target):\n%2")
-                                .arg(faults.vanished.size())
-                                .arg(firstOf(faults.vanished))));
+        QVERIFY2(
+            faults.unfinished.isEmpty(),
+            qPrintable(
+                QStringLiteral(
+                    "%1 strings of the sources have no translation (run the update_translations "
+                    "target, translate, commit the .ts):\n%2")
+                    .arg(faults.unfinished.size())
+                    .arg(firstOf(faults.unfinished))));
+        QVERIFY2(
+            faults.vanished.isEmpty(),
+            qPrintable(QStringLiteral("%1 catalogue entries are gone from the sources (run the "
+                                      "update_translations target):\n%2")
+                           .arg(faults.vanished.size())
+                           .arg(firstOf(faults.vanished))));
     }
 
     // The checker the console test relies on: it catches English and lets through what is
     // never translated.
     void checkerTellsEnglishFromWhatStays()
     {
-        QCOMPARE(test::untranslatedWords(QStringLiteral("&Refresh")), QStringList{QStringLiteral("Refresh")});
+        QCOMPARE(test::untranslatedWords(QStringLiteral("&Refresh")),
+                 QStringList{QStringLiteral("Refresh")});
         QCOMPARE(test::untranslatedWords(QStringLiteral("已切换到 record-only 模式")),
                  QStringList{QStringLiteral("record-only")});
-        QCOMPARE(test::untranslatedWords(QStringLiteral("订单 %1 的 <b>pay_no</b> is")), QStringList{QStringLiteral("is")});
+        QCOMPARE(test::untranslatedWords(QStringLiteral("订单 %1 的 <b>pay_no</b> is")),
+                 QStringList{QStringLiteral("is")});
         QVERIFY(test::untranslatedWords(QStringLiteral("刷新(&R)")).isEmpty());
-        QVERIFY(test::untranslatedWords(QStringLiteral("订单 1001 已支付（PAID），2026-12-03 09:00:00.123 UTC")).isEmpty());
-        QVERIFY(test::untranslatedWords(QStringLiteral("用 --db mysql://root@localhost/payops 连接 MariaDB，"
-                                                       "见 ~/.config/payops/console.conf"))
+        QVERIFY(test::untranslatedWords(
+                    QStringLiteral("订单 1001 已支付（PAID），2026-12-03 09:00:00.123 UTC"))
                     .isEmpty());
-        QVERIFY(test::untranslatedWords(QStringLiteral("¥1,234.50 · 3 个实例 · payops-callbackd")).isEmpty());
+        QVERIFY(test::untranslatedWords(
+                    QStringLiteral("用 --db mysql://root@localhost/payops 连接 MariaDB，"
+                                   "见 ~/.config/payops/console.conf"))
+                    .isEmpty());
+        QVERIFY(test::untranslatedWords(QStringLiteral("¥1,234.50 · 3 个实例 · payops-callbackd"))
+                    .isEmpty());
     }
 
     // installTranslations: an explicit choice loads payops' words and Qt's own, and formatting
@@ -155,14 +170,18 @@ private Q_SLOTS:
     void anExplicitChoiceLoadsAndUnloads()
     {
         QCOMPARE(installTranslations(QStringLiteral("zh_CN")), QStringLiteral("zh_CN"));
-        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"), QStringLiteral("语言"));
+        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"),
+                 QStringLiteral("语言"));
         QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), QStringLiteral("取消"));
         QCOMPARE(QLocale().language(), QLocale::Chinese);
         QCOMPARE(installTranslations(QStringLiteral("en")), QStringLiteral("en"));
-        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"), QStringLiteral("Language"));
+        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"),
+                 QStringLiteral("Language"));
         QCOMPARE(QLocale().language(), QLocale::English);
-        QCOMPARE(installTranslations(QStringLiteral("xx_YY")), QStringLiteral("en")); // unknown: English
-        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"), QStringLiteral("Language"));
+        QCOMPARE(installTranslations(QStringLiteral("xx_YY")),
+                 QStringLiteral("en")); // unknown: English
+        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"),
+                 QStringLiteral("Language"));
     }
 
     void helpFollowsTheSystemLanguage_data()
@@ -197,7 +216,8 @@ private Q_SLOTS:
                 code << m.captured(1);
         // and the console's page names (--page)
         static const QRegularExpression pageList(QStringLiteral("Open this page: ([a-z, -]+)\\."));
-        if (const QRegularExpressionMatch m = pageList.match(englishHelp.simplified()); m.hasMatch())
+        if (const QRegularExpressionMatch m = pageList.match(englishHelp.simplified());
+            m.hasMatch())
             for (const QString &name : m.captured(1).split(QStringLiteral(", ")))
                 code << name;
 
@@ -207,12 +227,15 @@ private Q_SLOTS:
         for (const QString &line : chineseHelp.split(QLatin1Char('\n'))) {
             const QStringList words = test::untranslatedWords(line, code);
             if (!words.isEmpty())
-                englishLines << QStringLiteral("%1   [%2]").arg(line.trimmed(), words.join(QLatin1Char(' ')));
+                englishLines << QStringLiteral("%1   [%2]")
+                                    .arg(line.trimmed(), words.join(QLatin1Char(' ')));
         }
         QVERIFY2(englishLines.isEmpty(),
-                 qPrintable(QStringLiteral("%1 --help under LANG=zh_CN.UTF-8 still has English (its texts belong to "
-                                           "app/cli and app/service):\n%2")
-                                .arg(program, firstOf(englishLines))));
+                 qPrintable(
+                     QStringLiteral(
+                         "%1 --help under LANG=zh_CN.UTF-8 still has English (its texts belong to "
+                         "app/cli and app/service):\n%2")
+                         .arg(program, firstOf(englishLines))));
     }
 };
 

@@ -54,8 +54,10 @@ private Q_SLOTS:
         m_root = std::make_unique<db::Connection>(m_db->dsn(), QStringLiteral("root"));
         m_alice = std::make_unique<test::ScratchAccount>(QStringLiteral("payops_operator"));
         m_bob = std::make_unique<test::ScratchAccount>(QStringLiteral("payops_operator"));
-        m_asAlice = std::make_unique<db::Connection>(m_alice->dsnFor(m_db->name()), QStringLiteral("alice"));
-        m_asBob = std::make_unique<db::Connection>(m_bob->dsnFor(m_db->name()), QStringLiteral("bob"));
+        m_asAlice = std::make_unique<db::Connection>(m_alice->dsnFor(m_db->name()),
+                                                     QStringLiteral("alice"));
+        m_asBob =
+            std::make_unique<db::Connection>(m_bob->dsnFor(m_db->name()), QStringLiteral("bob"));
     }
     void cleanup()
     {
@@ -72,12 +74,15 @@ private Q_SLOTS:
     void belowTheThresholdRuns()
     {
         test::insertDuplicateIncident(root(), 2);
-        db::execDirect(root(), QStringLiteral("UPDATE users SET points_balance = 0 WHERE id = 1")); // spent meanwhile
+        db::execDirect(
+            root(),
+            QStringLiteral("UPDATE users SET points_balance = 0 WHERE id = 1")); // spent meanwhile
         CompensationJob job = compensate();
         job.settings.usedCoupons = UsedCouponPolicy::Receivable;
         job.settings.fenPerHundredPoints = 50;
         int started = 0;
-        job.starting = [&started](const CompensationPlan &plan, const CompensationRequest *approved) {
+        job.starting = [&started](const CompensationPlan &plan,
+                                  const CompensationRequest *approved) {
             ++started;
             QCOMPARE(plan.actions.size(), 6);
             QVERIFY(!approved);
@@ -95,11 +100,17 @@ private Q_SLOTS:
         QVERIFY(!result.run.cancelled);
         QCOMPARE(result.run.negativeBalanceUsers, QList<qint64>{1});
         QVERIFY(countLiveDuplicates(root()).isEmpty());
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE action = 'RECEIVABLE_COUPON'")), qint64(1));
-        QCOMPARE(count(root(), QStringLiteral("SELECT SUM(amount_fen) FROM compensation")), qint64(2 * (1000 + 500 + 50)));
-        QCOMPARE(db::scalar(root(), QStringLiteral("SELECT DISTINCT created_by FROM compensation")).toString(),
+        QCOMPARE(count(root(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM compensation WHERE action = 'RECEIVABLE_COUPON'")),
+                 qint64(1));
+        QCOMPARE(count(root(), QStringLiteral("SELECT SUM(amount_fen) FROM compensation")),
+                 qint64(2 * (1000 + 500 + 50)));
+        QCOMPARE(db::scalar(root(), QStringLiteral("SELECT DISTINCT created_by FROM compensation"))
+                     .toString(),
                  QStringLiteral("%1@localhost").arg(m_alice->user()));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation_request")), qint64(0));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation_request")),
+                 qint64(0));
     }
 
     // Above it the job becomes a pending request, and nothing else changes.
@@ -110,7 +121,9 @@ private Q_SLOTS:
         const QString before = test::businessFingerprint(m_db->dsn());
         CompensationJob job = compensate();
         bool started = false;
-        job.starting = [&started](const CompensationPlan &, const CompensationRequest *) { started = true; };
+        job.starting = [&started](const CompensationPlan &, const CompensationRequest *) {
+            started = true;
+        };
 
         const CompensationResult result = runCompensation(m_asAlice->database(), job);
         QVERIFY(result.filedRequestId > 0);
@@ -136,13 +149,17 @@ private Q_SLOTS:
         QVERIFY(id > 0);
 
         const CompensationResult result = runCompensation(m_asAlice->database(), approve(id));
-        QVERIFY2(result.refusal.contains(QStringLiteral("another operator")), qPrintable(result.refusal));
+        QVERIFY2(result.refusal.contains(QStringLiteral("another operator")),
+                 qPrintable(result.refusal));
         QVERIFY(!result.approved);
         QCOMPARE(result.run.done, 0);
         QCOMPARE(loadCompensationRequest(root(), id)->status, QStringLiteral("PENDING"));
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action = 'compensation.approve'")),
-                 qint64(0));
+        QCOMPARE(
+            count(root(),
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM ops_audit_log WHERE action = 'compensation.approve'")),
+            qint64(0));
     }
 
     // Another operator account approves it: exactly the request's scope runs (one order and
@@ -151,14 +168,16 @@ private Q_SLOTS:
     {
         test::insertDuplicateIncident(root(), 6);
         setThreshold(1000);
-        const CompensationScope scope{{1002}, {CompensationGroup{1004, QStringLiteral("coupon:2")}}, false};
+        const CompensationScope scope{
+            {1002}, {CompensationGroup{1004, QStringLiteral("coupon:2")}}, false};
         const qint64 id = runCompensation(m_asAlice->database(), compensate(scope)).filedRequestId;
         QVERIFY(id > 0);
         QCOMPARE(loadCompensationRequest(root(), id)->amountFen, qint64(1600 + 500));
 
         CompensationJob job = approve(id);
         qint64 startedFor = 0;
-        job.starting = [&startedFor](const CompensationPlan &, const CompensationRequest *approved) {
+        job.starting = [&startedFor](const CompensationPlan &,
+                                     const CompensationRequest *approved) {
             startedFor = approved ? approved->id : -1;
         };
         const CompensationResult result = runCompensation(m_asBob->database(), job);
@@ -168,14 +187,24 @@ private Q_SLOTS:
         QCOMPARE(startedFor, id);
         QCOMPARE(result.run.done, 4);
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(4));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")), qint64(3));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation c JOIN user_coupon u ON u.id = c.target_id "
-                                              "WHERE c.order_id = 1004 AND c.target_table = 'user_coupon' "
-                                              "AND u.coupon_template_id = 2")),
-                 qint64(1));
+        QCOMPARE(count(root(),
+                       QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")),
+                 qint64(3));
+        QCOMPARE(
+            count(
+                root(),
+                QStringLiteral(
+                    "SELECT COUNT(*) FROM compensation c JOIN user_coupon u ON u.id = c.target_id "
+                    "WHERE c.order_id = 1004 AND c.target_table = 'user_coupon' "
+                    "AND u.coupon_template_id = 2")),
+            qint64(1));
         QCOMPARE(countLiveDuplicates(root()).couponExtraRows, qint64(6 * 2 - 3));
-        QCOMPARE(db::scalar(root(), QStringLiteral("SELECT CONCAT(status, ' by ', decided_by) FROM compensation_request")).toString(),
-                 QStringLiteral("EXECUTED by %1@localhost").arg(m_bob->user()));
+        QCOMPARE(
+            db::scalar(root(),
+                       QStringLiteral(
+                           "SELECT CONCAT(status, ' by ', decided_by) FROM compensation_request"))
+                .toString(),
+            QStringLiteral("EXECUTED by %1@localhost").arg(m_bob->user()));
     }
 
     // Stopped after its first batch: that batch is complete (its rows, corrections and audit
@@ -202,7 +231,8 @@ private Q_SLOTS:
         QCOMPARE(rest.run.skipped, 0);
         verifyCompleteBatches(15);
         QVERIFY(countLiveDuplicates(root()).isEmpty());
-        QCOMPARE(count(root(), QStringLiteral("SELECT SUM(points_balance) FROM users")), qint64(5 * 100));
+        QCOMPARE(count(root(), QStringLiteral("SELECT SUM(points_balance) FROM users")),
+                 qint64(5 * 100));
     }
 
     // An approved run that was stopped keeps its approval and stays APPROVED; approving it
@@ -233,8 +263,11 @@ private Q_SLOTS:
         QCOMPARE(rest.run.done, 15 - 4);
         verifyCompleteBatches(15);
         QCOMPARE(loadCompensationRequest(root(), id)->status, QStringLiteral("EXECUTED"));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action = 'compensation.approve'")),
-                 qint64(1));
+        QCOMPARE(
+            count(root(),
+                  QStringLiteral(
+                      "SELECT COUNT(*) FROM ops_audit_log WHERE action = 'compensation.approve'")),
+            qint64(1));
     }
 
     // A request whose duplicates changed after it was asked for is refused, whether there is
@@ -243,15 +276,23 @@ private Q_SLOTS:
     {
         test::insertDuplicateIncident(root(), 6);
         setThreshold(1000);
-        const qint64 grown = runCompensation(m_asAlice->database(), compensate({{1001}, {}, false})).filedRequestId;
-        const qint64 shrunk = runCompensation(m_asAlice->database(), compensate({{1002, 1003}, {}, false})).filedRequestId;
+        const qint64 grown =
+            runCompensation(m_asAlice->database(), compensate({{1001}, {}, false})).filedRequestId;
+        const qint64 shrunk =
+            runCompensation(m_asAlice->database(), compensate({{1002, 1003}, {}, false}))
+                .filedRequestId;
         QVERIFY(grown > 0 && shrunk > 0);
         // A third copy of a coupon of order 1001 turns up, and order 1003 is compensated
         // by itself meanwhile.
-        db::execDirect(root(), QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, "
-                                              "face_value_fen) VALUES (1, 1001, 2, 'ISSUED', 500)"));
+        db::execDirect(
+            root(), QStringLiteral(
+                        "INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, "
+                        "face_value_fen) VALUES (1, 1001, 2, 'ISSUED', 500)"));
         const CompensationPlan order1003 = planCompensation(root(), {{1003}, {}, false}, {});
-        QCOMPARE(executeCompensation(root(), order1003, QStringLiteral("INC-8"), QStringLiteral("INC-8"), {}).done, 3);
+        QCOMPARE(executeCompensation(root(), order1003, QStringLiteral("INC-8"),
+                                     QStringLiteral("INC-8"), {})
+                     .done,
+                 3);
 
         const CompensationResult more = runCompensation(m_asBob->database(), approve(grown));
         QVERIFY2(more.refusal.contains(QStringLiteral("grew")), qPrintable(more.refusal));
@@ -274,7 +315,8 @@ private Q_SLOTS:
         setThreshold(2000);
         QList<qint64> requests;
         for (qint64 order = 1001; order <= 1006; ++order) {
-            const CompensationResult result = runCompensation(m_asAlice->database(), compensate({{order}, {}, false}));
+            const CompensationResult result =
+                runCompensation(m_asAlice->database(), compensate({{order}, {}, false}));
             QVERIFY2(result.refusal.isEmpty(), qPrintable(result.refusal));
             QCOMPARE(result.soloFen, order == 1001 ? 0 : 1600);
             if (order == 1001) {
@@ -285,31 +327,46 @@ private Q_SLOTS:
                 requests << result.filedRequestId;
             }
         }
-        QCOMPARE(count(root(), QStringLiteral("SELECT COALESCE(SUM(amount_fen), 0) FROM compensation")), qint64(1600));
+        QCOMPARE(
+            count(root(), QStringLiteral("SELECT COALESCE(SUM(amount_fen), 0) FROM compensation")),
+            qint64(1600));
 
-        const CompensationPlan order1002 = planCompensation(m_asAlice->database(), {{1002}, {}, false}, {});
-        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(m_asAlice->database(), order1002, QStringLiteral("INC-7"),
-                                                                 QStringLiteral("INC-7"), {}));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")), qint64(0));
+        const CompensationPlan order1002 =
+            planCompensation(m_asAlice->database(), {{1002}, {}, false}, {});
+        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(m_asAlice->database(), order1002,
+                                                                QStringLiteral("INC-7"),
+                                                                QStringLiteral("INC-7"), {}));
+        QCOMPARE(count(root(),
+                       QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")),
+                 qint64(0));
 
-        const CompensationResult approved = runCompensation(m_asBob->database(), approve(requests.first()));
+        const CompensationResult approved =
+            runCompensation(m_asBob->database(), approve(requests.first()));
         QVERIFY2(approved.refusal.isEmpty(), qPrintable(approved.refusal));
         QCOMPARE(approved.run.done, 3);
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE request_id = %1").arg(requests.first())),
-                 qint64(3));
+        QCOMPARE(
+            count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE request_id = %1")
+                              .arg(requests.first())),
+            qint64(3));
         QCOMPARE(soloCompensatedFen(m_asAlice->database()), qint64(1600));
         QCOMPARE(soloCompensatedFen(m_asBob->database()), qint64(0));
         // Bob's own allowance is whole: one order of his own runs at once.
-        const CompensationResult bobsOwn = runCompensation(m_asBob->database(), compensate({{1006}, {}, false}));
+        const CompensationResult bobsOwn =
+            runCompensation(m_asBob->database(), compensate({{1006}, {}, false}));
         QCOMPARE(bobsOwn.filedRequestId, qint64(0));
         QCOMPARE(bobsOwn.run.done, 3);
         QCOMPARE(soloCompensatedFen(m_asBob->database()), qint64(1600));
 
         // A window that is no number of hours is an error, not a window of none.
-        db::exec(root(), QStringLiteral("UPDATE payops_meta SET value = 'a day' WHERE name = 'four_eyes_window_hours'"));
+        db::exec(
+            root(),
+            QStringLiteral(
+                "UPDATE payops_meta SET value = 'a day' WHERE name = 'four_eyes_window_hours'"));
         const CompensationJob order1005 = compensate({{1005}, {}, false});
         QVERIFY_THROWS_EXCEPTION(db::Error, runCompensation(m_asAlice->database(), order1005));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1005")), qint64(0));
+        QCOMPARE(count(root(),
+                       QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1005")),
+                 qint64(0));
     }
 
     // Two solo compensations of one account at once cannot both fit under its allowance: the
@@ -318,8 +375,11 @@ private Q_SLOTS:
     {
         setThreshold(2000);
         const auto insert = [](const QSqlDatabase &db, int target) {
-            db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, action, amount_fen) "
-                                        "VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500)"), {target});
+            db::exec(db,
+                     QStringLiteral(
+                         "INSERT INTO compensation (target_table, target_id, action, amount_fen) "
+                         "VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500)"),
+                     {target});
         };
         db::Transaction first(m_asAlice->database());
         insert(m_asAlice->database(), 1);
@@ -333,7 +393,11 @@ private Q_SLOTS:
         // The second waits for the first; it must not have finished before the first commits.
         // The server shows the statement of the trigger that waits, the threshold's read.
         static_cast<void>(QTest::qWaitFor(
-            [&] { return secondDone || test::runsOnServer(m_db->dsn(), QStringLiteral("%four_eyes_threshold_fen%")); }, 10000));
+            [&] {
+                return secondDone ||
+                       test::runsOnServer(m_db->dsn(), QStringLiteral("%four_eyes_threshold_fen%"));
+            },
+            10000));
         const bool waited = !secondDone;
         first.commit();
         other.join();
@@ -348,11 +412,13 @@ private Q_SLOTS:
         test::insertDuplicateIncident(root(), 2);
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
         db::Connection asFinance(finance.dsnFor(m_db->name()), QStringLiteral("finance"));
-        const CompensationPreview preview = previewCompensation(asFinance.database(), CompensationScope::all(), {});
+        const CompensationPreview preview =
+            previewCompensation(asFinance.database(), CompensationScope::all(), {});
         QCOMPARE(preview.plan.moneyFen, qint64(2 * 1600));
         QCOMPARE(preview.soloFen, qint64(0));
-        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(asFinance.database(), preview.plan, QStringLiteral("INC-7"),
-                                                                 QStringLiteral("INC-7"), {}));
+        QVERIFY_THROWS_EXCEPTION(db::Error, executeCompensation(asFinance.database(), preview.plan,
+                                                                QStringLiteral("INC-7"),
+                                                                QStringLiteral("INC-7"), {}));
     }
 
     // The same from the command line, which goes through the workflow above: the second
@@ -363,17 +429,23 @@ private Q_SLOTS:
         setThreshold(2000);
         const auto compensateOrder = [this](const QString &order) {
             return test::runCli({QStringLiteral("compensate"), QStringLiteral("--db"),
-                                 m_alice->dsnFor(m_db->name()).toString(true), QStringLiteral("--order"), order,
-                                 QStringLiteral("--reason"), QStringLiteral("duplicate payout"),
-                                 QStringLiteral("--ticket"), QStringLiteral("INC-7")});
+                                 m_alice->dsnFor(m_db->name()).toString(true),
+                                 QStringLiteral("--order"), order, QStringLiteral("--reason"),
+                                 QStringLiteral("duplicate payout"), QStringLiteral("--ticket"),
+                                 QStringLiteral("INC-7")});
         };
         const test::CliRun first = compensateOrder(QStringLiteral("1001"));
         QVERIFY2(first.exitCode == 0, qPrintable(first.err));
         const test::CliRun second = compensateOrder(QStringLiteral("1002"));
         QCOMPARE(second.exitCode, 1);
-        QVERIFY2(second.err.contains(QStringLiteral("1600 fen this account compensated alone")), qPrintable(second.err));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")), qint64(0));
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")),
+        QVERIFY2(second.err.contains(QStringLiteral("1600 fen this account compensated alone")),
+                 qPrintable(second.err));
+        QCOMPARE(count(root(),
+                       QStringLiteral("SELECT COUNT(*) FROM compensation WHERE order_id = 1002")),
+                 qint64(0));
+        QCOMPARE(count(root(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")),
                  qint64(1));
     }
 
@@ -382,7 +454,9 @@ private:
 
     void setThreshold(qint64 fen)
     {
-        db::exec(root(), QStringLiteral("UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
+        db::exec(root(),
+                 QStringLiteral(
+                     "UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
                  {QString::number(fen)});
     }
 
@@ -390,14 +464,22 @@ private:
     void verifyCompleteBatches(qint64 actions)
     {
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM compensation")), actions);
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action LIKE 'compensation.%' "
-                                              "AND action NOT IN ('compensation.request', 'compensation.approve')")),
+        QCOMPARE(count(root(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM ops_audit_log WHERE action LIKE 'compensation.%' "
+                           "AND action NOT IN ('compensation.request', 'compensation.approve')")),
                  actions);
-        QCOMPARE(count(root(), QStringLiteral("SELECT (SELECT COUNT(*) FROM user_coupon WHERE superseded_by IS NOT NULL) "
-                                              "+ (SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL)")),
-                 actions);
-        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM point_log WHERE superseded_by IS NOT NULL")),
-                 count(root(), QStringLiteral("SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL")));
+        QCOMPARE(
+            count(root(),
+                  QStringLiteral(
+                      "SELECT (SELECT COUNT(*) FROM user_coupon WHERE superseded_by IS NOT NULL) "
+                      "+ (SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL)")),
+            actions);
+        QCOMPARE(
+            count(root(),
+                  QStringLiteral("SELECT COUNT(*) FROM point_log WHERE superseded_by IS NOT NULL")),
+            count(root(),
+                  QStringLiteral("SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL")));
     }
 
     std::unique_ptr<test::ScratchDatabase> m_db;

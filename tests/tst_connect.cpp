@@ -44,12 +44,16 @@ private Q_SLOTS:
         QProcess console;
         console.setProcessEnvironment(environment);
         // Nothing listens on port 1: the console keeps trying, with the warning already given.
-        console.start(QFileInfo(QStringLiteral(PAYOPS_CLI_PATH)).dir().filePath(QStringLiteral("payops-console")),
-                      {QStringLiteral("--db"), QStringLiteral("mysql://ops:Zq9pw@127.0.0.1:1/payops")});
+        console.start(
+            QFileInfo(QStringLiteral(PAYOPS_CLI_PATH))
+                .dir()
+                .filePath(QStringLiteral("payops-console")),
+            {QStringLiteral("--db"), QStringLiteral("mysql://ops:Zq9pw@127.0.0.1:1/payops")});
         QVERIFY(console.waitForStarted());
         QString err;
         QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromLocal8Bit(console.readAllStandardError()))
-                                     .contains(QStringLiteral("set PAYOPS_DB_PASSWORD instead")), 20000);
+                                     .contains(QStringLiteral("set PAYOPS_DB_PASSWORD instead")),
+                                 20000);
         QVERIFY2(!err.contains(QStringLiteral("Zq9pw")), "the password must never be printed");
         console.kill();
         console.waitForFinished();
@@ -64,7 +68,8 @@ private Q_SLOTS:
         QVERIFY(!console::startupDsn(QString(), false, environment, &error));
         QVERIFY(error.isEmpty());
 
-        environment.insert(QStringLiteral("PAYOPS_DB"), QStringLiteral("mysql://ops@env.example:3310/payops"));
+        environment.insert(QStringLiteral("PAYOPS_DB"),
+                           QStringLiteral("mysql://ops@env.example:3310/payops"));
         environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), QStringLiteral("from-env"));
         const auto fromEnvironment = console::startupDsn(QString(), false, environment, &error);
         QVERIFY2(fromEnvironment, qPrintable(error));
@@ -72,8 +77,8 @@ private Q_SLOTS:
         QCOMPARE(fromEnvironment->port, 3310);
         QCOMPARE(fromEnvironment->password, QStringLiteral("from-env"));
 
-        const auto given = console::startupDsn(QStringLiteral("mysql://ops@given.example/payops"), false, environment,
-                                               &error);
+        const auto given = console::startupDsn(QStringLiteral("mysql://ops@given.example/payops"),
+                                               false, environment, &error);
         QVERIFY2(given, qPrintable(error));
         QCOMPARE(given->host, QStringLiteral("given.example"));
         QCOMPARE(given->password, QStringLiteral("from-env"));
@@ -92,9 +97,10 @@ private Q_SLOTS:
         dialog.show();
         auto *status = dialog.findChild<QLabel *>(QStringLiteral("keychainStatus"));
         // Either answer is fine; what matters is that the dialog says which one holds.
-        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("never in the settings file"))
-                                     || status->text().contains(QStringLiteral("asked for each time")),
-                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            status->text().contains(QStringLiteral("never in the settings file")) ||
+                status->text().contains(QStringLiteral("asked for each time")),
+            30000);
     }
 
     void profilesAreSavedWithoutTheirPassword()
@@ -173,11 +179,14 @@ private Q_SLOTS:
         launcher.start(dir.path());
         QVERIFY(launcher.isRunning()); // returned at once; the work goes on elsewhere
         QTRY_VERIFY_WITH_TIMEOUT(started.size() + failed.size() == 1, 240000);
-        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY2(failed.isEmpty(),
+                 failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
         const auto dsn = started.at(0).at(0).value<Dsn>();
         {
             db::Connection c(dsn, QStringLiteral("t"));
-            QCOMPARE(db::scalar(c.database(), QStringLiteral("SELECT COUNT(*) FROM orders")).toInt(), 3000);
+            QCOMPARE(
+                db::scalar(c.database(), QStringLiteral("SELECT COUNT(*) FROM orders")).toInt(),
+                3000);
         }
         LocalServer(dir.path()).stop();
     }

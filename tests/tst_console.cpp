@@ -1,8 +1,8 @@
 #include "db/connection.h"
 #include "db/migrator.h"
 #include "domain/money/duplicates/duplicatecount.h"
-#include "mainwindow.h"
 #include "lab/sandbox.h"
+#include "mainwindow.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -21,7 +21,8 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         {
             db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-            db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, true);
+            db::Migrator(connection, checkMigrationRequirement)
+                .migrate(db::SchemaLevel::Legacy, true);
         }
         seedDemoData(scratch.dsn());
 
@@ -32,7 +33,8 @@ private Q_SLOTS:
         QVERIFY(headline && details);
         QTRY_VERIFY_WITH_TIMEOUT(headline->text().contains(QStringLiteral("sandbox")), 15000);
         QVERIFY2(details->text().contains(QStringLiteral("legacy")), qPrintable(details->text()));
-        QVERIFY2(details->text().contains(QStringLiteral("last hour: ")) && details->text().contains(QStringLiteral("orders created")),
+        QVERIFY2(details->text().contains(QStringLiteral("last hour: ")) &&
+                     details->text().contains(QStringLiteral("orders created")),
                  qPrintable(details->text()));
     }
 

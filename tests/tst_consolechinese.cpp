@@ -1,3 +1,4 @@
+#include "consolewindow.h"
 #include "db/connection.h"
 #include "demodatabase.h"
 #include "dialogs/compensationdialog.h"
@@ -10,7 +11,6 @@
 #include "playbook/playbookdock.h"
 #include "testmain.h"
 #include "untranslated.h"
-#include "consolewindow.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -32,9 +32,9 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QSpinBox>
+#include <QSqlQuery>
 #include <QTabWidget>
 #include <QTextEdit>
-#include <QSqlQuery>
 #include <QTimer>
 
 #include <algorithm>
@@ -68,7 +68,8 @@ public:
     explicit TextCollector(QStringList data)
         : m_data(std::move(data))
     {
-        std::sort(m_data.begin(), m_data.end(), [](const QString &a, const QString &b) { return a.size() > b.size(); });
+        std::sort(m_data.begin(), m_data.end(),
+                  [](const QString &a, const QString &b) { return a.size() > b.size(); });
     }
 
     void collect(QWidget *window)
@@ -98,8 +99,9 @@ private:
         const QStringList words = test::untranslatedWords(checked);
         if (words.isEmpty())
             return;
-        const QString line = QStringLiteral("%1: \"%2\"   [%3]")
-                                 .arg(describe(where), text.simplified().left(200), words.join(QLatin1Char(' ')));
+        const QString line =
+            QStringLiteral("%1: \"%2\"   [%3]")
+                .arg(describe(where), text.simplified().left(200), words.join(QLatin1Char(' ')));
         if (!m_findings.contains(line))
             m_findings << line;
     }
@@ -189,7 +191,8 @@ private:
             collectModel(widget, view->model());
         if (const auto *chart = qobject_cast<QChartView *>(widget)) {
             collectChart(chart);
-        } else if (const auto *view = qobject_cast<QGraphicsView *>(widget); view && view->scene()) {
+        } else if (const auto *view = qobject_cast<QGraphicsView *>(widget);
+                   view && view->scene()) {
             for (const QGraphicsItem *item : view->scene()->items()) {
                 if (const auto *text = dynamic_cast<const QGraphicsSimpleTextItem *>(item))
                     add(widget, text->text());
@@ -213,8 +216,9 @@ QStringList dataOf(const Dsn &dsn)
 {
     QStringList data;
     db::Connection connection(dsn, QStringLiteral("data"));
-    for (const char *sql : {"SELECT name FROM coupon_template", "SELECT reason FROM callback_switch",
-                            "SELECT id FROM callback_instance", "SELECT DISTINCT point_type FROM point_log"}) {
+    for (const char *sql :
+         {"SELECT name FROM coupon_template", "SELECT reason FROM callback_switch",
+          "SELECT id FROM callback_instance", "SELECT DISTINCT point_type FROM point_log"}) {
         QSqlQuery query = db::exec(connection.database(), QString::fromLatin1(sql));
         while (query.next())
             data << query.value(0).toString();
@@ -246,7 +250,8 @@ QString report(const QStringList &findings)
 {
     for (const QString &finding : findings)
         qWarning().noquote() << "still English:" << finding;
-    return QStringLiteral("%1 texts on screen are still English under zh_CN (the warnings above name each widget "
+    return QStringLiteral("%1 texts on screen are still English under zh_CN (the warnings above "
+                          "name each widget "
                           "and text): wrap them in tr(), or translate them in the catalogue")
         .arg(findings.size());
 }
@@ -275,8 +280,10 @@ private Q_SLOTS:
         texts.collect(&window);
         installTranslations(QStringLiteral("zh_CN"));
         const QString found = texts.findings().join(QLatin1Char('\n'));
-        QVERIFY2(found.contains(QStringLiteral("actionSettings: \"&Settings…\"")), qPrintable(found));
-        QVERIFY2(found.contains(QStringLiteral("placeholder: \"Not connected.")), qPrintable(found));
+        QVERIFY2(found.contains(QStringLiteral("actionSettings: \"&Settings…\"")),
+                 qPrintable(found));
+        QVERIFY2(found.contains(QStringLiteral("placeholder: \"Not connected.")),
+                 qPrintable(found));
     }
 
     // Before a database: the window, its menus and the placeholder.
@@ -330,7 +337,8 @@ private Q_SLOTS:
         dialog->reject();
 
         qInfo() << "texts read:" << texts.seen();
-        QVERIFY2(texts.seen() > 1000, qPrintable(QStringLiteral("only %1 texts read").arg(texts.seen())));
+        QVERIFY2(texts.seen() > 1000,
+                 qPrintable(QStringLiteral("only %1 texts read").arg(texts.seen())));
         QVERIFY2(texts.findings().isEmpty(), qPrintable(report(texts.findings())));
     }
 
@@ -352,12 +360,14 @@ private Q_SLOTS:
         language->setCurrentIndex(language->findData(QStringLiteral("en")));
         dialog.accept();
         QCOMPARE(console::storedLanguage(), QStringLiteral("en"));
-        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"), QStringLiteral("语言"));
+        QCOMPARE(QCoreApplication::translate("payops::SettingsDialog", "Language"),
+                 QStringLiteral("语言"));
 
         SettingsDialog again(console::ConsoleSettings::instance());
         QCOMPARE(again.findChild<QComboBox *>(QStringLiteral("language"))->currentData().toString(),
                  QStringLiteral("en"));
-        console::openConsoleSettings()->setValue(QStringLiteral("console/language"), QStringLiteral("klingon"));
+        console::openConsoleSettings()->setValue(QStringLiteral("console/language"),
+                                                 QStringLiteral("klingon"));
         QCOMPARE(console::storedLanguage(), QString());
         console::storeLanguage(before);
     }

@@ -1,13 +1,13 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "dialogs/compensationdialog.h"
+#include "domain/callback/callbackswitch.h"
+#include "domain/money/auditlog.h"
+#include "domain/money/duplicates/duplicatecount.h"
 #include "mainwindow.h"
 #include "models/auditmodel.h"
 #include "models/compensationrequestmodel.h"
 #include "models/duplicatemodel.h"
-#include "domain/money/auditlog.h"
-#include "domain/callback/callbackswitch.h"
-#include "domain/money/duplicates/duplicatecount.h"
 #include "pages/auditpage.h"
 #include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
@@ -56,8 +56,10 @@ std::unique_ptr<MainWindow> windowOn(const Dsn &dsn)
 void setFourEyesThreshold(const Dsn &dsn, qint64 fen)
 {
     db::Connection connection(dsn, QStringLiteral("t"));
-    db::exec(connection.database(), QStringLiteral("UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
-             {QString::number(fen)});
+    db::exec(
+        connection.database(),
+        QStringLiteral("UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
+        {QString::number(fen)});
 }
 
 // The compensation page of `window` once it lists the one request filed, that request
@@ -77,13 +79,17 @@ void compensateThrough(CompensationDialog *dialog)
 {
     auto *act = dialog->findChild<QPushButton *>(QStringLiteral("actButton"));
     QVERIFY(!act->isEnabled()); // no reason, no ticket
-    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")), QStringLiteral("duplicate payout INC-7"));
+    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")),
+                     QStringLiteral("duplicate payout INC-7"));
     QVERIFY(!act->isEnabled());
-    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")), QStringLiteral("INC-7"));
+    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")),
+                     QStringLiteral("INC-7"));
     QTRY_VERIFY(act->isEnabled());
     QTest::mouseClick(act, Qt::LeftButton);
-    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(dialog->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 20000);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        dialog->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 20000);
 }
 
 } // namespace
@@ -108,17 +114,23 @@ private Q_SLOTS:
     {
         const Dsn &dsn = m_db->dsn();
         // The expected figures by plain SQL: every row after the first of its group.
-        const QString extraCoupons = QStringLiteral(
-            "FROM user_coupon c WHERE c.id > (SELECT MIN(d.id) FROM user_coupon d WHERE d.order_id = c.order_id "
-            "AND d.coupon_template_id = c.coupon_template_id)");
-        const QString extraPoints = QStringLiteral(
-            "FROM point_log p WHERE p.id > (SELECT MIN(q.id) FROM point_log q WHERE q.order_id = p.order_id "
-            "AND q.point_type = p.point_type)");
-        const qint64 unused = count(dsn, QStringLiteral("SELECT COUNT(*) ") + extraCoupons + QStringLiteral(" AND c.status = 'ISSUED'"));
-        const qint64 used = count(dsn, QStringLiteral("SELECT COUNT(*) ") + extraCoupons + QStringLiteral(" AND c.status = 'USED'"));
+        const QString extraCoupons =
+            QStringLiteral("FROM user_coupon c WHERE c.id > (SELECT MIN(d.id) FROM user_coupon d "
+                           "WHERE d.order_id = c.order_id "
+                           "AND d.coupon_template_id = c.coupon_template_id)");
+        const QString extraPoints =
+            QStringLiteral("FROM point_log p WHERE p.id > (SELECT MIN(q.id) FROM point_log q WHERE "
+                           "q.order_id = p.order_id "
+                           "AND q.point_type = p.point_type)");
+        const qint64 unused = count(dsn, QStringLiteral("SELECT COUNT(*) ") + extraCoupons +
+                                             QStringLiteral(" AND c.status = 'ISSUED'"));
+        const qint64 used = count(dsn, QStringLiteral("SELECT COUNT(*) ") + extraCoupons +
+                                           QStringLiteral(" AND c.status = 'USED'"));
         const qint64 pointsRows = count(dsn, QStringLiteral("SELECT COUNT(*) ") + extraPoints);
-        const qint64 fen = count(dsn, QStringLiteral("SELECT SUM(c.face_value_fen) ") + extraCoupons)
-                           + count(dsn, QStringLiteral("SELECT SUM(p.points) ") + extraPoints); // 100 points = 100 fen
+        const qint64 fen =
+            count(dsn, QStringLiteral("SELECT SUM(c.face_value_fen) ") + extraCoupons) +
+            count(dsn,
+                  QStringLiteral("SELECT SUM(p.points) ") + extraPoints); // 100 points = 100 fen
         QCOMPARE(unused + used, qint64(12));
         QVERIFY(used > 0);
         const QString fingerprint = test::businessFingerprint(dsn);
@@ -130,22 +142,31 @@ private Q_SLOTS:
         QVERIFY(all->isEnabled());
         CompensationDialog *dialog = page->compensate(DuplicatesPage::CompensateWhat::AllInFilter);
         QVERIFY(dialog);
-        QTRY_COMPARE_WITH_TIMEOUT(labelText(dialog, "totalCouponsFrozen"), QString::number(unused), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(labelText(dialog, "totalCouponsFrozen"), QString::number(unused),
+                                  10000);
         QCOMPARE(labelText(dialog, "totalUsedCoupons"), QString::number(used));
-        QCOMPARE(labelText(dialog, "totalPointsReversed"), QStringLiteral("%1 (%2 points)").arg(pointsRows).arg(pointsRows * 100));
+        QCOMPARE(labelText(dialog, "totalPointsReversed"),
+                 QStringLiteral("%1 (%2 points)").arg(pointsRows).arg(pointsRows * 100));
         QCOMPARE(labelText(dialog, "totalOrders"), QStringLiteral("6"));
-        QCOMPARE(labelText(dialog, "totalMoney"), QStringLiteral("¥%1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
+        QCOMPARE(labelText(dialog, "totalMoney"),
+                 QStringLiteral("¥%1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
         QCOMPARE(test::businessFingerprint(dsn), fingerprint);
 
         compensateThrough(dialog);
-        QVERIFY2(labelText(dialog, "resultText").contains(QStringLiteral("Compensated <b>%1</b>").arg(unused + used + pointsRows)),
-                 qPrintable(labelText(dialog, "resultText")));
+        QVERIFY2(
+            labelText(dialog, "resultText")
+                .contains(QStringLiteral("Compensated <b>%1</b>").arg(unused + used + pointsRows)),
+            qPrintable(labelText(dialog, "resultText")));
         db::Connection connection(dsn, QStringLiteral("check"));
         QVERIFY(countLiveDuplicates(connection.database()).isEmpty());
-        QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM user_coupon WHERE status = 'FROZEN'")), unused);
-        QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action LIKE 'compensation.%' "
-                                           "AND reason = 'duplicate payout INC-7' AND ticket = 'INC-7'")),
-                 unused + used + pointsRows);
+        QCOMPARE(
+            count(dsn, QStringLiteral("SELECT COUNT(*) FROM user_coupon WHERE status = 'FROZEN'")),
+            unused);
+        QCOMPARE(
+            count(dsn, QStringLiteral(
+                           "SELECT COUNT(*) FROM ops_audit_log WHERE action LIKE 'compensation.%' "
+                           "AND reason = 'duplicate payout INC-7' AND ticket = 'INC-7'")),
+            unused + used + pointsRows);
         QVERIFY(verifyAuditChain(connection.database()).intact);
         // The duplicates page reads again and shows the groups compensated.
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), 0, 10000);
@@ -161,14 +182,18 @@ private Q_SLOTS:
         QVERIFY(!selected->isEnabled());
         page->table()->selectRow(0);
         QVERIFY(selected->isEnabled());
-        CompensationDialog *dialog = page->compensate(DuplicatesPage::CompensateWhat::SelectedGroups);
-        QTRY_VERIFY_WITH_TIMEOUT(labelText(dialog, "previewStatus").contains(QStringLiteral("Dry run")), 10000);
-        const int actions = labelText(dialog, "totalCouponsFrozen").toInt() + labelText(dialog, "totalUsedCoupons").toInt()
-                            + labelText(dialog, "totalPointsReversed").section(u' ', 0, 0).toInt();
+        CompensationDialog *dialog =
+            page->compensate(DuplicatesPage::CompensateWhat::SelectedGroups);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            labelText(dialog, "previewStatus").contains(QStringLiteral("Dry run")), 10000);
+        const int actions = labelText(dialog, "totalCouponsFrozen").toInt() +
+                            labelText(dialog, "totalUsedCoupons").toInt() +
+                            labelText(dialog, "totalPointsReversed").section(u' ', 0, 0).toInt();
         QCOMPARE(actions, 1);
         QCOMPARE(labelText(dialog, "totalOrders"), QStringLiteral("1"));
         compensateThrough(dialog);
-        QCOMPARE(count(m_db->dsn(), QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(1));
+        QCOMPARE(count(m_db->dsn(), QStringLiteral("SELECT COUNT(*) FROM compensation")),
+                 qint64(1));
     }
 
     // 5.4: above the threshold the console files a request; the requester may not approve
@@ -183,11 +208,15 @@ private Q_SLOTS:
         auto requester = windowOn(alice.dsnFor(m_db->name()));
         auto *duplicates = static_cast<DuplicatesPage *>(requester->page(Page::DuplicatesId));
         QTRY_COMPARE_WITH_TIMEOUT(duplicates->model()->rowCount(), 18, 10000);
-        CompensationDialog *dialog = duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter);
-        QTRY_VERIFY_WITH_TIMEOUT(dialog->findChild<QLabel *>(QStringLiteral("fourEyesNote"))->isVisible(), 10000);
-        QCOMPARE(dialog->findChild<QPushButton *>(QStringLiteral("actButton"))->text(), QStringLiteral("Request approval…"));
+        CompensationDialog *dialog =
+            duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            dialog->findChild<QLabel *>(QStringLiteral("fourEyesNote"))->isVisible(), 10000);
+        QCOMPARE(dialog->findChild<QPushButton *>(QStringLiteral("actButton"))->text(),
+                 QStringLiteral("Request approval…"));
         compensateThrough(dialog);
-        QVERIFY2(labelText(dialog, "runText").contains(QStringLiteral("is filed")), qPrintable(labelText(dialog, "runText")));
+        QVERIFY2(labelText(dialog, "runText").contains(QStringLiteral("is filed")),
+                 qPrintable(labelText(dialog, "runText")));
         QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
 
         // The requester sees the request and may not decide it.
@@ -205,17 +234,24 @@ private Q_SLOTS:
         QTRY_VERIFY(page->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
         CompensationDialog *approval = page->approveSelected();
         QVERIFY(approval);
-        QTRY_VERIFY_WITH_TIMEOUT(labelText(approval, "previewStatus").contains(QStringLiteral("Dry run")), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            labelText(approval, "previewStatus").contains(QStringLiteral("Dry run")), 10000);
         // Reason and ticket come from the request; the approver confirms.
         QTRY_VERIFY(approval->findChild<QPushButton *>(QStringLiteral("actButton"))->isEnabled());
-        QTest::mouseClick(approval->findChild<QPushButton *>(QStringLiteral("actButton")), Qt::LeftButton);
-        QTest::mouseClick(approval->findChild<QPushButton *>(QStringLiteral("confirmButton")), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(approval->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 20000);
+        QTest::mouseClick(approval->findChild<QPushButton *>(QStringLiteral("actButton")),
+                          Qt::LeftButton);
+        QTest::mouseClick(approval->findChild<QPushButton *>(QStringLiteral("confirmButton")),
+                          Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            approval->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 20000);
         db::Connection connection(dsn, QStringLiteral("check"));
         QVERIFY(countLiveDuplicates(connection.database()).isEmpty());
-        QCOMPARE(db::scalar(connection.database(), QStringLiteral("SELECT CONCAT(status, ' by ', decided_by) FROM compensation_request"))
-                     .toString(),
-                 QStringLiteral("EXECUTED by %1@localhost").arg(bob.user()));
+        QCOMPARE(
+            db::scalar(connection.database(),
+                       QStringLiteral(
+                           "SELECT CONCAT(status, ' by ', decided_by) FROM compensation_request"))
+                .toString(),
+            QStringLiteral("EXECUTED by %1@localhost").arg(bob.user()));
     }
 
     // A second operator may reject a request instead: it is kept, marked so, and nothing is
@@ -230,15 +266,22 @@ private Q_SLOTS:
         auto *duplicates = static_cast<DuplicatesPage *>(requester->page(Page::DuplicatesId));
         QTRY_COMPARE_WITH_TIMEOUT(duplicates->model()->rowCount(), 18, 10000);
         compensateThrough(duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter));
-        QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")), qint64(1));
+        QCOMPARE(
+            count(dsn, QStringLiteral(
+                           "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")),
+            qint64(1));
 
         auto approver = windowOn(bob.dsnFor(m_db->name()));
         CompensationPage *page = theOneRequestOn(*approver);
         QVERIFY(page);
         QTRY_VERIFY(page->findChild<QPushButton *>(QStringLiteral("rejectButton"))->isEnabled());
         page->rejectSelected();
-        QTRY_VERIFY_WITH_TIMEOUT(labelText(page, "compensationStatus").contains(QStringLiteral("rejected")), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(page->requestModel()->index(0, CompensationRequestModel::StatusColumn).data().toString(),
+        QTRY_VERIFY_WITH_TIMEOUT(
+            labelText(page, "compensationStatus").contains(QStringLiteral("rejected")), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(page->requestModel()
+                                      ->index(0, CompensationRequestModel::StatusColumn)
+                                      .data()
+                                      .toString(),
                                   QStringLiteral("REJECTED"), 10000);
         QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
         QVERIFY(!page->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
@@ -251,29 +294,37 @@ private Q_SLOTS:
         const Dsn &dsn = m_db->dsn();
         {
             db::Connection connection(dsn, QStringLiteral("t"));
-            flipSwitch(connection.database(), CallbackMode::RecordOnly, QStringLiteral("INC-7 stop"));
-            flipSwitch(connection.database(), CallbackMode::Normal, QStringLiteral("INC-7 fixed, \"quoted\""));
+            flipSwitch(connection.database(), CallbackMode::RecordOnly,
+                       QStringLiteral("INC-7 stop"));
+            flipSwitch(connection.database(), CallbackMode::Normal,
+                       QStringLiteral("INC-7 fixed, \"quoted\""));
             for (int i = 0; i < 3; ++i)
-                appendAudit(connection.database(), QStringLiteral("backlog.drain"), QStringLiteral("t"), QStringLiteral("entry %1").arg(i),
-                            {}, {}, QStringLiteral("{\"i\":%1}").arg(i));
+                appendAudit(connection.database(), QStringLiteral("backlog.drain"),
+                            QStringLiteral("t"), QStringLiteral("entry %1").arg(i), {}, {},
+                            QStringLiteral("{\"i\":%1}").arg(i));
         }
         AuditPage page(dsn);
         page.resize(1100, 700);
         page.show();
         AuditModel *model = page.model();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 5, 10000);
-        QCOMPARE(model->index(0, AuditModel::IdColumn).data().toLongLong(), qint64(5)); // newest first
-        QCOMPARE(model->index(0, AuditModel::ActorColumn).data().toString(), QStringLiteral("root@localhost"));
+        QCOMPARE(model->index(0, AuditModel::IdColumn).data().toLongLong(),
+                 qint64(5)); // newest first
+        QCOMPARE(model->index(0, AuditModel::ActorColumn).data().toString(),
+                 QStringLiteral("root@localhost"));
 
-        page.findChild<QComboBox *>(QStringLiteral("actionFilter"))->setEditText(QStringLiteral("switch."));
+        page.findChild<QComboBox *>(QStringLiteral("actionFilter"))
+            ->setEditText(QStringLiteral("switch."));
         page.refresh();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10000);
-        QCOMPARE(model->index(1, AuditModel::ReasonColumn).data().toString(), QStringLiteral("INC-7 stop"));
+        QCOMPARE(model->index(1, AuditModel::ReasonColumn).data().toString(),
+                 QStringLiteral("INC-7 stop"));
         QTemporaryDir dir;
         const QString csv = dir.filePath(QStringLiteral("audit.csv"));
         page.exportCsv(csv);
         QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy(), 10000);
-        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("Exported 2 entries")), qPrintable(labelText(&page, "auditResult")));
+        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("Exported 2 entries")),
+                 qPrintable(labelText(&page, "auditResult")));
         QFile file(csv);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray text = file.readAll();
@@ -283,22 +334,28 @@ private Q_SLOTS:
 
         // A time range: from an hour ahead shows nothing; a "to" before the "from" is refused.
         page.findChild<QCheckBox *>(QStringLiteral("fromEnabled"))->setChecked(true);
-        page.findChild<QDateTimeEdit *>(QStringLiteral("fromTime"))->setDateTime(QDateTime::currentDateTimeUtc().addSecs(3600));
+        page.findChild<QDateTimeEdit *>(QStringLiteral("fromTime"))
+            ->setDateTime(QDateTime::currentDateTimeUtc().addSecs(3600));
         page.refresh();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 0, 10000);
         page.findChild<QCheckBox *>(QStringLiteral("toEnabled"))->setChecked(true);
-        page.findChild<QDateTimeEdit *>(QStringLiteral("toTime"))->setDateTime(QDateTime::currentDateTimeUtc());
+        page.findChild<QDateTimeEdit *>(QStringLiteral("toTime"))
+            ->setDateTime(QDateTime::currentDateTimeUtc());
         page.refresh();
-        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("time range is empty")), qPrintable(labelText(&page, "auditResult")));
-        page.findChild<QDateTimeEdit *>(QStringLiteral("fromTime"))->setDateTime(QDateTime::currentDateTimeUtc().addSecs(-3600));
-        page.findChild<QDateTimeEdit *>(QStringLiteral("toTime"))->setDateTime(QDateTime::currentDateTimeUtc().addSecs(120));
+        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("time range is empty")),
+                 qPrintable(labelText(&page, "auditResult")));
+        page.findChild<QDateTimeEdit *>(QStringLiteral("fromTime"))
+            ->setDateTime(QDateTime::currentDateTimeUtc().addSecs(-3600));
+        page.findChild<QDateTimeEdit *>(QStringLiteral("toTime"))
+            ->setDateTime(QDateTime::currentDateTimeUtc().addSecs(120));
         page.refresh();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 10000);
         QVERIFY(labelText(&page, "auditResult").isEmpty());
         page.findChild<QCheckBox *>(QStringLiteral("fromEnabled"))->setChecked(false);
         page.findChild<QCheckBox *>(QStringLiteral("toEnabled"))->setChecked(false);
 
-        page.findChild<QLineEdit *>(QStringLiteral("actorFilter"))->setText(QStringLiteral("nobody"));
+        page.findChild<QLineEdit *>(QStringLiteral("actorFilter"))
+            ->setText(QStringLiteral("nobody"));
         page.refresh();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 0, 10000);
 
@@ -306,14 +363,18 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy(), 10000);
         db::Connection root(dsn, QStringLiteral("root"));
         const QString head = verifyAuditChain(root.database()).headHash;
-        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("intact")) && labelText(&page, "auditResult").contains(head),
+        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("intact")) &&
+                     labelText(&page, "auditResult").contains(head),
                  qPrintable(labelText(&page, "auditResult")));
 
         db::execDirect(root.database(), QStringLiteral("DROP TRIGGER ops_audit_log_no_update"));
-        db::execDirect(root.database(), QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 4"));
+        db::execDirect(
+            root.database(),
+            QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 4"));
         page.verify();
         QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy(), 10000);
-        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("broken at entry 4")), qPrintable(labelText(&page, "auditResult")));
+        QVERIFY2(labelText(&page, "auditResult").contains(QStringLiteral("broken at entry 4")),
+                 qPrintable(labelText(&page, "auditResult")));
     }
 
 private:

@@ -10,8 +10,8 @@
 #include "console/backlog.h"
 #include "console/overview.h"
 #include "db/connection.h"
-#include "domain/money/auditlog.h"
 #include "domain/callback/callbackswitch.h"
+#include "domain/money/auditlog.h"
 
 #include <QThread>
 
@@ -25,12 +25,16 @@ qint64 scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &bi
 }
 
 // `count` callbacks with created_at `secondsAgo` before the server's now; status as given.
-void insertCallbacks(const QSqlDatabase &db, int count, int secondsAgo, const QString &status, int &serial)
+void insertCallbacks(const QSqlDatabase &db, int count, int secondsAgo, const QString &status,
+                     int &serial)
 {
     for (int i = 0; i < count; ++i, ++serial) {
-        db::exec(db, QStringLiteral(
-            "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, status, created_at) "
-            "VALUES (?, ?, '{}', ?, 'CNY', ?, UTC_TIMESTAMP(3) - INTERVAL ? SECOND)"),
+        db::exec(
+            db,
+            QStringLiteral(
+                "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, "
+                "status, created_at) "
+                "VALUES (?, ?, '{}', ?, 'CNY', ?, UTC_TIMESTAMP(3) - INTERVAL ? SECOND)"),
             {QStringLiteral("P%1").arg(serial), 100000 + serial, 100 + serial, status, secondsAgo});
     }
 }
@@ -39,9 +43,10 @@ void insertCallbacks(const QSqlDatabase &db, int count, int secondsAgo, const QS
 // up to and including `lastSecond`.
 qint64 plainLastMinute(const QSqlDatabase &db, qint64 lastSecond)
 {
-    return scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM pay_callback_log WHERE TIMESTAMPDIFF(SECOND, '1970-01-01', created_at) BETWEEN ? AND ?"),
-        {lastSecond - console::RecentCallbackCount::kWindowSeconds + 1, lastSecond});
+    return scalar(db,
+                  QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE "
+                                 "TIMESTAMPDIFF(SECOND, '1970-01-01', created_at) BETWEEN ? AND ?"),
+                  {lastSecond - console::RecentCallbackCount::kWindowSeconds + 1, lastSecond});
 }
 
 } // namespace
@@ -59,7 +64,7 @@ private Q_SLOTS:
         const QSqlDatabase db = connection.database();
         int serial = 0;
         insertCallbacks(db, 3000, 30, QStringLiteral("PROCESSED"), serial); // inside the window
-        insertCallbacks(db, 500, 120, QStringLiteral("PROCESSED"), serial);  // before it
+        insertCallbacks(db, 500, 120, QStringLiteral("PROCESSED"), serial); // before it
         insertCallbacks(db, 200, 2, QStringLiteral("PROCESSED"), serial);
 
         console::RecentCallbackCount tally;
@@ -91,15 +96,20 @@ private Q_SLOTS:
         insertCallbacks(db, 5000, 600, QStringLiteral("RECORDED"), serial);
         insertCallbacks(db, 100, 600, QStringLiteral("PROCESSED"), serial);
         const auto plain = [&db] {
-            return scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"));
+            return scalar(
+                db,
+                QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"));
         };
 
         console::BacklogTally tally;
         console::BacklogTally::Count count = tally.advance(db);
         QVERIFY(count.recounted);
         QCOMPARE(count.recorded, qint64(5000));
-        QCOMPARE(count.amountFen, scalar(db, QStringLiteral(
-            "SELECT SUM(amount_fen) FROM pay_callback_log WHERE status = 'RECORDED'")));
+        QCOMPARE(
+            count.amountFen,
+            scalar(db,
+                   QStringLiteral(
+                       "SELECT SUM(amount_fen) FROM pay_callback_log WHERE status = 'RECORDED'")));
 
         // NORMAL and no drain since: the count stands, for a one-row read.
         const qint64 before = bench::sessionRowsRead(db);
@@ -110,8 +120,10 @@ private Q_SLOTS:
         QVERIFY2(read < 20, qPrintable(QStringLiteral("%1 rows read").arg(read)));
 
         // A drain: rows leave the backlog and its audit entry appears.
-        db::exec(db, QStringLiteral("UPDATE pay_callback_log SET status = 'PROCESSED' WHERE status = 'RECORDED' LIMIT 1200"));
-        appendAudit(db, QStringLiteral("backlog.drain"), QStringLiteral("pay_callback_log"), QStringLiteral("test"), QString(), QString(), QString());
+        db::exec(db, QStringLiteral("UPDATE pay_callback_log SET status = 'PROCESSED' WHERE status "
+                                    "= 'RECORDED' LIMIT 1200"));
+        appendAudit(db, QStringLiteral("backlog.drain"), QStringLiteral("pay_callback_log"),
+                    QStringLiteral("test"), QString(), QString(), QString());
         count = tally.advance(db);
         QVERIFY(count.recounted);
         QCOMPARE(count.recorded, plain());

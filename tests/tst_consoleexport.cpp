@@ -41,7 +41,8 @@ QList<QStringList> readCsv(const QString &path)
     for (qsizetype i = 0; i < text.size(); ++i) {
         const QChar c = text.at(i);
         if (quoted) {
-            if (c == QLatin1Char('"') && i + 1 < text.size() && text.at(i + 1) == QLatin1Char('"')) {
+            if (c == QLatin1Char('"') && i + 1 < text.size() &&
+                text.at(i + 1) == QLatin1Char('"')) {
                 cell += c;
                 ++i;
             } else if (c == QLatin1Char('"')) {
@@ -54,7 +55,8 @@ QList<QStringList> readCsv(const QString &path)
         } else if (c == QLatin1Char(',')) {
             row << cell;
             cell.clear();
-        } else if (c == QLatin1Char('\r') && i + 1 < text.size() && text.at(i + 1) == QLatin1Char('\n')) {
+        } else if (c == QLatin1Char('\r') && i + 1 < text.size() &&
+                   text.at(i + 1) == QLatin1Char('\n')) {
             row << cell;
             rows << row;
             row.clear();
@@ -98,13 +100,14 @@ public:
     Job csvJob() const override
     {
         const auto sent = m_sent;
-        return [sent](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
-            for (int n = 0; n < 100000 && !cancel.load(); ++n) {
-                sink({db::scalar(db, QStringLiteral("SELECT ?"), {n}).toString()});
-                sent->fetch_add(1);
-                QThread::msleep(5);
-            }
-        };
+        return
+            [sent](const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
+                for (int n = 0; n < 100000 && !cancel.load(); ++n) {
+                    sink({db::scalar(db, QStringLiteral("SELECT ?"), {n}).toString()});
+                    sent->fetch_add(1);
+                    QThread::msleep(5);
+                }
+            };
     }
     int rowsSent() const { return m_sent->load(); }
 
@@ -129,10 +132,13 @@ private Q_SLOTS:
     void aShortTableAsShown()
     {
         QStandardItemModel model(0, 3);
-        model.setHorizontalHeaderLabels({QStringLiteral("订单"), QStringLiteral("金额 (¥)"), QStringLiteral("备注")});
-        model.appendRow({new QStandardItem(QStringLiteral("1001")), new QStandardItem(QStringLiteral("-12.30")),
+        model.setHorizontalHeaderLabels(
+            {QStringLiteral("订单"), QStringLiteral("金额 (¥)"), QStringLiteral("备注")});
+        model.appendRow({new QStandardItem(QStringLiteral("1001")),
+                         new QStandardItem(QStringLiteral("-12.30")),
                          new QStandardItem(QStringLiteral("=HYPERLINK(\"http://x\")"))});
-        model.appendRow({new QStandardItem(QStringLiteral("1002")), new QStandardItem(QStringLiteral("99.00")),
+        model.appendRow({new QStandardItem(QStringLiteral("1002")),
+                         new QStandardItem(QStringLiteral("99.00")),
                          new QStandardItem(QStringLiteral("退款, \"加急\"\n第二行"))});
         DataTable table(QStringLiteral("shortTable"), &model);
         QVERIFY(table.actions().contains(table.exportAction()));
@@ -160,15 +166,19 @@ private Q_SLOTS:
         page.refresh();
         QTRY_VERIFY_WITH_TIMEOUT(!model->isLoading() && model->rowCount() > 0, 20000);
         const int loaded = model->rowCount();
-        const qint64 groups = test::count(m_demo->dsn(), QStringLiteral(
-            "SELECT COUNT(*) FROM (SELECT order_id FROM user_coupon GROUP BY order_id, coupon_template_id "
-            "HAVING COUNT(*) > 1 UNION ALL SELECT order_id FROM point_log GROUP BY order_id, point_type "
-            "HAVING COUNT(*) > 1) g"));
-        QVERIFY2(loaded < groups, "the first page must not hold every group, or this proves nothing");
+        const qint64 groups = test::count(
+            m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id FROM user_coupon "
+                                          "GROUP BY order_id, coupon_template_id "
+                                          "HAVING COUNT(*) > 1 UNION ALL SELECT order_id FROM "
+                                          "point_log GROUP BY order_id, point_type "
+                                          "HAVING COUNT(*) > 1) g"));
+        QVERIFY2(loaded < groups,
+                 "the first page must not hold every group, or this proves nothing");
 
         auto *table = page.findChild<DataTable *>(QStringLiteral("duplicatesTable"));
         QVERIFY(table);
-        QCOMPARE(page.findChild<QToolButton *>(QStringLiteral("exportDuplicates"))->defaultAction(), table->exportAction());
+        QCOMPARE(page.findChild<QToolButton *>(QStringLiteral("exportDuplicates"))->defaultAction(),
+                 table->exportAction());
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("duplicates.csv"));
         QSignalSpy finished(table, &DataTable::exportFinished);
@@ -200,7 +210,8 @@ private Q_SLOTS:
         model.reload(paid);
         DataTable table(QStringLiteral("ordersTable"), &model);
         QTRY_VERIFY_WITH_TIMEOUT(!model.isLoading() && model.rowCount() == 50, 20000);
-        const qint64 orders = test::count(m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"));
+        const qint64 orders = test::count(
+            m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"));
         QVERIFY(orders > 50);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("orders.csv"));
@@ -239,7 +250,8 @@ private Q_SLOTS:
         ReportDialog dialog(m_demo->dsn());
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("报告.pdf"));
-        dialog.setWindow(QDateTime::currentDateTimeUtc().addDays(-8), QDateTime::currentDateTimeUtc().addSecs(60));
+        dialog.setWindow(QDateTime::currentDateTimeUtc().addDays(-8),
+                         QDateTime::currentDateTimeUtc().addSecs(60));
         dialog.setPath(path);
         QSignalSpy finished(&dialog, &ReportDialog::finished);
         dialog.write();
@@ -251,11 +263,13 @@ private Q_SLOTS:
         text.start(QStringLiteral("pdftotext"), {path, QStringLiteral("-")});
         QVERIFY(text.waitForFinished(60000));
         const QString out = QString::fromUtf8(text.readAllStandardOutput());
-        QVERIFY2(out.contains(QStringLiteral("Incident report")) && out.contains(QStringLiteral("Extra copies")),
+        QVERIFY2(out.contains(QStringLiteral("Incident report")) &&
+                     out.contains(QStringLiteral("Extra copies")),
                  qPrintable(out));
 
         // An empty window is refused before anything runs.
-        dialog.setWindow(QDateTime::currentDateTimeUtc(), QDateTime::currentDateTimeUtc().addSecs(-60));
+        dialog.setWindow(QDateTime::currentDateTimeUtc(),
+                         QDateTime::currentDateTimeUtc().addSecs(-60));
         dialog.write();
         QVERIFY(!dialog.isBusy());
     }

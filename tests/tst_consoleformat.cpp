@@ -1,7 +1,7 @@
 #include "console/consolesettings.h"
+#include "console/displayformat.h"
 #include "console/orderevidence.h"
 #include "console/sqltime.h"
-#include "console/displayformat.h"
 #include "testmain.h"
 
 #include <QLocale>
@@ -18,7 +18,8 @@ class TestConsoleFormat final : public QObject
 private Q_SLOTS:
     void readsServerTimesToTheMicrosecond()
     {
-        const qint64 ms = QDateTime(QDate(2026, 12, 2), QTime(9, 0, 0, 123), QTimeZone::utc()).toMSecsSinceEpoch();
+        const qint64 ms = QDateTime(QDate(2026, 12, 2), QTime(9, 0, 0, 123), QTimeZone::utc())
+                              .toMSecsSinceEpoch();
         QCOMPARE(microsFromSql(QStringLiteral("2026-12-02 09:00:00.123456")), ms * 1000 + 456);
         QCOMPARE(microsFromSql(QStringLiteral("2026-12-02 09:00:00.123")), ms * 1000);
         QCOMPARE(microsFromSql(QStringLiteral("2026-12-02 09:00:00")), (ms - 123) * 1000);
@@ -33,21 +34,23 @@ private Q_SLOTS:
     // keeps ISO dates and plain numbers.
     void formatsMoneyAndTimesByLocale()
     {
-        const qint64 micros =
-            QDateTime(QDate(2026, 12, 2), QTime(9, 5, 7, 42), QTimeZone::utc()).toMSecsSinceEpoch() * 1000 + 999;
+        const qint64 micros = QDateTime(QDate(2026, 12, 2), QTime(9, 5, 7, 42), QTimeZone::utc())
+                                      .toMSecsSinceEpoch() *
+                                  1000 +
+                              999;
         const struct
         {
             const char *locale;
             QString yuan, money, negativeMoney, time;
         } cases[] = {
-            {"C", QStringLiteral("9999999999.99"), QStringLiteral("¥1234.50"), QStringLiteral("-¥0.05"),
-             QStringLiteral("2026-12-02 09:05:07.042")},
-            {"en_US", QStringLiteral("9,999,999,999.99"), QStringLiteral("¥1,234.50"), QStringLiteral("-¥0.05"),
-             QStringLiteral("12/2/2026 09:05:07.042")},
-            {"zh_CN", QStringLiteral("9,999,999,999.99"), QStringLiteral("¥1,234.50"), QStringLiteral("-¥0.05"),
-             QStringLiteral("2026/12/2 09:05:07.042")},
-            {"de_DE", QStringLiteral("9.999.999.999,99"), QStringLiteral("¥1.234,50"), QStringLiteral("-¥0,05"),
-             QStringLiteral("02.12.2026 09:05:07.042")},
+            {"C", QStringLiteral("9999999999.99"), QStringLiteral("¥1234.50"),
+             QStringLiteral("-¥0.05"), QStringLiteral("2026-12-02 09:05:07.042")},
+            {"en_US", QStringLiteral("9,999,999,999.99"), QStringLiteral("¥1,234.50"),
+             QStringLiteral("-¥0.05"), QStringLiteral("12/2/2026 09:05:07.042")},
+            {"zh_CN", QStringLiteral("9,999,999,999.99"), QStringLiteral("¥1,234.50"),
+             QStringLiteral("-¥0.05"), QStringLiteral("2026/12/2 09:05:07.042")},
+            {"de_DE", QStringLiteral("9.999.999.999,99"), QStringLiteral("¥1.234,50"),
+             QStringLiteral("-¥0,05"), QStringLiteral("02.12.2026 09:05:07.042")},
         };
         for (const auto &c : cases) {
             QLocale::setDefault(QLocale(QString::fromLatin1(c.locale)));
@@ -58,7 +61,8 @@ private Q_SLOTS:
         }
         QLocale::setDefault(QLocale::c());
         // The smallest qint64 has no positive counterpart; it must not overflow.
-        QCOMPARE(formatYuan(std::numeric_limits<qint64>::min()), QStringLiteral("-92233720368547758.08"));
+        QCOMPARE(formatYuan(std::numeric_limits<qint64>::min()),
+                 QStringLiteral("-92233720368547758.08"));
         QCOMPARE(formatYuan(0), QStringLiteral("0.00"));
         QCOMPARE(displayTime(0), QString());
     }

@@ -42,7 +42,9 @@ InspectionRun runWith(qint64 groups, qint64 extra, qint64 latePayments, qint64 s
 
 qint64 storedRuns(const QSqlDatabase &db, const QString &source)
 {
-    return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM inspection_run WHERE source = ?"), {source}).toLongLong();
+    return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM inspection_run WHERE source = ?"),
+                      {source})
+        .toLongLong();
 }
 
 } // namespace
@@ -71,15 +73,18 @@ private Q_SLOTS:
 
         const InspectionRun before = runWith(3, 4, 1, 1);
         QVERIFY(!NewFindings::between(before, before).any());
-        QVERIFY(!NewFindings::between(before, runWith(2, 2, 0, 1)).any()); // some compensated, one drained
+        QVERIFY(!NewFindings::between(before, runWith(2, 2, 0, 1))
+                     .any()); // some compensated, one drained
         QVERIFY(!NewFindings::between(before, clean).any());
         const NewFindings grown = NewFindings::between(before, runWith(3, 5, 1, 1));
-        QVERIFY(grown.duplicates && !grown.latePayments && !grown.refundsOwed); // a third copy in an open group
+        QVERIFY(grown.duplicates && !grown.latePayments &&
+                !grown.refundsOwed); // a third copy in an open group
         const NewFindings late = NewFindings::between(before, runWith(3, 4, 2, 1));
         QVERIFY(!late.duplicates && late.latePayments && !late.refundsOwed);
         const NewFindings twice = NewFindings::between(before, runWith(3, 4, 1, 2));
         QVERIFY(!twice.duplicates && !twice.latePayments && twice.refundsOwed);
-        QVERIFY2(twice.describe(runWith(3, 4, 1, 2)).contains(QStringLiteral("2 order(s) paid twice by the customer")),
+        QVERIFY2(twice.describe(runWith(3, 4, 1, 2))
+                     .contains(QStringLiteral("2 order(s) paid twice by the customer")),
                  qPrintable(twice.describe(runWith(3, 4, 1, 2))));
 
         QCOMPARE(FindingsNotifier::pageFor(grown), Page::DuplicatesId);
@@ -121,7 +126,8 @@ private Q_SLOTS:
         QSignalSpy failed(&scheduler, &InspectionScheduler::failed);
         scheduler.overrideInterval(std::chrono::milliseconds(300));
         QTRY_VERIFY_WITH_TIMEOUT(results.size() >= 2, 20000);
-        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QVERIFY2(failed.isEmpty(),
+                 failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
         QVERIFY(results.at(0).stored.stored() && results.at(0).run.clean);
         QVERIFY(!results.at(0).fresh.any());
         QVERIFY(results.at(1).previous && results.at(1).previous->id == results.at(0).run.id);
@@ -130,14 +136,17 @@ private Q_SLOTS:
         test::insertDuplicateIncident(db, 2);
         const qsizetype seen = results.size();
         QTRY_VERIFY_WITH_TIMEOUT(results.size() >= seen + 2, 20000);
-        const auto firstDirty = std::find_if(results.cbegin() + seen, results.cend(),
-                                             [](const ScheduledInspection &r) { return !r.run.clean; });
+        const auto firstDirty =
+            std::find_if(results.cbegin() + seen, results.cend(),
+                         [](const ScheduledInspection &r) { return !r.run.clean; });
         QVERIFY(firstDirty != results.cend());
         QVERIFY(firstDirty->fresh.duplicates);
         QCOMPARE(firstDirty->run.duplicateGroups, qint64(6));
         QVERIFY(firstDirty + 1 != results.cend());
         QVERIFY(!(firstDirty + 1)->fresh.any()); // the same duplicates again are not new
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT run_by FROM inspection_run ORDER BY id DESC LIMIT 1")).toString(),
+        QCOMPARE(db::scalar(db, QStringLiteral(
+                                    "SELECT run_by FROM inspection_run ORDER BY id DESC LIMIT 1"))
+                     .toString(),
                  db::scalar(db, QStringLiteral("SELECT CURRENT_USER()")).toString());
 
         scheduler.overrideInterval(std::chrono::milliseconds(0));
@@ -152,7 +161,10 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 0);
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString(true)}).exitCode, 0);
+        QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"),
+                               scratch.dsn().toString(true)})
+                     .exitCode,
+                 0);
 
         MainWindow window(scratch.dsn());
         window.resize(1400, 900);
@@ -161,7 +173,8 @@ private Q_SLOTS:
         window.showPage(Page::InspectionId);
         auto *page = static_cast<InspectionPage *>(window.page(Page::InspectionId));
         QVERIFY(page && page->isVisible());
-        new QAbstractItemModelTester(page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest, page);
+        new QAbstractItemModelTester(page->model(),
+                                     QAbstractItemModelTester::FailureReportingMode::QtTest, page);
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), 1, 15000);
 
         test::insertDuplicateIncident(db, 2);
@@ -170,22 +183,27 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), 2, 15000);
         const QModelIndex newest = page->model()->index(0, InspectionRunModel::ResultColumn);
         QCOMPARE(newest.data().toString(), QStringLiteral("Findings"));
-        QCOMPARE(page->model()->index(1, InspectionRunModel::ResultColumn).data().toString(), QStringLiteral("Clean"));
-        QCOMPARE(page->model()->index(0, InspectionRunModel::DuplicatesColumn).data().toLongLong(), qint64(6));
+        QCOMPARE(page->model()->index(1, InspectionRunModel::ResultColumn).data().toString(),
+                 QStringLiteral("Clean"));
+        QCOMPARE(page->model()->index(0, InspectionRunModel::DuplicatesColumn).data().toLongLong(),
+                 qint64(6));
         QTRY_COMPARE_WITH_TIMEOUT(page->chart()->duplicatesSeries()->count(), 2, 15000);
         QCOMPARE(page->chart()->duplicatesSeries()->at(1).y(), 6.0);
 
         auto *table = page->findChild<QTableView *>(QStringLiteral("inspectionTable"));
         table->selectRow(0);
-        const QString findings = page->findChild<QPlainTextEdit *>(QStringLiteral("inspectionFindings"))->toPlainText();
-        QVERIFY2(findings.contains(QStringLiteral("6 open group(s)")) && findings.contains(QStringLiteral("1001, 1002")),
+        const QString findings =
+            page->findChild<QPlainTextEdit *>(QStringLiteral("inspectionFindings"))->toPlainText();
+        QVERIFY2(findings.contains(QStringLiteral("6 open group(s)")) &&
+                     findings.contains(QStringLiteral("1001, 1002")),
                  qPrintable(findings));
 
         // Offscreen has no system tray: the status bar says it, and its button opens the page.
         FindingsNotifier *notifier = window.findingsNotifier();
         QVERIFY(!notifier->usesTray());
         QCOMPARE(notifier->target(), Page::DuplicatesId);
-        QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("New findings in inspection")),
+        QVERIFY2(window.statusBar()->currentMessage().contains(
+                     QStringLiteral("New findings in inspection")),
                  qPrintable(window.statusBar()->currentMessage()));
         auto *show = window.findChild<QPushButton *>(QStringLiteral("showFindingsButton"));
         QVERIFY(show && show->isVisible());

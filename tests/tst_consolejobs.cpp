@@ -32,8 +32,7 @@ QString statementFile(const QString &name)
 }
 
 // Runs `job` on a connection of the test's own, as a worker's thread would.
-template <typename Result>
-Result run(const Dsn &dsn, const console::Job<Result> &job)
+template <typename Result> Result run(const Dsn &dsn, const console::Job<Result> &job)
 {
     db::Connection connection(dsn, QStringLiteral("t"));
     return job(connection.database());
@@ -46,18 +45,17 @@ class TestConsoleJobs final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase()
-    {
-        migrate(m_db.dsn());
-    }
+    void initTestCase() { migrate(m_db.dsn()); }
 
     // The account the console shows is the authenticated one, with what its role's grants allow.
     void theAccountIsTheAuthenticatedOneWithItsRolesGrants()
     {
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         test::ScratchAccount financeAccount(QStringLiteral("payops_finance"));
-        const console::Account op = run(operatorAccount.dsnFor(m_db.name()), console::jobOf(console::probeAccount));
-        const console::Account finance = run(financeAccount.dsnFor(m_db.name()), console::jobOf(console::probeAccount));
+        const console::Account op =
+            run(operatorAccount.dsnFor(m_db.name()), console::jobOf(console::probeAccount));
+        const console::Account finance =
+            run(financeAccount.dsnFor(m_db.name()), console::jobOf(console::probeAccount));
         QCOMPARE(op.user, operatorAccount.user() + QStringLiteral("@localhost"));
         QCOMPARE(finance.user, financeAccount.user() + QStringLiteral("@localhost"));
         QVERIFY(op.privileges.compensate);
@@ -101,8 +99,9 @@ private Q_SLOTS:
         QVERIFY(again.view.runId > first.view.runId);
 
         const auto cancel = std::make_shared<std::atomic<bool>>(true);
-        const auto stopped = run(dsn, console::statementFileImportJob(statementFile(QStringLiteral("alipay_utf8.csv")),
-                                                                      StatementFormat::Auto, cancel, {}));
+        const auto stopped = run(
+            dsn, console::statementFileImportJob(statementFile(QStringLiteral("alipay_utf8.csv")),
+                                                 StatementFormat::Auto, cancel, {}));
         QCOMPARE(stopped.outcome, Outcome::Cancelled);
     }
 
@@ -111,15 +110,17 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const auto exportTo = [&](const QString &path) {
-            return run(m_db.dsn(), console::auditExportJob(AuditFilter{}, path, std::make_shared<std::atomic<bool>>(false),
-                                                           {}));
+            return run(m_db.dsn(),
+                       console::auditExportJob(AuditFilter{}, path,
+                                               std::make_shared<std::atomic<bool>>(false), {}));
         };
         const console::AuditExport written = exportTo(dir.filePath(QStringLiteral("audit.csv")));
         QVERIFY2(written.failure.isEmpty(), qPrintable(written.failure));
         QVERIFY(written.written >= 0);
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("audit.csv"))));
 
-        const console::AuditExport refused = exportTo(dir.filePath(QStringLiteral("no-such-folder/audit.csv")));
+        const console::AuditExport refused =
+            exportTo(dir.filePath(QStringLiteral("no-such-folder/audit.csv")));
         QVERIFY(!refused.failure.isEmpty());
     }
 
@@ -130,8 +131,9 @@ private Q_SLOTS:
         console::Worker worker(m_db.dsn());
         QObject receiver;
         std::optional<console::Account> account;
-        worker.submit<console::Account>(QStringLiteral("account"), console::jobOf(console::probeAccount), &receiver,
-                                        [&](const console::Account &a) { account = a; }, [](const db::Error &) {});
+        worker.submit<console::Account>(
+            QStringLiteral("account"), console::jobOf(console::probeAccount), &receiver,
+            [&](const console::Account &a) { account = a; }, [](const db::Error &) {});
         QTRY_VERIFY_WITH_TIMEOUT(account.has_value(), 20000);
         QVERIFY(account->user.startsWith(QStringLiteral("root@")));
         QVERIFY(worker.serverConnectionId() != 0);
@@ -139,13 +141,19 @@ private Q_SLOTS:
         bool sleepAnswered = false;
         worker.submit<int>(
             QStringLiteral("sleep"),
-            [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(60)")).toInt(); },
-            &receiver, [&](const int &) { sleepAnswered = true; }, [&](const db::Error &) { sleepAnswered = true; });
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT SLEEP(60)")).toInt();
+            },
+            &receiver, [&](const int &) { sleepAnswered = true; },
+            [&](const db::Error &) { sleepAnswered = true; });
         QTest::qWait(300); // let it reach the server
         worker.cancel(QStringLiteral("sleep"));
         std::optional<int> after;
         worker.submit<int>(
-            QStringLiteral("after"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 7")).toInt(); },
+            QStringLiteral("after"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT 7")).toInt();
+            },
             &receiver, [&](const int &value) { after = value; }, [](const db::Error &) {});
         QTRY_COMPARE_WITH_TIMEOUT(after, std::optional<int>(7), 20000);
         QVERIFY(!sleepAnswered); // a cancelled job's answer is dropped

@@ -12,10 +12,10 @@
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QChartView>
-#include <QGraphicsTextItem>
-#include <QLabel>
 #include <QComboBox>
 #include <QDir>
+#include <QGraphicsTextItem>
+#include <QLabel>
 #include <QScreen>
 
 using namespace payops;
@@ -34,7 +34,8 @@ void screenshot(QWidget *widget, const QString &language, const QString &name)
     if (directory.isEmpty())
         return;
     QCoreApplication::processEvents();
-    const QString prefix = language == QLatin1String("en") ? QStringLiteral("laptop-") : QStringLiteral("laptop-zh-");
+    const QString prefix =
+        language == QLatin1String("en") ? QStringLiteral("laptop-") : QStringLiteral("laptop-zh-");
     QVERIFY(widget->grab().save(QDir(directory).filePath(prefix + name + QStringLiteral(".png"))));
 }
 
@@ -60,8 +61,13 @@ QStringList tooLarge(QWidget *root, QSize limit)
             continue;
         QStringList path;
         for (QWidget *w = child; w && w != root; w = w->parentWidget())
-            path.prepend(w->objectName().isEmpty() ? QString::fromLatin1(w->metaObject()->className()) : w->objectName());
-        found << QStringLiteral("%1 %2×%3").arg(path.join(QLatin1Char('/'))).arg(need.width()).arg(need.height());
+            path.prepend(w->objectName().isEmpty()
+                             ? QString::fromLatin1(w->metaObject()->className())
+                             : w->objectName());
+        found << QStringLiteral("%1 %2×%3")
+                     .arg(path.join(QLatin1Char('/')))
+                     .arg(need.width())
+                     .arg(need.height());
     }
     return found;
 }
@@ -111,7 +117,8 @@ QStringList clippedLabels(QWidget *window)
     settle();
     QStringList clipped;
     for (QLabel *label : window->findChildren<QLabel *>()) {
-        if (!label->isVisible() || !label->wordWrap() || label->text().isEmpty() || insideScrollArea(label, window))
+        if (!label->isVisible() || !label->wordWrap() || label->text().isEmpty() ||
+            insideScrollArea(label, window))
             continue;
         const int need = label->heightForWidth(label->width());
         if (label->height() < need)
@@ -146,8 +153,10 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_demo = test::demoDatabase();
-        m_incidentOrder = test::count(m_demo->dsn(), QStringLiteral("SELECT MIN(order_id) FROM (SELECT order_id FROM user_coupon "
-                                                                    "GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1) d"));
+        m_incidentOrder = test::count(
+            m_demo->dsn(),
+            QStringLiteral("SELECT MIN(order_id) FROM (SELECT order_id FROM user_coupon "
+                           "GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1) d"));
         QVERIFY(m_incidentOrder > 0);
     }
 
@@ -194,11 +203,15 @@ private Q_SLOTS:
             QCOMPARE(window.size(), kLaptop);
             PlaybookDock *playbook = window.playbook();
             QVERIFY2(playbook->isVisible() && !playbook->isFloating(), qPrintable(name));
-            QVERIFY2(playbook->width() >= playbook->minimumSizeHint().width() && playbook->width() >= 300,
-                     qPrintable(QStringLiteral("%1: the playbook is %2 px wide").arg(name).arg(playbook->width())));
+            QVERIFY2(playbook->width() >= playbook->minimumSizeHint().width() &&
+                         playbook->width() >= 300,
+                     qPrintable(QStringLiteral("%1: the playbook is %2 px wide")
+                                    .arg(name)
+                                    .arg(playbook->width())));
             QVERIFY2(playbook->geometry().right() < window.width(), qPrintable(name));
             Page *page = window.page(entry.id);
-            QVERIFY2(page->width() >= page->minimumSizeHint().width() && page->height() >= page->minimumSizeHint().height(),
+            QVERIFY2(page->width() >= page->minimumSizeHint().width() &&
+                         page->height() >= page->minimumSizeHint().height(),
                      qPrintable(QStringLiteral("%1 is %2×%3, less than its minimum %4×%5")
                                     .arg(name)
                                     .arg(page->width())
@@ -209,7 +222,8 @@ private Q_SLOTS:
             const QStringList clipped = clippedLabels(&window);
             QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
             const QStringList cut = cutChartTexts(&window);
-            QVERIFY2(cut.isEmpty(), qPrintable(QStringLiteral("%1: chart texts cut short: %2").arg(name, cut.join(QStringLiteral("; ")))));
+            QVERIFY2(cut.isEmpty(), qPrintable(QStringLiteral("%1: chart texts cut short: %2")
+                                                   .arg(name, cut.join(QStringLiteral("; ")))));
         }
     }
 
@@ -219,14 +233,17 @@ private Q_SLOTS:
     void aLongStatementTitleKeepsTheWindowOnScreen()
     {
         MainWindow window(m_demo->dsn());
-        auto *statements = window.page(Page::ReconciliationId)->findChild<QComboBox *>(QStringLiteral("statementList"));
+        auto *statements = window.page(Page::ReconciliationId)
+                               ->findChild<QComboBox *>(QStringLiteral("statementList"));
         QVERIFY(statements);
-        statements->addItem(QStringLiteral("#12 · WeChat Pay trade bill · 1900000109_20261202_20261203_all_trade_bill_"
-                                           "including_refunds_and_fees_exported_by_finance.csv · 1,284,112 lines"));
+        statements->addItem(QStringLiteral(
+            "#12 · WeChat Pay trade bill · 1900000109_20261202_20261203_all_trade_bill_"
+            "including_refunds_and_fees_exported_by_finance.csv · 1,284,112 lines"));
         statements->setCurrentIndex(statements->count() - 1);
         window.showPage(Page::ReconciliationId);
         showAtLaptopSize(window);
-        QVERIFY2(fits(&window, kLaptop), qPrintable(fitMessage(&window, QStringLiteral("reconciliation"), kLaptop)));
+        QVERIFY2(fits(&window, kLaptop),
+                 qPrintable(fitMessage(&window, QStringLiteral("reconciliation"), kLaptop)));
     }
 
     void everyDialogFits_data() { languages(); }

@@ -1,6 +1,6 @@
 #include "callbackfixture.h"
-#include "db/connection.h"
 #include "console/worker.h"
+#include "db/connection.h"
 #include "demodatabase.h"
 #include "fakeinstance.h"
 #include "mainwindow.h"
@@ -19,16 +19,16 @@
 #include "widgets/swimlanescene.h"
 #include "widgets/tile.h"
 
-#include <QLocale>
 #include <QApplication>
 #include <QBarSet>
 #include <QChart>
 #include <QComboBox>
-#include <QStackedBarSeries>
 #include <QGraphicsItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
+#include <QStackedBarSeries>
 #include <QStackedWidget>
 #include <QTableView>
 
@@ -77,14 +77,19 @@ private Q_SLOTS:
     {
         const Dsn &dsn = m_demo->dsn();
         // Expected figures by plain SQL, independent of the console's queries.
-        const qint64 extra = test::count(dsn, QStringLiteral(
-            "SELECT SUM(n - 1) FROM (SELECT COUNT(*) AS n FROM user_coupon GROUP BY order_id, coupon_template_id "
-            "HAVING COUNT(*) > 1 UNION ALL SELECT COUNT(*) FROM point_log GROUP BY order_id, point_type "
-            "HAVING COUNT(*) > 1) g"));
-        const qint64 fen = test::count(dsn, QStringLiteral(
-            "SELECT SUM(f) FROM (SELECT (COUNT(*) - 1) * MAX(face_value_fen) AS f FROM user_coupon "
-            "GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1 UNION ALL "
-            "SELECT (COUNT(*) - 1) * MAX(points) FROM point_log GROUP BY order_id, point_type HAVING COUNT(*) > 1) g"));
+        const qint64 extra =
+            test::count(dsn, QStringLiteral("SELECT SUM(n - 1) FROM (SELECT COUNT(*) AS n FROM "
+                                            "user_coupon GROUP BY order_id, coupon_template_id "
+                                            "HAVING COUNT(*) > 1 UNION ALL SELECT COUNT(*) FROM "
+                                            "point_log GROUP BY order_id, point_type "
+                                            "HAVING COUNT(*) > 1) g"));
+        const qint64 fen = test::count(
+            dsn,
+            QStringLiteral("SELECT SUM(f) FROM (SELECT (COUNT(*) - 1) * MAX(face_value_fen) AS f "
+                           "FROM user_coupon "
+                           "GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1 UNION ALL "
+                           "SELECT (COUNT(*) - 1) * MAX(points) FROM point_log GROUP BY order_id, "
+                           "point_type HAVING COUNT(*) > 1) g"));
         QVERIFY(extra > 0);
         auto *mode = m_window->findChild<Tile *>(QStringLiteral("tileMode"));
         auto *duplicates = m_window->findChild<Tile *>(QStringLiteral("tileDuplicates"));
@@ -94,15 +99,19 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(mode->value(), QStringLiteral("NORMAL"), 20000);
         QCOMPARE(duplicates->value(), QLocale().toString(extra));
         // 100 points = 1 yuan by default: points count one fen each.
-        QCOMPARE(money->value(), QStringLiteral("¥%1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
+        QCOMPARE(money->value(),
+                 QStringLiteral("¥%1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
         QCOMPARE(instances->value(), QStringLiteral("0 / 2"));
-        QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("headline"))->text().contains(QStringLiteral("sandbox")));
+        QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("headline"))
+                    ->text()
+                    .contains(QStringLiteral("sandbox")));
 
         QTest::mouseClick(duplicates, Qt::LeftButton);
         auto *stack = m_window->findChild<QStackedWidget *>();
         QCOMPARE(stack->currentWidget()->objectName(), QStringLiteral("duplicatesPage"));
         m_window->showPage(Page::OverviewId);
-        QTest::mouseClick(m_window->findChild<Tile *>(QStringLiteral("tileBacklog")), Qt::LeftButton);
+        QTest::mouseClick(m_window->findChild<Tile *>(QStringLiteral("tileBacklog")),
+                          Qt::LeftButton);
         QCOMPARE(stack->currentWidget()->objectName(), QStringLiteral("backlogPage"));
         m_window->showPage(Page::OverviewId);
     }
@@ -112,33 +121,36 @@ private Q_SLOTS:
         m_window->showPage(Page::StateMachineId);
         auto *page = static_cast<StateMachinePage *>(m_window->page(Page::StateMachineId));
         StateMachineScene *scene = page->scene();
-        QTRY_VERIFY_WITH_TIMEOUT(findItem(scene, StateMachineScene::NameKey, QStringLiteral("PAID")) != nullptr, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            findItem(scene, StateMachineScene::NameKey, QStringLiteral("PAID")) != nullptr, 20000);
         // The page counts over a window (24 hours at first); the demo's orders and
         // transitions all fall within the last 30 days. A state counts the orders that entered it.
         page->findChild<QComboBox *>(QStringLiteral("windowCombo"))->setCurrentIndex(3);
         const auto shown = [scene](const char *state) {
             auto *count = static_cast<QGraphicsSimpleTextItem *>(
-                findItem(scene, StateMachineScene::KindKey, QStringLiteral("stateCount"), StateMachineScene::NameKey,
-                         QString::fromLatin1(state)));
+                findItem(scene, StateMachineScene::KindKey, QStringLiteral("stateCount"),
+                         StateMachineScene::NameKey, QString::fromLatin1(state)));
             return count ? count->text() : QString();
         };
         for (const char *state : {"PENDING", "PAID", "CLOSED", "REFUNDING", "REFUNDED"}) {
             const QString sql = qstrcmp(state, "PENDING") == 0
                                     ? QStringLiteral("SELECT COUNT(*) FROM orders")
-                                    : QStringLiteral("SELECT COUNT(*) FROM order_state_log WHERE accepted = 1 AND to_state = '%1'")
+                                    : QStringLiteral("SELECT COUNT(*) FROM order_state_log WHERE "
+                                                     "accepted = 1 AND to_state = '%1'")
                                           .arg(QLatin1String(state));
             const qint64 expected = test::count(m_demo->dsn(), sql);
             QVERIFY(expected > 0);
             QTRY_COMPARE_WITH_TIMEOUT(shown(state), QLocale().toString(expected), 20000);
         }
-        const qint64 paidTwice = test::count(m_demo->dsn(), QStringLiteral(
-            "SELECT COUNT(*) FROM order_state_log WHERE from_state = 'PAID' AND to_state = 'PAID' AND accepted = 0"));
+        const qint64 paidTwice = test::count(
+            m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM order_state_log WHERE from_state = "
+                                          "'PAID' AND to_state = 'PAID' AND accepted = 0"));
         QVERIFY(paidTwice > 0);
         QGraphicsItem *loop = nullptr;
         for (QGraphicsItem *item : scene->items())
-            if (item->data(StateMachineScene::KindKey) == QStringLiteral("edgeLabel")
-                && item->data(StateMachineScene::FromKey) == QStringLiteral("PAID")
-                && item->data(StateMachineScene::ToKey) == QStringLiteral("PAID"))
+            if (item->data(StateMachineScene::KindKey) == QStringLiteral("edgeLabel") &&
+                item->data(StateMachineScene::FromKey) == QStringLiteral("PAID") &&
+                item->data(StateMachineScene::ToKey) == QStringLiteral("PAID"))
                 loop = item;
         QVERIFY(loop);
         QVERIFY(loop->data(StateMachineScene::RejectedKey).toBool());
@@ -161,21 +173,27 @@ private Q_SLOTS:
     {
         m_window->showPage(Page::DuplicatesId);
         auto *page = static_cast<DuplicatesPage *>(m_window->page(Page::DuplicatesId));
-        const qint64 groups = test::count(m_demo->dsn(), QStringLiteral(
-            "SELECT COUNT(*) FROM (SELECT order_id FROM user_coupon GROUP BY order_id, coupon_template_id "
-            "HAVING COUNT(*) > 1 UNION ALL SELECT order_id FROM point_log GROUP BY order_id, point_type "
-            "HAVING COUNT(*) > 1) g"));
+        const qint64 groups = test::count(
+            m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM (SELECT order_id FROM user_coupon "
+                                          "GROUP BY order_id, coupon_template_id "
+                                          "HAVING COUNT(*) > 1 UNION ALL SELECT order_id FROM "
+                                          "point_log GROUP BY order_id, point_type "
+                                          "HAVING COUNT(*) > 1) g"));
         auto *table = page->findChild<QTableView *>(QStringLiteral("duplicatesTable"));
-        QTRY_VERIFY_WITH_TIMEOUT(!page->model()->isLoading() && page->model()->rowCount() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->model()->isLoading() && page->model()->rowCount() > 0,
+                                 20000);
         // The view fetches more as needed; the demo's groups fit in the first page.
         QTRY_COMPARE_WITH_TIMEOUT(qint64(table->model()->rowCount()), groups, 20000);
         auto *totals = page->findChild<QLabel *>(QStringLiteral("totalsLabel"));
-        QTRY_VERIFY_WITH_TIMEOUT(totals->text().contains(QStringLiteral("%1 open duplicate groups").arg(groups)), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            totals->text().contains(QStringLiteral("%1 open duplicate groups").arg(groups)), 20000);
         // The chart over time holds every extra copy once.
-        const qint64 extra = test::count(m_demo->dsn(), QStringLiteral(
-            "SELECT SUM(n - 1) FROM (SELECT COUNT(*) AS n FROM user_coupon GROUP BY order_id, coupon_template_id "
-            "HAVING COUNT(*) > 1 UNION ALL SELECT COUNT(*) FROM point_log GROUP BY order_id, point_type "
-            "HAVING COUNT(*) > 1) g"));
+        const qint64 extra = test::count(
+            m_demo->dsn(), QStringLiteral("SELECT SUM(n - 1) FROM (SELECT COUNT(*) AS n FROM "
+                                          "user_coupon GROUP BY order_id, coupon_template_id "
+                                          "HAVING COUNT(*) > 1 UNION ALL SELECT COUNT(*) FROM "
+                                          "point_log GROUP BY order_id, point_type "
+                                          "HAVING COUNT(*) > 1) g"));
         auto *charts = page->findChild<DuplicateCharts *>();
         QTRY_VERIFY_WITH_TIMEOUT(!charts->timelineChart()->series().isEmpty(), 20000);
         auto *series = qobject_cast<QStackedBarSeries *>(charts->timelineChart()->series().first());
@@ -188,22 +206,27 @@ private Q_SLOTS:
 
     void evidenceMarksTheEarlyReleaseInRed()
     {
-        const qint64 unsafeOrder = test::count(m_demo->dsn(), QStringLiteral(
-            "SELECT MIN(order_id) FROM callback_trace WHERE handler = 'unsafe-demo' AND lock_released_at < committed_at"));
-        const qint64 safeOrder = test::count(m_demo->dsn(), QStringLiteral(
-            "SELECT MIN(order_id) FROM callback_trace WHERE handler = 'safe'"));
+        const qint64 unsafeOrder = test::count(
+            m_demo->dsn(), QStringLiteral("SELECT MIN(order_id) FROM callback_trace WHERE handler "
+                                          "= 'unsafe-demo' AND lock_released_at < committed_at"));
+        const qint64 safeOrder = test::count(
+            m_demo->dsn(),
+            QStringLiteral("SELECT MIN(order_id) FROM callback_trace WHERE handler = 'safe'"));
         m_window->openOrder(unsafeOrder);
         auto *page = static_cast<EvidencePage *>(m_window->page(Page::EvidenceId));
         auto *findings = page->findChild<QLabel *>(QStringLiteral("findingsLabel"));
-        QTRY_VERIFY_WITH_TIMEOUT(findings->text().contains(QStringLiteral("released its lock")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(findings->text().contains(QStringLiteral("released its lock")),
+                                 20000);
         QVERIFY(findings->text().contains(QStringLiteral("before its transaction committed")));
         // The demo's incident: A releases at +30 ms and commits at +75 ms; B releases 1 ms early.
-        QCOMPARE(countItems(page->scene(), SwimlaneScene::KindKey, QStringLiteral("unsafeRelease")), 2);
+        QCOMPARE(countItems(page->scene(), SwimlaneScene::KindKey, QStringLiteral("unsafeRelease")),
+                 2);
         QStringList words;
         for (QGraphicsItem *item : page->scene()->items()) {
             if (item->data(SwimlaneScene::KindKey).toString() != QLatin1String("unsafeRelease"))
                 continue;
-            QCOMPARE(static_cast<QAbstractGraphicsShapeItem *>(item)->pen().color(), palette::danger());
+            QCOMPARE(static_cast<QAbstractGraphicsShapeItem *>(item)->pen().color(),
+                     palette::danger());
             words << item->data(SwimlaneScene::TextKey).toString();
         }
         words.sort();
@@ -212,7 +235,8 @@ private Q_SLOTS:
 
         m_window->openOrder(safeOrder);
         QTRY_VERIFY_WITH_TIMEOUT(findings->text().contains(QStringLiteral("Nothing wrong")), 20000);
-        QCOMPARE(countItems(page->scene(), SwimlaneScene::KindKey, QStringLiteral("unsafeRelease")), 0);
+        QCOMPARE(countItems(page->scene(), SwimlaneScene::KindKey, QStringLiteral("unsafeRelease")),
+                 0);
     }
 
     void instancesShowTheUnsafeHandler()
@@ -222,7 +246,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->rowCount(), 2, 20000);
         for (int row = 0; row < 2; ++row) {
             QVERIFY(page->model()->index(row, 0).data(InstanceModel::UnsafeRole).toBool());
-            QCOMPARE(page->model()->index(row, InstanceModel::StateColumn).data().toString(), QStringLiteral("stopped"));
+            QCOMPARE(page->model()->index(row, InstanceModel::StateColumn).data().toString(),
+                     QStringLiteral("stopped"));
         }
     }
 
@@ -231,10 +256,13 @@ private Q_SLOTS:
         test::FakeInstance fake;
         const auto heartbeat = [&] {
             db::Connection c(m_demo->dsn(), QStringLiteral("t"));
-            db::exec(c.database(), QStringLiteral(
-                "INSERT INTO callback_instance (id, host, listen, handler, last_seen_at, switch_version_applied, mode_applied) "
-                "VALUES ('live-a', 'here', ?, 'safe', UTC_TIMESTAMP(3), 1, 'NORMAL') "
-                "ON DUPLICATE KEY UPDATE last_seen_at = UTC_TIMESTAMP(3)"), {fake.listen()});
+            db::exec(c.database(),
+                     QStringLiteral(
+                         "INSERT INTO callback_instance (id, host, listen, handler, last_seen_at, "
+                         "switch_version_applied, mode_applied) "
+                         "VALUES ('live-a', 'here', ?, 'safe', UTC_TIMESTAMP(3), 1, 'NORMAL') "
+                         "ON DUPLICATE KEY UPDATE last_seen_at = UTC_TIMESTAMP(3)"),
+                     {fake.listen()});
         };
         heartbeat();
         auto *page = static_cast<InstancesPage *>(m_window->page(Page::InstancesId));
@@ -242,23 +270,33 @@ private Q_SLOTS:
         InstanceModel *model = page->model();
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 3, 20000);
         const int row = 2; // ordered by id: callbackd-a, callbackd-b, live-a
-        QCOMPARE(model->index(row, InstanceModel::IdColumn).data().toString(), QStringLiteral("live-a"));
+        QCOMPARE(model->index(row, InstanceModel::IdColumn).data().toString(),
+                 QStringLiteral("live-a"));
         QVERIFY(model->index(row, 0).data(InstanceModel::AliveRole).toBool());
         QVERIFY(!model->index(row, 0).data(InstanceModel::UnsafeRole).toBool());
-        QTRY_COMPARE_WITH_TIMEOUT(model->index(row, InstanceModel::EndpointColumn).data().toString(),
-                                  QStringLiteral("ok, db ok"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            model->index(row, InstanceModel::EndpointColumn).data().toString(),
+            QStringLiteral("ok, db ok"), 20000);
         // The endpoint reports RECORD_ONLY and switch version 3; the database's switch is v1.
-        QCOMPARE(model->index(row, InstanceModel::ModeColumn).data().toString(), QStringLiteral("RECORD_ONLY"));
-        QVERIFY(model->index(row, InstanceModel::SwitchColumn).data().toString().startsWith(QStringLiteral("v3")));
+        QCOMPARE(model->index(row, InstanceModel::ModeColumn).data().toString(),
+                 QStringLiteral("RECORD_ONLY"));
+        QVERIFY(model->index(row, InstanceModel::SwitchColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("v3")));
         // A second scrape gives the rate.
         heartbeat();
         page->refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(model->index(row, InstanceModel::RateColumn).data().toString() != QStringLiteral("—"), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(model->index(row, InstanceModel::RateColumn).data().toString() !=
+                                     QStringLiteral("—"),
+                                 20000);
         // Written as the locale writes numbers: "2,500.0" at a high rate.
-        QVERIFY(QLocale().toDouble(model->index(row, InstanceModel::RateColumn).data().toString()) > 0);
+        QVERIFY(QLocale().toDouble(model->index(row, InstanceModel::RateColumn).data().toString()) >
+                0);
         {
             db::Connection c(m_demo->dsn(), QStringLiteral("t"));
-            db::execDirect(c.database(), QStringLiteral("DELETE FROM callback_instance WHERE id = 'live-a'"));
+            db::execDirect(c.database(),
+                           QStringLiteral("DELETE FROM callback_instance WHERE id = 'live-a'"));
         }
     }
 
@@ -272,12 +310,15 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(overview->worker()->serverConnectionId() != 0, 20000);
         {
             db::Connection admin(m_demo->dsn(), QStringLiteral("t"));
-            db::execDirect(admin.database(), QStringLiteral("KILL %1").arg(overview->worker()->serverConnectionId()));
+            db::execDirect(admin.database(),
+                           QStringLiteral("KILL %1").arg(overview->worker()->serverConnectionId()));
         }
         overview->refresh();
         auto *banner = m_window->findChild<QWidget *>(QStringLiteral("connectionBanner"));
         QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 20000);
-        QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("bannerText"))->text().contains(QStringLiteral("lost")));
+        QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("bannerText"))
+                    ->text()
+                    .contains(QStringLiteral("lost")));
         QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 20000);
         QCOMPARE(user->text(), QStringLiteral("42"));
         QCOMPARE(m_window->page(Page::DuplicatesId), duplicates);
@@ -295,13 +336,16 @@ private Q_SLOTS:
             db::execDirect(admin.database(), QStringLiteral("DROP TABLE ops_audit_log"));
         }
         const auto verifyNoSql = [](const QString &text) {
-            for (const char *word : {"SELECT", "FROM", "WHERE", "INSERT", "Table '", "doesn't exist", "`"})
+            for (const char *word :
+                 {"SELECT", "FROM", "WHERE", "INSERT", "Table '", "doesn't exist", "`"})
                 QVERIFY2(!text.contains(QLatin1String(word)), qPrintable(text));
         };
         InstancesPage instances(scratch.dsn()); // a page's own query
         auto *summary = instances.findChild<QLabel *>(QStringLiteral("instancesSummary"));
         QTRY_VERIFY_WITH_TIMEOUT(!summary->text().isEmpty(), 20000);
-        QCOMPARE(summary->text(), QStringLiteral("table callback_instance is missing from the database (run payops migrate?)"));
+        QCOMPARE(summary->text(),
+                 QStringLiteral(
+                     "table callback_instance is missing from the database (run payops migrate?)"));
         verifyNoSql(summary->text());
         AuditPage audit(scratch.dsn()); // a paged model's
         auto *result = audit.findChild<QLabel *>(QStringLiteral("auditResult"));

@@ -93,7 +93,8 @@ private Q_SLOTS:
         QCOMPARE(console.exitCode(), 0);
         // Joined again where --help wrapped its lines.
         const QString help = QString::fromUtf8(console.readAllStandardOutput()).simplified();
-        const QString pages = QStringLiteral("--page <page> Open this page: %1.").arg(pageNames().join(QStringLiteral(", ")));
+        const QString pages = QStringLiteral("--page <page> Open this page: %1.")
+                                  .arg(pageNames().join(QStringLiteral(", ")));
         QVERIFY2(help.contains(pages), qPrintable(help));
     }
 };

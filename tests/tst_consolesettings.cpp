@@ -106,8 +106,8 @@ private Q_SLOTS:
     void theDialogShowsEverySettingAndCancelKeepsThem()
     {
         QSignalSpy changed(&ConsoleSettings::instance(), &ConsoleSettings::changed);
-        const QMap<QString, Field> shown =
-            answerSettings(*m_window, {{QStringLiteral("refreshSeconds"), 60}}, QDialogButtonBox::Cancel);
+        const QMap<QString, Field> shown = answerSettings(
+            *m_window, {{QStringLiteral("refreshSeconds"), 60}}, QDialogButtonBox::Cancel);
         QCOMPARE(shown.size(), qsizetype(ConsoleSettings::NUM_KEYS));
         for (int i = 0; i < ConsoleSettings::NUM_KEYS; ++i) {
             const ConsoleSettings::Spec &spec = ConsoleSettings::spec(ConsoleSettings::Key(i));
@@ -118,7 +118,8 @@ private Q_SLOTS:
         }
         QCOMPARE(ConsoleSettings::instance().refreshSeconds(), 5);
         QVERIFY(changed.isEmpty());
-        QVERIFY(!console::openConsoleSettings()->contains(ConsoleSettings::fileKey(ConsoleSettings::RefreshSeconds)));
+        QVERIFY(!console::openConsoleSettings()->contains(
+            ConsoleSettings::fileKey(ConsoleSettings::RefreshSeconds)));
     }
 
     // The overview, the instances page and the backlog's summary refresh on the new period at
@@ -139,7 +140,9 @@ private Q_SLOTS:
             QVERIFY(timer->isActive());
         }
         QTRY_VERIFY_WITH_TIMEOUT(updated->text().contains(QStringLiteral("every 2 s")), 20000);
-        QCOMPARE(console::openConsoleSettings()->value(QStringLiteral("console/refreshSeconds")).toInt(), 2);
+        QCOMPARE(
+            console::openConsoleSettings()->value(QStringLiteral("console/refreshSeconds")).toInt(),
+            2);
     }
 
     // A new cash value of points: the overview's money at risk, the duplicates page's totals
@@ -148,25 +151,32 @@ private Q_SLOTS:
     {
         const Dsn &dsn = m_demo->dsn();
         // By plain SQL: every live copy after the first of its group.
-        const qint64 couponFen = test::count(dsn, QStringLiteral(
-            "SELECT COALESCE(SUM(c.face_value_fen), 0) FROM user_coupon c WHERE c.superseded_by IS NULL AND c.id > "
-            "(SELECT MIN(d.id) FROM user_coupon d WHERE d.order_id = c.order_id "
-            "AND d.coupon_template_id = c.coupon_template_id)"));
-        const qint64 points = test::count(dsn, QStringLiteral(
-            "SELECT COALESCE(SUM(p.points), 0) FROM point_log p WHERE p.superseded_by IS NULL "
-            "AND p.reverses_id IS NULL AND p.id > (SELECT MIN(q.id) FROM point_log q WHERE q.order_id = p.order_id "
-            "AND q.point_type = p.point_type)"));
+        const qint64 couponFen = test::count(
+            dsn,
+            QStringLiteral("SELECT COALESCE(SUM(c.face_value_fen), 0) FROM user_coupon c WHERE "
+                           "c.superseded_by IS NULL AND c.id > "
+                           "(SELECT MIN(d.id) FROM user_coupon d WHERE d.order_id = c.order_id "
+                           "AND d.coupon_template_id = c.coupon_template_id)"));
+        const qint64 points = test::count(
+            dsn,
+            QStringLiteral(
+                "SELECT COALESCE(SUM(p.points), 0) FROM point_log p WHERE p.superseded_by IS NULL "
+                "AND p.reverses_id IS NULL AND p.id > (SELECT MIN(q.id) FROM point_log q WHERE "
+                "q.order_id = p.order_id "
+                "AND q.point_type = p.point_type)"));
         QVERIFY(couponFen > 0 && points > 0);
         auto *money = m_window->findChild<Tile *>(QStringLiteral("tileMoney"));
         const auto tile = [](qint64 fen) { return console::formatMoney(fen); };
-        QTRY_COMPARE_WITH_TIMEOUT(money->value(), tile(couponFen + points), 20000); // 100 points = ¥1
+        QTRY_COMPARE_WITH_TIMEOUT(money->value(), tile(couponFen + points),
+                                  20000); // 100 points = ¥1
 
         answerSettings(*m_window, {{QStringLiteral("pointsPerYuan"), 50}});
         const qint64 fen = couponFen + points * 100 / 50; // 50 points = ¥1: two fen a point
         QTRY_COMPARE_WITH_TIMEOUT(money->value(), tile(fen), 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(labelText(m_window->page(Page::DuplicatesId), QStringLiteral("totalsLabel"))
-                                     .contains(QStringLiteral("Money at risk ¥%1.").arg(console::formatYuan(fen))),
-                                 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            labelText(m_window->page(Page::DuplicatesId), QStringLiteral("totalsLabel"))
+                .contains(QStringLiteral("Money at risk ¥%1.").arg(console::formatYuan(fen))),
+            20000);
 
         auto *compensation = static_cast<CompensationPage *>(m_window->page(Page::CompensationId));
         QPointer<CompensationDialog> dialog = compensation->compensateEverything();
@@ -184,12 +194,15 @@ private Q_SLOTS:
     {
         {
             db::Connection connection(m_demo->dsn(), QStringLiteral("t"));
-            db::exec(connection.database(), QStringLiteral(
-                "INSERT INTO callback_instance (id, host, listen, handler, last_seen_at, switch_version_applied, "
-                "mode_applied) VALUES ('quiet-c', 'here', '127.0.0.1:9', 'safe', UTC_TIMESTAMP(3) - INTERVAL 30 SECOND, "
-                "1, 'NORMAL')"));
+            db::exec(connection.database(),
+                     QStringLiteral("INSERT INTO callback_instance (id, host, listen, handler, "
+                                    "last_seen_at, switch_version_applied, "
+                                    "mode_applied) VALUES ('quiet-c', 'here', '127.0.0.1:9', "
+                                    "'safe', UTC_TIMESTAMP(3) - INTERVAL 30 SECOND, "
+                                    "1, 'NORMAL')"));
         }
-        const qint64 known = test::count(m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM callback_instance"));
+        const qint64 known =
+            test::count(m_demo->dsn(), QStringLiteral("SELECT COUNT(*) FROM callback_instance"));
         auto *page = static_cast<InstancesPage *>(m_window->page(Page::InstancesId));
         InstanceModel *model = page->model();
         auto *tile = m_window->findChild<Tile *>(QStringLiteral("tileInstances"));
@@ -201,7 +214,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(alive(), QVariant(false), 20000);
         QTRY_COMPARE_WITH_TIMEOUT(tile->value(), QStringLiteral("0 / %1").arg(known), 20000);
 
-        QVERIFY(labelText(page, QStringLiteral("instancesNote")).contains(QStringLiteral("within 5 s")));
+        QVERIFY(labelText(page, QStringLiteral("instancesNote"))
+                    .contains(QStringLiteral("within 5 s")));
     }
 
 private:

@@ -34,9 +34,11 @@ class TstCsvWriter final : public QObject
 private Q_SLOTS:
     void bomCrlfAndChinese()
     {
-        const QByteArray bytes = written({{QStringLiteral("订单"), QStringLiteral("金额")},
-                                          {QStringLiteral("1001"), QStringLiteral("优惠券 满100减20")}});
-        QCOMPARE(bytes, QByteArray("\xEF\xBB\xBF") + QStringLiteral("订单,金额\r\n1001,优惠券 满100减20\r\n").toUtf8());
+        const QByteArray bytes =
+            written({{QStringLiteral("订单"), QStringLiteral("金额")},
+                     {QStringLiteral("1001"), QStringLiteral("优惠券 满100减20")}});
+        QCOMPARE(bytes, QByteArray("\xEF\xBB\xBF") +
+                            QStringLiteral("订单,金额\r\n1001,优惠券 满100减20\r\n").toUtf8());
     }
 
     void quotesOnlyWhenNeeded_data()
@@ -47,10 +49,13 @@ private Q_SLOTS:
         QTest::newRow("empty") << QString() << QByteArray();
         QTest::newRow("comma") << QStringLiteral("a,b") << QByteArray("\"a,b\"");
         QTest::newRow("quote") << QStringLiteral("say \"hi\"") << QByteArray("\"say \"\"hi\"\"\"");
-        QTest::newRow("newline") << QStringLiteral("line 1\nline 2") << QByteArray("\"line 1\nline 2\"");
+        QTest::newRow("newline") << QStringLiteral("line 1\nline 2")
+                                 << QByteArray("\"line 1\nline 2\"");
         QTest::newRow("crlf inside") << QStringLiteral("a\r\nb") << QByteArray("\"a\r\nb\"");
-        QTest::newRow("chinese with comma") << QStringLiteral("重复发放，已冻结") << QStringLiteral("重复发放，已冻结").toUtf8();
-        QTest::newRow("ascii comma in chinese") << QStringLiteral("重复,冻结") << QStringLiteral("\"重复,冻结\"").toUtf8();
+        QTest::newRow("chinese with comma")
+            << QStringLiteral("重复发放，已冻结") << QStringLiteral("重复发放，已冻结").toUtf8();
+        QTest::newRow("ascii comma in chinese")
+            << QStringLiteral("重复,冻结") << QStringLiteral("\"重复,冻结\"").toUtf8();
         QTest::newRow("spaces kept") << QStringLiteral(" padded ") << QByteArray(" padded ");
     }
     void quotesOnlyWhenNeeded()
@@ -68,7 +73,8 @@ private Q_SLOTS:
         QTest::newRow("hyperlink") << QStringLiteral("=HYPERLINK(\"http://x\",\"y\")")
                                    << QByteArray("\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
         QTest::newRow("plus") << QStringLiteral("+cmd") << QByteArray("'+cmd");
-        QTest::newRow("minus dde") << QStringLiteral("-2+3+cmd|' /C calc'!A0") << QByteArray("'-2+3+cmd|' /C calc'!A0");
+        QTest::newRow("minus dde")
+            << QStringLiteral("-2+3+cmd|' /C calc'!A0") << QByteArray("'-2+3+cmd|' /C calc'!A0");
         QTest::newRow("at") << QStringLiteral("@SUM(A1:A2)") << QByteArray("'@SUM(A1:A2)");
         QTest::newRow("tab") << QStringLiteral("\t=1") << QByteArray("'\t=1");
         QTest::newRow("carriage return") << QStringLiteral("\r=1") << QByteArray("\"'\r=1\"");
@@ -110,9 +116,10 @@ private Q_SLOTS:
 
     void aWholeRow()
     {
-        const QByteArray bytes = written({{QStringLiteral("-12.30"), QStringLiteral("=cmd"), QStringLiteral("a,\"b\""),
-                                           QStringLiteral("多\n行")}});
-        QCOMPARE(bytes, QByteArray("\xEF\xBB\xBF") + QStringLiteral("-12.30,'=cmd,\"a,\"\"b\"\"\",\"多\n行\"\r\n").toUtf8());
+        const QByteArray bytes = written({{QStringLiteral("-12.30"), QStringLiteral("=cmd"),
+                                           QStringLiteral("a,\"b\""), QStringLiteral("多\n行")}});
+        QCOMPARE(bytes, QByteArray("\xEF\xBB\xBF") +
+                            QStringLiteral("-12.30,'=cmd,\"a,\"\"b\"\"\",\"多\n行\"\r\n").toUtf8());
     }
 
     void unwritablePathIsOneClearError()
@@ -121,7 +128,8 @@ private Q_SLOTS:
             CsvWriter csv(QStringLiteral("/nonexistent-dir/out.csv"));
             QFAIL("a file in a missing folder was opened");
         } catch (const std::runtime_error &error) {
-            QVERIFY2(QString::fromUtf8(error.what()).startsWith(QStringLiteral("cannot write /nonexistent-dir/out.csv: ")),
+            QVERIFY2(QString::fromUtf8(error.what())
+                         .startsWith(QStringLiteral("cannot write /nonexistent-dir/out.csv: ")),
                      error.what());
         }
     }

@@ -29,12 +29,16 @@ private Q_SLOTS:
             }
             return QStringLiteral("<no error>");
         };
-        QCOMPARE(refusal(asFinance, QStringLiteral("UPDATE orders SET status = 'PAID' WHERE id = 1001")),
-                 QStringLiteral("the database refused: you may not change table orders"));
+        QCOMPARE(
+            refusal(asFinance, QStringLiteral("UPDATE orders SET status = 'PAID' WHERE id = 1001")),
+            QStringLiteral("the database refused: you may not change table orders"));
         QCOMPARE(refusal(root, QStringLiteral("SELECT * FROM no_such_table")),
-                 QStringLiteral("table no_such_table is missing from the database (run payops migrate?)"));
+                 QStringLiteral(
+                     "table no_such_table is missing from the database (run payops migrate?)"));
         try {
-            db::execDirect(root.database(), QStringLiteral("INSERT INTO orders SELECT * FROM orders WHERE id = 1001"));
+            db::execDirect(
+                root.database(),
+                QStringLiteral("INSERT INTO orders SELECT * FROM orders WHERE id = 1001"));
             QFAIL("a second order 1001 was accepted");
         } catch (const db::Error &error) {
             QVERIFY(error.isDuplicateKey());

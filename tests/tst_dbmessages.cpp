@@ -13,9 +13,11 @@ using test::verifyNoServerText;
 
 namespace {
 
-db::Error serverError(int code, const QString &text, const QString &statement = QStringLiteral("SELECT 1"))
+db::Error serverError(int code, const QString &text,
+                      const QString &statement = QStringLiteral("SELECT 1"))
 {
-    return db::Error::fromSql(statement, QSqlError(QString(), text, QSqlError::StatementError, QString::number(code)));
+    return db::Error::fromSql(
+        statement, QSqlError(QString(), text, QSqlError::StatementError, QString::number(code)));
 }
 
 } // namespace
@@ -30,46 +32,59 @@ private Q_SLOTS:
         QTest::addColumn<int>("code");
         QTest::addColumn<QString>("serverText");
         QTest::addColumn<QString>("sentence");
-        QTest::newRow("1142 MariaDB") << 1142
-                                      << QStringLiteral("SELECT command denied to user 'fin'@'localhost' for table "
-                                                        "`t_abc`.`payops_meta`")
-                                      << QStringLiteral("the database refused: you may not read table payops_meta");
-        QTest::newRow("1142 MySQL") << 1142
-                                    << QStringLiteral("INSERT command denied to user 'fin'@'localhost' for table 'orders'")
-                                    << QStringLiteral("the database refused: you may not change table orders");
-        QTest::newRow("1143") << 1143
-                              << QStringLiteral("UPDATE command denied to user 'op'@'localhost' for column 'status' in "
-                                                "table 'orders'")
-                              << QStringLiteral("the database refused: you may not change column status of table orders");
+        QTest::newRow("1142 MariaDB")
+            << 1142
+            << QStringLiteral("SELECT command denied to user 'fin'@'localhost' for table "
+                              "`t_abc`.`payops_meta`")
+            << QStringLiteral("the database refused: you may not read table payops_meta");
+        QTest::newRow("1142 MySQL")
+            << 1142
+            << QStringLiteral("INSERT command denied to user 'fin'@'localhost' for table 'orders'")
+            << QStringLiteral("the database refused: you may not change table orders");
+        QTest::newRow("1143")
+            << 1143
+            << QStringLiteral(
+                   "UPDATE command denied to user 'op'@'localhost' for column 'status' in "
+                   "table 'orders'")
+            << QStringLiteral(
+                   "the database refused: you may not change column status of table orders");
         QTest::newRow("2013") << 2013 << QStringLiteral("Lost connection to server during query")
                               << QStringLiteral("lost the connection to the database");
         QTest::newRow("2006") << 2006 << QStringLiteral("MySQL server has gone away")
                               << QStringLiteral("lost the connection to the database");
         QTest::newRow("1317") << 1317 << QStringLiteral("Query execution was interrupted")
                               << QStringLiteral("the statement was interrupted");
-        QTest::newRow("1205") << 1205 << QStringLiteral("Lock wait timeout exceeded; try restarting transaction")
-                              << QStringLiteral("lock wait timeout: another session holds the rows; try again");
-        QTest::newRow("1213") << 1213
-                              << QStringLiteral("Deadlock found when trying to get lock; try restarting transaction")
-                              << QStringLiteral("a deadlock with another session undid the change; try again");
-        QTest::newRow("1062 MariaDB") << 1062 << QStringLiteral("Duplicate entry '7-1' for key 'uk_order_tpl'")
-                                      << QStringLiteral("that row already exists (duplicate key uk_order_tpl)");
-        QTest::newRow("1062 MySQL") << 1062
-                                    << QStringLiteral("Duplicate entry '7-1' for key 'user_coupon.uk_order_tpl'")
-                                    << QStringLiteral("that row already exists (duplicate key uk_order_tpl)");
-        QTest::newRow("1146") << 1146 << QStringLiteral("Table 't_abc.callback_instance' doesn't exist")
-                              << QStringLiteral("table callback_instance is missing from the database (run payops migrate?)");
+        QTest::newRow("1205")
+            << 1205 << QStringLiteral("Lock wait timeout exceeded; try restarting transaction")
+            << QStringLiteral("lock wait timeout: another session holds the rows; try again");
+        QTest::newRow("1213")
+            << 1213
+            << QStringLiteral("Deadlock found when trying to get lock; try restarting transaction")
+            << QStringLiteral("a deadlock with another session undid the change; try again");
+        QTest::newRow("1062 MariaDB")
+            << 1062 << QStringLiteral("Duplicate entry '7-1' for key 'uk_order_tpl'")
+            << QStringLiteral("that row already exists (duplicate key uk_order_tpl)");
+        QTest::newRow("1062 MySQL")
+            << 1062 << QStringLiteral("Duplicate entry '7-1' for key 'user_coupon.uk_order_tpl'")
+            << QStringLiteral("that row already exists (duplicate key uk_order_tpl)");
+        QTest::newRow("1146")
+            << 1146 << QStringLiteral("Table 't_abc.callback_instance' doesn't exist")
+            << QStringLiteral(
+                   "table callback_instance is missing from the database (run payops migrate?)");
         QTest::newRow("1644") << 1644 << QStringLiteral("ops_audit_log is append-only")
-                              << QStringLiteral("the database refused: ops_audit_log is append-only");
+                              << QStringLiteral(
+                                     "the database refused: ops_audit_log is append-only");
         QTest::newRow("unknown") << 9999 << QStringLiteral("Something new in SELECT x FROM y")
-                                 << QStringLiteral("the database refused the operation (error 9999)");
+                                 << QStringLiteral(
+                                        "the database refused the operation (error 9999)");
     }
     void sentencesForServerErrors()
     {
         QFETCH(int, code);
         QFETCH(QString, serverText);
         QFETCH(QString, sentence);
-        const db::Error error = serverError(code, serverText, QStringLiteral("SELECT id FROM orders WHERE x = ?"));
+        const db::Error error =
+            serverError(code, serverText, QStringLiteral("SELECT id FROM orders WHERE x = ?"));
         QCOMPARE(error.serverCode(), code);
         QVERIFY(error.isFromServer());
         QVERIFY(error.message().contains(serverText)); // the log keeps everything
@@ -80,12 +95,15 @@ private Q_SLOTS:
 
     void ownSentencesAndContextStay()
     {
-        QCOMPARE(db::userMessage(db::Error(QStringLiteral("a reason is required to flip the callback switch"))),
+        QCOMPARE(db::userMessage(
+                     db::Error(QStringLiteral("a reason is required to flip the callback switch"))),
                  QStringLiteral("a reason is required to flip the callback switch"));
-        const db::Error lost = serverError(2013, QStringLiteral("Lost connection to server during query"))
-                                   .within(QStringLiteral("migration 0004_audit_chain.sql failed"));
+        const db::Error lost =
+            serverError(2013, QStringLiteral("Lost connection to server during query"))
+                .within(QStringLiteral("migration 0004_audit_chain.sql failed"));
         QCOMPARE(db::userMessage(lost),
-                 QStringLiteral("migration 0004_audit_chain.sql failed: lost the connection to the database"));
+                 QStringLiteral(
+                     "migration 0004_audit_chain.sql failed: lost the connection to the database"));
         QVERIFY(lost.isConnectionFailure());
         QCOMPARE(db::userMessage(std::runtime_error("cannot write /nope/audit.csv")),
                  QStringLiteral("cannot write /nope/audit.csv"));
@@ -97,13 +115,16 @@ private Q_SLOTS:
     {
         const QString path = logFilePath();
         QVERIFY(!path.isEmpty());
-        db::userMessage(serverError(1142,
-                                    QStringLiteral("SELECT command denied to user 'x'@'localhost' for table 'audit_probe_7'"),
-                                    QStringLiteral("SELECT secret_column FROM audit_probe_7")));
+        db::userMessage(serverError(
+            1142,
+            QStringLiteral(
+                "SELECT command denied to user 'x'@'localhost' for table 'audit_probe_7'"),
+            QStringLiteral("SELECT secret_column FROM audit_probe_7")));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray log = file.readAll();
-        QVERIFY2(log.contains("SELECT secret_column FROM audit_probe_7"), log.right(500).constData());
+        QVERIFY2(log.contains("SELECT secret_column FROM audit_probe_7"),
+                 log.right(500).constData());
         QVERIFY(log.contains("command denied"));
     }
 };

@@ -23,13 +23,14 @@ namespace {
 // KILL statements the server has run since it started, from any session.
 qint64 killsSoFar(const Dsn &dsn)
 {
-    return test::count(dsn, QStringLiteral(
-        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'COM_KILL'"));
+    return test::count(dsn,
+                       QStringLiteral("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
+                                      "WHERE VARIABLE_NAME = 'COM_KILL'"));
 }
 
 // A standalone job that runs until its stop flag is raised or `release` is, and says which.
-std::function<int(const db::StandaloneContext &)> waitingJob(std::shared_ptr<std::atomic_bool> release,
-                                                              std::shared_ptr<std::atomic_bool> sawStop)
+std::function<int(const db::StandaloneContext &)>
+waitingJob(std::shared_ptr<std::atomic_bool> release, std::shared_ptr<std::atomic_bool> sawStop)
 {
     return [release, sawStop](const db::StandaloneContext &context) {
         QDeadlineTimer limit(30000);
@@ -57,22 +58,33 @@ private Q_SLOTS:
         QElapsedTimer clock;
         clock.start();
         worker.submit<int>(
-            QStringLiteral("slow"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(60)")).toInt(); },
-            &receiver, [&](const int &) { finished = true; }, [&](const db::Error &) { finished = true; });
+            QStringLiteral("slow"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT SLEEP(60)")).toInt();
+            },
+            &receiver, [&](const int &) { finished = true; },
+            [&](const db::Error &) { finished = true; });
         // Wait until the server runs it, then cancel from this thread without blocking it.
         QTRY_VERIFY_WITH_TIMEOUT(worker.serverConnectionId() != 0, 10000);
         const qint64 id = worker.serverConnectionId();
         {
             db::Connection admin(scratch.dsn(), QStringLiteral("t"));
-            QTRY_VERIFY_WITH_TIMEOUT(db::scalar(admin.database(), QStringLiteral(
-                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE 'SELECT SLEEP%'"),
-                {id}).toInt() == 1, 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                db::scalar(admin.database(),
+                           QStringLiteral("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                                          "WHERE ID = ? AND INFO LIKE 'SELECT SLEEP%'"),
+                           {id})
+                        .toInt() == 1,
+                10000);
         }
         worker.cancel(QStringLiteral("slow"));
         // The cancelled job's result is stale and dropped; a new job on the same worker runs
         // at once, which proves the sleep was interrupted and the session survived.
         worker.submit<int>(
-            QStringLiteral("next"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 7")).toInt(); },
+            QStringLiteral("next"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT 7")).toInt();
+            },
             &receiver, [&](const int &value) { cancelled = value == 7; }, [](const db::Error &) {});
         QTRY_VERIFY_WITH_TIMEOUT(cancelled, 20000);
         QVERIFY2(clock.elapsed() < 30000, "the slow query was not interrupted");
@@ -88,7 +100,10 @@ private Q_SLOTS:
         QList<int> delivered;
         const auto ask = [&](int value, const QString &key) {
             worker.submit<int>(
-                key, [value](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT ?"), {value}).toInt(); },
+                key,
+                [value](const QSqlDatabase &db) {
+                    return db::scalar(db, QStringLiteral("SELECT ?"), {value}).toInt();
+                },
                 &receiver, [&](const int &v) { delivered << v; }, [](const db::Error &) {});
         };
         ask(1, QStringLiteral("a"));
@@ -101,7 +116,10 @@ private Q_SLOTS:
         auto *gone = new QObject;
         bool called = false;
         worker.submit<int>(
-            QStringLiteral("c"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(0.2)")).toInt(); },
+            QStringLiteral("c"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT SLEEP(0.2)")).toInt();
+            },
             gone, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
         delete gone;
         ask(4, QStringLiteral("d"));
@@ -120,14 +138,19 @@ private Q_SLOTS:
         QString lastError;
         const auto ask = [&] {
             worker.submit<int>(
-                QStringLiteral("q"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 1")).toInt(); },
-                &receiver, [&](const int &) { ++answers; }, [&](const db::Error &e) { lastError = e.message(); });
+                QStringLiteral("q"),
+                [](const QSqlDatabase &db) {
+                    return db::scalar(db, QStringLiteral("SELECT 1")).toInt();
+                },
+                &receiver, [&](const int &) { ++answers; },
+                [&](const db::Error &e) { lastError = e.message(); });
         };
         ask();
         QTRY_COMPARE_WITH_TIMEOUT(answers, 1, 10000);
         {
             db::Connection admin(scratch.dsn(), QStringLiteral("t"));
-            db::execDirect(admin.database(), QStringLiteral("KILL %1").arg(worker.serverConnectionId()));
+            db::execDirect(admin.database(),
+                           QStringLiteral("KILL %1").arg(worker.serverConnectionId()));
         }
         ask();
         QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, 10000);
@@ -152,12 +175,17 @@ private Q_SLOTS:
         QString errors;
         const auto noteError = [&](const db::Error &e) { errors += e.message(); };
         worker.submit<int>(
-            QStringLiteral("a"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 1")).toInt(); },
+            QStringLiteral("a"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT 1")).toInt();
+            },
             &receiver, [&](const int &value) { a = value; }, noteError);
         QTRY_COMPARE_WITH_TIMEOUT(a, 1, 10000);
         worker.submit<int>(
             QStringLiteral("b"),
-            [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(1.5) + 7")).toInt(); },
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT SLEEP(1.5) + 7")).toInt();
+            },
             &receiver, [&](const int &value) { b = value; }, noteError);
         QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP%")), 10000);
         const qint64 kills = killsSoFar(dsn);
@@ -207,7 +235,8 @@ private Q_SLOTS:
         tracker.finish(1);
         QVERIFY(tracker.start(2, QStringLiteral("k"), tracker.nextGeneration(QStringLiteral("k"))));
         go.release();
-        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(1)%")), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(1)%")),
+                                 10000);
 
         db::Connection killer(dsn, QStringLiteral("killer"));
         const qint64 kills = killsSoFar(dsn);
@@ -215,12 +244,14 @@ private Q_SLOTS:
         QCOMPARE(killsSoFar(dsn), kills);
 
         go.release();
-        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(20)%")), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(20)%")),
+                                 10000);
         tracker.killIfRunning(killer.database(), 2);
         QVERIFY(session->wait(10000));
         QCOMPARE(killsSoFar(dsn), kills + 1);
         QCOMPARE(results.value(0), 7); // job 2's first statement, untouched
-        QVERIFY2(results.value(1) != 7, "the kill meant for the running job did not land"); // -1, or 8 from SLEEP's 1
+        QVERIFY2(results.value(1) != 7,
+                 "the kill meant for the running job did not land"); // -1, or 8 from SLEEP's 1
     }
 
     // Whatever a job throws arrives at onError as a db::Error, and the worker goes on.
@@ -233,13 +264,17 @@ private Q_SLOTS:
         int after = 0;
         const auto noteError = [&](const db::Error &e) { errors << e.message(); };
         worker.submit<int>(
-            QStringLiteral("std"), [](const QSqlDatabase &) -> int { throw std::runtime_error("the disk is full"); },
+            QStringLiteral("std"),
+            [](const QSqlDatabase &) -> int { throw std::runtime_error("the disk is full"); },
             &receiver, [](const int &) {}, noteError);
         worker.submit<int>(
-            QStringLiteral("other"), [](const QSqlDatabase &) -> int { throw 42; }, &receiver, [](const int &) {},
-            noteError);
+            QStringLiteral("other"), [](const QSqlDatabase &) -> int { throw 42; }, &receiver,
+            [](const int &) {}, noteError);
         worker.submit<int>(
-            QStringLiteral("after"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 5")).toInt(); },
+            QStringLiteral("after"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT 5")).toInt();
+            },
             &receiver, [&](const int &value) { after = value; }, noteError);
         QTRY_COMPARE_WITH_TIMEOUT(after, 5, 10000);
         QCOMPARE(errors.size(), 2);
@@ -258,9 +293,14 @@ private Q_SLOTS:
         QObject receiver;
         bool called = false;
         worker->submit<int>(
-            QStringLiteral("slow"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT SLEEP(30)")).toInt(); },
-            &receiver, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
-        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(30)%")), 10000);
+            QStringLiteral("slow"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT SLEEP(30)")).toInt();
+            },
+            &receiver, [&](const int &) { called = true; },
+            [&](const db::Error &) { called = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(test::runsOnServer(dsn, QStringLiteral("SELECT SLEEP(30)%")),
+                                 10000);
         const qint64 session = worker->serverConnectionId();
         {
             test::FrozenServer frozen;
@@ -268,14 +308,19 @@ private Q_SLOTS:
             clock.start();
             worker.reset();
             const qint64 deleteMs = clock.elapsed();
-            QVERIFY2(deleteMs < test::busyLimitMs(100), qPrintable(QStringLiteral("deleting the worker took %1 ms").arg(deleteMs)));
+            QVERIFY2(deleteMs < test::busyLimitMs(100),
+                     qPrintable(QStringLiteral("deleting the worker took %1 ms").arg(deleteMs)));
             clock.restart();
             QVERIFY(!db::DbWorker::waitForAll(QDeadlineTimer(500)));
-            QVERIFY2(clock.elapsed() < 1500, qPrintable(QStringLiteral("the bounded wait took %1 ms").arg(clock.elapsed())));
+            QVERIFY2(
+                clock.elapsed() < 1500,
+                qPrintable(QStringLiteral("the bounded wait took %1 ms").arg(clock.elapsed())));
         }
         QVERIFY(db::DbWorker::waitForAll(QDeadlineTimer(20000)));
-        QCOMPARE(test::count(dsn, QStringLiteral("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %1")
-                                      .arg(session)),
+        QCOMPARE(test::count(
+                     dsn, QStringLiteral(
+                              "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %1")
+                              .arg(session)),
                  qint64(0));
         QCoreApplication::processEvents();
         QVERIFY(!called);
@@ -297,13 +342,18 @@ private Q_SLOTS:
                 db::Connection connection(context.dsn, QStringLiteral("standalone"));
                 return connection.serverConnectionId();
             },
-            &receiver, [&](const qint64 &id) { session = id; }, [&](const db::Error &e) { error = e.message(); });
+            &receiver, [&](const qint64 &id) { session = id; },
+            [&](const db::Error &e) { error = e.message(); });
         QTRY_VERIFY_WITH_TIMEOUT(session != 0 || !error.isEmpty(), 10000);
         QCOMPARE(error, QString());
         QCOMPARE(worker.serverConnectionId(), qint64(0));
         // Its connection is closed once it returns.
-        QTRY_COMPARE_WITH_TIMEOUT(test::count(scratch.dsn(), QStringLiteral(
-            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %1").arg(session)), qint64(0), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            test::count(
+                scratch.dsn(),
+                QStringLiteral("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %1")
+                    .arg(session)),
+            qint64(0), 10000);
 
         Dsn nowhere = scratch.dsn();
         nowhere.database = QStringLiteral("no_such_database_here");
@@ -318,7 +368,10 @@ private Q_SLOTS:
         // The worker's own connection goes on as if nothing happened.
         int answer = 0;
         worker.submit<int>(
-            QStringLiteral("q"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 3")).toInt(); },
+            QStringLiteral("q"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT 3")).toInt();
+            },
             &receiver, [&](const int &value) { answer = value; }, [](const db::Error &) {});
         QTRY_COMPARE_WITH_TIMEOUT(answer, 3, 10000);
         QCOMPARE(lost.size(), 0);
@@ -334,8 +387,9 @@ private Q_SLOTS:
         bool goneCalled = false;
         const auto release = std::make_shared<std::atomic_bool>(false);
         const auto goneSawStop = std::make_shared<std::atomic_bool>(false);
-        worker.submitStandalone<int>(QStringLiteral("a"), waitingJob(release, goneSawStop), gone,
-                                     [&](const int &) { goneCalled = true; }, [&](const db::Error &) { goneCalled = true; });
+        worker.submitStandalone<int>(
+            QStringLiteral("a"), waitingJob(release, goneSawStop), gone,
+            [&](const int &) { goneCalled = true; }, [&](const db::Error &) { goneCalled = true; });
         delete gone;
         release->store(true);
 
@@ -344,15 +398,16 @@ private Q_SLOTS:
         QList<int> delivered;
         worker.submitStandalone<int>(
             QStringLiteral("b"),
-            [olderStarted, job = waitingJob(std::make_shared<std::atomic_bool>(false), olderSawStop)](
-                const db::StandaloneContext &context) {
+            [olderStarted, job = waitingJob(std::make_shared<std::atomic_bool>(false),
+                                            olderSawStop)](const db::StandaloneContext &context) {
                 olderStarted->store(true);
                 return job(context);
             },
             &receiver, [&](const int &) { delivered << 1; }, [](const db::Error &) {});
         QTRY_VERIFY_WITH_TIMEOUT(olderStarted->load(), 10000);
         worker.submitStandalone<int>(
-            QStringLiteral("b"), [](const db::StandaloneContext &context) { return context.stop.load() ? -1 : 2; },
+            QStringLiteral("b"),
+            [](const db::StandaloneContext &context) { return context.stop.load() ? -1 : 2; },
             &receiver, [&](const int &value) { delivered << value; }, [](const db::Error &) {});
         QTRY_COMPARE_WITH_TIMEOUT(delivered.size(), 1, 10000);
         QCOMPARE(delivered, QList<int>({2}));
@@ -372,7 +427,10 @@ private Q_SLOTS:
         // The worker's own connection is open, so that a kill would have a session to aim at.
         int answer = 0;
         worker.submit<int>(
-            QStringLiteral("q"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 3")).toInt(); },
+            QStringLiteral("q"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT 3")).toInt();
+            },
             &receiver, [&](const int &value) { answer = value; }, [](const db::Error &) {});
         QTRY_COMPARE_WITH_TIMEOUT(answer, 3, 10000);
         const auto started = std::make_shared<std::atomic_bool>(false);
@@ -380,11 +438,13 @@ private Q_SLOTS:
         bool called = false;
         worker.submitStandalone<int>(
             QStringLiteral("long"),
-            [started, job = waitingJob(std::make_shared<std::atomic_bool>(false), sawStop)](const db::StandaloneContext &context) {
+            [started, job = waitingJob(std::make_shared<std::atomic_bool>(false), sawStop)](
+                const db::StandaloneContext &context) {
                 started->store(true);
                 return job(context);
             },
-            &receiver, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
+            &receiver, [&](const int &) { called = true; },
+            [&](const db::Error &) { called = true; });
         QTRY_VERIFY_WITH_TIMEOUT(started->load(), 10000);
         const qint64 kills = killsSoFar(dsn);
         QElapsedTimer clock;
@@ -393,7 +453,10 @@ private Q_SLOTS:
         QVERIFY2(clock.elapsed() < test::busyLimitMs(100), "cancel waited");
         answer = 0;
         worker.submit<int>(
-            QStringLiteral("q"), [](const QSqlDatabase &db) { return db::scalar(db, QStringLiteral("SELECT 4")).toInt(); },
+            QStringLiteral("q"),
+            [](const QSqlDatabase &db) {
+                return db::scalar(db, QStringLiteral("SELECT 4")).toInt();
+            },
             &receiver, [&](const int &value) { answer = value; }, [](const db::Error &) {});
         QTRY_COMPARE_WITH_TIMEOUT(answer, 4, 20000);
         QVERIFY(sawStop->load());
@@ -424,12 +487,14 @@ private Q_SLOTS:
                 ended->store(true);
                 return 1;
             },
-            &receiver, [&](const int &) { called = true; }, [&](const db::Error &) { called = true; });
+            &receiver, [&](const int &) { called = true; },
+            [&](const db::Error &) { called = true; });
         QTRY_VERIFY_WITH_TIMEOUT(started->load(), 10000);
         QElapsedTimer clock;
         clock.start();
         worker.reset();
-        QVERIFY2(clock.elapsed() < test::busyLimitMs(100), "deleting the worker waited for its job");
+        QVERIFY2(clock.elapsed() < test::busyLimitMs(100),
+                 "deleting the worker waited for its job");
         QVERIFY(!db::DbWorker::waitForAll(QDeadlineTimer(200)));
         QVERIFY(!ended->load());
         QVERIFY(db::DbWorker::waitForAll(QDeadlineTimer(20000)));

@@ -13,7 +13,8 @@ private Q_SLOTS:
     void tcpForm()
     {
         QString error;
-        const auto dsn = Dsn::parse(QStringLiteral("mysql://ops:pa%40ss@db.example:3307/payops"), &error);
+        const auto dsn =
+            Dsn::parse(QStringLiteral("mysql://ops:pa%40ss@db.example:3307/payops"), &error);
         QVERIFY2(dsn, qPrintable(error));
         QCOMPARE(dsn->user, QStringLiteral("ops"));
         QCOMPARE(dsn->password, QStringLiteral("pa@ss"));
@@ -29,7 +30,8 @@ private Q_SLOTS:
         const auto tcp = Dsn::parse(QStringLiteral("mysql://ops@db/payops"), &error);
         QVERIFY2(tcp, qPrintable(error));
         QCOMPARE(tcp->port, 3306);
-        const auto sock = Dsn::parse(QStringLiteral("mysql://root@localhost/payops?socket=/tmp/x/mysqld.sock"), &error);
+        const auto sock = Dsn::parse(
+            QStringLiteral("mysql://root@localhost/payops?socket=/tmp/x/mysqld.sock"), &error);
         QVERIFY2(sock, qPrintable(error));
         QCOMPARE(sock->socket, QStringLiteral("/tmp/x/mysqld.sock"));
         QCOMPARE(sock->host, QStringLiteral("localhost"));
@@ -39,9 +41,11 @@ private Q_SLOTS:
     {
         qputenv("PAYOPS_DB_PASSWORD", "from-env");
         QString error;
-        QCOMPARE(Dsn::parse(QStringLiteral("mysql://ops@db/payops"), &error)->password, QStringLiteral("from-env"));
+        QCOMPARE(Dsn::parse(QStringLiteral("mysql://ops@db/payops"), &error)->password,
+                 QStringLiteral("from-env"));
         // A password in the DSN wins over the environment.
-        QCOMPARE(Dsn::parse(QStringLiteral("mysql://ops:inline@db/payops"), &error)->password, QStringLiteral("inline"));
+        QCOMPARE(Dsn::parse(QStringLiteral("mysql://ops:inline@db/payops"), &error)->password,
+                 QStringLiteral("inline"));
     }
 
     void displayNeverShowsPassword()
@@ -89,18 +93,26 @@ private Q_SLOTS:
         QTest::newRow("empty") << QString() << QStringLiteral("empty");
         QTest::newRow("scheme") << QStringLiteral("postgres://u@h/db") << QStringLiteral("scheme");
         QTest::newRow("no user") << QStringLiteral("mysql://h/db") << QStringLiteral("no user");
-        QTest::newRow("no database") << QStringLiteral("mysql://u@h/") << QStringLiteral("database");
-        QTest::newRow("bad database") << QStringLiteral("mysql://u@h/db;drop") << QStringLiteral("database name");
-        QTest::newRow("port letters") << QStringLiteral("mysql://u@h:abc/db") << QStringLiteral("port");
+        QTest::newRow("no database")
+            << QStringLiteral("mysql://u@h/") << QStringLiteral("database");
+        QTest::newRow("bad database")
+            << QStringLiteral("mysql://u@h/db;drop") << QStringLiteral("database name");
+        QTest::newRow("port letters")
+            << QStringLiteral("mysql://u@h:abc/db") << QStringLiteral("port");
         QTest::newRow("port zero") << QStringLiteral("mysql://u@h:0/db") << QStringLiteral("port");
-        QTest::newRow("port too big") << QStringLiteral("mysql://u@h:70000/db") << QStringLiteral("port");
-        QTest::newRow("unknown option") << QStringLiteral("mysql://u@localhost/db?sock=/x") << QStringLiteral("unknown option");
-        QTest::newRow("relative socket") << QStringLiteral("mysql://u@localhost/db?socket=x.sock") << QStringLiteral("absolute");
-        QTest::newRow("socket off localhost") << QStringLiteral("mysql://u@db/db?socket=/x.sock") << QStringLiteral("localhost");
+        QTest::newRow("port too big")
+            << QStringLiteral("mysql://u@h:70000/db") << QStringLiteral("port");
+        QTest::newRow("unknown option")
+            << QStringLiteral("mysql://u@localhost/db?sock=/x") << QStringLiteral("unknown option");
+        QTest::newRow("relative socket")
+            << QStringLiteral("mysql://u@localhost/db?socket=x.sock") << QStringLiteral("absolute");
+        QTest::newRow("socket off localhost")
+            << QStringLiteral("mysql://u@db/db?socket=/x.sock") << QStringLiteral("localhost");
         QTest::newRow("no scheme") << QStringLiteral("u@h/db") << QStringLiteral("scheme");
         // Found by fuzz_dsn: a noncharacter, kept by QUrl as written, came back as U+FFFD.
-        QTest::newRow("noncharacter") << QString::fromUtf8("mysql://u@h/db?ssl-ca=/t/k\xf2\xbf\xbf\xbf")
-                                      << QStringLiteral("not a URL");
+        QTest::newRow("noncharacter")
+            << QString::fromUtf8("mysql://u@h/db?ssl-ca=/t/k\xf2\xbf\xbf\xbf")
+            << QStringLiteral("not a URL");
     }
 
     void badForms()
@@ -117,14 +129,16 @@ private Q_SLOTS:
     void errorsNeverShowThePassword_data()
     {
         QTest::addColumn<QString>("text");
-        QTest::newRow("port out of range") << QStringLiteral("mysql://ops:Sekr3tPw@db:99999/payops");
+        QTest::newRow("port out of range")
+            << QStringLiteral("mysql://ops:Sekr3tPw@db:99999/payops");
         QTest::newRow("port letters") << QStringLiteral("mysql://ops:Sekr3tPw@db:33o6/payops");
         QTest::newRow("space in host") << QStringLiteral("mysql://ops:Sekr3tPw@d b/payops");
         QTest::newRow("bad host bracket") << QStringLiteral("mysql://ops:Sekr3tPw@[::1/payops");
         QTest::newRow("space in password") << QStringLiteral("mysql://ops:Sekr3t Pw@db/payops");
         QTest::newRow("slash in password") << QStringLiteral("mysql://ops:Sekr3t/Pw@db/payops");
         QTest::newRow("hash in password") << QStringLiteral("mysql://ops:Sekr3t#Pw@db/payops");
-        QTest::newRow("question mark in password") << QStringLiteral("mysql://ops:Sekr3t?Pw@db/payops");
+        QTest::newRow("question mark in password")
+            << QStringLiteral("mysql://ops:Sekr3t?Pw@db/payops");
         QTest::newRow("at sign in password") << QStringLiteral("mysql://ops:Sekr3t@Pw@d b/payops");
         QTest::newRow("bad percent escape") << QStringLiteral("mysql://ops:Sekr3t%zzPw@db/payops");
         QTest::newRow("scheme") << QStringLiteral("mariadb://ops:Sekr3tPw@db/payops");
@@ -132,7 +146,8 @@ private Q_SLOTS:
         QTest::newRow("port zero") << QStringLiteral("mysql://ops:Sekr3tPw@db:0/payops");
         QTest::newRow("fragment") << QStringLiteral("mysql://ops:Sekr3tPw@db/payops#x");
         QTest::newRow("bad database") << QStringLiteral("mysql://ops:Sekr3tPw@db/pay;ops");
-        QTest::newRow("unknown option") << QStringLiteral("mysql://ops:Sekr3tPw@db/payops?timeout=5");
+        QTest::newRow("unknown option")
+            << QStringLiteral("mysql://ops:Sekr3tPw@db/payops?timeout=5");
         QTest::newRow("no scheme") << QStringLiteral("ops:Sekr3tPw@db:99999/payops");
     }
 
@@ -142,7 +157,8 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!Dsn::parse(text, &error));
         QVERIFY(!error.isEmpty());
-        QVERIFY2(!error.contains(QStringLiteral("Sekr3t")) && !error.contains(QStringLiteral("Pw")), qPrintable(error));
+        QVERIFY2(!error.contains(QStringLiteral("Sekr3t")) && !error.contains(QStringLiteral("Pw")),
+                 qPrintable(error));
     }
 };
 

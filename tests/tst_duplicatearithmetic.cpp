@@ -14,9 +14,9 @@ DuplicateWatchFigures incident()
 {
     DuplicateWatchFigures figures;
     figures.units = {
-        {CouponBit, 1000, 3, 4, 1},  // 3 groups of a 10.00 yuan coupon, 4 extra copies, 1 superseded
-        {CouponBit, 500, 2, 2, 0},   // 2 groups of a 5.00 yuan coupon, 2 extra copies
-        {PointsBit, 100, 5, 6, 2},   // 5 groups of 100 points, 6 extra copies, 2 superseded
+        {CouponBit, 1000, 3, 4, 1}, // 3 groups of a 10.00 yuan coupon, 4 extra copies, 1 superseded
+        {CouponBit, 500, 2, 2, 0},  // 2 groups of a 5.00 yuan coupon, 2 extra copies
+        {PointsBit, 100, 5, 6, 2},  // 5 groups of 100 points, 6 extra copies, 2 superseded
     };
     figures.openOrders = 5;
     figures.scanState = QStringLiteral("DONE");
@@ -70,14 +70,21 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("cursor");
         QTest::addColumn<qint64>("end");
         QTest::addColumn<int>("percent");
-        QTest::newRow("not started") << QStringLiteral("NEW") << qint64(1) << qint64(1) << qint64(100) << 0;
-        QTest::newRow("done") << QStringLiteral("DONE") << qint64(1) << qint64(50) << qint64(100) << 100;
-        QTest::newRow("half") << QStringLiteral("SCANNING") << qint64(1) << qint64(51) << qint64(100) << 50;
-        QTest::newRow("rounds down") << QStringLiteral("SCANNING") << qint64(1) << qint64(3) << qint64(3) << 66;
+        QTest::newRow("not started")
+            << QStringLiteral("NEW") << qint64(1) << qint64(1) << qint64(100) << 0;
+        QTest::newRow("done") << QStringLiteral("DONE") << qint64(1) << qint64(50) << qint64(100)
+                              << 100;
+        QTest::newRow("half") << QStringLiteral("SCANNING") << qint64(1) << qint64(51)
+                              << qint64(100) << 50;
+        QTest::newRow("rounds down")
+            << QStringLiteral("SCANNING") << qint64(1) << qint64(3) << qint64(3) << 66;
         // The cursor at the end is not done until the pass says so.
-        QTest::newRow("never 100 before done") << QStringLiteral("SCANNING") << qint64(1) << qint64(101) << qint64(100) << 99;
-        QTest::newRow("empty range") << QStringLiteral("SCANNING") << qint64(10) << qint64(10) << qint64(9) << 0;
-        QTest::newRow("one order, not yet read") << QStringLiteral("SCANNING") << qint64(7) << qint64(7) << qint64(7) << 0;
+        QTest::newRow("never 100 before done")
+            << QStringLiteral("SCANNING") << qint64(1) << qint64(101) << qint64(100) << 99;
+        QTest::newRow("empty range")
+            << QStringLiteral("SCANNING") << qint64(10) << qint64(10) << qint64(9) << 0;
+        QTest::newRow("one order, not yet read")
+            << QStringLiteral("SCANNING") << qint64(7) << qint64(7) << qint64(7) << 0;
     }
 
     void percentScanned()
@@ -104,10 +111,12 @@ private Q_SLOTS:
         QCOMPARE(count.couponExtraRows, qint64(6));
         QCOMPARE(count.pointGroups, qint64(5));
         QCOMPARE(count.pointExtraRows, qint64(6));
-        QCOMPARE(count.describe(),
-                 QStringLiteral("5 duplicate coupon group(s) (6 extra row(s)) in user_coupon by (order_id, "
-                                "coupon_template_id); 5 duplicate points group(s) (6 extra row(s)) in point_log by "
-                                "(order_id, point_type); e.g. order(s) 1001, 1002"));
+        QCOMPARE(
+            count.describe(),
+            QStringLiteral(
+                "5 duplicate coupon group(s) (6 extra row(s)) in user_coupon by (order_id, "
+                "coupon_template_id); 5 duplicate points group(s) (6 extra row(s)) in point_log by "
+                "(order_id, point_type); e.g. order(s) 1001, 1002"));
         QCOMPARE(LiveDuplicateCount().describe(), QStringLiteral("no live duplicates"));
         QVERIFY(LiveDuplicateCount().isEmpty());
     }
@@ -121,10 +130,12 @@ private Q_SLOTS:
         payments.refundOwedFen = 19801; // 198.01 yuan: the fen survive
         payments.sampleOrderIds = {1001, 1002};
         QCOMPARE(payments.describe(),
-                 QStringLiteral("2 order(s) paid twice by the customer (3 refused payment(s), 198.01 yuan to "
-                                "refund), e.g. orders 1001, 1002"));
+                 QStringLiteral(
+                     "2 order(s) paid twice by the customer (3 refused payment(s), 198.01 yuan to "
+                     "refund), e.g. orders 1001, 1002"));
         payments.refundOwedFen = 5; // 0.05, not 0.5
-        QVERIFY2(payments.describe().contains(QStringLiteral("0.05 yuan")), qPrintable(payments.describe()));
+        QVERIFY2(payments.describe().contains(QStringLiteral("0.05 yuan")),
+                 qPrintable(payments.describe()));
     }
 };
 

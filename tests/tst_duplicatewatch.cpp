@@ -1,9 +1,9 @@
 #include "bulkdata.h"
 #include "callbackfixture.h"
+#include "console/activitytally.h"
 #include "console/backlog.h"
 #include "console/databasesummary.h"
 #include "console/instances.h"
-#include "console/activitytally.h"
 #include "console/overview.h"
 #include "console/statemachine.h"
 #include "db/connection.h"
@@ -42,8 +42,15 @@ struct Figures
     bool operator==(const Figures &) const = default;
     QString text() const
     {
-        return QStringLiteral("coupons %1 groups %2 extra %3 fen; points %4 groups %5 extra %6 fen; %7 orders; %8 superseded")
-            .arg(couponGroups).arg(couponExtra).arg(couponFen).arg(pointGroups).arg(pointExtra).arg(pointFen).arg(orders)
+        return QStringLiteral("coupons %1 groups %2 extra %3 fen; points %4 groups %5 extra %6 "
+                              "fen; %7 orders; %8 superseded")
+            .arg(couponGroups)
+            .arg(couponExtra)
+            .arg(couponFen)
+            .arg(pointGroups)
+            .arg(pointExtra)
+            .arg(pointFen)
+            .arg(orders)
             .arg(superseded);
     }
 };
@@ -51,37 +58,53 @@ struct Figures
 Figures fullScan(const QSqlDatabase &db, qint64 pointsPerYuan = 100)
 {
     const QString coupons = QStringLiteral(
-        "SELECT order_id, COUNT(*) AS n, SUM(superseded_by IS NULL) AS live, MAX(face_value_fen) AS unit "
+        "SELECT order_id, COUNT(*) AS n, SUM(superseded_by IS NULL) AS live, MAX(face_value_fen) "
+        "AS unit "
         "FROM user_coupon GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1");
-    const QString points = QStringLiteral(
-        "SELECT order_id, COUNT(*) AS n, SUM(superseded_by IS NULL) AS live, MAX(points) * 100 DIV %1 AS unit "
-        "FROM point_log WHERE reverses_id IS NULL GROUP BY order_id, point_type HAVING COUNT(*) > 1").arg(pointsPerYuan);
+    const QString points = QStringLiteral("SELECT order_id, COUNT(*) AS n, SUM(superseded_by IS "
+                                          "NULL) AS live, MAX(points) * 100 DIV %1 AS unit "
+                                          "FROM point_log WHERE reverses_id IS NULL GROUP BY "
+                                          "order_id, point_type HAVING COUNT(*) > 1")
+                               .arg(pointsPerYuan);
     const auto row = [&db](const QString &groups) {
-        QSqlQuery q = db::exec(db, QStringLiteral("SELECT COALESCE(SUM(live > 1), 0), COALESCE(SUM(IF(live > 1, live - 1, 0)), 0), "
-                                                  "COALESCE(SUM(IF(live > 1, (live - 1) * unit, 0)), 0) FROM (%1) g").arg(groups));
+        QSqlQuery q = db::exec(
+            db,
+            QStringLiteral(
+                "SELECT COALESCE(SUM(live > 1), 0), COALESCE(SUM(IF(live > 1, live - 1, 0)), 0), "
+                "COALESCE(SUM(IF(live > 1, (live - 1) * unit, 0)), 0) FROM (%1) g")
+                .arg(groups));
         q.next();
-        return std::array<qint64, 3>{q.value(0).toLongLong(), q.value(1).toLongLong(), q.value(2).toLongLong()};
+        return std::array<qint64, 3>{q.value(0).toLongLong(), q.value(1).toLongLong(),
+                                     q.value(2).toLongLong()};
     };
     const auto c = row(coupons);
     const auto p = row(points);
     Figures f{c[0], c[1], c[2], p[0], p[1], p[2]};
     const QString both = QStringLiteral("(%1) UNION ALL (%2)").arg(coupons, points);
-    f.orders = db::scalar(db, QStringLiteral("SELECT COUNT(DISTINCT order_id) FROM (%1) g WHERE live > 1").arg(both)).toLongLong();
-    f.superseded = db::scalar(db, QStringLiteral("SELECT COALESCE(SUM(n - live), 0) FROM (%1) g").arg(both)).toLongLong();
+    f.orders =
+        db::scalar(
+            db,
+            QStringLiteral("SELECT COUNT(DISTINCT order_id) FROM (%1) g WHERE live > 1").arg(both))
+            .toLongLong();
+    f.superseded =
+        db::scalar(db, QStringLiteral("SELECT COALESCE(SUM(n - live), 0) FROM (%1) g").arg(both))
+            .toLongLong();
     return f;
 }
 
 Figures ofWatch(const DuplicateWatchFigures &w, qint64 pointsPerYuan = 100)
 {
-    return {w.groups(CouponBit), w.extraCopies(CouponBit), w.couponFen(), w.groups(PointsBit), w.extraCopies(PointsBit),
-            w.pointFen(pointsPerYuan), w.openOrders, w.superseded()};
+    return {w.groups(CouponBit),      w.extraCopies(CouponBit),  w.couponFen(), w.groups(PointsBit),
+            w.extraCopies(PointsBit), w.pointFen(pointsPerYuan), w.openOrders,  w.superseded()};
 }
 
-#define COMPARE_WATCH(db, watchFigures)                                                                              \
-    do {                                                                                                             \
-        const Figures expected = fullScan(db);                                                                       \
-        const Figures got = ofWatch(watchFigures);                                                                   \
-        QVERIFY2(got == expected, qPrintable(QStringLiteral("watch: %1\nscan:  %2").arg(got.text(), expected.text()))); \
+#define COMPARE_WATCH(db, watchFigures)                                                            \
+    do {                                                                                           \
+        const Figures expected = fullScan(db);                                                     \
+        const Figures got = ofWatch(watchFigures);                                                 \
+        QVERIFY2(                                                                                  \
+            got == expected,                                                                       \
+            qPrintable(QStringLiteral("watch: %1\nscan:  %2").arg(got.text(), expected.text())));  \
     } while (false)
 
 void insertSideEffect(const QSqlDatabase &db, QRandomGenerator &rng, qint64 firstOrder, int orders)
@@ -91,28 +114,46 @@ void insertSideEffect(const QSqlDatabase &db, QRandomGenerator &rng, qint64 firs
         const int tpl = 1 + rng.bounded(2);
         // Now and then a copy worth something else: a group is valued at its dearest copy.
         const int fen = rng.bounded(10) == 0 ? 700 : tpl == 1 ? 1000 : 500;
-        db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) "
-                                    "VALUES (1, %1, %2, %3)").arg(order).arg(tpl).arg(fen));
+        db::exec(
+            db,
+            QStringLiteral(
+                "INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) "
+                "VALUES (1, %1, %2, %3)")
+                .arg(order)
+                .arg(tpl)
+                .arg(fen));
     } else {
         // 'pay_reward' is the same group as 'PAY_REWARD' under the column's collation.
-        const char *type = rng.bounded(8) == 0 ? "pay_reward" : rng.bounded(3) == 0 ? "BIRTHDAY" : "PAY_REWARD";
-        db::exec(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES (1, %1, '%2', %3)")
-                         .arg(order).arg(QLatin1String(type)).arg(rng.bounded(2) ? 100 : 150));
+        const char *type = rng.bounded(8) == 0   ? "pay_reward"
+                           : rng.bounded(3) == 0 ? "BIRTHDAY"
+                                                 : "PAY_REWARD";
+        db::exec(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) "
+                                    "VALUES (1, %1, '%2', %3)")
+                         .arg(order)
+                         .arg(QLatin1String(type))
+                         .arg(rng.bounded(2) ? 100 : 150));
     }
 }
 
 void compensateOrder(const QSqlDatabase &db, qint64 order)
 {
-    const CompensationPlan plan = planCompensation(db, CompensationScope{{order}, {}, false}, CompensationSettings{});
+    const CompensationPlan plan =
+        planCompensation(db, CompensationScope{{order}, {}, false}, CompensationSettings{});
     if (!plan.isEmpty())
-        executeCompensation(db, plan, QStringLiteral("test"), QStringLiteral("T-1"), CompensationSettings{});
+        executeCompensation(db, plan, QStringLiteral("test"), QStringLiteral("T-1"),
+                            CompensationSettings{});
 }
 
 // How many of the duplicate watch's gaps of user_coupon hold this id.
 int couponGapsAt(const QSqlDatabase &db, qint64 id)
 {
-    return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM duplicate_watch_gap WHERE source = 1 AND first_id <= ? "
-                                         "AND last_id >= ?"), {id, id}).toInt();
+    return db::scalar(
+               db,
+               QStringLiteral(
+                   "SELECT COUNT(*) FROM duplicate_watch_gap WHERE source = 1 AND first_id <= ? "
+                   "AND last_id >= ?"),
+               {id, id})
+        .toInt();
 }
 
 // A scratch database at level legacy and a connection to it on the test's thread.
@@ -132,7 +173,8 @@ public:
     explicit LegacyDatabase(qint64 orders)
         : m_connection(std::make_unique<db::Connection>(m_scratch.dsn(), QStringLiteral("t")))
     {
-        db::Migrator(*m_connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, true);
+        db::Migrator(*m_connection, checkMigrationRequirement)
+            .migrate(db::SchemaLevel::Legacy, true);
         bench::generateIncidentOrders(db(), orders);
     }
     Q_DISABLE_COPY_MOVE(LegacyDatabase)
@@ -194,14 +236,20 @@ private Q_SLOTS:
         {
             db::Connection late(scratch.dsn(), QStringLiteral("late"));
             db::Transaction open(late.database());
-            db::exec(late.database(), QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, "
-                                                     "face_value_fen) VALUES (1, 1001, 1, 1000), (1, 1001, 1, 1000)"));
-            const qint64 lowId = db::scalar(late.database(), QStringLiteral("SELECT LAST_INSERT_ID()")).toLongLong();
-            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) "
+            db::exec(
+                late.database(),
+                QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, "
+                               "face_value_fen) VALUES (1, 1001, 1, 1000), (1, 1001, 1, 1000)"));
+            const qint64 lowId =
+                db::scalar(late.database(), QStringLiteral("SELECT LAST_INSERT_ID()")).toLongLong();
+            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, "
+                                        "coupon_template_id, face_value_fen) "
                                         "VALUES (1, 1002, 1, 1000)"));
             COMPARE_WATCH(db, refreshDuplicateWatch(db).figures);
             // The watermark passed the open transaction's ids, which wait as a gap.
-            QVERIFY(db::scalar(db, QStringLiteral("SELECT coupon_seen_id FROM duplicate_watch_state")).toLongLong() > lowId + 1);
+            QVERIFY(
+                db::scalar(db, QStringLiteral("SELECT coupon_seen_id FROM duplicate_watch_state"))
+                    .toLongLong() > lowId + 1);
             QCOMPARE(couponGapsAt(db, lowId), 1);
             // Past the margin a settled gap needs, the open transaction still holds it open.
             std::this_thread::sleep_for(std::chrono::milliseconds(1200));
@@ -259,10 +307,14 @@ private Q_SLOTS:
         {
             db::Connection writer(scratch.dsn(), QStringLiteral("writer"));
             db::Transaction open(writer.database());
-            db::exec(writer.database(), QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, "
-                                                       "face_value_fen) VALUES (1, 1001, 1, 1000)"));
-            rolledBack = db::scalar(writer.database(), QStringLiteral("SELECT LAST_INSERT_ID()")).toLongLong();
-            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) "
+            db::exec(
+                writer.database(),
+                QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, "
+                               "face_value_fen) VALUES (1, 1001, 1, 1000)"));
+            rolledBack = db::scalar(writer.database(), QStringLiteral("SELECT LAST_INSERT_ID()"))
+                             .toLongLong();
+            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, "
+                                        "coupon_template_id, face_value_fen) "
                                         "VALUES (1, 1002, 1, 1000)"));
             QVERIFY(refreshDuplicateWatch(db).refreshed);
             QCOMPARE(couponGapsAt(db, rolledBack), 1);
@@ -271,7 +323,8 @@ private Q_SLOTS:
         std::this_thread::sleep_for(std::chrono::milliseconds(1200));
 
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()), QStringLiteral("operator"));
+        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()),
+                                  QStringLiteral("operator"));
         QVERIFY(refreshDuplicateWatch(asOperator.database()).refreshed);
         QCOMPARE(couponGapsAt(db, rolledBack), 1);
 
@@ -333,8 +386,9 @@ private Q_SLOTS:
         QVERIFY(stopped.figures.percentScanned() < 100);
 
         // Meanwhile: a third copy below the cursor, a new duplicate above it.
-        db::exec(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES "
-                                    "(1, 7, 'PAY_REWARD', 100), (1, 4000, 'PAY_REWARD', 100)"));
+        db::exec(db, QStringLiteral(
+                         "INSERT INTO point_log (user_id, order_id, point_type, points) VALUES "
+                         "(1, 7, 'PAY_REWARD', 100), (1, 4000, 'PAY_REWARD', 100)"));
         cancel.store(false);
         QList<qint64> reached;
         QList<int> percents;
@@ -361,23 +415,30 @@ private Q_SLOTS:
         db::Connection writer(scratch.dsn(), QStringLiteral("writer"));
         QRandomGenerator rng(11);
         for (int n : {10, 300, 1000}) {
-            for (int i = 0; i < n; ++i) // one in ten a duplicate of an old order, the rest new orders
-                insertSideEffect(writer.database(), rng, i % 10 == 0 ? 1 : 300000 + i, i % 10 == 0 ? 200000 : 1);
+            for (int i = 0; i < n;
+                 ++i) // one in ten a duplicate of an old order, the rest new orders
+                insertSideEffect(writer.database(), rng, i % 10 == 0 ? 1 : 300000 + i,
+                                 i % 10 == 0 ? 200000 : 1);
             const qint64 before = bench::sessionRowsRead(db);
             const WatchRefresh refresh = refreshDuplicateWatch(db);
             const qint64 read = bench::sessionRowsRead(db) - before;
-            QVERIFY2(read <= 10 * n + 1000, qPrintable(QStringLiteral("%1 rows read after %2 new ones").arg(read).arg(n)));
+            QVERIFY2(read <= 10 * n + 1000,
+                     qPrintable(QStringLiteral("%1 rows read after %2 new ones").arg(read).arg(n)));
             QCOMPARE(refresh.rowsRead, qint64(n));
             COMPARE_WATCH(db, refresh.figures);
         }
 
-        const auto bounded = [&db](const char *what, qint64 allowance, const std::function<void()> &read) {
+        const auto bounded = [&db](const char *what, qint64 allowance,
+                                   const std::function<void()> &read) {
             const qint64 before = bench::sessionRowsRead(db);
             read();
             const qint64 used = bench::sessionRowsRead(db) - before;
-            QVERIFY2(used <= 1000 + allowance, qPrintable(QStringLiteral("%1 read %2 rows").arg(QLatin1String(what)).arg(used)));
+            QVERIFY2(
+                used <= 1000 + allowance,
+                qPrintable(QStringLiteral("%1 read %2 rows").arg(QLatin1String(what)).arg(used)));
         };
-        // The overview's and the state machine's counts of the last hour: read once, then what is new.
+        // The overview's and the state machine's counts of the last hour: read once, then what is
+        // new.
         console::ActivityTally overviewTally(console::kRecentActivitySeconds);
         console::ActivityTally machineTally(3600);
         QVERIFY(overviewTally.advance(db).ordersCreated > 0);
@@ -390,9 +451,11 @@ private Q_SLOTS:
             overviewTally.advance(db);
         });
         console::BacklogTally backlogTally;
-        bounded("the backlog summary", 0, [&db, &backlogTally] { console::loadBacklogSummary(db, backlogTally); });
+        bounded("the backlog summary", 0,
+                [&db, &backlogTally] { console::loadBacklogSummary(db, backlogTally); });
         bounded("the instances", 0, [&db] { console::loadInstances(db); });
-        bounded("the state machine", 0, [&db, &machineTally] { console::loadStateMachine(db, machineTally); });
+        bounded("the state machine", 0,
+                [&db, &machineTally] { console::loadStateMachine(db, machineTally); });
     }
 
     // The last hour's counts kept in memory equal plain SQL over the window after every step:
@@ -403,28 +466,40 @@ private Q_SLOTS:
         const LegacyDatabase scratch(20, 0);
         const QSqlDatabase db = scratch.db();
         const auto logRows = [&db](const QString &values) {
-            db::exec(db, QStringLiteral("INSERT INTO order_state_log (order_id, from_state, to_state, accepted, reason, "
-                                        "created_at) VALUES ") + values);
+            db::exec(db, QStringLiteral("INSERT INTO order_state_log (order_id, from_state, "
+                                        "to_state, accepted, reason, "
+                                        "created_at) VALUES ") +
+                             values);
         };
-        logRows(QStringLiteral("(1001, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3) - INTERVAL 2 HOUR), "
-                               "(1002, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3) - INTERVAL 20 MINUTE), "
-                               "(1002, 'PAID', 'PAID', 0, 'order_already_paid', UTC_TIMESTAMP(3) - INTERVAL 20 MINUTE)"));
-        db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, created_at) VALUES "
-                                    "(7, 1, 100, UTC_TIMESTAMP(3) - INTERVAL 3 HOUR)"));
+        logRows(QStringLiteral(
+            "(1001, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3) - INTERVAL 2 HOUR), "
+            "(1002, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3) - INTERVAL 20 MINUTE), "
+            "(1002, 'PAID', 'PAID', 0, 'order_already_paid', UTC_TIMESTAMP(3) - INTERVAL 20 "
+            "MINUTE)"));
+        db::exec(db,
+                 QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, created_at) VALUES "
+                                "(7, 1, 100, UTC_TIMESTAMP(3) - INTERVAL 3 HOUR)"));
         const auto expected = [&scratch] {
             return QStringList{
-                QString::number(test::count(scratch.dsn(), QStringLiteral(
-                    "SELECT COUNT(*) FROM orders WHERE created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"))),
-                QString::number(test::count(scratch.dsn(), QStringLiteral(
-                    "SELECT COUNT(*) FROM order_state_log WHERE accepted = 1 AND to_state = 'PAID' "
-                    "AND created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"))),
-                QString::number(test::count(scratch.dsn(), QStringLiteral(
-                    "SELECT COUNT(*) FROM order_state_log WHERE accepted = 0 AND from_state = 'PAID' AND to_state = 'PAID' "
-                    "AND created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR")))};
+                QString::number(test::count(
+                    scratch.dsn(), QStringLiteral("SELECT COUNT(*) FROM orders WHERE created_at >= "
+                                                  "UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"))),
+                QString::number(test::count(
+                    scratch.dsn(),
+                    QStringLiteral("SELECT COUNT(*) FROM order_state_log WHERE accepted = 1 AND "
+                                   "to_state = 'PAID' "
+                                   "AND created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR"))),
+                QString::number(test::count(
+                    scratch.dsn(),
+                    QStringLiteral("SELECT COUNT(*) FROM order_state_log WHERE accepted = 0 AND "
+                                   "from_state = 'PAID' AND to_state = 'PAID' "
+                                   "AND created_at >= UTC_TIMESTAMP(3) - INTERVAL 1 HOUR")))};
         };
         const auto got = [](const console::RecentActivity &a) {
-            return QStringList{QString::number(a.ordersCreated), QString::number(a.entered(QStringLiteral("PAID"))),
-                               QString::number(a.refused(QStringLiteral("PAID"), QStringLiteral("PAID")))};
+            return QStringList{
+                QString::number(a.ordersCreated),
+                QString::number(a.entered(QStringLiteral("PAID"))),
+                QString::number(a.refused(QStringLiteral("PAID"), QStringLiteral("PAID")))};
         };
         console::ActivityTally tally(3600);
         QCOMPARE(got(tally.advance(db)), expected());
@@ -434,28 +509,35 @@ private Q_SLOTS:
             // A transition whose transaction takes its id first and commits last.
             db::Connection late(scratch.dsn(), QStringLiteral("late"));
             db::Transaction open(late.database());
-            db::exec(late.database(), QStringLiteral("INSERT INTO order_state_log (order_id, from_state, to_state, accepted, "
-                                                     "reason) VALUES (1003, 'PAID', 'PAID', 0, 'order_already_paid')"));
+            db::exec(late.database(),
+                     QStringLiteral(
+                         "INSERT INTO order_state_log (order_id, from_state, to_state, accepted, "
+                         "reason) VALUES (1003, 'PAID', 'PAID', 0, 'order_already_paid')"));
             logRows(QStringLiteral("(1003, 'PENDING', 'PAID', 1, '', UTC_TIMESTAMP(3))"));
             // An order with a lower id than every other, created now.
-            db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) VALUES (5, 1, 100)"));
+            db::exec(db, QStringLiteral(
+                             "INSERT INTO orders (id, user_id, amount_fen) VALUES (5, 1, 100)"));
             QCOMPARE(got(tally.advance(db)), expected());
             open.commit();
         }
         QCOMPARE(got(tally.advance(db)), expected());
-        QCOMPARE(expected(), (QStringList{QStringLiteral("21"), QStringLiteral("2"), QStringLiteral("2")}));
+        QCOMPARE(expected(),
+                 (QStringList{QStringLiteral("21"), QStringLiteral("2"), QStringLiteral("2")}));
 
         const int n = 500;
         QStringList values;
         for (int i = 0; i < n; ++i)
-            values << QStringLiteral("(%1, 'PENDING', 'PAID', %2, '', UTC_TIMESTAMP(3))").arg(1001 + i % 20).arg(i % 2);
+            values << QStringLiteral("(%1, 'PENDING', 'PAID', %2, '', UTC_TIMESTAMP(3))")
+                          .arg(1001 + i % 20)
+                          .arg(i % 2);
         logRows(values.join(QLatin1Char(',')));
         const qint64 before = bench::sessionRowsRead(db);
         const console::RecentActivity after = tally.advance(db);
         const qint64 read = bench::sessionRowsRead(db) - before;
         QCOMPARE(got(after), expected());
         QVERIFY2(after.rowsRead <= n + 30, qPrintable(QString::number(after.rowsRead)));
-        QVERIFY2(read <= 10 * n + 1000, qPrintable(QStringLiteral("%1 rows read after %2 new ones").arg(read).arg(n)));
+        QVERIFY2(read <= 10 * n + 1000,
+                 qPrintable(QStringLiteral("%1 rows read after %2 new ones").arg(read).arg(n)));
     }
 
     // inspect --json: the watch's figures equal plain SQL; 0 clean, 1 findings, 2 error; the
@@ -464,25 +546,36 @@ private Q_SLOTS:
     {
         const LegacyDatabase scratch(20, 5);
         const QSqlDatabase db = scratch.db();
-        db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, status) VALUES "
-                                    "('R1', 1010, '{}', 9900, 'RECORDED'), ('U1', 1011, '{}', 9900, 'UNMATCHED'), "
-                                    "('U2', 99999, '{}', 500, 'UNMATCHED')"));
+        db::exec(db,
+                 QStringLiteral(
+                     "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, "
+                     "status) VALUES "
+                     "('R1', 1010, '{}', 9900, 'RECORDED'), ('U1', 1011, '{}', 9900, 'UNMATCHED'), "
+                     "('U2', 99999, '{}', 500, 'UNMATCHED')"));
         const auto inspect = [](const Dsn &dsn) {
-            return test::runCli({QStringLiteral("inspect"), QStringLiteral("--json"), QStringLiteral("--db"), dsn.toString(true)});
+            return test::runCli({QStringLiteral("inspect"), QStringLiteral("--json"),
+                                 QStringLiteral("--db"), dsn.toString(true)});
         };
         const test::CliRun first = inspect(scratch.dsn());
         QVERIFY2(first.exitCode == 1, qPrintable(first.err));
-        QVERIFY2(first.err.contains(QStringLiteral("first count of duplicates: 100 %")), qPrintable(first.err));
+        QVERIFY2(first.err.contains(QStringLiteral("first count of duplicates: 100 %")),
+                 qPrintable(first.err));
         const QJsonObject json = QJsonDocument::fromJson(first.out.toUtf8()).object();
         const QJsonObject duplicates = json.value(QStringLiteral("duplicates")).toObject();
         const Figures expected = fullScan(db);
-        QCOMPARE(duplicates.value(QStringLiteral("groups")).toInteger(), expected.couponGroups + expected.pointGroups);
-        QCOMPARE(duplicates.value(QStringLiteral("extra_copies")).toInteger(), expected.couponExtra + expected.pointExtra);
+        QCOMPARE(duplicates.value(QStringLiteral("groups")).toInteger(),
+                 expected.couponGroups + expected.pointGroups);
+        QCOMPARE(duplicates.value(QStringLiteral("extra_copies")).toInteger(),
+                 expected.couponExtra + expected.pointExtra);
         QCOMPARE(duplicates.value(QStringLiteral("orders")).toInteger(), expected.orders);
-        QCOMPARE(duplicates.value(QStringLiteral("money_at_risk_fen")).toInteger(), expected.couponFen + expected.pointFen);
+        QCOMPARE(duplicates.value(QStringLiteral("money_at_risk_fen")).toInteger(),
+                 expected.couponFen + expected.pointFen);
         QCOMPARE(expected.orders, qint64(5));
-        QCOMPARE(json.value(QStringLiteral("backlog")).toInteger(),
-                 test::count(scratch.dsn(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")));
+        QCOMPARE(
+            json.value(QStringLiteral("backlog")).toInteger(),
+            test::count(
+                scratch.dsn(),
+                QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")));
         QCOMPARE(json.value(QStringLiteral("unmatched")).toInteger(), qint64(2));
         QCOMPARE(json.value(QStringLiteral("unmatched_with_order")).toInteger(), qint64(1));
         const QJsonObject sw = json.value(QStringLiteral("switch")).toObject();
@@ -492,20 +585,35 @@ private Q_SLOTS:
 
         // Finance reads and reconciles, and keeps the watch going; it changes no business table.
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
-        db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) "
-                                    "VALUES (1, 1015, 2, 500), (1, 1015, 2, 500)"));
+        db::exec(
+            db,
+            QStringLiteral(
+                "INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) "
+                "VALUES (1, 1015, 2, 500), (1, 1015, 2, 500)"));
         const test::CliRun asFinance = inspect(finance.dsnFor(scratch.name()));
         QVERIFY2(asFinance.exitCode == 1, qPrintable(asFinance.err));
-        QCOMPARE(QJsonDocument::fromJson(asFinance.out.toUtf8()).object().value(QStringLiteral("duplicates")).toObject()
-                     .value(QStringLiteral("orders")).toInteger(), qint64(6));
+        QCOMPARE(QJsonDocument::fromJson(asFinance.out.toUtf8())
+                     .object()
+                     .value(QStringLiteral("duplicates"))
+                     .toObject()
+                     .value(QStringLiteral("orders"))
+                     .toInteger(),
+                 qint64(6));
 
-        executeCompensation(db, planCompensation(db, CompensationScope::all(), CompensationSettings{}), QStringLiteral("test"),
-                            QStringLiteral("T-2"), CompensationSettings{});
-        db::exec(db, QStringLiteral("UPDATE pay_callback_log SET order_id = 99998 WHERE pay_no = 'U1'"));
+        executeCompensation(db,
+                            planCompensation(db, CompensationScope::all(), CompensationSettings{}),
+                            QStringLiteral("test"), QStringLiteral("T-2"), CompensationSettings{});
+        db::exec(
+            db, QStringLiteral("UPDATE pay_callback_log SET order_id = 99998 WHERE pay_no = 'U1'"));
         const test::CliRun clean = inspect(scratch.dsn());
         QVERIFY2(clean.exitCode == 0, qPrintable(clean.out + clean.err));
-        QCOMPARE(QJsonDocument::fromJson(clean.out.toUtf8()).object().value(QStringLiteral("duplicates")).toObject()
-                     .value(QStringLiteral("groups")).toInteger(), qint64(0));
+        QCOMPARE(QJsonDocument::fromJson(clean.out.toUtf8())
+                     .object()
+                     .value(QStringLiteral("duplicates"))
+                     .toObject()
+                     .value(QStringLiteral("groups"))
+                     .toInteger(),
+                 qint64(0));
 
         test::ScratchDatabase bare; // never migrated: no watch to read
         const test::CliRun error = inspect(bare.dsn());

@@ -1,9 +1,9 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/callback/missingpayment.h"
 #include "domain/money/compensationworkflow.h"
 #include "lab/localserver.h"
-#include "domain/callback/missingpayment.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -20,8 +20,12 @@ const QString kPassword = QStringLiteral("four-eyes-pw");
 // live duplicates, so the workflow's approval would find them shrunk).
 void approveDirectly(const QSqlDatabase &db, qint64 id)
 {
-    db::exec(db, QStringLiteral("UPDATE compensation_request SET status = 'APPROVED', decided_account = CURRENT_USER() "
-                                "WHERE id = ?"), {id});
+    db::exec(
+        db,
+        QStringLiteral(
+            "UPDATE compensation_request SET status = 'APPROVED', decided_account = CURRENT_USER() "
+            "WHERE id = ?"),
+        {id});
 }
 
 // A port nobody listens on now, for the server to take.
@@ -52,7 +56,8 @@ private Q_SLOTS:
         m_server->start(m_port);
         db::Connection root(m_server->rootDsn(QString()), QStringLiteral("root"));
         // An anonymous account would take a socket login of any user name from localhost.
-        db::execDirect(root.database(), QStringLiteral("DELETE FROM mysql.global_priv WHERE User = ''"));
+        db::execDirect(root.database(),
+                       QStringLiteral("DELETE FROM mysql.global_priv WHERE User = ''"));
         db::execDirect(root.database(), QStringLiteral("FLUSH PRIVILEGES"));
     }
     void cleanupTestCase()
@@ -67,7 +72,8 @@ private Q_SLOTS:
         const QString database = QStringLiteral("fe_%1").arg(level);
         {
             db::Connection root(m_server->rootDsn(QString()), QStringLiteral("root"));
-            db::execDirect(root.database(), QStringLiteral("DROP DATABASE IF EXISTS %1").arg(database));
+            db::execDirect(root.database(),
+                           QStringLiteral("DROP DATABASE IF EXISTS %1").arg(database));
             db::execDirect(root.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
         }
         m_dsn = m_server->rootDsn(database);
@@ -76,9 +82,12 @@ private Q_SLOTS:
         // After the migration: it creates the roles.
         for (const QString &user : {QStringLiteral("fe_a"), QStringLiteral("fe_b")}) {
             db::execDirect(root(), QStringLiteral("DROP USER IF EXISTS '%1'@'%'").arg(user));
-            db::execDirect(root(), QStringLiteral("CREATE USER '%1'@'%' IDENTIFIED BY '%2'").arg(user, kPassword));
+            db::execDirect(
+                root(),
+                QStringLiteral("CREATE USER '%1'@'%' IDENTIFIED BY '%2'").arg(user, kPassword));
             db::execDirect(root(), QStringLiteral("GRANT payops_operator TO '%1'@'%'").arg(user));
-            db::execDirect(root(), QStringLiteral("SET DEFAULT ROLE payops_operator FOR '%1'@'%'").arg(user));
+            db::execDirect(
+                root(), QStringLiteral("SET DEFAULT ROLE payops_operator FOR '%1'@'%'").arg(user));
         }
     }
     void cleanup() { m_root.reset(); }
@@ -90,32 +99,40 @@ private Q_SLOTS:
         db::Connection aTcp(overTcp(QStringLiteral("fe_a")), QStringLiteral("a-tcp"));
         db::Connection bTcp(overTcp(QStringLiteral("fe_b")), QStringLiteral("b-tcp"));
         // Two connections of one account that USER() tells apart.
-        QCOMPARE(db::scalar(aSocket.database(), QStringLiteral("SELECT USER()")).toString(), QStringLiteral("fe_a@localhost"));
-        QCOMPARE(db::scalar(aTcp.database(), QStringLiteral("SELECT USER()")).toString(), QStringLiteral("fe_a@127.0.0.1"));
+        QCOMPARE(db::scalar(aSocket.database(), QStringLiteral("SELECT USER()")).toString(),
+                 QStringLiteral("fe_a@localhost"));
+        QCOMPARE(db::scalar(aTcp.database(), QStringLiteral("SELECT USER()")).toString(),
+                 QStringLiteral("fe_a@127.0.0.1"));
 
         CompensationPlan plan;
         plan.moneyFen = 9000;
-        const qint64 id = requestCompensation(aSocket.database(), plan, CompensationScope::all(),
-                                              QStringLiteral("duplicate payout"), QStringLiteral("INC-2"));
+        const qint64 id =
+            requestCompensation(aSocket.database(), plan, CompensationScope::all(),
+                                QStringLiteral("duplicate payout"), QStringLiteral("INC-2"));
         // The workflow refuses it, and so does the database to a client that skips the workflow.
         CompensationJob approve;
         approve.approveRequestId = id;
         approve.reason = QStringLiteral("looks right");
         approve.ticket = QStringLiteral("INC-2");
         const CompensationResult result = runCompensation(aTcp.database(), approve);
-        QVERIFY2(result.refusal.contains(QStringLiteral("another operator")), qPrintable(result.refusal));
+        QVERIFY2(result.refusal.contains(QStringLiteral("another operator")),
+                 qPrintable(result.refusal));
         QVERIFY(test::refusal([&] {
-            db::exec(aTcp.database(), QStringLiteral("UPDATE compensation_request SET status = 'APPROVED', "
-                                                     "decided_account = CURRENT_USER() WHERE id = ?"), {id});
-        }).contains(QStringLiteral("another operator")));
+                    db::exec(aTcp.database(),
+                             QStringLiteral("UPDATE compensation_request SET status = 'APPROVED', "
+                                            "decided_account = CURRENT_USER() WHERE id = ?"),
+                             {id});
+                }).contains(QStringLiteral("another operator")));
         QVERIFY(!test::refusal([&] { rejectCompensationRequest(aTcp.database(), id); }).isEmpty());
         QCOMPARE(loadCompensationRequest(root(), id)->status, QStringLiteral("PENDING"));
 
         // Another account cannot decide under the requester's account name either.
         QVERIFY(test::refusal([&] {
-            db::exec(bTcp.database(), QStringLiteral("UPDATE compensation_request SET status = 'APPROVED', "
-                                                     "decided_account = 'fe_a@%' WHERE id = ?"), {id});
-        }).contains(QStringLiteral("decided_account")));
+                    db::exec(bTcp.database(),
+                             QStringLiteral("UPDATE compensation_request SET status = 'APPROVED', "
+                                            "decided_account = 'fe_a@%' WHERE id = ?"),
+                             {id});
+                }).contains(QStringLiteral("decided_account")));
 
         QVERIFY(loadCompensationRequest(aTcp.database(), id)->byThisUser);
         QVERIFY(!loadCompensationRequest(bTcp.database(), id)->byThisUser);
@@ -131,36 +148,57 @@ private Q_SLOTS:
     void anAccountCannotConfirmItsOwnDraftFromAnotherHost_data() { levels(); }
     void anAccountCannotConfirmItsOwnDraftFromAnotherHost()
     {
-        db::execDirect(root(), QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) VALUES (1001, 1, 9900)"));
-        db::execDirect(root(), QStringLiteral("INSERT INTO platform_statement (id, file_sha256, format, channel, line_count) "
-                                              "VALUES (1, REPEAT('a', 64), 'wechat', 'wechat', 1)"));
-        db::execDirect(root(), QStringLiteral("INSERT INTO platform_statement_line (statement_id, line_no, pay_no, order_id, "
-                                              "amount_fen, status, paid_at) VALUES "
-                                              "(1, 7, 'WX-LOST', 1001, 9900, 'SUCCESS', '2026-12-01 01:02:03')"));
+        db::execDirect(
+            root(),
+            QStringLiteral("INSERT INTO orders (id, user_id, amount_fen) VALUES (1001, 1, 9900)"));
+        db::execDirect(
+            root(),
+            QStringLiteral(
+                "INSERT INTO platform_statement (id, file_sha256, format, channel, line_count) "
+                "VALUES (1, REPEAT('a', 64), 'wechat', 'wechat', 1)"));
+        db::execDirect(
+            root(),
+            QStringLiteral(
+                "INSERT INTO platform_statement_line (statement_id, line_no, pay_no, order_id, "
+                "amount_fen, status, paid_at) VALUES "
+                "(1, 7, 'WX-LOST', 1001, 9900, 'SUCCESS', '2026-12-01 01:02:03')"));
         db::Connection aSocket(overSocket(QStringLiteral("fe_a")), QStringLiteral("a-socket"));
         db::Connection aTcp(overTcp(QStringLiteral("fe_a")), QStringLiteral("a-tcp"));
         db::Connection bTcp(overTcp(QStringLiteral("fe_b")), QStringLiteral("b-tcp"));
 
-        const qint64 draft = draftMissingPayment(aSocket.database(), 1, 7, 0, QStringLiteral("漏单"));
-        QVERIFY(test::refusal([&] { confirmMissingPayment(aTcp.database(), draft, QString()); })
-                    .contains(QStringLiteral("another account")));
+        const qint64 draft =
+            draftMissingPayment(aSocket.database(), 1, 7, 0, QStringLiteral("漏单"));
+        QVERIFY(test::refusal([&] {
+                    confirmMissingPayment(aTcp.database(), draft, QString());
+                }).contains(QStringLiteral("another account")));
         QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log")), 0);
         // Nor under a name it is not, nor without saying who it is.
         QVERIFY(test::refusal([&] {
-            db::exec(bTcp.database(), QStringLiteral("UPDATE missing_payment_draft SET status = 'CONFIRMED', "
-                                                     "decided_account = 'fe_a@%' WHERE id = ?"), {draft});
-        }).contains(QStringLiteral("decided_account")));
+                    db::exec(
+                        bTcp.database(),
+                        QStringLiteral("UPDATE missing_payment_draft SET status = 'CONFIRMED', "
+                                       "decided_account = 'fe_a@%' WHERE id = ?"),
+                        {draft});
+                }).contains(QStringLiteral("decided_account")));
         QVERIFY(test::refusal([&] {
-            db::exec(bTcp.database(), QStringLiteral("UPDATE missing_payment_draft SET status = 'CONFIRMED' WHERE id = ?"),
-                     {draft});
-        }).contains(QStringLiteral("decided_account")));
+                    db::exec(
+                        bTcp.database(),
+                        QStringLiteral(
+                            "UPDATE missing_payment_draft SET status = 'CONFIRMED' WHERE id = ?"),
+                        {draft});
+                }).contains(QStringLiteral("decided_account")));
         QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log")), 0);
 
         confirmMissingPayment(bTcp.database(), draft, QStringLiteral("checked against the bill"));
-        QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = 'WX-LOST' AND status = 'RECORDED'")), 1);
-        QCOMPARE(db::scalar(root(), QStringLiteral("SELECT CONCAT_WS(' ', drafted_by, drafted_account, decided_by, "
-                                                   "decided_account) FROM missing_payment_draft")).toString(),
-                 QStringLiteral("fe_a@localhost fe_a@% fe_b@127.0.0.1 fe_b@%"));
+        QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = "
+                                      "'WX-LOST' AND status = 'RECORDED'")),
+                 1);
+        QCOMPARE(
+            db::scalar(root(), QStringLiteral(
+                                   "SELECT CONCAT_WS(' ', drafted_by, drafted_account, decided_by, "
+                                   "decided_account) FROM missing_payment_draft"))
+                .toString(),
+            QStringLiteral("fe_a@localhost fe_a@% fe_b@127.0.0.1 fe_b@%"));
     }
 
     // The allowance is the database's: rows written straight into `compensation`, as a
@@ -168,54 +206,74 @@ private Q_SLOTS:
     void theDatabaseCountsSoloCompensationOverTheWindow_data() { levels(); }
     void theDatabaseCountsSoloCompensationOverTheWindow()
     {
-        db::execDirect(root(), QStringLiteral("UPDATE payops_meta SET value = '2000' WHERE name = 'four_eyes_threshold_fen'"));
+        db::execDirect(
+            root(),
+            QStringLiteral(
+                "UPDATE payops_meta SET value = '2000' WHERE name = 'four_eyes_threshold_fen'"));
         db::Connection aSocket(overSocket(QStringLiteral("fe_a")), QStringLiteral("a-socket"));
         db::Connection aTcp(overTcp(QStringLiteral("fe_a")), QStringLiteral("a-tcp"));
         db::Connection bTcp(overTcp(QStringLiteral("fe_b")), QStringLiteral("b-tcp"));
         const auto insert = [](const QSqlDatabase &db, int target) {
-            db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, action, amount_fen, created_by, "
-                                        "created_at) VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500, 'someone@else', "
-                                        "'2000-01-01')"),
-                     {target});
+            db::exec(
+                db,
+                QStringLiteral(
+                    "INSERT INTO compensation (target_table, target_id, action, amount_fen, "
+                    "created_by, "
+                    "created_at) VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500, 'someone@else', "
+                    "'2000-01-01')"),
+                {target});
         };
         insert(aSocket.database(), 1);
         QCOMPARE(soloCompensatedFen(aTcp.database()), 1500);
         // The second instalment goes over, from either connection of the account.
-        QVERIFY(test::refusal([&] { insert(aTcp.database(), 2); }).contains(QStringLiteral("four eyes")));
-        QVERIFY(test::refusal([&] { insert(aSocket.database(), 2); }).contains(QStringLiteral("four eyes")));
+        QVERIFY(test::refusal([&] {
+                    insert(aTcp.database(), 2);
+                }).contains(QStringLiteral("four eyes")));
+        QVERIFY(test::refusal([&] {
+                    insert(aSocket.database(), 2);
+                }).contains(QStringLiteral("four eyes")));
         // Who and when are the database's, whatever the statement said.
-        QCOMPARE(db::scalar(root(), QStringLiteral("SELECT CONCAT(created_by, ' ', created_user, ' ', "
-                                                   "created_at > UTC_TIMESTAMP() - INTERVAL 1 HOUR) FROM compensation")).toString(),
-                 QStringLiteral("fe_a@localhost fe_a 1"));
+        QCOMPARE(
+            db::scalar(
+                root(),
+                QStringLiteral("SELECT CONCAT(created_by, ' ', created_user, ' ', "
+                               "created_at > UTC_TIMESTAMP() - INTERVAL 1 HOUR) FROM compensation"))
+                .toString(),
+            QStringLiteral("fe_a@localhost fe_a 1"));
         // Another account has an allowance of its own.
         insert(bTcp.database(), 2);
         QCOMPARE(soloCompensatedFen(bTcp.database()), 1500);
         // A request nobody approved lends no approval to rows that name it.
         CompensationPlan plan;
         plan.moneyFen = 3000;
-        const qint64 id = requestCompensation(aSocket.database(), plan, CompensationScope::all(),
-                                              QStringLiteral("duplicate payout"), QStringLiteral("INC-4"));
+        const qint64 id =
+            requestCompensation(aSocket.database(), plan, CompensationScope::all(),
+                                QStringLiteral("duplicate payout"), QStringLiteral("INC-4"));
         const auto underRequest = [id](const QSqlDatabase &db, int target) {
-            db::exec(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, action, amount_fen, request_id) "
-                                        "VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500, ?)"),
+            db::exec(db,
+                     QStringLiteral("INSERT INTO compensation (target_table, target_id, action, "
+                                    "amount_fen, request_id) "
+                                    "VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500, ?)"),
                      {target, id});
         };
-        QVERIFY(test::refusal([&] { underRequest(aTcp.database(), 3); }).contains(QStringLiteral("not approved")));
+        QVERIFY(test::refusal([&] {
+                    underRequest(aTcp.database(), 3);
+                }).contains(QStringLiteral("not approved")));
         approveDirectly(bTcp.database(), id);
-        // Approved, it carries what it asked for and no more, and counts against nobody's allowance.
+        // Approved, it carries what it asked for and no more, and counts against nobody's
+        // allowance.
         underRequest(aTcp.database(), 3);
         underRequest(bTcp.database(), 4);
-        QVERIFY(test::refusal([&] { underRequest(bTcp.database(), 5); }).contains(QStringLiteral("3000")));
+        QVERIFY(test::refusal([&] {
+                    underRequest(bTcp.database(), 5);
+                }).contains(QStringLiteral("3000")));
         QCOMPARE(soloCompensatedFen(aTcp.database()), 1500);
         QCOMPARE(soloCompensatedFen(bTcp.database()), 1500);
         QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM compensation")), 4);
     }
 
 private:
-    static void levels()
-    {
-        test::addSchemaLevelRows();
-    }
+    static void levels() { test::addSchemaLevelRows(); }
 
     Dsn overSocket(const QString &user) const
     {

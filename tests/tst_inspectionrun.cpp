@@ -1,8 +1,8 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "demodatabase.h"
-#include "domain/money/duplicates/doublepayments.h"
 #include "domain/inspection/inspectionrun.h"
+#include "domain/money/duplicates/doublepayments.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -81,10 +81,16 @@ private Q_SLOTS:
         QCOMPARE(older.duplicateGroups, qint64(0));
         QCOMPARE(newer.duplicateGroups, qint64(6));
         QCOMPARE(newer.duplicateExtraCopies, qint64(6));
-        QCOMPARE(parsed(newer.findingsJson).value(QStringLiteral("duplicates")).toObject()
-                     .value(QStringLiteral("sample_orders")).toArray(),
+        QCOMPARE(parsed(newer.findingsJson)
+                     .value(QStringLiteral("duplicates"))
+                     .toObject()
+                     .value(QStringLiteral("sample_orders"))
+                     .toArray(),
                  (QJsonArray{1001, 1002}));
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT clean FROM inspection_run WHERE id = ?"), {newer.id}).toInt(), 0);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT clean FROM inspection_run WHERE id = ?"),
+                            {newer.id})
+                     .toInt(),
+                 0);
         QCOMPARE(previousInspectionRun(db, newer.id)->id, older.id);
         QVERIFY(!previousInspectionRun(db, older.id));
     }
@@ -98,14 +104,20 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 3);
         {
             test::CallbackdProcess safe(scratch.dsn());
-            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-A", 1001, 9900)).status, 200);
-            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-A", 1001, 9900)).status, 200); // replay
-            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("ALI-B", 1001, 9900)).status, 200);
-            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-C", 1002, 9900)).status, 200);
+            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-A", 1001, 9900)).status,
+                     200);
+            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-A", 1001, 9900)).status,
+                     200); // replay
+            QCOMPARE(
+                test::postCallback(safe.port(), test::callbackBody("ALI-B", 1001, 9900)).status,
+                200);
+            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-C", 1002, 9900)).status,
+                     200);
         }
         const test::CliRun run = inspect(scratch.dsn());
         QVERIFY2(run.exitCode == 1, qPrintable(run.out + run.err));
-        const QJsonObject twice = parsed(run.out).value(QStringLiteral("double_payments")).toObject();
+        const QJsonObject twice =
+            parsed(run.out).value(QStringLiteral("double_payments")).toObject();
         QCOMPARE(twice.value(QStringLiteral("orders")).toInteger(), qint64(1));
         QCOMPARE(twice.value(QStringLiteral("callbacks")).toInteger(), qint64(1));
         QCOMPARE(twice.value(QStringLiteral("refund_owed_fen")).toInteger(), qint64(9900));
@@ -114,8 +126,9 @@ private Q_SLOTS:
 
         const test::CliRun text = inspect(scratch.dsn(), false);
         QCOMPARE(text.exitCode, 1);
-        QVERIFY2(text.out.contains(QStringLiteral("paid twice: 1 order(s) paid twice by the customer (1 refused payment(s), "
-                                                  "99.00 yuan to refund), e.g. orders 1001")),
+        QVERIFY2(text.out.contains(QStringLiteral(
+                     "paid twice: 1 order(s) paid twice by the customer (1 refused payment(s), "
+                     "99.00 yuan to refund), e.g. orders 1001")),
                  qPrintable(text.out));
         QCOMPARE(runsOf(scratch.dsn()).first().refundOwedFen, qint64(9900));
     }
@@ -129,31 +142,42 @@ private Q_SLOTS:
         const QSqlDatabase db = connection.database();
         const DoublePayments counted = countDoublePayments(db);
 
-        QSqlQuery plain = db::exec(db, QStringLiteral(
-            "SELECT COUNT(*), COUNT(DISTINCT c.order_id), COALESCE(SUM(c.amount_fen), 0) "
-            "FROM pay_callback_log c IGNORE INDEX (idx_callback_status), orders o "
-            "WHERE o.id = c.order_id AND c.reason = 'order_already_paid' AND c.status = 'REJECTED' "
-            "AND c.trade_status = 'SUCCESS' AND CAST(c.pay_no AS BINARY) <> CAST(COALESCE(o.pay_no, '') AS BINARY)"));
+        QSqlQuery plain = db::exec(
+            db, QStringLiteral(
+                    "SELECT COUNT(*), COUNT(DISTINCT c.order_id), COALESCE(SUM(c.amount_fen), 0) "
+                    "FROM pay_callback_log c IGNORE INDEX (idx_callback_status), orders o "
+                    "WHERE o.id = c.order_id AND c.reason = 'order_already_paid' AND c.status = "
+                    "'REJECTED' "
+                    "AND c.trade_status = 'SUCCESS' AND CAST(c.pay_no AS BINARY) <> "
+                    "CAST(COALESCE(o.pay_no, '') AS BINARY)"));
         QVERIFY(plain.next());
         QVERIFY(counted.callbacks > 10);
         QCOMPARE(counted.callbacks, plain.value(0).toLongLong());
         QCOMPARE(counted.orders, plain.value(1).toLongLong());
         QCOMPARE(counted.refundOwedFen, plain.value(2).toLongLong());
         // The seed pays every 97th paid order a second time through another channel.
-        QCOMPARE(counted.orders, db::scalar(db, QStringLiteral(
-            "SELECT COUNT(*) FROM orders WHERE status = 'PAID' AND MOD(id, 97) = 5")).toLongLong());
+        QCOMPARE(
+            counted.orders,
+            db::scalar(db,
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM orders WHERE status = 'PAID' AND MOD(id, 97) = 5"))
+                .toLongLong());
         QCOMPARE(counted.sampleOrderIds.size(), qsizetype(10));
         QVERIFY(std::is_sorted(counted.sampleOrderIds.cbegin(), counted.sampleOrderIds.cend()));
 
         // What the cost argument rests on: the refused callbacks' own range of the status index.
-        QSqlQuery plan = db::exec(db, QStringLiteral(
-            "EXPLAIN SELECT COUNT(*) FROM pay_callback_log c FORCE INDEX (idx_callback_status) JOIN orders o ON o.id = c.order_id "
-            "WHERE c.status = 'REJECTED' AND c.reason = 'order_already_paid' AND c.trade_status = 'SUCCESS' "
-            "AND NOT (o.pay_no <=> c.pay_no)"));
+        QSqlQuery plan = db::exec(
+            db, QStringLiteral("EXPLAIN SELECT COUNT(*) FROM pay_callback_log c FORCE INDEX "
+                               "(idx_callback_status) JOIN orders o ON o.id = c.order_id "
+                               "WHERE c.status = 'REJECTED' AND c.reason = 'order_already_paid' "
+                               "AND c.trade_status = 'SUCCESS' "
+                               "AND NOT (o.pay_no <=> c.pay_no)"));
         bool usesStatusRange = false;
         while (plan.next())
-            usesStatusRange |= plan.value(QStringLiteral("table")).toString() == QLatin1String("c")
-                               && plan.value(QStringLiteral("key")).toString() == QLatin1String("idx_callback_status");
+            usesStatusRange |=
+                plan.value(QStringLiteral("table")).toString() == QLatin1String("c") &&
+                plan.value(QStringLiteral("key")).toString() ==
+                    QLatin1String("idx_callback_status");
         QVERIFY(usesStatusRange);
     }
 
@@ -163,13 +187,15 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("inspectjson"));
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 0);
         const QJsonObject json = parsed(inspect(scratch.dsn()).out);
-        for (const char *key : {"backlog", "duplicates", "switch", "unmatched", "unmatched_with_order",
-                                "unmatched_with_order_fen", "double_payments"})
+        for (const char *key :
+             {"backlog", "duplicates", "switch", "unmatched", "unmatched_with_order",
+              "unmatched_with_order_fen", "double_payments"})
             QVERIFY2(json.contains(QLatin1String(key)), key);
         const QJsonObject duplicates = json.value(QStringLiteral("duplicates")).toObject();
-        for (const char *key : {"as_of", "compensated_copies", "coupon_extra_copies", "coupon_fen", "coupon_groups",
-                                "extra_copies", "groups", "money_at_risk_fen", "orders", "point_extra_copies", "point_fen",
-                                "point_groups", "points_per_yuan", "sample_orders"})
+        for (const char *key :
+             {"as_of", "compensated_copies", "coupon_extra_copies", "coupon_fen", "coupon_groups",
+              "extra_copies", "groups", "money_at_risk_fen", "orders", "point_extra_copies",
+              "point_fen", "point_groups", "points_per_yuan", "sample_orders"})
             QVERIFY2(duplicates.contains(QLatin1String(key)), key);
         const QJsonObject twice = json.value(QStringLiteral("double_payments")).toObject();
         for (const char *key : {"orders", "callbacks", "refund_owed_fen"}) {
@@ -191,14 +217,20 @@ private Q_SLOTS:
 
         test::ScratchAccount reader{QString()};
         db::Connection admin(test::serverDsn(), QStringLiteral("admin"));
-        db::execDirect(admin.database(), QStringLiteral("GRANT SELECT ON %1.* TO '%2'@'localhost'")
-                                             .arg(db::quoteIdentifier(scratch.name()), reader.user()));
+        db::execDirect(admin.database(),
+                       QStringLiteral("GRANT SELECT ON %1.* TO '%2'@'localhost'")
+                           .arg(db::quoteIdentifier(scratch.name()), reader.user()));
         const test::CliRun asReader = inspect(reader.dsnFor(scratch.name()));
         QVERIFY2(asReader.exitCode == 1, qPrintable(asReader.out + asReader.err));
-        QCOMPARE(parsed(asReader.out).value(QStringLiteral("duplicates")).toObject().value(QStringLiteral("groups")).toInteger(),
+        QCOMPARE(parsed(asReader.out)
+                     .value(QStringLiteral("duplicates"))
+                     .toObject()
+                     .value(QStringLiteral("groups"))
+                     .toInteger(),
                  qint64(3));
-        QVERIFY2(asReader.err.contains(QStringLiteral("warning: this run was not stored: this account may not record "
-                                                      "inspections")),
+        QVERIFY2(asReader.err.contains(
+                     QStringLiteral("warning: this run was not stored: this account may not record "
+                                    "inspections")),
                  qPrintable(asReader.err));
         QCOMPARE(runsOf(scratch.dsn()).size(), 1);
 
@@ -208,7 +240,8 @@ private Q_SLOTS:
                  qPrintable(asFinance.err));
         const QList<InspectionRun> runs = runsOf(scratch.dsn());
         QCOMPARE(runs.size(), 2);
-        QVERIFY2(runs.first().runBy.startsWith(finance.user() + QLatin1Char('@')), qPrintable(runs.first().runBy));
+        QVERIFY2(runs.first().runBy.startsWith(finance.user() + QLatin1Char('@')),
+                 qPrintable(runs.first().runBy));
     }
 };
 

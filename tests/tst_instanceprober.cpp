@@ -33,7 +33,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(spy.size(), 2, 5000);
         const auto second = spy.at(1).at(0).value<InstanceHealth>();
         QCOMPARE(second.callbacksTotal, 1100.0);
-        QVERIFY2(second.callbacksPerSecond > 0, qPrintable(QString::number(second.callbacksPerSecond)));
+        QVERIFY2(second.callbacksPerSecond > 0,
+                 qPrintable(QString::number(second.callbacksPerSecond)));
     }
 
     void anUnreachableInstanceIsAnErrorNotAHang()
@@ -54,7 +55,8 @@ private Q_SLOTS:
 
         prober.probe(QStringLiteral("nowhere"), QString());
         QTRY_COMPARE_WITH_TIMEOUT(spy.size(), 2, 5000);
-        QCOMPARE(spy.at(1).at(0).value<InstanceHealth>().error, QStringLiteral("no listen address"));
+        QCOMPARE(spy.at(1).at(0).value<InstanceHealth>().error,
+                 QStringLiteral("no listen address"));
     }
 };
 

@@ -36,9 +36,11 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(m_db->dsn(), QStringLiteral("current"), 0);
         m_connection = std::make_unique<db::Connection>(m_db->dsn(), QStringLiteral("t"));
         // Another host's process, a switch version behind: live, it is waited for and named.
-        db::exec(db(), QStringLiteral(
-            "INSERT INTO callback_instance (id, host, pid, listen, handler, switch_version_applied, mode_applied) "
-            "VALUES (?, 'elsewhere', 1, '10.0.0.9:8080', 'safe', 0, 'NORMAL')"), {kInstance});
+        db::exec(db(),
+                 QStringLiteral("INSERT INTO callback_instance (id, host, pid, listen, handler, "
+                                "switch_version_applied, mode_applied) "
+                                "VALUES (?, 'elsewhere', 1, '10.0.0.9:8080', 'safe', 0, 'NORMAL')"),
+                 {kInstance});
     }
 
     void cleanupTestCase()
@@ -53,7 +55,8 @@ private Q_SLOTS:
         QTest::addColumn<bool>("live");
         QTest::newRow("fresh") << 0 << true;
         QTest::newRow("4 s: stale by the old 3 s of the name check") << 4000 << true;
-        QTest::newRow("5.5 s: alive by the old whole seconds of the instances page") << 5500 << false;
+        QTest::newRow("5.5 s: alive by the old whole seconds of the instances page")
+            << 5500 << false;
         QTest::newRow("30 s") << 30000 << false;
     }
 
@@ -63,8 +66,11 @@ private Q_SLOTS:
         QFETCH(bool, live);
         QCOMPARE(ageMs < kInstanceAliveSeconds * 1000, live);
         m_ageMs = ageMs;
-        db::exec(db(), QStringLiteral("UPDATE callback_instance SET host = 'elsewhere', pid = 1, stopped_at = NULL, "
-                                      "switch_version_applied = 0 WHERE id = ?"), {kInstance});
+        db::exec(db(),
+                 QStringLiteral(
+                     "UPDATE callback_instance SET host = 'elsewhere', pid = 1, stopped_at = NULL, "
+                     "switch_version_applied = 0 WHERE id = ?"),
+                 {kInstance});
 
         hold();
         bool waitedFor = false;
@@ -89,7 +95,8 @@ private Q_SLOTS:
         hold();
         for (const Defence &defence : inspectPosture(db())) {
             if (defence.name == QLatin1String("record_only_switch"))
-                QVERIFY2((defence.state == DefenceState::Missing) == live, qPrintable(defence.evidence));
+                QVERIFY2((defence.state == DefenceState::Missing) == live,
+                         qPrintable(defence.evidence));
         }
 
         bool refused = false;
@@ -105,8 +112,11 @@ private:
     // Sets the heartbeat to m_ageMs ago, while the row is still the other host's.
     void hold()
     {
-        db::exec(db(), QStringLiteral("UPDATE callback_instance SET last_seen_at = NOW(3) - INTERVAL ? MICROSECOND "
-                                      "WHERE id = ? AND pid = 1"), {qint64(m_ageMs) * 1000, kInstance});
+        db::exec(db(),
+                 QStringLiteral(
+                     "UPDATE callback_instance SET last_seen_at = NOW(3) - INTERVAL ? MICROSECOND "
+                     "WHERE id = ? AND pid = 1"),
+                 {qint64(m_ageMs) * 1000, kInstance});
     }
 
     // Starts payops-callbackd under the instance's name, with the heartbeat held at its age
@@ -119,18 +129,22 @@ private:
         hold();
         QProcess process;
         process.start(test::callbackdPath(),
-                      {QStringLiteral("--db"), m_db->dsn().toString(true), QStringLiteral("--secret-file"),
-                       test::secretFilePath(), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                      {QStringLiteral("--db"), m_db->dsn().toString(true),
+                       QStringLiteral("--secret-file"), test::secretFilePath(),
+                       QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
                        QStringLiteral("--instance"), kInstance});
         const auto tookOver = [this, &process] {
-            return db::scalar(db(), QStringLiteral("SELECT pid FROM callback_instance WHERE id = ?"), {kInstance})
+            return db::scalar(db(),
+                              QStringLiteral("SELECT pid FROM callback_instance WHERE id = ?"),
+                              {kInstance})
                        .toLongLong() == process.processId();
         };
         QTRY_VERIFY_WITH_TIMEOUT(process.state() == QProcess::NotRunning || tookOver(), 30000);
         holder.stop();
         if (process.state() == QProcess::NotRunning) {
             const QString error = QString::fromUtf8(process.readAllStandardError());
-            QVERIFY2(process.exitCode() == 2 && error.contains(QStringLiteral("in use by a live")), qPrintable(error));
+            QVERIFY2(process.exitCode() == 2 && error.contains(QStringLiteral("in use by a live")),
+                     qPrintable(error));
             refused = true;
             return;
         }

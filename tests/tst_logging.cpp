@@ -14,7 +14,8 @@ namespace {
 int modeOf(const QString &path)
 {
     struct stat status = {};
-    return ::stat(QFile::encodeName(path).constData(), &status) == 0 ? int(status.st_mode & 07777) : -1;
+    return ::stat(QFile::encodeName(path).constData(), &status) == 0 ? int(status.st_mode & 07777)
+                                                                     : -1;
 }
 
 QByteArray contentOf(const QString &path)
@@ -34,9 +35,12 @@ private Q_SLOTS:
 
     void parsesLevels()
     {
-        QCOMPARE(payops::parseLogLevel(QStringLiteral("debug")), std::optional<int>(spdlog::level::debug));
-        QCOMPARE(payops::parseLogLevel(QStringLiteral("WARN")), std::optional<int>(spdlog::level::warn));
-        QCOMPARE(payops::parseLogLevel(QStringLiteral("off")), std::optional<int>(spdlog::level::off));
+        QCOMPARE(payops::parseLogLevel(QStringLiteral("debug")),
+                 std::optional<int>(spdlog::level::debug));
+        QCOMPARE(payops::parseLogLevel(QStringLiteral("WARN")),
+                 std::optional<int>(spdlog::level::warn));
+        QCOMPARE(payops::parseLogLevel(QStringLiteral("off")),
+                 std::optional<int>(spdlog::level::off));
         QVERIFY(!payops::parseLogLevel(QStringLiteral("loud")));
     }
 
@@ -65,13 +69,16 @@ private Q_SLOTS:
     void filesAreTheOwnersOnly()
     {
         // What an earlier version left behind: a folder and a file anyone could read.
-        const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/logs");
+        const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                               QStringLiteral("/logs");
         const QString old = folder + QStringLiteral("/tst_logging_old.log");
         QVERIFY(QDir().mkpath(folder));
         QVERIFY(QFile(old).open(QIODevice::Append));
-        QVERIFY(QFile::setPermissions(folder, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup
-                                                  | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther));
-        QVERIFY(QFile::setPermissions(old, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther));
+        QVERIFY(QFile::setPermissions(
+            folder, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup |
+                        QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther));
+        QVERIFY(QFile::setPermissions(old, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup |
+                                               QFile::ReadOther));
         payops::setupLogging(QStringLiteral("tst_logging_old"), spdlog::level::info);
         QCOMPARE(modeOf(folder), 0700);
         QCOMPARE(modeOf(old), 0600);
@@ -89,7 +96,8 @@ private Q_SLOTS:
     void infoLinesReachTheFileWithinASecond()
     {
         payops::setupLogging(QStringLiteral("tst_logging_flush"), spdlog::level::info);
-        const QByteArray marker = "info-line-" + QByteArray::number(QDateTime::currentMSecsSinceEpoch());
+        const QByteArray marker =
+            "info-line-" + QByteArray::number(QDateTime::currentMSecsSinceEpoch());
         spdlog::info("{}", marker.toStdString());
         QTRY_VERIFY_WITH_TIMEOUT(contentOf(payops::logFilePath()).contains(marker), 1500);
     }

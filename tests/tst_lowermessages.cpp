@@ -18,10 +18,13 @@ namespace {
 // What the server says when an operator account tries to change a table it may only read.
 QString refusedUpdate()
 {
-    const QSqlError refusal(QStringLiteral("QMYSQL: Unable to execute query"),
-                            QStringLiteral("UPDATE command denied to user 'ops'@'localhost' for table `payops`.`orders`"),
-                            QSqlError::StatementError, QStringLiteral("1142"));
-    return db::userMessage(db::Error::fromSql(QStringLiteral("UPDATE orders SET status = 'PAID'"), refusal));
+    const QSqlError refusal(
+        QStringLiteral("QMYSQL: Unable to execute query"),
+        QStringLiteral(
+            "UPDATE command denied to user 'ops'@'localhost' for table `payops`.`orders`"),
+        QSqlError::StatementError, QStringLiteral("1142"));
+    return db::userMessage(
+        db::Error::fromSql(QStringLiteral("UPDATE orders SET status = 'PAID'"), refusal));
 }
 
 // The one error of a generic statement whose only line has no status.
@@ -72,10 +75,12 @@ private Q_SLOTS:
     void englishWithoutCatalogue()
     {
         QCOMPARE(installTranslations(QStringLiteral("en")), QStringLiteral("en"));
-        QCOMPARE(refusedUpdate(), QStringLiteral("the database refused: you may not change table orders"));
+        QCOMPARE(refusedUpdate(),
+                 QStringLiteral("the database refused: you may not change table orders"));
         QCOMPARE(lineWithoutStatus(), QStringLiteral("has no status"));
         QCOMPARE(emptyStatement(), QStringLiteral("the file is empty: it holds no statement"));
-        QVERIFY(callbackdHelp().contains(QStringLiteral("The payment-callback endpoint payops operates.")));
+        QVERIFY(callbackdHelp().contains(
+            QStringLiteral("The payment-callback endpoint payops operates.")));
     }
 
     void chineseWithTheEmbeddedCatalogue()
@@ -86,8 +91,10 @@ private Q_SLOTS:
         QCOMPARE(emptyStatement(), QStringLiteral("文件为空：没有对账单内容"));
         const QString help = callbackdHelp();
         QVERIFY2(help.contains(QStringLiteral("payops 运维的支付回调接口。")), qPrintable(help));
-        // A limit's description comes from a table of plain strings, translated where --help is built.
-        QVERIFY2(help.contains(QStringLiteral("连接在没有回调时可保持的秒数；其他请求不计入。")), qPrintable(help));
+        // A limit's description comes from a table of plain strings, translated where --help is
+        // built.
+        QVERIFY2(help.contains(QStringLiteral("连接在没有回调时可保持的秒数；其他请求不计入。")),
+                 qPrintable(help));
         // Option names and the wire words stay as they are typed.
         QVERIFY(help.contains(QStringLiteral("--keep-alive-idle")));
     }

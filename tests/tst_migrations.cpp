@@ -30,10 +30,18 @@ QStringList tables(const QSqlDatabase &db)
 void insertDuplicateSideEffects(const QSqlDatabase &db, qint64 orderId)
 {
     for (int i = 0; i < 2; ++i) {
-        db::exec(db, QStringLiteral("INSERT INTO user_coupon (id, user_id, order_id, coupon_template_id, created_at) "
-                                    "VALUES (NULL, 7, ?, 1, NOW(3))"), {orderId});
-        db::exec(db, QStringLiteral("INSERT INTO point_log (id, user_id, order_id, point_type, points, created_at) "
-                                    "VALUES (NULL, 7, ?, 'PAY_REWARD', 100, NOW(3))"), {orderId});
+        db::exec(
+            db,
+            QStringLiteral(
+                "INSERT INTO user_coupon (id, user_id, order_id, coupon_template_id, created_at) "
+                "VALUES (NULL, 7, ?, 1, NOW(3))"),
+            {orderId});
+        db::exec(
+            db,
+            QStringLiteral(
+                "INSERT INTO point_log (id, user_id, order_id, point_type, points, created_at) "
+                "VALUES (NULL, 7, ?, 'PAY_REWARD', 100, NOW(3))"),
+            {orderId});
     }
 }
 
@@ -52,14 +60,17 @@ private Q_SLOTS:
         const auto outcome = migrator.migrate(db::SchemaLevel::Current, false);
         QVERIFY(outcome.applied.size() >= 4);
         const QSqlDatabase db = connection.database();
-        for (const char *table : {"orders", "pay_callback_log", "user_coupon", "point_log", "order_transition",
-                                  "order_state_log", "callback_trace", "callback_switch", "callback_instance",
-                                  "compensation", "ops_audit_log", "platform_statement", "reconciliation_result",
-                                  "schema_migrations"})
+        for (const char *table :
+             {"orders", "pay_callback_log", "user_coupon", "point_log", "order_transition",
+              "order_state_log", "callback_trace", "callback_switch", "callback_instance",
+              "compensation", "ops_audit_log", "platform_statement", "reconciliation_result",
+              "schema_migrations"})
             QVERIFY2(tables(db).contains(QLatin1String(table)), table);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM schema_migrations")), qint64(outcome.applied.size()));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM schema_migrations")),
+                 qint64(outcome.applied.size()));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM order_transition")), qint64(4));
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch WHERE id = 1")).toString(),
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch WHERE id = 1"))
+                     .toString(),
                  QStringLiteral("NORMAL"));
         QCOMPARE(migrator.currentLevel(), std::optional(db::SchemaLevel::Current));
         QVERIFY(!db::isSandboxDatabase(db));
@@ -71,12 +82,17 @@ private Q_SLOTS:
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
         const QSqlDatabase db = connection.database();
-        const QString before = db::scalar(db, QStringLiteral(
-            "SELECT GROUP_CONCAT(CONCAT(version, checksum, applied_at) ORDER BY version) FROM schema_migrations")).toString();
-        const auto second = db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
+        const QString before =
+            db::scalar(db, QStringLiteral("SELECT GROUP_CONCAT(CONCAT(version, checksum, "
+                                          "applied_at) ORDER BY version) FROM schema_migrations"))
+                .toString();
+        const auto second =
+            db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
         QVERIFY(second.applied.isEmpty());
-        const QString after = db::scalar(db, QStringLiteral(
-            "SELECT GROUP_CONCAT(CONCAT(version, checksum, applied_at) ORDER BY version) FROM schema_migrations")).toString();
+        const QString after =
+            db::scalar(db, QStringLiteral("SELECT GROUP_CONCAT(CONCAT(version, checksum, "
+                                          "applied_at) ORDER BY version) FROM schema_migrations"))
+                .toString();
         QCOMPARE(after, before);
     }
 
@@ -90,7 +106,8 @@ private Q_SLOTS:
         edited.first().script += "\n-- edited after the fact\n";
         edited.first().checksum = QStringLiteral("0").repeated(64);
         try {
-            db::Migrator(connection, edited, checkMigrationRequirement).migrate(std::nullopt, false);
+            db::Migrator(connection, edited, checkMigrationRequirement)
+                .migrate(std::nullopt, false);
             QFAIL("a changed migration was accepted");
         } catch (const db::Error &error) {
             QVERIFY2(error.message().contains(edited.first().fileName), error.what());
@@ -100,31 +117,37 @@ private Q_SLOTS:
 
     // A migration numbered below 0100 that a database at level current does not have yet is
     // still applied to it: the migrator goes by what is missing, not by the highest number.
-    void aLaterLegacyMigrationReachesACurrentDatabase_data()
-    {
-        test::addSchemaLevelRows();
-    }
+    void aLaterLegacyMigrationReachesACurrentDatabase_data() { test::addSchemaLevelRows(); }
     void aLaterLegacyMigrationReachesACurrentDatabase()
     {
         QFETCH(QString, level);
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         QList<db::Migration> before = db::bundledMigrations(connection.isMariaDb());
-        const auto fourEyes = std::find_if(before.cbegin(), before.cend(),
-                                           [](const db::Migration &migration) { return migration.version == 14; });
+        const auto fourEyes =
+            std::find_if(before.cbegin(), before.cend(),
+                         [](const db::Migration &migration) { return migration.version == 14; });
         QVERIFY(fourEyes != before.cend());
         const QString fourEyesFile = fourEyes->fileName;
         before.erase(fourEyes);
-        db::Migrator(connection, before, checkMigrationRequirement).migrate(db::parseSchemaLevel(level), false);
+        db::Migrator(connection, before, checkMigrationRequirement)
+            .migrate(db::parseSchemaLevel(level), false);
         const QSqlDatabase db = connection.database();
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = "
-                                          "DATABASE() AND TRIGGER_NAME = 'compensation_four_eyes'")), qint64(0));
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = "
+                          "DATABASE() AND TRIGGER_NAME = 'compensation_four_eyes'")),
+            qint64(0));
 
-        const auto outcome = db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
+        const auto outcome =
+            db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
         QCOMPARE(outcome.applied, QStringList{fourEyesFile});
         QCOMPARE(outcome.level, db::parseSchemaLevel(level).value());
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = "
-                                          "DATABASE() AND TRIGGER_NAME = 'compensation_four_eyes'")), qint64(1));
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = "
+                          "DATABASE() AND TRIGGER_NAME = 'compensation_four_eyes'")),
+            qint64(1));
     }
 
     void seedColumnsAreEnoughToInsert()
@@ -132,16 +155,24 @@ private Q_SLOTS:
         // Every column beyond the seed's own must have a default.
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
+        db::Migrator(connection, checkMigrationRequirement)
+            .migrate(db::SchemaLevel::Current, false);
         const QSqlDatabase db = connection.database();
-        db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status, created_at, paid_at) "
-                                    "VALUES (1001, 1, 9900, 'PENDING', NOW(3), NULL)"));
-        db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (id, pay_no, order_id, raw_body, created_at) "
-                                    "VALUES (NULL, 'P1', 1001, '{}', NOW(3))"));
-        db::exec(db, QStringLiteral("INSERT INTO user_coupon (id, user_id, order_id, coupon_template_id, status, created_at) "
+        db::exec(db,
+                 QStringLiteral(
+                     "INSERT INTO orders (id, user_id, amount_fen, status, created_at, paid_at) "
+                     "VALUES (1001, 1, 9900, 'PENDING', NOW(3), NULL)"));
+        db::exec(db,
+                 QStringLiteral(
+                     "INSERT INTO pay_callback_log (id, pay_no, order_id, raw_body, created_at) "
+                     "VALUES (NULL, 'P1', 1001, '{}', NOW(3))"));
+        db::exec(db, QStringLiteral("INSERT INTO user_coupon (id, user_id, order_id, "
+                                    "coupon_template_id, status, created_at) "
                                     "VALUES (NULL, 1, 1001, 1, 'ISSUED', NOW(3))"));
-        db::exec(db, QStringLiteral("INSERT INTO point_log (id, user_id, order_id, point_type, points, created_at) "
-                                    "VALUES (NULL, 1, 1001, 'PAY_REWARD', 100, NOW(3))"));
+        db::exec(
+            db, QStringLiteral(
+                    "INSERT INTO point_log (id, user_id, order_id, point_type, points, created_at) "
+                    "VALUES (NULL, 1, 1001, 'PAY_REWARD', 100, NOW(3))"));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM point_log")), qint64(1));
     }
 
@@ -164,8 +195,12 @@ private Q_SLOTS:
             QVERIFY2(error.message().contains(QStringLiteral("uk_order_tpl")), error.what());
         }
         try {
-            db::exec(current.database(), QStringLiteral("INSERT INTO point_log (order_id, point_type, points) VALUES (5, 'PAY_REWARD', 1)"));
-            db::exec(current.database(), QStringLiteral("INSERT INTO point_log (order_id, point_type, points) VALUES (5, 'PAY_REWARD', 1)"));
+            db::exec(current.database(),
+                     QStringLiteral("INSERT INTO point_log (order_id, point_type, points) VALUES "
+                                    "(5, 'PAY_REWARD', 1)"));
+            db::exec(current.database(),
+                     QStringLiteral("INSERT INTO point_log (order_id, point_type, points) VALUES "
+                                    "(5, 'PAY_REWARD', 1)"));
             QFAIL("uk_order_type did not refuse a second points row");
         } catch (const db::Error &error) {
             QVERIFY2(error.message().contains(QStringLiteral("uk_order_type")), error.what());
@@ -180,7 +215,8 @@ private Q_SLOTS:
         db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false);
         insertDuplicateSideEffects(db, 4242);
         try {
-            db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
+            db::Migrator(connection, checkMigrationRequirement)
+                .migrate(db::SchemaLevel::Current, false);
             QFAIL("moved to current with live duplicates");
         } catch (const db::Error &error) {
             const QString message = error.message();
@@ -189,14 +225,20 @@ private Q_SLOTS:
             QVERIFY2(message.contains(QStringLiteral("4242")), error.what());
         }
         QCOMPARE(db::Migrator(connection).currentLevel(), std::optional(db::SchemaLevel::Legacy));
-        QVERIFY(!db.record(QStringLiteral("user_coupon")).contains(QStringLiteral("live_order_id")));
+        QVERIFY(
+            !db.record(QStringLiteral("user_coupon")).contains(QStringLiteral("live_order_id")));
 
         // Once each duplicate is superseded (what compensation does), the keys go on.
-        db::exec(db, QStringLiteral("UPDATE user_coupon SET superseded_by = (SELECT MIN(id) FROM (SELECT id FROM user_coupon) k) "
-                                    "WHERE id <> (SELECT MIN(id) FROM (SELECT id FROM user_coupon) k2)"));
-        db::exec(db, QStringLiteral("UPDATE point_log SET superseded_by = (SELECT MIN(id) FROM (SELECT id FROM point_log) k) "
-                                    "WHERE id <> (SELECT MIN(id) FROM (SELECT id FROM point_log) k2)"));
-        const auto outcome = db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
+        db::exec(db, QStringLiteral(
+                         "UPDATE user_coupon SET superseded_by = (SELECT MIN(id) FROM (SELECT id "
+                         "FROM user_coupon) k) "
+                         "WHERE id <> (SELECT MIN(id) FROM (SELECT id FROM user_coupon) k2)"));
+        db::exec(db,
+                 QStringLiteral("UPDATE point_log SET superseded_by = (SELECT MIN(id) FROM (SELECT "
+                                "id FROM point_log) k) "
+                                "WHERE id <> (SELECT MIN(id) FROM (SELECT id FROM point_log) k2)"));
+        const auto outcome = db::Migrator(connection, checkMigrationRequirement)
+                                 .migrate(db::SchemaLevel::Current, false);
         QCOMPARE(outcome.applied, QStringList{QStringLiteral("0100_side_effect_keys.sql")});
         QCOMPARE(db::Migrator(connection).currentLevel(), std::optional(db::SchemaLevel::Current));
     }
@@ -205,8 +247,10 @@ private Q_SLOTS:
     {
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
-        QVERIFY_THROWS_EXCEPTION(db::Error, db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false));
+        db::Migrator(connection, checkMigrationRequirement)
+            .migrate(db::SchemaLevel::Current, false);
+        QVERIFY_THROWS_EXCEPTION(db::Error, db::Migrator(connection, checkMigrationRequirement)
+                                                .migrate(db::SchemaLevel::Legacy, false));
     }
 
     void sandboxMarkAndDemoSeed()
@@ -214,7 +258,8 @@ private Q_SLOTS:
         test::ScratchDatabase scratch;
         {
             db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-            const auto outcome = db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, true);
+            const auto outcome = db::Migrator(connection, checkMigrationRequirement)
+                                     .migrate(db::SchemaLevel::Legacy, true);
             QVERIFY(outcome.sandboxMarked);
             QVERIFY(db::isSandboxDatabase(connection.database()));
         }
@@ -224,8 +269,10 @@ private Q_SLOTS:
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders")), qint64(3000));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(DISTINCT status) FROM orders")), qint64(5));
         const LiveDuplicateCount duplicates = countLiveDuplicates(db);
-        QVERIFY2(duplicates.couponGroups >= 24 && duplicates.couponGroups <= 200, qPrintable(duplicates.describe()));
-        QVERIFY2(duplicates.pointGroups >= 12 && duplicates.pointGroups <= 100, qPrintable(duplicates.describe()));
+        QVERIFY2(duplicates.couponGroups >= 24 && duplicates.couponGroups <= 200,
+                 qPrintable(duplicates.describe()));
+        QVERIFY2(duplicates.pointGroups >= 12 && duplicates.pointGroups <= 100,
+                 qPrintable(duplicates.describe()));
         // The evidence of each incident order shows a lock released before its commit.
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(DISTINCT order_id) FROM callback_trace "
                                           "WHERE lock_released_at < committed_at")),

@@ -16,7 +16,8 @@ const QRegularExpression &threadStart()
     return pattern;
 }
 
-// "file:line: text" for each line under `folder` (relative to the source tree) that starts a thread.
+// "file:line: text" for each line under `folder` (relative to the source tree) that starts a
+// thread.
 QStringList threadStarts(const QString &folder)
 {
     QStringList found;
@@ -35,7 +36,8 @@ QStringList threadStarts(const QString &folder)
             const QString line = QString::fromUtf8(file.readLine()).trimmed();
             ++number;
             if (line.contains(threadStart()))
-                found << QStringLiteral("%1:%2: %3").arg(path.mid(root.size())).arg(number).arg(line);
+                found
+                    << QStringLiteral("%1:%2: %3").arg(path.mid(root.size())).arg(number).arg(line);
         }
     }
     return found;

@@ -20,12 +20,13 @@ QMap<QString, QString> passwordOf(const test::ScratchAccount &account)
 }
 
 // `payops COMMAND --db DSN-of-account ARGS` with the account's password in the environment.
-test::CliRun runAs(const test::ScratchAccount &account, const test::ScratchDatabase &scratch, const QString &command,
-                   const QStringList &arguments = {})
+test::CliRun runAs(const test::ScratchAccount &account, const test::ScratchDatabase &scratch,
+                   const QString &command, const QStringList &arguments = {})
 {
-    return test::runCli(QStringList{command, QStringLiteral("--db"), account.dsnFor(scratch.name()).toString()}
-                            + arguments,
-                        passwordOf(account));
+    return test::runCli(
+        QStringList{command, QStringLiteral("--db"), account.dsnFor(scratch.name()).toString()} +
+            arguments,
+        passwordOf(account));
 }
 
 QString accountOf(const test::ScratchAccount &account)
@@ -35,19 +36,27 @@ QString accountOf(const test::ScratchAccount &account)
 
 // A callback as the endpoint leaves it in record-only mode (`status` RECORDED) or when its
 // order had not arrived (UNMATCHED): the raw body the drain parses again.
-void recordCallback(const QSqlDatabase &db, const QByteArray &payNo, qint64 orderId, const QString &status)
+void recordCallback(const QSqlDatabase &db, const QByteArray &payNo, qint64 orderId,
+                    const QString &status)
 {
     const QByteArray body = test::callbackBody(payNo, orderId, 9900);
-    db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, currency, "
-                                "channel, trade_status, status, response_code) "
-                                "VALUES (?, ?, ?, SHA2(?, 256), 9900, 'CNY', 'wechat', 'SUCCESS', ?, 200)"),
-             {payNo, orderId, body, body, status});
+    db::exec(
+        db,
+        QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, "
+                       "amount_fen, currency, "
+                       "channel, trade_status, status, response_code) "
+                       "VALUES (?, ?, ?, SHA2(?, 256), 9900, 'CNY', 'wechat', 'SUCCESS', ?, 200)"),
+        {payNo, orderId, body, body, status});
 }
 
-qint64 auditEntries(const QSqlDatabase &db, const QString &action, const test::ScratchAccount &actor)
+qint64 auditEntries(const QSqlDatabase &db, const QString &action,
+                    const test::ScratchAccount &actor)
 {
-    return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action = ? AND actor = ?"),
-                      {action, accountOf(actor)}).toLongLong();
+    return db::scalar(
+               db,
+               QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action = ? AND actor = ?"),
+               {action, accountOf(actor)})
+        .toLongLong();
 }
 
 } // namespace
@@ -66,7 +75,8 @@ private Q_SLOTS:
         db::Connection root(scratch.dsn(), QStringLiteral("root"));
         const QSqlDatabase db = root.database();
         for (qint64 order = 1001; order <= 1003; ++order)
-            recordCallback(db, "REC-" + QByteArray::number(order), order, QStringLiteral("RECORDED"));
+            recordCallback(db, "REC-" + QByteArray::number(order), order,
+                           QStringLiteral("RECORDED"));
         // A payment whose order arrived after its callback.
         test::addPendingOrders(db, 1, 2001);
         recordCallback(db, "LATE-2001", 2001, QStringLiteral("UNMATCHED"));
@@ -75,7 +85,8 @@ private Q_SLOTS:
         {
             // The console's probe asks about the statements the drain runs, so it agrees with
             // what the server does below.
-            db::Connection asOperator(operatorAccount.dsnFor(scratch.name()), QStringLiteral("probe"));
+            db::Connection asOperator(operatorAccount.dsnFor(scratch.name()),
+                                      QStringLiteral("probe"));
             QVERIFY(probePrivileges(asOperator.database()).drain);
         }
         const test::CliRun drain = runAs(operatorAccount, scratch, QStringLiteral("drain"));
@@ -84,8 +95,14 @@ private Q_SLOTS:
                                              {QStringLiteral("--unmatched")});
         QVERIFY2(unmatched.exitCode == 0, qPrintable(unmatched.err + unmatched.out));
 
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")).toInt(), 4);
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'PROCESSED'")).toInt(), 4);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"))
+                     .toInt(),
+                 4);
+        QCOMPARE(
+            db::scalar(db, QStringLiteral(
+                               "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'PROCESSED'"))
+                .toInt(),
+            4);
         for (const qint64 order : {1001, 1002, 1003, 2001}) {
             const test::SideEffects effects = test::sideEffectsOf(db, order);
             QCOMPARE(effects.coupons, 2);
@@ -93,10 +110,17 @@ private Q_SLOTS:
             QCOMPARE(effects.points, 1);
         }
         QCOMPARE(auditEntries(db, QStringLiteral("backlog.drain"), operatorAccount), qint64(1));
-        QCOMPARE(auditEntries(db, QStringLiteral("backlog.drain_unmatched"), operatorAccount), qint64(1));
+        QCOMPARE(auditEntries(db, QStringLiteral("backlog.drain_unmatched"), operatorAccount),
+                 qint64(1));
         // Every order the drain paid is in the change log under the operator's account.
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM business_change_log WHERE table_name = 'orders' "
-                                               "AND changed_by = ?"), {accountOf(operatorAccount)}).toInt(), 4);
+        QCOMPARE(
+            db::scalar(db,
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM business_change_log WHERE table_name = 'orders' "
+                           "AND changed_by = ?"),
+                       {accountOf(operatorAccount)})
+                .toInt(),
+            4);
     }
 
     // The probe and the server agree for an account that may not drain.
@@ -129,16 +153,20 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("opswitch"));
         test::prepareCallbackDatabase(scratch.dsn(), level, 1);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        const test::CliRun on = runAs(operatorAccount, scratch, QStringLiteral("degrade"),
-                                      {QStringLiteral("on"), QStringLiteral("--reason"), QStringLiteral("duplicate storm")});
+        const test::CliRun on = runAs(
+            operatorAccount, scratch, QStringLiteral("degrade"),
+            {QStringLiteral("on"), QStringLiteral("--reason"), QStringLiteral("duplicate storm")});
         QVERIFY2(on.exitCode == 0, qPrintable(on.err + on.out));
         db::Connection root(scratch.dsn(), QStringLiteral("root"));
         const QSqlDatabase db = root.database();
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch")).toString(), QStringLiteral("RECORD_ONLY"));
-        const test::CliRun off = runAs(operatorAccount, scratch, QStringLiteral("degrade"),
-                                       {QStringLiteral("off"), QStringLiteral("--reason"), QStringLiteral("storm over")});
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch")).toString(),
+                 QStringLiteral("RECORD_ONLY"));
+        const test::CliRun off = runAs(
+            operatorAccount, scratch, QStringLiteral("degrade"),
+            {QStringLiteral("off"), QStringLiteral("--reason"), QStringLiteral("storm over")});
         QVERIFY2(off.exitCode == 0, qPrintable(off.err + off.out));
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch")).toString(), QStringLiteral("NORMAL"));
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch")).toString(),
+                 QStringLiteral("NORMAL"));
         QCOMPARE(auditEntries(db, QStringLiteral("switch.flip"), operatorAccount), qint64(2));
     }
 
@@ -156,29 +184,36 @@ private Q_SLOTS:
         const bool legacy = level == QLatin1String("legacy");
         if (legacy)
             test::insertDuplicateIncident(db, 3);
-        db::exec(db, QStringLiteral("UPDATE payops_meta SET value = '1' WHERE name = 'four_eyes_threshold_fen'"));
+        db::exec(db,
+                 QStringLiteral(
+                     "UPDATE payops_meta SET value = '1' WHERE name = 'four_eyes_threshold_fen'"));
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
-        const QStringList why{QStringLiteral("--reason"), QStringLiteral("duplicate payout"), QStringLiteral("--ticket"),
-                              QStringLiteral("INC-7")};
+        const QStringList why{QStringLiteral("--reason"), QStringLiteral("duplicate payout"),
+                              QStringLiteral("--ticket"), QStringLiteral("INC-7")};
 
         {
             // The probe asks about the very statements a compensation batch writes with.
             db::Connection asOperator(alice.dsnFor(scratch.name()), QStringLiteral("probe"));
             QVERIFY(probePrivileges(asOperator.database()).compensate);
         }
-        const test::CliRun dryRun = runAs(alice, scratch, QStringLiteral("compensate"), {QStringLiteral("--dry-run")});
+        const test::CliRun dryRun =
+            runAs(alice, scratch, QStringLiteral("compensate"), {QStringLiteral("--dry-run")});
         QVERIFY2(dryRun.exitCode == 0, qPrintable(dryRun.err + dryRun.out));
         const test::CliRun asked = runAs(alice, scratch, QStringLiteral("compensate"), why);
         if (!legacy) {
             QVERIFY2(asked.exitCode == 0, qPrintable(asked.err + asked.out));
-            QVERIFY2(asked.out.contains(QStringLiteral("0 coupon(s) to freeze")), qPrintable(asked.out));
-            QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM compensation")).toInt(), 0);
+            QVERIFY2(asked.out.contains(QStringLiteral("0 coupon(s) to freeze")),
+                     qPrintable(asked.out));
+            QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM compensation")).toInt(),
+                     0);
             return;
         }
         QCOMPARE(asked.exitCode, 1);
-        QVERIFY2(asked.err.contains(QStringLiteral("waits for another operator")), qPrintable(asked.err));
-        const QString request = db::scalar(db, QStringLiteral("SELECT MAX(id) FROM compensation_request")).toString();
+        QVERIFY2(asked.err.contains(QStringLiteral("waits for another operator")),
+                 qPrintable(asked.err));
+        const QString request =
+            db::scalar(db, QStringLiteral("SELECT MAX(id) FROM compensation_request")).toString();
         QCOMPARE(auditEntries(db, QStringLiteral("compensation.request"), alice), qint64(1));
 
         const QStringList approve = QStringList{QStringLiteral("--approve"), request} + why;
@@ -187,12 +222,17 @@ private Q_SLOTS:
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM compensation")).toInt(), 0);
         const test::CliRun approved = runAs(bob, scratch, QStringLiteral("compensate"), approve);
         QVERIFY2(approved.exitCode == 0, qPrintable(approved.err + approved.out));
-        QVERIFY2(approved.out.contains(QStringLiteral("compensated 9, skipped 0")), qPrintable(approved.out));
+        QVERIFY2(approved.out.contains(QStringLiteral("compensated 9, skipped 0")),
+                 qPrintable(approved.out));
         QCOMPARE(auditEntries(db, QStringLiteral("compensation.approve"), bob), qint64(1));
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE action IN "
-                                               "('compensation.freeze_coupon', 'compensation.write_off_coupon', "
-                                               "'compensation.reverse_points') AND actor = ?"),
-                            {accountOf(bob)}).toInt(), 9);
+        QCOMPARE(db::scalar(db,
+                            QStringLiteral(
+                                "SELECT COUNT(*) FROM ops_audit_log WHERE action IN "
+                                "('compensation.freeze_coupon', 'compensation.write_off_coupon', "
+                                "'compensation.reverse_points') AND actor = ?"),
+                            {accountOf(bob)})
+                     .toInt(),
+                 9);
     }
 
     void report_data() { test::addSchemaLevelRows(); }
@@ -204,9 +244,11 @@ private Q_SLOTS:
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         QTemporaryDir dir;
         const QString pdf = dir.filePath(QStringLiteral("incident.pdf"));
-        const test::CliRun run = runAs(operatorAccount, scratch, QStringLiteral("report"),
-                                       {QStringLiteral("--from"), QStringLiteral("2020-01-01T00:00:00Z"), QStringLiteral("--to"),
-                                        QStringLiteral("2099-01-01T00:00:00Z"), QStringLiteral("--out"), pdf});
+        const test::CliRun run =
+            runAs(operatorAccount, scratch, QStringLiteral("report"),
+                  {QStringLiteral("--from"), QStringLiteral("2020-01-01T00:00:00Z"),
+                   QStringLiteral("--to"), QStringLiteral("2099-01-01T00:00:00Z"),
+                   QStringLiteral("--out"), pdf});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QFile file(pdf);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -230,24 +272,33 @@ private Q_SLOTS:
                        "4200001,1001,99.00,SUCCESS,2026-12-01T10:00:00Z,wechat\n"
                        "4200002,1002,99.00,SUCCESS,2026-12-01T10:01:00Z,wechat\n");
         }
-        const QStringList arguments{QStringLiteral("--statement"), statement, QStringLiteral("--format"),
-                                    QStringLiteral("generic")};
+        const QStringList arguments{QStringLiteral("--statement"), statement,
+                                    QStringLiteral("--format"), QStringLiteral("generic")};
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        const test::CliRun refused = runAs(operatorAccount, scratch, QStringLiteral("reconcile"), arguments);
+        const test::CliRun refused =
+            runAs(operatorAccount, scratch, QStringLiteral("reconcile"), arguments);
         // reconcile's exit 2: an error, not a finding.
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.contains(QStringLiteral("may not change table platform_statement")), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QStringLiteral("may not change table platform_statement")),
+                 qPrintable(refused.err));
         db::Connection root(scratch.dsn(), QStringLiteral("root"));
         const QSqlDatabase db = root.database();
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(), 0);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(),
+                 0);
 
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
-        const test::CliRun reconciled = runAs(finance, scratch, QStringLiteral("reconcile"), arguments);
+        const test::CliRun reconciled =
+            runAs(finance, scratch, QStringLiteral("reconcile"), arguments);
         // Exit 1: both payments are on the statement and not in pay_callback_log (findings).
-        QVERIFY2(reconciled.exitCode == 0 || reconciled.exitCode == 1, qPrintable(reconciled.err + reconciled.out));
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(), 1);
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line")).toInt(), 2);
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM reconciliation_run")).toInt(), 1);
+        QVERIFY2(reconciled.exitCode == 0 || reconciled.exitCode == 1,
+                 qPrintable(reconciled.err + reconciled.out));
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(),
+                 1);
+        QCOMPARE(
+            db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line")).toInt(),
+            2);
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM reconciliation_run")).toInt(),
+                 1);
     }
 
     // An audit entry names one of payops' own actions: an operator cannot write an entry of
@@ -259,21 +310,29 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("opaudit"));
         test::prepareCallbackDatabase(scratch.dsn(), level, 1);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()), QStringLiteral("operator"));
+        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()),
+                                  QStringLiteral("operator"));
         db::Connection root(scratch.dsn(), QStringLiteral("root"));
         for (const QSqlDatabase &db : {asOperator.database(), root.database()}) {
             try {
-                db::execDirect(db, QStringLiteral("INSERT INTO ops_audit_log (action, reason) "
-                                                  "VALUES ('compensation.all_clear', 'nothing to see')"));
+                db::execDirect(
+                    db, QStringLiteral("INSERT INTO ops_audit_log (action, reason) "
+                                       "VALUES ('compensation.all_clear', 'nothing to see')"));
                 QFAIL("an unknown audit action was accepted");
             } catch (const db::Error &error) {
                 QCOMPARE(error.serverCode(), 1644);
             }
         }
-        QCOMPARE(db::scalar(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")).toInt(), 0);
+        QCOMPARE(db::scalar(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"))
+                     .toInt(),
+                 0);
         // ... and the operator cannot add an action to the list.
-        QVERIFY_THROWS_EXCEPTION(db::Error, db::execDirect(asOperator.database(), QStringLiteral(
-            "INSERT INTO ops_audit_action (name) VALUES ('compensation.all_clear')")));
+        QVERIFY_THROWS_EXCEPTION(
+            db::Error,
+            db::execDirect(
+                asOperator.database(),
+                QStringLiteral(
+                    "INSERT INTO ops_audit_action (name) VALUES ('compensation.all_clear')")));
     }
 
     // The drain needs UPDATE on orders.status, so plain SQL can mark an order paid: the
@@ -285,13 +344,16 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("opplain"));
         test::prepareCallbackDatabase(scratch.dsn(), level, 1);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()), QStringLiteral("operator"));
+        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()),
+                                  QStringLiteral("operator"));
         const QSqlDatabase db = asOperator.database();
         db::execDirect(db, QStringLiteral("UPDATE orders SET status = 'PAID' WHERE id = 1001"));
-        db::execDirect(db, QStringLiteral("UPDATE users SET points_balance = 1000000 WHERE id = 1"));
-        QSqlQuery logged = db::exec(db, QStringLiteral(
-            "SELECT table_name, row_id, JSON_VALUE(before_json, '$.status'), JSON_VALUE(after_json, '$.status'), changed_by "
-            "FROM business_change_log ORDER BY id"));
+        db::execDirect(db,
+                       QStringLiteral("UPDATE users SET points_balance = 1000000 WHERE id = 1"));
+        QSqlQuery logged = db::exec(
+            db, QStringLiteral("SELECT table_name, row_id, JSON_VALUE(before_json, '$.status'), "
+                               "JSON_VALUE(after_json, '$.status'), changed_by "
+                               "FROM business_change_log ORDER BY id"));
         QVERIFY(logged.next());
         QCOMPARE(logged.value(0).toString(), QStringLiteral("orders"));
         QCOMPARE(logged.value(1).toLongLong(), qint64(1001));
@@ -302,11 +364,12 @@ private Q_SLOTS:
         QCOMPARE(logged.value(0).toString(), QStringLiteral("users"));
         QCOMPARE(logged.value(4).toString(), accountOf(operatorAccount));
         QVERIFY(!logged.next());
-        for (const QString &statement : {QStringLiteral("DELETE FROM business_change_log"),
-                                         QStringLiteral("UPDATE business_change_log SET changed_by = 'someone'"),
-                                         QStringLiteral("INSERT INTO business_change_log (table_name, row_id, before_json, "
-                                                        "after_json, changed_by, changed_at) "
-                                                        "VALUES ('orders', 1, '', '', 'x', NOW())")}) {
+        for (const QString &statement :
+             {QStringLiteral("DELETE FROM business_change_log"),
+              QStringLiteral("UPDATE business_change_log SET changed_by = 'someone'"),
+              QStringLiteral("INSERT INTO business_change_log (table_name, row_id, before_json, "
+                             "after_json, changed_by, changed_at) "
+                             "VALUES ('orders', 1, '', '', 'x', NOW())")}) {
             try {
                 db::execDirect(db, statement);
                 QFAIL(qPrintable(QStringLiteral("allowed: ") + statement));
@@ -315,7 +378,9 @@ private Q_SLOTS:
             }
         }
         // Amounts stay out of reach altogether.
-        QVERIFY_THROWS_EXCEPTION(db::Error, db::execDirect(db, QStringLiteral("UPDATE orders SET amount_fen = 1 WHERE id = 1001")));
+        QVERIFY_THROWS_EXCEPTION(
+            db::Error,
+            db::execDirect(db, QStringLiteral("UPDATE orders SET amount_fen = 1 WHERE id = 1001")));
     }
 };
 

@@ -11,11 +11,13 @@ using namespace payops;
 
 namespace {
 
-const QList<palette::Role> kRoles{palette::Role::Danger, palette::Role::Warning, palette::Role::Ok,
-                                  palette::Role::Muted, palette::Role::Neutral, palette::Role::Lock,
-                                  palette::Role::Transaction, palette::Role::Coupon, palette::Role::Points};
+const QList<palette::Role> kRoles{
+    palette::Role::Danger,      palette::Role::Warning, palette::Role::Ok,
+    palette::Role::Muted,       palette::Role::Neutral, palette::Role::Lock,
+    palette::Role::Transaction, palette::Role::Coupon,  palette::Role::Points};
 
-QPalette themed(const QColor &window, const QColor &text, const QColor &base, const QColor &alternate)
+QPalette themed(const QColor &window, const QColor &text, const QColor &base,
+                const QColor &alternate)
 {
     QPalette p;
     for (const auto group : {QPalette::Active, QPalette::Inactive, QPalette::Disabled}) {
@@ -66,20 +68,24 @@ private Q_SLOTS:
         const QPalette theme = QApplication::palette();
         for (const palette::Role role : kRoles) {
             const QColor colour = palette::colour(role);
-            for (const auto background : {QPalette::Window, QPalette::Base, QPalette::AlternateBase}) {
+            for (const auto background :
+                 {QPalette::Window, QPalette::Base, QPalette::AlternateBase}) {
                 const double ratio = palette::contrast(colour, theme.color(background));
-                QVERIFY2(ratio >= 3.0, qPrintable(QStringLiteral("role %1 is %2 on %3: contrast %4")
-                                                      .arg(int(role)).arg(colour.name(), theme.color(background).name())
-                                                      .arg(ratio)));
+                QVERIFY2(ratio >= 3.0,
+                         qPrintable(QStringLiteral("role %1 is %2 on %3: contrast %4")
+                                        .arg(int(role))
+                                        .arg(colour.name(), theme.color(background).name())
+                                        .arg(ratio)));
             }
         }
         // Text on a tinted cell, and on the alarm fill of the banner and the switch button.
         for (const palette::Role role : {palette::Role::Warning, palette::Role::Danger}) {
             QVERIFY(palette::contrast(palette::text(), palette::tint(role, 0.3)) >= 4.5);
-            QVERIFY(palette::contrast(palette::readableOn(palette::colour(role), palette::tint(role, 0.3)),
-                                      palette::tint(role, 0.3))
-                    >= 4.5);
-            QVERIFY(palette::contrast(palette::textOn(palette::fill(role)), palette::fill(role)) >= 4.5);
+            QVERIFY(palette::contrast(
+                        palette::readableOn(palette::colour(role), palette::tint(role, 0.3)),
+                        palette::tint(role, 0.3)) >= 4.5);
+            QVERIFY(palette::contrast(palette::textOn(palette::fill(role)), palette::fill(role)) >=
+                    4.5);
         }
     }
 
@@ -93,13 +99,15 @@ private Q_SLOTS:
         QVERIFY2(darkDanger.lightnessF() > lightDanger.lightnessF(),
                  qPrintable(lightDanger.name() + QLatin1Char(' ') + darkDanger.name()));
         QVERIFY(palette::muted() != palette::text());
-        QCOMPARE(lightHtml, QStringLiteral("<b style='color:%1'>broken</b>").arg(lightDanger.name()));
+        QCOMPARE(lightHtml,
+                 QStringLiteral("<b style='color:%1'>broken</b>").arg(lightDanger.name()));
 
         QLabel label;
         palette::setTextRole(&label, palette::Role::Danger);
         QCOMPARE(label.palette().color(QPalette::WindowText), darkDanger);
         palette::setTextRole(&label, std::nullopt);
-        QCOMPARE(label.palette().color(QPalette::WindowText), QApplication::palette().color(QPalette::WindowText));
+        QCOMPARE(label.palette().color(QPalette::WindowText),
+                 QApplication::palette().color(QPalette::WindowText));
     }
 
     // Every colour of the console comes from the palette: a literal anywhere else would not
@@ -109,10 +117,11 @@ private Q_SLOTS:
         const QList<QRegularExpression> literals{
             QRegularExpression(QStringLiteral("QColor\\s*\\(\\s*(0x|\\d|\"|QString|Qt::)")),
             QRegularExpression(QStringLiteral("#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?\\b")),
+            QRegularExpression(QStringLiteral("Qt::(?:red|darkRed|green|darkGreen|blue|darkBlue|"
+                                              "cyan|darkCyan|magenta|darkMagenta|yellow|darkYellow|"
+                                              "gray|darkGray|lightGray|white|black)\\b")),
             QRegularExpression(QStringLiteral(
-                "Qt::(?:red|darkRed|green|darkGreen|blue|darkBlue|cyan|darkCyan|magenta|darkMagenta|yellow|darkYellow|"
-                "gray|darkGray|lightGray|white|black)\\b")),
-            QRegularExpression(QStringLiteral("(?:color|background)\\s*:\\s*(?:#[0-9a-fA-F]|[a-zA-Z]+\\s*[;}'\"])")),
+                "(?:color|background)\\s*:\\s*(?:#[0-9a-fA-F]|[a-zA-Z]+\\s*[;}'\"])")),
         };
         // Each pattern catches what it is for: these are lines the console had.
         const QStringList known{QStringLiteral("return QBrush(QColor(0xc6, 0x28, 0x28));"),
@@ -123,8 +132,9 @@ private Q_SLOTS:
             QVERIFY2(literals.at(i).match(known.at(i)).hasMatch(), qPrintable(known.at(i)));
         QStringList found;
         int files = 0;
-        QDirIterator it(QStringLiteral(PAYOPS_UI_SOURCE_DIR), {QStringLiteral("*.cpp"), QStringLiteral("*.h")},
-                        QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(QStringLiteral(PAYOPS_UI_SOURCE_DIR),
+                        {QStringLiteral("*.cpp"), QStringLiteral("*.h")}, QDir::Files,
+                        QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QString path = it.next();
             if (QFileInfo(path).completeBaseName() == QLatin1String("palette"))
@@ -138,7 +148,10 @@ private Q_SLOTS:
                 ++number;
                 for (const QRegularExpression &literal : literals)
                     if (literal.match(line).hasMatch())
-                        found << QStringLiteral("%1:%2: %3").arg(path).arg(number).arg(line.trimmed());
+                        found << QStringLiteral("%1:%2: %3")
+                                     .arg(path)
+                                     .arg(number)
+                                     .arg(line.trimmed());
             }
         }
         QVERIFY(files > 20);

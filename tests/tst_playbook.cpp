@@ -1,16 +1,16 @@
 #include "callbackfixture.h"
-#include "demodatabase.h"
 #include "console/localinstances.h"
 #include "console/playbook.h"
 #include "console/stormrunner.h"
 #include "db/connection.h"
-#include "domain/callback/backlogdrainer.h"
-#include "domain/callback/callbackswitch.h"
-#include "domain/money/compensationworkflow.h"
+#include "demodatabase.h"
 #include "dialogs/compensationdialog.h"
 #include "dialogs/reportdialog.h"
 #include "dialogs/switchdialog.h"
+#include "domain/callback/backlogdrainer.h"
+#include "domain/callback/callbackswitch.h"
 #include "domain/callback/sideeffectkeys.h"
+#include "domain/money/compensationworkflow.h"
 #include "mainwindow.h"
 #include "models/eventmodel.h"
 #include "pages/backlogpage.h"
@@ -61,8 +61,10 @@ void deliverTwice(int firstPort, int secondPort, const QByteArray &body)
 
 bool aliveCount(const QSqlDatabase &db, int expected)
 {
-    return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE stopped_at IS NULL "
-                                         "AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL 2 SECOND")).toInt() == expected;
+    return db::scalar(
+               db, QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE stopped_at IS NULL "
+                                  "AND last_seen_at >= UTC_TIMESTAMP(3) - INTERVAL 2 SECOND"))
+               .toInt() == expected;
 }
 
 qint64 count(const QSqlDatabase &db, const QString &sql)
@@ -78,12 +80,13 @@ QString scalarText(const QSqlDatabase &db, const QString &sql)
 // The live duplicate groups, counted independently of the watch: a GROUP BY over both tables.
 qint64 liveDuplicateGroups(const QSqlDatabase &db)
 {
-    return count(db, QStringLiteral(
-               "SELECT COUNT(*) FROM (SELECT 1 FROM user_coupon WHERE superseded_by IS NULL "
-               "GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1) c"))
-           + count(db, QStringLiteral(
-               "SELECT COUNT(*) FROM (SELECT 1 FROM point_log WHERE superseded_by IS NULL AND reverses_id IS NULL "
-               "GROUP BY order_id, point_type HAVING COUNT(*) > 1) p"));
+    return count(db,
+                 QStringLiteral(
+                     "SELECT COUNT(*) FROM (SELECT 1 FROM user_coupon WHERE superseded_by IS NULL "
+                     "GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1) c")) +
+           count(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM point_log WHERE "
+                                    "superseded_by IS NULL AND reverses_id IS NULL "
+                                    "GROUP BY order_id, point_type HAVING COUNT(*) > 1) p"));
 }
 
 StepState stateOn(PlaybookDock *dock, PlaybookStep step)
@@ -93,12 +96,15 @@ StepState stateOn(PlaybookDock *dock, PlaybookStep step)
 
 QString reasonOn(PlaybookDock *dock, PlaybookStep step)
 {
-    return dock->card(step)->findChild<QLabel *>(QStringLiteral("step%1Reason").arg(int(step)))->text();
+    return dock->card(step)
+        ->findChild<QLabel *>(QStringLiteral("step%1Reason").arg(int(step)))
+        ->text();
 }
 
 QPushButton *buttonOn(PlaybookDock *dock, PlaybookStep step, const char *name)
 {
-    return dock->card(step)->findChild<QPushButton *>(QStringLiteral("step%1%2").arg(int(step)).arg(QLatin1String(name)));
+    return dock->card(step)->findChild<QPushButton *>(
+        QStringLiteral("step%1%2").arg(int(step)).arg(QLatin1String(name)));
 }
 
 // Answers the dock's question with its go-ahead button (not Cancel).
@@ -125,7 +131,8 @@ void flipThrough(Page *page, SwitchControl *control, const QString &to, const QS
     SwitchDialog *dialog = control->dialog();
     QVERIFY(dialog);
     QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")), reason);
-    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("continueButton")), Qt::LeftButton);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("continueButton")),
+                      Qt::LeftButton);
     auto *confirm = dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"));
     QTRY_VERIFY_WITH_TIMEOUT(confirm->isEnabled(), 10000);
     QTest::mouseClick(confirm, Qt::LeftButton);
@@ -141,7 +148,8 @@ void screenshot(MainWindow &window, int step)
     if (dir.isEmpty())
         return;
     if (step > 0)
-        window.playbook()->findChild<QScrollArea *>()->ensureWidgetVisible(window.playbook()->card(PlaybookStep(step)));
+        window.playbook()->findChild<QScrollArea *>()->ensureWidgetVisible(
+            window.playbook()->card(PlaybookStep(step)));
     QCoreApplication::processEvents();
     QVERIFY(window.grab().save(QDir(dir).filePath(QStringLiteral("playbook-%1.png").arg(step))));
 }
@@ -179,7 +187,8 @@ private Q_SLOTS:
         Playbook counting{evaluatePlaybook(facts)};
         QCOMPARE(counting.state(PlaybookStep::Detect), StepState::InProgress);
         QCOMPARE(counting.state(PlaybookStep::InspectGreen), StepState::InProgress);
-        QVERIFY2(counting.reason(PlaybookStep::InspectGreen).contains(QStringLiteral("%1 %").arg(facts.watch.percentScanned())),
+        QVERIFY2(counting.reason(PlaybookStep::InspectGreen)
+                     .contains(QStringLiteral("%1 %").arg(facts.watch.percentScanned())),
                  qPrintable(counting.reason(PlaybookStep::InspectGreen)));
 
         facts.watchMissing = true;
@@ -199,13 +208,15 @@ private Q_SLOTS:
         QCOMPARE(waiting.state(PlaybookStep::Compensate), StepState::InProgress);
         QVERIFY2(waiting.reason(PlaybookStep::Compensate).contains(QStringLiteral("four-eyes")),
                  qPrintable(waiting.reason(PlaybookStep::Compensate)));
-        QVERIFY2(waiting.reason(PlaybookStep::Scope).contains(QStringLiteral("2 duplicate group(s) on 2 order(s), ¥20.00")),
+        QVERIFY2(waiting.reason(PlaybookStep::Scope)
+                     .contains(QStringLiteral("2 duplicate group(s) on 2 order(s), ¥20.00")),
                  qPrintable(waiting.reason(PlaybookStep::Scope)));
 
         // RECORD_ONLY with nothing running: nothing can process, so nothing bleeds.
         facts.inspection.switchState.mode = CallbackMode::RecordOnly;
         facts.inspection.switchState.version = 4;
-        QCOMPARE(Playbook{evaluatePlaybook(facts)}.state(PlaybookStep::StopBleeding), StepState::Done);
+        QCOMPARE(Playbook{evaluatePlaybook(facts)}.state(PlaybookStep::StopBleeding),
+                 StepState::Done);
         facts.instancesAlive = 3;
         facts.unacknowledged = 1;
         Playbook late{evaluatePlaybook(facts)};
@@ -240,12 +251,15 @@ private Q_SLOTS:
         QCOMPARE(before.state(PlaybookStep::ExportReport), StepState::ToDo);
         QCOMPARE(countedSteps(before.steps), 10);
         // What the console knows and the database does not: a storm firing.
-        QCOMPARE(check(db, PlaybookContext{true}).state(PlaybookStep::Simulate), StepState::InProgress);
+        QCOMPARE(check(db, PlaybookContext{true}).state(PlaybookStep::Simulate),
+                 StepState::InProgress);
 
         {
             // 1. Simulate: the incident's handler on two instances, each payment delivered twice.
-            test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("unsafe-a"));
-            test::CallbackdProcess b(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("unsafe-b"));
+            test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"),
+                                     QStringLiteral("unsafe-a"));
+            test::CallbackdProcess b(scratch.dsn(), QStringLiteral("unsafe-demo"),
+                                     QStringLiteral("unsafe-b"));
             QTRY_VERIFY_WITH_TIMEOUT(aliveCount(db, 2), 10000);
             Playbook running = check(db);
             QCOMPARE(running.state(PlaybookStep::Simulate), StepState::InProgress);
@@ -253,7 +267,8 @@ private Q_SLOTS:
             QVERIFY2(running.reason(PlaybookStep::Fix).contains(QStringLiteral("2 unsafe-demo")),
                      qPrintable(running.reason(PlaybookStep::Fix)));
             for (qint64 order = 1001; order <= 1003; ++order)
-                deliverTwice(a.port(), b.port(), test::callbackBody("WX-" + QByteArray::number(order), order, 9900));
+                deliverTwice(a.port(), b.port(),
+                             test::callbackBody("WX-" + QByteArray::number(order), order, 9900));
 
             // 2, 4, 5: detected, scoped, proven.
             Playbook bleeding = check(db);
@@ -261,43 +276,56 @@ private Q_SLOTS:
             QCOMPARE(bleeding.state(PlaybookStep::Detect), StepState::Done);
             QCOMPARE(bleeding.state(PlaybookStep::Scope), StepState::Done);
             // Two coupon templates and one point type, each twice, on each of the three orders.
-            QVERIFY2(bleeding.reason(PlaybookStep::Scope).contains(QStringLiteral("9 duplicate group(s) on 3 order(s)")),
+            QVERIFY2(bleeding.reason(PlaybookStep::Scope)
+                         .contains(QStringLiteral("9 duplicate group(s) on 3 order(s)")),
                      qPrintable(bleeding.reason(PlaybookStep::Scope)));
             QCOMPARE(bleeding.state(PlaybookStep::ProveRootCause), StepState::Done);
-            QVERIFY2(bleeding.reason(PlaybookStep::ProveRootCause).contains(QStringLiteral("Order 1001: unsafe-"))
-                         && bleeding.reason(PlaybookStep::ProveRootCause).contains(QStringLiteral("before its commit")),
+            QVERIFY2(bleeding.reason(PlaybookStep::ProveRootCause)
+                             .contains(QStringLiteral("Order 1001: unsafe-")) &&
+                         bleeding.reason(PlaybookStep::ProveRootCause)
+                             .contains(QStringLiteral("before its commit")),
                      qPrintable(bleeding.reason(PlaybookStep::ProveRootCause)));
             QCOMPARE(bleeding.state(PlaybookStep::StopBleeding), StepState::ToDo);
             QCOMPARE(bleeding.state(PlaybookStep::Compensate), StepState::ToDo);
             QCOMPARE(bleeding.state(PlaybookStep::InspectGreen), StepState::ToDo);
-            QVERIFY2(bleeding.reason(PlaybookStep::InspectGreen).contains(QStringLiteral("9 duplicate group(s)")),
+            QVERIFY2(bleeding.reason(PlaybookStep::InspectGreen)
+                         .contains(QStringLiteral("9 duplicate group(s)")),
                      qPrintable(bleeding.reason(PlaybookStep::InspectGreen)));
 
             // 3. Record-only, and done only once every live instance applies the new version.
-            const FlipResult flip = flipSwitch(db, CallbackMode::RecordOnly, QStringLiteral("INC-13 playbook"));
+            const FlipResult flip =
+                flipSwitch(db, CallbackMode::RecordOnly, QStringLiteral("INC-13 playbook"));
             const QList<InstanceAck> acks = waitForAcknowledgement(db, flip.after.version, 10000);
             QCOMPARE(acks.size(), 2);
             Playbook stopped = check(db);
             QCOMPARE(stopped.state(PlaybookStep::StopBleeding), StepState::Done);
-            QVERIFY2(stopped.reason(PlaybookStep::StopBleeding).contains(QStringLiteral("all 2 live instance(s)")),
+            QVERIFY2(stopped.reason(PlaybookStep::StopBleeding)
+                         .contains(QStringLiteral("all 2 live instance(s)")),
                      qPrintable(stopped.reason(PlaybookStep::StopBleeding)));
             // A heartbeat that still names the old version is a live instance not confirming.
-            db::exec(db, QStringLiteral("UPDATE callback_switch SET version = version + 1 WHERE id = 1"));
+            db::exec(db, QStringLiteral(
+                             "UPDATE callback_switch SET version = version + 1 WHERE id = 1"));
             Playbook late = check(db);
             QCOMPARE(late.state(PlaybookStep::StopBleeding), StepState::InProgress);
             // One of them may already have read the new version by its next heartbeat.
-            QVERIFY2(late.reason(PlaybookStep::StopBleeding).contains(QStringLiteral(" of 2 live instance(s) have not confirmed")),
+            QVERIFY2(late.reason(PlaybookStep::StopBleeding)
+                         .contains(QStringLiteral(" of 2 live instance(s) have not confirmed")),
                      qPrintable(late.reason(PlaybookStep::StopBleeding)));
-            QTRY_COMPARE_WITH_TIMEOUT(check(db).state(PlaybookStep::StopBleeding), StepState::Done, 10000);
+            QTRY_COMPARE_WITH_TIMEOUT(check(db).state(PlaybookStep::StopBleeding), StepState::Done,
+                                      10000);
         } // both unsafe instances stop here
 
         {
             // A payment arriving meanwhile is only recorded: the backlog step has work.
-            test::CallbackdProcess safe(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("safe-a"));
-            QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-1004", 1004, 9900)).status, 200);
+            test::CallbackdProcess safe(scratch.dsn(), QStringLiteral("safe"),
+                                        QStringLiteral("safe-a"));
+            QCOMPARE(
+                test::postCallback(safe.port(), test::callbackBody("WX-1004", 1004, 9900)).status,
+                200);
             Playbook recorded = check(db);
             QCOMPARE(recorded.state(PlaybookStep::Drain), StepState::ToDo);
-            QVERIFY2(recorded.reason(PlaybookStep::Drain).contains(QStringLiteral("1 recorded callback(s)")),
+            QVERIFY2(recorded.reason(PlaybookStep::Drain)
+                         .contains(QStringLiteral("1 recorded callback(s)")),
                      qPrintable(recorded.reason(PlaybookStep::Drain)));
         }
 
@@ -318,7 +346,8 @@ private Q_SLOTS:
         QCOMPARE(compensated.filedRequestId, qint64(0));
         Playbook repaired = check(db);
         QCOMPARE(repaired.state(PlaybookStep::Compensate), StepState::Done);
-        QCOMPARE(repaired.state(PlaybookStep::Detect), StepState::Done); // seen, and compensated since
+        QCOMPARE(repaired.state(PlaybookStep::Detect),
+                 StepState::Done); // seen, and compensated since
         // The evidence stays provable from the last compensated order.
         QCOMPARE(repaired.state(PlaybookStep::ProveRootCause), StepState::Done);
 
@@ -341,14 +370,17 @@ private Q_SLOTS:
         Playbook green = check(db);
         QCOMPARE(green.state(PlaybookStep::Drain), StepState::Done);
         QCOMPARE(green.state(PlaybookStep::InspectGreen), StepState::Done);
-        QCOMPARE(green.state(PlaybookStep::StopBleeding), StepState::Done); // NORMAL, with the fix in
+        QCOMPARE(green.state(PlaybookStep::StopBleeding),
+                 StepState::Done); // NORMAL, with the fix in
         QCOMPARE(doneSteps(green.steps), 9);
         // 10. The report is the console's to know: a file, not a row.
         QCOMPARE(green.state(PlaybookStep::ExportReport), StepState::ToDo);
         QVERIFY2(green.reason(PlaybookStep::ExportReport).contains(QStringLiteral("Clean")),
                  qPrintable(green.reason(PlaybookStep::ExportReport)));
-        QCOMPARE(check(db, PlaybookContext{false, true}).state(PlaybookStep::ExportReport), StepState::Done);
-        const test::CliRun inspect = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()});
+        QCOMPARE(check(db, PlaybookContext{false, true}).state(PlaybookStep::ExportReport),
+                 StepState::Done);
+        const test::CliRun inspect = test::runCli(
+            {QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()});
         QCOMPARE(inspect.exitCode, 0);
     }
 
@@ -381,9 +413,13 @@ private Q_SLOTS:
         answerYes(dock, "runIncidentConfirm");
         QTRY_COMPARE_WITH_TIMEOUT(instances.targets().size(), 2, 30000);
         QTRY_COMPARE_WITH_TIMEOUT(stormDone.size(), 1, 90000);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE handler = 'unsafe-demo' "
-                                          "AND stopped_at IS NULL")), qint64(2));
-        const qint64 paid = count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"));
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM callback_instance WHERE handler = 'unsafe-demo' "
+                          "AND stopped_at IS NULL")),
+            qint64(2));
+        const qint64 paid =
+            count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'"));
         QVERIFY2(paid >= 40, qPrintable(QString::number(paid)));
         const qint64 groups = liveDuplicateGroups(db);
         QVERIFY2(groups > 0, "the storm paid nothing twice");
@@ -403,18 +439,25 @@ private Q_SLOTS:
         QVERIFY(instancesPage->isVisible());
         flipThrough(instancesPage, instancesPage->switchControl(), QStringLiteral("RECORD_ONLY"),
                     QStringLiteral("INC-13 duplicate coupons"));
-        QCOMPARE(scalarText(db, QStringLiteral("SELECT mode FROM callback_switch")), QStringLiteral("RECORD_ONLY"));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE stopped_at IS NULL AND "
-                                          "switch_version_applied < (SELECT version FROM callback_switch)")), qint64(0));
+        QCOMPARE(scalarText(db, QStringLiteral("SELECT mode FROM callback_switch")),
+                 QStringLiteral("RECORD_ONLY"));
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM callback_instance WHERE stopped_at IS NULL AND "
+                          "switch_version_applied < (SELECT version FROM callback_switch)")),
+            qint64(0));
         dock->refresh();
-        QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::StopBleeding), StepState::Done, 15000);
-        QVERIFY2(reasonOn(dock, PlaybookStep::StopBleeding).contains(QStringLiteral("all 2 live instance(s)")),
+        QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::StopBleeding), StepState::Done,
+                                  15000);
+        QVERIFY2(reasonOn(dock, PlaybookStep::StopBleeding)
+                     .contains(QStringLiteral("all 2 live instance(s)")),
                  qPrintable(reasonOn(dock, PlaybookStep::StopBleeding)));
         screenshot(window, 3);
 
         // 4. Scope: the dock's figure is the GROUP BY's.
         QCOMPARE(stateOn(dock, PlaybookStep::Scope), StepState::Done);
-        QVERIFY2(reasonOn(dock, PlaybookStep::Scope).contains(QStringLiteral("%1 duplicate group(s)").arg(groups)),
+        QVERIFY2(reasonOn(dock, PlaybookStep::Scope)
+                     .contains(QStringLiteral("%1 duplicate group(s)").arg(groups)),
                  qPrintable(reasonOn(dock, PlaybookStep::Scope)));
         buttonOn(dock, PlaybookStep::Scope, "Open")->click();
         QVERIFY(window.page(Page::DuplicatesId)->isVisible());
@@ -427,8 +470,10 @@ private Q_SLOTS:
         QVERIFY(evidence->isVisible());
         QVERIFY(evidence->orderId() > 0);
         QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM callback_trace WHERE order_id = %1 "
-                                         "AND lock_released_at < committed_at").arg(evidence->orderId())) > 0);
-        QVERIFY2(reasonOn(dock, PlaybookStep::ProveRootCause).contains(QStringLiteral("Order %1").arg(evidence->orderId())),
+                                         "AND lock_released_at < committed_at")
+                              .arg(evidence->orderId())) > 0);
+        QVERIFY2(reasonOn(dock, PlaybookStep::ProveRootCause)
+                     .contains(QStringLiteral("Order %1").arg(evidence->orderId())),
                  qPrintable(reasonOn(dock, PlaybookStep::ProveRootCause)));
         // The page draws the order's callbacks (its events come from the same traces).
         QTRY_VERIFY_WITH_TIMEOUT(evidence->events()->rowCount() > 0, 15000);
@@ -438,24 +483,33 @@ private Q_SLOTS:
         buttonOn(dock, PlaybookStep::Fix, "ApplyKeys")->click();
         answerYes(dock, "applyKeysConfirm");
         auto *message = dock->findChild<QLabel *>(QStringLiteral("playbookMessage"));
-        QTRY_VERIFY_WITH_TIMEOUT(message->isVisible() && message->text().contains(QStringLiteral("compensate")), 30000);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE "
-                                          "table_schema = DATABASE() AND index_name = 'uk_order_tpl'")), qint64(0));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            message->isVisible() && message->text().contains(QStringLiteral("compensate")), 30000);
+        QCOMPARE(
+            count(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE "
+                                     "table_schema = DATABASE() AND index_name = 'uk_order_tpl'")),
+            qint64(0));
 
         // 6. Compensate every open duplicate from the compensation page.
         buttonOn(dock, PlaybookStep::Compensate, "Open")->click();
         auto *compensation = static_cast<CompensationPage *>(window.page(Page::CompensationId));
         QVERIFY(compensation->isVisible());
-        QTRY_VERIFY_WITH_TIMEOUT(compensation->findChild<QPushButton *>(QStringLiteral("compensateEverything"))->isEnabled(),
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            compensation->findChild<QPushButton *>(QStringLiteral("compensateEverything"))
+                ->isEnabled(),
+            10000);
         CompensationDialog *dialog = compensation->compensateEverything();
         auto *act = dialog->findChild<QPushButton *>(QStringLiteral("actButton"));
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")), QStringLiteral("INC-13 duplicates"));
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")), QStringLiteral("INC-13"));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")),
+                         QStringLiteral("INC-13 duplicates"));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")),
+                         QStringLiteral("INC-13"));
         QTRY_VERIFY_WITH_TIMEOUT(act->isEnabled(), 10000);
         QTest::mouseClick(act, Qt::LeftButton);
-        QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(dialog->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 30000);
+        QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")),
+                          Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            dialog->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 30000);
         dialog->close();
         QCOMPARE(liveDuplicateGroups(db), qint64(0));
         QVERIFY(count(db, QStringLiteral("SELECT COUNT(*) FROM compensation")) >= groups);
@@ -466,10 +520,12 @@ private Q_SLOTS:
         // 7. The keys, then the instances restarted with the safe handler.
         buttonOn(dock, PlaybookStep::Fix, "ApplyKeys")->click();
         answerYes(dock, "applyKeysConfirm");
-        QTRY_COMPARE_WITH_TIMEOUT(count(db, QStringLiteral("SELECT COUNT(DISTINCT index_name) FROM information_schema.STATISTICS "
-                                                           "WHERE table_schema = DATABASE() "
-                                                           "AND index_name IN ('uk_order_tpl', 'uk_order_type')")),
-                                  qint64(2), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(DISTINCT index_name) FROM information_schema.STATISTICS "
+                          "WHERE table_schema = DATABASE() "
+                          "AND index_name IN ('uk_order_tpl', 'uk_order_type')")),
+            qint64(2), 60000);
         dock->refresh();
         // Keys in, the unsafe handler still running.
         QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::Fix), StepState::InProgress, 15000);
@@ -477,23 +533,37 @@ private Q_SLOTS:
         QVERIFY(!buttonOn(dock, PlaybookStep::Fix, "ApplyKeys")->isEnabled());
         buttonOn(dock, PlaybookStep::Fix, "RestartSafe")->click();
         answerYes(dock, "restartSafeConfirm");
-        QTRY_COMPARE_WITH_TIMEOUT(count(db, QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE handler = 'safe' "
-                                                           "AND stopped_at IS NULL")), qint64(2), 30000);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE handler = 'unsafe-demo' "
-                                          "AND stopped_at IS NULL")), qint64(0));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            count(db,
+                  QStringLiteral("SELECT COUNT(*) FROM callback_instance WHERE handler = 'safe' "
+                                 "AND stopped_at IS NULL")),
+            qint64(2), 30000);
+        QCOMPARE(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM callback_instance WHERE handler = 'unsafe-demo' "
+                          "AND stopped_at IS NULL")),
+            qint64(0));
         dock->refresh();
         QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::Fix), StepState::Done, 15000);
         // Payments arriving at the safe instances while RECORD_ONLY holds are only recorded.
         QTRY_COMPARE_WITH_TIMEOUT(instances.targets().size(), 2, 30000);
         const int port = instances.instances().first().port;
         for (qint64 order = 1001; order <= 1003; ++order)
-            QCOMPARE(test::postCallback(port, test::callbackBody("LATE-" + QByteArray::number(order), order, 9900), 0,
-                                        instances.secret()).status, 200);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")), qint64(3));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE id BETWEEN 1001 AND 1003 AND status = 'PAID'")),
+            QCOMPARE(test::postCallback(
+                         port, test::callbackBody("LATE-" + QByteArray::number(order), order, 9900),
+                         0, instances.secret())
+                         .status,
+                     200);
+        QCOMPARE(count(db, QStringLiteral(
+                               "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")),
+                 qint64(3));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE id BETWEEN 1001 AND "
+                                          "1003 AND status = 'PAID'")),
                  qint64(0));
         dock->refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(reasonOn(dock, PlaybookStep::Drain).contains(QStringLiteral("3 recorded callback(s)")), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            reasonOn(dock, PlaybookStep::Drain).contains(QStringLiteral("3 recorded callback(s)")),
+            15000);
         screenshot(window, 7);
 
         // 8. Resume on the backlog page, then drain what was recorded meanwhile.
@@ -502,8 +572,10 @@ private Q_SLOTS:
         buttonOn(dock, PlaybookStep::Drain, "Open")->click();
         auto *backlog = static_cast<BacklogPage *>(window.page(Page::BacklogId));
         QVERIFY(backlog->isVisible());
-        flipThrough(backlog, backlog->switchControl(), QStringLiteral("NORMAL"), QStringLiteral("INC-13 fixed"));
-        QCOMPARE(scalarText(db, QStringLiteral("SELECT mode FROM callback_switch")), QStringLiteral("NORMAL"));
+        flipThrough(backlog, backlog->switchControl(), QStringLiteral("NORMAL"),
+                    QStringLiteral("INC-13 fixed"));
+        QCOMPARE(scalarText(db, QStringLiteral("SELECT mode FROM callback_switch")),
+                 QStringLiteral("NORMAL"));
         backlog->refresh();
         auto *process = backlog->findChild<QPushButton *>(QStringLiteral("processBacklogButton"));
         QTRY_VERIFY_WITH_TIMEOUT(process->isEnabled(), 15000);
@@ -511,9 +583,12 @@ private Q_SLOTS:
         auto *box = backlog->findChild<QMessageBox *>(QStringLiteral("drainConfirm"));
         QVERIFY(box);
         box->button(QMessageBox::Yes)->click();
-        QTRY_COMPARE_WITH_TIMEOUT(count(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")),
-                                  qint64(0), 30000);
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE id BETWEEN 1001 AND 1003 AND status = 'PAID'")),
+        QTRY_COMPARE_WITH_TIMEOUT(
+            count(db, QStringLiteral(
+                          "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")),
+            qint64(0), 30000);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE id BETWEEN 1001 AND "
+                                          "1003 AND status = 'PAID'")),
                  qint64(3));
         dock->refresh();
         QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::Drain), StepState::Done, 15000);
@@ -521,10 +596,14 @@ private Q_SLOTS:
 
         // 9. Green, as payops inspect says, and every step that exists done.
         buttonOn(dock, PlaybookStep::InspectGreen, "Check")->click();
-        QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::InspectGreen), StepState::Done, 15000);
-        QTRY_VERIFY_WITH_TIMEOUT(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))->text()
-                                     .contains(QStringLiteral("9 of 10 steps done")), 15000);
-        const test::CliRun inspect = test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()});
+        QTRY_COMPARE_WITH_TIMEOUT(stateOn(dock, PlaybookStep::InspectGreen), StepState::Done,
+                                  15000);
+        QTRY_VERIFY_WITH_TIMEOUT(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))
+                                     ->text()
+                                     .contains(QStringLiteral("9 of 10 steps done")),
+                                 15000);
+        const test::CliRun inspect = test::runCli(
+            {QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()});
         QCOMPARE(inspect.exitCode, 0);
         QCOMPARE(stateOn(dock, PlaybookStep::ExportReport), StepState::ToDo);
         screenshot(window, 9);
@@ -536,14 +615,17 @@ private Q_SLOTS:
         QSignalSpy written(report, &ReportDialog::finished);
         QTemporaryDir reports;
         const QString pdf = reports.filePath(QStringLiteral("incident.pdf"));
-        report->setWindow(QDateTime::currentDateTimeUtc().addSecs(-3600), QDateTime::currentDateTimeUtc().addSecs(60));
+        report->setWindow(QDateTime::currentDateTimeUtc().addSecs(-3600),
+                          QDateTime::currentDateTimeUtc().addSecs(60));
         report->setPath(pdf);
         report->write();
         QTRY_COMPARE_WITH_TIMEOUT(written.size(), 1, 60000);
         QCOMPARE(written[0][0].toString(), pdf);
         QVERIFY(QFileInfo(pdf).size() > 0);
         QCOMPARE(stateOn(dock, PlaybookStep::ExportReport), StepState::Done);
-        QVERIFY(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))->text().contains(QStringLiteral("10 of 10 steps done")));
+        QVERIFY(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))
+                    ->text()
+                    .contains(QStringLiteral("10 of 10 steps done")));
         report->close();
         screenshot(window, 10);
     }
@@ -562,7 +644,8 @@ private Q_SLOTS:
                  qPrintable(first.reason(PlaybookStep::Scope)));
         QCOMPARE(first.state(PlaybookStep::ProveRootCause), StepState::Done);
         QCOMPARE(first.state(PlaybookStep::Compensate), StepState::ToDo);
-        QCOMPARE(first.state(PlaybookStep::Fix), StepState::InProgress); // legacy: no keys, nothing running
+        QCOMPARE(first.state(PlaybookStep::Fix),
+                 StepState::InProgress); // legacy: no keys, nothing running
         QCOMPARE(first.state(PlaybookStep::InspectGreen), StepState::ToDo);
     }
 
@@ -583,11 +666,14 @@ private Q_SLOTS:
         QCOMPARE(countedSteps(quiet.steps), 9);
         // Keys in place, but no callback of the last hour shows how the handler locks.
         QCOMPARE(quiet.state(PlaybookStep::Fix), StepState::InProgress);
-        QVERIFY2(quiet.reason(PlaybookStep::Fix).contains(QStringLiteral("no callback in the last hour")),
+        QVERIFY2(quiet.reason(PlaybookStep::Fix)
+                     .contains(QStringLiteral("no callback in the last hour")),
                  qPrintable(quiet.reason(PlaybookStep::Fix)));
 
-        test::CallbackdProcess safe(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("safe-a"));
-        QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-1001", 1001, 9900)).status, 200);
+        test::CallbackdProcess safe(scratch.dsn(), QStringLiteral("safe"),
+                                    QStringLiteral("safe-a"));
+        QCOMPARE(test::postCallback(safe.port(), test::callbackBody("WX-1001", 1001, 9900)).status,
+                 200);
         Playbook deployed = check(db);
         QCOMPARE(deployed.state(PlaybookStep::Fix), StepState::Done);
         QVERIFY2(deployed.reason(PlaybookStep::Fix).contains(QStringLiteral("across the commit")),
@@ -606,8 +692,10 @@ private Q_SLOTS:
         QCOMPARE(stateOn(dock, PlaybookStep::Simulate), StepState::NotAvailable);
         QVERIFY(buttonOn(dock, PlaybookStep::Simulate, "Run")->isHidden());
         QVERIFY(buttonOn(dock, PlaybookStep::Fix, "RestartSafe")->isHidden());
-        QTRY_VERIFY_WITH_TIMEOUT(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))->text()
-                                     .contains(QStringLiteral("of 9 steps done")), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(dock->findChild<QLabel *>(QStringLiteral("playbookSummary"))
+                                     ->text()
+                                     .contains(QStringLiteral("of 9 steps done")),
+                                 15000);
     }
 };
 

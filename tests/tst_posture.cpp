@@ -2,11 +2,11 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "domain/callback/sideeffectkeys.h"
+#include "domain/inspection/posture.h"
 #include "domain/money/auditlog.h"
 #include "domain/money/compensation.h"
 #include "domain/money/duplicates/duplicatecount.h"
-#include "domain/inspection/posture.h"
-#include "domain/callback/sideeffectkeys.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -23,10 +23,11 @@ namespace {
 
 const QStringList &defenceNames()
 {
-    static const QStringList names{QStringLiteral("uk_pay_no"),          QStringLiteral("cas_affected_rows"),
-                                   QStringLiteral("uk_order_tpl"),       QStringLiteral("uk_order_type"),
-                                   QStringLiteral("lock_across_commit"), QStringLiteral("record_only_switch"),
-                                   QStringLiteral("audit_chain"),        QStringLiteral("scheduled_inspection")};
+    static const QStringList names{
+        QStringLiteral("uk_pay_no"),          QStringLiteral("cas_affected_rows"),
+        QStringLiteral("uk_order_tpl"),       QStringLiteral("uk_order_type"),
+        QStringLiteral("lock_across_commit"), QStringLiteral("record_only_switch"),
+        QStringLiteral("audit_chain"),        QStringLiteral("scheduled_inspection")};
     return names;
 }
 
@@ -57,13 +58,16 @@ void deliverTwice(int firstPort, int secondPort, const QByteArray &body)
 // Every one of `phrases` is in the defence's evidence; QVERIFY2 prints the evidence otherwise.
 bool says(const Defence &defence, const QStringList &phrases)
 {
-    return std::all_of(phrases.cbegin(), phrases.cend(),
-                       [&defence](const QString &phrase) { return defence.evidence.contains(phrase); });
+    return std::all_of(phrases.cbegin(), phrases.cend(), [&defence](const QString &phrase) {
+        return defence.evidence.contains(phrase);
+    });
 }
 
 QString schemaLevel(const QSqlDatabase &db)
 {
-    return db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'schema_level'")).toString();
+    return db::scalar(db,
+                      QStringLiteral("SELECT value FROM payops_meta WHERE name = 'schema_level'"))
+        .toString();
 }
 
 } // namespace
@@ -82,16 +86,19 @@ private Q_SLOTS:
         QStringList names;
         for (const Defence &defence : defences) {
             names << defence.name;
-            QVERIFY2(!defence.title.isEmpty() && !defence.letsThrough.isEmpty() && !defence.evidence.isEmpty(),
+            QVERIFY2(!defence.title.isEmpty() && !defence.letsThrough.isEmpty() &&
+                         !defence.evidence.isEmpty(),
                      qPrintable(defence.name));
         }
         QCOMPARE(names, defenceNames());
         QCOMPARE(find(defences, QStringLiteral("uk_pay_no")).state, DefenceState::Present);
         const Defence coupons = find(defences, QStringLiteral("uk_order_tpl"));
         QCOMPARE(coupons.state, DefenceState::Missing);
-        QVERIFY2(says(coupons, {QStringLiteral("user_coupon has no unique key on (order_id, coupon_template_id)"),
-                                QStringLiteral("level legacy")}),
-                 qPrintable(coupons.evidence));
+        QVERIFY2(
+            says(coupons,
+                 {QStringLiteral("user_coupon has no unique key on (order_id, coupon_template_id)"),
+                  QStringLiteral("level legacy")}),
+            qPrintable(coupons.evidence));
         QCOMPARE(find(defences, QStringLiteral("uk_order_type")).state, DefenceState::Missing);
         // Nothing has happened yet: no traffic to judge the lock or the CAS by.
         QCOMPARE(find(defences, QStringLiteral("lock_across_commit")).state, DefenceState::Unknown);
@@ -101,7 +108,8 @@ private Q_SLOTS:
         // No inspection was ever stored.
         const Defence inspection = find(defences, QStringLiteral("scheduled_inspection"));
         QCOMPARE(inspection.state, DefenceState::Missing);
-        QVERIFY2(inspection.evidence.contains(QStringLiteral("no inspection was ever stored")), qPrintable(inspection.evidence));
+        QVERIFY2(inspection.evidence.contains(QStringLiteral("no inspection was ever stored")),
+                 qPrintable(inspection.evidence));
         QVERIFY(!allPresent(defences));
     }
 
@@ -110,18 +118,28 @@ private Q_SLOTS:
     {
         test::ScratchDatabase scratch(QStringLiteral("postureinspect"));
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
-        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection")).state, DefenceState::Missing);
+        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection")).state,
+                 DefenceState::Missing);
 
-        QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()}).exitCode, 0);
-        const Defence recent = find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection"));
+        QCOMPARE(test::runCli(
+                     {QStringLiteral("inspect"), QStringLiteral("--db"), scratch.dsn().toString()})
+                     .exitCode,
+                 0);
+        const Defence recent =
+            find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection"));
         QCOMPARE(recent.state, DefenceState::Present);
-        QVERIFY2(recent.evidence.contains(QStringLiteral("(cli), within the last 24 hours")), qPrintable(recent.evidence));
+        QVERIFY2(recent.evidence.contains(QStringLiteral("(cli), within the last 24 hours")),
+                 qPrintable(recent.evidence));
 
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::exec(connection.database(), QStringLiteral("UPDATE inspection_run SET started_at = started_at - INTERVAL 25 HOUR"));
-        const Defence stale = find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection"));
+        db::exec(
+            connection.database(),
+            QStringLiteral("UPDATE inspection_run SET started_at = started_at - INTERVAL 25 HOUR"));
+        const Defence stale =
+            find(postureOf(scratch.dsn()), QStringLiteral("scheduled_inspection"));
         QCOMPARE(stale.state, DefenceState::Missing);
-        QVERIFY2(stale.evidence.contains(QStringLiteral("more than 24 hours ago")), qPrintable(stale.evidence));
+        QVERIFY2(stale.evidence.contains(QStringLiteral("more than 24 hours ago")),
+                 qPrintable(stale.evidence));
     }
 
     // The fix step: refused while live duplicates remain, and nothing changes; after
@@ -140,18 +158,24 @@ private Q_SLOTS:
             applySideEffectKeys(connection, [&progress](const QString &line) { progress << line; });
         QVERIFY(refused.refused);
         QVERIFY(!refused.applied);
-        QVERIFY2(refused.message.contains(QStringLiteral("6 duplicate coupon group(s)"))
-                     && refused.message.contains(QStringLiteral("3 duplicate points group(s)"))
-                     && refused.message.contains(QStringLiteral("Compensate them first")),
+        QVERIFY2(refused.message.contains(QStringLiteral("6 duplicate coupon group(s)")) &&
+                     refused.message.contains(QStringLiteral("3 duplicate points group(s)")) &&
+                     refused.message.contains(QStringLiteral("Compensate them first")),
                  qPrintable(refused.message));
         QCOMPARE(test::businessFingerprint(scratch.dsn()), before);
         QCOMPARE(schemaLevel(db), QStringLiteral("legacy"));
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM schema_migrations WHERE version = 100")).toInt(), 0);
-        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("uk_order_tpl")).state, DefenceState::Missing);
+        QCOMPARE(db::scalar(db, QStringLiteral(
+                                    "SELECT COUNT(*) FROM schema_migrations WHERE version = 100"))
+                     .toInt(),
+                 0);
+        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("uk_order_tpl")).state,
+                 DefenceState::Missing);
 
         const CompensationSettings settings;
         const CompensationPlan plan = planCompensation(db, CompensationScope::all(), settings);
-        QCOMPARE(executeCompensation(db, plan, QStringLiteral("duplicate payout"), QStringLiteral("INC-13"), settings).done,
+        QCOMPARE(executeCompensation(db, plan, QStringLiteral("duplicate payout"),
+                                     QStringLiteral("INC-13"), settings)
+                     .done,
                  9);
         QVERIFY(countLiveDuplicates(db).isEmpty());
 
@@ -165,14 +189,16 @@ private Q_SLOTS:
         const QList<Defence> defences = postureOf(scratch.dsn());
         const Defence coupons = find(defences, QStringLiteral("uk_order_tpl"));
         QCOMPARE(coupons.state, DefenceState::Present);
-        QVERIFY2(coupons.evidence.contains(QStringLiteral("uk_order_tpl (live_order_id, coupon_template_id)")),
+        QVERIFY2(coupons.evidence.contains(
+                     QStringLiteral("uk_order_tpl (live_order_id, coupon_template_id)")),
                  qPrintable(coupons.evidence));
         QCOMPARE(find(defences, QStringLiteral("uk_order_type")).state, DefenceState::Present);
         // The key now refuses what the incident did.
         try {
-            db::exec(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id) "
-                                        "SELECT user_id, order_id, coupon_template_id FROM user_coupon "
-                                        "WHERE superseded_by IS NULL LIMIT 1"));
+            db::exec(db, QStringLiteral(
+                             "INSERT INTO user_coupon (user_id, order_id, coupon_template_id) "
+                             "SELECT user_id, order_id, coupon_template_id FROM user_coupon "
+                             "WHERE superseded_by IS NULL LIMIT 1"));
             QFAIL("a second live coupon of one template went in");
         } catch (const db::Error &error) {
             QVERIFY(error.isDuplicateKey());
@@ -191,7 +217,8 @@ private Q_SLOTS:
             applySideEffectKeys(connection);
             QFAIL("the keys were applied to a bare database");
         } catch (const db::Error &error) {
-            QVERIFY2(error.message().contains(QStringLiteral("run payops migrate first")), error.what());
+            QVERIFY2(error.message().contains(QStringLiteral("run payops migrate first")),
+                     error.what());
         }
         QVERIFY(connection.database().tables().isEmpty());
     }
@@ -204,22 +231,27 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 4);
         {
             const QStringList delay{QStringLiteral("--commit-delay-ms"), QStringLiteral("150")};
-            test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("A"), delay);
-            test::CallbackdProcess b(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("B"), delay);
+            test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"),
+                                     QStringLiteral("A"), delay);
+            test::CallbackdProcess b(scratch.dsn(), QStringLiteral("unsafe-demo"),
+                                     QStringLiteral("B"), delay);
             deliverTwice(a.port(), b.port(), test::callbackBody("WX-1001", 1001, 9900));
             deliverTwice(a.port(), b.port(), test::callbackBody("WX-1002", 1002, 9900));
 
             const QList<Defence> defences = postureOf(scratch.dsn());
             const Defence lock = find(defences, QStringLiteral("lock_across_commit"));
             QCOMPARE(lock.state, DefenceState::Missing);
-            QVERIFY2(says(lock, {QStringLiteral("instance A, handler unsafe-demo: 2 of 2 callback(s) released the "
-                                                "lock before the commit"),
-                                 QStringLiteral("instance B, handler unsafe-demo")}),
-                     qPrintable(lock.evidence));
+            QVERIFY2(
+                says(lock, {QStringLiteral(
+                                "instance A, handler unsafe-demo: 2 of 2 callback(s) released the "
+                                "lock before the commit"),
+                            QStringLiteral("instance B, handler unsafe-demo")}),
+                qPrintable(lock.evidence));
             const Defence cas = find(defences, QStringLiteral("cas_affected_rows"));
             QCOMPARE(cas.state, DefenceState::Missing);
-            QVERIFY2(cas.evidence.contains(QStringLiteral("2 payment attempt(s) updated 0 rows and went on anyway "
-                                                          "(affected_rows_ignored, instance B)")),
+            QVERIFY2(cas.evidence.contains(
+                         QStringLiteral("2 payment attempt(s) updated 0 rows and went on anyway "
+                                        "(affected_rows_ignored, instance B)")),
                      qPrintable(cas.evidence));
             QVERIFY(!allPresent(defences));
             QCOMPARE(a.terminate(), 0);
@@ -230,23 +262,30 @@ private Q_SLOTS:
         test::CallbackdProcess b(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("B"));
         deliverTwice(a.port(), b.port(), test::callbackBody("WX-1003", 1003, 9900));
         // A second payment of a paid order: the CAS rejects it and nothing is issued.
-        QCOMPARE(test::postCallback(b.port(), test::callbackBody("WX-1003-again", 1003, 9900)).status, 200);
+        QCOMPARE(
+            test::postCallback(b.port(), test::callbackBody("WX-1003-again", 1003, 9900)).status,
+            200);
 
         const QList<Defence> defences = postureOf(scratch.dsn());
         const Defence lock = find(defences, QStringLiteral("lock_across_commit"));
         QCOMPARE(lock.state, DefenceState::Present);
-        QVERIFY2(says(lock, {QStringLiteral("released after the commit"),
-                             QStringLiteral("instance A, handler unsafe-demo released before the commit in 2 of 2 "
-                                            "callback(s) but no longer runs")}),
-                 qPrintable(lock.evidence));
+        QVERIFY2(
+            says(lock, {QStringLiteral("released after the commit"),
+                        QStringLiteral(
+                            "instance A, handler unsafe-demo released before the commit in 2 of 2 "
+                            "callback(s) but no longer runs")}),
+            qPrintable(lock.evidence));
         // The unsafe run's ignored attempts are within the hour still, named but no longer
         // deciding: the running code rejected the second payment.
         const Defence cas = find(defences, QStringLiteral("cas_affected_rows"));
         QCOMPARE(cas.state, DefenceState::Present);
-        QVERIFY2(says(cas, {QStringLiteral("1 repeated payment attempt(s) were rejected by the CAS"),
-                            QStringLiteral("2 attempt(s) went on with 0 rows updated on instance B, which no longer "
-                                           "runs that code")}),
-                 qPrintable(cas.evidence));
+        QVERIFY2(
+            says(cas,
+                 {QStringLiteral("1 repeated payment attempt(s) were rejected by the CAS"),
+                  QStringLiteral(
+                      "2 attempt(s) went on with 0 rows updated on instance B, which no longer "
+                      "runs that code")}),
+            qPrintable(cas.evidence));
         QCOMPARE(find(defences, QStringLiteral("record_only_switch")).state, DefenceState::Present);
     }
 
@@ -256,16 +295,23 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        db::exec(db, QStringLiteral("INSERT INTO callback_instance (id, handler, last_seen_at, switch_version_applied) "
-                                    "VALUES ('late-1', 'safe', UTC_TIMESTAMP(3), 0), ('stale-1', 'safe', "
-                                    "UTC_TIMESTAMP(3) - INTERVAL 1 MINUTE, 0)"));
+        db::exec(
+            db,
+            QStringLiteral(
+                "INSERT INTO callback_instance (id, handler, last_seen_at, switch_version_applied) "
+                "VALUES ('late-1', 'safe', UTC_TIMESTAMP(3), 0), ('stale-1', 'safe', "
+                "UTC_TIMESTAMP(3) - INTERVAL 1 MINUTE, 0)"));
         const Defence behind = find(postureOf(scratch.dsn()), QStringLiteral("record_only_switch"));
         QCOMPARE(behind.state, DefenceState::Missing);
-        QVERIFY2(behind.evidence.contains(QStringLiteral("1 of 1 live instance(s) have not applied it: late-1 (applies "
-                                                         "version 0)")),
+        QVERIFY2(behind.evidence.contains(
+                     QStringLiteral("1 of 1 live instance(s) have not applied it: late-1 (applies "
+                                    "version 0)")),
                  qPrintable(behind.evidence));
-        db::exec(db, QStringLiteral("UPDATE callback_instance SET switch_version_applied = 1 WHERE id = 'late-1'"));
-        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("record_only_switch")).state, DefenceState::Present);
+        db::exec(
+            db, QStringLiteral(
+                    "UPDATE callback_instance SET switch_version_applied = 1 WHERE id = 'late-1'"));
+        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("record_only_switch")).state,
+                 DefenceState::Present);
     }
 
     void aBrokenAuditChainIsMissing()
@@ -275,26 +321,32 @@ private Q_SLOTS:
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
         for (int i = 1; i <= 3; ++i)
-            appendAudit(db, QStringLiteral("backlog.drain"), QString::number(i), QStringLiteral("entry %1").arg(i),
-                        QString(), QString(), QString());
+            appendAudit(db, QStringLiteral("backlog.drain"), QString::number(i),
+                        QStringLiteral("entry %1").arg(i), QString(), QString(), QString());
         const Defence intact = find(postureOf(scratch.dsn()), QStringLiteral("audit_chain"));
         QCOMPARE(intact.state, DefenceState::Present);
-        QVERIFY2(intact.evidence.contains(QStringLiteral("all 3 audit entries")), qPrintable(intact.evidence));
+        QVERIFY2(intact.evidence.contains(QStringLiteral("all 3 audit entries")),
+                 qPrintable(intact.evidence));
 
         db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_update"));
-        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 2"));
+        db::execDirect(
+            db,
+            QStringLiteral("UPDATE ops_audit_log SET reason = 'nothing happened' WHERE id = 2"));
         const Defence edited = find(postureOf(scratch.dsn()), QStringLiteral("audit_chain"));
         QCOMPARE(edited.state, DefenceState::Missing);
         QVERIFY2(edited.evidence.contains(QStringLiteral("entry 2 does not match its hash")),
                  qPrintable(edited.evidence));
-        db::execDirect(db, QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 2' WHERE id = 2"));
-        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("audit_chain")).state, DefenceState::Present);
+        db::execDirect(db,
+                       QStringLiteral("UPDATE ops_audit_log SET reason = 'entry 2' WHERE id = 2"));
+        QCOMPARE(find(postureOf(scratch.dsn()), QStringLiteral("audit_chain")).state,
+                 DefenceState::Present);
         // The last entry removed: the head no longer agrees.
         db::execDirect(db, QStringLiteral("DROP TRIGGER ops_audit_log_no_delete"));
         db::execDirect(db, QStringLiteral("DELETE FROM ops_audit_log WHERE id = 3"));
         const Defence truncated = find(postureOf(scratch.dsn()), QStringLiteral("audit_chain"));
         QCOMPARE(truncated.state, DefenceState::Missing);
-        QVERIFY2(truncated.evidence.contains(QStringLiteral("the chain head names entry 3 but the log ends at entry 2")),
+        QVERIFY2(truncated.evidence.contains(
+                     QStringLiteral("the chain head names entry 3 but the log ends at entry 2")),
                  qPrintable(truncated.evidence));
     }
 
@@ -313,40 +365,53 @@ private Q_SLOTS:
         QStringList names;
         for (const QJsonValue &value : defences) {
             const QJsonObject defence = value.toObject();
-            QCOMPARE(defence.keys(), (QStringList{QStringLiteral("evidence"), QStringLiteral("lets_through"),
-                                                  QStringLiteral("name"), QStringLiteral("state"), QStringLiteral("title")}));
-            QVERIFY(QStringList({QStringLiteral("present"), QStringLiteral("missing"), QStringLiteral("unknown")})
+            QCOMPARE(defence.keys(),
+                     (QStringList{QStringLiteral("evidence"), QStringLiteral("lets_through"),
+                                  QStringLiteral("name"), QStringLiteral("state"),
+                                  QStringLiteral("title")}));
+            QVERIFY(QStringList({QStringLiteral("present"), QStringLiteral("missing"),
+                                 QStringLiteral("unknown")})
                         .contains(defence.value(QStringLiteral("state")).toString()));
             QVERIFY(!defence.value(QStringLiteral("lets_through")).toString().isEmpty());
             names << defence.value(QStringLiteral("name")).toString();
             if (names.last() == QLatin1String("uk_order_type"))
-                QCOMPARE(defence.value(QStringLiteral("state")).toString(), QStringLiteral("missing"));
+                QCOMPARE(defence.value(QStringLiteral("state")).toString(),
+                         QStringLiteral("missing"));
         }
         QCOMPARE(names, defenceNames());
 
-        const test::CliRun text = test::runCli({QStringLiteral("posture"), QStringLiteral("--db"), legacy.dsn().toString()});
+        const test::CliRun text = test::runCli(
+            {QStringLiteral("posture"), QStringLiteral("--db"), legacy.dsn().toString()});
         QCOMPARE(text.exitCode, 1);
         QCOMPARE(text.out.count(QLatin1Char('\n')), defenceNames().size());
-        QVERIFY2(text.out.contains(QStringLiteral("missing uk_order_tpl ")) && text.out.contains(QStringLiteral("Lets through: ")),
+        QVERIFY2(text.out.contains(QStringLiteral("missing uk_order_tpl ")) &&
+                     text.out.contains(QStringLiteral("Lets through: ")),
                  qPrintable(text.out));
 
         // Current level, inspected, no traffic: nothing missing, the unknowns do not fail it.
         test::ScratchDatabase current(QStringLiteral("posturecur"));
         test::prepareCallbackDatabase(current.dsn(), QStringLiteral("current"), 0);
-        QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), current.dsn().toString()}).exitCode, 0);
-        const test::CliRun clean = test::runCli({QStringLiteral("posture"), QStringLiteral("--db"), current.dsn().toString()});
+        QCOMPARE(test::runCli(
+                     {QStringLiteral("inspect"), QStringLiteral("--db"), current.dsn().toString()})
+                     .exitCode,
+                 0);
+        const test::CliRun clean = test::runCli(
+            {QStringLiteral("posture"), QStringLiteral("--db"), current.dsn().toString()});
         QVERIFY2(clean.exitCode == 0, qPrintable(clean.out + clean.err));
         QVERIFY(!clean.out.contains(QStringLiteral("missing ")));
 
         test::ScratchDatabase bare(QStringLiteral("posturenone"));
-        const test::CliRun unmigrated = test::runCli({QStringLiteral("posture"), QStringLiteral("--db"), bare.dsn().toString()});
+        const test::CliRun unmigrated = test::runCli(
+            {QStringLiteral("posture"), QStringLiteral("--db"), bare.dsn().toString()});
         QCOMPARE(unmigrated.exitCode, 2);
-        QVERIFY2(unmigrated.err.contains(QStringLiteral("run payops migrate first")), qPrintable(unmigrated.err));
+        QVERIFY2(unmigrated.err.contains(QStringLiteral("run payops migrate first")),
+                 qPrintable(unmigrated.err));
         QVERIFY(unmigrated.out.isEmpty());
 
         Dsn nowhere = legacy.dsn();
         nowhere.database = QStringLiteral("posture_no_such_db");
-        const test::CliRun unreachable = test::runCli({QStringLiteral("posture"), QStringLiteral("--db"), nowhere.toString()});
+        const test::CliRun unreachable =
+            test::runCli({QStringLiteral("posture"), QStringLiteral("--db"), nowhere.toString()});
         QCOMPARE(unreachable.exitCode, 2);
         QVERIFY(!unreachable.err.isEmpty());
     }

@@ -33,7 +33,8 @@ private Q_SLOTS:
     {
         const auto demo = test::demoDatabase();
         PosturePage page(demo->dsn());
-        new QAbstractItemModelTester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
+        new QAbstractItemModelTester(page.model(),
+                                     QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
         page.resize(1400, 700);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
@@ -46,9 +47,14 @@ private Q_SLOTS:
         QCOMPARE(state.data(PostureModel::StateRole).toString(), QStringLiteral("missing"));
         QCOMPARE(state.data().toString(), QStringLiteral("Missing"));
         QCOMPARE(state.data(Qt::ForegroundRole).value<QColor>(), palette::danger());
-        QVERIFY(model->index(keyRow, PostureModel::LetsThroughColumn).data().toString().contains(QStringLiteral("coupon")));
+        QVERIFY(model->index(keyRow, PostureModel::LetsThroughColumn)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("coupon")));
         const int payNoRow = rowOf(model, QStringLiteral("uk_pay_no"));
-        QCOMPARE(model->index(payNoRow, PostureModel::StateColumn).data(Qt::ForegroundRole).value<QColor>(),
+        QCOMPARE(model->index(payNoRow, PostureModel::StateColumn)
+                     .data(Qt::ForegroundRole)
+                     .value<QColor>(),
                  palette::ok());
 
         auto *summary = page.findChild<QLabel *>(QStringLiteral("postureSummary"));

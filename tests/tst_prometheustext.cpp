@@ -29,25 +29,29 @@ private Q_SLOTS:
         const auto samples = parsePrometheusText(text);
         QCOMPARE(samples.size(), 11);
         QCOMPARE(samples.at(0).name, QStringLiteral("payops_callbacks_total"));
-        QCOMPARE(samples.at(0).labels.value(QStringLiteral("outcome")), QStringLiteral("processed"));
+        QCOMPARE(samples.at(0).labels.value(QStringLiteral("outcome")),
+                 QStringLiteral("processed"));
         QCOMPARE(samples.at(0).value, 120.0);
         QCOMPARE(samples.at(2).labels.size(), 2);
         QCOMPARE(samples.at(2).value, 3.0); // the timestamp is not the value
         QCOMPARE(sumSamples(samples, QStringLiteral("payops_callbacks_total")), 130.0);
         QCOMPARE(sumSamples(samples, QStringLiteral("payops_duplicates_suppressed_total"),
-                            {{QStringLiteral("defence"), QStringLiteral("cas")}}), 5.0);
+                            {{QStringLiteral("defence"), QStringLiteral("cas")}}),
+                 5.0);
         QCOMPARE(sumSamples(samples, QStringLiteral("payops_switch_version")), 3.0);
-        QCOMPARE(sumSamples(samples, QStringLiteral("payops_mode"), {{QStringLiteral("mode"), QStringLiteral("NORMAL")}}), 1.0);
+        QCOMPARE(sumSamples(samples, QStringLiteral("payops_mode"),
+                            {{QStringLiteral("mode"), QStringLiteral("NORMAL")}}),
+                 1.0);
         QCOMPARE(samples.at(6).labels.value(QStringLiteral("le")), QStringLiteral("+Inf"));
         QCOMPARE(samples.at(7).value, 3.25);
     }
 
     void escapesAndSpecialValues()
     {
-        const auto samples = parsePrometheusText(QStringLiteral(
-            "m{path=\"a\\\"b\\\\c\",x=\"1,2}\"} +Inf\n"
-            "n NaN\n"
-            "o -Inf\n"));
+        const auto samples =
+            parsePrometheusText(QStringLiteral("m{path=\"a\\\"b\\\\c\",x=\"1,2}\"} +Inf\n"
+                                               "n NaN\n"
+                                               "o -Inf\n"));
         QCOMPARE(samples.size(), 3);
         QCOMPARE(samples.at(0).labels.value(QStringLiteral("path")), QStringLiteral("a\"b\\c"));
         QCOMPARE(samples.at(0).labels.value(QStringLiteral("x")), QStringLiteral("1,2}"));

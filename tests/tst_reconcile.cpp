@@ -42,15 +42,19 @@ const QList<Payment> &ourPayments()
         {"WX-MATCH", 1001, QStringLiteral("wechat"), QStringLiteral("2026-12-02T16:00:00+08:00")},
         {"WX-AMOUNT", 1002, QStringLiteral("wechat"), QStringLiteral("2026-12-02T09:00:00Z")},
         {"WX-REFUNDED", 1003, QStringLiteral("wechat"), QStringLiteral("2026-12-02T09:10:00Z")},
-        {"WX-PLATFORM-REFUND", 1004, QStringLiteral("wechat"), QStringLiteral("2026-12-02T09:20:00Z")},
+        {"WX-PLATFORM-REFUND", 1004, QStringLiteral("wechat"),
+         QStringLiteral("2026-12-02T09:20:00Z")},
         {"WX-TWICE-LISTED", 1005, QStringLiteral("wechat"), QStringLiteral("2026-12-02T09:30:00Z")},
-        // Not on the statement: 多单, inside the period by the platform's time (Beijing 19:00 = 11:00 UTC).
-        {"WX-ONLY-OURS", 1006, QStringLiteral("wechat"), QStringLiteral("2026-12-02T19:00:00.250+08:00")},
+        // Not on the statement: 多单, inside the period by the platform's time (Beijing 19:00 =
+        // 11:00 UTC).
+        {"WX-ONLY-OURS", 1006, QStringLiteral("wechat"),
+         QStringLiteral("2026-12-02T19:00:00.250+08:00")},
         {"WX-FIRST-PAY", 1007, QStringLiteral("wechat"), QStringLiteral("2026-12-02T10:00:00Z")},
         // The customer paid order 1007 again: refused order_already_paid by the service.
         {"WX-SECOND-PAY", 1007, QStringLiteral("wechat"), QStringLiteral("2026-12-02T10:05:00Z")},
         // Neither is 多单: another channel, and outside the period.
-        {"ALI-OTHER-CHANNEL", 1009, QStringLiteral("alipay"), QStringLiteral("2026-12-02T10:30:00Z")},
+        {"ALI-OTHER-CHANNEL", 1009, QStringLiteral("alipay"),
+         QStringLiteral("2026-12-02T10:30:00Z")},
         {"WX-LATER", 1010, QStringLiteral("wechat"), QStringLiteral("2026-12-02T12:00:00.001Z")},
     };
     return payments;
@@ -58,7 +62,8 @@ const QList<Payment> &ourPayments()
 
 QByteArray body(const Payment &payment)
 {
-    return QStringLiteral("{\"pay_no\":\"%1\",\"order_id\":%2,\"amount_fen\":9900,\"currency\":\"CNY\",\"channel\":\"%3\","
+    return QStringLiteral("{\"pay_no\":\"%1\",\"order_id\":%2,\"amount_fen\":9900,\"currency\":"
+                          "\"CNY\",\"channel\":\"%3\","
                           "\"trade_status\":\"SUCCESS\",\"paid_at\":\"%4\"}")
         .arg(QString::fromUtf8(payment.payNo))
         .arg(payment.orderId)
@@ -69,47 +74,83 @@ QByteArray body(const Payment &payment)
 // The generic CSV: a header row, then pay_no, order_id, amount_fen, status, paid_at (UTC), channel.
 const QByteArray kStatement =
     "pay_no,order_id,amount_fen,status,paid_at,channel\r\n"
-    "WX-MATCH,1001,9900,SUCCESS,2026-12-02T08:00:00Z,wechat\r\n"              // line 2: agrees
-    "WX-AMOUNT,1002,9800,SUCCESS,2026-12-02T09:00:00Z,wechat\r\n"             // line 3: amount_mismatch
-    "WX-REFUNDED,1003,9900,SUCCESS,2026-12-02T09:10:00Z,wechat\r\n"           // line 4: status_mismatch (ours REFUNDED)
-    "WX-PLATFORM-REFUND,1004,9900,SUCCESS,2026-12-02T09:20:00Z,wechat\r\n"    // line 5
-    "WX-PLATFORM-REFUND,1004,-9900,REFUND,2026-12-02T09:25:00Z,wechat\r\n"    // line 6: status_mismatch (ours PAID)
-    "WX-TWICE-LISTED,1005,9900,SUCCESS,2026-12-02T09:30:00Z,wechat\r\n"       // line 7
-    "WX-TWICE-LISTED,1005,9900,SUCCESS,2026-12-02T09:30:00Z,wechat\r\n"       // line 8: duplicate_platform
-    "WX-FIRST-PAY,1007,9900,SUCCESS,2026-12-02T10:00:00Z,wechat\r\n"          // line 9: agrees
-    "WX-SECOND-PAY,1007,9900,SUCCESS,2026-12-02T10:05:00Z,wechat\r\n"         // line 10: double_payment
-    "WX-NOT-OURS,1008,9900,SUCCESS,2026-12-02T12:00:00Z,wechat\r\n";          // line 11: missing_ours
+    "WX-MATCH,1001,9900,SUCCESS,2026-12-02T08:00:00Z,wechat\r\n"    // line 2: agrees
+    "WX-AMOUNT,1002,9800,SUCCESS,2026-12-02T09:00:00Z,wechat\r\n"   // line 3: amount_mismatch
+    "WX-REFUNDED,1003,9900,SUCCESS,2026-12-02T09:10:00Z,wechat\r\n" // line 4: status_mismatch (ours
+                                                                    // REFUNDED)
+    "WX-PLATFORM-REFUND,1004,9900,SUCCESS,2026-12-02T09:20:00Z,wechat\r\n" // line 5
+    "WX-PLATFORM-REFUND,1004,-9900,REFUND,2026-12-02T09:25:00Z,wechat\r\n" // line 6:
+                                                                           // status_mismatch (ours
+                                                                           // PAID)
+    "WX-TWICE-LISTED,1005,9900,SUCCESS,2026-12-02T09:30:00Z,wechat\r\n"    // line 7
+    "WX-TWICE-LISTED,1005,9900,SUCCESS,2026-12-02T09:30:00Z,wechat\r\n"    // line 8:
+                                                                           // duplicate_platform
+    "WX-FIRST-PAY,1007,9900,SUCCESS,2026-12-02T10:00:00Z,wechat\r\n"       // line 9: agrees
+    "WX-SECOND-PAY,1007,9900,SUCCESS,2026-12-02T10:05:00Z,wechat\r\n" // line 10: double_payment
+    "WX-NOT-OURS,1008,9900,SUCCESS,2026-12-02T12:00:00Z,wechat\r\n";  // line 11: missing_ours
 
 // A WeChat Pay trade bill as merchants download it: BOM, CRLF, Chinese headers, a backtick
 // before every field, Beijing time, yuan, and the totals at the end (left off: a cut file).
 QByteArray wechatBill(const QList<QStringList> &payments, bool withTotals)
 {
     QByteArray bill = "\xEF\xBB\xBF";
-    bill += QStringLiteral("交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,付款银行,"
-                           "货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,"
-                           "商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注\r\n").toUtf8();
+    bill += QStringLiteral("交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,"
+                           "用户标识,交易类型,交易状态,付款银行,"
+                           "货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,"
+                           "充值券退款金额,退款类型,退款状态,"
+                           "商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注\r\n")
+                .toUtf8();
     for (const QStringList &payment : payments) { // time (Beijing), pay_no, order, amount in yuan
-        const QStringList fields{payment[0], QStringLiteral("wx2421b1c4370ec43b"), QStringLiteral("1900000109"),
-                                 QStringLiteral("0"), QString(), payment[1], payment[2], QStringLiteral("oUpF8uMuAJO"),
-                                 QStringLiteral("JSAPI"), QStringLiteral("SUCCESS"), QStringLiteral("CMB_CREDIT"),
-                                 QStringLiteral("CNY"), payment[3], QStringLiteral("0.00"), QStringLiteral("0"),
-                                 QStringLiteral("0"), QStringLiteral("0.00"), QStringLiteral("0.00"), QString(), QString(),
-                                 QStringLiteral("会员月卡"), QString(), QStringLiteral("0.59"), QStringLiteral("0.60%"),
-                                 payment[3], QStringLiteral("0.00"), QString()};
-        bill += (QLatin1Char('`') + fields.join(QStringLiteral(",`")) + QStringLiteral("\r\n")).toUtf8();
+        const QStringList fields{payment[0],
+                                 QStringLiteral("wx2421b1c4370ec43b"),
+                                 QStringLiteral("1900000109"),
+                                 QStringLiteral("0"),
+                                 QString(),
+                                 payment[1],
+                                 payment[2],
+                                 QStringLiteral("oUpF8uMuAJO"),
+                                 QStringLiteral("JSAPI"),
+                                 QStringLiteral("SUCCESS"),
+                                 QStringLiteral("CMB_CREDIT"),
+                                 QStringLiteral("CNY"),
+                                 payment[3],
+                                 QStringLiteral("0.00"),
+                                 QStringLiteral("0"),
+                                 QStringLiteral("0"),
+                                 QStringLiteral("0.00"),
+                                 QStringLiteral("0.00"),
+                                 QString(),
+                                 QString(),
+                                 QStringLiteral("会员月卡"),
+                                 QString(),
+                                 QStringLiteral("0.59"),
+                                 QStringLiteral("0.60%"),
+                                 payment[3],
+                                 QStringLiteral("0.00"),
+                                 QString()};
+        bill += (QLatin1Char('`') + fields.join(QStringLiteral(",`")) + QStringLiteral("\r\n"))
+                    .toUtf8();
     }
     if (withTotals) {
-        bill += QStringLiteral("总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额\r\n").toUtf8();
+        bill += QStringLiteral("总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,"
+                               "订单总金额,申请退款总金额\r\n")
+                    .toUtf8();
         const QString total = QStringLiteral("%1.00").arg(99 * payments.size());
-        bill += QStringLiteral("`%1,`%2,`0.00,`0.00,`0.00,`%2,`0.00\r\n").arg(payments.size()).arg(total).toUtf8();
+        bill += QStringLiteral("`%1,`%2,`0.00,`0.00,`0.00,`%2,`0.00\r\n")
+                    .arg(payments.size())
+                    .arg(total)
+                    .toUtf8();
     }
     return bill;
 }
 
 const QList<QStringList> kWechatPayments{
-    {QStringLiteral("2026-12-02 16:00:00"), QStringLiteral("WX-MATCH"), QStringLiteral("1001"), QStringLiteral("99.00")},
-    {QStringLiteral("2026-12-02 18:00:00"), QStringLiteral("WX-FIRST-PAY"), QStringLiteral("1007"), QStringLiteral("99.00")},
-    {QStringLiteral("2026-12-02 18:05:00"), QStringLiteral("WX-SECOND-PAY"), QStringLiteral("1007"), QStringLiteral("99.00")}};
+    {QStringLiteral("2026-12-02 16:00:00"), QStringLiteral("WX-MATCH"), QStringLiteral("1001"),
+     QStringLiteral("99.00")},
+    {QStringLiteral("2026-12-02 18:00:00"), QStringLiteral("WX-FIRST-PAY"), QStringLiteral("1007"),
+     QStringLiteral("99.00")},
+    {QStringLiteral("2026-12-02 18:05:00"), QStringLiteral("WX-SECOND-PAY"), QStringLiteral("1007"),
+     QStringLiteral("99.00")}};
 
 QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
 {
@@ -120,7 +161,8 @@ QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArra
     return path;
 }
 
-StatementImport importPath(const QSqlDatabase &db, const QString &path, StatementImportOptions options = {})
+StatementImport importPath(const QSqlDatabase &db, const QString &path,
+                           StatementImportOptions options = {})
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -168,46 +210,64 @@ QSet<QByteArray> payNos(const QSqlDatabase &db, const QString &sql, const QVaria
 // instead of joins and flags): both must name the same pay_nos.
 QSet<QByteArray> independently(const QSqlDatabase &db, FindingKind kind, qint64 statementId)
 {
-    const QString paidWithUs = QStringLiteral(
-        "SELECT c.pay_no FROM pay_callback_log c, orders o WHERE o.id = c.order_id AND o.pay_no = c.pay_no "
-        "AND o.status IN ('PAID', 'REFUNDING', 'REFUNDED')");
-    const QString secondPayments = QStringLiteral(
-        "SELECT c.pay_no FROM pay_callback_log c, orders o WHERE o.id = c.order_id AND c.status = 'REJECTED' "
-        "AND c.reason = 'order_already_paid' AND NOT (o.pay_no <=> c.pay_no)");
+    const QString paidWithUs = QStringLiteral("SELECT c.pay_no FROM pay_callback_log c, orders o "
+                                              "WHERE o.id = c.order_id AND o.pay_no = c.pay_no "
+                                              "AND o.status IN ('PAID', 'REFUNDING', 'REFUNDED')");
+    const QString secondPayments =
+        QStringLiteral("SELECT c.pay_no FROM pay_callback_log c, orders o WHERE o.id = c.order_id "
+                       "AND c.status = 'REJECTED' "
+                       "AND c.reason = 'order_already_paid' AND NOT (o.pay_no <=> c.pay_no)");
     switch (kind) {
     case FindingKind::MissingOurs:
-        return payNos(db, QStringLiteral("SELECT pay_no FROM platform_statement_line WHERE statement_id = ? AND status = 'SUCCESS' "
-                                         "AND pay_no NOT IN (%1) AND pay_no NOT IN (%2)").arg(paidWithUs, secondPayments),
+        return payNos(db,
+                      QStringLiteral("SELECT pay_no FROM platform_statement_line WHERE "
+                                     "statement_id = ? AND status = 'SUCCESS' "
+                                     "AND pay_no NOT IN (%1) AND pay_no NOT IN (%2)")
+                          .arg(paidWithUs, secondPayments),
                       {statementId});
     case FindingKind::MissingPlatform:
-        return payNos(db, QStringLiteral(
-            "SELECT c.pay_no FROM pay_callback_log c, platform_statement s WHERE s.id = ? AND c.pay_no IN (%1) "
-            "AND c.channel = s.channel AND c.platform_paid_at BETWEEN s.period_start AND s.period_end "
-            "AND c.platform_paid_at <> s.period_end "
-            "AND c.pay_no NOT IN (SELECT pay_no FROM platform_statement_line WHERE statement_id = s.id)").arg(paidWithUs),
-            {statementId});
+        return payNos(db,
+                      QStringLiteral("SELECT c.pay_no FROM pay_callback_log c, platform_statement "
+                                     "s WHERE s.id = ? AND c.pay_no IN (%1) "
+                                     "AND c.channel = s.channel AND c.platform_paid_at BETWEEN "
+                                     "s.period_start AND s.period_end "
+                                     "AND c.platform_paid_at <> s.period_end "
+                                     "AND c.pay_no NOT IN (SELECT pay_no FROM "
+                                     "platform_statement_line WHERE statement_id = s.id)")
+                          .arg(paidWithUs),
+                      {statementId});
     case FindingKind::AmountMismatch:
-        return payNos(db, QStringLiteral(
-            "SELECT l.pay_no FROM platform_statement_line l, pay_callback_log c WHERE l.statement_id = ? "
-            "AND l.status = 'SUCCESS' AND c.pay_no = l.pay_no AND c.amount_fen <> l.amount_fen AND l.pay_no IN (%1)")
-                              .arg(paidWithUs),
+        return payNos(db,
+                      QStringLiteral("SELECT l.pay_no FROM platform_statement_line l, "
+                                     "pay_callback_log c WHERE l.statement_id = ? "
+                                     "AND l.status = 'SUCCESS' AND c.pay_no = l.pay_no AND "
+                                     "c.amount_fen <> l.amount_fen AND l.pay_no IN (%1)")
+                          .arg(paidWithUs),
                       {statementId});
     case FindingKind::StatusMismatch:
-        return payNos(db, QStringLiteral(
-            "SELECT o.pay_no FROM orders o WHERE o.pay_no IN (%1) AND o.pay_no IN "
-            "(SELECT pay_no FROM platform_statement_line WHERE statement_id = ?) "
-            "AND IF(o.status = 'PAID', 'SUCCESS', 'REFUND') <> "
-            "IF((SELECT COUNT(*) FROM platform_statement_line WHERE statement_id = ? AND pay_no = o.pay_no "
-            "    AND status = 'REFUND') > 0, 'REFUND', 'SUCCESS')").arg(paidWithUs),
+        return payNos(
+            db,
+            QStringLiteral("SELECT o.pay_no FROM orders o WHERE o.pay_no IN (%1) AND o.pay_no IN "
+                           "(SELECT pay_no FROM platform_statement_line WHERE statement_id = ?) "
+                           "AND IF(o.status = 'PAID', 'SUCCESS', 'REFUND') <> "
+                           "IF((SELECT COUNT(*) FROM platform_statement_line WHERE statement_id = "
+                           "? AND pay_no = o.pay_no "
+                           "    AND status = 'REFUND') > 0, 'REFUND', 'SUCCESS')")
+                .arg(paidWithUs),
             {statementId, statementId});
     case FindingKind::DuplicatePlatform:
-        return payNos(db, QStringLiteral("SELECT pay_no FROM platform_statement_line WHERE statement_id = ? "
-                                         "AND status <> 'REFUND' GROUP BY pay_no HAVING COUNT(*) > 1"),
-                      {statementId});
+        return payNos(
+            db,
+            QStringLiteral("SELECT pay_no FROM platform_statement_line WHERE statement_id = ? "
+                           "AND status <> 'REFUND' GROUP BY pay_no HAVING COUNT(*) > 1"),
+            {statementId});
     case FindingKind::DoublePayment:
-        return payNos(db, QStringLiteral("SELECT pay_no FROM platform_statement_line WHERE statement_id = ? "
-                                         "AND status = 'SUCCESS' AND pay_no IN (%1)").arg(secondPayments),
-                      {statementId});
+        return payNos(
+            db,
+            QStringLiteral("SELECT pay_no FROM platform_statement_line WHERE statement_id = ? "
+                           "AND status = 'SUCCESS' AND pay_no IN (%1)")
+                .arg(secondPayments),
+            {statementId});
     }
     return {};
 }
@@ -224,8 +284,9 @@ MeasuredRun runMeasured(const QStringList &arguments, const QString &report)
 {
     QProcess process;
     process.start(QStringLiteral("/usr/bin/time"),
-                  QStringList{QStringLiteral("-f"), QStringLiteral("%M"), QStringLiteral("-o"), report, test::cliPath()}
-                      + arguments);
+                  QStringList{QStringLiteral("-f"), QStringLiteral("%M"), QStringLiteral("-o"),
+                              report, test::cliPath()} +
+                      arguments);
     if (!process.waitForFinished(300000))
         qFatal("payops %s did not finish", qPrintable(arguments.join(QLatin1Char(' '))));
     MeasuredRun measured;
@@ -287,8 +348,10 @@ private Q_SLOTS:
         }
         db::Connection connection(m_db->dsn(), QStringLiteral("setup"));
         const QSqlDatabase db = connection.database();
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT CONCAT(status, ' ', reason) FROM pay_callback_log "
-                                               "WHERE pay_no = 'WX-SECOND-PAY'")).toString(),
+        QCOMPARE(db::scalar(
+                     db, QStringLiteral("SELECT CONCAT(status, ' ', reason) FROM pay_callback_log "
+                                        "WHERE pay_no = 'WX-SECOND-PAY'"))
+                     .toString(),
                  QStringLiteral("REJECTED order_already_paid"));
         db::exec(db, QStringLiteral("UPDATE orders SET status = 'REFUNDING' WHERE id = 1003"));
         db::exec(db, QStringLiteral("UPDATE orders SET status = 'REFUNDED' WHERE id = 1003"));
@@ -302,9 +365,12 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const auto stored = [&connection](const char *payNo) {
-            return db::scalar(connection.database(), QStringLiteral(
-                "SELECT DATE_FORMAT(platform_paid_at, '%Y-%m-%d %H:%i:%s.%f') FROM pay_callback_log WHERE pay_no = ?"),
-                {QByteArray(payNo)}).toString();
+            return db::scalar(
+                       connection.database(),
+                       QStringLiteral("SELECT DATE_FORMAT(platform_paid_at, '%Y-%m-%d "
+                                      "%H:%i:%s.%f') FROM pay_callback_log WHERE pay_no = ?"),
+                       {QByteArray(payNo)})
+                .toString();
         };
         QCOMPARE(stored("WX-MATCH"), QStringLiteral("2026-12-02 08:00:00.000000"));
         QCOMPARE(stored("WX-ONLY-OURS"), QStringLiteral("2026-12-02 11:00:00.250000"));
@@ -340,7 +406,9 @@ private Q_SLOTS:
         QCOMPARE(result.total(), 7);
         // Read back by kind.
         QVERIFY(std::is_sorted(findings.cbegin(), findings.cend(),
-                               [](const ReconciliationFinding &a, const ReconciliationFinding &b) { return a.kind < b.kind; }));
+                               [](const ReconciliationFinding &a, const ReconciliationFinding &b) {
+                                   return a.kind < b.kind;
+                               }));
 
         // What each finding carries, and NULL where a value does not exist.
         for (const ReconciliationFinding &finding : findings) {
@@ -363,9 +431,12 @@ private Q_SLOTS:
                 QCOMPARE(finding.ourAmountFen, std::optional<qint64>(9900));
                 break;
             case FindingKind::StatusMismatch:
-                QCOMPARE(finding.lineNo, std::optional<qint64>(finding.payNo == "WX-REFUNDED" ? 4 : 6));
-                QCOMPARE(finding.ourStatus, QLatin1String(finding.payNo == "WX-REFUNDED" ? "REFUNDED" : "PAID"));
-                QCOMPARE(finding.platformStatus, QLatin1String(finding.payNo == "WX-REFUNDED" ? "SUCCESS" : "REFUND"));
+                QCOMPARE(finding.lineNo,
+                         std::optional<qint64>(finding.payNo == "WX-REFUNDED" ? 4 : 6));
+                QCOMPARE(finding.ourStatus,
+                         QLatin1String(finding.payNo == "WX-REFUNDED" ? "REFUNDED" : "PAID"));
+                QCOMPARE(finding.platformStatus,
+                         QLatin1String(finding.payNo == "WX-REFUNDED" ? "SUCCESS" : "REFUND"));
                 break;
             case FindingKind::DuplicatePlatform:
                 // One finding at the first of its lines, with their count.
@@ -381,15 +452,27 @@ private Q_SLOTS:
         }
 
         // The run and its findings are stored as returned.
-        QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM reconciliation_result WHERE run_id = ?"), {result.runId}),
-                 qint64(findings.size()));
-        QCOMPARE(number(db, QStringLiteral("SELECT missing_ours + missing_platform + amount_mismatch + status_mismatch + "
-                                           "duplicate_platform + double_payment FROM reconciliation_run WHERE id = ? "
-                                           "AND finished_at IS NOT NULL"), {result.runId}),
-                 qint64(findings.size()));
-        QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM reconciliation_result WHERE run_id = ? AND kind = "
-                                           "'missing_ours' AND our_amount_fen IS NULL AND line_no = 11"), {result.runId}),
-                 qint64(1));
+        QCOMPARE(
+            number(db,
+                   QStringLiteral("SELECT COUNT(*) FROM reconciliation_result WHERE run_id = ?"),
+                   {result.runId}),
+            qint64(findings.size()));
+        QCOMPARE(
+            number(
+                db,
+                QStringLiteral(
+                    "SELECT missing_ours + missing_platform + amount_mismatch + status_mismatch + "
+                    "duplicate_platform + double_payment FROM reconciliation_run WHERE id = ? "
+                    "AND finished_at IS NOT NULL"),
+                {result.runId}),
+            qint64(findings.size()));
+        QCOMPARE(
+            number(db,
+                   QStringLiteral(
+                       "SELECT COUNT(*) FROM reconciliation_result WHERE run_id = ? AND kind = "
+                       "'missing_ours' AND our_amount_fen IS NULL AND line_no = 11"),
+                   {result.runId}),
+            qint64(1));
     }
 
     void secondImportStoresNothingMore()
@@ -398,7 +481,8 @@ private Q_SLOTS:
         const QSqlDatabase db = connection.database();
         const StatementImport first = importPath(db, m_statement);
         const auto stored = [&db] {
-            return QStringLiteral("%1/%2/%3").arg(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")))
+            return QStringLiteral("%1/%2/%3")
+                .arg(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")))
                 .arg(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line")))
                 .arg(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_error")));
         };
@@ -409,9 +493,10 @@ private Q_SLOTS:
         QVERIFY(second.alreadyImported);
         QCOMPARE(second.statement.id, first.statement.id);
         QCOMPARE(second.statement.lines, qint64(10));
-        QVERIFY2(second.describeEarlierImport().contains(QStringLiteral("already imported as statement %1 on ")
-                                                             .arg(first.statement.id)),
-                 qPrintable(second.describeEarlierImport()));
+        QVERIFY2(
+            second.describeEarlierImport().contains(
+                QStringLiteral("already imported as statement %1 on ").arg(first.statement.id)),
+            qPrintable(second.describeEarlierImport()));
         QVERIFY(second.describeEarlierImport().contains(QStringLiteral(" by root@")));
         QCOMPARE(stored(), before);
     }
@@ -422,30 +507,38 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        const qint64 statements = number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement"));
-        const qint64 lines = number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line"));
-        const QString path = writeFile(m_dir, QStringLiteral("truncated-bill.csv"), wechatBill(kWechatPayments, false));
+        const qint64 statements =
+            number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement"));
+        const qint64 lines =
+            number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line"));
+        const QString path = writeFile(m_dir, QStringLiteral("truncated-bill.csv"),
+                                       wechatBill(kWechatPayments, false));
         StatementImportOptions options;
         options.batchLines = 1;
         QVERIFY_THROWS_EXCEPTION(StatementError, importPath(db, path, options));
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")), statements);
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line")), lines);
-        QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_error")), qint64(0));
+        QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_error")),
+                 qint64(0));
     }
 
     // A WeChat bill as downloaded, detected; Beijing time becomes UTC, so the period is 08:00 to
     // 10:05 UTC and our WeChat payments between are 多单.
     void aWechatBillIsDetectedAndReconciled()
     {
-        const QString path = writeFile(m_dir, QStringLiteral("wechat-bill.csv"), wechatBill(kWechatPayments, true));
-        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
-                                               QStringLiteral("--statement"), path, QStringLiteral("--json")});
+        const QString path =
+            writeFile(m_dir, QStringLiteral("wechat-bill.csv"), wechatBill(kWechatPayments, true));
+        const test::CliRun run = test::runCli(
+            {QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
+             QStringLiteral("--statement"), path, QStringLiteral("--json")});
         QCOMPARE(run.exitCode, 1);
         const QJsonObject object = QJsonDocument::fromJson(run.out.toUtf8()).object();
-        QVERIFY2(object.value(QStringLiteral("format")).toString() == QLatin1String("wechat"), qPrintable(run.out + run.err));
+        QVERIFY2(object.value(QStringLiteral("format")).toString() == QLatin1String("wechat"),
+                 qPrintable(run.out + run.err));
         QCOMPARE(object.value(QStringLiteral("detected")).toBool(), true);
         QCOMPARE(object.value(QStringLiteral("lines")).toInteger(), 3);
-        QCOMPARE(object.value(QStringLiteral("period_start")).toString(), QStringLiteral("2026-12-02 08:00:00.000"));
+        QCOMPARE(object.value(QStringLiteral("period_start")).toString(),
+                 QStringLiteral("2026-12-02 08:00:00.000"));
         QSet<QString> missingPlatform;
         QSet<QString> doublePayments;
         for (const QJsonValue &value : object.value(QStringLiteral("findings")).toArray()) {
@@ -453,14 +546,20 @@ private Q_SLOTS:
             const QString kind = finding.value(QStringLiteral("kind")).toString();
             (kind == QLatin1String("missing_platform") ? missingPlatform : doublePayments)
                 .insert(finding.value(QStringLiteral("pay_no")).toString());
-            QVERIFY2(kind == QLatin1String("missing_platform") || kind == QLatin1String("double_payment"), qPrintable(kind));
+            QVERIFY2(kind == QLatin1String("missing_platform") ||
+                         kind == QLatin1String("double_payment"),
+                     qPrintable(kind));
         }
-        QCOMPARE(missingPlatform, (QSet<QString>{QStringLiteral("WX-AMOUNT"), QStringLiteral("WX-REFUNDED"),
-                                                 QStringLiteral("WX-PLATFORM-REFUND"), QStringLiteral("WX-TWICE-LISTED")}));
+        QCOMPARE(missingPlatform,
+                 (QSet<QString>{QStringLiteral("WX-AMOUNT"), QStringLiteral("WX-REFUNDED"),
+                                QStringLiteral("WX-PLATFORM-REFUND"),
+                                QStringLiteral("WX-TWICE-LISTED")}));
         QCOMPARE(doublePayments, QSet<QString>{QStringLiteral("WX-SECOND-PAY")});
-        const test::CliRun text = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
-                                                QStringLiteral("--statement"), path});
-        QVERIFY2(text.out.contains(QStringLiteral("already imported as statement")), qPrintable(text.out));
+        const test::CliRun text =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                          m_db->dsn().toString(), QStringLiteral("--statement"), path});
+        QVERIFY2(text.out.contains(QStringLiteral("already imported as statement")),
+                 qPrintable(text.out));
     }
 
     // Lines stream to the server as LOAD DATA rows where it allows LOAD DATA LOCAL, and go as
@@ -473,14 +572,18 @@ private Q_SLOTS:
         const QByteArray file = "pay_no,order_id,amount,status,paid_at,channel\r\n"
                                 "\"\\N\",1001,0.01,SUCCESS,2026-12-01T08:00:00Z,test\r\n"
                                 "\"ESC\ttab\",0,0.10,SUCCESS,,test\r\n"
-                                "\"ESC,\xe6\x94\xaf\xe4\xbb\x98\",1002,-99999999.99,REFUND,2026-12-01T08:00:01.5+08:00,test\r\n"
+                                "\"ESC,\xe6\x94\xaf\xe4\xbb\x98\",1002,-99999999.99,REFUND,2026-12-"
+                                "01T08:00:01.5+08:00,test\r\n"
                                 "\"ESC\\\",1003,12.3,SUCCESS,2026-12-01T08:00:02Z,test\r\n"
                                 "not,a,line\r\n";
         const QString path = writeFile(m_dir, QStringLiteral("escapes.csv"), file);
         const auto counter = [&db](const char *name) {
             // SHOW STATUS cannot take a bind.
-            return number(db, QStringLiteral("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
-                                             "WHERE VARIABLE_NAME = ?"), {QString::fromLatin1(name)});
+            return number(
+                db,
+                QStringLiteral("SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS "
+                               "WHERE VARIABLE_NAME = ?"),
+                {QString::fromLatin1(name)});
         };
         const auto importOnce = [&](bool allowed) {
             db::execDirect(db, QStringLiteral("SET GLOBAL local_infile = %1").arg(allowed ? 1 : 0));
@@ -491,37 +594,50 @@ private Q_SLOTS:
             // one more only without LOAD DATA LOCAL.
             const qint64 expectedInserts = allowed ? 2 : 3;
             if (counter("Com_insert") - inserts != expectedInserts)
-                qFatal("local_infile=%d: %lld INSERTs, expected %lld", int(allowed), counter("Com_insert") - inserts,
-                       expectedInserts);
+                qFatal("local_infile=%d: %lld INSERTs, expected %lld", int(allowed),
+                       counter("Com_insert") - inserts, expectedInserts);
             QStringList rows;
-            QSqlQuery query = db::exec(db, QStringLiteral(
-                "SELECT line_no, HEX(pay_no), order_id, amount_fen, status, "
-                "COALESCE(DATE_FORMAT(paid_at, '%Y-%m-%d %H:%i:%s.%f'), 'NULL') FROM platform_statement_line "
-                "WHERE statement_id = ? ORDER BY line_no"), {imported.statement.id});
+            QSqlQuery query = db::exec(
+                db,
+                QStringLiteral("SELECT line_no, HEX(pay_no), order_id, amount_fen, status, "
+                               "COALESCE(DATE_FORMAT(paid_at, '%Y-%m-%d %H:%i:%s.%f'), 'NULL') "
+                               "FROM platform_statement_line "
+                               "WHERE statement_id = ? ORDER BY line_no"),
+                {imported.statement.id});
             while (query.next()) {
                 QStringList fields;
                 for (int i = 0; i < 6; ++i)
                     fields << query.value(i).toString();
                 rows << fields.join(u'|');
             }
-            rows << QStringLiteral("errors %1").arg(number(db, QStringLiteral(
-                "SELECT GROUP_CONCAT(line_no) FROM platform_statement_error WHERE statement_id = ?"), {imported.statement.id}));
+            rows << QStringLiteral("errors %1")
+                        .arg(number(
+                            db,
+                            QStringLiteral("SELECT GROUP_CONCAT(line_no) FROM "
+                                           "platform_statement_error WHERE statement_id = ?"),
+                            {imported.statement.id}));
             // The same file again must be a new import: forget this one.
             for (const char *table : {"platform_statement_line", "platform_statement_error"})
-                db::exec(db, QStringLiteral("DELETE FROM %1 WHERE statement_id = ?").arg(QLatin1String(table)),
+                db::exec(db,
+                         QStringLiteral("DELETE FROM %1 WHERE statement_id = ?")
+                             .arg(QLatin1String(table)),
                          {imported.statement.id});
-            db::exec(db, QStringLiteral("DELETE FROM platform_statement WHERE id = ?"), {imported.statement.id});
+            db::exec(db, QStringLiteral("DELETE FROM platform_statement WHERE id = ?"),
+                     {imported.statement.id});
             return rows;
         };
         const QStringList streamed = importOnce(true);
         const QStringList inserted = importOnce(false);
         QCOMPARE(streamed, inserted);
         const QStringList expected{
-            QStringLiteral("2|%1|1001|1|SUCCESS|2026-12-01 08:00:00.000000").arg(QLatin1String(QByteArray("\\N").toHex().toUpper())),
-            QStringLiteral("3|%1|0|10|SUCCESS|NULL").arg(QLatin1String(QByteArray("ESC\ttab").toHex().toUpper())),
+            QStringLiteral("2|%1|1001|1|SUCCESS|2026-12-01 08:00:00.000000")
+                .arg(QLatin1String(QByteArray("\\N").toHex().toUpper())),
+            QStringLiteral("3|%1|0|10|SUCCESS|NULL")
+                .arg(QLatin1String(QByteArray("ESC\ttab").toHex().toUpper())),
             QStringLiteral("4|%1|1002|-9999999999|REFUND|2026-12-01 00:00:01.500000")
                 .arg(QLatin1String(QByteArray("ESC,\xe6\x94\xaf\xe4\xbb\x98").toHex().toUpper())),
-            QStringLiteral("5|%1|1003|1230|SUCCESS|2026-12-01 08:00:02.000000").arg(QLatin1String(QByteArray("ESC\\").toHex().toUpper())),
+            QStringLiteral("5|%1|1003|1230|SUCCESS|2026-12-01 08:00:02.000000")
+                .arg(QLatin1String(QByteArray("ESC\\").toHex().toUpper())),
             QStringLiteral("errors 6")};
         QVERIFY2(streamed == expected, qPrintable(streamed.join(QStringLiteral(" ; "))));
     }
@@ -533,15 +649,19 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        db::execDirect(db, QStringLiteral("CREATE TEMPORARY TABLE local_probe (line VARCHAR(200))"));
+        db::execDirect(db,
+                       QStringLiteral("CREATE TEMPORARY TABLE local_probe (line VARCHAR(200))"));
         const QString secret = writeFile(m_dir, QStringLiteral("secret.txt"), "a secret\n");
         const auto requestFile = [&db, &secret] {
-            db::execDirect(db, QStringLiteral("LOAD DATA LOCAL INFILE '%1' INTO TABLE local_probe").arg(secret));
+            db::execDirect(
+                db,
+                QStringLiteral("LOAD DATA LOCAL INFILE '%1' INTO TABLE local_probe").arg(secret));
         };
         QVERIFY_THROWS_EXCEPTION(db::Error, requestFile());
         QByteArray other = kStatement;
         other.replace("WX-NOT-OURS", "WX-NOT-OURS-3");
-        QVERIFY(!importPath(db, writeFile(m_dir, QStringLiteral("before-request.csv"), other)).alreadyImported);
+        QVERIFY(!importPath(db, writeFile(m_dir, QStringLiteral("before-request.csv"), other))
+                     .alreadyImported);
         QVERIFY_THROWS_EXCEPTION(db::Error, requestFile());
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM local_probe")), qint64(0));
     }
@@ -550,7 +670,8 @@ private Q_SLOTS:
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        const qint64 statements = number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement"));
+        const qint64 statements =
+            number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement"));
         QByteArray other = kStatement;
         other.replace("WX-NOT-OURS", "WX-NOT-OURS-2");
         const QString path = writeFile(m_dir, QStringLiteral("cancelled.csv"), other);
@@ -568,8 +689,12 @@ private Q_SLOTS:
         QVERIFY(result.cancelled);
         QCOMPARE(batches, 1);
         QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")), statements);
-        QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement_line WHERE pay_no = 'WX-NOT-OURS-2'")),
-                 qint64(0));
+        QCOMPARE(
+            number(
+                db,
+                QStringLiteral(
+                    "SELECT COUNT(*) FROM platform_statement_line WHERE pay_no = 'WX-NOT-OURS-2'")),
+            qint64(0));
     }
 
     // The command: its JSON, its exit codes, and every flag checked before it connects.
@@ -578,8 +703,9 @@ private Q_SLOTS:
         QByteArray withBadLine = kStatement;
         withBadLine += "WX-BROKEN,1008,not-money,SUCCESS,2026-12-02T11:00:00Z,wechat\r\n";
         const QString path = writeFile(m_dir, QStringLiteral("with-bad-line.csv"), withBadLine);
-        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
-                                               QStringLiteral("--statement"), path, QStringLiteral("--json")});
+        const test::CliRun run = test::runCli(
+            {QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
+             QStringLiteral("--statement"), path, QStringLiteral("--json")});
         QCOMPARE(run.exitCode, 1);
         QJsonParseError error;
         const QJsonObject object = QJsonDocument::fromJson(run.out.toUtf8(), &error).object();
@@ -593,42 +719,51 @@ private Q_SLOTS:
         QVERIFY(!errors.at(0).toObject().value(QStringLiteral("message")).toString().isEmpty());
         const QJsonArray findings = object.value(QStringLiteral("findings")).toArray();
         QCOMPARE(findings.size(), 7);
-        const QStringList keys{QStringLiteral("kind"), QStringLiteral("pay_no"), QStringLiteral("order_id"),
-                               QStringLiteral("platform_amount_fen"), QStringLiteral("our_amount_fen"), QStringLiteral("line")};
+        const QStringList keys{
+            QStringLiteral("kind"),           QStringLiteral("pay_no"),
+            QStringLiteral("order_id"),       QStringLiteral("platform_amount_fen"),
+            QStringLiteral("our_amount_fen"), QStringLiteral("line")};
         for (const QJsonValue &value : findings) {
             const QJsonObject finding = value.toObject();
             for (const QString &key : keys)
                 QVERIFY2(finding.contains(key), qPrintable(key));
             if (finding.value(QStringLiteral("kind")).toString() == QLatin1String("missing_ours")) {
-                QCOMPARE(finding.value(QStringLiteral("pay_no")).toString(), QStringLiteral("WX-NOT-OURS"));
+                QCOMPARE(finding.value(QStringLiteral("pay_no")).toString(),
+                         QStringLiteral("WX-NOT-OURS"));
                 QVERIFY(finding.value(QStringLiteral("our_amount_fen")).isNull());
                 QCOMPARE(finding.value(QStringLiteral("platform_amount_fen")).toInteger(), 9900);
                 QCOMPARE(finding.value(QStringLiteral("line")).toInteger(), 11);
             }
-            if (finding.value(QStringLiteral("kind")).toString() == QLatin1String("missing_platform"))
+            if (finding.value(QStringLiteral("kind")).toString() ==
+                QLatin1String("missing_platform"))
                 QVERIFY(finding.value(QStringLiteral("line")).isNull());
         }
 
         // Again: reconciled again, stored once, and the errors are the stored ones.
-        const test::CliRun again = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
-                                                 QStringLiteral("--statement"), path, QStringLiteral("--json")});
+        const test::CliRun again = test::runCli(
+            {QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
+             QStringLiteral("--statement"), path, QStringLiteral("--json")});
         QCOMPARE(again.exitCode, 1);
         const QJsonObject second = QJsonDocument::fromJson(again.out.toUtf8()).object();
         QCOMPARE(second.value(QStringLiteral("already_imported")).toBool(), true);
-        QCOMPARE(second.value(QStringLiteral("statement")).toInteger(), object.value(QStringLiteral("statement")).toInteger());
+        QCOMPARE(second.value(QStringLiteral("statement")).toInteger(),
+                 object.value(QStringLiteral("statement")).toInteger());
         QCOMPARE(second.value(QStringLiteral("errors")).toArray(), errors);
         QCOMPARE(second.value(QStringLiteral("findings")).toArray().size(), 7);
 
         // Text mode says which format and counts by kind.
-        const test::CliRun text = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
-                                                QStringLiteral("--statement"), path});
+        const test::CliRun text =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                          m_db->dsn().toString(), QStringLiteral("--statement"), path});
         QCOMPARE(text.exitCode, 1);
         QVERIFY2(text.out.startsWith(QStringLiteral("format: generic")), qPrintable(text.out));
-        QVERIFY2(text.out.contains(QStringLiteral("missing_ours")) && text.out.contains(QStringLiteral("(漏单)")),
+        QVERIFY2(text.out.contains(QStringLiteral("missing_ours")) &&
+                     text.out.contains(QStringLiteral("(漏单)")),
                  qPrintable(text.out));
         // ... each finding read back, the duplicate with its count, and the unreadable line.
-        QVERIFY2(text.out.contains(QStringLiteral("pay_no WX-TWICE-LISTED order 1005 platform 99.00 ours 99.00 line 7 "
-                                                  "listed 2 times")),
+        QVERIFY2(text.out.contains(QStringLiteral(
+                     "pay_no WX-TWICE-LISTED order 1005 platform 99.00 ours 99.00 line 7 "
+                     "listed 2 times")),
                  qPrintable(text.out));
         QVERIFY2(text.out.contains(QStringLiteral("unreadable line 12: ")), qPrintable(text.out));
     }
@@ -638,18 +773,21 @@ private Q_SLOTS:
         const QByteArray clean = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n"
                                  "WX-MATCH,1001,9900,SUCCESS,2026-12-02T08:00:00Z,wechat\r\n";
         const QString path = writeFile(m_dir, QStringLiteral("clean.csv"), clean);
-        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
-                                               QStringLiteral("--statement"), path, QStringLiteral("--json")});
+        const test::CliRun run = test::runCli(
+            {QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
+             QStringLiteral("--statement"), path, QStringLiteral("--json")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
-        QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("findings")).toArray().size(), 0);
+        QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8())
+                     .object()
+                     .value(QStringLiteral("findings"))
+                     .toArray()
+                     .size(),
+                 0);
     }
 
     // A pay_no the platform lists N times is one duplicate_platform finding counting its N
     // lines, and at most one missing_ours, whatever N: run as finance at both schema levels.
-    void aRepeatedPayNoIsOneFinding_data()
-    {
-        test::addSchemaLevelRows();
-    }
+    void aRepeatedPayNoIsOneFinding_data() { test::addSchemaLevelRows(); }
 
     void aRepeatedPayNoIsOneFinding()
     {
@@ -661,10 +799,12 @@ private Q_SLOTS:
         QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n";
         for (int i = 0; i < kListed; ++i)
             statement += "WX-AGAIN,2001,100,SUCCESS,2026-12-03T08:00:00Z,wechat\r\n";
-        const QString path = writeFile(m_dir, QStringLiteral("repeated-%1.csv").arg(level), statement);
-        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
-                                               finance.dsnFor(scratch.name()).toString(true), QStringLiteral("--statement"),
-                                               path, QStringLiteral("--json")});
+        const QString path =
+            writeFile(m_dir, QStringLiteral("repeated-%1.csv").arg(level), statement);
+        const test::CliRun run =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                          finance.dsnFor(scratch.name()).toString(true),
+                          QStringLiteral("--statement"), path, QStringLiteral("--json")});
         QVERIFY2(run.exitCode == 1, qPrintable(run.err));
         QJsonParseError error;
         const QJsonObject object = QJsonDocument::fromJson(run.out.toUtf8(), &error).object();
@@ -675,10 +815,13 @@ private Q_SLOTS:
         QCOMPARE(counted.kinds.value(QStringLiteral("missing_ours")), qint64(1));
         QCOMPARE(counted.total, qint64(2));
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        QCOMPARE(db::scalar(connection.database(), QStringLiteral(
-                     "SELECT CONCAT(missing_ours, '/', duplicate_platform, '/', (SELECT COUNT(*) FROM reconciliation_result "
-                     "WHERE run_id = r.id)) FROM reconciliation_run r WHERE id = ?"),
-                     {object.value(QStringLiteral("run")).toInteger()}).toString(),
+        QCOMPARE(db::scalar(
+                     connection.database(),
+                     QStringLiteral("SELECT CONCAT(missing_ours, '/', duplicate_platform, '/', "
+                                    "(SELECT COUNT(*) FROM reconciliation_result "
+                                    "WHERE run_id = r.id)) FROM reconciliation_run r WHERE id = ?"),
+                     {object.value(QStringLiteral("run")).toInteger()})
+                     .toString(),
                  QStringLiteral("1/1/2"));
     }
 
@@ -692,16 +835,18 @@ private Q_SLOTS:
         QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n";
         statement.reserve(60 * (kUnique + kRepeated));
         for (int i = 0; i < kUnique; ++i)
-            statement += "BIG-" + QByteArray::number(i) + ",0,100,SUCCESS,2026-11-01T08:00:00Z,bigtest\r\n";
+            statement +=
+                "BIG-" + QByteArray::number(i) + ",0,100,SUCCESS,2026-11-01T08:00:00Z,bigtest\r\n";
         for (int i = 0; i < kRepeated; ++i)
             statement += "BIG-AGAIN,0,100,SUCCESS,2026-11-01T09:00:00Z,bigtest\r\n";
         const QString path = writeFile(m_dir, QStringLiteral("large.csv"), statement);
         statement.clear();
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
-        const MeasuredRun measured = runMeasured({QStringLiteral("reconcile"), QStringLiteral("--db"),
-                                                  finance.dsnFor(m_db->name()).toString(true), QStringLiteral("--statement"),
-                                                  path, QStringLiteral("--json")},
-                                                 m_dir.filePath(QStringLiteral("large.time")));
+        const MeasuredRun measured =
+            runMeasured({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                         finance.dsnFor(m_db->name()).toString(true), QStringLiteral("--statement"),
+                         path, QStringLiteral("--json")},
+                        m_dir.filePath(QStringLiteral("large.time")));
         QVERIFY2(measured.run.exitCode == 1, qPrintable(measured.run.err));
         QVERIFY(measured.peakKib > 0);
         qInfo("payops reconcile --json: peak resident set %lld KiB", measured.peakKib);
@@ -710,10 +855,12 @@ private Q_SLOTS:
         // that say nothing of payops: the bound is checked by the plain build (script/test).
         qInfo("the 64 MiB bound is not checked under AddressSanitizer");
 #else
-        QVERIFY2(measured.peakKib < 64 * 1024, qPrintable(QStringLiteral("peak %1 KiB").arg(measured.peakKib)));
+        QVERIFY2(measured.peakKib < 64 * 1024,
+                 qPrintable(QStringLiteral("peak %1 KiB").arg(measured.peakKib)));
 #endif
         QJsonParseError error;
-        const QJsonObject object = QJsonDocument::fromJson(measured.run.out.toUtf8(), &error).object();
+        const QJsonObject object =
+            QJsonDocument::fromJson(measured.run.out.toUtf8(), &error).object();
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
         QCOMPARE(object.value(QStringLiteral("lines")).toInteger(), kUnique + kRepeated);
         const JsonFindings counted = countFindings(object);
@@ -734,17 +881,26 @@ private Q_SLOTS:
         try {
             db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
             const QSqlDatabase db = admin.database();
-            db::execDirect(db, QStringLiteral("SET SESSION max_recursive_iterations = %1").arg(kPayments));
-            const QString numbers = QStringLiteral("WITH RECURSIVE s (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM s WHERE n < %1) ")
+            db::execDirect(
+                db, QStringLiteral("SET SESSION max_recursive_iterations = %1").arg(kPayments));
+            const QString numbers = QStringLiteral("WITH RECURSIVE s (n) AS (SELECT 0 UNION ALL "
+                                                   "SELECT n + 1 FROM s WHERE n < %1) ")
                                         .arg(kPayments - 1);
-            db::execDirect(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status, pay_no, paid_at) ")
-                                   + numbers
-                                   + QStringLiteral("SELECT 500000 + n, 1, 100, 'PAID', CONCAT('Q-', n), '2026-12-04 01:00:00' FROM s"));
-            db::execDirect(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, "
-                                              "channel, trade_status, status, platform_paid_at) ")
-                                   + numbers
-                                   + QStringLiteral("SELECT CONCAT('Q-', n), 500000 + n, '{}', 100, 'CNY', 'queue', 'SUCCESS', "
-                                                    "'PROCESSED', CONCAT('2026-12-04 0', 1 + n % 3, ':00:00') FROM s"));
+            db::execDirect(
+                db, QStringLiteral(
+                        "INSERT INTO orders (id, user_id, amount_fen, status, pay_no, paid_at) ") +
+                        numbers +
+                        QStringLiteral("SELECT 500000 + n, 1, 100, 'PAID', CONCAT('Q-', n), "
+                                       "'2026-12-04 01:00:00' FROM s"));
+            db::execDirect(
+                db,
+                QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, "
+                               "amount_fen, currency, "
+                               "channel, trade_status, status, platform_paid_at) ") +
+                    numbers +
+                    QStringLiteral(
+                        "SELECT CONCAT('Q-', n), 500000 + n, '{}', 100, 'CNY', 'queue', 'SUCCESS', "
+                        "'PROCESSED', CONCAT('2026-12-04 0', 1 + n % 3, ':00:00') FROM s"));
         } catch (const db::Error &error) {
             QFAIL(error.what());
         }
@@ -753,15 +909,17 @@ private Q_SLOTS:
                                      "Q-0,500000,100,SUCCESS,2026-12-04T00:00:00Z,queue\r\n"
                                      "Q-1,500001,100,SUCCESS,2026-12-04T04:00:00Z,queue\r\n";
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
-        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
-                                               finance.dsnFor(scratch.name()).toString(true), QStringLiteral("--statement"),
-                                               writeFile(m_dir, QStringLiteral("queue.csv"), statement), QStringLiteral("--json")});
+        const test::CliRun run = test::runCli(
+            {QStringLiteral("reconcile"), QStringLiteral("--db"),
+             finance.dsnFor(scratch.name()).toString(true), QStringLiteral("--statement"),
+             writeFile(m_dir, QStringLiteral("queue.csv"), statement), QStringLiteral("--json")});
         QVERIFY2(run.exitCode == 1, qPrintable(run.err));
         const QJsonObject object = QJsonDocument::fromJson(run.out.toUtf8()).object();
         const QJsonArray findings = object.value(QStringLiteral("findings")).toArray();
         QSet<QString> payNos;
         for (const QJsonValue &value : findings) {
-            QCOMPARE(value.toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("missing_platform"));
+            QCOMPARE(value.toObject().value(QStringLiteral("kind")).toString(),
+                     QStringLiteral("missing_platform"));
             payNos.insert(value.toObject().value(QStringLiteral("pay_no")).toString());
         }
         QCOMPARE(findings.size(), kPayments - 2);
@@ -774,16 +932,21 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
         const QString dsn = QStringLiteral("mysql://nobody@127.0.0.1:1/none");
-        QTest::newRow("no statement") << QStringList{QStringLiteral("--db"), dsn} << QStringLiteral("--statement");
-        QTest::newRow("missing file") << QStringList{QStringLiteral("--db"), dsn, QStringLiteral("--statement"),
-                                                     QStringLiteral("/nonexistent/statement.csv")}
-                                      << QStringLiteral("does not exist");
-        QTest::newRow("directory") << QStringList{QStringLiteral("--db"), dsn, QStringLiteral("--statement"), QStringLiteral("/tmp")}
-                                   << QStringLiteral("not a regular file");
-        QTest::newRow("bad format") << QStringList{QStringLiteral("--db"), dsn, QStringLiteral("--statement"),
-                                                   QStringLiteral("/etc/hostname"), QStringLiteral("--format"),
-                                                   QStringLiteral("excel")}
-                                    << QStringLiteral("--format takes auto");
+        QTest::newRow("no statement")
+            << QStringList{QStringLiteral("--db"), dsn} << QStringLiteral("--statement");
+        QTest::newRow("missing file")
+            << QStringList{QStringLiteral("--db"), dsn, QStringLiteral("--statement"),
+                           QStringLiteral("/nonexistent/statement.csv")}
+            << QStringLiteral("does not exist");
+        QTest::newRow("directory")
+            << QStringList{QStringLiteral("--db"), dsn, QStringLiteral("--statement"),
+                           QStringLiteral("/tmp")}
+            << QStringLiteral("not a regular file");
+        QTest::newRow("bad format")
+            << QStringList{QStringLiteral("--db"),        dsn,
+                           QStringLiteral("--statement"), QStringLiteral("/etc/hostname"),
+                           QStringLiteral("--format"),    QStringLiteral("excel")}
+            << QStringLiteral("--format takes auto");
     }
 
     // None of these reaches the (unreachable) database: the flag is named, not the connection.
@@ -801,9 +964,11 @@ private Q_SLOTS:
         // The length comes from the literal itself: it holds NULs, so strlen cannot count it,
         // and a count typed by hand can read past its end.
         static constexpr char binary[] = "\x00\x01\x02\xff\xfe binary";
-        const QString path = writeFile(m_dir, QStringLiteral("binary.csv"), QByteArray(binary, sizeof binary - 1));
-        const test::CliRun run = test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
-                                               QStringLiteral("--statement"), path});
+        const QString path =
+            writeFile(m_dir, QStringLiteral("binary.csv"), QByteArray(binary, sizeof binary - 1));
+        const test::CliRun run =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                          m_db->dsn().toString(), QStringLiteral("--statement"), path});
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains(QStringLiteral("binary.csv")), qPrintable(run.err));
     }
@@ -815,15 +980,19 @@ private Q_SLOTS:
         const QSqlDatabase db = connection.database();
         QByteArray own = kStatement;
         own.replace("WX-NOT-OURS", "WX-NOT-OURS-FINANCE");
-        const StatementImport imported = importPath(db, writeFile(m_dir, QStringLiteral("finance.csv"), own));
+        const StatementImport imported =
+            importPath(db, writeFile(m_dir, QStringLiteral("finance.csv"), own));
         QVERIFY(!imported.alreadyImported);
         QVERIFY2(imported.statement.importedBy.startsWith(finance.user() + QLatin1Char('@')),
                  qPrintable(imported.statement.importedBy));
         const Reconciliation result = reconcileStatement(db, imported.statement.id);
-        QCOMPARE(payNos(storedFindings(db, result), FindingKind::MissingOurs), QSet<QByteArray>{"WX-NOT-OURS-FINANCE"});
-        QCOMPARE(db::scalar(db, QStringLiteral("SELECT started_by FROM reconciliation_run WHERE id = ?"), {result.runId})
-                     .toString(),
-                 imported.statement.importedBy);
+        QCOMPARE(payNos(storedFindings(db, result), FindingKind::MissingOurs),
+                 QSet<QByteArray>{"WX-NOT-OURS-FINANCE"});
+        QCOMPARE(
+            db::scalar(db, QStringLiteral("SELECT started_by FROM reconciliation_run WHERE id = ?"),
+                       {result.runId})
+                .toString(),
+            imported.statement.importedBy);
         // ... and still changes no business table.
         try {
             db::exec(db, QStringLiteral("UPDATE pay_callback_log SET platform_paid_at = NULL"));
@@ -840,12 +1009,16 @@ private Q_SLOTS:
     {
         test::ScratchDatabase scratch;
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
-        db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
+        db::Migrator(connection, checkMigrationRequirement)
+            .migrate(db::SchemaLevel::Current, false);
         const QSqlDatabase db = connection.database();
         const QList<QPair<QByteArray, QString>> rows{
-            {R"({"pay_no":"A","paid_at":"2026-12-02T17:00:00+08:00"})", QStringLiteral("2026-12-02 09:00:00.000")},
-            {R"({"pay_no":"B","paid_at":"2026-12-02t09:00:00.5z"})", QStringLiteral("2026-12-02 09:00:00.500")},
-            {R"({"pay_no":"C","paid_at":"2026-12-31T23:30:00.123456789-01:30"})", QStringLiteral("2027-01-01 01:00:00.123")},
+            {R"({"pay_no":"A","paid_at":"2026-12-02T17:00:00+08:00"})",
+             QStringLiteral("2026-12-02 09:00:00.000")},
+            {R"({"pay_no":"B","paid_at":"2026-12-02t09:00:00.5z"})",
+             QStringLiteral("2026-12-02 09:00:00.500")},
+            {R"({"pay_no":"C","paid_at":"2026-12-31T23:30:00.123456789-01:30"})",
+             QStringLiteral("2027-01-01 01:00:00.123")},
             {R"({"pay_no":"D"})", QString()},
             {R"({"pay_no":"E","paid_at":"2026-02-30T09:00:00Z"})", QString()},
             {R"({"pay_no":"F","paid_at":"2026-12-02T23:59:60Z"})", QString()},
@@ -856,24 +1029,32 @@ private Q_SLOTS:
             {QByteArray("\xff\xfe paid_at \x80", 13), QString()},
         };
         for (int i = 0; i < rows.size(); ++i)
-            db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body) VALUES (?, 1, ?)"),
-                     {QByteArray::number(i), rows.at(i).first});
+            db::exec(
+                db,
+                QStringLiteral(
+                    "INSERT INTO pay_callback_log (pay_no, order_id, raw_body) VALUES (?, 1, ?)"),
+                {QByteArray::number(i), rows.at(i).first});
         QFile migration(QStringLiteral(":/sql/migrations/0011_statements.sql"));
         QVERIFY(migration.open(QIODevice::ReadOnly));
         const QStringList statements = db::splitSqlScript(QString::fromUtf8(migration.readAll()));
         qsizetype first = 0;
-        while (first < statements.size() && !statements.at(first).contains(QLatin1String("CREATE TEMPORARY TABLE")))
+        while (first < statements.size() &&
+               !statements.at(first).contains(QLatin1String("CREATE TEMPORARY TABLE")))
             ++first;
         QVERIFY(first < statements.size());
         for (qsizetype i = first; i < statements.size(); ++i)
             db::execDirect(db, statements.at(i));
         for (int i = 0; i < rows.size(); ++i) {
-            const QVariant stored = db::scalar(db, QStringLiteral(
-                "SELECT DATE_FORMAT(platform_paid_at, '%Y-%m-%d %H:%i:%s.%f') FROM pay_callback_log WHERE pay_no = ?"),
-                {QByteArray::number(i)});
+            const QVariant stored =
+                db::scalar(db,
+                           QStringLiteral("SELECT DATE_FORMAT(platform_paid_at, '%Y-%m-%d "
+                                          "%H:%i:%s.%f') FROM pay_callback_log WHERE pay_no = ?"),
+                           {QByteArray::number(i)});
             const QString expected = rows.at(i).second;
-            QVERIFY2(expected.isEmpty() ? stored.isNull() : stored.toString() == expected + QStringLiteral("000"),
-                     qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(rows.at(i).first), stored.toString())));
+            QVERIFY2(expected.isEmpty() ? stored.isNull()
+                                        : stored.toString() == expected + QStringLiteral("000"),
+                     qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(rows.at(i).first),
+                                                             stored.toString())));
         }
     }
 

@@ -1,7 +1,7 @@
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "domain/money/duplicates/duplicatecount.h"
 #include "domain/inspection/privileges.h"
+#include "domain/money/duplicates/duplicatecount.h"
 #include "models/draftmodel.h"
 #include "models/findingmodel.h"
 #include "pages/reconciliationpage.h"
@@ -35,10 +35,14 @@ void seed(const test::ScratchDatabase &scratch)
     db::Migrator(admin, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
     const QSqlDatabase db = admin.database();
     db::exec(db, QStringLiteral("INSERT INTO users (id) VALUES (1)"));
-    db::exec(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status, pay_no, paid_at) VALUES "
-                                "(1001, 1, 9900, 'PAID', 'WX-OK', '2026-12-01 02:00:00'), (1002, 1, 500, 'PENDING', NULL, NULL)"));
-    db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, channel, "
-                                "trade_status, status, platform_paid_at) VALUES ('WX-OK', 1001, '{}', 9900, 'CNY', 'wechat', "
+    db::exec(db, QStringLiteral(
+                     "INSERT INTO orders (id, user_id, amount_fen, status, pay_no, paid_at) VALUES "
+                     "(1001, 1, 9900, 'PAID', 'WX-OK', '2026-12-01 02:00:00'), (1002, 1, 500, "
+                     "'PENDING', NULL, NULL)"));
+    db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, "
+                                "amount_fen, currency, channel, "
+                                "trade_status, status, platform_paid_at) VALUES ('WX-OK', 1001, "
+                                "'{}', 9900, 'CNY', 'wechat', "
                                 "'SUCCESS', 'PROCESSED', '2026-12-01 02:00:00')"));
 }
 
@@ -86,7 +90,8 @@ private Q_SLOTS:
 
         ReconciliationPage page(finance.dsnFor(scratch.name()));
         page.setPrivileges(financeMay);
-        new QAbstractItemModelTester(page.findings(), QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
+        new QAbstractItemModelTester(page.findings(),
+                                     QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
         page.resize(1300, 700);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
@@ -101,11 +106,14 @@ private Q_SLOTS:
         QCOMPARE(page.findings()->rowCount(), 1);
         const int lost = rowOfKind(page.findings(), FindingKind::MissingOurs);
         QVERIFY(lost >= 0);
-        QCOMPARE(page.findings()->index(lost, FindingModel::PayNoColumn).data().toString(), QStringLiteral("WX-LOST"));
-        QCOMPARE(page.findings()->index(lost, FindingModel::PlatformAmountColumn).data().toString(), QStringLiteral("5.00"));
+        QCOMPARE(page.findings()->index(lost, FindingModel::PayNoColumn).data().toString(),
+                 QStringLiteral("WX-LOST"));
+        QCOMPARE(page.findings()->index(lost, FindingModel::PlatformAmountColumn).data().toString(),
+                 QStringLiteral("5.00"));
         auto *summary = page.findChild<QLabel *>(QStringLiteral("reconciliationSummary"));
         QVERIFY2(summary->text().contains(QStringLiteral("漏单")), qPrintable(summary->text()));
-        QVERIFY2(summary->text().contains(QStringLiteral("Unreadable lines: 1")), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("Unreadable lines: 1")),
+                 qPrintable(summary->text()));
 
         // A finding opens its order's evidence.
         QSignalSpy opened(&page, &Page::openOrder);
@@ -116,7 +124,8 @@ private Q_SLOTS:
 
         // Finance drafts the missing payment ...
         findingTable->selectionModel()->setCurrentIndex(page.findings()->index(lost, 0),
-                                                        QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                                                        QItemSelectionModel::ClearAndSelect |
+                                                            QItemSelectionModel::Rows);
         QVERIFY(page.findChild<QPushButton *>(QStringLiteral("draftMissingPayment"))->isEnabled());
         QSignalSpy acted(&page, &ReconciliationPage::actionFinished);
         page.draftSelectedFinding(QStringLiteral("漏单 on the 1 Dec bill"));
@@ -127,7 +136,8 @@ private Q_SLOTS:
         // ... cannot confirm it itself ...
         auto *draftTable = page.findChild<QTableView *>(QStringLiteral("draftTable"));
         draftTable->selectionModel()->setCurrentIndex(page.drafts()->index(0, 0),
-                                                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                                                      QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
         QVERIFY(!page.findChild<QPushButton *>(QStringLiteral("confirmDraft"))->isEnabled());
         page.confirmSelectedDraft(QStringLiteral("self"));
         QTRY_COMPARE_WITH_TIMEOUT(acted.size(), 2, 20000);
@@ -139,29 +149,39 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(operatorPage.drafts()->rowCount(), 1, 20000);
         auto *operatorDrafts = operatorPage.findChild<QTableView *>(QStringLiteral("draftTable"));
         operatorDrafts->selectionModel()->setCurrentIndex(operatorPage.drafts()->index(0, 0),
-                                                          QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                                                          QItemSelectionModel::ClearAndSelect |
+                                                              QItemSelectionModel::Rows);
         QVERIFY(operatorPage.findChild<QPushButton *>(QStringLiteral("confirmDraft"))->isEnabled());
         QSignalSpy operatorActed(&operatorPage, &ReconciliationPage::actionFinished);
         operatorPage.confirmSelectedDraft(QStringLiteral("checked with the platform"));
         QTRY_COMPARE_WITH_TIMEOUT(operatorActed.size(), 1, 20000);
         QVERIFY2(operatorActed[0][0].toBool(), qPrintable(operatorActed[0][1].toString()));
-        QCOMPARE(operatorPage.drafts()->index(0, 0).data(DraftModel::StatusRole).toString(), QStringLiteral("CONFIRMED"));
+        QCOMPARE(operatorPage.drafts()->index(0, 0).data(DraftModel::StatusRole).toString(),
+                 QStringLiteral("CONFIRMED"));
         db::Connection admin(scratch.dsn(), QStringLiteral("check"));
-        QCOMPARE(db::scalar(admin.database(), QStringLiteral(
-                     "SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = 'WX-LOST' AND status = 'RECORDED'")).toInt(), 1);
+        QCOMPARE(db::scalar(admin.database(),
+                            QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = "
+                                           "'WX-LOST' AND status = 'RECORDED'"))
+                     .toInt(),
+                 1);
 
         if (const QString path = qEnvironmentVariable("PAYOPS_SCREENSHOT"); !path.isEmpty()) {
             page.refresh();
-            QTRY_COMPARE_WITH_TIMEOUT(page.drafts()->index(0, 0).data(DraftModel::StatusRole).toString(),
-                                      QStringLiteral("CONFIRMED"), 20000);
+            QTRY_COMPARE_WITH_TIMEOUT(
+                page.drafts()->index(0, 0).data(DraftModel::StatusRole).toString(),
+                QStringLiteral("CONFIRMED"), 20000);
             page.grab().save(path);
         }
 
         // The same file again stores nothing more.
         page.importStatementFile(writeStatement(dir), StatementFormat::Auto);
         QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 2, 30000);
-        QVERIFY2(imported[1][1].toString().contains(QStringLiteral("already imported")), qPrintable(imported[1][1].toString()));
-        QCOMPARE(db::scalar(admin.database(), QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(), 1);
+        QVERIFY2(imported[1][1].toString().contains(QStringLiteral("already imported")),
+                 qPrintable(imported[1][1].toString()));
+        QCOMPARE(
+            db::scalar(admin.database(), QStringLiteral("SELECT COUNT(*) FROM platform_statement"))
+                .toInt(),
+            1);
     }
 
     // More findings than the page holds: it lists the first kFindingRows, says how many there
@@ -175,17 +195,20 @@ private Q_SLOTS:
         constexpr int kLost = console::kFindingRows + 500;
         QByteArray statement = "pay_no,order_id,amount_fen,status,paid_at,channel\r\n";
         for (int i = 0; i < kLost; ++i)
-            statement += "WX-MANY-" + QByteArray::number(i) + ",0,500,SUCCESS,2026-12-01T11:00:00+08:00,wechat\r\n";
+            statement += "WX-MANY-" + QByteArray::number(i) +
+                         ",0,500,SUCCESS,2026-12-01T11:00:00+08:00,wechat\r\n";
         for (int i = 0; i < 3; ++i)
             statement += "WX-THRICE,0,500,SUCCESS,2026-12-01T11:30:00+08:00,wechat\r\n";
         const QString path = dir.filePath(QStringLiteral("many.csv"));
         QFile file(path);
         QVERIFY(file.open(QIODevice::WriteOnly) && file.write(statement) == statement.size());
         file.close();
-        const qint64 total = kLost + 2; // each missing pay_no once, WX-THRICE once more as listed three times
+        const qint64 total =
+            kLost + 2; // each missing pay_no once, WX-THRICE once more as listed three times
 
         ReconciliationPage page(finance.dsnFor(scratch.name()));
-        new QAbstractItemModelTester(page.findings(), QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
+        new QAbstractItemModelTester(page.findings(),
+                                     QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
         QSignalSpy imported(&page, &ReconciliationPage::importFinished);
         page.importStatementFile(path, StatementFormat::Auto);
         QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 60000);
@@ -194,7 +217,8 @@ private Q_SLOTS:
         auto *tabs = page.findChild<QTabWidget *>(QStringLiteral("reconciliationTabs"));
         QVERIFY(tabs);
         QCOMPARE(tabs->tabText(0), QStringLiteral("Findings (%1)").arg(total));
-        const QString summary = page.findChild<QLabel *>(QStringLiteral("reconciliationSummary"))->text();
+        const QString summary =
+            page.findChild<QLabel *>(QStringLiteral("reconciliationSummary"))->text();
         QVERIFY2(summary.contains(QStringLiteral("Only the first")), qPrintable(summary));
 
         auto *table = page.findChild<DataTable *>(QStringLiteral("findingTable"));
@@ -204,7 +228,8 @@ private Q_SLOTS:
         table->exportCsv(csv);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QCOMPARE(finished.first().at(0).toLongLong(), total);
-        QCOMPARE(page.findings()->rowCount(), console::kFindingRows); // nothing more was loaded for it
+        QCOMPARE(page.findings()->rowCount(),
+                 console::kFindingRows); // nothing more was loaded for it
         QFile written(csv);
         QVERIFY(written.open(QIODevice::ReadOnly));
         const QByteArray text = written.readAll();
@@ -228,9 +253,13 @@ private Q_SLOTS:
         page.importStatementFile(path, StatementFormat::Auto);
         QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 30000);
         QVERIFY(!imported[0][0].toBool());
-        QVERIFY2(imported[0][1].toString().contains(QStringLiteral("Not imported")), qPrintable(imported[0][1].toString()));
+        QVERIFY2(imported[0][1].toString().contains(QStringLiteral("Not imported")),
+                 qPrintable(imported[0][1].toString()));
         db::Connection admin(scratch.dsn(), QStringLiteral("check"));
-        QCOMPARE(db::scalar(admin.database(), QStringLiteral("SELECT COUNT(*) FROM platform_statement")).toInt(), 0);
+        QCOMPARE(
+            db::scalar(admin.database(), QStringLiteral("SELECT COUNT(*) FROM platform_statement"))
+                .toInt(),
+            0);
     }
 };
 

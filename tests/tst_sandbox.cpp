@@ -22,7 +22,8 @@ namespace {
 
 test::CliRun sandbox(const QString &action, const QString &dir, const QStringList &extra = {})
 {
-    return test::runCli(QStringList{QStringLiteral("sandbox"), action, QStringLiteral("--dir"), dir} + extra);
+    return test::runCli(
+        QStringList{QStringLiteral("sandbox"), action, QStringLiteral("--dir"), dir} + extra);
 }
 
 QString lastLine(const QString &text)
@@ -33,7 +34,9 @@ QString lastLine(const QString &text)
 // The permission bits, as ls shows them.
 int mode(const QString &path)
 {
-    struct stat info {};
+    struct stat info
+    {
+    };
     return ::stat(QFile::encodeName(path).constData(), &info) == 0 ? int(info.st_mode & 07777) : -1;
 }
 
@@ -42,11 +45,17 @@ int mode(const QString &path)
 int clientAs(const QString &osUser, const QString &socket, const QString &account, QString *output)
 {
     const QString client = QStandardPaths::findExecutable(QStringLiteral("mariadb"));
-    QStringList command{client, QStringLiteral("--no-defaults"), QStringLiteral("--socket=") + socket,
-                        QStringLiteral("--user=") + account, QStringLiteral("-e"), QStringLiteral("SELECT 1")};
+    QStringList command{client,
+                        QStringLiteral("--no-defaults"),
+                        QStringLiteral("--socket=") + socket,
+                        QStringLiteral("--user=") + account,
+                        QStringLiteral("-e"),
+                        QStringLiteral("SELECT 1")};
     if (!osUser.isEmpty())
-        command = QStringList{QStringLiteral("--reuid=") + osUser, QStringLiteral("--regid=nogroup"),
-                              QStringLiteral("--clear-groups"), QStringLiteral("--")} + command;
+        command =
+            QStringList{QStringLiteral("--reuid=") + osUser, QStringLiteral("--regid=nogroup"),
+                        QStringLiteral("--clear-groups"), QStringLiteral("--")} +
+            command;
     QProcess process;
     process.setProcessChannelMode(QProcess::MergedChannels);
     process.start(osUser.isEmpty() ? command.takeFirst() : QStringLiteral("setpriv"), command);
@@ -75,10 +84,7 @@ private Q_SLOTS:
         QVERIFY(m_dir->isValid());
     }
 
-    void cleanupTestCase()
-    {
-        LocalServer(m_dir->path()).stop();
-    }
+    void cleanupTestCase() { LocalServer(m_dir->path()).stop(); }
 
     void startSeedsAndPrintsTheDsn()
     {
@@ -144,14 +150,21 @@ private Q_SLOTS:
             QSKIP("not root: cannot run a connection attempt as another OS user (nobody)");
         QString output;
         QCOMPARE(clientAs(QString(), m_dsn.socket, m_dsn.user, &output), 0); // the owner gets in
-        QVERIFY2(clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("root"), &output) != 0, qPrintable(output));
+        QVERIFY2(
+            clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("root"), &output) != 0,
+            qPrintable(output));
         QVERIFY2(output.contains(QStringLiteral("Can't connect")), qPrintable(output));
-        QVERIFY2(clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("nobody"), &output) != 0, qPrintable(output));
+        QVERIFY2(clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("nobody"),
+                          &output) != 0,
+                 qPrintable(output));
 
         // Even with the directory opened up, the socket admits no one but its owner as root.
-        QVERIFY(QFile::setPermissions(m_dir->path(), QFile::permissions(m_dir->path()) | QFile::ExeOther));
-        const int asNobody = clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("root"), &output);
-        QVERIFY(QFile::setPermissions(m_dir->path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        QVERIFY(QFile::setPermissions(m_dir->path(),
+                                      QFile::permissions(m_dir->path()) | QFile::ExeOther));
+        const int asNobody =
+            clientAs(QStringLiteral("nobody"), m_dsn.socket, QStringLiteral("root"), &output);
+        QVERIFY(QFile::setPermissions(m_dir->path(),
+                                      QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
         QVERIFY2(asNobody != 0, qPrintable(output));
         QVERIFY2(output.contains(QStringLiteral("Access denied")), qPrintable(output));
     }
@@ -161,23 +174,29 @@ private Q_SLOTS:
         qint64 orders = 0;
         {
             db::Connection connection(m_dsn, QStringLiteral("t"));
-            orders = db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM orders")).toLongLong();
+            orders =
+                db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM orders"))
+                    .toLongLong();
         }
         const qint64 pid = LocalServer(m_dir->path()).status().pid;
         QVERIFY(pid > 0);
         QCOMPARE(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
-        QTRY_VERIFY_WITH_TIMEOUT(LocalServer(m_dir->path()).status().state != LocalServer::State::Running, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            LocalServer(m_dir->path()).status().state != LocalServer::State::Running, 10000);
         QVERIFY(QFile::exists(m_dir->path() + QStringLiteral("/mysqld.pid")));
 
         const test::CliRun stale = sandbox(QStringLiteral("status"), m_dir->path());
         QCOMPARE(stale.exitCode, 1);
-        QVERIFY2(stale.out.contains(QStringLiteral("pid %1 is not running").arg(pid)), qPrintable(stale.out));
+        QVERIFY2(stale.out.contains(QStringLiteral("pid %1 is not running").arg(pid)),
+                 qPrintable(stale.out));
 
         const test::CliRun restart = sandbox(QStringLiteral("start"), m_dir->path());
         QVERIFY2(restart.exitCode == 0, qPrintable(restart.err + restart.out));
         QVERIFY2(restart.out.contains(QStringLiteral("recovering")), qPrintable(restart.out));
         db::Connection connection(m_dsn, QStringLiteral("t"));
-        QCOMPARE(db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM orders")).toLongLong(), orders);
+        QCOMPARE(db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM orders"))
+                     .toLongLong(),
+                 orders);
     }
 
     // root over TCP needs the generated password, printed like the DSN and kept 0600.
@@ -206,7 +225,8 @@ private Q_SLOTS:
 
         {
             db::Connection withPassword(*tcp, QStringLiteral("t"));
-            QCOMPARE(db::scalar(withPassword.database(), QStringLiteral("SELECT CURRENT_USER()")).toString(),
+            QCOMPARE(db::scalar(withPassword.database(), QStringLiteral("SELECT CURRENT_USER()"))
+                         .toString(),
                      QStringLiteral("root@127.0.0.1"));
         }
         for (const QString &wrong : {QString(), QStringLiteral("wrong")}) {
@@ -214,7 +234,8 @@ private Q_SLOTS:
             without.password = wrong;
             try {
                 db::Connection refused(without, QStringLiteral("t"));
-                QFAIL(qPrintable(QStringLiteral("root over TCP got in with the password '%1'").arg(wrong)));
+                QFAIL(qPrintable(
+                    QStringLiteral("root over TCP got in with the password '%1'").arg(wrong)));
             } catch (const db::Error &) {
             }
         }
@@ -247,20 +268,26 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(older.path() + QStringLiteral("/tmp")));
         QProcess install;
         install.setProcessChannelMode(QProcess::MergedChannels);
-        QStringList args{QStringLiteral("--no-defaults"), QStringLiteral("--datadir=") + older.path() + QStringLiteral("/data"),
+        QStringList args{QStringLiteral("--no-defaults"),
+                         QStringLiteral("--datadir=") + older.path() + QStringLiteral("/data"),
                          QStringLiteral("--tmpdir=") + older.path() + QStringLiteral("/tmp"),
-                         QStringLiteral("--auth-root-authentication-method=normal"), QStringLiteral("--skip-test-db")};
+                         QStringLiteral("--auth-root-authentication-method=normal"),
+                         QStringLiteral("--skip-test-db")};
         if (::geteuid() == 0)
             args << QStringLiteral("--user=root");
-        install.start(QStandardPaths::findExecutable(QStringLiteral("mariadb-install-db"),
-                                                     {QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin")}), args);
+        install.start(QStandardPaths::findExecutable(
+                          QStringLiteral("mariadb-install-db"),
+                          {QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin")}),
+                      args);
         QVERIFY(install.waitForFinished(180000));
         QVERIFY2(install.exitCode() == 0, install.readAll().constData());
-        QVERIFY(QFile::setPermissions(older.path(), QFile::permissions(older.path()) | QFile::ReadOther | QFile::ExeOther));
+        QVERIFY(QFile::setPermissions(older.path(), QFile::permissions(older.path()) |
+                                                        QFile::ReadOther | QFile::ExeOther));
 
         const int port = freePort();
-        const test::CliRun start = sandbox(QStringLiteral("start"), older.path(),
-                                           {QStringLiteral("--port"), QString::number(port), QStringLiteral("--no-seed")});
+        const test::CliRun start =
+            sandbox(QStringLiteral("start"), older.path(),
+                    {QStringLiteral("--port"), QString::number(port), QStringLiteral("--no-seed")});
         QVERIFY2(start.exitCode == 0, qPrintable(start.err + start.out));
         QCOMPARE(mode(older.path()), 0700);
         LocalServer server(older.path());
@@ -268,15 +295,22 @@ private Q_SLOTS:
         QVERIFY(!tcp.password.isEmpty());
         {
             db::Connection admin(server.rootDsn(QString()), QStringLiteral("t"));
-            QCOMPARE(db::scalar(admin.database(), QStringLiteral(
-                         "SELECT GROUP_CONCAT(host ORDER BY host) FROM mysql.user WHERE user = 'root'")).toString(),
+            QCOMPARE(db::scalar(admin.database(),
+                                QStringLiteral("SELECT GROUP_CONCAT(host ORDER BY host) FROM "
+                                               "mysql.user WHERE user = 'root'"))
+                         .toString(),
                      QStringLiteral("127.0.0.1,localhost"));
             // mariadb.sys, locked, only owns the system views.
-            QCOMPARE(db::scalar(admin.database(), QStringLiteral(
-                         "SELECT GROUP_CONCAT(user, '@', host) FROM mysql.user WHERE is_role = 'N' "
-                         "AND plugin IN ('', 'mysql_native_password') AND authentication_string = '' "
-                         "AND user <> 'mariadb.sys'")).toString(),
-                     QString());
+            QCOMPARE(
+                db::scalar(
+                    admin.database(),
+                    QStringLiteral(
+                        "SELECT GROUP_CONCAT(user, '@', host) FROM mysql.user WHERE is_role = 'N' "
+                        "AND plugin IN ('', 'mysql_native_password') AND authentication_string = "
+                        "'' "
+                        "AND user <> 'mariadb.sys'"))
+                    .toString(),
+                QString());
         }
         tcp.password.clear();
         try {

@@ -28,13 +28,12 @@ private Q_SLOTS:
 
     void aFullCommandLine()
     {
-        const ServiceCommandLine command = parse({QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0"),
-                                                  QStringLiteral("--handler"), QStringLiteral("unsafe-demo"),
-                                                  QStringLiteral("--instance"), QStringLiteral("edge-1"),
-                                                  QStringLiteral("--threads"), QStringLiteral("3"),
-                                                  QStringLiteral("--max-body-bytes"), QStringLiteral("2048"),
-                                                  QStringLiteral("--take-over"), QStringLiteral("--log-level"),
-                                                  QStringLiteral("debug")});
+        const ServiceCommandLine command = parse(
+            {QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0"), QStringLiteral("--handler"),
+             QStringLiteral("unsafe-demo"), QStringLiteral("--instance"), QStringLiteral("edge-1"),
+             QStringLiteral("--threads"), QStringLiteral("3"), QStringLiteral("--max-body-bytes"),
+             QStringLiteral("2048"), QStringLiteral("--take-over"), QStringLiteral("--log-level"),
+             QStringLiteral("debug")});
         QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
         QCOMPARE(command.action, ServiceCommandLine::Action::Run);
         const ServiceOptions &o = command.options;
@@ -61,23 +60,28 @@ private Q_SLOTS:
 
     void ipv6ListenAddressesGoInBrackets()
     {
-        for (const auto &[listen, host] : {std::pair{"[::1]:0", "::1"}, std::pair{"[::]:8443", "::"},
-                                           std::pair{"[fe80::1%lo]:80", "fe80::1%lo"}}) {
-            const ServiceCommandLine command = parse({QStringLiteral("--listen"), QString::fromLatin1(listen)});
+        for (const auto &[listen, host] :
+             {std::pair{"[::1]:0", "::1"}, std::pair{"[::]:8443", "::"},
+              std::pair{"[fe80::1%lo]:80", "fe80::1%lo"}}) {
+            const ServiceCommandLine command =
+                parse({QStringLiteral("--listen"), QString::fromLatin1(listen)});
             QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
             QCOMPARE(command.options.host, QString::fromLatin1(host));
             // Written back (the instance's listen address, the log) as it was given.
-            const QString written = ServiceOptions::hostAndPort(command.options.host, command.options.port);
+            const QString written =
+                ServiceOptions::hostAndPort(command.options.host, command.options.port);
             QCOMPARE(written, QString::fromLatin1(listen));
         }
-        QCOMPARE(ServiceOptions::hostAndPort(QStringLiteral("127.0.0.1"), 8080), QStringLiteral("127.0.0.1:8080"));
+        QCOMPARE(ServiceOptions::hostAndPort(QStringLiteral("127.0.0.1"), 8080),
+                 QStringLiteral("127.0.0.1:8080"));
     }
 
     void badListen_data()
     {
         QTest::addColumn<QString>("listen");
-        for (const char *listen : {"localhost", ":8080", "host:", "host:http", "host:65536", "host:-1", "::1:8080",
-                                   "[::1]", "[]:8080", "[::1:8080", "::1]:8080", "[[::1]]:8080"})
+        for (const char *listen :
+             {"localhost", ":8080", "host:", "host:http", "host:65536", "host:-1", "::1:8080",
+              "[::1]", "[]:8080", "[::1:8080", "::1]:8080", "[[::1]]:8080"})
             QTest::newRow(listen) << QString::fromLatin1(listen);
     }
     void badListen()
@@ -91,10 +95,15 @@ private Q_SLOTS:
     {
         QCOMPARE(parse({}, QString()).error, QStringLiteral("--secret-file is required"));
         const QString missing = m_dir.filePath(QStringLiteral("absent"));
-        QVERIFY(parse({}, missing).error.startsWith(QStringLiteral("cannot read the secret file %1: ").arg(missing)));
-        QCOMPARE(parse({}, m_short).error, QStringLiteral("the secret in %1 is shorter than 16 bytes").arg(m_short));
+        QVERIFY(
+            parse({}, missing)
+                .error.startsWith(QStringLiteral("cannot read the secret file %1: ").arg(missing)));
+        QCOMPARE(parse({}, m_short).error,
+                 QStringLiteral("the secret in %1 is shorter than 16 bytes").arg(m_short));
         const QString huge = writeFile(QStringLiteral("huge"), QByteArray(64 * 1024 + 1, 'x'));
-        QCOMPARE(parse({}, huge).error, QStringLiteral("the secret file %1 is larger than 64 KiB: is it the right file?").arg(huge));
+        QCOMPARE(parse({}, huge).error,
+                 QStringLiteral("the secret file %1 is larger than 64 KiB: is it the right file?")
+                     .arg(huge));
     }
 
     // Whoever reads the secret can sign a callback that pays: a file other users may read or
@@ -116,17 +125,20 @@ private Q_SLOTS:
     {
         QFETCH(int, mode);
         QFETCH(bool, refused);
-        const QString path = writeFile(QStringLiteral("secret-%1").arg(mode, 4, 8, QLatin1Char('0')),
-                                       "0123456789abcdef-long-enough\n");
+        const QString path =
+            writeFile(QStringLiteral("secret-%1").arg(mode, 4, 8, QLatin1Char('0')),
+                      "0123456789abcdef-long-enough\n");
         QCOMPARE(::chmod(QFile::encodeName(path).constData(), mode_t(mode)), 0);
         const ServiceCommandLine command = parse({}, path);
         if (!refused) {
             QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
             return;
         }
-        QCOMPARE(command.error, QStringLiteral("the secret file %1 is open to other users (mode %2): make it readable "
-                                               "by its owner only (chmod 600 %1)")
-                                    .arg(path, QString::number(mode, 8).rightJustified(4, QLatin1Char('0'))));
+        QCOMPARE(
+            command.error,
+            QStringLiteral("the secret file %1 is open to other users (mode %2): make it readable "
+                           "by its owner only (chmod 600 %1)")
+                .arg(path, QString::number(mode, 8).rightJustified(4, QLatin1Char('0'))));
     }
 
     void badHandlerAndInstance()
@@ -135,7 +147,8 @@ private Q_SLOTS:
                  QStringLiteral("--handler must be safe or unsafe-demo"));
         QCOMPARE(parse({QStringLiteral("--instance"), QString(65, QLatin1Char('x'))}).error,
                  QStringLiteral("--instance is longer than 64 characters"));
-        QVERIFY(parse({QStringLiteral("--instance"), QString(64, QLatin1Char('x'))}).error.isEmpty());
+        QVERIFY(
+            parse({QStringLiteral("--instance"), QString(64, QLatin1Char('x'))}).error.isEmpty());
     }
 
     void integersOutOfRange_data()
@@ -145,17 +158,24 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         const QString threads = QStringLiteral("--threads must be 1-256");
         QTest::newRow("threads 0") << QStringLiteral("threads") << QStringLiteral("0") << threads;
-        QTest::newRow("threads 257") << QStringLiteral("threads") << QStringLiteral("257") << threads;
+        QTest::newRow("threads 257")
+            << QStringLiteral("threads") << QStringLiteral("257") << threads;
         QTest::newRow("lock-timeout") << QStringLiteral("lock-timeout") << QStringLiteral("601")
                                       << QStringLiteral("--lock-timeout must be 0-600 seconds");
-        QTest::newRow("commit-delay-ms") << QStringLiteral("commit-delay-ms") << QStringLiteral("-1")
-                                         << QStringLiteral("--commit-delay-ms must be 0-60000");
+        QTest::newRow("commit-delay-ms")
+            << QStringLiteral("commit-delay-ms") << QStringLiteral("-1")
+            << QStringLiteral("--commit-delay-ms must be 0-60000");
         // Every limit flag, just below its minimum, just above its maximum, and not a number.
         for (const HttpLimitOption &limit : httpLimitOptions()) {
             const QString flag = QString::fromLatin1(limit.name);
-            const QString error = QStringLiteral("--%1 must be %2-%3").arg(flag).arg(limit.minimum).arg(limit.maximum);
-            QTest::addRow("%s below", limit.name) << flag << QString::number(qint64(limit.minimum) - 1) << error;
-            QTest::addRow("%s above", limit.name) << flag << QString::number(qint64(limit.maximum) + 1) << error;
+            const QString error = QStringLiteral("--%1 must be %2-%3")
+                                      .arg(flag)
+                                      .arg(limit.minimum)
+                                      .arg(limit.maximum);
+            QTest::addRow("%s below", limit.name)
+                << flag << QString::number(qint64(limit.minimum) - 1) << error;
+            QTest::addRow("%s above", limit.name)
+                << flag << QString::number(qint64(limit.maximum) + 1) << error;
             QTest::addRow("%s text", limit.name) << flag << QStringLiteral("many") << error;
         }
     }
@@ -171,8 +191,9 @@ private Q_SLOTS:
     {
         for (const HttpLimitOption &limit : httpLimitOptions()) {
             for (const int value : {limit.minimum, limit.maximum}) {
-                const ServiceCommandLine command = parse({QStringLiteral("--%1").arg(QLatin1String(limit.name)),
-                                                          QString::number(value)});
+                const ServiceCommandLine command =
+                    parse({QStringLiteral("--%1").arg(QLatin1String(limit.name)),
+                           QString::number(value)});
                 QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
                 QCOMPARE(command.options.limits.*limit.field, value);
             }
@@ -184,7 +205,8 @@ private Q_SLOTS:
         // The process's own environment is not consulted: only what is passed.
         qputenv("PAYOPS_DB_PASSWORD", "from-the-process");
         QProcessEnvironment environment;
-        environment.insert(QStringLiteral("PAYOPS_DB"), QStringLiteral("mysql://env@envhost/envdb"));
+        environment.insert(QStringLiteral("PAYOPS_DB"),
+                           QStringLiteral("mysql://env@envhost/envdb"));
         environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), QStringLiteral("from-env"));
         const ServiceCommandLine fromEnvironment = parse({}, m_secret, environment, false);
         QVERIFY2(fromEnvironment.error.isEmpty(), qPrintable(fromEnvironment.error));
@@ -193,8 +215,9 @@ private Q_SLOTS:
         QCOMPARE(fromEnvironment.options.dsn.database, QStringLiteral("envdb"));
         QCOMPARE(fromEnvironment.options.dsn.password, QStringLiteral("from-env"));
         // --db wins over PAYOPS_DB; a password in the DSN wins over PAYOPS_DB_PASSWORD.
-        const ServiceCommandLine given = parse({QStringLiteral("--db"), QStringLiteral("mysql://ops:inline@db/payops")},
-                                               m_secret, environment, false);
+        const ServiceCommandLine given =
+            parse({QStringLiteral("--db"), QStringLiteral("mysql://ops:inline@db/payops")},
+                  m_secret, environment, false);
         QCOMPARE(given.options.dsn.host, QStringLiteral("db"));
         QCOMPARE(given.options.dsn.password, QStringLiteral("inline"));
         const ServiceCommandLine noPassword = parse({}, m_secret, QProcessEnvironment(), true);
@@ -206,19 +229,24 @@ private Q_SLOTS:
     // start, pointing to PAYOPS_DB_PASSWORD; the environment's is not.
     void aPasswordInDbIsWarnedOf()
     {
-        const ServiceCommandLine inline_ = parse({QStringLiteral("--db"), QStringLiteral("mysql://ops:Zq9pw@db/payops")},
-                                                 m_secret, QProcessEnvironment(), false);
+        const ServiceCommandLine inline_ =
+            parse({QStringLiteral("--db"), QStringLiteral("mysql://ops:Zq9pw@db/payops")}, m_secret,
+                  QProcessEnvironment(), false);
         QVERIFY2(inline_.error.isEmpty(), qPrintable(inline_.error));
-        QVERIFY2(inline_.warning.contains(QStringLiteral("PAYOPS_DB_PASSWORD")), qPrintable(inline_.warning));
-        QVERIFY2(!inline_.warning.contains(QStringLiteral("Zq9pw")), "the password must never be printed");
+        QVERIFY2(inline_.warning.contains(QStringLiteral("PAYOPS_DB_PASSWORD")),
+                 qPrintable(inline_.warning));
+        QVERIFY2(!inline_.warning.contains(QStringLiteral("Zq9pw")),
+                 "the password must never be printed");
 
         QProcessEnvironment environment;
         environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), QStringLiteral("Zq9pw"));
-        const ServiceCommandLine fromVariable = parse({QStringLiteral("--db"), QStringLiteral("mysql://ops@db/payops")},
-                                                      m_secret, environment, false);
+        const ServiceCommandLine fromVariable =
+            parse({QStringLiteral("--db"), QStringLiteral("mysql://ops@db/payops")}, m_secret,
+                  environment, false);
         QCOMPARE(fromVariable.options.dsn.password, QStringLiteral("Zq9pw"));
         QCOMPARE(fromVariable.warning, QString());
-        environment.insert(QStringLiteral("PAYOPS_DB"), QStringLiteral("mysql://ops:Zq9pw@db/payops"));
+        environment.insert(QStringLiteral("PAYOPS_DB"),
+                           QStringLiteral("mysql://ops:Zq9pw@db/payops"));
         QCOMPARE(parse({}, m_secret, environment, false).warning, QString());
     }
 
@@ -226,8 +254,10 @@ private Q_SLOTS:
     {
         QCOMPARE(parse({}, m_secret, QProcessEnvironment(), false).error,
                  QStringLiteral("no database given: pass --db DSN or set PAYOPS_DB"));
-        const QString bad = parse({QStringLiteral("--db"), QStringLiteral("postgres://ops:Zq9pw@db/payops")},
-                                  m_secret, QProcessEnvironment(), false).error;
+        const QString bad =
+            parse({QStringLiteral("--db"), QStringLiteral("postgres://ops:Zq9pw@db/payops")},
+                  m_secret, QProcessEnvironment(), false)
+                .error;
         QVERIFY2(bad.startsWith(QStringLiteral("invalid DSN: ")), qPrintable(bad));
         QVERIFY2(!bad.contains(QStringLiteral("Zq9pw")), "the password must never be printed");
     }
@@ -249,15 +279,17 @@ private:
     {
         const QString path = m_dir.filePath(name);
         QFile file(path);
-        if (!file.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner)
-            || file.write(content) != content.size())
+        if (!file.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
+            file.write(content) != content.size())
             qFatal("cannot write %s", qPrintable(path));
         return path;
     }
 
     // The command line with a DSN and the long secret unless told otherwise.
-    ServiceCommandLine parse(const QStringList &arguments, const QString &secretFile = QStringLiteral("<default>"),
-                             const QProcessEnvironment &environment = QProcessEnvironment(), bool withDb = true) const
+    ServiceCommandLine parse(const QStringList &arguments,
+                             const QString &secretFile = QStringLiteral("<default>"),
+                             const QProcessEnvironment &environment = QProcessEnvironment(),
+                             bool withDb = true) const
     {
         QStringList all{QStringLiteral("payops-callbackd")};
         if (withDb)

@@ -30,7 +30,8 @@ std::unique_ptr<test::ScratchDatabase> callbackDatabase(bool sandbox)
     test::prepareCallbackDatabase(scratch->dsn(), QStringLiteral("legacy"), 0);
     if (!sandbox) {
         db::Connection connection(scratch->dsn(), QStringLiteral("unmark"));
-        db::execDirect(connection.database(), QStringLiteral("DELETE FROM payops_meta WHERE name = 'sandbox'"));
+        db::execDirect(connection.database(),
+                       QStringLiteral("DELETE FROM payops_meta WHERE name = 'sandbox'"));
     }
     return scratch;
 }
@@ -58,9 +59,12 @@ private Q_SLOTS:
         QTRY_VERIFY(page->isSandbox().has_value());
         QVERIFY(!*page->isSandbox());
         QVERIFY(!page->findChild<QWidget *>(QStringLiteral("simulationControls"))->isEnabled());
-        for (const char *name : {"startUnsafeButton", "startSafeButton", "stormStartButton", "restartSafeButton"})
+        for (const char *name :
+             {"startUnsafeButton", "startSafeButton", "stormStartButton", "restartSafeButton"})
             QVERIFY2(!page->findChild<QPushButton *>(QLatin1String(name))->isEnabled(), name);
-        QVERIFY(page->findChild<QLabel *>(QStringLiteral("sandboxOnlyNote"))->text().contains(QLatin1String("sandbox-only")));
+        QVERIFY(page->findChild<QLabel *>(QStringLiteral("sandboxOnlyNote"))
+                    ->text()
+                    .contains(QLatin1String("sandbox-only")));
     }
 
     void drivesInstancesOnTheSandboxAndTheChartFollows()
@@ -89,21 +93,26 @@ private Q_SLOTS:
         page->findChild<QSpinBox *>(QStringLiteral("stormOrders"))->setValue(10);
         page->findChild<QDoubleSpinBox *>(QStringLiteral("stormRate"))->setValue(0);
         stormStart->click();
-        QTRY_VERIFY_WITH_TIMEOUT(page->findChild<QLabel *>(QStringLiteral("stormCounts"))->text().contains(QLatin1String("2xx 20")),
+        QTRY_VERIFY_WITH_TIMEOUT(page->findChild<QLabel *>(QStringLiteral("stormCounts"))
+                                     ->text()
+                                     .contains(QLatin1String("2xx 20")),
                                  60000);
         QTRY_VERIFY(stormStart->isEnabled());
 
         auto *overview = static_cast<OverviewPage *>(window.page(Page::OverviewId));
         QSignalSpy shown(overview, &OverviewPage::trafficShown);
         qreal plotted = 0;
-        QTRY_VERIFY_WITH_TIMEOUT([&] {
-            overview->refreshTraffic();
-            auto *rate = qobject_cast<QLineSeries *>(overview->trafficChart()->chart()->series().value(0));
-            plotted = 0;
-            for (const QPointF &point : rate->points())
-                plotted += point.y();
-            return plotted == 20;
-        }(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                overview->refreshTraffic();
+                auto *rate = qobject_cast<QLineSeries *>(
+                    overview->trafficChart()->chart()->series().value(0));
+                plotted = 0;
+                for (const QPointF &point : rate->points())
+                    plotted += point.y();
+                return plotted == 20;
+            }(),
+            10000);
         QVERIFY(!shown.isEmpty());
 
         window.localInstances()->stopAll();

@@ -117,8 +117,8 @@ protected:
     {
         while (m_pending.size() < maxSize && m_made < m_lines) {
             ++m_made;
-            QByteArray line = "P" + QByteArray::number(m_made).rightJustified(12, '0') + ","
-                              + QByteArray::number(m_made) + ",100,SUCCESS,2026-12-01T00:00:00Z";
+            QByteArray line = "P" + QByteArray::number(m_made).rightJustified(12, '0') + "," +
+                              QByteArray::number(m_made) + ",100,SUCCESS,2026-12-01T00:00:00Z";
             m_pending += line.leftJustified(kLineBytes - 1, ' ') + '\n';
         }
         if (m_pending.isEmpty())
@@ -182,16 +182,21 @@ private Q_SLOTS:
         QCOMPARE(result.header.channel, QStringLiteral("wechat"));
         QVERIFY(!result.header.periodStart.isValid());
         QCOMPARE(result.lines.size(), 4);
-        compareLine(result.lines[0], 2, "4200002026120100000001", 1001, 9900, "SUCCESS", "2026-12-01T02:00:00Z");
+        compareLine(result.lines[0], 2, "4200002026120100000001", 1001, 9900, "SUCCESS",
+                    "2026-12-01T02:00:00Z");
         // Before 08:00 in Beijing is the day before in UTC.
-        compareLine(result.lines[1], 3, "4200002026120100000002", 1002, 1, "SUCCESS", "2026-11-30T21:30:00Z");
+        compareLine(result.lines[1], 3, "4200002026120100000002", 1002, 1, "SUCCESS",
+                    "2026-11-30T21:30:00Z");
         // 订单金额 (what the customer's order was) rather than 应结订单金额; a merchant order
         // number that is none of our ids matches no order.
-        compareLine(result.lines[2], 5, "4200002026120100000004", 0, 9999, "SUCCESS", "2026-12-01T04:00:00Z");
-        compareLine(result.lines[3], 6, "4200002026120100000001", 1001, -9900, "REFUND", "2026-12-01T05:00:00Z");
+        compareLine(result.lines[2], 5, "4200002026120100000004", 0, 9999, "SUCCESS",
+                    "2026-12-01T04:00:00Z");
+        compareLine(result.lines[3], 6, "4200002026120100000001", 1001, -9900, "REFUND",
+                    "2026-12-01T05:00:00Z");
         QCOMPARE(result.errors.size(), 1);
         QCOMPARE(result.errors[0].lineNo, 4);
-        QVERIFY2(result.errors[0].message.contains(QStringLiteral("订单金额")), qPrintable(result.errors[0].message));
+        QVERIFY2(result.errors[0].message.contains(QStringLiteral("订单金额")),
+                 qPrintable(result.errors[0].message));
         QVERIFY(result.errors[0].message.contains(QStringLiteral("12.3x")));
         QCOMPARE(result.linesRead, 8);
     }
@@ -202,17 +207,21 @@ private Q_SLOTS:
         QVERIFY(!result.header.detected);
         QCOMPARE(result.header.format, StatementFormat::WeChat);
         QCOMPARE(result.lines.size(), 2);
-        compareLine(result.lines[0], 2, "4200002026120200000001", 2001, 1000, "SUCCESS", "2026-12-02T01:00:00Z");
-        compareLine(result.lines[1], 5, "4200002026120200000004", 2004, 4000, "REVOKED", "2026-12-02T02:00:00Z");
+        compareLine(result.lines[0], 2, "4200002026120200000001", 2001, 1000, "SUCCESS",
+                    "2026-12-02T01:00:00Z");
+        compareLine(result.lines[1], 5, "4200002026120200000004", 2004, 4000, "REVOKED",
+                    "2026-12-02T02:00:00Z");
         QCOMPARE(result.errors.size(), 3);
         QCOMPARE(result.errors[0].lineNo, 3);
-        QVERIFY2(result.errors[0].message.contains(QStringLiteral("26 fields")), qPrintable(result.errors[0].message));
+        QVERIFY2(result.errors[0].message.contains(QStringLiteral("26 fields")),
+                 qPrintable(result.errors[0].message));
         QCOMPARE(result.errors[1].lineNo, 4);
         QVERIFY2(result.errors[1].message.contains(QStringLiteral("2026-12-02 24:10:00")),
                  qPrintable(result.errors[1].message));
         // The totals row says 5, the table has 4 rows (two of them malformed).
         QCOMPARE(result.errors[2].lineNo, 7);
-        QVERIFY2(result.errors[2].message.contains(QStringLiteral("5 transactions")), qPrintable(result.errors[2].message));
+        QVERIFY2(result.errors[2].message.contains(QStringLiteral("5 transactions")),
+                 qPrintable(result.errors[2].message));
         QVERIFY(result.errors[2].message.contains(QStringLiteral("lists 4")));
     }
 
@@ -249,12 +258,16 @@ private Q_SLOTS:
         QCOMPARE(result.header.periodEnd, utc("2026-12-01T16:00:00Z"));
         QCOMPARE(result.lines.size(), 3);
         // Tabs padding the fields are gone; 完成时间 is the time, 创建时间 when it is empty.
-        compareLine(result.lines[0], 6, "2026120122001400000000000001", 3001, 9900, "SUCCESS", "2026-12-01T02:00:00Z");
-        compareLine(result.lines[1], 7, "2026120122001400000000000002", 3002, 2550, "SUCCESS", "2026-11-30T16:10:00Z");
-        compareLine(result.lines[2], 9, "2026120122001400000000000001", 3001, -9900, "REFUND", "2026-12-01T04:00:05Z");
+        compareLine(result.lines[0], 6, "2026120122001400000000000001", 3001, 9900, "SUCCESS",
+                    "2026-12-01T02:00:00Z");
+        compareLine(result.lines[1], 7, "2026120122001400000000000002", 3002, 2550, "SUCCESS",
+                    "2026-11-30T16:10:00Z");
+        compareLine(result.lines[2], 9, "2026120122001400000000000001", 3001, -9900, "REFUND",
+                    "2026-12-01T04:00:05Z");
         QCOMPARE(result.errors.size(), 1);
         QCOMPARE(result.errors[0].lineNo, 8);
-        QVERIFY2(result.errors[0].message.contains(QStringLiteral("订单金额（元）")), qPrintable(result.errors[0].message));
+        QVERIFY2(result.errors[0].message.contains(QStringLiteral("订单金额（元）")),
+                 qPrintable(result.errors[0].message));
         QCOMPARE(result.linesRead, 13);
     }
 
@@ -279,7 +292,8 @@ private Q_SLOTS:
         QCOMPARE(result.lines.size(), 3);
         QCOMPARE(result.errors.size(), 2);
         QCOMPARE(result.errors[1].lineNo, 12);
-        QVERIFY2(result.errors[1].message.contains(QStringLiteral("2 lines of 退款")), qPrintable(result.errors[1].message));
+        QVERIFY2(result.errors[1].message.contains(QStringLiteral("2 lines of 退款")),
+                 qPrintable(result.errors[1].message));
     }
 
     void alipayTruncated()
@@ -296,9 +310,12 @@ private Q_SLOTS:
         QVERIFY(result.header.detected);
         QCOMPARE(result.header.channel, QStringLiteral("wechat"));
         QCOMPARE(result.lines.size(), 3);
-        compareLine(result.lines[0], 2, "4200009000000001", 5001, 9900, "SUCCESS", "2026-12-01T02:00:00Z");
-        compareLine(result.lines[1], 4, "4200009000000003", 5003, 1230, "SUCCESS", "2026-12-01T03:00:00.250Z");
-        compareLine(result.lines[2], 6, "4200009000000005", 0, -500, "REFUND", "2026-12-01T05:00:00Z");
+        compareLine(result.lines[0], 2, "4200009000000001", 5001, 9900, "SUCCESS",
+                    "2026-12-01T02:00:00Z");
+        compareLine(result.lines[1], 4, "4200009000000003", 5003, 1230, "SUCCESS",
+                    "2026-12-01T03:00:00.250Z");
+        compareLine(result.lines[2], 6, "4200009000000005", 0, -500, "REFUND",
+                    "2026-12-01T05:00:00Z");
         QCOMPARE(result.errors.size(), 3);
         QCOMPARE(result.errors[0].lineNo, 3); // "1,000.00": no thousands separators
         QVERIFY(result.errors[0].message.contains(QStringLiteral("1,000.00")));
@@ -312,10 +329,13 @@ private Q_SLOTS:
         const ReadResult result = readFile("generic_fen_bom_crlf.csv", StatementFormat::Generic);
         QCOMPARE(result.header.channel, QString());
         QCOMPARE(result.lines.size(), 3);
-        compareLine(result.lines[0], 2, "ali,with,commas", 6001, 9900, "SUCCESS", "2026-12-03T08:00:00Z");
-        compareLine(result.lines[1], 3, "a \"quoted\" id", 6002, 100, "CLOSED", "2026-12-03T09:00:00Z");
+        compareLine(result.lines[0], 2, "ali,with,commas", 6001, 9900, "SUCCESS",
+                    "2026-12-03T08:00:00Z");
+        compareLine(result.lines[1], 3, "a \"quoted\" id", 6002, 100, "CLOSED",
+                    "2026-12-03T09:00:00Z");
         // A quoted field holding a line break: one record over two lines, known by its first.
-        compareLine(result.lines[2], 5, "line\nbreak", 6004, 250, "SUCCESS", "2026-12-03T11:00:00Z");
+        compareLine(result.lines[2], 5, "line\nbreak", 6004, 250, "SUCCESS",
+                    "2026-12-03T11:00:00Z");
         QCOMPARE(result.errors.size(), 1);
         QCOMPARE(result.errors[0].lineNo, 4);
         QVERIFY(result.errors[0].message.contains(QStringLiteral("amount_fen")));
@@ -326,26 +346,26 @@ private Q_SLOTS:
     {
         const QByteArray header = "pay_no,order_id,amount_fen,status,paid_at,channel\n";
         QBuffer buffer;
-        buffer.setData(header + ",1,100,SUCCESS,2026-12-01T00:00:00Z,wechat\n"
-                       + QByteArray(65, 'x') + ",2,100,SUCCESS,2026-12-01T00:00:00Z,wechat\n"
-                       + "p3,x3,100,SUCCESS,2026-12-01T00:00:00Z,wechat\n"
-                       + "p4,4,100,,2026-12-01T00:00:00Z,wechat\n"
-                       + "p5,5,100,SUCCESS,2026-12-01T00:00:00Z,alipay\n"
-                       + ",,,,,\n"
-                       + "p7,7,100,SUCCESS,,wechat\n");
+        buffer.setData(header + ",1,100,SUCCESS,2026-12-01T00:00:00Z,wechat\n" +
+                       QByteArray(65, 'x') + ",2,100,SUCCESS,2026-12-01T00:00:00Z,wechat\n" +
+                       "p3,x3,100,SUCCESS,2026-12-01T00:00:00Z,wechat\n" +
+                       "p4,4,100,,2026-12-01T00:00:00Z,wechat\n" +
+                       "p5,5,100,SUCCESS,2026-12-01T00:00:00Z,alipay\n" + ",,,,,\n" +
+                       "p7,7,100,SUCCESS,,wechat\n");
         QVERIFY(buffer.open(QIODevice::ReadOnly));
         const ReadResult result = readAll(buffer, StatementFormat::Auto);
         QCOMPARE(result.header.channel, QStringLiteral("wechat"));
         QCOMPARE(result.lines.size(), 1); // a line without a time is kept, its time unknown
         QCOMPARE(result.lines[0].payNo, QByteArray("p7"));
         QVERIFY(!result.lines[0].paidAt.isValid());
-        const QStringList expected{QStringLiteral("no transaction id"), QStringLiteral("longer than 64"),
-                                   QStringLiteral("order_id"), QStringLiteral("no status"),
-                                   QStringLiteral("one channel")};
+        const QStringList expected{QStringLiteral("no transaction id"),
+                                   QStringLiteral("longer than 64"), QStringLiteral("order_id"),
+                                   QStringLiteral("no status"), QStringLiteral("one channel")};
         QCOMPARE(result.errors.size(), expected.size());
         for (qsizetype i = 0; i < expected.size(); ++i) {
             QCOMPARE(result.errors[i].lineNo, i + 2);
-            QVERIFY2(result.errors[i].message.contains(expected[i]), qPrintable(result.errors[i].message));
+            QVERIFY2(result.errors[i].message.contains(expected[i]),
+                     qPrintable(result.errors[i].message));
         }
     }
 
@@ -362,36 +382,47 @@ private Q_SLOTS:
         };
         const int autoFormat = int(StatementFormat::Auto);
         QTest::newRow("empty") << file("empty.csv") << autoFormat << QStringLiteral("empty");
-        QTest::newRow("blank lines only") << file("blank_lines.csv") << autoFormat << QStringLiteral("empty");
-        QTest::newRow("binary further in") << file("binary.csv") << autoFormat << QStringLiteral("line 3 holds binary");
-        QTest::newRow("unknown header") << file("unknown.csv") << autoFormat << QStringLiteral("not a statement payops knows");
-        QTest::newRow("not UTF-8 further in") << file("not_utf8_generic.csv") << autoFormat
-                                              << QStringLiteral("line 2 is not UTF-8");
-        QTest::newRow("not UTF-8 from the start") << QByteArray("\xff\xfe\x41\x00\x42\x00") << autoFormat
-                                                  << QStringLiteral("binary");
-        QTest::newRow("zip") << QByteArray("PK\x03\x04\x14\x00", 6) << autoFormat << QStringLiteral("ZIP archive");
-        QTest::newRow("gzip") << QByteArray("\x1f\x8b\x08\x00", 4) << autoFormat << QStringLiteral("gzip");
+        QTest::newRow("blank lines only")
+            << file("blank_lines.csv") << autoFormat << QStringLiteral("empty");
+        QTest::newRow("binary further in")
+            << file("binary.csv") << autoFormat << QStringLiteral("line 3 holds binary");
+        QTest::newRow("unknown header")
+            << file("unknown.csv") << autoFormat << QStringLiteral("not a statement payops knows");
+        QTest::newRow("not UTF-8 further in")
+            << file("not_utf8_generic.csv") << autoFormat << QStringLiteral("line 2 is not UTF-8");
+        QTest::newRow("not UTF-8 from the start")
+            << QByteArray("\xff\xfe\x41\x00\x42\x00") << autoFormat << QStringLiteral("binary");
+        QTest::newRow("zip") << QByteArray("PK\x03\x04\x14\x00", 6) << autoFormat
+                             << QStringLiteral("ZIP archive");
+        QTest::newRow("gzip") << QByteArray("\x1f\x8b\x08\x00", 4) << autoFormat
+                              << QStringLiteral("gzip");
         QTest::newRow("alipay as wechat") << file("alipay_gbk.csv") << int(StatementFormat::WeChat)
                                           << QStringLiteral("not a WeChat bill");
-        QTest::newRow("wechat as generic") << file("wechat_nobom.csv") << int(StatementFormat::Generic)
-                                           << QStringLiteral("not a generic statement");
+        QTest::newRow("wechat as generic")
+            << file("wechat_nobom.csv") << int(StatementFormat::Generic)
+            << QStringLiteral("not a generic statement");
         QTest::newRow("generic as alipay") << file("generic.csv") << int(StatementFormat::Alipay)
                                            << QStringLiteral("not an Alipay business detail");
-        QTest::newRow("generic without paid_at") << QByteArray("pay_no,order_id,amount,status\n") << autoFormat
-                                                 << QStringLiteral("no paid_at column");
+        QTest::newRow("generic without paid_at")
+            << QByteArray("pay_no,order_id,amount,status\n") << autoFormat
+            << QStringLiteral("no paid_at column");
         QTest::newRow("generic with both amounts")
             << QByteArray("pay_no,order_id,amount,amount_fen,status,paid_at\n") << autoFormat
             << QStringLiteral("exactly one of amount_fen");
         QTest::newRow("wechat without 微信订单号")
-            << QStringLiteral("交易时间,微信订单号x,商户订单号,交易状态,应结订单金额,退款金额\r\n").toUtf8()
+            << QStringLiteral("交易时间,微信订单号x,商户订单号,交易状态,应结订单金额,退款金额\r\n")
+                   .toUtf8()
             << int(StatementFormat::WeChat) << QStringLiteral("not a WeChat bill");
-        QTest::newRow("alipay without its table") << QStringLiteral("#支付宝业务明细查询\n#账号：[1]\n").toUtf8()
-                                                   << autoFormat << QStringLiteral("without its table");
-        QTest::newRow("line over 64 KiB") << QByteArray("pay_no,order_id,amount_fen,status,paid_at\n")
-                                                 + QByteArray(70 * 1024, 'a') + "\n"
-                                          << autoFormat << QStringLiteral("line 2 is longer than 64 KiB");
+        QTest::newRow("alipay without its table")
+            << QStringLiteral("#支付宝业务明细查询\n#账号：[1]\n").toUtf8() << autoFormat
+            << QStringLiteral("without its table");
+        QTest::newRow("line over 64 KiB")
+            << QByteArray("pay_no,order_id,amount_fen,status,paid_at\n") +
+                   QByteArray(70 * 1024, 'a') + "\n"
+            << autoFormat << QStringLiteral("line 2 is longer than 64 KiB");
         QTest::newRow("quote never closed")
-            << QByteArray("pay_no,order_id,amount_fen,status,paid_at\n\"p1,1,100,SUCCESS,2026-12-01T00:00:00Z\n")
+            << QByteArray("pay_no,order_id,amount_fen,status,paid_at\n\"p1,1,100,SUCCESS,2026-12-"
+                          "01T00:00:00Z\n")
             << autoFormat << QStringLiteral("line 2 opens a quoted field");
     }
 
@@ -401,7 +432,8 @@ private Q_SLOTS:
         QFETCH(int, format);
         QFETCH(QString, says);
         const QString refusal = refusalOf(bytes, StatementFormat(format));
-        QVERIFY2(refusal.contains(says), qPrintable(QStringLiteral("refused with \"%1\"").arg(refusal)));
+        QVERIFY2(refusal.contains(says),
+                 qPrintable(QStringLiteral("refused with \"%1\"").arg(refusal)));
     }
 
     // 200,000 lines read through while they are made: the reader keeps to the line it is on

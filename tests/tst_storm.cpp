@@ -4,17 +4,17 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/money/duplicates/duplicatecount.h"
 #include "domain/callback/callbackrequest.h"
 #include "domain/callback/signature.h"
+#include "domain/money/duplicates/duplicatecount.h"
 #include "lab/storm.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
 #include <QFile>
 #include <QProcess>
-#include <QTcpServer>
 #include <QRegularExpression>
+#include <QTcpServer>
 #include <QTemporaryDir>
 
 #include <httplib.h>
@@ -46,15 +46,18 @@ public:
     explicit Endpoint(int status)
     {
         m_clock.start();
-        m_server.Post("/callbacks/pay", [this, status](const httplib::Request &request, httplib::Response &response) {
+        m_server.Post("/callbacks/pay", [this, status](const httplib::Request &request,
+                                                       httplib::Response &response) {
             {
                 const std::lock_guard lock(m_mutex);
-                m_arrivals.push_back({m_clock.elapsed(), QByteArray::fromStdString(request.body),
-                                      QByteArray::fromStdString(request.get_header_value("X-Payops-Timestamp")),
-                                      QByteArray::fromStdString(request.get_header_value("X-Payops-Signature"))});
+                m_arrivals.push_back(
+                    {m_clock.elapsed(), QByteArray::fromStdString(request.body),
+                     QByteArray::fromStdString(request.get_header_value("X-Payops-Timestamp")),
+                     QByteArray::fromStdString(request.get_header_value("X-Payops-Signature"))});
             }
             response.status = status;
-            response.set_content(status == 200 ? "{\"outcome\":\"processed\"}" : "{\"error\":\"unavailable\"}",
+            response.set_content(status == 200 ? "{\"outcome\":\"processed\"}"
+                                               : "{\"error\":\"unavailable\"}",
                                  "application/json");
         });
         m_port = m_server.bind_to_any_port("127.0.0.1");
@@ -99,9 +102,14 @@ int closedPort()
 
 QStringList stormArguments(const Dsn &dsn, const QStringList &targets, const QStringList &more)
 {
-    return QStringList{QStringLiteral("storm"), QStringLiteral("--db"), dsn.toString(true), QStringLiteral("--targets"),
-                       targets.join(QLatin1Char(',')), QStringLiteral("--secret-file"), test::secretFilePath()}
-           + more;
+    return QStringList{QStringLiteral("storm"),
+                       QStringLiteral("--db"),
+                       dsn.toString(true),
+                       QStringLiteral("--targets"),
+                       targets.join(QLatin1Char(',')),
+                       QStringLiteral("--secret-file"),
+                       test::secretFilePath()} +
+           more;
 }
 
 // Runs payops storm; its summary line goes to the test's log.
@@ -115,7 +123,9 @@ test::CliRun storm(const Dsn &dsn, const QStringList &targets, const QStringList
 // A figure of the summary line, e.g. figure(out, "5xx").
 qint64 figure(const QString &summary, const QString &name)
 {
-    const auto match = QRegularExpression(QRegularExpression::escape(name) + QStringLiteral(" (\\d+)")).match(summary);
+    const auto match =
+        QRegularExpression(QRegularExpression::escape(name) + QStringLiteral(" (\\d+)"))
+            .match(summary);
     return match.hasMatch() ? match.captured(1).toLongLong() : -1;
 }
 
@@ -145,13 +155,16 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("storm_unsafe"));
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 0);
         const QStringList delay{QStringLiteral("--commit-delay-ms"), QStringLiteral("150")};
-        test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("A"), delay);
-        test::CallbackdProcess b(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("B"), delay);
+        test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("A"),
+                                 delay);
+        test::CallbackdProcess b(scratch.dsn(), QStringLiteral("unsafe-demo"), QStringLiteral("B"),
+                                 delay);
 
-        const test::CliRun run = storm(
-            scratch.dsn(), {target(a.port()), target(b.port())},
-            {QStringLiteral("--create-orders"), QStringLiteral("--orders"), QStringLiteral("20"), QStringLiteral("--copies"),
-             QStringLiteral("2"), QStringLiteral("--pattern"), QStringLiteral("concurrent")});
+        const test::CliRun run =
+            storm(scratch.dsn(), {target(a.port()), target(b.port())},
+                  {QStringLiteral("--create-orders"), QStringLiteral("--orders"),
+                   QStringLiteral("20"), QStringLiteral("--copies"), QStringLiteral("2"),
+                   QStringLiteral("--pattern"), QStringLiteral("concurrent")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QCOMPARE(figure(run.out, QStringLiteral("sent")), qint64(40));
         QCOMPARE(figure(run.out, QStringLiteral("2xx")), qint64(40));
@@ -159,12 +172,14 @@ private Q_SLOTS:
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders")), qint64(20));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")), qint64(20));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")),
+                 qint64(20));
         // One pay_no per order, in all its copies: the unique index held, and still...
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log")), qint64(20));
         // ... the side effects were issued twice.
         const qint64 duplicates = duplicateGroups(db);
-        QVERIFY2(duplicates > 0, "the storm made no duplicate side effect against the unsafe handler");
+        QVERIFY2(duplicates > 0,
+                 "the storm made no duplicate side effect against the unsafe handler");
         qInfo("duplicate groups: %lld of %d possible", duplicates, 20 * 3);
     }
 
@@ -177,16 +192,18 @@ private Q_SLOTS:
         test::CallbackdProcess b(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("B"));
 
         // Without --create-orders it takes the existing PENDING orders, the newest first.
-        const test::CliRun run = storm(
-            scratch.dsn(), {target(a.port()), target(b.port())},
-            {QStringLiteral("--orders"), QStringLiteral("30"), QStringLiteral("--copies"), QStringLiteral("3"),
-             QStringLiteral("--pattern"), QStringLiteral("concurrent"), QStringLiteral("--retry-5xx")});
+        const test::CliRun run =
+            storm(scratch.dsn(), {target(a.port()), target(b.port())},
+                  {QStringLiteral("--orders"), QStringLiteral("30"), QStringLiteral("--copies"),
+                   QStringLiteral("3"), QStringLiteral("--pattern"), QStringLiteral("concurrent"),
+                   QStringLiteral("--retry-5xx")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QCOMPARE(figure(run.out, QStringLiteral("never 2xx")), qint64(0));
 
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")), qint64(30));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")),
+                 qint64(30));
         QCOMPARE(duplicateGroups(db), qint64(0));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon")), qint64(30 * 2));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM point_log")), qint64(30));
@@ -207,18 +224,22 @@ private Q_SLOTS:
         test::CallbackdProcess a(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("A"));
         const QString before = test::businessFingerprint(scratch.dsn());
 
-        for (const QStringList &more : {QStringList{QStringLiteral("--create-orders")}, QStringList{}}) {
-            const test::CliRun run = storm(scratch.dsn(), {target(a.port())},
-                                                                 more + QStringList{QStringLiteral("--orders"), QStringLiteral("5")});
+        for (const QStringList &more :
+             {QStringList{QStringLiteral("--create-orders")}, QStringList{}}) {
+            const test::CliRun run =
+                storm(scratch.dsn(), {target(a.port())},
+                      more + QStringList{QStringLiteral("--orders"), QStringLiteral("5")});
             QCOMPARE(run.exitCode, 2);
-            QVERIFY2(run.err.contains(QStringLiteral("not marked as a sandbox")), qPrintable(run.err));
+            QVERIFY2(run.err.contains(QStringLiteral("not marked as a sandbox")),
+                     qPrintable(run.err));
         }
         QVERIFY_THROWS_EXCEPTION(db::Error, createStormOrders(db, 5));
         QVERIFY_THROWS_EXCEPTION(db::Error, pendingStormOrders(db, 5));
         try {
             createStormOrders(db, 5);
         } catch (const db::Error &error) {
-            QVERIFY2(db::userMessage(error).contains(QStringLiteral("sandbox")), qPrintable(db::userMessage(error)));
+            QVERIFY2(db::userMessage(error).contains(QStringLiteral("sandbox")),
+                     qPrintable(db::userMessage(error)));
         }
         QCOMPARE(test::businessFingerprint(scratch.dsn()), before);
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM callback_trace")), qint64(0));
@@ -231,53 +252,72 @@ private Q_SLOTS:
         const QString live = target(8080);
         const QString secret = test::secretFilePath();
         auto with = [&](const QStringList &more) {
-            return QStringList{QStringLiteral("storm"), QStringLiteral("--db"), QStringLiteral("mysql://root@127.0.0.1/x"),
-                               QStringLiteral("--secret-file"), secret} + more;
+            return QStringList{QStringLiteral("storm"), QStringLiteral("--db"),
+                               QStringLiteral("mysql://root@127.0.0.1/x"),
+                               QStringLiteral("--secret-file"), secret} +
+                   more;
         };
         const QStringList targets{QStringLiteral("--targets"), live};
         QTest::newRow("no targets") << with({}) << QStringLiteral("--targets is required");
-        QTest::newRow("no port") << with({QStringLiteral("--targets"), QStringLiteral("http://127.0.0.1")}) << QStringLiteral("has no port");
-        QTest::newRow("https") << with({QStringLiteral("--targets"), QStringLiteral("https://127.0.0.1:8443")})
+        QTest::newRow("no port") << with({QStringLiteral("--targets"),
+                                          QStringLiteral("http://127.0.0.1")})
+                                 << QStringLiteral("has no port");
+        QTest::newRow("https") << with({QStringLiteral("--targets"),
+                                        QStringLiteral("https://127.0.0.1:8443")})
                                << QStringLiteral("must start with http://");
-        QTest::newRow("path") << with({QStringLiteral("--targets"), live + QStringLiteral("/callbacks/pay")})
+        QTest::newRow("path") << with({QStringLiteral("--targets"),
+                                       live + QStringLiteral("/callbacks/pay")})
                               << QStringLiteral("only http://HOST:PORT");
-        QTest::newRow("not a url") << with({QStringLiteral("--targets"), QStringLiteral("localhost:80 80")})
-                                   << QStringLiteral("target 'localhost:80 80'");
-        QTest::newRow("orders 0") << with(targets + QStringList{QStringLiteral("--orders"), QStringLiteral("0")})
+        QTest::newRow("not a url")
+            << with({QStringLiteral("--targets"), QStringLiteral("localhost:80 80")})
+            << QStringLiteral("target 'localhost:80 80'");
+        QTest::newRow("orders 0") << with(targets + QStringList{QStringLiteral("--orders"),
+                                                                QStringLiteral("0")})
                                   << QStringLiteral("--orders must be");
-        QTest::newRow("orders text") << with(targets + QStringList{QStringLiteral("--orders"), QStringLiteral("ten")})
-                                     << QStringLiteral("--orders must be");
-        QTest::newRow("copies 21") << with(targets + QStringList{QStringLiteral("--copies"), QStringLiteral("21")})
-                                   << QStringLiteral("--copies must be");
-        QTest::newRow("gap negative") << with(targets + QStringList{QStringLiteral("--gap-ms"), QStringLiteral("-1")})
-                                      << QStringLiteral("--gap-ms must be");
-        QTest::newRow("rate negative") << with(targets + QStringList{QStringLiteral("--rate"), QStringLiteral("-5")})
-                                       << QStringLiteral("--rate must be");
-        QTest::newRow("rate nan") << with(targets + QStringList{QStringLiteral("--rate"), QStringLiteral("nan")})
+        QTest::newRow("orders text")
+            << with(targets + QStringList{QStringLiteral("--orders"), QStringLiteral("ten")})
+            << QStringLiteral("--orders must be");
+        QTest::newRow("copies 21")
+            << with(targets + QStringList{QStringLiteral("--copies"), QStringLiteral("21")})
+            << QStringLiteral("--copies must be");
+        QTest::newRow("gap negative")
+            << with(targets + QStringList{QStringLiteral("--gap-ms"), QStringLiteral("-1")})
+            << QStringLiteral("--gap-ms must be");
+        QTest::newRow("rate negative")
+            << with(targets + QStringList{QStringLiteral("--rate"), QStringLiteral("-5")})
+            << QStringLiteral("--rate must be");
+        QTest::newRow("rate nan") << with(targets + QStringList{QStringLiteral("--rate"),
+                                                                QStringLiteral("nan")})
                                   << QStringLiteral("--rate must be");
-        QTest::newRow("attempts 0") << with(targets + QStringList{QStringLiteral("--max-attempts"), QStringLiteral("0")})
-                                    << QStringLiteral("--max-attempts must be");
-        QTest::newRow("pattern") << with(targets + QStringList{QStringLiteral("--pattern"), QStringLiteral("burst")})
+        QTest::newRow("attempts 0")
+            << with(targets + QStringList{QStringLiteral("--max-attempts"), QStringLiteral("0")})
+            << QStringLiteral("--max-attempts must be");
+        QTest::newRow("pattern") << with(targets + QStringList{QStringLiteral("--pattern"),
+                                                               QStringLiteral("burst")})
                                  << QStringLiteral("--pattern must be");
-        QTest::newRow("secret missing") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live}
-                                        << QStringLiteral("--secret-file is required");
-        QTest::newRow("secret unreadable") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
-                                                          QStringLiteral("--secret-file"), QStringLiteral("/nonexistent/secret")}
-                                           << QStringLiteral("cannot read the secret file");
+        QTest::newRow("secret missing")
+            << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live}
+            << QStringLiteral("--secret-file is required");
+        QTest::newRow("secret unreadable")
+            << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
+                           QStringLiteral("--secret-file"), QStringLiteral("/nonexistent/secret")}
+            << QStringLiteral("cannot read the secret file");
         // Anyone who reads the secret can sign a callback: a file others may read is refused.
         static QTemporaryDir dir;
         const QString open = dir.filePath(QStringLiteral("secret"));
         QFile openFile(open);
-        if (!openFile.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup
-                                                     | QFileDevice::ReadOther)
-            || openFile.write(test::testSecret()) < 0)
+        if (!openFile.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                     QFileDevice::ReadGroup |
+                                                     QFileDevice::ReadOther) ||
+            openFile.write(test::testSecret()) < 0)
             qFatal("cannot write %s", qPrintable(open));
         openFile.close();
-        QTest::newRow("secret open to others") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
-                                                              QStringLiteral("--secret-file"), open}
-                                               << QStringLiteral("is open to other users (mode 0644)");
-        QTest::newRow("no db") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
-                                              QStringLiteral("--secret-file"), secret}
+        QTest::newRow("secret open to others")
+            << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live,
+                           QStringLiteral("--secret-file"), open}
+            << QStringLiteral("is open to other users (mode 0644)");
+        QTest::newRow("no db") << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"),
+                                              live, QStringLiteral("--secret-file"), secret}
                                << QStringLiteral("PAYOPS_DB");
     }
 
@@ -300,8 +340,13 @@ private Q_SLOTS:
         test::CallbackdProcess live(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("A"));
         const Endpoint unavailable(503);
         const QStringList targets{target(unavailable.port()), target(live.port())};
-        const QStringList plan{QStringLiteral("--create-orders"), QStringLiteral("--orders"), QStringLiteral("10"),
-                               QStringLiteral("--copies"), QStringLiteral("1"), QStringLiteral("--pattern"), QStringLiteral("gap")};
+        const QStringList plan{QStringLiteral("--create-orders"),
+                               QStringLiteral("--orders"),
+                               QStringLiteral("10"),
+                               QStringLiteral("--copies"),
+                               QStringLiteral("1"),
+                               QStringLiteral("--pattern"),
+                               QStringLiteral("gap")};
 
         // Orders 0, 2, 4, ... go to the 503 first: without retries they are never paid.
         const test::CliRun once = storm(scratch.dsn(), targets, plan);
@@ -309,10 +354,12 @@ private Q_SLOTS:
         QCOMPARE(figure(once.out, QStringLiteral("5xx")), qint64(5));
         QCOMPARE(figure(once.out, QStringLiteral("never 2xx")), qint64(5));
         QCOMPARE(figure(once.out, QStringLiteral("retries")), qint64(0));
-        QVERIFY2(once.err.contains(QStringLiteral("5 callback(s) never got a 2xx")), qPrintable(once.err));
+        QVERIFY2(once.err.contains(QStringLiteral("5 callback(s) never got a 2xx")),
+                 qPrintable(once.err));
 
         // With retries each 503 is tried again, on the next target, and every order is paid.
-        const test::CliRun retried = storm(scratch.dsn(), targets, plan + QStringList{QStringLiteral("--retry-5xx")});
+        const test::CliRun retried =
+            storm(scratch.dsn(), targets, plan + QStringList{QStringLiteral("--retry-5xx")});
         QVERIFY2(retried.exitCode == 0, qPrintable(retried.out + retried.err));
         QCOMPARE(figure(retried.out, QStringLiteral("5xx")), qint64(5));
         QCOMPARE(figure(retried.out, QStringLiteral("retries")), qint64(5));
@@ -323,14 +370,17 @@ private Q_SLOTS:
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
         // Both runs created 10 orders: the first paid half of its own, the second all of its own.
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")), qint64(15));
-        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PENDING'")), qint64(5));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")),
+                 qint64(15));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PENDING'")),
+                 qint64(5));
 
         // No answer at all: tried maxAttempts times, then given up.
         const test::CliRun dead = storm(
             scratch.dsn(), {target(closedPort())},
-            {QStringLiteral("--create-orders"), QStringLiteral("--orders"), QStringLiteral("2"), QStringLiteral("--copies"),
-             QStringLiteral("1"), QStringLiteral("--retry-5xx"), QStringLiteral("--max-attempts"), QStringLiteral("3")});
+            {QStringLiteral("--create-orders"), QStringLiteral("--orders"), QStringLiteral("2"),
+             QStringLiteral("--copies"), QStringLiteral("1"), QStringLiteral("--retry-5xx"),
+             QStringLiteral("--max-attempts"), QStringLiteral("3")});
         QCOMPARE(dead.exitCode, 1);
         QCOMPARE(figure(dead.out, QStringLiteral("no answer")), qint64(6));
         QCOMPARE(figure(dead.out, QStringLiteral("retries")), qint64(4));
@@ -344,9 +394,11 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
         const Endpoint unavailable(503);
         QProcess storm;
-        storm.start(test::cliPath(), stormArguments(scratch.dsn(), {target(unavailable.port())},
-                                                    {QStringLiteral("--create-orders"), QStringLiteral("--orders"),
-                                                     QStringLiteral("200"), QStringLiteral("--rate"), QStringLiteral("10")}));
+        storm.start(test::cliPath(),
+                    stormArguments(scratch.dsn(), {target(unavailable.port())},
+                                   {QStringLiteral("--create-orders"), QStringLiteral("--orders"),
+                                    QStringLiteral("200"), QStringLiteral("--rate"),
+                                    QStringLiteral("10")}));
         QVERIFY(storm.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(unavailable.requests() >= 4, 15000);
         QElapsedTimer stopping;
@@ -369,18 +421,19 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("storm_patterns"));
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
         const Endpoint endpoint(200);
-        const test::CliRun run = storm(scratch.dsn(), {target(endpoint.port())},
-                                       {QStringLiteral("--create-orders"), QStringLiteral("--orders"), QStringLiteral("3"),
-                                        QStringLiteral("--copies"), QStringLiteral("2"), QStringLiteral("--gap-ms"),
-                                        QStringLiteral("300")});
+        const test::CliRun run =
+            storm(scratch.dsn(), {target(endpoint.port())},
+                  {QStringLiteral("--create-orders"), QStringLiteral("--orders"),
+                   QStringLiteral("3"), QStringLiteral("--copies"), QStringLiteral("2"),
+                   QStringLiteral("--gap-ms"), QStringLiteral("300")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
 
         // mixed: the storm's orders in turn are concurrent, gap, replay.
         QMap<qint64, QList<qint64>> arrivalsByOrder;
         QMap<qint64, QSet<QString>> payNos;
         for (const Endpoint::Arrival &arrival : endpoint.arrivals()) {
-            QCOMPARE(verifySignature(test::testSecret(), arrival.timestamp, arrival.signature, arrival.body,
-                                     QDateTime::currentSecsSinceEpoch()),
+            QCOMPARE(verifySignature(test::testSecret(), arrival.timestamp, arrival.signature,
+                                     arrival.body, QDateTime::currentSecsSinceEpoch()),
                      SignatureCheck::Valid);
             QString error;
             const auto request = CallbackRequest::parse(arrival.body, &error);
@@ -401,16 +454,20 @@ private Q_SLOTS:
         };
         QVERIFY2(spread(orders.at(0)) < 150, qPrintable(QString::number(spread(orders.at(0)))));
         // Bounds with room for a loaded machine, where the first copy may leave a little late.
-        QVERIFY2(spread(orders.at(1)) >= 200 && spread(orders.at(1)) < 1500, qPrintable(QString::number(spread(orders.at(1)))));
-        QVERIFY2(spread(orders.at(2)) >= kStormReplayDelayMs - 500 && spread(orders.at(2)) < 6000, qPrintable(QString::number(spread(orders.at(2)))));
+        QVERIFY2(spread(orders.at(1)) >= 200 && spread(orders.at(1)) < 1500,
+                 qPrintable(QString::number(spread(orders.at(1)))));
+        QVERIFY2(spread(orders.at(2)) >= kStormReplayDelayMs - 500 && spread(orders.at(2)) < 6000,
+                 qPrintable(QString::number(spread(orders.at(2)))));
 
         // The amounts are the orders' own: a callback for another amount would pay nothing.
         db::Connection connection(scratch.dsn(), QStringLiteral("t"));
         for (const Endpoint::Arrival &arrival : endpoint.arrivals()) {
             QString error;
             const auto request = CallbackRequest::parse(arrival.body, &error);
-            QCOMPARE(db::scalar(connection.database(), QStringLiteral("SELECT amount_fen FROM orders WHERE id = ?"),
-                                {request->orderId}).toLongLong(),
+            QCOMPARE(db::scalar(connection.database(),
+                                QStringLiteral("SELECT amount_fen FROM orders WHERE id = ?"),
+                                {request->orderId})
+                         .toLongLong(),
                      request->amountFen);
         }
     }

@@ -35,10 +35,13 @@ private Q_SLOTS:
         QFETCH(QString, level);
         test::ScratchDatabase scratch(QStringLiteral("swflip"));
         test::prepareCallbackDatabase(scratch.dsn(), level, 1);
-        test::CallbackdProcess healthy(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("inst-healthy"));
-        test::CallbackdProcess hung(scratch.dsn(), QStringLiteral("safe"), QStringLiteral("inst-hung"));
+        test::CallbackdProcess healthy(scratch.dsn(), QStringLiteral("safe"),
+                                       QStringLiteral("inst-healthy"));
+        test::CallbackdProcess hung(scratch.dsn(), QStringLiteral("safe"),
+                                    QStringLiteral("inst-hung"));
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()), QStringLiteral("operator"));
+        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()),
+                                  QStringLiteral("operator"));
         const QSqlDatabase db = asOperator.database();
         QTRY_COMPARE_WITH_TIMEOUT(console::liveInstanceIds(db).size(), qsizetype(2), 10000);
         QStringList live = console::liveInstanceIds(db);
@@ -63,10 +66,13 @@ private Q_SLOTS:
             if (ack.acknowledged)
                 QCOMPARE(ack.versionApplied, outcome.flip.after.version);
         }
-        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT mode FROM callback_switch")), QStringLiteral("RECORD_ONLY"));
-        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT CONCAT(COUNT(*), ' ', MAX(reason), ' ', MAX(actor)) "
-                                                          "FROM ops_audit_log WHERE action = 'switch.flip'")),
-                 QStringLiteral("1 INC-9 duplicate coupons %1@localhost").arg(operatorAccount.user()));
+        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT mode FROM callback_switch")),
+                 QStringLiteral("RECORD_ONLY"));
+        QCOMPARE(
+            scalarText(scratch.dsn(),
+                       QStringLiteral("SELECT CONCAT(COUNT(*), ' ', MAX(reason), ' ', MAX(actor)) "
+                                      "FROM ops_audit_log WHERE action = 'switch.flip'")),
+            QStringLiteral("1 INC-9 duplicate coupons %1@localhost").arg(operatorAccount.user()));
 
         // Flipped again to the same mode: nothing changes, and the instances are still watched.
         resume.dismiss();
@@ -87,11 +93,14 @@ private Q_SLOTS:
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
         db::Connection asFinance(finance.dsnFor(scratch.name()), QStringLiteral("finance"));
         const QString refused = test::refusal([&asFinance] {
-            console::flipAndAwait(asFinance.database(), CallbackMode::RecordOnly, QStringLiteral("not mine"));
+            console::flipAndAwait(asFinance.database(), CallbackMode::RecordOnly,
+                                  QStringLiteral("not mine"));
         });
         QVERIFY(!refused.isEmpty());
-        QCOMPARE(scalarText(scratch.dsn(), QStringLiteral("SELECT CONCAT(mode, ' v', version) FROM callback_switch")),
-                 QStringLiteral("NORMAL v1"));
+        QCOMPARE(
+            scalarText(scratch.dsn(),
+                       QStringLiteral("SELECT CONCAT(mode, ' v', version) FROM callback_switch")),
+            QStringLiteral("NORMAL v1"));
     }
 };
 

@@ -1,6 +1,6 @@
 #include "callbackfixture.h"
-#include "db/connection.h"
 #include "console/worker.h"
+#include "db/connection.h"
 #include "db/dbworker.h"
 #include "db/migrator.h"
 #include "demodatabase.h"
@@ -76,18 +76,20 @@ private:
 };
 
 // A check, and so a macro: it returns from the test function when it fails.
-#define QVERIFY_NO_STALL(probe)                                                                      \
-    QVERIFY2((probe).worstGap() < test::busyLimitMs(100),                                           \
-             qPrintable(QStringLiteral("the UI thread stalled for %1 ms").arg((probe).worstGap())))
+#define QVERIFY_NO_STALL(probe)                                                                    \
+    QVERIFY2(                                                                                      \
+        (probe).worstGap() < test::busyLimitMs(100),                                               \
+        qPrintable(QStringLiteral("the UI thread stalled for %1 ms").arg((probe).worstGap())))
 
 const QString HangingSql = QStringLiteral("SELECT SLEEP(30)");
 
-// Puts a query on `worker` (a db::DbWorker or a page's console::Worker) that runs 30 s on the server.
-template <typename Worker>
-void hang(Worker *worker, QObject *receiver)
+// Puts a query on `worker` (a db::DbWorker or a page's console::Worker) that runs 30 s on the
+// server.
+template <typename Worker> void hang(Worker *worker, QObject *receiver)
 {
     worker->template submit<int>(
-        QStringLiteral("hang"), [](const QSqlDatabase &db) { return db::scalar(db, HangingSql).toInt(); }, receiver,
+        QStringLiteral("hang"),
+        [](const QSqlDatabase &db) { return db::scalar(db, HangingSql).toInt(); }, receiver,
         [](const int &) {}, [](const db::Error &) {});
 }
 
@@ -137,20 +139,31 @@ private Q_SLOTS:
             const QSqlDatabase db = c.database();
             // A million coupons, generated on the server: 500,000 orders with two copies each.
             db::execDirect(db, QStringLiteral("CREATE TABLE seq (n INT NOT NULL PRIMARY KEY)"));
-            db::execDirect(db, QStringLiteral(
-                "INSERT INTO seq SELECT a.n + 10 * b.n + 100 * c.n FROM "
-                "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
-                " SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) a, "
-                "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
-                " SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) b, "
-                "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
-                " SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) c"));
-            db::execDirect(db, QStringLiteral(
-                "INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen, created_at) "
-                "SELECT 1 + MOD(o.n, 997), 1 + o.n, 1, 500, UTC_TIMESTAMP(3) - INTERVAL MOD(o.n, 7200) SECOND "
-                "FROM (SELECT a.n * 1000 + b.n AS n FROM seq a CROSS JOIN seq b WHERE a.n < 500) o "
-                "CROSS JOIN (SELECT 0 AS copy UNION ALL SELECT 1) c"));
-            QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon")).toLongLong(), qint64(1000000));
+            db::execDirect(db,
+                           QStringLiteral("INSERT INTO seq SELECT a.n + 10 * b.n + 100 * c.n FROM "
+                                          "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION "
+                                          "ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
+                                          " SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION "
+                                          "ALL SELECT 8 UNION ALL SELECT 9) a, "
+                                          "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION "
+                                          "ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
+                                          " SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION "
+                                          "ALL SELECT 8 UNION ALL SELECT 9) b, "
+                                          "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION "
+                                          "ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
+                                          " SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION "
+                                          "ALL SELECT 8 UNION ALL SELECT 9) c"));
+            db::execDirect(db,
+                           QStringLiteral("INSERT INTO user_coupon (user_id, order_id, "
+                                          "coupon_template_id, face_value_fen, created_at) "
+                                          "SELECT 1 + MOD(o.n, 997), 1 + o.n, 1, 500, "
+                                          "UTC_TIMESTAMP(3) - INTERVAL MOD(o.n, 7200) SECOND "
+                                          "FROM (SELECT a.n * 1000 + b.n AS n FROM seq a CROSS "
+                                          "JOIN seq b WHERE a.n < 500) o "
+                                          "CROSS JOIN (SELECT 0 AS copy UNION ALL SELECT 1) c"));
+            QCOMPARE(
+                db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon")).toLongLong(),
+                qint64(1000000));
         }
 
         StallProbe probe;
@@ -162,11 +175,13 @@ private Q_SLOTS:
         auto *totals = page.findChild<QLabel *>(QStringLiteral("totalsLabel"));
         auto *busy = page.findChild<BusyIndicator *>();
         bool busyShown = false;
-        connect(probe.timer(), &QTimer::timeout, probe.timer(), [&] { busyShown = busyShown || busy->isVisible(); });
+        connect(probe.timer(), &QTimer::timeout, probe.timer(),
+                [&] { busyShown = busyShown || busy->isVisible(); });
         // Start measuring, then ask for a fresh scan of everything.
         probe.start();
         page.refresh();
-        QTRY_VERIFY_WITH_TIMEOUT(totals->text().contains(QStringLiteral("500,000 open duplicate groups")), 240000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            totals->text().contains(QStringLiteral("500,000 open duplicate groups")), 240000);
         QTRY_VERIFY_WITH_TIMEOUT(!page.model()->isLoading() && page.model()->rowCount() > 0, 60000);
         probe.stop();
         const qint64 scanMs = probe.elapsed();
@@ -176,7 +191,8 @@ private Q_SLOTS:
         QVERIFY2(scanMs > 300, qPrintable(QStringLiteral("scan took only %1 ms").arg(scanMs)));
         // A scan over half a second shows that it is working, with a way to cancel it.
         QVERIFY(scanMs < 700 || busyShown);
-        QVERIFY2(worstGap < test::busyLimitMs(100), qPrintable(QStringLiteral("the UI thread stalled for %1 ms").arg(worstGap)));
+        QVERIFY2(worstGap < test::busyLimitMs(100),
+                 qPrintable(QStringLiteral("the UI thread stalled for %1 ms").arg(worstGap)));
 
         // A scan can be cancelled: the button appears, KILL QUERY ends it on the server, the
         // page says so, and the next scan runs as usual.
@@ -227,16 +243,21 @@ private Q_SLOTS:
             hang(page->worker(), page);
             connect(page, &QObject::destroyed, &watcher, [&] { lastGone = clock.elapsed(); });
         }
-        QTRY_COMPARE_WITH_TIMEOUT(test::count(dsn, QStringLiteral(
-            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO = '%1'").arg(HangingSql)),
+        QTRY_COMPARE_WITH_TIMEOUT(
+            test::count(dsn,
+                        QStringLiteral(
+                            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO = '%1'")
+                            .arg(HangingSql)),
             qint64(Page::NUM_PAGES), 20000);
         test::FrozenServer frozen;
         clock.start();
         window.connectTo(dsn);
         const qint64 reconnectMs = clock.elapsed();
-        qInfo("the old pages were gone after %lld ms, the new ones built after %lld ms", lastGone, reconnectMs);
+        qInfo("the old pages were gone after %lld ms, the new ones built after %lld ms", lastGone,
+              reconnectMs);
         QVERIFY(lastGone >= 0);
-        QVERIFY2(lastGone < test::busyLimitMs(100), qPrintable(QStringLiteral("deleting the pages took %1 ms").arg(lastGone)));
+        QVERIFY2(lastGone < test::busyLimitMs(100),
+                 qPrintable(QStringLiteral("deleting the pages took %1 ms").arg(lastGone)));
         StallProbe probe;
         probe.start();
         QVERIFY(probe.ticks(30));
@@ -253,17 +274,22 @@ private Q_SLOTS:
             db::Connection connection(dsn, QStringLiteral("t"));
             test::insertDuplicateIncident(connection.database(), 6);
             // Four eyes off: the run compensates rather than files a request.
-            db::execDirect(connection.database(),
-                           QStringLiteral("UPDATE payops_meta SET value = '0' WHERE name = 'four_eyes_threshold_fen'"));
+            db::execDirect(
+                connection.database(),
+                QStringLiteral(
+                    "UPDATE payops_meta SET value = '0' WHERE name = 'four_eyes_threshold_fen'"));
         }
-        auto *dialog = new CompensationDialog(dsn, QStringLiteral("every open duplicate"),
-                                              [](const QSqlDatabase &) { return CompensationScope::all(); }, 100);
+        auto *dialog = new CompensationDialog(
+            dsn, QStringLiteral("every open duplicate"),
+            [](const QSqlDatabase &) { return CompensationScope::all(); }, 100);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         QPointer<CompensationDialog> guard(dialog);
         const auto closeIfLeft = qScopeGuard([&guard] { delete guard.data(); });
         dialog->show();
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")), QStringLiteral("stall test"));
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")), QStringLiteral("INC-9"));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")),
+                         QStringLiteral("stall test"));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")),
+                         QStringLiteral("INC-9"));
         auto *act = dialog->findChild<QPushButton *>(QStringLiteral("actButton"));
         QTRY_VERIFY_WITH_TIMEOUT(act->isEnabled(), 20000);
         QTest::mouseClick(act, Qt::LeftButton);
@@ -272,7 +298,8 @@ private Q_SLOTS:
             test::FrozenServer frozen;
             StallProbe probe;
             probe.start();
-            QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")), Qt::LeftButton);
+            QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")),
+                              Qt::LeftButton);
             QVERIFY(probe.ticks(10));
             QVERIFY(!dialog->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled());
             dialog->close();
@@ -314,7 +341,8 @@ private Q_SLOTS:
         QVERIFY2(ended, qPrintable(QString::fromUtf8(console.readAllStandardError())));
         QCOMPARE(console.exitStatus(), QProcess::NormalExit);
         QCOMPARE(console.exitCode(), 0);
-        QVERIFY2(exitMs < 5000, qPrintable(QStringLiteral("the console took %1 ms to end").arg(exitMs)));
+        QVERIFY2(exitMs < 5000,
+                 qPrintable(QStringLiteral("the console took %1 ms to end").arg(exitMs)));
     }
 };
 

@@ -1,11 +1,11 @@
-#include "db/dsn.h"
-#include "log/application.h"
-#include "log/translation.h"
 #include "console/connectionprofile.h"
 #include "console/consolesettings.h"
-#include "log/logging.h"
 #include "console/sandboxlauncher.h"
+#include "db/dsn.h"
 #include "dialogs/connectiondialog.h"
+#include "log/application.h"
+#include "log/logging.h"
+#include "log/translation.h"
 #include "mainwindow.h"
 #include "pages/pagetable.h"
 
@@ -43,11 +43,14 @@ public:
 
     QCommandLineParser parser;
     const QString pageList = payops::pageNames().join(QStringLiteral(", "));
-    const QCommandLineOption db{QStringLiteral("db"), tr("Connect to this database and skip the connection dialog."),
+    const QCommandLineOption db{QStringLiteral("db"),
+                                tr("Connect to this database and skip the connection dialog."),
                                 QStringLiteral("dsn")};
-    const QCommandLineOption logLevel{QStringLiteral("log-level"), tr("trace, debug, info, warn, error or off."),
+    const QCommandLineOption logLevel{QStringLiteral("log-level"),
+                                      tr("trace, debug, info, warn, error or off."),
                                       QStringLiteral("level")};
-    const QCommandLineOption sandbox{QStringLiteral("sandbox"), tr("Start the local sandbox and connect to it.")};
+    const QCommandLineOption sandbox{QStringLiteral("sandbox"),
+                                     tr("Start the local sandbox and connect to it.")};
     const QCommandLineOption page{QStringLiteral("page"), tr("Open this page: %1.").arg(pageList),
                                   QStringLiteral("page")};
     const QCommandLineOption order{QStringLiteral("order"), tr("Open the evidence of this order."),
@@ -76,7 +79,8 @@ QIcon applicationIcon()
 {
     QIcon bundled;
     for (const int size : {16, 24, 32, 48, 64, 128, 256})
-        bundled.addFile(QStringLiteral(":/icons/hicolor/%1x%1/apps/payops.png").arg(size), QSize(size, size));
+        bundled.addFile(QStringLiteral(":/icons/hicolor/%1x%1/apps/payops.png").arg(size),
+                        QSize(size, size));
     return QIcon::fromTheme(QStringLiteral("payops"), bundled);
 }
 
@@ -126,12 +130,17 @@ int main(int argc, char *argv[])
         QMessageBox::critical(nullptr, title, dsnError);
         return 2;
     }
-    if (const QString warning = payops::Dsn::commandLinePasswordWarning(parser.value(commandLine.db)); !warning.isEmpty())
+    if (const QString warning =
+            payops::Dsn::commandLinePasswordWarning(parser.value(commandLine.db));
+        !warning.isEmpty())
         spdlog::warn("{}", warning.toStdString());
-    const payops::PageEntry *startPage = parser.isSet(commandLine.page) ? payops::findPage(parser.value(commandLine.page))
-                                                                       : &payops::pageTable().front();
+    const payops::PageEntry *startPage = parser.isSet(commandLine.page)
+                                             ? payops::findPage(parser.value(commandLine.page))
+                                             : &payops::pageTable().front();
     if (!startPage) {
-        QMessageBox::critical(nullptr, title, ConsoleCommandLine::tr("unknown page; one of: %1").arg(commandLine.pageList));
+        QMessageBox::critical(
+            nullptr, title,
+            ConsoleCommandLine::tr("unknown page; one of: %1").arg(commandLine.pageList));
         return 2;
     }
     const qint64 orderId = parser.value(commandLine.order).toLongLong();
@@ -151,23 +160,28 @@ int main(int argc, char *argv[])
     payops::console::SandboxLauncher sandbox;
     QObject::connect(&sandbox, &payops::console::SandboxLauncher::started, &window,
                      [&window](const payops::Dsn &started) {
-                         window.statusBar()->showMessage(ConsoleCommandLine::tr("Local sandbox started."), 5000);
+                         window.statusBar()->showMessage(
+                             ConsoleCommandLine::tr("Local sandbox started."), 5000);
                          window.connectTo(started);
                      });
-    QObject::connect(&sandbox, &payops::console::SandboxLauncher::failed, &window, [&window, title](const QString &message) {
-        QMessageBox::critical(&window, title, message);
-    });
+    QObject::connect(&sandbox, &payops::console::SandboxLauncher::failed, &window,
+                     [&window, title](const QString &message) {
+                         QMessageBox::critical(&window, title, message);
+                     });
     QObject::connect(&sandbox, &payops::console::SandboxLauncher::progress, &window,
                      [&window](const QString &text) { window.statusBar()->showMessage(text); });
     if (!dsn && parser.isSet(commandLine.sandbox)) {
         window.statusBar()->showMessage(ConsoleCommandLine::tr("Starting the local sandbox …"));
         sandbox.start();
     } else if (!dsn) {
-        QMetaObject::invokeMethod(&window, [&window] {
-            payops::ConnectionDialog dialog(&window);
-            if (dialog.exec() == QDialog::Accepted && dialog.dsn())
-                window.connectTo(*dialog.dsn());
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            &window,
+            [&window] {
+                payops::ConnectionDialog dialog(&window);
+                if (dialog.exec() == QDialog::Accepted && dialog.dsn())
+                    window.connectTo(*dialog.dsn());
+            },
+            Qt::QueuedConnection);
     }
     return app.exec();
 }

@@ -51,8 +51,10 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     m_banner = new QWidget(central);
     m_banner->setObjectName(QStringLiteral("connectionBanner"));
     const QColor alarm = palette::fill(palette::Role::Danger);
-    m_banner->setStyleSheet(QStringLiteral("#connectionBanner { background: %1; } QLabel { color: %2; font-weight: bold; }")
-                                .arg(alarm.name(), palette::textOn(alarm).name()));
+    m_banner->setStyleSheet(
+        QStringLiteral(
+            "#connectionBanner { background: %1; } QLabel { color: %2; font-weight: bold; }")
+            .arg(alarm.name(), palette::textOn(alarm).name()));
     auto *bannerLayout = new QHBoxLayout(m_banner);
     m_bannerText = new QLabel(m_banner);
     m_bannerText->setObjectName(QStringLiteral("bannerText"));
@@ -74,11 +76,13 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
         m_nav->addItem(pageTitle(entry));
     // As wide as its longest title in the language shown, and room for a scroll bar on a
     // short screen: every pixel more is taken from the page beside it.
-    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 2 * m_nav->frameWidth() + 2 * m_nav->spacing()
-                         + m_nav->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8);
+    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 2 * m_nav->frameWidth() +
+                         2 * m_nav->spacing() +
+                         m_nav->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 8);
     m_stack = new QStackedWidget(central);
     auto *placeholder = new QLabel(tr("Not connected. File → Connect… opens the connection dialog; "
-                                      "payops-console --db mysql://USER@HOST/DB skips it."), m_stack);
+                                      "payops-console --db mysql://USER@HOST/DB skips it."),
+                                   m_stack);
     placeholder->setObjectName(QStringLiteral("placeholder"));
     placeholder->setAlignment(Qt::AlignCenter);
     placeholder->setWordWrap(true);
@@ -176,12 +180,14 @@ void MainWindow::connectTo(const Dsn &dsn)
         connect(p, &Page::navigate, this, &MainWindow::showPage);
         connect(p, &Page::openOrder, this, &MainWindow::openOrder);
         connect(p->worker(), &console::Worker::connectionLost, this, &MainWindow::onConnectionLost);
-        connect(p->worker(), &console::Worker::connectionRestored, this, &MainWindow::onConnectionRestored);
+        connect(p->worker(), &console::Worker::connectionRestored, this,
+                &MainWindow::onConnectionRestored);
     }
     if (auto *simulation = static_cast<SimulationPage *>(page(Page::SimulationId)))
         simulation->attach(m_localInstances, m_stormRunner);
     if (auto *inspections = static_cast<InspectionPage *>(page(Page::InspectionId)))
-        connect(inspections, &InspectionPage::newFindings, m_findingsNotifier, &FindingsNotifier::notify);
+        connect(inspections, &InspectionPage::newFindings, m_findingsNotifier,
+                &FindingsNotifier::notify);
     showPage(Page::OverviewId);
     m_playbook->setDatabase(dsn);
     probeAccount();
@@ -191,29 +197,36 @@ void MainWindow::connectTo(const Dsn &dsn)
 void MainWindow::probeAccount()
 {
     m_accountLabel->setText(tr("checking grants …"));
-    page(Page::OverviewId)->worker()->submit<console::Account>(
-        QStringLiteral("account"), console::jobOf(console::probeAccount), this,
-        [this](const console::Account &account) {
-            m_accountProbed = true;
-            const Privileges &granted = account.privileges;
-            QStringList may;
-            if (granted.flipSwitch)
-                may << tr("switch");
-            if (granted.drain)
-                may << tr("drain");
-            if (granted.compensate)
-                may << tr("compensate");
-            if (granted.decideRequests)
-                may << tr("approve");
-            m_accountLabel->setText(may.isEmpty() ? tr("%1 · read only").arg(account.user)
-                                                  : tr("%1 · may %2").arg(account.user, may.join(QStringLiteral(", "))));
-            m_accountLabel->setToolTip(tr("Probed from the database's own grants; actions it does not allow are "
-                                          "disabled, and the database would refuse them anyway."));
-            for (Page *p : std::as_const(m_pages))
-                p->setPrivileges(account.privileges);
-            Q_EMIT privilegesKnown();
-        },
-        [this](const db::Error &error) { m_accountLabel->setText(tr("grants unknown: %1").arg(db::userMessage(error))); });
+    page(Page::OverviewId)
+        ->worker()
+        ->submit<console::Account>(
+            QStringLiteral("account"), console::jobOf(console::probeAccount), this,
+            [this](const console::Account &account) {
+                m_accountProbed = true;
+                const Privileges &granted = account.privileges;
+                QStringList may;
+                if (granted.flipSwitch)
+                    may << tr("switch");
+                if (granted.drain)
+                    may << tr("drain");
+                if (granted.compensate)
+                    may << tr("compensate");
+                if (granted.decideRequests)
+                    may << tr("approve");
+                m_accountLabel->setText(
+                    may.isEmpty()
+                        ? tr("%1 · read only").arg(account.user)
+                        : tr("%1 · may %2").arg(account.user, may.join(QStringLiteral(", "))));
+                m_accountLabel->setToolTip(
+                    tr("Probed from the database's own grants; actions it does not allow are "
+                       "disabled, and the database would refuse them anyway."));
+                for (Page *p : std::as_const(m_pages))
+                    p->setPrivileges(account.privileges);
+                Q_EMIT privilegesKnown();
+            },
+            [this](const db::Error &error) {
+                m_accountLabel->setText(tr("grants unknown: %1").arg(db::userMessage(error)));
+            });
 }
 
 void MainWindow::openOrder(qint64 orderId)
@@ -260,7 +273,8 @@ void MainWindow::openSettings()
 void MainWindow::openReportDialog()
 {
     if (!m_dsn) {
-        statusBar()->showMessage(tr("Connect to a database first: the report is read from it."), 5000);
+        statusBar()->showMessage(tr("Connect to a database first: the report is read from it."),
+                                 5000);
         return;
     }
     // Not modal: the report is printed in the background while the console stays in use.
@@ -280,8 +294,9 @@ void MainWindow::onConnectionLost(const QString &reason)
         m_retrySeconds = 1;
     }
     m_banner->show();
-    m_bannerText->setText(tr("Connection to the database lost: %1. Retrying in %2 s — everything on screen is kept.")
-                              .arg(reason, QString::number(m_retrySeconds)));
+    m_bannerText->setText(
+        tr("Connection to the database lost: %1. Retrying in %2 s — everything on screen is kept.")
+            .arg(reason, QString::number(m_retrySeconds)));
     if (!m_retryTimer.isActive())
         m_retryTimer.start(m_retrySeconds * 1000);
 }

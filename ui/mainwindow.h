@@ -23,7 +23,7 @@ class OverviewPage;
 namespace console {
 class LocalInstances;
 class StormRunner;
-}
+} // namespace console
 class PlaybookDock;
 class StateMachinePage;
 

@@ -21,15 +21,24 @@ struct Shades
 Shades shadesOf(Role role)
 {
     switch (role) {
-    case Role::Danger: return {0xc62828, 0xef5350};
-    case Role::Warning: return {0xb35900, 0xffa726};
-    case Role::Ok: return {0x1b7f3b, 0x66bb6a};
-    case Role::Neutral: return {0x37474f, 0xb0bec5};
-    case Role::Lock: return {0x1565c0, 0x64b5f6};
-    case Role::Transaction: return {0x2e7d32, 0x81c784};
-    case Role::Coupon: return {0xef6c00, 0xffb74d};
-    case Role::Points: return {0x5e35b1, 0xb39ddb};
-    case Role::Muted: break; // for fill() only: colour() derives it from the theme's text
+    case Role::Danger:
+        return {0xc62828, 0xef5350};
+    case Role::Warning:
+        return {0xb35900, 0xffa726};
+    case Role::Ok:
+        return {0x1b7f3b, 0x66bb6a};
+    case Role::Neutral:
+        return {0x37474f, 0xb0bec5};
+    case Role::Lock:
+        return {0x1565c0, 0x64b5f6};
+    case Role::Transaction:
+        return {0x2e7d32, 0x81c784};
+    case Role::Coupon:
+        return {0xef6c00, 0xffb74d};
+    case Role::Points:
+        return {0x5e35b1, 0xb39ddb};
+    case Role::Muted:
+        break; // for fill() only: colour() derives it from the theme's text
     }
     return {0x616161, 0x9e9e9e};
 }
@@ -47,13 +56,17 @@ double channel(double value)
 double luminance(const QColor &colour)
 {
     const QColor rgb = colour.toRgb();
-    return 0.2126 * channel(rgb.redF()) + 0.7152 * channel(rgb.greenF()) + 0.0722 * channel(rgb.blueF());
+    return 0.2126 * channel(rgb.redF()) + 0.7152 * channel(rgb.greenF()) +
+           0.0722 * channel(rgb.blueF());
 }
 
 QColor blend(const QColor &front, const QColor &back, double frontShare)
 {
-    const auto mix = [frontShare](double a, double b) { return a * frontShare + b * (1 - frontShare); };
-    return QColor::fromRgbF(float(mix(front.redF(), back.redF())), float(mix(front.greenF(), back.greenF())),
+    const auto mix = [frontShare](double a, double b) {
+        return a * frontShare + b * (1 - frontShare);
+    };
+    return QColor::fromRgbF(float(mix(front.redF(), back.redF())),
+                            float(mix(front.greenF(), back.greenF())),
                             float(mix(front.blueF(), back.blueF())));
 }
 
@@ -62,7 +75,8 @@ QColor readableOnAll(const QColor &colour, const QList<QColor> &backgrounds, dou
 {
     const QColor white(255, 255, 255);
     const QColor black(0, 0, 0);
-    const bool lighten = contrast(white, backgrounds.first()) > contrast(black, backgrounds.first());
+    const bool lighten =
+        contrast(white, backgrounds.first()) > contrast(black, backgrounds.first());
     const auto worst = [&backgrounds](const QColor &c) {
         double least = 21;
         for (const QColor &background : backgrounds)
@@ -117,7 +131,8 @@ QColor colour(Role role)
         const Shades shades = shadesOf(role);
         shade = QColor::fromRgb(isDark() ? shades.dark : shades.light);
     }
-    return readableOnAll(shade, {p.color(QPalette::Window), p.color(QPalette::Base)}, kReadableContrast);
+    return readableOnAll(shade, {p.color(QPalette::Window), p.color(QPalette::Base)},
+                         kReadableContrast);
 }
 
 QColor tint(Role role, double strength)
@@ -163,7 +178,8 @@ void setTextRole(QWidget *widget, std::optional<Role> role)
     QPalette own;
     if (role) {
         const QColor c = colour(*role);
-        for (const QPalette::ColorRole target : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        for (const QPalette::ColorRole target :
+             {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
             own.setColor(target, c);
     }
     widget->setPalette(own);

@@ -29,10 +29,22 @@ constexpr double kReadableContrast = 4.5;
 
 // The role's colour for text and lines on the window or a view.
 QColor colour(Role role);
-inline QColor danger() { return colour(Role::Danger); }
-inline QColor warning() { return colour(Role::Warning); }
-inline QColor ok() { return colour(Role::Ok); }
-inline QColor muted() { return colour(Role::Muted); }
+inline QColor danger()
+{
+    return colour(Role::Danger);
+}
+inline QColor warning()
+{
+    return colour(Role::Warning);
+}
+inline QColor ok()
+{
+    return colour(Role::Ok);
+}
+inline QColor muted()
+{
+    return colour(Role::Muted);
+}
 
 // A faint wash of the role (or of a colour) over the base colour: the background of a table
 // cell, a box or a bar whose outline is in the colour itself.

@@ -22,9 +22,10 @@ qsizetype terminalWidth(const QString &text)
     qsizetype width = 0;
     for (const QChar c : text) {
         const char16_t u = c.unicode();
-        const bool wide = (u >= 0x1100 && u <= 0x115F) || (u >= 0x2E80 && u <= 0xA4CF) || (u >= 0xAC00 && u <= 0xD7A3)
-            || (u >= 0xF900 && u <= 0xFAFF) || (u >= 0xFE30 && u <= 0xFE4F) || (u >= 0xFF00 && u <= 0xFF60)
-            || (u >= 0xFFE0 && u <= 0xFFE6);
+        const bool wide = (u >= 0x1100 && u <= 0x115F) || (u >= 0x2E80 && u <= 0xA4CF) ||
+                          (u >= 0xAC00 && u <= 0xD7A3) || (u >= 0xF900 && u <= 0xFAFF) ||
+                          (u >= 0xFE30 && u <= 0xFE4F) || (u >= 0xFF00 && u <= 0xFF60) ||
+                          (u >= 0xFFE0 && u <= 0xFFE6);
         width += wide ? 2 : 1;
     }
     return width;
@@ -39,7 +40,8 @@ class AccountsCommand final : public Command
 public:
     AccountsCommand()
         : Command(QStringLiteral("accounts"),
-                  tr("List the accounts that hold payops_operator, payops_finance or payops_endpoint, whether it is their "
+                  tr("List the accounts that hold payops_operator, payops_finance or "
+                     "payops_endpoint, whether it is their "
                      "default role and whether they may grant it."),
                   QStringLiteral("--db DSN [--json]"))
     {
@@ -68,11 +70,16 @@ protected:
                 if (!error.isAccessDenied())
                     throw;
                 return fail(Refused, connection.isMariaDb()
-                    ? tr("this account may not read mysql.roles_mapping and mysql.user, where MariaDB keeps who "
-                         "holds which role; run payops accounts as a DBA account such as root, or grant it: "
-                         "GRANT SELECT ON mysql.roles_mapping TO ...; GRANT SELECT ON mysql.user TO ...;")
-                    : tr("this account may not read mysql.role_edges and mysql.default_roles, where MySQL keeps who "
-                         "holds which role; run payops accounts as a DBA account such as root"));
+                                         ? tr("this account may not read mysql.roles_mapping and "
+                                              "mysql.user, where MariaDB keeps who "
+                                              "holds which role; run payops accounts as a DBA "
+                                              "account such as root, or grant it: "
+                                              "GRANT SELECT ON mysql.roles_mapping TO ...; GRANT "
+                                              "SELECT ON mysql.user TO ...;")
+                                         : tr("this account may not read mysql.role_edges and "
+                                              "mysql.default_roles, where MySQL keeps who "
+                                              "holds which role; run payops accounts as a DBA "
+                                              "account such as root"));
             }
             if (parser.isSet(m_json))
                 printJson(holders);
@@ -96,7 +103,8 @@ private:
         const QStringList header{tr("ROLE"), tr("ACCOUNT"), tr("DEFAULT"), tr("ADMIN")};
         QList<QStringList> rows{header};
         for (const RoleHolder &holder : holders)
-            rows << QStringList{holder.role, holder.account(), holder.isDefault ? yes : no, holder.admin ? yes : no};
+            rows << QStringList{holder.role, holder.account(), holder.isDefault ? yes : no,
+                                holder.admin ? yes : no};
         QList<qsizetype> widths(header.size(), 0);
         for (const QStringList &row : rows) {
             for (qsizetype i = 0; i < row.size(); ++i)
@@ -128,7 +136,8 @@ private:
         QTextStream(stdout) << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
     }
 
-    const QCommandLineOption m_json{QStringLiteral("json"), tr("Print the holders as one JSON object.")};
+    const QCommandLineOption m_json{QStringLiteral("json"),
+                                    tr("Print the holders as one JSON object.")};
 };
 
 } // namespace

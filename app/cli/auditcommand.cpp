@@ -37,8 +37,12 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("audit"));
             const AuditVerification result = verifyAuditChain(connection.database());
             if (!result.intact)
-                return fail(Refused, tr("audit log broken at row %1: %2").arg(result.firstBrokenId).arg(result.problem));
-            say(tr("audit log intact: %1 row(s); head hash %2").arg(result.rows).arg(result.headHash));
+                return fail(Refused, tr("audit log broken at row %1: %2")
+                                         .arg(result.firstBrokenId)
+                                         .arg(result.problem));
+            say(tr("audit log intact: %1 row(s); head hash %2")
+                    .arg(result.rows)
+                    .arg(result.headHash));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

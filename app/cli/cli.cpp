@@ -35,13 +35,18 @@ struct Cli
 
 void printUsage(QTextStream &out)
 {
-    out << Cli::tr("payops %1 - operate a payment-callback endpoint during an incident").arg(QStringLiteral(PAYOPS_VERSION))
+    out << Cli::tr("payops %1 - operate a payment-callback endpoint during an incident")
+               .arg(QStringLiteral(PAYOPS_VERSION))
         << "\n\n"
-        << Cli::tr("Usage: payops <command> [options]   (payops <command> --help for its options)") << "\n\n"
+        << Cli::tr("Usage: payops <command> [options]   (payops <command> --help for its options)")
+        << "\n\n"
         << Cli::tr("Commands:") << '\n';
     for (const auto &command : allCommands())
         out << "  " << command->name().leftJustified(10) << ' ' << command->summary() << '\n';
-    out << '\n' << Cli::tr("Exit codes: 0 success, 1 refused or failed, 2 bad usage, bad DSN or no connection.") << '\n';
+    out << '\n'
+        << Cli::tr(
+               "Exit codes: 0 success, 1 refused or failed, 2 bad usage, bad DSN or no connection.")
+        << '\n';
 }
 
 } // namespace
@@ -60,7 +65,8 @@ int run(const QStringList &arguments)
         return UsageOrConnection;
     }
     const QString &name = arguments.first();
-    if (name == QLatin1String("-h") || name == QLatin1String("--help") || name == QLatin1String("help")) {
+    if (name == QLatin1String("-h") || name == QLatin1String("--help") ||
+        name == QLatin1String("help")) {
         printUsage(out);
         return Success;
     }
@@ -72,7 +78,8 @@ int run(const QStringList &arguments)
         if (command->name() == name)
             return command->run(arguments.mid(1));
     }
-    err << Cli::tr("error: unknown command '%1' (payops --help lists the commands)").arg(name) << '\n';
+    err << Cli::tr("error: unknown command '%1' (payops --help lists the commands)").arg(name)
+        << '\n';
     return UsageOrConnection;
 }
 

@@ -7,7 +7,7 @@ namespace payops::cli {
 // Exit codes of `payops`, stable for scripts and cron.
 enum ExitCode : int {
     Success = 0,
-    Refused = 1,     // the operation ran and was refused or failed (e.g. live duplicates)
+    Refused = 1,           // the operation ran and was refused or failed (e.g. live duplicates)
     UsageOrConnection = 2, // bad flags, bad DSN, unreachable server, wrong credentials
 };
 

@@ -22,8 +22,10 @@ Command::Command(QString name, QString summary, QString usage)
 int Command::run(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(tr("%1\n\nUsage: payops %2 %3").arg(m_summary, m_name, m_usage));
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, tr("Show this help."));
+    parser.setApplicationDescription(
+        tr("%1\n\nUsage: payops %2 %3").arg(m_summary, m_name, m_usage));
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  tr("Show this help."));
     const QCommandLineOption logLevel(QStringLiteral("log-level"),
                                       tr("trace, debug, info, warn, error or off (default: "
                                          "PAYOPS_LOG_LEVEL, else info)."),
@@ -36,7 +38,8 @@ int Command::run(const QStringList &arguments)
     withProgram.prepend(QStringLiteral("payops ") + m_name);
     if (!parser.parse(withProgram)) {
         setupLogging(QStringLiteral("payops"), 2);
-        return fail(UsageOrConnection, tr("%1 (see payops %2 --help)").arg(parser.errorText(), m_name));
+        return fail(UsageOrConnection,
+                    tr("%1 (see payops %2 --help)").arg(parser.errorText(), m_name));
     }
     if (parser.isSet(help)) {
         QTextStream(stdout) << parser.helpText();
@@ -58,7 +61,8 @@ int Command::fail(int exitCode, const QString &message) const
 int Command::failDatabase(const db::Error &error) const
 {
     const int code = error.serverCode();
-    const bool connectionFailed = error.isConnectionFailure() || code == 1044 || code == 1045 || code == 1049;
+    const bool connectionFailed =
+        error.isConnectionFailure() || code == 1044 || code == 1045 || code == 1049;
     return fail(connectionFailed ? UsageOrConnection : Refused, db::userMessage(error));
 }
 
@@ -89,10 +93,12 @@ QCommandLineOption Command::dbOption()
 std::optional<Dsn> Command::dsnFrom(const QCommandLineParser &parser) const
 {
     QString error;
-    auto dsn = Dsn::fromOptionOrEnvironment(parser.value(dbOption()), QProcessEnvironment::systemEnvironment(), &error);
+    auto dsn = Dsn::fromOptionOrEnvironment(parser.value(dbOption()),
+                                            QProcessEnvironment::systemEnvironment(), &error);
     if (!dsn)
         fail(UsageOrConnection, error);
-    else if (const QString warning = Dsn::commandLinePasswordWarning(parser.value(dbOption())); !warning.isEmpty())
+    else if (const QString warning = Dsn::commandLinePasswordWarning(parser.value(dbOption()));
+             !warning.isEmpty())
         spdlog::warn("{}", warning.toStdString());
     return dsn;
 }

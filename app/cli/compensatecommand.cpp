@@ -14,11 +14,14 @@ class CompensateCommand final : public Command
 
 public:
     CompensateCommand()
-        : Command(QStringLiteral("compensate"),
-                  tr("Compensate duplicate side effects: freeze, write off or reverse, with an audit trail."),
-                  QStringLiteral("--db DSN (--dry-run | --reason TEXT --ticket ID | --approve REQUEST --reason TEXT "
-                                 "--ticket ID) [--order ID ...] [--used-coupons write-off|receivable] "
-                                 "[--fen-per-100-points N]"))
+        : Command(
+              QStringLiteral("compensate"),
+              tr("Compensate duplicate side effects: freeze, write off or reverse, with an audit "
+                 "trail."),
+              QStringLiteral("--db DSN (--dry-run | --reason TEXT --ticket ID | --approve REQUEST "
+                             "--reason TEXT "
+                             "--ticket ID) [--order ID ...] [--used-coupons write-off|receivable] "
+                             "[--fen-per-100-points N]"))
     {
     }
 
@@ -26,17 +29,22 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
-        parser.addOption({QStringLiteral("dry-run"), tr("Show what would be done and change nothing.")});
-        parser.addOption({QStringLiteral("reason"), tr("Why (required to act)."), QStringLiteral("text")});
+        parser.addOption(
+            {QStringLiteral("dry-run"), tr("Show what would be done and change nothing.")});
+        parser.addOption(
+            {QStringLiteral("reason"), tr("Why (required to act)."), QStringLiteral("text")});
         parser.addOption({QStringLiteral("ticket"), tr("Incident or ticket id (required to act)."),
                           QStringLiteral("id")});
-        parser.addOption({QStringLiteral("order"), tr("Only this order (repeatable; default: every order)."),
+        parser.addOption({QStringLiteral("order"),
+                          tr("Only this order (repeatable; default: every order)."),
                           QStringLiteral("id")});
-        parser.addOption({QStringLiteral("used-coupons"),
-                          tr("What a used duplicate coupon becomes: write-off (default) or receivable."),
-                          QStringLiteral("policy"), QStringLiteral("write-off")});
-        parser.addOption({QStringLiteral("fen-per-100-points"), tr("Cash value of 100 points (default 100)."),
-                          QStringLiteral("fen"), QStringLiteral("100")});
+        parser.addOption(
+            {QStringLiteral("used-coupons"),
+             tr("What a used duplicate coupon becomes: write-off (default) or receivable."),
+             QStringLiteral("policy"), QStringLiteral("write-off")});
+        parser.addOption({QStringLiteral("fen-per-100-points"),
+                          tr("Cash value of 100 points (default 100)."), QStringLiteral("fen"),
+                          QStringLiteral("100")});
         parser.addOption({QStringLiteral("approve"),
                           tr("Approve and run another operator's pending request (four eyes)."),
                           QStringLiteral("request")});
@@ -48,29 +56,35 @@ protected:
         const QString policy = parser.value(QStringLiteral("used-coupons"));
         if (policy != QLatin1String("write-off") && policy != QLatin1String("receivable"))
             return fail(UsageOrConnection, tr("--used-coupons must be write-off or receivable"));
-        settings.usedCoupons = policy == QLatin1String("write-off") ? UsedCouponPolicy::WriteOff : UsedCouponPolicy::Receivable;
+        settings.usedCoupons = policy == QLatin1String("write-off") ? UsedCouponPolicy::WriteOff
+                                                                    : UsedCouponPolicy::Receivable;
         bool ok = false;
-        settings.fenPerHundredPoints = parser.value(QStringLiteral("fen-per-100-points")).toLongLong(&ok);
+        settings.fenPerHundredPoints =
+            parser.value(QStringLiteral("fen-per-100-points")).toLongLong(&ok);
         if (!ok || settings.fenPerHundredPoints < 0)
-            return fail(UsageOrConnection, tr("--fen-per-100-points must be a number of at least 0"));
+            return fail(UsageOrConnection,
+                        tr("--fen-per-100-points must be a number of at least 0"));
         QList<qint64> orders;
         for (const QString &text : parser.values(QStringLiteral("order"))) {
             const qint64 id = text.toLongLong(&ok);
             if (!ok || id <= 0)
-                return fail(UsageOrConnection, tr("--order must be a positive order id, not '%1'").arg(text));
+                return fail(UsageOrConnection,
+                            tr("--order must be a positive order id, not '%1'").arg(text));
             orders << id;
         }
         const bool dryRun = parser.isSet(QStringLiteral("dry-run"));
         const QString reason = parser.value(QStringLiteral("reason")).trimmed();
         const QString ticket = parser.value(QStringLiteral("ticket")).trimmed();
         if (!dryRun && (reason.isEmpty() || ticket.isEmpty()))
-            return fail(UsageOrConnection, tr("say --dry-run, or give --reason and --ticket to act"));
+            return fail(UsageOrConnection,
+                        tr("say --dry-run, or give --reason and --ticket to act"));
         qint64 approve = 0;
         if (parser.isSet(QStringLiteral("approve"))) {
             approve = parser.value(QStringLiteral("approve")).toLongLong(&ok);
             if (!ok || approve <= 0 || dryRun || !orders.isEmpty())
-                return fail(UsageOrConnection, tr("--approve takes a request id, with --reason and --ticket "
-                                                  "and without --dry-run or --order"));
+                return fail(UsageOrConnection,
+                            tr("--approve takes a request id, with --reason and --ticket "
+                               "and without --dry-run or --order"));
         }
         const auto dsn = dsnFrom(parser);
         if (!dsn)
@@ -79,7 +93,8 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("compensate"));
             const QSqlDatabase db = connection.database();
             CompensationJob job;
-            job.scope = orders.isEmpty() ? CompensationScope::all() : CompensationScope{orders, {}, false};
+            job.scope =
+                orders.isEmpty() ? CompensationScope::all() : CompensationScope{orders, {}, false};
             job.approveRequestId = approve;
             job.settings = settings;
             job.reason = reason;
@@ -90,25 +105,37 @@ protected:
                 if (dryRun || job.confirmed->plan.isEmpty())
                     return Success;
             }
-            job.starting = [this](const CompensationPlan &plan, const CompensationRequest *approved) {
+            job.starting = [this](const CompensationPlan &plan,
+                                  const CompensationRequest *approved) {
                 if (approved) {
-                    say(tr("approved request %1 by %2").arg(approved->id).arg(approved->requestedBy));
+                    say(tr("approved request %1 by %2")
+                            .arg(approved->id)
+                            .arg(approved->requestedBy));
                     say(plan.summary());
                 }
             };
-            job.progress = [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); };
+            job.progress = [this](int done, int total) {
+                say(QStringLiteral("  %1 / %2").arg(done).arg(total));
+            };
             const CompensationResult result = runCompensation(db, job);
             if (!result.refusal.isEmpty())
                 return fail(Refused, result.refusal);
             if (result.filedRequestId > 0)
-                return fail(Refused, tr("%1 fen, with the %2 fen this account compensated alone in the four-eyes "
-                                        "window, is above the threshold of %3 fen: request %4 waits for another "
-                                        "operator (payops compensate --approve %4 --reason ... --ticket ...)")
-                                         .arg(result.plan.moneyFen).arg(result.soloFen).arg(result.thresholdFen)
-                                         .arg(result.filedRequestId));
+                return fail(
+                    Refused,
+                    tr("%1 fen, with the %2 fen this account compensated alone in the four-eyes "
+                       "window, is above the threshold of %3 fen: request %4 waits for another "
+                       "operator (payops compensate --approve %4 --reason ... --ticket ...)")
+                        .arg(result.plan.moneyFen)
+                        .arg(result.soloFen)
+                        .arg(result.thresholdFen)
+                        .arg(result.filedRequestId));
             const CompensationOutcome &outcome = result.run;
-            say(tr("compensated %1, skipped %2 (done by someone else or changed since planned); batch %3")
-                    .arg(outcome.done).arg(outcome.skipped).arg(outcome.batchId));
+            say(tr("compensated %1, skipped %2 (done by someone else or changed since planned); "
+                   "batch %3")
+                    .arg(outcome.done)
+                    .arg(outcome.skipped)
+                    .arg(outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)
                 say(tr("  user %1's points balance is now negative").arg(user));
             return Success;

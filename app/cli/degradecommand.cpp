@@ -23,8 +23,9 @@ public:
 protected:
     void addOptions(QCommandLineParser &parser) override
     {
-        parser.addPositionalArgument(QStringLiteral("on|off"),
-                                     tr("on: RECORD_ONLY, callbacks are only recorded; off: NORMAL."));
+        parser.addPositionalArgument(
+            QStringLiteral("on|off"),
+            tr("on: RECORD_ONLY, callbacks are only recorded; off: NORMAL."));
         parser.addOption(dbOption());
         parser.addOption({QStringLiteral("reason"), tr("Why (required; goes into the audit log)."),
                           QStringLiteral("text")});
@@ -37,11 +38,13 @@ protected:
     int execute(const QCommandLineParser &parser) override
     {
         const QStringList positional = parser.positionalArguments();
-        if (positional.size() != 1 || (positional.first() != QLatin1String("on") && positional.first() != QLatin1String("off")))
+        if (positional.size() != 1 || (positional.first() != QLatin1String("on") &&
+                                       positional.first() != QLatin1String("off")))
             return fail(UsageOrConnection, tr("say on or off (payops degrade --help)"));
         const QString reason = parser.value(QStringLiteral("reason")).trimmed();
         if (reason.isEmpty())
-            return fail(UsageOrConnection, tr("--reason is required: say why, it goes into the audit log"));
+            return fail(UsageOrConnection,
+                        tr("--reason is required: say why, it goes into the audit log"));
         bool ok = false;
         const int waitSeconds = parser.value(QStringLiteral("wait")).toInt(&ok);
         if (!ok || waitSeconds < 0 || waitSeconds > 3600)
@@ -49,41 +52,52 @@ protected:
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
-        const CallbackMode mode = positional.first() == QLatin1String("on") ? CallbackMode::RecordOnly : CallbackMode::Normal;
+        const CallbackMode mode = positional.first() == QLatin1String("on")
+                                      ? CallbackMode::RecordOnly
+                                      : CallbackMode::Normal;
 
         try {
             db::Connection connection(*dsn, QStringLiteral("degrade"));
             const FlipResult flip = flipSwitch(connection.database(), mode, reason);
             if (flip.changed)
                 say(tr("switch is now %1 (version %2, was %3)")
-                        .arg(callbackModeName(flip.after.mode)).arg(flip.after.version).arg(callbackModeName(flip.before.mode)));
+                        .arg(callbackModeName(flip.after.mode))
+                        .arg(flip.after.version)
+                        .arg(callbackModeName(flip.before.mode)));
             else
                 say(tr("switch already was %1 (version %2); nothing changed")
-                        .arg(callbackModeName(flip.after.mode)).arg(flip.after.version));
+                        .arg(callbackModeName(flip.after.mode))
+                        .arg(flip.after.version));
             if (waitSeconds == 0)
                 return Success;
             const auto instances = waitForAcknowledgement(
-                connection.database(), flip.after.version, waitSeconds * 1000, [this](const InstanceAck &ack) {
-                    say(tr("  %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied)));
+                connection.database(), flip.after.version, waitSeconds * 1000,
+                [this](const InstanceAck &ack) {
+                    say(tr("  %1 applies version %2")
+                            .arg(ack.instance, QString::number(ack.versionApplied)));
                 });
             QStringList late;
             for (const InstanceAck &ack : instances) {
                 if (!ack.acknowledged)
-                    late << tr("%1 (still at version %2)").arg(ack.instance, QString::number(ack.versionApplied));
+                    late << tr("%1 (still at version %2)")
+                                .arg(ack.instance, QString::number(ack.versionApplied));
             }
             if (instances.isEmpty())
                 say(tr("no live instance is running"));
             if (!late.isEmpty())
-                return fail(Refused, tr("not acknowledged within %1 s: %2").arg(waitSeconds).arg(late.join(QStringLiteral(", "))));
+                return fail(Refused, tr("not acknowledged within %1 s: %2")
+                                         .arg(waitSeconds)
+                                         .arg(late.join(QStringLiteral(", "))));
             if (!instances.isEmpty())
-                say(tr("all %1 live instance(s) apply version %2").arg(instances.size()).arg(flip.after.version));
+                say(tr("all %1 live instance(s) apply version %2")
+                        .arg(instances.size())
+                        .arg(flip.after.version));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);
         }
     }
 };
-
 
 } // namespace
 

@@ -19,9 +19,11 @@ class GrantCommand final : public Command
 public:
     GrantCommand()
         : Command(QStringLiteral("grant"),
-                  tr("Give an account a payops role and make it the account's default role, or take it away "
+                  tr("Give an account a payops role and make it the account's default role, or "
+                     "take it away "
                      "with --revoke. Run it as an account that administers the roles."),
-                  QStringLiteral("--db DSN --role operator|finance|endpoint --account USER@HOST [--revoke]"))
+                  QStringLiteral(
+                      "--db DSN --role operator|finance|endpoint --account USER@HOST [--revoke]"))
     {
     }
 
@@ -41,9 +43,11 @@ protected:
         const std::optional<QString> role = payopsRole(parser.value(m_role));
         if (!role)
             return fail(UsageOrConnection,
-                        tr("--role must be operator, finance or endpoint, not \"%1\"").arg(parser.value(m_role)));
+                        tr("--role must be operator, finance or endpoint, not \"%1\"")
+                            .arg(parser.value(m_role)));
         if (!parser.isSet(m_account))
-            return fail(UsageOrConnection, tr("--account is required, e.g. --account \"'alice'@'%'\""));
+            return fail(UsageOrConnection,
+                        tr("--account is required, e.g. --account \"'alice'@'%'\""));
         const AccountParse parsed = parseAccountName(parser.value(m_account));
         if (!parsed.account)
             return fail(UsageOrConnection, parsed.error);
@@ -76,11 +80,14 @@ private:
         // Without NO_AUTO_CREATE_USER (payops' sessions leave it out) MariaDB's GRANT would
         // create a mistyped account, without a password, instead of refusing it.
         if (connection.isMariaDb())
-            db::execDirect(db, QStringLiteral(
-                "SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_AUTO_CREATE_USER')"));
+            db::execDirect(
+                db,
+                QStringLiteral(
+                    "SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_AUTO_CREATE_USER')"));
         // MariaDB keeps one default role per account: another one is replaced, and the account
         // then needs SET ROLE for it. Said, not refused: the DBA asked for this role.
-        const std::optional<QString> previousDefault = readDefaultRole(db, account, connection.isMariaDb());
+        const std::optional<QString> previousDefault =
+            readDefaultRole(db, account, connection.isMariaDb());
         try {
             db::execDirect(db, grantRoleSql(role, account));
         } catch (const db::Error &error) {
@@ -93,10 +100,12 @@ private:
             return fail(Refused, tr("granted %1 to %2, but could not make it the default role: %3")
                                      .arg(role, account.sql(), db::userMessage(error)));
         }
-        say(tr("granted %1 to %2; it is the account's default role, active at login without SET ROLE")
+        say(tr("granted %1 to %2; it is the account's default role, active at login without SET "
+               "ROLE")
                 .arg(role, account.sql()));
         if (previousDefault && !previousDefault->isEmpty() && *previousDefault != role)
-            say(tr("%1 was its default role before and is no longer active at login; it takes SET ROLE %1 now")
+            say(tr("%1 was its default role before and is no longer active at login; it takes SET "
+                   "ROLE %1 now")
                     .arg(*previousDefault));
         return Success;
     }
@@ -126,7 +135,8 @@ private:
         } catch (const db::Error &error) {
             return failStatement(error, self, role, account);
         }
-        say(wasDefault ? tr("revoked %1 from %2; the account has no default role now").arg(role, account.sql())
+        say(wasDefault ? tr("revoked %1 from %2; the account has no default role now")
+                             .arg(role, account.sql())
                        : tr("revoked %1 from %2").arg(role, account.sql()));
         return Success;
     }
@@ -140,12 +150,15 @@ private:
         case 1227: // MySQL: neither ROLE_ADMIN nor WITH ADMIN OPTION
             return fail(Refused, notAdmin(self, role));
         case 1133:
-            return fail(Refused, tr("there is no account %1 on this server; create it first (CREATE USER %1 "
-                                    "IDENTIFIED BY '...')").arg(account.sql()));
+            return fail(Refused,
+                        tr("there is no account %1 on this server; create it first (CREATE USER %1 "
+                           "IDENTIFIED BY '...')")
+                            .arg(account.sql()));
         case 1959:
         case 3523: // MySQL: unknown authorization ID
-            return fail(Refused, tr("the role %1 does not exist on this server; payops migrate creates it")
-                                     .arg(role));
+            return fail(Refused,
+                        tr("the role %1 does not exist on this server; payops migrate creates it")
+                            .arg(role));
         default:
             return failDatabase(error);
         }
@@ -153,8 +166,11 @@ private:
 
     static bool administers(const QSqlDatabase &db, const QString &role)
     {
-        return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.APPLICABLE_ROLES"
-                                             " WHERE ROLE_NAME = ? AND IS_GRANTABLE = 'YES'"), {role}).toInt() > 0;
+        return db::scalar(db,
+                          QStringLiteral("SELECT COUNT(*) FROM information_schema.APPLICABLE_ROLES"
+                                         " WHERE ROLE_NAME = ? AND IS_GRANTABLE = 'YES'"),
+                          {role})
+                   .toInt() > 0;
     }
 
     // MariaDB checks the privilege before it looks for the account: for one that cannot exist
@@ -163,7 +179,8 @@ private:
     static bool maySetDefaultRoles(const QSqlDatabase &db)
     {
         try {
-            db::execDirect(db, QStringLiteral("SET DEFAULT ROLE NONE FOR 'payops probe'@'no such host'"));
+            db::execDirect(
+                db, QStringLiteral("SET DEFAULT ROLE NONE FOR 'payops probe'@'no such host'"));
             return true;
         } catch (const db::Error &error) {
             if (error.serverCode() == 1044 || error.isAccessDenied())
@@ -174,16 +191,21 @@ private:
 
     static QString notAdmin(const QString &self, const QString &role)
     {
-        return tr("%1 does not administer the role %2, and MariaDB lets only a role's admins grant it: the account "
-                  "that ran payops migrate (it created the roles), or one it granted the role WITH ADMIN OPTION. "
-                  "Run payops grant as that account, or have it run: GRANT %2 TO %3 WITH ADMIN OPTION;")
+        return tr("%1 does not administer the role %2, and MariaDB lets only a role's admins grant "
+                  "it: the account "
+                  "that ran payops migrate (it created the roles), or one it granted the role WITH "
+                  "ADMIN OPTION. "
+                  "Run payops grant as that account, or have it run: GRANT %2 TO %3 WITH ADMIN "
+                  "OPTION;")
             .arg(self, role, quotedAccount(self));
     }
 
     static QString noDefaultRoleRight(const QString &self, const QString &role)
     {
-        return tr("%1 administers %2 but may not set another account's default role (that needs UPDATE on the "
-                  "mysql schema); nothing changed. Have %1 run GRANT %2 TO 'root'@'localhost' WITH ADMIN OPTION; "
+        return tr("%1 administers %2 but may not set another account's default role (that needs "
+                  "UPDATE on the "
+                  "mysql schema); nothing changed. Have %1 run GRANT %2 TO 'root'@'localhost' WITH "
+                  "ADMIN OPTION; "
                   "then run payops grant as root")
             .arg(self, role);
     }
@@ -197,11 +219,15 @@ private:
         return AccountName{currentUser.left(at), currentUser.mid(at + 1)}.sql();
     }
 
-    const QCommandLineOption m_role{QStringLiteral("role"), tr("operator, finance or endpoint (payops-callbackd's own account)."), QStringLiteral("role")};
-    const QCommandLineOption m_account{QStringLiteral("account"),
-                                       tr("The account, as in SQL: 'alice'@'%', alice@localhost; a bare name "
-                                          "means any host ('%')."),
-                                       QStringLiteral("user@host")};
+    const QCommandLineOption m_role{
+        QStringLiteral("role"),
+        tr("operator, finance or endpoint (payops-callbackd's own account)."),
+        QStringLiteral("role")};
+    const QCommandLineOption m_account{
+        QStringLiteral("account"),
+        tr("The account, as in SQL: 'alice'@'%', alice@localhost; a bare name "
+           "means any host ('%')."),
+        QStringLiteral("user@host")};
     const QCommandLineOption m_revoke{QStringLiteral("revoke"),
                                       tr("Take the role away (and clear it as the default role).")};
 };

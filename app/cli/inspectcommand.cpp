@@ -4,9 +4,9 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/callback/callbackswitch.h"
-#include "domain/money/duplicates/duplicatewatch.h"
 #include "domain/inspection/inspection.h"
 #include "domain/inspection/inspectionrun.h"
+#include "domain/money/duplicates/duplicatewatch.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -40,10 +40,14 @@ class InspectCommand final : public Command
 public:
     InspectCommand()
         : Command(QStringLiteral("inspect"),
-                  tr("Count live duplicate side effects, orders paid twice by the customer (refunds owed), "
-                     "unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, "
-                     "refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run "
-                     "on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run "
+                  tr("Count live duplicate side effects, orders paid twice by the customer "
+                     "(refunds owed), "
+                     "unmatched callbacks, the backlog and the switch, and store the run; exit 1 "
+                     "on duplicates, "
+                     "refunds owed or unmatched callbacks whose order exists now, 2 on an error. "
+                     "The first run "
+                     "on a database reads its history once (progress on stderr; Ctrl-C stops it, "
+                     "the next run "
                      "goes on)."),
                   QStringLiteral("--db DSN [--json] [--points-per-yuan N]"))
     {
@@ -74,35 +78,45 @@ protected:
             if (watch.missing)
                 return fail(UsageOrConnection, watch.why);
             if (watch.cancelled)
-                return fail(UsageOrConnection, tr("interrupted at %1 % of the first count of duplicates; run "
-                                                  "payops inspect again to go on from there")
-                                                   .arg(watch.figures.percentScanned()));
+                return fail(UsageOrConnection,
+                            tr("interrupted at %1 % of the first count of duplicates; run "
+                               "payops inspect again to go on from there")
+                                .arg(watch.figures.percentScanned()));
             if (!watch.figures.complete())
-                return fail(UsageOrConnection, tr("the first count of duplicates is not done (%1 %): %2")
-                                                   .arg(watch.figures.percentScanned()).arg(watch.why));
+                return fail(UsageOrConnection,
+                            tr("the first count of duplicates is not done (%1 %): %2")
+                                .arg(watch.figures.percentScanned())
+                                .arg(watch.why));
             if (!watch.why.isEmpty())
                 QTextStream(stderr) << tr("payops inspect: %1").arg(watch.why) << Qt::endl;
             InspectionReport report;
             report.figures = watch.figures;
             report.findings = readInspection(db, watch.figures);
             report.pointsPerYuan = pointsPerYuan;
-            const StoredRun stored = storeInspectionRun(db, InspectionRun::of(report, startedAt, QStringLiteral("cli")));
+            const StoredRun stored =
+                storeInspectionRun(db, InspectionRun::of(report, startedAt, QStringLiteral("cli")));
             if (!stored.stored())
-                QTextStream(stderr) << tr("payops inspect: warning: this run was not stored: %1").arg(stored.notStored)
+                QTextStream(stderr) << tr("payops inspect: warning: this run was not stored: %1")
+                                           .arg(stored.notStored)
                                     << Qt::endl;
             const InspectionFindings &findings = report.findings;
             if (parser.isSet(m_json)) {
-                QTextStream(stdout) << QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact) << Qt::endl;
+                QTextStream(stdout)
+                    << QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact) << Qt::endl;
             } else {
                 const SwitchState &state = findings.switchState;
-                say(tr("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
+                say(tr("switch: %1 (version %2)")
+                        .arg(callbackModeName(state.mode))
+                        .arg(state.version));
                 say(tr("backlog: %1 recorded callback(s)").arg(findings.backlog));
-                say((findings.unmatched.withOrder > 0 ? tr("unmatched: %1; apply them with payops drain --unmatched")
-                                                      : tr("unmatched: %1"))
+                say((findings.unmatched.withOrder > 0
+                         ? tr("unmatched: %1; apply them with payops drain --unmatched")
+                         : tr("unmatched: %1"))
                         .arg(findings.unmatched.describe()));
                 say(tr("duplicates: %1").arg(findings.duplicates.describe()));
-                say((findings.doublePayments.isEmpty() ? tr("paid twice: %1")
-                                                       : tr("paid twice: %1; refund the second payment to each customer"))
+                say((findings.doublePayments.isEmpty()
+                         ? tr("paid twice: %1")
+                         : tr("paid twice: %1; refund the second payment to each customer"))
                         .arg(findings.doublePayments.describe()));
             }
             return findings.clean() ? Success : Refused;
@@ -121,23 +135,27 @@ private:
         WatchRefreshOptions options;
         options.lockWaitSeconds = 30;
         options.cancel = &g_interrupted;
-        options.progress = [&lastReport](const DuplicateWatchFigures &figures) {
-            if (lastReport.isValid() && lastReport.elapsed() < 1000 && !figures.complete())
-                return;
-            lastReport.start();
-            QTextStream(stderr) << tr("payops inspect: first count of duplicates: %1 % of the orders read")
-                                       .arg(figures.percentScanned())
-                                << Qt::endl;
-        };
+        options.progress =
+            [&lastReport](const DuplicateWatchFigures &figures) {
+                if (lastReport.isValid() && lastReport.elapsed() < 1000 && !figures.complete())
+                    return;
+                lastReport.start();
+                QTextStream(stderr)
+                    << tr("payops inspect: first count of duplicates: %1 % of the orders read")
+                           .arg(figures.percentScanned())
+                    << Qt::endl;
+            };
         const WatchRefresh watch = refreshDuplicateWatch(db, options);
         std::signal(SIGINT, previous);
         return watch;
     }
 
-    const QCommandLineOption m_json{QStringLiteral("json"), tr("Print the figures as one JSON object.")};
-    const QCommandLineOption m_pointsPerYuan{QStringLiteral("points-per-yuan"),
-                                             tr("Cash value of points in money at risk (default 100 = 1 yuan)."),
-                                             QStringLiteral("N"), QStringLiteral("100")};
+    const QCommandLineOption m_json{QStringLiteral("json"),
+                                    tr("Print the figures as one JSON object.")};
+    const QCommandLineOption m_pointsPerYuan{
+        QStringLiteral("points-per-yuan"),
+        tr("Cash value of points in money at risk (default 100 = 1 yuan)."), QStringLiteral("N"),
+        QStringLiteral("100")};
 };
 
 } // namespace

@@ -25,13 +25,15 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
-        parser.addOption({QStringLiteral("level"),
-                          tr("legacy: the incident's schema (side effects without keys of their own); "
-                             "current: every side effect keyed. Default: the database's level, "
-                             "current for a new one."),
-                          QStringLiteral("level")});
-        parser.addOption({QStringLiteral("sandbox"),
-                          tr("Mark the database as a sandbox (needed by the unsafe demo handler).")});
+        parser.addOption(
+            {QStringLiteral("level"),
+             tr("legacy: the incident's schema (side effects without keys of their own); "
+                "current: every side effect keyed. Default: the database's level, "
+                "current for a new one."),
+             QStringLiteral("level")});
+        parser.addOption(
+            {QStringLiteral("sandbox"),
+             tr("Mark the database as a sandbox (needed by the unsafe demo handler).")});
     }
 
     int execute(const QCommandLineParser &parser) override

@@ -22,7 +22,8 @@ class PostureCommand final : public Command
 public:
     PostureCommand()
         : Command(QStringLiteral("posture"),
-                  tr("List each defence against paying twice as present, missing or unknown, with what a "
+                  tr("List each defence against paying twice as present, missing or unknown, with "
+                     "what a "
                      "missing one lets through; exit 1 when any is missing, 2 on an error."),
                   QStringLiteral("--db DSN [--json]"))
     {
@@ -62,9 +63,10 @@ private:
         for (const Defence &defence : defences)
             width = std::max(width, static_cast<int>(defence.name.size()));
         for (const Defence &defence : defences) {
-            QString line = QStringLiteral("%1 %2 %3: %4")
-                               .arg(defenceStateName(defence.state).leftJustified(7), defence.name.leftJustified(width),
-                                    defence.title, defence.evidence);
+            QString line =
+                QStringLiteral("%1 %2 %3: %4")
+                    .arg(defenceStateName(defence.state).leftJustified(7),
+                         defence.name.leftJustified(width), defence.title, defence.evidence);
             if (defence.state == DefenceState::Missing)
                 line = tr("%1. Lets through: %2").arg(line, defence.letsThrough);
             say(line);
@@ -85,7 +87,8 @@ private:
                             << Qt::endl;
     }
 
-    const QCommandLineOption m_json{QStringLiteral("json"), tr("Print the defences as one JSON object.")};
+    const QCommandLineOption m_json{QStringLiteral("json"),
+                                    tr("Print the defences as one JSON object.")};
 };
 
 } // namespace

@@ -38,11 +38,9 @@ QString kindTitle(FindingKind kind)
         return QCoreApplication::translate("payops::cli::ReconcileCommand",
                                            "paid with us, not on the platform (多单)");
     case FindingKind::AmountMismatch:
-        return QCoreApplication::translate("payops::cli::ReconcileCommand",
-                                           "amount differs");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand", "amount differs");
     case FindingKind::StatusMismatch:
-        return QCoreApplication::translate("payops::cli::ReconcileCommand",
-                                           "status differs");
+        return QCoreApplication::translate("payops::cli::ReconcileCommand", "status differs");
     case FindingKind::DuplicatePlatform:
         return QCoreApplication::translate("payops::cli::ReconcileCommand",
                                            "listed twice by the platform");
@@ -83,10 +81,13 @@ class ReconcileCommand final : public Command
 public:
     ReconcileCommand()
         : Command(QStringLiteral("reconcile"),
-                  tr("Import a platform statement (generic CSV, WeChat Pay trade bill, Alipay business detail) "
-                     "and reconcile it by pay_no; exit 1 on findings or unreadable lines, 2 on an error. The "
+                  tr("Import a platform statement (generic CSV, WeChat Pay trade bill, Alipay "
+                     "business detail) "
+                     "and reconcile it by pay_no; exit 1 on findings or unreadable lines, 2 on an "
+                     "error. The "
                      "same file imported again is reconciled again, not stored twice."),
-                  QStringLiteral("--db DSN --statement FILE [--format auto|generic|wechat|alipay] [--json]"))
+                  QStringLiteral(
+                      "--db DSN --statement FILE [--format auto|generic|wechat|alipay] [--json]"))
     {
     }
 
@@ -103,11 +104,13 @@ protected:
     {
         const auto format = statementFormatFromName(parser.value(m_format));
         if (!format)
-            return fail(UsageOrConnection, tr("--format takes auto, generic, wechat or alipay, not '%1'")
-                                               .arg(parser.value(m_format)));
+            return fail(UsageOrConnection,
+                        tr("--format takes auto, generic, wechat or alipay, not '%1'")
+                            .arg(parser.value(m_format)));
         const QString path = parser.value(m_statement);
         if (path.isEmpty())
-            return fail(UsageOrConnection, tr("--statement FILE is required (the platform's statement)"));
+            return fail(UsageOrConnection,
+                        tr("--statement FILE is required (the platform's statement)"));
         const QFileInfo info(path);
         if (!info.exists())
             return fail(UsageOrConnection, tr("statement file %1 does not exist").arg(path));
@@ -115,7 +118,8 @@ protected:
             return fail(UsageOrConnection, tr("statement %1 is not a regular file").arg(path));
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
-            return fail(UsageOrConnection, tr("cannot read statement %1: %2").arg(path, file.errorString()));
+            return fail(UsageOrConnection,
+                        tr("cannot read statement %1: %2").arg(path, file.errorString()));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
@@ -124,7 +128,8 @@ protected:
             const QSqlDatabase db = connection.database();
             const StatementImport imported = importFile(db, file, *format, info.fileName());
             if (imported.cancelled)
-                return fail(UsageOrConnection, tr("interrupted: nothing of the statement was stored"));
+                return fail(UsageOrConnection,
+                            tr("interrupted: nothing of the statement was stored"));
             const Reconciliation result = reconcileStatement(db, imported.statement.id);
             if (parser.isSet(m_json))
                 printJson(db, imported, result);
@@ -132,7 +137,8 @@ protected:
                 printText(db, imported, result);
             return result.clean() && imported.statement.errors == 0 ? Success : Refused;
         } catch (const StatementError &error) {
-            return fail(UsageOrConnection, QStringLiteral("%1: %2").arg(path, QString::fromStdString(error.what())));
+            return fail(UsageOrConnection,
+                        QStringLiteral("%1: %2").arg(path, QString::fromStdString(error.what())));
         } catch (const db::Error &error) {
             // 1 means findings here, so every failure is a 2.
             return fail(UsageOrConnection, db::userMessage(error));
@@ -140,7 +146,8 @@ protected:
     }
 
 private:
-    StatementImport importFile(const QSqlDatabase &db, QFile &file, StatementFormat format, const QString &name) const
+    StatementImport importFile(const QSqlDatabase &db, QFile &file, StatementFormat format,
+                               const QString &name) const
     {
         g_interrupted.store(false);
         const auto previous = std::signal(SIGINT, interrupt);
@@ -150,15 +157,17 @@ private:
         options.format = format;
         options.sourceName = name;
         options.cancel = &g_interrupted;
-        options.progress = [&lastReport](const StatementImportProgress &progress) {
-            if (lastReport.elapsed() < 1000 || progress.totalBytes <= 0)
-                return;
-            lastReport.restart();
-            QTextStream(stderr) << tr("payops reconcile: %1 % of the statement read, %2 lines stored")
-                                       .arg(progress.bytesRead * 100 / progress.totalBytes)
-                                       .arg(progress.lines)
-                                << Qt::endl;
-        };
+        options.progress =
+            [&lastReport](const StatementImportProgress &progress) {
+                if (lastReport.elapsed() < 1000 || progress.totalBytes <= 0)
+                    return;
+                lastReport.restart();
+                QTextStream(stderr)
+                    << tr("payops reconcile: %1 % of the statement read, %2 lines stored")
+                           .arg(progress.bytesRead * 100 / progress.totalBytes)
+                           .arg(progress.lines)
+                    << Qt::endl;
+            };
         try {
             StatementImport imported = importStatement(db, file, options);
             std::signal(SIGINT, previous);
@@ -171,7 +180,8 @@ private:
 
     // The findings and unreadable lines are printed as they are read back, a page at a time:
     // none is held, whatever their number.
-    void printText(const QSqlDatabase &db, const StatementImport &imported, const Reconciliation &result) const
+    void printText(const QSqlDatabase &db, const StatementImport &imported,
+                   const Reconciliation &result) const
     {
         const StoredStatement &statement = imported.statement;
         const QString formatName = statementFormatName(statement.header.format);
@@ -183,15 +193,18 @@ private:
                                            : tr("format: %1 (stored as statement %2)"))
                     .arg(formatName)
                     .arg(statement.id));
-        const QString period = result.periodKnown
-                                   ? (statement.periodDeclared ? tr("%1 to %2 UTC (declared)")
-                                                               : tr("%1 to %2 UTC (first to last payment)"))
-                                         .arg(utcText(statement.header.periodStart), utcText(statement.header.periodEnd))
-                                   : tr("unknown (no line has a time): paid-with-us-only not checked");
+        const QString period =
+            result.periodKnown
+                ? (statement.periodDeclared ? tr("%1 to %2 UTC (declared)")
+                                            : tr("%1 to %2 UTC (first to last payment)"))
+                      .arg(utcText(statement.header.periodStart),
+                           utcText(statement.header.periodEnd))
+                : tr("unknown (no line has a time): paid-with-us-only not checked");
         say(tr("lines: %1 reconciled, %2 unreadable; channel %3; period %4")
                 .arg(statement.lines)
                 .arg(statement.errors)
-                .arg(statement.header.channel.isEmpty() ? tr("all") : statement.header.channel, period));
+                .arg(statement.header.channel.isEmpty() ? tr("all") : statement.header.channel,
+                     period));
         for (int kind = 0; kind < kFindingKinds; ++kind) {
             const auto findingKind = static_cast<FindingKind>(kind);
             say(QStringLiteral("%1: %2  %3")
@@ -200,11 +213,13 @@ private:
                     .arg(kindTitle(findingKind)));
         }
         readStoredFindings(db, result.runId, [this](const ReconciliationFinding &finding) {
-            QString text = tr("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
-                               .arg(findingKindName(finding.kind).leftJustified(18), QString::fromUtf8(finding.payNo),
-                                    finding.orderId ? QString::number(*finding.orderId) : QStringLiteral("-"),
-                                    yuanOrDash(finding.platformAmountFen), yuanOrDash(finding.ourAmountFen),
-                                    finding.lineNo ? QString::number(*finding.lineNo) : QStringLiteral("-"));
+            QString text =
+                tr("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
+                    .arg(findingKindName(finding.kind).leftJustified(18),
+                         QString::fromUtf8(finding.payNo),
+                         finding.orderId ? QString::number(*finding.orderId) : QStringLiteral("-"),
+                         yuanOrDash(finding.platformAmountFen), yuanOrDash(finding.ourAmountFen),
+                         finding.lineNo ? QString::number(*finding.lineNo) : QStringLiteral("-"));
             if (finding.listed)
                 text += QLatin1Char(' ') + tr("listed %1 times").arg(*finding.listed);
             say(text);
@@ -218,7 +233,8 @@ private:
 
     // One JSON object, written as it is read: the scalars first, then each finding and each
     // unreadable line as an element of its array.
-    void printJson(const QSqlDatabase &db, const StatementImport &imported, const Reconciliation &result) const
+    void printJson(const QSqlDatabase &db, const StatementImport &imported,
+                   const Reconciliation &result) const
     {
         const StoredStatement &statement = imported.statement;
         const auto timeOrNull = [](const QDateTime &time) {
@@ -246,31 +262,36 @@ private:
             return true;
         };
         readStoredFindings(db, result.runId, [&element](const ReconciliationFinding &finding) {
-            return element(QJsonObject{{QStringLiteral("kind"), findingKindName(finding.kind)},
-                                       {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
-                                       {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
-                                       {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
-                                       {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
-                                       {QStringLiteral("line"), jsonNumber(finding.lineNo)},
-                                       {QStringLiteral("count"), jsonNumber(finding.listed)},
-                                       {QStringLiteral("platform_status"), textOrNull(finding.platformStatus)},
-                                       {QStringLiteral("our_status"), textOrNull(finding.ourStatus)}});
+            return element(QJsonObject{
+                {QStringLiteral("kind"), findingKindName(finding.kind)},
+                {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
+                {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
+                {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
+                {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
+                {QStringLiteral("line"), jsonNumber(finding.lineNo)},
+                {QStringLiteral("count"), jsonNumber(finding.listed)},
+                {QStringLiteral("platform_status"), textOrNull(finding.platformStatus)},
+                {QStringLiteral("our_status"), textOrNull(finding.ourStatus)}});
         });
         out << "],\"errors\":[";
         first = true;
         readStatementErrors(db, statement.id, [&element](const StatementLineError &error) {
-            return element(QJsonObject{{QStringLiteral("line"), error.lineNo}, {QStringLiteral("message"), error.message}});
+            return element(QJsonObject{{QStringLiteral("line"), error.lineNo},
+                                       {QStringLiteral("message"), error.message}});
         });
         out << "]}" << Qt::endl;
     }
 
-    const QCommandLineOption m_statement{QStringLiteral("statement"),
-                                         tr("The platform's statement file (read twice: it must be a file)."),
-                                         QStringLiteral("file")};
-    const QCommandLineOption m_format{QStringLiteral("format"),
-                                      tr("auto (default: detected from the file), generic, wechat or alipay."),
-                                      QStringLiteral("format"), QStringLiteral("auto")};
-    const QCommandLineOption m_json{QStringLiteral("json"), tr("Print the result as one JSON object.")};
+    const QCommandLineOption m_statement{
+        QStringLiteral("statement"),
+        tr("The platform's statement file (read twice: it must be a file)."),
+        QStringLiteral("file")};
+    const QCommandLineOption m_format{
+        QStringLiteral("format"),
+        tr("auto (default: detected from the file), generic, wechat or alipay."),
+        QStringLiteral("format"), QStringLiteral("auto")};
+    const QCommandLineOption m_json{QStringLiteral("json"),
+                                    tr("Print the result as one JSON object.")};
 };
 
 } // namespace

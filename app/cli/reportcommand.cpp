@@ -32,10 +32,13 @@ class ReportCommand final : public Command
 
 public:
     ReportCommand()
-        : Command(QStringLiteral("report"),
-                  tr("Write the incident report of a time window as a PDF: when the duplicates began, the "
-                     "switch's flips, compensations, totals in yuan, reconciliation, charts, audit head."),
-                  QStringLiteral("--db DSN --from TIME --to TIME --out FILE.pdf [--points-per-yuan N]"))
+        : Command(
+              QStringLiteral("report"),
+              tr("Write the incident report of a time window as a PDF: when the duplicates began, "
+                 "the "
+                 "switch's flips, compensations, totals in yuan, reconciliation, charts, audit "
+                 "head."),
+              QStringLiteral("--db DSN --from TIME --to TIME --out FILE.pdf [--points-per-yuan N]"))
     {
     }
 
@@ -57,12 +60,14 @@ protected:
         for (const auto &[option, time] : {std::pair{&m_from, &from}, std::pair{&m_to, &to}}) {
             const QString name = option->names().constFirst();
             if (!parser.isSet(*option))
-                return fail(UsageOrConnection, tr("--%1 is required (e.g. 2026-12-02T09:00:00Z)").arg(name));
+                return fail(UsageOrConnection,
+                            tr("--%1 is required (e.g. 2026-12-02T09:00:00Z)").arg(name));
             *time = parseTime(parser.value(*option));
             if (!*time)
-                return fail(UsageOrConnection, tr("--%1 '%2' is not a time: write it as RFC 3339, e.g. "
-                                                  "2026-12-02T09:00:00Z or 2026-12-02T17:00:00+08:00")
-                                                   .arg(name, parser.value(*option)));
+                return fail(UsageOrConnection,
+                            tr("--%1 '%2' is not a time: write it as RFC 3339, e.g. "
+                               "2026-12-02T09:00:00Z or 2026-12-02T17:00:00+08:00")
+                                .arg(name, parser.value(*option)));
         }
         if (*from >= *to)
             return fail(UsageOrConnection, tr("the window is empty: --from must be before --to"));
@@ -72,7 +77,8 @@ protected:
         bool ok = false;
         const qint64 pointsPerYuan = parser.value(m_pointsPerYuan).toLongLong(&ok);
         if (!ok || pointsPerYuan < 1 || pointsPerYuan > 1000000)
-            return fail(UsageOrConnection, tr("--points-per-yuan must be a whole number from 1 to 1000000"));
+            return fail(UsageOrConnection,
+                        tr("--points-per-yuan must be a whole number from 1 to 1000000"));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
@@ -89,19 +95,24 @@ protected:
         } catch (const std::runtime_error &error) {
             return fail(Refused, QString::fromUtf8(error.what()));
         }
-        say(tr("wrote %1: %2 extra copies on %3 orders, ¥ %4 at risk, ¥ %5 compensated, %6 switch flip(s)")
+        say(tr("wrote %1: %2 extra copies on %3 orders, ¥ %4 at risk, ¥ %5 compensated, %6 switch "
+               "flip(s)")
                 .arg(out, QString::number(facts.copies()), QString::number(facts.duplicateOrders),
-                     IncidentReport::yuan(facts.atRiskFen), IncidentReport::yuan(facts.compensatedFen),
+                     IncidentReport::yuan(facts.atRiskFen),
+                     IncidentReport::yuan(facts.compensatedFen),
                      QString::number(facts.flips.size())));
         return Success;
     }
 
 private:
-    const QCommandLineOption m_from{QStringLiteral("from"), tr("Start of the window, included (RFC 3339)."),
+    const QCommandLineOption m_from{QStringLiteral("from"),
+                                    tr("Start of the window, included (RFC 3339)."),
                                     QStringLiteral("TIME")};
-    const QCommandLineOption m_to{QStringLiteral("to"), tr("End of the window, excluded (RFC 3339)."),
+    const QCommandLineOption m_to{QStringLiteral("to"),
+                                  tr("End of the window, excluded (RFC 3339)."),
                                   QStringLiteral("TIME")};
-    const QCommandLineOption m_out{QStringLiteral("out"), tr("The PDF to write."), QStringLiteral("FILE")};
+    const QCommandLineOption m_out{QStringLiteral("out"), tr("The PDF to write."),
+                                   QStringLiteral("FILE")};
     const QCommandLineOption m_pointsPerYuan{QStringLiteral("points-per-yuan"),
                                              tr("The cash value of points (default 100 = 1 yuan)."),
                                              QStringLiteral("N"), QStringLiteral("100")};

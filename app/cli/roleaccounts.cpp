@@ -72,8 +72,10 @@ QString AccountName::sql() const
 
 AccountParse parseAccountName(const QString &text)
 {
-    const QString shape = RoleAccounts::tr("--account takes an account as user@host, e.g. 'alice'@'%' or "
-                                           "alice@localhost, not \"%1\"").arg(text);
+    const QString shape =
+        RoleAccounts::tr("--account takes an account as user@host, e.g. 'alice'@'%' or "
+                         "alice@localhost, not \"%1\"")
+            .arg(text);
     QStringView rest(text);
     rest = rest.trimmed();
     const std::optional<QString> user = takePart(rest, true);
@@ -90,11 +92,16 @@ AccountParse parseAccountName(const QString &text)
         host = *hostPart;
     }
     if (!userPattern().match(*user).hasMatch())
-        return {std::nullopt, RoleAccounts::tr("--account: the user name \"%1\" may only have letters, digits and "
-                                               "_ . - $ (at most 80)").arg(*user)};
+        return {
+            std::nullopt,
+            RoleAccounts::tr("--account: the user name \"%1\" may only have letters, digits and "
+                             "_ . - $ (at most 80)")
+                .arg(*user)};
     if (!hostPattern().match(host).hasMatch())
-        return {std::nullopt, RoleAccounts::tr("--account: the host \"%1\" may only have letters, digits and "
-                                               "_ . - % : / (at most 255)").arg(host)};
+        return {std::nullopt,
+                RoleAccounts::tr("--account: the host \"%1\" may only have letters, digits and "
+                                 "_ . - % : / (at most 255)")
+                    .arg(host)};
     return {AccountName{*user, host}, QString()};
 }
 
@@ -118,18 +125,23 @@ QList<RoleHolder> readRoleHolders(const QSqlDatabase &db, bool mariaDb)
 {
     // MariaDB keeps one default role per account in mysql.user (a view of mysql.global_priv);
     // MySQL keeps a set of them in mysql.default_roles.
-    const QString sql = mariaDb
-        ? QStringLiteral("SELECT m.User, m.Host, m.Role, m.Admin_option = 'Y', COALESCE(u.default_role = m.Role, 0)"
-                         " FROM mysql.roles_mapping m"
-                         " LEFT JOIN mysql.user u ON u.User = m.User AND u.Host = m.Host"
-                         " WHERE m.Role IN ('payops_operator', 'payops_finance', 'payops_endpoint')"
-                         " ORDER BY m.Role, m.User, m.Host")
-        : QStringLiteral("SELECT e.TO_USER, e.TO_HOST, e.FROM_USER, e.WITH_ADMIN_OPTION = 'Y', d.USER IS NOT NULL"
-                         " FROM mysql.role_edges e"
-                         " LEFT JOIN mysql.default_roles d ON d.USER = e.TO_USER AND d.HOST = e.TO_HOST"
-                         "  AND d.DEFAULT_ROLE_USER = e.FROM_USER AND d.DEFAULT_ROLE_HOST = e.FROM_HOST"
-                         " WHERE e.FROM_USER IN ('payops_operator', 'payops_finance', 'payops_endpoint')"
-                         " ORDER BY e.FROM_USER, e.TO_USER, e.TO_HOST");
+    const QString sql =
+        mariaDb
+            ? QStringLiteral(
+                  "SELECT m.User, m.Host, m.Role, m.Admin_option = 'Y', COALESCE(u.default_role = "
+                  "m.Role, 0)"
+                  " FROM mysql.roles_mapping m"
+                  " LEFT JOIN mysql.user u ON u.User = m.User AND u.Host = m.Host"
+                  " WHERE m.Role IN ('payops_operator', 'payops_finance', 'payops_endpoint')"
+                  " ORDER BY m.Role, m.User, m.Host")
+            : QStringLiteral(
+                  "SELECT e.TO_USER, e.TO_HOST, e.FROM_USER, e.WITH_ADMIN_OPTION = 'Y', d.USER IS "
+                  "NOT NULL"
+                  " FROM mysql.role_edges e"
+                  " LEFT JOIN mysql.default_roles d ON d.USER = e.TO_USER AND d.HOST = e.TO_HOST"
+                  "  AND d.DEFAULT_ROLE_USER = e.FROM_USER AND d.DEFAULT_ROLE_HOST = e.FROM_HOST"
+                  " WHERE e.FROM_USER IN ('payops_operator', 'payops_finance', 'payops_endpoint')"
+                  " ORDER BY e.FROM_USER, e.TO_USER, e.TO_HOST");
     QSqlQuery query = db::exec(db, sql);
     QList<RoleHolder> holders;
     while (query.next()) {
@@ -144,15 +156,20 @@ QList<RoleHolder> readRoleHolders(const QSqlDatabase &db, bool mariaDb)
     return holders;
 }
 
-std::optional<QString> readDefaultRole(const QSqlDatabase &db, const AccountName &account, bool mariaDb)
+std::optional<QString> readDefaultRole(const QSqlDatabase &db, const AccountName &account,
+                                       bool mariaDb)
 {
     if (!mariaDb)
         return std::nullopt;
     try {
-        return db::scalar(db, QStringLiteral("SELECT default_role FROM mysql.user WHERE User = ? AND Host = ?"),
-                          {account.user, account.host}).toString();
+        return db::scalar(db,
+                          QStringLiteral(
+                              "SELECT default_role FROM mysql.user WHERE User = ? AND Host = ?"),
+                          {account.user, account.host})
+            .toString();
     } catch (const db::Error &) {
-        return std::nullopt; // only to warn about a replaced default role; the grant does not need it
+        return std::nullopt; // only to warn about a replaced default role; the grant does not need
+                             // it
     }
 }
 

@@ -47,13 +47,15 @@ struct RoleHolder
     QString account() const; // 'user'@'host', or 'user' for a role
 };
 
-// Who holds payops_operator, payops_finance or payops_endpoint: mysql.roles_mapping on MariaDB, mysql.role_edges
-// on MySQL. Throws db::Error (access denied when the account may not read the mysql schema).
+// Who holds payops_operator, payops_finance or payops_endpoint: mysql.roles_mapping on MariaDB,
+// mysql.role_edges on MySQL. Throws db::Error (access denied when the account may not read the
+// mysql schema).
 QList<RoleHolder> readRoleHolders(const QSqlDatabase &db, bool mariaDb);
 
 // MariaDB's one default role of `account` (empty for none), or nullopt where it cannot be
 // read: on MySQL (a set of default roles), or when this account may not read mysql.user.
-std::optional<QString> readDefaultRole(const QSqlDatabase &db, const AccountName &account, bool mariaDb);
+std::optional<QString> readDefaultRole(const QSqlDatabase &db, const AccountName &account,
+                                       bool mariaDb);
 
 // The statements that give `account` the role and make it its default role, and that take it
 // away again. MariaDB and MySQL differ in SET DEFAULT ROLE (FOR / TO).

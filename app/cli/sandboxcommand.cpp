@@ -25,13 +25,15 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addPositionalArgument(QStringLiteral("action"), tr("start, stop or status"));
-        parser.addOption({QStringLiteral("dir"),
-                          tr("Directory of the sandbox (default: %1).").arg(LocalServer::defaultDirectory()),
-                          QStringLiteral("dir")});
+        parser.addOption(
+            {QStringLiteral("dir"),
+             tr("Directory of the sandbox (default: %1).").arg(LocalServer::defaultDirectory()),
+             QStringLiteral("dir")});
         parser.addOption({QStringLiteral("port"),
                           tr("Also listen on 127.0.0.1:PORT (default: unix socket only)."),
                           QStringLiteral("port")});
-        parser.addOption({QStringLiteral("no-seed"), tr("Do not load the demo data into a new sandbox.")});
+        parser.addOption(
+            {QStringLiteral("no-seed"), tr("Do not load the demo data into a new sandbox.")});
     }
 
     int execute(const QCommandLineParser &parser) override
@@ -39,8 +41,9 @@ protected:
         const QStringList positional = parser.positionalArguments();
         if (positional.size() != 1)
             return fail(UsageOrConnection, tr("say start, stop or status (payops sandbox --help)"));
-        const QString dir = parser.value(QStringLiteral("dir")).isEmpty() ? LocalServer::defaultDirectory()
-                                                                          : parser.value(QStringLiteral("dir"));
+        const QString dir = parser.value(QStringLiteral("dir")).isEmpty()
+                                ? LocalServer::defaultDirectory()
+                                : parser.value(QStringLiteral("dir"));
         int port = 0;
         if (parser.isSet(QStringLiteral("port"))) {
             bool ok = false;
@@ -63,7 +66,8 @@ protected:
         } catch (const std::exception &error) {
             return fail(Refused, db::userMessage(error));
         }
-        return fail(UsageOrConnection, tr("unknown action '%1': say start, stop or status").arg(action));
+        return fail(UsageOrConnection,
+                    tr("unknown action '%1': say start, stop or status").arg(action));
     }
 
 private:

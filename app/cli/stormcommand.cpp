@@ -28,11 +28,19 @@ void interrupt(int)
 
 QString describe(const StormCounts &counts)
 {
-    return QCoreApplication::translate("payops::cli::StormCommand",
-                                       "%1/%2 callbacks done: sent %3, 2xx %4, 4xx %5, 5xx %6, no answer %7, "
-                                       "retries %8, never 2xx %9")
-        .arg(counts.finished).arg(counts.planned).arg(counts.sent).arg(counts.answered2xx).arg(counts.answered4xx)
-        .arg(counts.answered5xx).arg(counts.noAnswer).arg(counts.retries).arg(counts.gaveUp);
+    return QCoreApplication::translate(
+               "payops::cli::StormCommand",
+               "%1/%2 callbacks done: sent %3, 2xx %4, 4xx %5, 5xx %6, no answer %7, "
+               "retries %8, never 2xx %9")
+        .arg(counts.finished)
+        .arg(counts.planned)
+        .arg(counts.sent)
+        .arg(counts.answered2xx)
+        .arg(counts.answered4xx)
+        .arg(counts.answered5xx)
+        .arg(counts.noAnswer)
+        .arg(counts.retries)
+        .arg(counts.gaveUp);
 }
 
 class StormCommand final : public Command
@@ -41,12 +49,16 @@ class StormCommand final : public Command
 
 public:
     StormCommand()
-        : Command(QStringLiteral("storm"),
-                  tr("Sandbox only: fire signed success callbacks at endpoints the way a platform does "
-                     "(copies, gaps, replays, retries); exit 1 when stopped or when some never got a 2xx."),
-                  QStringLiteral("--db DSN --targets URL,... --secret-file F [--orders N] [--copies K] [--gap-ms X] "
-                                 "[--pattern concurrent|gap|replay|mixed] [--create-orders] [--rate R] [--retry-5xx] "
-                                 "[--max-attempts N]"))
+        : Command(
+              QStringLiteral("storm"),
+              tr("Sandbox only: fire signed success callbacks at endpoints the way a platform does "
+                 "(copies, gaps, replays, retries); exit 1 when stopped or when some never got a "
+                 "2xx."),
+              QStringLiteral("--db DSN --targets URL,... --secret-file F [--orders N] [--copies K] "
+                             "[--gap-ms X] "
+                             "[--pattern concurrent|gap|replay|mixed] [--create-orders] [--rate R] "
+                             "[--retry-5xx] "
+                             "[--max-attempts N]"))
     {
     }
 
@@ -54,31 +66,40 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
-        parser.addOption({QStringLiteral("targets"), tr("Endpoints, comma-separated, each http://HOST:PORT; "
-                                                        "the copies of an order go round-robin over them."),
+        parser.addOption({QStringLiteral("targets"),
+                          tr("Endpoints, comma-separated, each http://HOST:PORT; "
+                             "the copies of an order go round-robin over them."),
                           QStringLiteral("urls")});
-        parser.addOption({QStringLiteral("secret-file"), tr("File holding the endpoints' HMAC signing secret."),
+        parser.addOption({QStringLiteral("secret-file"),
+                          tr("File holding the endpoints' HMAC signing secret."),
                           QStringLiteral("file")});
         parser.addOption({QStringLiteral("orders"), tr("Orders that get callbacks (default 100)."),
                           QStringLiteral("n"), QStringLiteral("100")});
-        parser.addOption({QStringLiteral("copies"), tr("Deliveries per order (default 2; 1: no duplicates)."),
+        parser.addOption({QStringLiteral("copies"),
+                          tr("Deliveries per order (default 2; 1: no duplicates)."),
                           QStringLiteral("k"), QStringLiteral("2")});
-        parser.addOption({QStringLiteral("gap-ms"), tr("Time between the copies of one order, pattern gap "
-                                                       "(default 40)."),
+        parser.addOption({QStringLiteral("gap-ms"),
+                          tr("Time between the copies of one order, pattern gap "
+                             "(default 40)."),
                           QStringLiteral("ms"), QStringLiteral("40")});
-        parser.addOption({QStringLiteral("pattern"),
-                          tr("concurrent (copies at the same instant on different connections), gap (copies "
-                             "--gap-ms apart), replay (copies %1 s later) or mixed (default).")
-                              .arg(kStormReplayDelayMs / 1000),
-                          QStringLiteral("name"), QStringLiteral("mixed")});
-        parser.addOption({QStringLiteral("create-orders"),
-                          tr("Create fresh PENDING orders first (default: the newest existing PENDING ones).")});
-        parser.addOption({QStringLiteral("rate"), tr("Orders started per second (default 0: as fast as possible)."),
+        parser.addOption(
+            {QStringLiteral("pattern"),
+             tr("concurrent (copies at the same instant on different connections), gap (copies "
+                "--gap-ms apart), replay (copies %1 s later) or mixed (default).")
+                 .arg(kStormReplayDelayMs / 1000),
+             QStringLiteral("name"), QStringLiteral("mixed")});
+        parser.addOption(
+            {QStringLiteral("create-orders"),
+             tr("Create fresh PENDING orders first (default: the newest existing PENDING ones).")});
+        parser.addOption({QStringLiteral("rate"),
+                          tr("Orders started per second (default 0: as fast as possible)."),
                           QStringLiteral("r"), QStringLiteral("0")});
-        parser.addOption({QStringLiteral("retry-5xx"),
-                          tr("Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most "
-                             "5 s), as platforms do.")});
-        parser.addOption({QStringLiteral("max-attempts"), tr("Attempts per callback with --retry-5xx (default 5)."),
+        parser.addOption(
+            {QStringLiteral("retry-5xx"),
+             tr("Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most "
+                "5 s), as platforms do.")});
+        parser.addOption({QStringLiteral("max-attempts"),
+                          tr("Attempts per callback with --retry-5xx (default 5)."),
                           QStringLiteral("n"), QStringLiteral("5")});
     }
 
@@ -97,24 +118,28 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("storm"));
             const QSqlDatabase db = connection.database();
             if (!db::isSandboxDatabase(db))
-                return fail(UsageOrConnection, tr("%1 is not marked as a sandbox: the storm pays orders out on "
-                                                  "purpose and runs only on a sandbox")
-                                                   .arg(dsn->database));
+                return fail(UsageOrConnection,
+                            tr("%1 is not marked as a sandbox: the storm pays orders out on "
+                               "purpose and runs only on a sandbox")
+                                .arg(dsn->database));
             if (parser.isSet(QStringLiteral("create-orders"))) {
                 orders = createStormOrders(db, plan.orders);
                 created = orders.size();
             } else {
                 orders = pendingStormOrders(db, plan.orders);
                 if (orders.size() < plan.orders)
-                    return fail(Refused, tr("only %1 PENDING order(s), %2 asked for: pass --create-orders "
-                                            "to create fresh ones")
-                                             .arg(orders.size()).arg(plan.orders));
+                    return fail(Refused,
+                                tr("only %1 PENDING order(s), %2 asked for: pass --create-orders "
+                                   "to create fresh ones")
+                                    .arg(orders.size())
+                                    .arg(plan.orders));
             }
         } catch (const db::Error &error) {
             return failDatabase(error);
         }
         if (created > 0)
-            QTextStream(stderr) << tr("payops storm: created %1 PENDING orders").arg(created) << Qt::endl;
+            QTextStream(stderr) << tr("payops storm: created %1 PENDING orders").arg(created)
+                                << Qt::endl;
 
         g_stop.store(false);
         const auto previous = std::signal(SIGINT, interrupt);
@@ -123,12 +148,15 @@ protected:
         elapsed.start();
         StormCounts counts;
         try {
-            counts = runStorm(plan, orders, [&lastReport](const StormCounts &live) {
-                if (lastReport.isValid() && lastReport.elapsed() < 1000)
-                    return;
-                lastReport.start();
-                QTextStream(stderr) << tr("payops storm: %1").arg(describe(live)) << Qt::endl;
-            }, g_stop);
+            counts = runStorm(
+                plan, orders,
+                [&lastReport](const StormCounts &live) {
+                    if (lastReport.isValid() && lastReport.elapsed() < 1000)
+                        return;
+                    lastReport.start();
+                    QTextStream(stderr) << tr("payops storm: %1").arg(describe(live)) << Qt::endl;
+                },
+                g_stop);
         } catch (const std::invalid_argument &error) {
             std::signal(SIGINT, previous);
             return fail(UsageOrConnection, QString::fromStdString(error.what()));
@@ -145,7 +173,8 @@ protected:
             summary = created > 0 ? tr("finished %1 storm on %2 order(s) (created) in %3 s: %4")
                                   : tr("finished %1 storm on %2 order(s) in %3 s: %4");
         say(summary.arg(stormPatternName(plan.pattern), QString::number(orders.size()),
-                        QString::number(double(elapsed.elapsed()) / 1000.0, 'f', 1), describe(counts)));
+                        QString::number(double(elapsed.elapsed()) / 1000.0, 'f', 1),
+                        describe(counts)));
         if (counts.stopped)
             return fail(Refused, tr("stopped before the end"));
         if (counts.gaveUp > 0)
@@ -157,7 +186,8 @@ private:
     // Every flag checked before anything connects; each error names its flag.
     static QString planFrom(const QCommandLineParser &parser, StormPlan &plan)
     {
-        plan.targets = parser.value(QStringLiteral("targets")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        plan.targets =
+            parser.value(QStringLiteral("targets")).split(QLatin1Char(','), Qt::SkipEmptyParts);
         if (plan.targets.isEmpty())
             return tr("--targets is required: one or more http://HOST:PORT, comma-separated");
         for (QString &target : plan.targets) {
@@ -180,21 +210,25 @@ private:
             int maximum;
         };
         // The bounds validateStormPlan keeps, said with the flag's name.
-        for (const IntFlag &flag : {IntFlag{"orders", &plan.orders, 1, kStormMaxOrders},
-                                    IntFlag{"copies", &plan.copies, 1, kStormMaxCopies},
-                                    IntFlag{"gap-ms", &plan.gapMs, 0, kStormMaxGapMs},
-                                    IntFlag{"max-attempts", &plan.maxAttempts, 1, kStormMaxAttempts}}) {
+        for (const IntFlag &flag :
+             {IntFlag{"orders", &plan.orders, 1, kStormMaxOrders},
+              IntFlag{"copies", &plan.copies, 1, kStormMaxCopies},
+              IntFlag{"gap-ms", &plan.gapMs, 0, kStormMaxGapMs},
+              IntFlag{"max-attempts", &plan.maxAttempts, 1, kStormMaxAttempts}}) {
             bool ok = false;
             const int value = parser.value(QString::fromLatin1(flag.name)).toInt(&ok);
             if (!ok || value < flag.minimum || value > flag.maximum)
                 return tr("--%1 must be a whole number from %2 to %3")
-                    .arg(QLatin1String(flag.name)).arg(flag.minimum).arg(flag.maximum);
+                    .arg(QLatin1String(flag.name))
+                    .arg(flag.minimum)
+                    .arg(flag.maximum);
             *flag.field = value;
         }
         bool ok = false;
         plan.ratePerSecond = parser.value(QStringLiteral("rate")).toDouble(&ok);
         if (!ok || !(plan.ratePerSecond >= 0 && plan.ratePerSecond <= kStormMaxRate))
-            return tr("--rate must be 0 (as fast as possible) to %1 orders a second").arg(kStormMaxRate);
+            return tr("--rate must be 0 (as fast as possible) to %1 orders a second")
+                .arg(kStormMaxRate);
         const auto pattern = parseStormPattern(parser.value(QStringLiteral("pattern")));
         if (!pattern)
             return tr("--pattern must be concurrent, gap, replay or mixed");

@@ -15,11 +15,13 @@ const QChar kSeparator(0x1f);
 
 QString transitionKey(const QSqlQuery &row) // columns: from, to, accepted, reason
 {
-    return row.value(0).toString() + kSeparator + row.value(1).toString() + kSeparator
-           + (row.value(2).toBool() ? QLatin1Char('1') : QLatin1Char('0')) + kSeparator + row.value(3).toString();
+    return row.value(0).toString() + kSeparator + row.value(1).toString() + kSeparator +
+           (row.value(2).toBool() ? QLatin1Char('1') : QLatin1Char('0')) + kSeparator +
+           row.value(3).toString();
 }
 
-const QString kTransitionColumns = QStringLiteral("from_state, to_state, accepted, reason, UNIX_TIMESTAMP(created_at), id");
+const QString kTransitionColumns =
+    QStringLiteral("from_state, to_state, accepted, reason, UNIX_TIMESTAMP(created_at), id");
 
 } // namespace
 
@@ -72,15 +74,18 @@ RecentActivity ActivityTally::advance(const QSqlDatabase &db)
 
     const qint64 firstMinute = (now - m_windowSeconds) / 60;
     QMap<QString, qint64> totals;
-    for (auto minute = m_transitionsByMinute.lowerBound(firstMinute); minute != m_transitionsByMinute.cend(); ++minute)
+    for (auto minute = m_transitionsByMinute.lowerBound(firstMinute);
+         minute != m_transitionsByMinute.cend(); ++minute)
         for (auto it = minute->cbegin(); it != minute->cend(); ++it)
             totals[it.key()] += it.value();
     for (auto it = totals.cbegin(); it != totals.cend(); ++it) {
         const QStringList parts = it.key().split(kSeparator);
-        activity.transitions << TransitionCount{parts.value(0), parts.value(1), parts.value(2) == QLatin1String("1"),
+        activity.transitions << TransitionCount{parts.value(0), parts.value(1),
+                                                parts.value(2) == QLatin1String("1"),
                                                 parts.value(3), it.value()};
     }
-    for (auto minute = m_ordersByMinute.lowerBound(firstMinute); minute != m_ordersByMinute.cend(); ++minute)
+    for (auto minute = m_ordersByMinute.lowerBound(firstMinute); minute != m_ordersByMinute.cend();
+         ++minute)
         activity.ordersCreated += minute.value();
     return activity;
 }
@@ -93,15 +98,25 @@ qint64 ActivityTally::readTransitions(const QSqlDatabase &db, qint64 now)
         // The lowest id in the window, not the oldest row's: ids need not follow created_at
         // (rows written later with an earlier time). Rows above it from before the window are
         // read too and fall out with their minute.
-        const QVariant first = db::scalar(db, QStringLiteral("SELECT MIN(id) FROM order_state_log WHERE created_at >= FROM_UNIXTIME(?)"),
-                                          {now - m_windowSeconds});
-        m_lastLogId = first.isNull() ? db::scalar(db, QStringLiteral("SELECT COALESCE(MAX(id), 0) FROM order_state_log")).toLongLong()
-                                     : first.toLongLong() - 1;
+        const QVariant first = db::scalar(
+            db,
+            QStringLiteral(
+                "SELECT MIN(id) FROM order_state_log WHERE created_at >= FROM_UNIXTIME(?)"),
+            {now - m_windowSeconds});
+        m_lastLogId =
+            first.isNull()
+                ? db::scalar(db, QStringLiteral("SELECT COALESCE(MAX(id), 0) FROM order_state_log"))
+                      .toLongLong()
+                : first.toLongLong() - 1;
     }
     qint64 read = 0;
     for (;;) {
-        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT %1 FROM order_state_log WHERE id > ? ORDER BY id LIMIT %2")
-                                          .arg(kTransitionColumns).arg(kChunkRows), {m_lastLogId});
+        QSqlQuery rows = db::exec(
+            db,
+            QStringLiteral("SELECT %1 FROM order_state_log WHERE id > ? ORDER BY id LIMIT %2")
+                .arg(kTransitionColumns)
+                .arg(kChunkRows),
+            {m_lastLogId});
         int inChunk = 0;
         while (rows.next()) {
             ++inChunk;
@@ -133,8 +148,9 @@ qint64 ActivityTally::readHoles(const QSqlDatabase &db, qint64 now)
     QStringList ranges;
     for (const Hole &hole : std::as_const(m_holes))
         ranges << QStringLiteral("id BETWEEN %1 AND %2").arg(hole.first).arg(hole.last);
-    QSqlQuery rows = db::exec(db, QStringLiteral("SELECT %1 FROM order_state_log WHERE %2 ORDER BY id")
-                                      .arg(kTransitionColumns, ranges.join(QStringLiteral(" OR "))));
+    QSqlQuery rows =
+        db::exec(db, QStringLiteral("SELECT %1 FROM order_state_log WHERE %2 ORDER BY id")
+                         .arg(kTransitionColumns, ranges.join(QStringLiteral(" OR "))));
     qint64 read = 0;
     while (rows.next()) {
         ++read;
@@ -161,11 +177,17 @@ qint64 ActivityTally::readHoles(const QSqlDatabase &db, qint64 now)
 // import long ago) from being read again at every refresh.
 qint64 ActivityTally::readOrders(const QSqlDatabase &db, qint64 now)
 {
-    const qint64 since = m_loadedWindow == 0 ? now - m_windowSeconds : m_ordersReadAt - kLookbackSeconds;
-    QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, UNIX_TIMESTAMP(created_at) FROM orders FORCE INDEX (idx_orders_created) "
-                                                 "WHERE created_at >= FROM_UNIXTIME(?)"), {since});
+    const qint64 since =
+        m_loadedWindow == 0 ? now - m_windowSeconds : m_ordersReadAt - kLookbackSeconds;
+    QSqlQuery rows = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT id, UNIX_TIMESTAMP(created_at) FROM orders FORCE INDEX (idx_orders_created) "
+            "WHERE created_at >= FROM_UNIXTIME(?)"),
+        {since});
     qint64 read = 0;
-    QHash<qint64, qint64> seen; // what the next read can meet again: created since this one's lookback
+    QHash<qint64, qint64>
+        seen; // what the next read can meet again: created since this one's lookback
     while (rows.next()) {
         ++read;
         const qint64 id = rows.value(0).toLongLong();

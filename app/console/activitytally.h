@@ -24,7 +24,7 @@ struct RecentActivity
     qint64 windowSeconds = 0;
     qint64 ordersCreated = 0;
     QList<TransitionCount> transitions; // sorted by from, to, accepted, reason
-    qint64 rowsRead = 0;                // by the advance that made this: what is new, and a constant
+    qint64 rowsRead = 0; // by the advance that made this: what is new, and a constant
 
     // Accepted transitions into `state` (PENDING: the orders created).
     qint64 entered(const QString &state) const;
@@ -80,8 +80,9 @@ private:
     qint64 m_lastLogId = 0;
     QList<Hole> m_holes;
     QMap<qint64, QHash<QString, qint64>> m_transitionsByMinute;
-    qint64 m_ordersReadAt = 0;            // server time of the last read of orders
-    QHash<qint64, qint64> m_recentOrders; // id -> created: counted orders the next read may meet again
+    qint64 m_ordersReadAt = 0; // server time of the last read of orders
+    QHash<qint64, qint64>
+        m_recentOrders; // id -> created: counted orders the next read may meet again
     QMap<qint64, qint64> m_ordersByMinute;
 };
 

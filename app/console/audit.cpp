@@ -6,15 +6,16 @@
 
 namespace payops::console {
 
-Job<AuditVerification> auditVerificationJob(std::shared_ptr<std::atomic<bool>> cancel, RowsProgress progress)
+Job<AuditVerification> auditVerificationJob(std::shared_ptr<std::atomic<bool>> cancel,
+                                            RowsProgress progress)
 {
     return [cancel = std::move(cancel), progress = std::move(progress)](const QSqlDatabase &db) {
         return verifyAuditChain(db, cancel.get(), progress);
     };
 }
 
-Job<AuditExport> auditExportJob(AuditFilter filter, QString path, std::shared_ptr<std::atomic<bool>> cancel,
-                                RowsProgress progress)
+Job<AuditExport> auditExportJob(AuditFilter filter, QString path,
+                                std::shared_ptr<std::atomic<bool>> cancel, RowsProgress progress)
 {
     return [filter = std::move(filter), path = std::move(path), cancel = std::move(cancel),
             progress = std::move(progress)](const QSqlDatabase &db) {

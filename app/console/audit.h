@@ -16,7 +16,8 @@ namespace payops::console {
 using RowsProgress = std::function<void(qint64 rows)>;
 
 // The audit page's check of the hash chain as a worker's job, stopped once `cancel` is set.
-Job<AuditVerification> auditVerificationJob(std::shared_ptr<std::atomic<bool>> cancel, RowsProgress progress);
+Job<AuditVerification> auditVerificationJob(std::shared_ptr<std::atomic<bool>> cancel,
+                                            RowsProgress progress);
 
 // How an export of the audit log ended.
 struct AuditExport
@@ -28,7 +29,7 @@ struct AuditExport
 // The export of the entries `filter` selects to a CSV file at `path` as a worker's job,
 // stopped once `cancel` is set. A failure, of the database or of the file, is the result's
 // `failure`, not an error of the job.
-Job<AuditExport> auditExportJob(AuditFilter filter, QString path, std::shared_ptr<std::atomic<bool>> cancel,
-                                RowsProgress progress);
+Job<AuditExport> auditExportJob(AuditFilter filter, QString path,
+                                std::shared_ptr<std::atomic<bool>> cancel, RowsProgress progress);
 
 } // namespace payops::console

@@ -11,12 +11,18 @@ namespace {
 
 // idx_callback_status (status, id) serves both the filter and the order; the order's status
 // is one primary-key look-up per row.
-QList<RecordedCallback> loadPage(const QSqlDatabase &db, const QString &status, qint64 afterId, int limit)
+QList<RecordedCallback> loadPage(const QSqlDatabase &db, const QString &status, qint64 afterId,
+                                 int limit)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT c.id, c.pay_no, c.order_id, c.amount_fen, c.currency, c.trade_status, c.instance, "
-        "CAST(c.created_at AS CHAR), c.raw_body, o.status FROM pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id "
-        "WHERE c.status = ? AND c.id > ? ORDER BY c.id LIMIT %1").arg(limit), {status, afterId});
+    QSqlQuery query =
+        db::exec(db,
+                 QStringLiteral("SELECT c.id, c.pay_no, c.order_id, c.amount_fen, c.currency, "
+                                "c.trade_status, c.instance, "
+                                "CAST(c.created_at AS CHAR), c.raw_body, o.status FROM "
+                                "pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id "
+                                "WHERE c.status = ? AND c.id > ? ORDER BY c.id LIMIT %1")
+                     .arg(limit),
+                 {status, afterId});
     QList<RecordedCallback> rows;
     while (query.next()) {
         RecordedCallback row;
@@ -49,24 +55,26 @@ QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId
 
 BacklogTally::Count BacklogTally::advance(const QSqlDatabase &db)
 {
-    QSqlQuery marks = db::exec(db, QStringLiteral(
-        "SELECT s.mode, s.version, UNIX_TIMESTAMP(), COALESCE((SELECT last_id FROM ops_audit_head WHERE id = 1), 0) "
-        "FROM callback_switch s WHERE s.id = 1"));
+    QSqlQuery marks =
+        db::exec(db, QStringLiteral("SELECT s.mode, s.version, UNIX_TIMESTAMP(), COALESCE((SELECT "
+                                    "last_id FROM ops_audit_head WHERE id = 1), 0) "
+                                    "FROM callback_switch s WHERE s.id = 1"));
     const bool known = marks.next();
     const bool recordOnly = !known || marks.value(0).toString() != QLatin1String("NORMAL");
     const qint64 version = known ? marks.value(1).toLongLong() : -1;
     const qint64 now = known ? marks.value(2).toLongLong() : 0;
     const qint64 auditLastId = known ? marks.value(3).toLongLong() : -1;
-    const bool recount = !m_counted || recordOnly || version != m_switchVersion
-                         || auditLastId != m_auditLastId || now - m_countedAt >= kRecountSeconds;
+    const bool recount = !m_counted || recordOnly || version != m_switchVersion ||
+                         auditLastId != m_auditLastId || now - m_countedAt >= kRecountSeconds;
     if (!recount) {
         Count kept = m_count;
         kept.recounted = false;
         return kept;
     }
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT COUNT(*), CAST(MIN(created_at) AS CHAR), COALESCE(SUM(amount_fen), 0) FROM pay_callback_log "
-        "WHERE status = 'RECORDED'"));
+    QSqlQuery query =
+        db::exec(db, QStringLiteral("SELECT COUNT(*), CAST(MIN(created_at) AS CHAR), "
+                                    "COALESCE(SUM(amount_fen), 0) FROM pay_callback_log "
+                                    "WHERE status = 'RECORDED'"));
     Count count;
     if (query.next()) {
         count.recorded = query.value(0).toLongLong();
@@ -98,7 +106,9 @@ BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally)
 
 Job<BacklogSummary> backlogSummaryJob(std::shared_ptr<BacklogTally> tally)
 {
-    return [tally = std::move(tally)](const QSqlDatabase &db) { return loadBacklogSummary(db, *tally); };
+    return [tally = std::move(tally)](const QSqlDatabase &db) {
+        return loadBacklogSummary(db, *tally);
+    };
 }
 
 Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel)

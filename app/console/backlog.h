@@ -20,15 +20,15 @@ namespace payops::console {
 struct RecordedCallback
 {
     qint64 id = 0;
-    QByteArray payNo;     // VARBINARY; shown as UTF-8
+    QByteArray payNo; // VARBINARY; shown as UTF-8
     qint64 orderId = 0;
     qint64 amountFen = 0;
     QString currency;
     QString tradeStatus;
-    QString instance;     // which endpoint recorded it
+    QString instance; // which endpoint recorded it
     qint64 receivedMicros = 0;
-    QByteArray rawBody;   // byte for byte as the platform sent it
-    QString orderStatus;  // unmatched ones: the order's status now, empty while it does not exist
+    QByteArray rawBody;  // byte for byte as the platform sent it
+    QString orderStatus; // unmatched ones: the order's status now, empty while it does not exist
 };
 
 struct BacklogSummary
@@ -36,7 +36,7 @@ struct BacklogSummary
     qint64 recorded = 0;
     qint64 oldestMicros = 0;
     qint64 amountFen = 0;
-    QString mode;         // the switch: NORMAL | RECORD_ONLY
+    QString mode; // the switch: NORMAL | RECORD_ONLY
     qint64 switchVersion = 0;
     UnmatchedCount unmatched;
 };
@@ -69,7 +69,7 @@ public:
 private:
     Count m_count;
     bool m_counted = false;
-    qint64 m_countedAt = 0;     // server seconds
+    qint64 m_countedAt = 0; // server seconds
     qint64 m_auditLastId = -1;
     qint64 m_switchVersion = -1;
 };

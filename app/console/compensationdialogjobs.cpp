@@ -2,7 +2,8 @@
 
 namespace payops::console {
 
-Job<ScopedPreview> compensationPreviewJob(Job<CompensationScope> scope, CompensationSettings settings)
+Job<ScopedPreview> compensationPreviewJob(Job<CompensationScope> scope,
+                                          CompensationSettings settings)
 {
     return [scope = std::move(scope), settings](const QSqlDatabase &db) {
         ScopedPreview p;
@@ -12,10 +13,13 @@ Job<ScopedPreview> compensationPreviewJob(Job<CompensationScope> scope, Compensa
     };
 }
 
-Job<CompensationResult> compensationRunJob(CompensationJob job, std::shared_ptr<std::atomic<bool>> stop)
+Job<CompensationResult> compensationRunJob(CompensationJob job,
+                                           std::shared_ptr<std::atomic<bool>> stop)
 {
     job.stop = stop.get();
-    return [job = std::move(job), stop = std::move(stop)](const QSqlDatabase &db) { return runCompensation(db, job); };
+    return [job = std::move(job), stop = std::move(stop)](const QSqlDatabase &db) {
+        return runCompensation(db, job);
+    };
 }
 
 } // namespace payops::console

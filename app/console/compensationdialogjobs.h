@@ -1,7 +1,7 @@
 #pragma once
 
-#include "job.h"
 #include "domain/money/compensationworkflow.h"
+#include "job.h"
 
 #include <atomic>
 #include <memory>
@@ -17,10 +17,12 @@ struct ScopedPreview
 };
 
 // The compensation dialog's dry run of what `scope` resolves to, under `settings`.
-Job<ScopedPreview> compensationPreviewJob(Job<CompensationScope> scope, CompensationSettings settings);
+Job<ScopedPreview> compensationPreviewJob(Job<CompensationScope> scope,
+                                          CompensationSettings settings);
 
 // The dialog's run (or the request it files). The job holds `stop`, which job.stop points to,
 // so that the flag outlives a dialog closed before the run ends.
-Job<CompensationResult> compensationRunJob(CompensationJob job, std::shared_ptr<std::atomic<bool>> stop);
+Job<CompensationResult> compensationRunJob(CompensationJob job,
+                                           std::shared_ptr<std::atomic<bool>> stop);
 
 } // namespace payops::console

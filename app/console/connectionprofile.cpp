@@ -21,11 +21,12 @@ Dsn ConnectionProfile::toDsn(const QString &password) const
     return dsn;
 }
 
-std::optional<Dsn> startupDsn(const QString &dbOption, bool sandbox, const QProcessEnvironment &environment,
-                              QString *error)
+std::optional<Dsn> startupDsn(const QString &dbOption, bool sandbox,
+                              const QProcessEnvironment &environment, QString *error)
 {
     error->clear();
-    const bool fromEnvironment = !sandbox && !environment.value(QStringLiteral("PAYOPS_DB")).isEmpty();
+    const bool fromEnvironment =
+        !sandbox && !environment.value(QStringLiteral("PAYOPS_DB")).isEmpty();
     if (dbOption.isEmpty() && !fromEnvironment)
         return std::nullopt;
     return Dsn::fromOptionOrEnvironment(dbOption, environment, error);

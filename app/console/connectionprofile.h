@@ -30,15 +30,18 @@ struct ConnectionProfile
 
     Dsn toDsn(const QString &password) const;
     // The keychain entry of this profile's password.
-    QString keychainKey() const { return QStringLiteral("%1@%2/%3").arg(user, socket.isEmpty() ? host : socket, database); }
+    QString keychainKey() const
+    {
+        return QStringLiteral("%1@%2/%3").arg(user, socket.isEmpty() ? host : socket, database);
+    }
 };
 
 // The database the console opens at start without asking: --db when given, else PAYOPS_DB,
 // with PAYOPS_DB_PASSWORD, as every payops binary reads them. None when neither is set or the
 // sandbox is asked for (then the connection dialog or the sandbox chooses). A DSN that does not
 // parse gives nullopt and *error one line.
-std::optional<Dsn> startupDsn(const QString &dbOption, bool sandbox, const QProcessEnvironment &environment,
-                              QString *error);
+std::optional<Dsn> startupDsn(const QString &dbOption, bool sandbox,
+                              const QProcessEnvironment &environment, QString *error);
 
 QList<ConnectionProfile> loadProfiles();
 // Adds or replaces (by name).

@@ -14,7 +14,8 @@ using Spec = ConsoleSettings::Spec;
 // order.
 constexpr std::array<Spec, ConsoleSettings::NUM_KEYS> specs{{
     {ConsoleSettings::RefreshSeconds, "refreshSeconds", 5, 1, 3600,
-     QT_TRANSLATE_NOOP("payops::SettingsDialog", "Refresh the overview, instances and backlog every"),
+     QT_TRANSLATE_NOOP("payops::SettingsDialog",
+                       "Refresh the overview, instances and backlog every"),
      QT_TRANSLATE_NOOP("payops::SettingsDialog", " s")},
     {ConsoleSettings::PointsPerYuan, "pointsPerYuan", 100, 1, 1000000,
      QT_TRANSLATE_NOOP("payops::SettingsDialog", "Cash value of points"),
@@ -30,12 +31,14 @@ constexpr std::array<Spec, ConsoleSettings::NUM_KEYS> specs{{
 constexpr bool eachRowAtItsKey()
 {
     for (std::size_t i = 0; i < specs.size(); ++i)
-        if (specs.at(i).key != ConsoleSettings::Key(i) || !specs.at(i).name
-            || specs.at(i).minimum > specs.at(i).defaultValue || specs.at(i).defaultValue > specs.at(i).maximum)
+        if (specs.at(i).key != ConsoleSettings::Key(i) || !specs.at(i).name ||
+            specs.at(i).minimum > specs.at(i).defaultValue ||
+            specs.at(i).defaultValue > specs.at(i).maximum)
             return false;
     return true;
 }
-static_assert(eachRowAtItsKey(), "one row per ConsoleSettings::Key, in the enum's order, default within range");
+static_assert(eachRowAtItsKey(),
+              "one row per ConsoleSettings::Key, in the enum's order, default within range");
 
 int bounded(ConsoleSettings::Key key, int value)
 {
@@ -95,13 +98,14 @@ void ConsoleSettings::setValue(Key key, int value)
 
 std::unique_ptr<QSettings> openConsoleSettings()
 {
-    return std::make_unique<QSettings>(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("payops"),
-                                       QStringLiteral("console"));
+    return std::make_unique<QSettings>(QSettings::NativeFormat, QSettings::UserScope,
+                                       QStringLiteral("payops"), QStringLiteral("console"));
 }
 
 QString storedLanguage()
 {
-    const QString code = openConsoleSettings()->value(QStringLiteral("console/language")).toString();
+    const QString code =
+        openConsoleSettings()->value(QStringLiteral("console/language")).toString();
     // A file edited by hand may name a language payops does not have: follow the system then.
     for (const Language &language : availableLanguages())
         if (language.code == code)

@@ -30,7 +30,7 @@ public:
         int defaultValue;
         int minimum;
         int maximum;
-        const char *label;  // the settings dialog's wording, in the context "payops::SettingsDialog"
+        const char *label; // the settings dialog's wording, in the context "payops::SettingsDialog"
         const char *suffix; // (both untranslated)
     };
     using Values = std::array<int, NUM_KEYS>;
@@ -78,6 +78,5 @@ void storeLanguage(const QString &code);
 
 // Money value of a number of points, in fen (integer; fractions of a fen are dropped).
 qint64 pointsToFen(qint64 points, qint64 pointsPerYuan);
-
 
 } // namespace payops::console

@@ -12,8 +12,8 @@ constexpr int kExportPage = 1000;
 
 CsvRows auditCsvRows(AuditFilter filter, std::function<QStringList(const AuditEntry &)> cells)
 {
-    return [filter = std::move(filter), cells = std::move(cells)](const QSqlDatabase &db, const RowSink &sink,
-                                                                  const std::atomic<bool> &cancel) {
+    return [filter = std::move(filter), cells = std::move(cells)](
+               const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
         qint64 before = 0;
         while (!cancel.load()) {
             const QList<AuditEntry> page = loadAuditPage(db, filter, before, kExportPage);
@@ -26,10 +26,11 @@ CsvRows auditCsvRows(AuditFilter filter, std::function<QStringList(const AuditEn
     };
 }
 
-CsvRows duplicateCsvRows(DuplicateFilter filter, int pageSize, std::function<QStringList(const DuplicateGroup &)> cells)
+CsvRows duplicateCsvRows(DuplicateFilter filter, int pageSize,
+                         std::function<QStringList(const DuplicateGroup &)> cells)
 {
-    return [filter = std::move(filter), pageSize, cells = std::move(cells)](const QSqlDatabase &db, const RowSink &sink,
-                                                                            const std::atomic<bool> &cancel) {
+    return [filter = std::move(filter), pageSize, cells = std::move(cells)](
+               const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
         qint64 from = 0;
         while (!cancel.load()) {
             const DuplicatePage page = loadDuplicatePage(db, filter, from, pageSize);
@@ -42,7 +43,8 @@ CsvRows duplicateCsvRows(DuplicateFilter filter, int pageSize, std::function<QSt
     };
 }
 
-CsvRows findingCsvRows(qint64 runId, std::function<QStringList(const ReconciliationFinding &)> cells)
+CsvRows findingCsvRows(qint64 runId,
+                       std::function<QStringList(const ReconciliationFinding &)> cells)
 {
     return [runId, cells = std::move(cells)](const QSqlDatabase &db, const RowSink &sink,
                                              const std::atomic<bool> &cancel) {
@@ -53,18 +55,22 @@ CsvRows findingCsvRows(qint64 runId, std::function<QStringList(const Reconciliat
     };
 }
 
-Job<qint64> csvExportJob(CsvRows rows, QStringList titles, QString path, std::shared_ptr<std::atomic<bool>> cancel,
+Job<qint64> csvExportJob(CsvRows rows, QStringList titles, QString path,
+                         std::shared_ptr<std::atomic<bool>> cancel,
                          std::function<void(qint64 rows)> progress)
 {
     return [=](const QSqlDatabase &db) -> qint64 {
         CsvWriter csv(path);
         csv.writeRow(titles);
         qint64 written = 0;
-        rows(db, [&](const QStringList &cells) {
-            csv.writeRow(cells);
-            if (++written % 1000 == 0)
-                progress(written);
-        }, *cancel);
+        rows(
+            db,
+            [&](const QStringList &cells) {
+                csv.writeRow(cells);
+                if (++written % 1000 == 0)
+                    progress(written);
+            },
+            *cancel);
         if (cancel->load())
             return -1; // the writer goes without commit: no file
         csv.commit();

@@ -17,9 +17,9 @@ struct SideEffectTable
     DuplicateKind kind;
     QString table;
     QString keyColumn;
-    QString liveCondition;   // a live row: not superseded (and for points not a reversal)
-    QString rowCondition;    // rows that count at all (reversals are corrections, not effects)
-    QString unitExpression;  // value of one copy in fen; %1 is points per yuan
+    QString liveCondition;  // a live row: not superseded (and for points not a reversal)
+    QString rowCondition;   // rows that count at all (reversals are corrections, not effects)
+    QString unitExpression; // value of one copy in fen; %1 is points per yuan
     QString labelExpression;
     QString labelJoin;
 };
@@ -27,19 +27,27 @@ struct SideEffectTable
 const SideEffectTable &couponTable()
 {
     static const SideEffectTable table{
-        DuplicateKind::Coupon, QStringLiteral("user_coupon"), QStringLiteral("coupon_template_id"),
-        QStringLiteral("s.superseded_by IS NULL"), QStringLiteral("1 = 1"),
-        QStringLiteral("MAX(s.face_value_fen)"), QStringLiteral("MAX(t.name)"),
+        DuplicateKind::Coupon,
+        QStringLiteral("user_coupon"),
+        QStringLiteral("coupon_template_id"),
+        QStringLiteral("s.superseded_by IS NULL"),
+        QStringLiteral("1 = 1"),
+        QStringLiteral("MAX(s.face_value_fen)"),
+        QStringLiteral("MAX(t.name)"),
         QStringLiteral("LEFT JOIN coupon_template t ON t.id = s.coupon_template_id")};
     return table;
 }
 
 const SideEffectTable &pointTable()
 {
-    static const SideEffectTable table{
-        DuplicateKind::Points, QStringLiteral("point_log"), QStringLiteral("point_type"),
-        QStringLiteral("s.superseded_by IS NULL"), QStringLiteral("s.reverses_id IS NULL"),
-        QStringLiteral("MAX(s.points) * 100 DIV %1"), QStringLiteral("MAX(s.point_type)"), QString()};
+    static const SideEffectTable table{DuplicateKind::Points,
+                                       QStringLiteral("point_log"),
+                                       QStringLiteral("point_type"),
+                                       QStringLiteral("s.superseded_by IS NULL"),
+                                       QStringLiteral("s.reverses_id IS NULL"),
+                                       QStringLiteral("MAX(s.points) * 100 DIV %1"),
+                                       QStringLiteral("MAX(s.point_type)"),
+                                       QString()};
     return table;
 }
 
@@ -61,8 +69,8 @@ QList<const SideEffectTable *> tablesFor(DuplicateKind kind)
 // Orders at or after `from` with more than one row for a key. Reads only the (order, key)
 // index, in its order, and stops after `limit` groups: this is what lets the page walk ten
 // million orders without scanning them all for every page.
-QList<qint64> candidateOrders(const QSqlDatabase &db, const SideEffectTable &t, const DuplicateFilter &filter,
-                              qint64 from, int limit, bool *full)
+QList<qint64> candidateOrders(const QSqlDatabase &db, const SideEffectTable &t,
+                              const DuplicateFilter &filter, qint64 from, int limit, bool *full)
 {
     QString sql = QStringLiteral("SELECT s.order_id FROM %1 s WHERE s.order_id >= ?").arg(t.table);
     QVariantList binds{from};
@@ -70,7 +78,8 @@ QList<qint64> candidateOrders(const QSqlDatabase &db, const SideEffectTable &t, 
         sql += QStringLiteral(" AND s.user_id = ?");
         binds << filter.userId;
     }
-    sql += QStringLiteral(" GROUP BY s.order_id, s.%1 HAVING COUNT(*) > 1 ORDER BY s.order_id, s.%1 LIMIT %2")
+    sql += QStringLiteral(
+               " GROUP BY s.order_id, s.%1 HAVING COUNT(*) > 1 ORDER BY s.order_id, s.%1 LIMIT %2")
                .arg(t.keyColumn)
                .arg(limit);
     QSqlQuery query = db::exec(db, sql, binds);
@@ -99,22 +108,24 @@ QString havingFor(const SideEffectTable &t, const DuplicateFilter &filter)
     return having;
 }
 
-QList<DuplicateGroup> groupsOf(const QSqlDatabase &db, const SideEffectTable &t, const DuplicateFilter &filter,
-                               const QList<qint64> &orders)
+QList<DuplicateGroup> groupsOf(const QSqlDatabase &db, const SideEffectTable &t,
+                               const DuplicateFilter &filter, const QList<qint64> &orders)
 {
     if (orders.isEmpty())
         return {};
-    QString sql = QStringLiteral(
-        "SELECT s.order_id, MIN(s.user_id), s.%1, %2, COUNT(*), SUM(%3), SUM(k.id IS NOT NULL), %4, "
-        "CAST(MIN(s.created_at) AS CHAR), CAST(MAX(s.created_at) AS CHAR) "
-        "FROM %5 s %6 LEFT JOIN compensation k ON k.target_table = '%5' AND k.target_id = s.id "
-        "WHERE s.order_id IN (%7) AND %8")
-                      .arg(t.keyColumn, t.labelExpression, t.liveCondition,
-                           unitSql(t, filter.pointsPerYuan), t.table, t.labelJoin, db::idList(orders),
-                           t.rowCondition);
+    QString sql =
+        QStringLiteral(
+            "SELECT s.order_id, MIN(s.user_id), s.%1, %2, COUNT(*), SUM(%3), SUM(k.id IS NOT "
+            "NULL), %4, "
+            "CAST(MIN(s.created_at) AS CHAR), CAST(MAX(s.created_at) AS CHAR) "
+            "FROM %5 s %6 LEFT JOIN compensation k ON k.target_table = '%5' AND k.target_id = s.id "
+            "WHERE s.order_id IN (%7) AND %8")
+            .arg(t.keyColumn, t.labelExpression, t.liveCondition, unitSql(t, filter.pointsPerYuan),
+                 t.table, t.labelJoin, db::idList(orders), t.rowCondition);
     if (filter.userId > 0)
         sql += QStringLiteral(" AND s.user_id = %1").arg(filter.userId);
-    sql += QStringLiteral(" GROUP BY s.order_id, s.%1 HAVING %2").arg(t.keyColumn, havingFor(t, filter));
+    sql += QStringLiteral(" GROUP BY s.order_id, s.%1 HAVING %2")
+               .arg(t.keyColumn, havingFor(t, filter));
     QSqlQuery query = db::exec(db, sql);
     QList<DuplicateGroup> groups;
     while (query.next()) {
@@ -137,8 +148,8 @@ QList<DuplicateGroup> groupsOf(const QSqlDatabase &db, const SideEffectTable &t,
 
 } // namespace
 
-DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &filter, qint64 fromOrderId,
-                                int candidateLimit)
+DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &filter,
+                                qint64 fromOrderId, int candidateLimit)
 {
     // Each kind proposes its next orders; the page ends at the lowest order a full batch
     // reached, so that no kind can still hold groups of an order below it.
@@ -148,7 +159,8 @@ DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &f
     QList<QList<qint64>> proposals;
     for (const SideEffectTable *t : tablesFor(filter.kind)) {
         bool full = false;
-        const QList<qint64> orders = candidateOrders(db, *t, filter, fromOrderId, candidateLimit, &full);
+        const QList<qint64> orders =
+            candidateOrders(db, *t, filter, fromOrderId, candidateLimit, &full);
         if (full && !orders.isEmpty()) {
             anyFull = true;
             bound = std::min(bound, orders.last());
@@ -167,20 +179,22 @@ DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &f
     page.nextOrderId = anyFull ? bound + 1 : 0;
     for (const SideEffectTable *t : tablesFor(filter.kind))
         page.groups << groupsOf(db, *t, filter, orders);
-    std::sort(page.groups.begin(), page.groups.end(), [](const DuplicateGroup &a, const DuplicateGroup &b) {
-        if (a.orderId != b.orderId)
-            return a.orderId < b.orderId;
-        if (a.kind != b.kind)
-            return a.kind < b.kind;
-        return a.key < b.key;
-    });
+    std::sort(page.groups.begin(), page.groups.end(),
+              [](const DuplicateGroup &a, const DuplicateGroup &b) {
+                  if (a.orderId != b.orderId)
+                      return a.orderId < b.orderId;
+                  if (a.kind != b.kind)
+                      return a.kind < b.kind;
+                  return a.key < b.key;
+              });
     return page;
 }
 
 CompensationGroup compensationGroupOf(const DuplicateGroup &group)
 {
-    return {group.orderId,
-            (group.kind == DuplicateKind::Coupon ? QStringLiteral("coupon:") : QStringLiteral("points:")) + group.key};
+    return {group.orderId, (group.kind == DuplicateKind::Coupon ? QStringLiteral("coupon:")
+                                                                : QStringLiteral("points:")) +
+                               group.key};
 }
 
 CompensationScope compensationScopeOf(const QSqlDatabase &db, const DuplicateFilter &filter)
@@ -212,19 +226,22 @@ QString duplicateTotalsSql(const DuplicateFilter &filter)
             where += QStringLiteral(" AND s.user_id = %1").arg(filter.userId);
         DuplicateFilter open = filter;
         open.compensation = CompensationFilter::Open;
-        groups << QStringLiteral(
-            "SELECT %1 AS kind, s.order_id, SUM(%2) - 1 AS extra, (SUM(%2) - 1) * %3 AS fen FROM %4 s WHERE %5 "
-            "GROUP BY s.order_id, s.%6 HAVING %7")
+        groups << QStringLiteral("SELECT %1 AS kind, s.order_id, SUM(%2) - 1 AS extra, (SUM(%2) - "
+                                 "1) * %3 AS fen FROM %4 s WHERE %5 "
+                                 "GROUP BY s.order_id, s.%6 HAVING %7")
                       .arg(int(t->kind))
-                      .arg(t->liveCondition, unitSql(*t, filter.pointsPerYuan), t->table, where, t->keyColumn,
-                           havingFor(*t, open));
+                      .arg(t->liveCondition, unitSql(*t, filter.pointsPerYuan), t->table, where,
+                           t->keyColumn, havingFor(*t, open));
     }
     const int coupon = int(DuplicateKind::Coupon);
-    return QStringLiteral(
-        "SELECT COUNT(DISTINCT order_id), "
-        "  COALESCE(SUM(kind = %1), 0), COALESCE(SUM(IF(kind = %1, extra, 0)), 0), COALESCE(SUM(IF(kind = %1, fen, 0)), 0), "
-        "  COALESCE(SUM(kind <> %1), 0), COALESCE(SUM(IF(kind <> %1, extra, 0)), 0), COALESCE(SUM(IF(kind <> %1, fen, 0)), 0) "
-        "FROM (%2) g").arg(coupon).arg(groups.join(QStringLiteral(" UNION ALL ")));
+    return QStringLiteral("SELECT COUNT(DISTINCT order_id), "
+                          "  COALESCE(SUM(kind = %1), 0), COALESCE(SUM(IF(kind = %1, extra, 0)), "
+                          "0), COALESCE(SUM(IF(kind = %1, fen, 0)), 0), "
+                          "  COALESCE(SUM(kind <> %1), 0), COALESCE(SUM(IF(kind <> %1, extra, 0)), "
+                          "0), COALESCE(SUM(IF(kind <> %1, fen, 0)), 0) "
+                          "FROM (%2) g")
+        .arg(coupon)
+        .arg(groups.join(QStringLiteral(" UNION ALL ")));
 }
 
 DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilter &filter)
@@ -239,7 +256,8 @@ DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilte
     totals.pointGroups = query.value(4).toLongLong();
     totals.pointExtra = query.value(5).toLongLong();
     totals.pointFen = query.value(6).toLongLong();
-    totals.compensations = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM compensation")).toLongLong();
+    totals.compensations =
+        db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM compensation")).toLongLong();
     return totals;
 }
 
@@ -247,27 +265,31 @@ DuplicateTimeline loadDuplicateTimeline(const QSqlDatabase &db, const DuplicateF
 {
     DuplicateTimeline timeline;
     timeline.perHour = filter.window.isAll() || filter.window.seconds > 6 * 3600;
-    const QString format = timeline.perHour ? QStringLiteral("%Y-%m-%d %H:00") : QStringLiteral("%Y-%m-%d %H:%i");
+    const QString format =
+        timeline.perHour ? QStringLiteral("%Y-%m-%d %H:00") : QStringLiteral("%Y-%m-%d %H:%i");
     QMap<QString, QPair<qint64, qint64>> counts;
     for (const SideEffectTable *t : tablesFor(filter.kind)) {
         QString where = QStringLiteral("%1 AND %2").arg(t->liveCondition, t->rowCondition);
         if (filter.userId > 0)
             where += QStringLiteral(" AND s.user_id = %1").arg(filter.userId);
         // Every live copy after the first of its group is one duplicate, dated when issued.
-        QString sql = QStringLiteral(
-            "SELECT DATE_FORMAT(c.created_at, '%1') AS b, COUNT(*) FROM %2 c "
-            "JOIN (SELECT s.order_id, s.%3 AS k, MIN(s.id) AS first_id FROM %2 s WHERE %4 "
-            "      GROUP BY s.order_id, s.%3 HAVING COUNT(*) > 1) g "
-            "  ON g.order_id = c.order_id AND g.k = c.%3 AND c.id > g.first_id "
-            "WHERE %5")
-                          .arg(format, t->table, t->keyColumn, where, QString(where).replace(QStringLiteral("s."), QStringLiteral("c.")));
+        QString sql =
+            QStringLiteral(
+                "SELECT DATE_FORMAT(c.created_at, '%1') AS b, COUNT(*) FROM %2 c "
+                "JOIN (SELECT s.order_id, s.%3 AS k, MIN(s.id) AS first_id FROM %2 s WHERE %4 "
+                "      GROUP BY s.order_id, s.%3 HAVING COUNT(*) > 1) g "
+                "  ON g.order_id = c.order_id AND g.k = c.%3 AND c.id > g.first_id "
+                "WHERE %5")
+                .arg(format, t->table, t->keyColumn, where,
+                     QString(where).replace(QStringLiteral("s."), QStringLiteral("c.")));
         if (!filter.window.isAll())
             sql += QStringLiteral(" AND c.created_at >= '%1'").arg(filter.window.fromText());
         sql += QStringLiteral(" GROUP BY b ORDER BY b");
         QSqlQuery query = db::exec(db, sql);
         while (query.next()) {
             auto &slot = counts[query.value(0).toString()];
-            (t->kind == DuplicateKind::Coupon ? slot.first : slot.second) += query.value(1).toLongLong();
+            (t->kind == DuplicateKind::Coupon ? slot.first : slot.second) +=
+                query.value(1).toLongLong();
         }
     }
     if (counts.isEmpty())

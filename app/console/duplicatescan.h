@@ -16,9 +16,9 @@ enum class CompensationFilter { Open, Compensated, All };
 
 struct DuplicateFilter
 {
-    TimeWindow window;              // on the latest copy of a group
+    TimeWindow window; // on the latest copy of a group
     DuplicateKind kind = DuplicateKind::Any;
-    qint64 userId = 0;              // 0: every user
+    qint64 userId = 0; // 0: every user
     CompensationFilter compensation = CompensationFilter::Open;
     qint64 pointsPerYuan = 100;
 };
@@ -30,12 +30,12 @@ struct DuplicateGroup
     qint64 orderId = 0;
     qint64 userId = 0;
     DuplicateKind kind = DuplicateKind::Coupon;
-    QString key;          // coupon template id or point type
-    QString keyLabel;     // template name or point type
-    int copies = 0;       // every row of the group, compensated or not (reversals excluded)
+    QString key;      // coupon template id or point type
+    QString keyLabel; // template name or point type
+    int copies = 0;   // every row of the group, compensated or not (reversals excluded)
     int live = 0;
-    int compensated = 0;  // rows with a compensation record
-    qint64 unitFen = 0;   // value of one copy
+    int compensated = 0; // rows with a compensation record
+    qint64 unitFen = 0;  // value of one copy
     qint64 firstMicros = 0;
     qint64 lastMicros = 0;
 
@@ -51,8 +51,8 @@ struct DuplicatePage
     bool atEnd = false;
 };
 
-DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &filter, qint64 fromOrderId,
-                                int candidateLimit = 500);
+DuplicatePage loadDuplicatePage(const QSqlDatabase &db, const DuplicateFilter &filter,
+                                qint64 fromOrderId, int candidateLimit = 500);
 
 // What "compensate all in this filter" covers: every group with a live extra copy that the
 // filter shows, read page by page; without any filter, simply everything. Throws db::Error.

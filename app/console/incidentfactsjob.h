@@ -1,7 +1,7 @@
 #pragma once
 
-#include "job.h"
 #include "domain/inspection/incidentfacts.h"
+#include "job.h"
 
 #include <atomic>
 #include <functional>
@@ -14,10 +14,13 @@ namespace payops::console {
 // lays out facts, never sees the database. The job holds `stop`, which the read checks, so
 // that the flag outlives a dialog closed meanwhile.
 template <typename Result>
-Job<Result> withIncidentFacts(QDateTime from, QDateTime to, qint64 pointsPerYuan, std::shared_ptr<std::atomic<bool>> stop,
+Job<Result> withIncidentFacts(QDateTime from, QDateTime to, qint64 pointsPerYuan,
+                              std::shared_ptr<std::atomic<bool>> stop,
                               std::function<Result(const IncidentFacts &)> then)
 {
-    return [=](const QSqlDatabase &db) { return then(readIncidentFacts(db, from, to, pointsPerYuan, stop.get())); };
+    return [=](const QSqlDatabase &db) {
+        return then(readIncidentFacts(db, from, to, pointsPerYuan, stop.get()));
+    };
 }
 
 } // namespace payops::console

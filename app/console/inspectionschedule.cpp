@@ -2,8 +2,8 @@
 
 #include "consolesettings.h"
 #include "db/dbworker.h"
-#include "domain/money/duplicates/duplicatewatch.h"
 #include "displayformat.h"
+#include "domain/money/duplicates/duplicatewatch.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -49,12 +49,14 @@ ScheduledInspection inspectOnce(const QSqlDatabase &db, qint64 pointsPerYuan)
 
 } // namespace
 
-NewFindings NewFindings::between(const std::optional<InspectionRun> &previous, const InspectionRun &current)
+NewFindings NewFindings::between(const std::optional<InspectionRun> &previous,
+                                 const InspectionRun &current)
 {
     const InspectionRun before = previous.value_or(InspectionRun{});
     NewFindings fresh;
-    fresh.duplicates = current.duplicateGroups > before.duplicateGroups
-                       || (current.duplicateGroups > 0 && current.duplicateExtraCopies > before.duplicateExtraCopies);
+    fresh.duplicates =
+        current.duplicateGroups > before.duplicateGroups ||
+        (current.duplicateGroups > 0 && current.duplicateExtraCopies > before.duplicateExtraCopies);
     fresh.latePayments = current.unmatchedWithOrder > before.unmatchedWithOrder;
     fresh.refundsOwed = current.doublePaymentCallbacks > before.doublePaymentCallbacks;
     return fresh;
@@ -82,7 +84,8 @@ InspectionScheduler::InspectionScheduler(const Dsn &dsn, QObject *parent)
 {
     m_timer.setObjectName(QStringLiteral("inspectionTimer"));
     connect(&m_timer, &QTimer::timeout, this, &InspectionScheduler::runNow);
-    connect(&ConsoleSettings::instance(), &ConsoleSettings::changed, this, &InspectionScheduler::followSettings);
+    connect(&ConsoleSettings::instance(), &ConsoleSettings::changed, this,
+            &InspectionScheduler::followSettings);
     followSettings();
 }
 

@@ -14,7 +14,7 @@
 namespace payops::db {
 class DbWorker;
 class Error;
-}
+} // namespace payops::db
 
 namespace payops::console {
 
@@ -33,13 +33,14 @@ struct NewFindings
     // "new duplicates (12 groups), 1 late payment(s) to apply", translated
     QString describe(const InspectionRun &run) const;
 
-    static NewFindings between(const std::optional<InspectionRun> &previous, const InspectionRun &current);
+    static NewFindings between(const std::optional<InspectionRun> &previous,
+                               const InspectionRun &current);
 };
 
 // One scheduled run as it came back from the worker.
 struct ScheduledInspection
 {
-    InspectionRun run;                     // id 0 when not stored
+    InspectionRun run; // id 0 when not stored
     StoredRun stored;
     std::optional<InspectionRun> previous; // the newest run stored before it, from any source
     NewFindings fresh;

@@ -69,11 +69,14 @@ void InstanceProber::probe(const QString &id, const QString &listen)
             const auto samples = parsePrometheusText(QString::fromUtf8(metrics->readAll()));
             p.health.callbacksTotal = sumSamples(samples, QStringLiteral("payops_callbacks_total"));
             p.health.backlog = sumSamples(samples, QStringLiteral("payops_backlog_recorded"));
-            p.health.suppressedTotal = sumSamples(samples, QStringLiteral("payops_duplicates_suppressed_total"));
+            p.health.suppressedTotal =
+                sumSamples(samples, QStringLiteral("payops_duplicates_suppressed_total"));
             const qint64 now = QDateTime::currentMSecsSinceEpoch();
             const Scrape previous = m_lastScrape.value(id);
-            if (previous.total >= 0 && now > previous.atMs && p.health.callbacksTotal >= previous.total)
-                p.health.callbacksPerSecond = (p.health.callbacksTotal - previous.total) * 1000.0 / double(now - previous.atMs);
+            if (previous.total >= 0 && now > previous.atMs &&
+                p.health.callbacksTotal >= previous.total)
+                p.health.callbacksPerSecond = (p.health.callbacksTotal - previous.total) * 1000.0 /
+                                              double(now - previous.atMs);
             m_lastScrape.insert(id, Scrape{p.health.callbacksTotal, now});
         } else if (p.health.error.isEmpty()) {
             p.health.error = metrics->errorString();

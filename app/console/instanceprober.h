@@ -14,13 +14,13 @@ struct InstanceHealth
 {
     QString id;
     bool reachable = false;
-    QString error;          // why not, in one line
-    QString status;         // /healthz "status"
+    QString error;  // why not, in one line
+    QString status; // /healthz "status"
     QString handler;
     QString mode;
     qint64 switchVersion = -1;
     QString db;
-    double callbacksTotal = -1;   // sum of payops_callbacks_total over outcomes
+    double callbacksTotal = -1;     // sum of payops_callbacks_total over outcomes
     double callbacksPerSecond = -1; // from two successive scrapes; -1 until there are two
     double backlog = -1;
     double suppressedTotal = -1;

@@ -11,16 +11,20 @@ namespace payops::console {
 InstanceList loadInstances(const QSqlDatabase &db)
 {
     InstanceList list;
-    QSqlQuery sw = db::exec(db, QStringLiteral("SELECT version, mode FROM callback_switch WHERE id = 1"));
+    QSqlQuery sw =
+        db::exec(db, QStringLiteral("SELECT version, mode FROM callback_switch WHERE id = 1"));
     if (sw.next()) {
         list.switchVersion = sw.value(0).toLongLong();
         list.mode = sw.value(1).toString();
     }
-    QSqlQuery q = db::exec(db, QStringLiteral(
-        "SELECT id, host, pid, listen, build_version, handler, CAST(started_at AS CHAR), CAST(last_seen_at AS CHAR), "
-        "       TIMESTAMPDIFF(SECOND, last_seen_at, UTC_TIMESTAMP(3)), switch_version_applied, mode_applied, "
-        "       stopped_at IS NOT NULL, %1 "
-        "FROM callback_instance ORDER BY id").arg(instanceLiveSql()));
+    QSqlQuery q =
+        db::exec(db, QStringLiteral("SELECT id, host, pid, listen, build_version, handler, "
+                                    "CAST(started_at AS CHAR), CAST(last_seen_at AS CHAR), "
+                                    "       TIMESTAMPDIFF(SECOND, last_seen_at, UTC_TIMESTAMP(3)), "
+                                    "switch_version_applied, mode_applied, "
+                                    "       stopped_at IS NOT NULL, %1 "
+                                    "FROM callback_instance ORDER BY id")
+                         .arg(instanceLiveSql()));
     while (q.next()) {
         InstanceRow row;
         row.id = q.value(0).toString();

@@ -12,16 +12,16 @@ struct InstanceRow
     QString id;
     QString host;
     qint64 pid = 0;
-    QString listen;          // host:port of its HTTP endpoint
+    QString listen; // host:port of its HTTP endpoint
     QString buildVersion;
-    QString handler;         // safe | unsafe-demo
+    QString handler; // safe | unsafe-demo
     qint64 startedMicros = 0;
     qint64 lastSeenMicros = 0;
     qint64 secondsSinceSeen = 0; // by the server's clock
     qint64 switchVersionApplied = 0;
     QString modeApplied;
     bool stopped = false;
-    bool alive = false;      // live by instanceLiveSql, as the switch counts it
+    bool alive = false; // live by instanceLiveSql, as the switch counts it
 };
 
 struct InstanceList

@@ -28,15 +28,18 @@ constexpr int kBatchRows = 50000;
 // Each source's statement; the callers add the WHERE. Columns: id, time, reversal, and for a
 // side effect the other rows of its (order, key) group, read through idx_coupon_order_tpl /
 // idx_point_order_type, in id order (a GROUP_CONCAT cut at its length keeps the lowest).
-const QString kTraceSql = QStringLiteral("SELECT c.id, c.received_at, 0, NULL FROM callback_trace c");
+const QString kTraceSql =
+    QStringLiteral("SELECT c.id, c.received_at, 0, NULL FROM callback_trace c");
 const QString kCouponSql = QStringLiteral(
     "SELECT c.id, c.created_at, 0, (SELECT GROUP_CONCAT(q.id ORDER BY q.id) FROM user_coupon q"
-    " WHERE q.order_id = c.order_id AND q.coupon_template_id = c.coupon_template_id AND q.id <> c.id)"
+    " WHERE q.order_id = c.order_id AND q.coupon_template_id = c.coupon_template_id AND q.id <> "
+    "c.id)"
     " FROM user_coupon c");
-const QString kPointSql = QStringLiteral(
-    "SELECT c.id, c.created_at, c.reverses_id IS NOT NULL, (SELECT GROUP_CONCAT(q.id ORDER BY q.id) FROM point_log q"
-    " WHERE q.order_id = c.order_id AND q.point_type = c.point_type AND q.id <> c.id AND q.reverses_id IS NULL)"
-    " FROM point_log c");
+const QString kPointSql = QStringLiteral("SELECT c.id, c.created_at, c.reverses_id IS NOT NULL, "
+                                         "(SELECT GROUP_CONCAT(q.id ORDER BY q.id) FROM point_log q"
+                                         " WHERE q.order_id = c.order_id AND q.point_type = "
+                                         "c.point_type AND q.id <> c.id AND q.reverses_id IS NULL)"
+                                         " FROM point_log c");
 
 struct Row
 {
@@ -51,11 +54,15 @@ QList<Row> fetch(const QSqlDatabase &db, const QString &sql, const QVariantList 
     QSqlQuery query = db::exec(db, sql, binds);
     QList<Row> rows;
     while (query.next()) {
-        Row row{query.value(0).toLongLong(), microsFromSql(query.value(1)) / 1000, query.value(2).toInt() != 0, {}};
+        Row row{query.value(0).toLongLong(),
+                microsFromSql(query.value(1)) / 1000,
+                query.value(2).toInt() != 0,
+                {}};
         const QString others = query.value(3).toString();
         if (!others.isEmpty()) {
             QStringList ids = others.split(QLatin1Char(','));
-            if (others.size() >= 1000) // at the server's group_concat_max_len the last one may be cut
+            if (others.size() >=
+                1000) // at the server's group_concat_max_len the last one may be cut
                 ids.removeLast();
             for (const QString &id : std::as_const(ids))
                 row.others << id.toLongLong();
@@ -69,7 +76,8 @@ QList<Row> fetch(const QSqlDatabase &db, const QString &sql, const QVariantList 
 // Whether a side-effect row read now is an extra copy: its group has a row read before it.
 // Rows read earlier are those at or below the previous watermark and not among its gaps;
 // rows read in this same read count in id order.
-bool isExtraCopy(const Row &row, qint64 previousWatermark, const QHash<qint64, qint64> &previousGaps)
+bool isExtraCopy(const Row &row, qint64 previousWatermark,
+                 const QHash<qint64, qint64> &previousGaps)
 {
     return std::any_of(row.others.begin(), row.others.end(), [&](qint64 other) {
         return other < row.id || (other <= previousWatermark && !previousGaps.contains(other));
@@ -86,8 +94,8 @@ QString idList(const QList<qint64> &ids)
 
 // The rows of one source added since the last read: its skipped ids by primary key, then
 // the ids above its watermark. Updates `source`; marks in `extra` the rows that are copies.
-QList<Row> readNew(const QSqlDatabase &db, const QString &sql, LiveTrafficReader::Source &source, qint64 steadyMs,
-                   QList<bool> *extra)
+QList<Row> readNew(const QSqlDatabase &db, const QString &sql, LiveTrafficReader::Source &source,
+                   qint64 steadyMs, QList<bool> *extra)
 {
     for (auto it = source.gaps.begin(); it != source.gaps.end();)
         it = it.value() < steadyMs ? source.gaps.erase(it) : std::next(it);
@@ -96,9 +104,11 @@ QList<Row> readNew(const QSqlDatabase &db, const QString &sql, LiveTrafficReader
 
     QList<Row> rows;
     if (!source.gaps.isEmpty())
-        rows = fetch(db, sql + QStringLiteral(" WHERE c.id IN (%1)").arg(idList(source.gaps.keys())), {});
+        rows = fetch(
+            db, sql + QStringLiteral(" WHERE c.id IN (%1)").arg(idList(source.gaps.keys())), {});
     const QList<Row> above =
-        fetch(db, sql + QStringLiteral(" WHERE c.id > ? ORDER BY c.id LIMIT %1").arg(kBatchRows), {source.watermark});
+        fetch(db, sql + QStringLiteral(" WHERE c.id > ? ORDER BY c.id LIMIT %1").arg(kBatchRows),
+              {source.watermark});
     for (const Row &row : rows)
         source.gaps.remove(row.id);
     qint64 expected = source.watermark + 1;
@@ -150,14 +160,17 @@ LiveTraffic LiveTrafficReader::read(const QSqlDatabase &db)
     std::map<qint64, qint64> perSecond = m_perSecond, duplicates = m_duplicates;
     const qint64 steadyMs = QDeadlineTimer::current().deadline();
 
-    QSqlQuery head = db::exec(db, m_loaded ? QStringLiteral("SELECT NOW(3)")
-                                           : QStringLiteral("SELECT NOW(3), (SELECT MAX(id) FROM callback_trace),"
-                                                            " (SELECT MAX(id) FROM user_coupon), (SELECT MAX(id) FROM point_log)"));
+    QSqlQuery head = db::exec(
+        db, m_loaded ? QStringLiteral("SELECT NOW(3)")
+                     : QStringLiteral(
+                           "SELECT NOW(3), (SELECT MAX(id) FROM callback_trace),"
+                           " (SELECT MAX(id) FROM user_coupon), (SELECT MAX(id) FROM point_log)"));
     head.next();
     LiveTraffic traffic;
     traffic.nowMs = microsFromSql(head.value(0)) / 1000;
     traffic.windowStartMs = traffic.nowMs - qint64(m_windowSeconds) * 1000;
-    const QString since = sqlTimeText(QDateTime::fromMSecsSinceEpoch(traffic.windowStartMs, Qt::UTC));
+    const QString since =
+        sqlTimeText(QDateTime::fromMSecsSinceEpoch(traffic.windowStartMs, Qt::UTC));
 
     QList<Row> traceRows, couponRows, pointRows;
     QList<bool> couponExtra, pointExtra;
@@ -167,9 +180,13 @@ LiveTraffic LiveTrafficReader::read(const QSqlDatabase &db)
         trace.watermark = head.value(1).toLongLong();
         coupons.watermark = head.value(2).toLongLong();
         points.watermark = head.value(3).toLongLong();
-        traceRows = fetch(db, kTraceSql + QStringLiteral(" WHERE c.received_at >= ? AND c.id <= ?"), {since, trace.watermark});
-        couponRows = fetch(db, kCouponSql + QStringLiteral(" WHERE c.created_at >= ? AND c.id <= ?"), {since, coupons.watermark});
-        pointRows = fetch(db, kPointSql + QStringLiteral(" WHERE c.created_at >= ? AND c.id <= ?"), {since, points.watermark});
+        traceRows = fetch(db, kTraceSql + QStringLiteral(" WHERE c.received_at >= ? AND c.id <= ?"),
+                          {since, trace.watermark});
+        couponRows =
+            fetch(db, kCouponSql + QStringLiteral(" WHERE c.created_at >= ? AND c.id <= ?"),
+                  {since, coupons.watermark});
+        pointRows = fetch(db, kPointSql + QStringLiteral(" WHERE c.created_at >= ? AND c.id <= ?"),
+                          {since, points.watermark});
         for (const Row &row : std::as_const(couponRows))
             couponExtra << isExtraCopy(row, 0, {});
         for (const Row &row : std::as_const(pointRows))
@@ -193,14 +210,17 @@ LiveTraffic LiveTrafficReader::read(const QSqlDatabase &db)
     trim(duplicates, floorTo(traffic.windowStartMs, LiveTraffic::kDuplicateBucketMs));
 
     // The flips of the window: a few rows of idx_audit_action, read whole each time.
-    QSqlQuery flips = db::exec(db, QStringLiteral("SELECT created_at, after_json, actor, reason FROM ops_audit_log"
-                                                  " WHERE action = 'switch.flip' AND created_at >= ? ORDER BY created_at, id"),
-                               {since});
+    QSqlQuery flips = db::exec(
+        db,
+        QStringLiteral("SELECT created_at, after_json, actor, reason FROM ops_audit_log"
+                       " WHERE action = 'switch.flip' AND created_at >= ? ORDER BY created_at, id"),
+        {since});
     while (flips.next()) {
-        const QJsonObject after = QJsonDocument::fromJson(flips.value(1).toString().toUtf8()).object();
+        const QJsonObject after =
+            QJsonDocument::fromJson(flips.value(1).toString().toUtf8()).object();
         traffic.flips << LiveTraffic::Flip{microsFromSql(flips.value(0)) / 1000,
-                                           after.value(QStringLiteral("mode")).toString(), flips.value(2).toString(),
-                                           flips.value(3).toString()};
+                                           after.value(QStringLiteral("mode")).toString(),
+                                           flips.value(2).toString(), flips.value(3).toString()};
     }
 
     m_trace = trace;

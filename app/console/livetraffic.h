@@ -25,7 +25,7 @@ struct LiveTraffic
     struct Flip
     {
         qint64 atMs = 0;
-        QString mode;   // the mode after the flip: NORMAL or RECORD_ONLY
+        QString mode; // the mode after the flip: NORMAL or RECORD_ONLY
         QString actor;
         QString reason;
     };
@@ -34,20 +34,20 @@ struct LiveTraffic
 
     qint64 nowMs = 0;
     qint64 windowStartMs = 0;
-    QList<Bucket> callbacksPerSecond;  // callback_trace rows by received_at; only seconds with any
+    QList<Bucket> callbacksPerSecond; // callback_trace rows by received_at; only seconds with any
     // New extra coupon and points copies by created_at, in buckets of kDuplicateBucketMs (only
     // those with any): a minute would smear the moment the bleeding stops over a minute.
     QList<Bucket> duplicates;
-    QList<Flip> flips;                 // oldest first
+    QList<Flip> flips; // oldest first
 };
 
 // Keeps the window in memory and reads only what is new. The first read takes the window
 // once through the time indexes (idx_trace_received, idx_coupon_created, idx_point_created);
 // every later one reads the rows above the last id it saw (primary-key ranges), plus the ids
-// it skipped because their transaction had not committed yet (see docs/decisions/0017-live-chart-id-watermarks.md). A new
-// coupon or points row is an extra copy when its (order, key) group, read through the
-// (order_id, key) index, holds another row read before it. Flips come from the audit log
-// through idx_audit_action: a handful per window.
+// it skipped because their transaction had not committed yet (see
+// docs/decisions/0017-live-chart-id-watermarks.md). A new coupon or points row is an extra copy
+// when its (order, key) group, read through the (order_id, key) index, holds another row read
+// before it. Flips come from the audit log through idx_audit_action: a handful per window.
 //
 // Not thread-safe: one object per worker, one read at a time (a DbWorker runs its jobs in
 // order). A read that throws leaves the state as it was.
@@ -62,8 +62,8 @@ public:
     // Rows of one table read so far, for tests and the benchmark's accounting.
     struct Source
     {
-        qint64 watermark = 0;           // highest id read
-        QHash<qint64, qint64> gaps;     // ids below it not seen yet -> when to give up (ms, monotonic)
+        qint64 watermark = 0;       // highest id read
+        QHash<qint64, qint64> gaps; // ids below it not seen yet -> when to give up (ms, monotonic)
     };
 
 private:

@@ -51,10 +51,12 @@ struct LocalInstances::Child
 LocalInstances::LocalInstances(QObject *parent)
     : QObject(parent)
 {
-    const QString fromEnvironment = QProcessEnvironment::systemEnvironment().value(QStringLiteral("PAYOPS_CALLBACKD"));
+    const QString fromEnvironment =
+        QProcessEnvironment::systemEnvironment().value(QStringLiteral("PAYOPS_CALLBACKD"));
     m_callbackdPath = !fromEnvironment.isEmpty()
                           ? fromEnvironment
-                          : QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("payops-callbackd"));
+                          : QDir(QCoreApplication::applicationDirPath())
+                                .filePath(QStringLiteral("payops-callbackd"));
     m_secretFile = QDir(stateDirectory()).filePath(QStringLiteral("callback-secret"));
 }
 
@@ -100,7 +102,8 @@ bool LocalInstances::isBusy() const
     if (m_checking || m_pendingLaunch)
         return true;
     for (const auto &child : m_children)
-        if (child->info.state == Instance::State::Starting || child->info.state == Instance::State::Stopping)
+        if (child->info.state == Instance::State::Starting ||
+            child->info.state == Instance::State::Stopping)
             return true;
     return false;
 }
@@ -129,8 +132,9 @@ bool LocalInstances::ensureSecretFile(QString *error)
     const QByteArray text = bytes.toHex();
     QFile file(m_secretFile);
     // Readable by the user only, before the secret is in it.
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
-        || !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) || file.write(text) != text.size()) {
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
+        file.write(text) != text.size()) {
         *error = tr("cannot write the secret file %1: %2").arg(m_secretFile, file.errorString());
         return false;
     }
@@ -149,7 +153,8 @@ void LocalInstances::start(const Dsn &dsn, const QString &handler, int count)
         return;
     }
     if (!QFileInfo(m_callbackdPath).isExecutable()) {
-        Q_EMIT failed(tr("payops-callbackd not found at %1; set PAYOPS_CALLBACKD to its path").arg(m_callbackdPath));
+        Q_EMIT failed(tr("payops-callbackd not found at %1; set PAYOPS_CALLBACKD to its path")
+                          .arg(m_callbackdPath));
         return;
     }
     QString error;
@@ -169,7 +174,8 @@ void LocalInstances::start(const Dsn &dsn, const QString &handler, int count)
     Q_EMIT changed();
     auto *worker = new db::DbWorker(dsn, this);
     worker->submit<bool>(
-        QStringLiteral("sandbox"), [](const QSqlDatabase &db) { return db::isSandboxDatabase(db); }, this,
+        QStringLiteral("sandbox"), [](const QSqlDatabase &db) { return db::isSandboxDatabase(db); },
+        this,
         [this, worker, dsn, handler, count, generation](bool sandbox) {
             worker->deleteLater();
             if (generation != m_generation)
@@ -179,8 +185,10 @@ void LocalInstances::start(const Dsn &dsn, const QString &handler, int count)
                 launch(dsn, handler, count);
             else {
                 Q_EMIT changed();
-                Q_EMIT failed(tr("refusing the unsafe-demo handler: database '%1' is not marked as a sandbox. It pays "
-                                 "out twice on purpose; run it only on a sandbox").arg(dsn.database));
+                Q_EMIT failed(tr("refusing the unsafe-demo handler: database '%1' is not marked as "
+                                 "a sandbox. It pays "
+                                 "out twice on purpose; run it only on a sandbox")
+                                  .arg(dsn.database));
             }
         },
         [this, worker, generation](const db::Error &failure) {
@@ -189,7 +197,8 @@ void LocalInstances::start(const Dsn &dsn, const QString &handler, int count)
                 return;
             m_checking = false;
             Q_EMIT changed();
-            Q_EMIT failed(tr("cannot tell whether the database is a sandbox: %1").arg(db::userMessage(failure)));
+            Q_EMIT failed(tr("cannot tell whether the database is a sandbox: %1")
+                              .arg(db::userMessage(failure)));
         });
 }
 
@@ -207,7 +216,8 @@ void LocalInstances::launchWhenStopped()
         return;
     for (const auto &child : m_children)
         if (child->process)
-            return; // the rest when the last old child is gone: a name is free once its process ends
+            return; // the rest when the last old child is gone: a name is free once its process
+                    // ends
     const PendingLaunch launch = *m_pendingLaunch;
     m_pendingLaunch.reset();
     m_children.clear();
@@ -235,9 +245,11 @@ void LocalInstances::launchOne(const Dsn &dsn, const QString &handler, const QSt
     if (!dsn.password.isEmpty())
         environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), dsn.password);
     process->setProcessEnvironment(environment);
-    QStringList arguments{QStringLiteral("--db"), dsn.toString(false), QStringLiteral("--listen"),
-                          QStringLiteral("127.0.0.1:0"), QStringLiteral("--secret-file"), m_secretFile,
-                          QStringLiteral("--instance"), name, QStringLiteral("--handler"), handler};
+    QStringList arguments{QStringLiteral("--db"),          dsn.toString(false),
+                          QStringLiteral("--listen"),      QStringLiteral("127.0.0.1:0"),
+                          QStringLiteral("--secret-file"), m_secretFile,
+                          QStringLiteral("--instance"),    name,
+                          QStringLiteral("--handler"),     handler};
     if (handler == QLatin1String("unsafe-demo"))
         arguments << QStringLiteral("--commit-delay-ms") << QString::number(m_unsafeCommitDelayMs);
     connect(process, &QProcess::readyReadStandardOutput, this, [this, c] { readLines(c, 0); });
@@ -249,20 +261,22 @@ void LocalInstances::launchOne(const Dsn &dsn, const QString &handler, const QSt
             finishChild(c);
         }
     });
-    connect(process, &QProcess::finished, this, [this, c](int exitCode, QProcess::ExitStatus status) {
-        readLines(c, 0);
-        readLines(c, 1);
-        const bool wasStopping = c->info.state == Instance::State::Stopping;
-        if (!wasStopping && (status != QProcess::NormalExit || exitCode != 0)) {
-            c->info.state = Instance::State::Failed;
-            const QString why = c->lastError.isEmpty() ? tr("exit code %1").arg(exitCode) : c->lastError;
-            Q_EMIT failed(c->info.port == 0 ? tr("%1 did not start: %2").arg(c->info.name, why)
-                                            : tr("%1 stopped: %2").arg(c->info.name, why));
-        } else {
-            c->info.state = Instance::State::Stopped;
-        }
-        finishChild(c);
-    });
+    connect(
+        process, &QProcess::finished, this, [this, c](int exitCode, QProcess::ExitStatus status) {
+            readLines(c, 0);
+            readLines(c, 1);
+            const bool wasStopping = c->info.state == Instance::State::Stopping;
+            if (!wasStopping && (status != QProcess::NormalExit || exitCode != 0)) {
+                c->info.state = Instance::State::Failed;
+                const QString why =
+                    c->lastError.isEmpty() ? tr("exit code %1").arg(exitCode) : c->lastError;
+                Q_EMIT failed(c->info.port == 0 ? tr("%1 did not start: %2").arg(c->info.name, why)
+                                                : tr("%1 stopped: %2").arg(c->info.name, why));
+            } else {
+                c->info.state = Instance::State::Stopped;
+            }
+            finishChild(c);
+        });
     m_children.push_back(std::move(child));
     process->start(m_callbackdPath, arguments);
 }
@@ -284,7 +298,8 @@ void LocalInstances::readLines(Child *child, int channel)
 {
     if (!child->process)
         return;
-    child->process->setReadChannel(channel == 0 ? QProcess::StandardOutput : QProcess::StandardError);
+    child->process->setReadChannel(channel == 0 ? QProcess::StandardOutput
+                                                : QProcess::StandardError);
     QByteArray &partial = child->partial[channel];
     partial += child->process->readAll();
     static const QRegularExpression listening(QStringLiteral("listening on [^ ]+:(\\d+)"));
@@ -351,7 +366,8 @@ void LocalInstances::terminateAll(int waitMs)
             child->process->terminate();
         }
     for (const auto &child : m_children)
-        if (child->process && !child->process->waitForFinished(int(qMax<qint64>(0, deadline.remainingTime())))) {
+        if (child->process &&
+            !child->process->waitForFinished(int(qMax<qint64>(0, deadline.remainingTime())))) {
             child->process->kill();
             child->process->waitForFinished(500);
         }

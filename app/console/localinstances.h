@@ -30,9 +30,9 @@ public:
         enum class State { Starting, Running, Stopping, Stopped, Failed };
         QString name;
         QString handler;
-        int port = 0;           // 0 until the child printed its "listening on" line
-        bool running = false;   // listening and not exited
-        QString logPath;        // the child's stdout and stderr, line by line
+        int port = 0;         // 0 until the child printed its "listening on" line
+        bool running = false; // listening and not exited
+        QString logPath;      // the child's stdout and stderr, line by line
         State state = State::Starting;
     };
 
@@ -94,7 +94,7 @@ private:
     Dsn m_dsn;
     std::optional<PendingLaunch> m_pendingLaunch; // waits for the old children to end
     int m_unsafeCommitDelayMs = 150;
-    int m_generation = 0;   // a start newer than a pending sandbox check makes its answer stale
+    int m_generation = 0; // a start newer than a pending sandbox check makes its answer stale
     bool m_checking = false;
 };
 

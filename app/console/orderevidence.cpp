@@ -31,11 +31,15 @@ QString laneAt(const QList<CallbackTrace> &traces, qint64 micros)
 
 void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
 {
-    QSqlQuery q = db::exec(db, QStringLiteral(
-        "SELECT pay_no, instance, handler, CAST(received_at AS CHAR), CAST(lock_acquired_at AS CHAR), "
-        "CAST(tx_begin_at AS CHAR), CAST(committed_at AS CHAR), CAST(lock_released_at AS CHAR), "
-        "CAST(responded_at AS CHAR), outcome, http_status FROM callback_trace WHERE order_id = ? "
-        "ORDER BY received_at, id"), {orderId});
+    QSqlQuery q = db::exec(db,
+                           QStringLiteral("SELECT pay_no, instance, handler, CAST(received_at AS "
+                                          "CHAR), CAST(lock_acquired_at AS CHAR), "
+                                          "CAST(tx_begin_at AS CHAR), CAST(committed_at AS CHAR), "
+                                          "CAST(lock_released_at AS CHAR), "
+                                          "CAST(responded_at AS CHAR), outcome, http_status FROM "
+                                          "callback_trace WHERE order_id = ? "
+                                          "ORDER BY received_at, id"),
+                           {orderId});
     while (q.next()) {
         CallbackTrace t;
         t.payNo = q.value(0).toByteArray();
@@ -56,77 +60,99 @@ void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
 void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
 {
     using Kind = EvidenceEvent::Kind;
-    QSqlQuery callbacks = db::exec(db, QStringLiteral(
-        "SELECT instance, CAST(created_at AS CHAR), pay_no, status, reason, response_code "
-        "FROM pay_callback_log WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    QSqlQuery callbacks = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT instance, CAST(created_at AS CHAR), pay_no, status, reason, response_code "
+            "FROM pay_callback_log WHERE order_id = ? ORDER BY created_at, id"),
+        {orderId});
     while (callbacks.next()) {
         const QString reason = callbacks.value(4).toString();
-        evidence.events << EvidenceEvent{Kind::Callback, callbacks.value(0).toString(), microsFromSql(callbacks.value(1)),
-                                         QStringLiteral("callback %1 %2%3 → %4")
-                                             .arg(QString::fromUtf8(callbacks.value(2).toByteArray()),
-                                                  callbacks.value(3).toString(),
-                                                  reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason),
-                                                  QString::number(callbacks.value(5).toInt())),
-                                         callbacks.value(3).toString() == QLatin1String("REJECTED")};
+        evidence.events << EvidenceEvent{
+            Kind::Callback, callbacks.value(0).toString(), microsFromSql(callbacks.value(1)),
+            QStringLiteral("callback %1 %2%3 → %4")
+                .arg(QString::fromUtf8(callbacks.value(2).toByteArray()),
+                     callbacks.value(3).toString(),
+                     reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason),
+                     QString::number(callbacks.value(5).toInt())),
+            callbacks.value(3).toString() == QLatin1String("REJECTED")};
     }
-    QSqlQuery attempts = db::exec(db, QStringLiteral(
-        "SELECT instance, CAST(created_at AS CHAR), from_state, to_state, accepted, reason "
-        "FROM order_state_log WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    QSqlQuery attempts = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT instance, CAST(created_at AS CHAR), from_state, to_state, accepted, reason "
+            "FROM order_state_log WHERE order_id = ? ORDER BY created_at, id"),
+        {orderId});
     while (attempts.next()) {
         const bool accepted = attempts.value(4).toBool();
-        evidence.events << EvidenceEvent{Kind::Attempt, attempts.value(0).toString(), microsFromSql(attempts.value(1)),
-                                         QStringLiteral("%1 → %2 %3%4")
-                                             .arg(attempts.value(2).toString(), attempts.value(3).toString(),
-                                                  accepted ? QStringLiteral("accepted") : QStringLiteral("REJECTED"),
-                                                  accepted ? QString() : QStringLiteral(": ") + attempts.value(5).toString()),
-                                         !accepted};
+        evidence.events << EvidenceEvent{
+            Kind::Attempt, attempts.value(0).toString(), microsFromSql(attempts.value(1)),
+            QStringLiteral("%1 → %2 %3%4")
+                .arg(attempts.value(2).toString(), attempts.value(3).toString(),
+                     accepted ? QStringLiteral("accepted") : QStringLiteral("REJECTED"),
+                     accepted ? QString() : QStringLiteral(": ") + attempts.value(5).toString()),
+            !accepted};
     }
     QHash<QString, int> copies;
-    QSqlQuery coupons = db::exec(db, QStringLiteral(
-        "SELECT c.id, CAST(c.created_at AS CHAR), c.coupon_template_id, c.face_value_fen, c.status, c.superseded_by "
-        "FROM user_coupon c WHERE c.order_id = ? ORDER BY c.created_at, c.id"), {orderId});
+    QSqlQuery coupons = db::exec(
+        db,
+        QStringLiteral("SELECT c.id, CAST(c.created_at AS CHAR), c.coupon_template_id, "
+                       "c.face_value_fen, c.status, c.superseded_by "
+                       "FROM user_coupon c WHERE c.order_id = ? ORDER BY c.created_at, c.id"),
+        {orderId});
     while (coupons.next()) {
         const qint64 at = microsFromSql(coupons.value(1));
         const int n = ++copies[QStringLiteral("Coupon template ") + coupons.value(2).toString()];
-        evidence.events << EvidenceEvent{Kind::Coupon, laneAt(evidence.traces, at), at,
-                                         QStringLiteral("coupon #%1 template %2 (%3 fen) %4%5")
-                                             .arg(QString::number(coupons.value(0).toLongLong()),
-                                                  QString::number(coupons.value(2).toLongLong()),
-                                                  QString::number(coupons.value(3).toLongLong()), coupons.value(4).toString(),
-                                                  n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
-                                         n > 1 && coupons.value(5).isNull()};
+        evidence.events << EvidenceEvent{
+            Kind::Coupon, laneAt(evidence.traces, at), at,
+            QStringLiteral("coupon #%1 template %2 (%3 fen) %4%5")
+                .arg(QString::number(coupons.value(0).toLongLong()),
+                     QString::number(coupons.value(2).toLongLong()),
+                     QString::number(coupons.value(3).toLongLong()), coupons.value(4).toString(),
+                     n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
+            n > 1 && coupons.value(5).isNull()};
     }
-    QSqlQuery points = db::exec(db, QStringLiteral(
-        "SELECT id, CAST(created_at AS CHAR), point_type, points, reverses_id, superseded_by "
-        "FROM point_log WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    QSqlQuery points = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT id, CAST(created_at AS CHAR), point_type, points, reverses_id, superseded_by "
+            "FROM point_log WHERE order_id = ? ORDER BY created_at, id"),
+        {orderId});
     while (points.next()) {
         const qint64 at = microsFromSql(points.value(1));
         const bool reversal = !points.value(4).isNull();
-        const int n = reversal ? 0 : ++copies[QStringLiteral("Points ") + points.value(2).toString()];
-        evidence.events << EvidenceEvent{Kind::Points, laneAt(evidence.traces, at), at,
-                                         QStringLiteral("points #%1 %2 %3%4")
-                                             .arg(QString::number(points.value(0).toLongLong()), points.value(2).toString(),
-                                                  QString::number(points.value(3).toLongLong()),
-                                                  reversal ? QStringLiteral(" (reverses #%1)").arg(points.value(4).toLongLong())
-                                                  : n > 1 ? QStringLiteral(" — copy %1").arg(n) : QString()),
-                                         n > 1 && points.value(5).isNull()};
+        const int n =
+            reversal ? 0 : ++copies[QStringLiteral("Points ") + points.value(2).toString()];
+        evidence.events << EvidenceEvent{
+            Kind::Points, laneAt(evidence.traces, at), at,
+            QStringLiteral("points #%1 %2 %3%4")
+                .arg(QString::number(points.value(0).toLongLong()), points.value(2).toString(),
+                     QString::number(points.value(3).toLongLong()),
+                     reversal ? QStringLiteral(" (reverses #%1)").arg(points.value(4).toLongLong())
+                     : n > 1  ? QStringLiteral(" — copy %1").arg(n)
+                              : QString()),
+            n > 1 && points.value(5).isNull()};
     }
-    QSqlQuery compensations = db::exec(db, QStringLiteral(
-        "SELECT CAST(created_at AS CHAR), action, target_table, target_id, created_by, reason "
-        "FROM compensation WHERE order_id = ? ORDER BY created_at, id"), {orderId});
+    QSqlQuery compensations = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT CAST(created_at AS CHAR), action, target_table, target_id, created_by, reason "
+            "FROM compensation WHERE order_id = ? ORDER BY created_at, id"),
+        {orderId});
     while (compensations.next())
-        evidence.events << EvidenceEvent{Kind::Compensation, QStringLiteral("operators"),
-                                         microsFromSql(compensations.value(0)),
-                                         QStringLiteral("%1 %2 #%3 by %4: %5")
-                                             .arg(compensations.value(1).toString(), compensations.value(2).toString(),
-                                                  QString::number(compensations.value(3).toLongLong()),
-                                                  compensations.value(4).toString(), compensations.value(5).toString()),
-                                         false};
+        evidence.events << EvidenceEvent{
+            Kind::Compensation, QStringLiteral("operators"), microsFromSql(compensations.value(0)),
+            QStringLiteral("%1 %2 #%3 by %4: %5")
+                .arg(compensations.value(1).toString(), compensations.value(2).toString(),
+                     QString::number(compensations.value(3).toLongLong()),
+                     compensations.value(4).toString(), compensations.value(5).toString()),
+            false};
     QStringList keys = copies.keys();
     keys.sort();
     for (const QString &key : keys)
         if (copies.value(key) > 1)
-            evidence.findings << QStringLiteral("%1 was issued %2 times for this order.").arg(key, QString::number(copies.value(key)));
+            evidence.findings << QStringLiteral("%1 was issued %2 times for this order.")
+                                     .arg(key, QString::number(copies.value(key)));
 }
 
 void describeTraces(OrderEvidence &evidence, qint64 origin)
@@ -135,16 +161,18 @@ void describeTraces(OrderEvidence &evidence, qint64 origin)
     for (const CallbackTrace &t : evidence.traces) {
         if (!t.releasedBeforeCommit())
             continue;
-        QString text = QStringLiteral("%1 (%2 handler) released its lock at %3, %4 before its transaction "
-                                      "committed at %5: the lock protected nothing.")
-                           .arg(t.instance, t.handler, formatOffset(t.lockReleased, origin),
-                                formatGap(t.committed - t.lockReleased), formatOffset(t.committed, origin));
+        QString text =
+            QStringLiteral("%1 (%2 handler) released its lock at %3, %4 before its transaction "
+                           "committed at %5: the lock protected nothing.")
+                .arg(t.instance, t.handler, formatOffset(t.lockReleased, origin),
+                     formatGap(t.committed - t.lockReleased), formatOffset(t.committed, origin));
         for (const CallbackTrace &other : evidence.traces) {
             if (&other == &t || !other.lockAcquired)
                 continue;
             if (other.lockAcquired >= t.lockReleased && other.lockAcquired < t.committed)
-                text += QStringLiteral(" %1 took the lock at %2, %3 before that commit, and read the order "
-                                       "as it was before it.")
+                text += QStringLiteral(
+                            " %1 took the lock at %2, %3 before that commit, and read the order "
+                            "as it was before it.")
                             .arg(other.instance, formatOffset(other.lockAcquired, origin),
                                  formatGap(t.committed - other.lockAcquired));
         }
@@ -170,7 +198,8 @@ QString formatGap(qint64 micros)
 QString formatOffset(qint64 micros, qint64 origin)
 {
     const qint64 delta = micros - origin;
-    return (delta < 0 ? QStringLiteral("-") : QStringLiteral("+")) + formatGap(delta < 0 ? -delta : delta);
+    return (delta < 0 ? QStringLiteral("-") : QStringLiteral("+")) +
+           formatGap(delta < 0 ? -delta : delta);
 }
 
 OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId)
@@ -183,8 +212,9 @@ OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId)
     evidence.order = order.first();
     loadTraces(db, orderId, evidence);
     loadEvents(db, orderId, evidence);
-    std::stable_sort(evidence.events.begin(), evidence.events.end(),
-                     [](const EvidenceEvent &a, const EvidenceEvent &b) { return a.micros < b.micros; });
+    std::stable_sort(
+        evidence.events.begin(), evidence.events.end(),
+        [](const EvidenceEvent &a, const EvidenceEvent &b) { return a.micros < b.micros; });
     qint64 origin = 0;
     for (const CallbackTrace &t : evidence.traces)
         origin = origin ? std::min(origin, t.received) : t.received;

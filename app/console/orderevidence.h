@@ -1,7 +1,7 @@
 #pragma once
 
-#include "orderlist.h"
 #include "domain/callback/callbacktrace.h"
+#include "orderlist.h"
 
 #include <QList>
 #include <QSqlDatabase>
@@ -17,10 +17,10 @@ struct EvidenceEvent
 {
     enum class Kind { Callback, Attempt, Coupon, Points, Compensation };
     Kind kind = Kind::Callback;
-    QString lane;      // service instance, or "side effects" / "operators"
+    QString lane; // service instance, or "side effects" / "operators"
     qint64 micros = 0;
     QString text;
-    bool bad = false;  // rejected attempt, duplicate copy
+    bool bad = false; // rejected attempt, duplicate copy
 };
 
 struct OrderEvidence
@@ -29,8 +29,8 @@ struct OrderEvidence
     OrderRow order;
     QList<CallbackTrace> traces;
     QList<EvidenceEvent> events;
-    QStringList findings; // the verdicts, in words
-    QStringList lanes;    // in order of first appearance
+    QStringList findings;    // the verdicts, in words
+    QStringList lanes;       // in order of first appearance
     qint64 originMicros = 0; // the first thing that happened; offsets count from here
 };
 

@@ -11,11 +11,14 @@ QString OrderSelection::describe() const
 {
     switch (kind) {
     case Kind::State:
-        return QCoreApplication::translate("payops::console::OrderSelection", "orders now in %1").arg(state);
+        return QCoreApplication::translate("payops::console::OrderSelection", "orders now in %1")
+            .arg(state);
     case Kind::Edge:
         // Whole sentences: "rejected" and "accepted" sit elsewhere in a Chinese one.
-        return (rejected ? QCoreApplication::translate("payops::console::OrderSelection", "orders with rejected %1 → %2")
-                         : QCoreApplication::translate("payops::console::OrderSelection", "orders with accepted %1 → %2"))
+        return (rejected ? QCoreApplication::translate("payops::console::OrderSelection",
+                                                       "orders with rejected %1 → %2")
+                         : QCoreApplication::translate("payops::console::OrderSelection",
+                                                       "orders with accepted %1 → %2"))
             .arg(from, to);
     case Kind::None:
         break;
@@ -23,11 +26,16 @@ QString OrderSelection::describe() const
     return QString();
 }
 
-QList<OrderRow> readOrderRows(const QSqlDatabase &db, const QString &condition, const QVariantList &binds)
+QList<OrderRow> readOrderRows(const QSqlDatabase &db, const QString &condition,
+                              const QVariantList &binds)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT o.id, o.user_id, o.status, o.amount_fen, o.pay_no, CAST(o.created_at AS CHAR), "
-        "       CAST(o.paid_at AS CHAR) FROM orders o ") + condition, binds);
+    QSqlQuery query = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT o.id, o.user_id, o.status, o.amount_fen, o.pay_no, CAST(o.created_at AS CHAR), "
+            "       CAST(o.paid_at AS CHAR) FROM orders o ") +
+            condition,
+        binds);
     QList<OrderRow> rows;
     while (query.next()) {
         OrderRow row;
@@ -43,7 +51,8 @@ QList<OrderRow> readOrderRows(const QSqlDatabase &db, const QString &condition, 
     return rows;
 }
 
-QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit)
+QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection,
+                              qint64 afterId, int limit)
 {
     if (selection.kind == OrderSelection::Kind::None)
         return {};
@@ -53,8 +62,9 @@ QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &sele
         sql += QStringLiteral(" AND o.status = ?");
         binds << selection.state;
     } else {
-        sql += QStringLiteral(" AND o.id IN (SELECT l.order_id FROM order_state_log l WHERE l.from_state = ? "
-                              "AND l.to_state = ? AND l.accepted = ?");
+        sql += QStringLiteral(
+            " AND o.id IN (SELECT l.order_id FROM order_state_log l WHERE l.from_state = ? "
+            "AND l.to_state = ? AND l.accepted = ?");
         binds << selection.from << selection.to << (selection.rejected ? 0 : 1);
         if (!selection.window.isAll()) {
             sql += QStringLiteral(" AND l.created_at >= ?");

@@ -15,11 +15,11 @@ struct OrderSelection
 {
     enum class Kind { None, State, Edge };
     Kind kind = Kind::None;
-    QString state;      // Kind::State
-    QString from;       // Kind::Edge
+    QString state; // Kind::State
+    QString from;  // Kind::Edge
     QString to;
     bool rejected = false;
-    TimeWindow window;  // Kind::Edge: attempts within this window
+    TimeWindow window; // Kind::Edge: attempts within this window
 
     QString describe() const;
 };
@@ -30,7 +30,7 @@ struct OrderRow
     qint64 userId = 0;
     QString status;
     qint64 amountFen = 0;
-    QByteArray payNo;   // VARBINARY; shown as UTF-8
+    QByteArray payNo; // VARBINARY; shown as UTF-8
     qint64 createdMicros = 0;
     qint64 paidMicros = 0;
 };
@@ -38,10 +38,12 @@ struct OrderRow
 // The one reader of order rows, for the list and the evidence alike: `SELECT <the columns of
 // OrderRow> FROM orders o` followed by `condition` (a WHERE clause over `o`, an ORDER BY, a
 // LIMIT), with `binds` for its placeholders. Throws db::Error.
-QList<OrderRow> readOrderRows(const QSqlDatabase &db, const QString &condition, const QVariantList &binds);
+QList<OrderRow> readOrderRows(const QSqlDatabase &db, const QString &condition,
+                              const QVariantList &binds);
 
 // Keyset paging by order id, lowest first: the list never needs to know how many there are.
 // Throws db::Error.
-QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection, qint64 afterId, int limit);
+QList<OrderRow> loadOrderPage(const QSqlDatabase &db, const OrderSelection &selection,
+                              qint64 afterId, int limit);
 
 } // namespace payops::console

@@ -1,8 +1,8 @@
 #include "overview.h"
 
 #include "db/connection.h"
-#include "domain/money/duplicates/duplicatewatch.h"
 #include "domain/callback/instanceliveness.h"
+#include "domain/money/duplicates/duplicatewatch.h"
 
 #include <QSqlQuery>
 
@@ -33,11 +33,15 @@ RecentCallbackCount::Count RecentCallbackCount::advance(const QSqlDatabase &db)
 {
     const qint64 now = db::scalar(db, QStringLiteral("SELECT UNIX_TIMESTAMP()")).toLongLong();
     const qint64 windowStart = now - kWindowSeconds + 1;
-    const qint64 from = m_countedTo == 0 ? windowStart : std::max(windowStart, m_countedTo - kSettleSeconds);
+    const qint64 from =
+        m_countedTo == 0 ? windowStart : std::max(windowStart, m_countedTo - kSettleSeconds);
     // created_at holds UTC (every session runs at +00:00), and so does the bound.
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT TIMESTAMPDIFF(SECOND, '1970-01-01', created_at) AS s, COUNT(*) FROM pay_callback_log "
-        "WHERE created_at >= '1970-01-01' + INTERVAL ? SECOND GROUP BY s"), {from});
+    QSqlQuery query =
+        db::exec(db,
+                 QStringLiteral("SELECT TIMESTAMPDIFF(SECOND, '1970-01-01', created_at) AS s, "
+                                "COUNT(*) FROM pay_callback_log "
+                                "WHERE created_at >= '1970-01-01' + INTERVAL ? SECOND GROUP BY s"),
+                 {from});
     std::map<qint64, qint64> fresh;
     while (query.next())
         fresh[query.value(0).toLongLong()] = query.value(1).toLongLong();
@@ -56,8 +60,9 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
                              const std::atomic<bool> *cancel)
 {
     OverviewFigures figures;
-    QSqlQuery sw = db::exec(db, QStringLiteral(
-        "SELECT mode, version, reason, changed_by, CAST(changed_at AS CHAR) FROM callback_switch WHERE id = 1"));
+    QSqlQuery sw =
+        db::exec(db, QStringLiteral("SELECT mode, version, reason, changed_by, CAST(changed_at AS "
+                                    "CHAR) FROM callback_switch WHERE id = 1"));
     if (sw.next()) {
         figures.mode = sw.value(0).toString();
         figures.switchVersion = sw.value(1).toLongLong();
@@ -70,9 +75,11 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     figures.unmatched = countUnmatched(db);
 
     // Alive: live as the switch counts it (instanceLiveSql).
-    QSqlQuery instances = db::exec(db, QStringLiteral(
-        "SELECT COUNT(*), COALESCE(SUM(%1), 0), COALESCE(SUM(%1 AND handler = 'unsafe-demo'), 0) "
-        "FROM callback_instance").arg(instanceLiveSql()));
+    QSqlQuery instances =
+        db::exec(db, QStringLiteral("SELECT COUNT(*), COALESCE(SUM(%1), 0), COALESCE(SUM(%1 AND "
+                                    "handler = 'unsafe-demo'), 0) "
+                                    "FROM callback_instance")
+                         .arg(instanceLiveSql()));
     instances.next();
     figures.instancesKnown = instances.value(0).toLongLong();
     figures.instancesAlive = instances.value(1).toLongLong();
@@ -93,10 +100,11 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     return figures;
 }
 
-Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies, std::shared_ptr<ActivityTally> activity,
-                                 qint64 pointsPerYuan)
+Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies,
+                                 std::shared_ptr<ActivityTally> activity, qint64 pointsPerYuan)
 {
-    return [tallies = std::move(tallies), activity = std::move(activity), pointsPerYuan](const QSqlDatabase &db) {
+    return [tallies = std::move(tallies), activity = std::move(activity),
+            pointsPerYuan](const QSqlDatabase &db) {
         OverviewRefresh result;
         result.summary = loadDatabaseSummary(db);
         if (!result.summary.schemaLevel.isEmpty()) {

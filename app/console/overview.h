@@ -3,8 +3,8 @@
 #include "activitytally.h"
 #include "backlog.h"
 #include "databasesummary.h"
-#include "duplicatescan.h"
 #include "domain/callback/unmatchedcallbacks.h"
+#include "duplicatescan.h"
 #include "job.h"
 
 #include <QSqlDatabase>
@@ -19,15 +19,17 @@ namespace payops::console {
 // The figures of the overview page, read in one job.
 struct OverviewFigures
 {
-    QString mode;             // NORMAL or RECORD_ONLY, from callback_switch
+    QString mode; // NORMAL or RECORD_ONLY, from callback_switch
     qint64 switchVersion = 0;
     QString switchReason;
     QString switchChangedBy;
     qint64 switchChangedMicros = 0;
-    qint64 callbacksLastMinute = 0; // distinct pay_no first received in the last minute (RecentCallbackCount)
-    qint64 backlog = 0;       // callbacks recorded in RECORD_ONLY mode, not yet processed (BacklogTally)
+    qint64 callbacksLastMinute =
+        0;              // distinct pay_no first received in the last minute (RecentCallbackCount)
+    qint64 backlog = 0; // callbacks recorded in RECORD_ONLY mode, not yet processed (BacklogTally)
     UnmatchedCount unmatched; // callbacks that arrived before their order
-    DuplicateTotals duplicates; // from the duplicate watch (domain/money/duplicates/duplicatewatch.h)
+    DuplicateTotals
+        duplicates; // from the duplicate watch (domain/money/duplicates/duplicatewatch.h)
     bool duplicatesWatched = true;  // false: the database has no watch yet (see duplicatesNote)
     bool duplicatesComplete = true; // false while the watch's first pass is still reading history
     int duplicatesPercent = 100;    // how much of it is read
@@ -58,7 +60,8 @@ public:
     struct Count
     {
         qint64 callbacks = 0;
-        qint64 lastSecond = 0; // the window is the kWindowSeconds up to and including this one (Unix time)
+        qint64 lastSecond =
+            0; // the window is the kWindowSeconds up to and including this one (Unix time)
     };
     Count advance(const QSqlDatabase &db);
 
@@ -91,8 +94,8 @@ struct OverviewRefresh
 
 // The overview page's refresh as a worker's job. The tallies keep counts between refreshes
 // and are used on the worker's thread only, one refresh at a time.
-Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies, std::shared_ptr<ActivityTally> activity,
-                                 qint64 pointsPerYuan);
+Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies,
+                                 std::shared_ptr<ActivityTally> activity, qint64 pointsPerYuan);
 
 // Milliseconds of a refresh that may go to the watch's first pass.
 constexpr int kOverviewFirstPassSliceMs = 1500;

@@ -4,8 +4,8 @@
 #include "db/connection.h"
 #include "db/dbworker.h"
 #include "db/migrator.h"
-#include "domain/callback/instanceliveness.h"
 #include "displayformat.h"
+#include "domain/callback/instanceliveness.h"
 
 #include <QCoreApplication>
 #include <QSqlQuery>
@@ -31,8 +31,9 @@ StepStatus status(PlaybookStep step, StepState state, const QString &reason)
 // Detect and inspect read the duplicate watch; a database without it cannot answer them.
 StepStatus noWatch(PlaybookStep step)
 {
-    return status(step, StepState::NotAvailable,
-                  Text::tr("This database has no duplicate watch: migrate it with payops migrate."));
+    return status(
+        step, StepState::NotAvailable,
+        Text::tr("This database has no duplicate watch: migrate it with payops migrate."));
 }
 
 QString scopeText(const PlaybookFacts &facts)
@@ -48,15 +49,18 @@ StepStatus simulate(const PlaybookFacts &facts, const PlaybookContext &context)
     const PlaybookStep step = PlaybookStep::Simulate;
     if (!facts.sandbox)
         return status(step, StepState::NotAvailable,
-                      Text::tr("Not a sandbox: the simulation creates and pays orders, so it runs on a sandbox only."));
+                      Text::tr("Not a sandbox: the simulation creates and pays orders, so it runs "
+                               "on a sandbox only."));
     if (context.stormRunning)
         return status(step, StepState::InProgress, Text::tr("The storm is firing callbacks."));
     if (facts.recentPhantom)
         return status(step, StepState::Done,
-                      Text::tr("Reproduced: an unsafe-demo instance released its lock before its commit in the last hour."));
+                      Text::tr("Reproduced: an unsafe-demo instance released its lock before its "
+                               "commit in the last hour."));
     if (facts.unsafeAlive > 0)
         return status(step, StepState::InProgress,
-                      Text::tr("%1 unsafe-demo instance(s) running; fire a storm at them.").arg(facts.unsafeAlive));
+                      Text::tr("%1 unsafe-demo instance(s) running; fire a storm at them.")
+                          .arg(facts.unsafeAlive));
     return status(step, StepState::ToDo, Text::tr("No unsafe-demo instance is running."));
 }
 
@@ -66,14 +70,17 @@ StepStatus detect(const PlaybookFacts &facts)
     if (facts.watchMissing)
         return noWatch(step);
     if (facts.incidentSeen())
-        return status(step, StepState::Done, facts.liveGroups() > 0
-                                                 ? scopeText(facts)
-                                                 : Text::tr("%1 duplicate copies found, all compensated since.")
-                                                       .arg(facts.watch.superseded()));
+        return status(step, StepState::Done,
+                      facts.liveGroups() > 0
+                          ? scopeText(facts)
+                          : Text::tr("%1 duplicate copies found, all compensated since.")
+                                .arg(facts.watch.superseded()));
     if (!facts.watch.complete())
         return status(step, StepState::InProgress,
-                      Text::tr("First count of the duplicates: %1 % of the orders read.").arg(facts.watch.percentScanned()));
-    return status(step, StepState::ToDo, Text::tr("Watching: no coupon or points row issued twice so far."));
+                      Text::tr("First count of the duplicates: %1 % of the orders read.")
+                          .arg(facts.watch.percentScanned()));
+    return status(step, StepState::ToDo,
+                  Text::tr("Watching: no coupon or points row issued twice so far."));
 }
 
 StepStatus stopBleeding(const PlaybookFacts &facts)
@@ -83,18 +90,25 @@ StepStatus stopBleeding(const PlaybookFacts &facts)
     if (sw.mode == CallbackMode::RecordOnly) {
         if (facts.unacknowledged > 0)
             return status(step, StepState::InProgress,
-                          Text::tr("RECORD_ONLY (version %1): %2 of %3 live instance(s) have not confirmed it yet.")
-                              .arg(sw.version).arg(facts.unacknowledged).arg(facts.instancesAlive));
-        return status(step, StepState::Done,
-                      facts.instancesAlive == 0
-                          ? Text::tr("RECORD_ONLY (version %1); no instance is running.").arg(sw.version)
-                          : Text::tr("RECORD_ONLY (version %1), confirmed by all %2 live instance(s).")
-                                .arg(sw.version).arg(facts.instancesAlive));
+                          Text::tr("RECORD_ONLY (version %1): %2 of %3 live instance(s) have not "
+                                   "confirmed it yet.")
+                              .arg(sw.version)
+                              .arg(facts.unacknowledged)
+                              .arg(facts.instancesAlive));
+        return status(
+            step, StepState::Done,
+            facts.instancesAlive == 0
+                ? Text::tr("RECORD_ONLY (version %1); no instance is running.").arg(sw.version)
+                : Text::tr("RECORD_ONLY (version %1), confirmed by all %2 live instance(s).")
+                      .arg(sw.version)
+                      .arg(facts.instancesAlive));
     }
     // Back to NORMAL is right once the fix is in: nothing can pay twice any more.
     if (facts.keysPresent() && facts.handlerFixed())
-        return status(step, StepState::Done, Text::tr("NORMAL again, with the fix in: nothing can pay twice any more."));
-    return status(step, StepState::ToDo, Text::tr("NORMAL: callbacks are processed by a handler that can pay twice."));
+        return status(step, StepState::Done,
+                      Text::tr("NORMAL again, with the fix in: nothing can pay twice any more."));
+    return status(step, StepState::ToDo,
+                  Text::tr("NORMAL: callbacks are processed by a handler that can pay twice."));
 }
 
 StepStatus scope(const PlaybookFacts &facts)
@@ -107,8 +121,9 @@ StepStatus scope(const PlaybookFacts &facts)
                       Text::tr("Counting: %1 % of the orders read; the figures grow until then.")
                           .arg(facts.watch.percentScanned()));
     if (facts.liveGroups() == 0)
-        return status(step, StepState::Done, Text::tr("No live duplicates left; %1 copies were compensated.")
-                                                 .arg(facts.watch.superseded()));
+        return status(step, StepState::Done,
+                      Text::tr("No live duplicates left; %1 copies were compensated.")
+                          .arg(facts.watch.superseded()));
     return status(step, StepState::Done, scopeText(facts));
 }
 
@@ -118,13 +133,15 @@ StepStatus proveRootCause(const PlaybookFacts &facts)
     if (facts.evidenceOrder == 0)
         return status(step, StepState::ToDo, Text::tr("No affected order to look at yet."));
     if (facts.evidenceEarlyMicros > 0)
-        return status(step, StepState::Done,
-                      Text::tr("Order %1: %2 released its lock %3 ms before its commit.")
-                          .arg(QString::number(facts.evidenceOrder), facts.evidenceInstance,
-                               QString::number(double(facts.evidenceEarlyMicros) / 1000.0, 'f', 1)));
-    return status(step, StepState::ToDo,
-                  Text::tr("Order %1's traces show no lock released before its commit; open its evidence.")
-                      .arg(facts.evidenceOrder));
+        return status(
+            step, StepState::Done,
+            Text::tr("Order %1: %2 released its lock %3 ms before its commit.")
+                .arg(QString::number(facts.evidenceOrder), facts.evidenceInstance,
+                     QString::number(double(facts.evidenceEarlyMicros) / 1000.0, 'f', 1)));
+    return status(
+        step, StepState::ToDo,
+        Text::tr("Order %1's traces show no lock released before its commit; open its evidence.")
+            .arg(facts.evidenceOrder));
 }
 
 StepStatus compensate(const PlaybookFacts &facts)
@@ -134,14 +151,17 @@ StepStatus compensate(const PlaybookFacts &facts)
     const qint64 superseded = facts.watch.superseded();
     if (live == 0)
         return superseded > 0
-                   ? status(step, StepState::Done, Text::tr("Every duplicate compensated (%1 copies).").arg(superseded))
+                   ? status(step, StepState::Done,
+                            Text::tr("Every duplicate compensated (%1 copies).").arg(superseded))
                    : status(step, StepState::ToDo, Text::tr("Nothing to compensate."));
     if (facts.pendingRequests > 0)
         return status(step, StepState::InProgress,
-                      Text::tr("%1 four-eyes request(s) wait for another operator.").arg(facts.pendingRequests));
+                      Text::tr("%1 four-eyes request(s) wait for another operator.")
+                          .arg(facts.pendingRequests));
     if (superseded > 0)
-        return status(step, StepState::InProgress,
-                      Text::tr("%1 copies compensated; %2 left.").arg(superseded).arg(scopeText(facts)));
+        return status(
+            step, StepState::InProgress,
+            Text::tr("%1 copies compensated; %2 left.").arg(superseded).arg(scopeText(facts)));
     return status(step, StepState::ToDo, scopeText(facts));
 }
 
@@ -152,15 +172,18 @@ StepStatus fix(const PlaybookFacts &facts)
     const bool handler = facts.handlerFixed();
     QString handlerText;
     if (facts.sandbox)
-        handlerText = handler ? Text::tr("no unsafe-demo instance runs")
-                              : Text::tr("%1 unsafe-demo instance(s) still run").arg(facts.unsafeAlive);
+        handlerText = handler
+                          ? Text::tr("no unsafe-demo instance runs")
+                          : Text::tr("%1 unsafe-demo instance(s) still run").arg(facts.unsafeAlive);
     else if (handler)
         handlerText = Text::tr("the last hour's traces hold the lock across the commit");
     else if (facts.defence(QStringLiteral("lock_across_commit")) == DefenceState::Unknown)
         handlerText = Text::tr("no callback in the last hour shows how the handler locks");
     else
-        handlerText = Text::tr("the last hour's traces release the lock before the commit: deploy the safe handler");
-    const QString keysText = keys ? Text::tr("Side-effect keys in place") : Text::tr("Side-effect keys missing");
+        handlerText = Text::tr(
+            "the last hour's traces release the lock before the commit: deploy the safe handler");
+    const QString keysText =
+        keys ? Text::tr("Side-effect keys in place") : Text::tr("Side-effect keys missing");
     const QString reason = keysText + QStringLiteral("; ") + handlerText + QLatin1Char('.');
     if (keys && handler)
         return status(step, StepState::Done, reason);
@@ -174,15 +197,22 @@ StepStatus drain(const PlaybookFacts &facts)
     const qint64 matched = facts.inspection.unmatched.withOrder;
     if (!(facts.keysPresent() && facts.handlerFixed()))
         return status(step, StepState::ToDo,
-                      Text::tr("%1 recorded callback(s) wait. Drain after the fix: processing them before it would pay "
-                         "twice again.").arg(backlog));
+                      Text::tr("%1 recorded callback(s) wait. Drain after the fix: processing them "
+                               "before it would pay "
+                               "twice again.")
+                          .arg(backlog));
     if (facts.inspection.switchState.mode == CallbackMode::RecordOnly)
         return status(step, StepState::ToDo,
-                      Text::tr("%1 recorded callback(s) wait: resume processing, then drain them.").arg(backlog));
+                      Text::tr("%1 recorded callback(s) wait: resume processing, then drain them.")
+                          .arg(backlog));
     if (backlog > 0 || matched > 0)
-        return status(step, StepState::ToDo,
-                      Text::tr("%1 recorded callback(s) and %2 matched late one(s) wait for a drain.").arg(backlog).arg(matched));
-    return status(step, StepState::Done, Text::tr("Processing normally; no recorded callback waits."));
+        return status(
+            step, StepState::ToDo,
+            Text::tr("%1 recorded callback(s) and %2 matched late one(s) wait for a drain.")
+                .arg(backlog)
+                .arg(matched));
+    return status(step, StepState::Done,
+                  Text::tr("Processing normally; no recorded callback waits."));
 }
 
 StepStatus inspectGreen(const PlaybookFacts &facts)
@@ -192,7 +222,8 @@ StepStatus inspectGreen(const PlaybookFacts &facts)
         return noWatch(step);
     if (!facts.watch.complete())
         return status(step, StepState::InProgress,
-                      Text::tr("The first count of duplicates is at %1 %.").arg(facts.watch.percentScanned()));
+                      Text::tr("The first count of duplicates is at %1 %.")
+                          .arg(facts.watch.percentScanned()));
     const InspectionFindings &found = facts.inspection;
     if (found.clean())
         return status(step, StepState::Done, Text::tr("payops inspect: clean."));
@@ -202,8 +233,10 @@ StepStatus inspectGreen(const PlaybookFacts &facts)
     if (found.unmatched.withOrder > 0)
         findings << Text::tr("%1 late payment(s) to apply").arg(found.unmatched.withOrder);
     if (!found.doublePayments.isEmpty())
-        findings << Text::tr("%1 order(s) paid twice by the customer, a refund owed").arg(found.doublePayments.orders);
-    return status(step, StepState::ToDo, Text::tr("payops inspect finds: %1.").arg(findings.join(QStringLiteral("; "))));
+        findings << Text::tr("%1 order(s) paid twice by the customer, a refund owed")
+                        .arg(found.doublePayments.orders);
+    return status(step, StepState::ToDo,
+                  Text::tr("payops inspect finds: %1.").arg(findings.join(QStringLiteral("; "))));
 }
 
 // Whether a report was written is the console's to know: a report is a file, and a finance
@@ -212,11 +245,14 @@ StepStatus exportReport(const PlaybookFacts &facts, const PlaybookContext &conte
 {
     const PlaybookStep step = PlaybookStep::ExportReport;
     if (context.reportWritten)
-        return status(step, StepState::Done, Text::tr("An incident report was written from this console."));
+        return status(step, StepState::Done,
+                      Text::tr("An incident report was written from this console."));
     if (!facts.incidentSeen())
-        return status(step, StepState::ToDo, Text::tr("No duplicates seen yet: nothing to report."));
+        return status(step, StepState::ToDo,
+                      Text::tr("No duplicates seen yet: nothing to report."));
     if (facts.watch.complete() && facts.inspection.clean())
-        return status(step, StepState::ToDo, Text::tr("Clean: write the report for finance (File, Incident report)."));
+        return status(step, StepState::ToDo,
+                      Text::tr("Clean: write the report for finance (File, Incident report)."));
     return status(step, StepState::ToDo, Text::tr("Write it once the inspection is green."));
 }
 
@@ -227,7 +263,9 @@ qint64 evidenceOrderOf(const QSqlDatabase &db)
     const QList<qint64> open = openDuplicateOrders(db, 1);
     if (!open.isEmpty())
         return open.first();
-    return db::scalar(db, QStringLiteral("SELECT order_id FROM compensation ORDER BY id DESC LIMIT 1")).toLongLong();
+    return db::scalar(db,
+                      QStringLiteral("SELECT order_id FROM compensation ORDER BY id DESC LIMIT 1"))
+        .toLongLong();
 }
 
 } // namespace
@@ -259,15 +297,15 @@ qint64 PlaybookFacts::moneyAtRiskFen() const
 
 DefenceState PlaybookFacts::defence(const QString &name) const
 {
-    const auto found =
-        std::find_if(posture.begin(), posture.end(), [&name](const Defence &d) { return d.name == name; });
+    const auto found = std::find_if(posture.begin(), posture.end(),
+                                    [&name](const Defence &d) { return d.name == name; });
     return found == posture.end() ? DefenceState::Unknown : found->state;
 }
 
 bool PlaybookFacts::keysPresent() const
 {
-    return defence(QStringLiteral("uk_order_tpl")) == DefenceState::Present
-           && defence(QStringLiteral("uk_order_type")) == DefenceState::Present;
+    return defence(QStringLiteral("uk_order_tpl")) == DefenceState::Present &&
+           defence(QStringLiteral("uk_order_type")) == DefenceState::Present;
 }
 
 bool PlaybookFacts::handlerFixed() const
@@ -297,36 +335,48 @@ PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan)
         facts.inspection = readInspection(db, watch.figures);
 
     // The heartbeat table: one row per instance ever started, a handful.
-    QSqlQuery instances = db::exec(db, QStringLiteral(
-        "SELECT COALESCE(SUM(i.alive), 0), COALESCE(SUM(i.alive AND i.handler = 'unsafe-demo'), 0), "
-        "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0) "
-        "FROM (SELECT handler, switch_version_applied, "
-        "             %1 AS alive "
-        "      FROM callback_instance) i JOIN callback_switch s ON s.id = 1").arg(instanceLiveSql()));
+    QSqlQuery instances = db::exec(
+        db,
+        QStringLiteral("SELECT COALESCE(SUM(i.alive), 0), COALESCE(SUM(i.alive AND i.handler = "
+                       "'unsafe-demo'), 0), "
+                       "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0) "
+                       "FROM (SELECT handler, switch_version_applied, "
+                       "             %1 AS alive "
+                       "      FROM callback_instance) i JOIN callback_switch s ON s.id = 1")
+            .arg(instanceLiveSql()));
     if (instances.next()) {
         facts.instancesAlive = instances.value(0).toLongLong();
         facts.unsafeAlive = instances.value(1).toLongLong();
         facts.unacknowledged = instances.value(2).toLongLong();
     }
     // idx_request_status: the open requests only.
-    facts.pendingRequests = db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")).toLongLong();
+    facts.pendingRequests =
+        db::scalar(db, QStringLiteral(
+                           "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'"))
+            .toLongLong();
     facts.posture = inspectPosture(db);
 
     if (facts.sandbox) {
         // idx_trace_received: the last hour only, and the first phantom found ends it.
-        facts.recentPhantom = db::scalar(db, QStringLiteral(
-            "SELECT EXISTS (SELECT 1 FROM callback_trace WHERE received_at >= UTC_TIMESTAMP(6) - INTERVAL 1 HOUR "
-            "               AND handler = 'unsafe-demo' AND lock_released_at < committed_at)")).toBool();
+        facts.recentPhantom =
+            db::scalar(db, QStringLiteral("SELECT EXISTS (SELECT 1 FROM callback_trace WHERE "
+                                          "received_at >= UTC_TIMESTAMP(6) - INTERVAL 1 HOUR "
+                                          "               AND handler = 'unsafe-demo' AND "
+                                          "lock_released_at < committed_at)"))
+                .toBool();
     }
 
     facts.evidenceOrder = evidenceOrderOf(db);
     if (facts.evidenceOrder > 0) {
         // idx_trace_order: the few callbacks of one order.
-        QSqlQuery early = db::exec(db, QStringLiteral(
-            "SELECT instance, TIMESTAMPDIFF(MICROSECOND, lock_released_at, committed_at) AS early "
-            "FROM callback_trace WHERE order_id = ? AND lock_released_at < committed_at "
-            "ORDER BY early DESC LIMIT 1"), {facts.evidenceOrder});
+        QSqlQuery early = db::exec(
+            db,
+            QStringLiteral(
+                "SELECT instance, TIMESTAMPDIFF(MICROSECOND, lock_released_at, committed_at) AS "
+                "early "
+                "FROM callback_trace WHERE order_id = ? AND lock_released_at < committed_at "
+                "ORDER BY early DESC LIMIT 1"),
+            {facts.evidenceOrder});
         if (early.next()) {
             facts.evidenceInstance = early.value(0).toString();
             facts.evidenceEarlyMicros = early.value(1).toLongLong();
@@ -353,13 +403,15 @@ QList<StepStatus> evaluatePlaybook(const PlaybookFacts &facts, const PlaybookCon
 
 int countedSteps(const QList<StepStatus> &steps)
 {
-    return int(std::count_if(steps.begin(), steps.end(),
-                             [](const StepStatus &s) { return s.state != StepState::NotAvailable; }));
+    return int(std::count_if(steps.begin(), steps.end(), [](const StepStatus &s) {
+        return s.state != StepState::NotAvailable;
+    }));
 }
 
 int doneSteps(const QList<StepStatus> &steps)
 {
-    return int(std::count_if(steps.begin(), steps.end(), [](const StepStatus &s) { return s.state == StepState::Done; }));
+    return int(std::count_if(steps.begin(), steps.end(),
+                             [](const StepStatus &s) { return s.state == StepState::Done; }));
 }
 
 SideEffectKeysResult applyPlaybookKeys(const db::StandaloneContext &context)

@@ -31,7 +31,8 @@ enum class PlaybookStep {
 constexpr int kPlaybookSteps = 10;
 
 enum class StepState { ToDo, InProgress, Done, NotAvailable };
-QString stepStateName(StepState state); // "to do", "in progress", "done", "not available" (translated)
+QString
+stepStateName(StepState state); // "to do", "in progress", "done", "not available" (translated)
 
 struct StepStatus
 {
@@ -59,8 +60,8 @@ struct PlaybookFacts
     InspectionFindings inspection; // meaningful once watch.complete()
     qint64 instancesAlive = 0;
     qint64 unsafeAlive = 0;
-    qint64 unacknowledged = 0;     // live instances still applying an older switch version
-    qint64 pendingRequests = 0;    // four-eyes compensation requests waiting for a second operator
+    qint64 unacknowledged = 0;  // live instances still applying an older switch version
+    qint64 pendingRequests = 0; // four-eyes compensation requests waiting for a second operator
     QList<Defence> posture;
     // The incident reproduced: an unsafe-demo trace of the last hour released before commit.
     bool recentPhantom = false;

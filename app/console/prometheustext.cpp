@@ -16,7 +16,8 @@ bool isNameChar(QChar c)
 qsizetype parseLabels(QStringView line, qsizetype pos, QMap<QString, QString> &labels)
 {
     while (pos < line.size()) {
-        while (pos < line.size() && (line[pos] == QLatin1Char(' ') || line[pos] == QLatin1Char(',')))
+        while (pos < line.size() &&
+               (line[pos] == QLatin1Char(' ') || line[pos] == QLatin1Char(',')))
             ++pos;
         if (pos < line.size() && line[pos] == QLatin1Char('}'))
             return pos + 1;
@@ -24,8 +25,8 @@ qsizetype parseLabels(QStringView line, qsizetype pos, QMap<QString, QString> &l
         while (pos < line.size() && isNameChar(line[pos]))
             ++pos;
         const QString name = line.mid(nameStart, pos - nameStart).toString();
-        if (name.isEmpty() || pos + 1 >= line.size() || line[pos] != QLatin1Char('=')
-            || line[pos + 1] != QLatin1Char('"'))
+        if (name.isEmpty() || pos + 1 >= line.size() || line[pos] != QLatin1Char('=') ||
+            line[pos + 1] != QLatin1Char('"'))
             return -1;
         pos += 2;
         QString value;
@@ -81,8 +82,8 @@ QList<PrometheusSample> parsePrometheusText(const QString &text)
         }
         // The value, then an optional timestamp we have no use for.
         const QStringView rest = line.mid(pos).trimmed();
-        const QStringView valueText = rest.left(rest.indexOf(QLatin1Char(' ')) < 0 ? rest.size()
-                                                                                    : rest.indexOf(QLatin1Char(' ')));
+        const QStringView valueText = rest.left(
+            rest.indexOf(QLatin1Char(' ')) < 0 ? rest.size() : rest.indexOf(QLatin1Char(' ')));
         bool ok = false;
         sample.value = parseValue(valueText, &ok);
         if (ok)
@@ -91,7 +92,8 @@ QList<PrometheusSample> parsePrometheusText(const QString &text)
     return samples;
 }
 
-double sumSamples(const QList<PrometheusSample> &samples, const QString &name, const QMap<QString, QString> &match)
+double sumSamples(const QList<PrometheusSample> &samples, const QString &name,
+                  const QMap<QString, QString> &match)
 {
     double total = 0;
     for (const PrometheusSample &sample : samples) {

@@ -22,7 +22,9 @@ Job<ReconciliationView> thenView(qint64 statementId, std::function<void(const QS
 
 QList<StoredStatement> loadStatements(const QSqlDatabase &db, int limit)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral("SELECT id FROM platform_statement ORDER BY id DESC LIMIT %1").arg(limit));
+    QSqlQuery query = db::exec(
+        db,
+        QStringLiteral("SELECT id FROM platform_statement ORDER BY id DESC LIMIT %1").arg(limit));
     QList<qint64> ids;
     while (query.next())
         ids << query.value(0).toLongLong();
@@ -36,10 +38,14 @@ ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 stateme
 {
     ReconciliationView view;
     view.statement = readStoredStatement(db, statementId);
-    QSqlQuery run = db::exec(db, QStringLiteral(
-        "SELECT id, finished_at, started_by, missing_ours, missing_platform, amount_mismatch, status_mismatch, "
-        "duplicate_platform, double_payment FROM reconciliation_run WHERE statement_id = ? AND finished_at IS NOT NULL "
-        "ORDER BY id DESC LIMIT 1"), {statementId});
+    QSqlQuery run =
+        db::exec(db,
+                 QStringLiteral("SELECT id, finished_at, started_by, missing_ours, "
+                                "missing_platform, amount_mismatch, status_mismatch, "
+                                "duplicate_platform, double_payment FROM reconciliation_run WHERE "
+                                "statement_id = ? AND finished_at IS NOT NULL "
+                                "ORDER BY id DESC LIMIT 1"),
+                 {statementId});
     if (run.next()) {
         view.runId = run.value(0).toLongLong();
         view.reconciledAt = db::utcDateTime(run.value(1));
@@ -59,16 +65,18 @@ ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 stateme
     return view;
 }
 
-Job<StatementFileImport> statementFileImportJob(QString path, StatementFormat format,
-                                                std::shared_ptr<std::atomic<bool>> cancel,
-                                                std::function<void(const StatementImportProgress &)> progress)
+Job<StatementFileImport>
+statementFileImportJob(QString path, StatementFormat format,
+                       std::shared_ptr<std::atomic<bool>> cancel,
+                       std::function<void(const StatementImportProgress &)> progress)
 {
     StatementImportOptions options;
     options.format = format;
     options.sourceName = QFileInfo(path).fileName();
     options.cancel = cancel.get();
     options.progress = std::move(progress);
-    return [path = std::move(path), options = std::move(options), cancel = std::move(cancel)](const QSqlDatabase &db) {
+    return [path = std::move(path), options = std::move(options),
+            cancel = std::move(cancel)](const QSqlDatabase &db) {
         StatementFileImport result;
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly)) {
@@ -95,12 +103,15 @@ Job<StatementFileImport> statementFileImportJob(QString path, StatementFormat fo
 
 Job<ReconciliationView> reconcileAgainJob(qint64 statementId)
 {
-    return thenView(statementId, [statementId](const QSqlDatabase &db) { reconcileStatement(db, statementId); });
+    return thenView(statementId,
+                    [statementId](const QSqlDatabase &db) { reconcileStatement(db, statementId); });
 }
 
-Job<ReconciliationView> draftPaymentJob(qint64 statementId, qint64 lineNo, qint64 orderId, QString reason)
+Job<ReconciliationView> draftPaymentJob(qint64 statementId, qint64 lineNo, qint64 orderId,
+                                        QString reason)
 {
-    return thenView(statementId, [statementId, lineNo, orderId, reason = std::move(reason)](const QSqlDatabase &db) {
+    return thenView(statementId, [statementId, lineNo, orderId,
+                                  reason = std::move(reason)](const QSqlDatabase &db) {
         draftMissingPayment(db, statementId, lineNo, orderId, reason);
     });
 }

@@ -8,11 +8,11 @@
 
 #include <QList>
 
+#include <QSqlDatabase>
 #include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <QSqlDatabase>
 
 namespace payops::console {
 
@@ -22,12 +22,12 @@ namespace payops::console {
 struct ReconciliationView
 {
     StoredStatement statement;
-    qint64 runId = 0;          // 0: never reconciled
-    QDateTime reconciledAt;    // UTC, of that run
+    qint64 runId = 0;       // 0: never reconciled
+    QDateTime reconciledAt; // UTC, of that run
     QString reconciledBy;
     std::array<qint64, kFindingKinds> counts{}; // of that run, every finding
     QList<ReconciliationFinding> findings;      // the first kFindingRows of them
-    QList<StatementLineError> errors; // the first kErrorRows of them
+    QList<StatementLineError> errors;           // the first kErrorRows of them
     QList<MissingPaymentDraft> drafts;
 };
 inline constexpr int kErrorRows = 1000;
@@ -46,24 +46,27 @@ struct StatementFileImport
 {
     enum class Outcome { Reconciled, Cancelled, CannotOpen, Unreadable };
     Outcome outcome = Outcome::Unreadable;
-    QString problem;          // CannotOpen: the file's error; Unreadable: what is wrong with its content
-    StatementImport imported; // Reconciled: the statement stored, or the one stored earlier from the same file
-    qint64 findings = 0;      // Reconciled: what this reconciliation found
-    ReconciliationView view;  // Reconciled: the statement's view after it
+    QString problem; // CannotOpen: the file's error; Unreadable: what is wrong with its content
+    StatementImport
+        imported; // Reconciled: the statement stored, or the one stored earlier from the same file
+    qint64 findings = 0;     // Reconciled: what this reconciliation found
+    ReconciliationView view; // Reconciled: the statement's view after it
 };
 
 // The reconciliation page's import as a worker's job: imports the file at `path` and
 // reconciles the statement, a new one or the one stored earlier from the same file. Stops,
 // storing nothing, once `cancel` is set; `progress` is called on the worker's thread. Throws
 // db::Error.
-Job<StatementFileImport> statementFileImportJob(QString path, StatementFormat format,
-                                                std::shared_ptr<std::atomic<bool>> cancel,
-                                                std::function<void(const StatementImportProgress &)> progress);
+Job<StatementFileImport>
+statementFileImportJob(QString path, StatementFormat format,
+                       std::shared_ptr<std::atomic<bool>> cancel,
+                       std::function<void(const StatementImportProgress &)> progress);
 
 // The page's acts on a statement as worker's jobs, each answering with the statement's view
 // after it. Throw db::Error, whose message says which rule refused the act.
 Job<ReconciliationView> reconcileAgainJob(qint64 statementId);
-Job<ReconciliationView> draftPaymentJob(qint64 statementId, qint64 lineNo, qint64 orderId, QString reason);
+Job<ReconciliationView> draftPaymentJob(qint64 statementId, qint64 lineNo, qint64 orderId,
+                                        QString reason);
 Job<ReconciliationView> confirmDraftJob(qint64 statementId, qint64 draftId, QString reason);
 Job<ReconciliationView> discardDraftJob(qint64 statementId, qint64 draftId, QString reason);
 

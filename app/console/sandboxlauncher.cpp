@@ -21,7 +21,8 @@ void SandboxLauncher::start(const QString &directory)
         return;
     m_running = true;
     if (!m_worker)
-        m_worker = std::make_unique<db::DbWorker>(Dsn()); // the job makes the DSN: it starts the server
+        m_worker =
+            std::make_unique<db::DbWorker>(Dsn()); // the job makes the DSN: it starts the server
     const QPointer<SandboxLauncher> self(this);
     const QString dir = directory.isEmpty() ? LocalServer::defaultDirectory() : directory;
     m_worker->submitStandalone<Dsn>(
@@ -29,7 +30,8 @@ void SandboxLauncher::start(const QString &directory)
         [self, dir](const db::StandaloneContext &) {
             LocalServer server(dir);
             const auto report = [self](const QString &text) {
-                db::DbWorker::postTo(self, [text](SandboxLauncher *launcher) { Q_EMIT launcher->progress(text); });
+                db::DbWorker::postTo(
+                    self, [text](SandboxLauncher *launcher) { Q_EMIT launcher->progress(text); });
             };
             return startSandbox(server, 0, true, report).dsn;
         },

@@ -37,7 +37,8 @@ qint64 microsFromSql(const QVariant &value)
             fraction *= 10;
     }
     constexpr qint64 unixEpochJulianDay = 2440588;
-    const qint64 seconds = (date.toJulianDay() - unixEpochJulianDay) * 86400 + hour * 3600 + minute * 60 + second;
+    const qint64 seconds =
+        (date.toJulianDay() - unixEpochJulianDay) * 86400 + hour * 3600 + minute * 60 + second;
     return seconds * 1'000'000 + fraction;
 }
 

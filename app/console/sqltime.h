@@ -21,7 +21,10 @@ struct TimeWindow
     qint64 seconds = 0;
     bool isAll() const { return seconds <= 0; }
     // The lower bound as SQL text, relative to now.
-    QString fromText() const { return sqlTimeText(QDateTime::currentDateTimeUtc().addSecs(-seconds)); }
+    QString fromText() const
+    {
+        return sqlTimeText(QDateTime::currentDateTimeUtc().addSecs(-seconds));
+    }
 };
 
 } // namespace payops::console

@@ -20,7 +20,8 @@ void assignLayers(QList<StateNode> &states, const QList<StateEdge> &edges)
     for (int round = 0; round < states.size(); ++round) {
         bool changed = false;
         for (const StateEdge &e : edges) {
-            if (!e.legal || e.rejected || e.from == e.to || !layer.contains(e.from) || !layer.contains(e.to))
+            if (!e.legal || e.rejected || e.from == e.to || !layer.contains(e.from) ||
+                !layer.contains(e.to))
                 continue;
             if (layer.value(e.to) < layer.value(e.from) + 1) {
                 layer[e.to] = layer.value(e.from) + 1;
@@ -51,15 +52,17 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tal
 {
     StateMachineSnapshot snapshot;
     const RecentActivity activity = tally.advance(db);
-    QSqlQuery states = db::exec(db, QStringLiteral("SELECT name, is_terminal FROM order_state ORDER BY sort_order, name"));
+    QSqlQuery states = db::exec(
+        db, QStringLiteral("SELECT name, is_terminal FROM order_state ORDER BY sort_order, name"));
     while (states.next()) {
         const QString name = states.value(0).toString();
         snapshot.states << StateNode{name, states.value(1).toBool(), activity.entered(name)};
     }
 
     QSet<QPair<QString, QString>> legalEdges;
-    QSqlQuery legal = db::exec(db, QStringLiteral(
-        "SELECT from_state, to_state, event FROM order_transition ORDER BY from_state, to_state"));
+    QSqlQuery legal =
+        db::exec(db, QStringLiteral("SELECT from_state, to_state, event FROM order_transition "
+                                    "ORDER BY from_state, to_state"));
     while (legal.next()) {
         StateEdge edge;
         edge.from = legal.value(0).toString();
@@ -75,7 +78,8 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tal
         const bool isLegal = legalEdges.contains({attempt.from, attempt.to});
         StateEdge *edge = nullptr;
         for (StateEdge &e : snapshot.edges)
-            if (e.from == attempt.from && e.to == attempt.to && e.rejected == rejected && (rejected || e.legal == isLegal))
+            if (e.from == attempt.from && e.to == attempt.to && e.rejected == rejected &&
+                (rejected || e.legal == isLegal))
                 edge = &e;
         if (!edge) {
             StateEdge fresh;
@@ -90,8 +94,9 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tal
         if (rejected) {
             if (!edge->reasons.isEmpty())
                 edge->reasons += QStringLiteral(", ");
-            edge->reasons += QStringLiteral("%1 %2").arg(attempt.reason.isEmpty() ? QStringLiteral("no reason") : attempt.reason,
-                                                         QString::number(attempt.count));
+            edge->reasons += QStringLiteral("%1 %2").arg(
+                attempt.reason.isEmpty() ? QStringLiteral("no reason") : attempt.reason,
+                QString::number(attempt.count));
         }
     }
     assignLayers(snapshot.states, snapshot.edges);

@@ -30,7 +30,7 @@ struct StateEdge
     bool legal = true; // defined in order_transition
     bool rejected = false;
     qint64 count = 0;
-    QString reasons;   // rejected edges: "order_already_paid 30, ..."
+    QString reasons; // rejected edges: "order_already_paid 30, ..."
 };
 
 struct StateMachineSnapshot

@@ -60,12 +60,14 @@ void StormRunner::start(const Dsn &dsn, const StormPlan &plan, bool createOrders
                                       : pendingStormOrders(connection.database(), plan.orders);
             }
             if (orders.isEmpty())
-                throw db::Error(tr("no PENDING orders are left to pay: tick \"Create fresh PENDING orders first\""));
+                throw db::Error(tr("no PENDING orders are left to pay: tick \"Create fresh PENDING "
+                                   "orders first\""));
             const qint64 created = createOrders ? orders.size() : 0;
             const auto report = [self, created](const StormCounts &counts) {
                 StormCounts shown = counts;
                 shown.ordersCreated = created;
-                Worker::postTo(self, [shown](StormRunner *runner) { Q_EMIT runner->progress(shown); });
+                Worker::postTo(self,
+                               [shown](StormRunner *runner) { Q_EMIT runner->progress(shown); });
             };
             StormCounts counts = runStorm(plan, orders, report, *stop);
             counts.ordersCreated = created;

@@ -1,7 +1,7 @@
 #include "switchflip.h"
 
-#include "instances.h"
 #include "db/dberror.h"
+#include "instances.h"
 
 namespace payops::console {
 
@@ -21,7 +21,8 @@ SwitchOutcome flipAndAwait(const QSqlDatabase &db, CallbackMode target, const QS
     SwitchOutcome outcome;
     outcome.flip = flipSwitch(db, target, reason);
     try {
-        outcome.instances = waitForAcknowledgement(db, outcome.flip.after.version, kAcknowledgeMs, onAck);
+        outcome.instances =
+            waitForAcknowledgement(db, outcome.flip.after.version, kAcknowledgeMs, onAck);
     } catch (const db::Error &error) {
         outcome.waitError = db::userMessage(error);
     }

@@ -22,7 +22,7 @@ struct SwitchOutcome
 {
     FlipResult flip;
     QList<InstanceAck> instances; // every live instance, acknowledged or not
-    QString waitError; // the flip committed, but watching the instances failed
+    QString waitError;            // the flip committed, but watching the instances failed
 };
 
 // Flips the callback switch the way `payops degrade` does (audited with `reason` in the same

@@ -14,19 +14,22 @@ Worker::Worker(Dsn dsn, QObject *parent)
 
 Worker::~Worker() = default;
 
-void Worker::enqueue(const QString &key, QObject *receiver, std::function<Delivery(const QSqlDatabase &)> work,
+void Worker::enqueue(const QString &key, QObject *receiver,
+                     std::function<Delivery(const QSqlDatabase &)> work,
                      std::function<void(const db::Error &)> onError)
 {
-    m_db->submit<Delivery>(key, std::move(work), receiver, [](const Delivery &deliver) { deliver(); },
-                           std::move(onError));
+    m_db->submit<Delivery>(
+        key, std::move(work), receiver, [](const Delivery &deliver) { deliver(); },
+        std::move(onError));
 }
 
 void Worker::enqueueStandalone(const QString &key, QObject *receiver,
                                std::function<Delivery(const db::StandaloneContext &)> work,
                                std::function<void(const db::Error &)> onError)
 {
-    m_db->submitStandalone<Delivery>(key, std::move(work), receiver, [](const Delivery &deliver) { deliver(); },
-                                     std::move(onError));
+    m_db->submitStandalone<Delivery>(
+        key, std::move(work), receiver, [](const Delivery &deliver) { deliver(); },
+        std::move(onError));
 }
 
 void Worker::cancel(const QString &key)

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "job.h"
 #include "db/dberror.h"
 #include "db/dsn.h"
+#include "job.h"
 
 #include <QCoreApplication>
 #include <QObject>
@@ -36,27 +36,37 @@ public:
     // `onError`) on the UI thread, unless the receiver is gone or the key was submitted again
     // or cancelled since.
     template <typename Result>
-    void submit(const QString &key, Job<Result> job, QObject *receiver, std::function<void(const Result &)> onResult,
+    void submit(const QString &key, Job<Result> job, QObject *receiver,
+                std::function<void(const Result &)> onResult,
                 std::function<void(const db::Error &)> onError)
     {
-        enqueue(key, receiver,
-                [job = std::move(job), onResult = std::move(onResult)](const QSqlDatabase &db) -> Delivery {
-                    return [result = std::make_shared<const Result>(job(db)), onResult] { onResult(*result); };
-                },
-                std::move(onError));
+        enqueue(
+            key, receiver,
+            [job = std::move(job),
+             onResult = std::move(onResult)](const QSqlDatabase &db) -> Delivery {
+                return [result = std::make_shared<const Result>(job(db)), onResult] {
+                    onResult(*result);
+                };
+            },
+            std::move(onError));
     }
 
     // The same for a standalone job: it runs in its turn on the worker's thread, without the
     // worker's connection. Give a long one a worker of its own, so that it delays no query.
     template <typename Result>
     void submitStandalone(const QString &key, StandaloneJob<Result> job, QObject *receiver,
-                          std::function<void(const Result &)> onResult, std::function<void(const db::Error &)> onError)
+                          std::function<void(const Result &)> onResult,
+                          std::function<void(const db::Error &)> onError)
     {
-        enqueueStandalone(key, receiver,
-                          [job = std::move(job), onResult = std::move(onResult)](const db::StandaloneContext &context) -> Delivery {
-                              return [result = std::make_shared<const Result>(job(context)), onResult] { onResult(*result); };
-                          },
-                          std::move(onError));
+        enqueueStandalone(
+            key, receiver,
+            [job = std::move(job),
+             onResult = std::move(onResult)](const db::StandaloneContext &context) -> Delivery {
+                return [result = std::make_shared<const Result>(job(context)), onResult] {
+                    onResult(*result);
+                };
+            },
+            std::move(onError));
     }
 
     // Makes the running or queued jobs of this key stale and interrupts the running one on the
@@ -75,10 +85,13 @@ public:
     template <typename Receiver, typename Call>
     static void postTo(const QPointer<Receiver> &receiver, Call call)
     {
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [receiver, call = std::move(call)] {
-            if (receiver)
-                call(receiver.data());
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [receiver, call = std::move(call)] {
+                if (receiver)
+                    call(receiver.data());
+            },
+            Qt::QueuedConnection);
     }
 
 Q_SIGNALS:
@@ -89,7 +102,8 @@ private:
     // A job's result, ready to hand to its receiver on the UI thread.
     using Delivery = std::function<void()>;
     // The one non-template path to the DbWorker, so that only worker.cpp includes it.
-    void enqueue(const QString &key, QObject *receiver, std::function<Delivery(const QSqlDatabase &)> work,
+    void enqueue(const QString &key, QObject *receiver,
+                 std::function<Delivery(const QSqlDatabase &)> work,
                  std::function<void(const db::Error &)> onError);
     void enqueueStandalone(const QString &key, QObject *receiver,
                            std::function<Delivery(const db::StandaloneContext &)> work,

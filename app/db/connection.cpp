@@ -71,7 +71,8 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
                               : QStringLiteral("socket %1").arg(dsn.socket);
     switch (code) {
     case 1045:
-        return Connection::tr("access denied for user '%1' at %2 (wrong user or password)").arg(dsn.user, where);
+        return Connection::tr("access denied for user '%1' at %2 (wrong user or password)")
+            .arg(dsn.user, where);
     case 1044:
         return Connection::tr("user '%1' may not use database '%2'").arg(dsn.user, dsn.database);
     case 1049:
@@ -86,8 +87,10 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
     QString text = error.databaseText().trimmed();
     if (text.isEmpty())
         text = error.driverText().trimmed();
-    logDetail(QStringLiteral("cannot connect to %1 as '%2': error %3: %4").arg(where, dsn.user, QString::number(code), text));
-    return Connection::tr("cannot connect to %1 as '%2': %3").arg(where, dsn.user, describeServerError(code, text));
+    logDetail(QStringLiteral("cannot connect to %1 as '%2': error %3: %4")
+                  .arg(where, dsn.user, QString::number(code), text));
+    return Connection::tr("cannot connect to %1 as '%2': %3")
+        .arg(where, dsn.user, describeServerError(code, text));
 }
 
 } // namespace
@@ -118,12 +121,15 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
         // into an error.
         execDirect(m_db, QStringLiteral("SET NAMES utf8mb4"));
         execDirect(m_db, QStringLiteral("SET time_zone = '+00:00'"));
-        execDirect(m_db, QStringLiteral("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
-                                        "NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE'"));
+        execDirect(
+            m_db,
+            QStringLiteral("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
+                           "NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE'"));
         QSqlQuery info = exec(m_db, QStringLiteral("SELECT CONNECTION_ID(), VERSION()"));
         info.next();
         m_serverConnectionId = info.value(0).toLongLong();
-        m_isMariaDb = info.value(1).toString().contains(QLatin1String("MariaDB"), Qt::CaseInsensitive);
+        m_isMariaDb =
+            info.value(1).toString().contains(QLatin1String("MariaDB"), Qt::CaseInsensitive);
     } catch (...) {
         removeDatabase(m_db, m_name);
         throw;

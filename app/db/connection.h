@@ -58,7 +58,8 @@ void execDirect(const QSqlDatabase &db, const QString &sql);
 // which made a compensation batch's inserts several times slower than the changes they
 // record. A null QString is an empty text, as with exec(). `rowTail` ends each row as SQL
 // (e.g. ",USER()").
-QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const QString &rowTail = {});
+QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows,
+                  const QString &rowTail = {});
 // "1,2,3": ids as the inside of an SQL IN list (numbers need no escaping).
 QString idList(const QList<qint64> &ids);
 // A DATETIME as read back, marked UTC: every payops session sets time_zone = '+00:00', and the

@@ -38,7 +38,14 @@ bool Error::isConnectionFailure() const
     // 2002/2003 cannot connect, 2006 server gone away, 2013 lost during query,
     // 2055 lost at reading, 1927 connection killed, 4031 disconnected for inactivity.
     switch (m_serverCode) {
-    case 2002: case 2003: case 2005: case 2006: case 2013: case 2055: case 1927: case 4031:
+    case 2002:
+    case 2003:
+    case 2005:
+    case 2006:
+    case 2013:
+    case 2055:
+    case 1927:
+    case 4031:
     case 1053: // server shutdown in progress
         return true;
     default:
@@ -51,7 +58,13 @@ bool Error::isAccessDenied() const
     // 1044 database access, 1045 login, 1142 table, 1143 column, 1227 needs a privilege,
     // 1370 routine, 1419 trigger/SUPER, 1644 raised by a payops trigger refusing a change.
     switch (m_serverCode) {
-    case 1044: case 1045: case 1142: case 1143: case 1227: case 1370: case 1419:
+    case 1044:
+    case 1045:
+    case 1142:
+    case 1143:
+    case 1227:
+    case 1370:
+    case 1419:
         return true;
     default:
         return false;
@@ -67,7 +80,8 @@ QString nameAfter(const QString &text, const QString &marker)
     const qsizetype at = marker.isEmpty() ? 0 : text.indexOf(marker, 0, Qt::CaseInsensitive);
     if (at < 0)
         return QString();
-    static const QRegularExpression quoted(QStringLiteral("[`']([^`']+)[`'](?:\\.[`']([^`']+)[`'])?"));
+    static const QRegularExpression quoted(
+        QStringLiteral("[`']([^`']+)[`'](?:\\.[`']([^`']+)[`'])?"));
     const QRegularExpressionMatch match = quoted.match(text, at + marker.size());
     if (!match.hasMatch())
         return QString();
@@ -84,8 +98,9 @@ Denied deniedAction(const QString &serverText)
     const QString command = serverText.section(QLatin1Char(' '), 0, 0).toUpper();
     if (command == QLatin1String("SELECT") || command == QLatin1String("SHOW"))
         return Denied::Read;
-    static const QStringList changes{QStringLiteral("INSERT"), QStringLiteral("UPDATE"), QStringLiteral("DELETE"),
-                                     QStringLiteral("REPLACE"), QStringLiteral("ALTER"), QStringLiteral("DROP"),
+    static const QStringList changes{QStringLiteral("INSERT"), QStringLiteral("UPDATE"),
+                                     QStringLiteral("DELETE"), QStringLiteral("REPLACE"),
+                                     QStringLiteral("ALTER"),  QStringLiteral("DROP"),
                                      QStringLiteral("CREATE"), QStringLiteral("TRUNCATE")};
     return changes.contains(command) ? Denied::Change : Denied::Use;
 }
@@ -95,15 +110,21 @@ QString tableDenied(Denied action, const QString &table)
 {
     if (table.isEmpty()) {
         switch (action) {
-        case Denied::Read: return Error::tr("the database refused: you may not read this table");
-        case Denied::Change: return Error::tr("the database refused: you may not change this table");
-        case Denied::Use: return Error::tr("the database refused: you may not use this table");
+        case Denied::Read:
+            return Error::tr("the database refused: you may not read this table");
+        case Denied::Change:
+            return Error::tr("the database refused: you may not change this table");
+        case Denied::Use:
+            return Error::tr("the database refused: you may not use this table");
         }
     }
     switch (action) {
-    case Denied::Read: return Error::tr("the database refused: you may not read table %1").arg(table);
-    case Denied::Change: return Error::tr("the database refused: you may not change table %1").arg(table);
-    case Denied::Use: break;
+    case Denied::Read:
+        return Error::tr("the database refused: you may not read table %1").arg(table);
+    case Denied::Change:
+        return Error::tr("the database refused: you may not change table %1").arg(table);
+    case Denied::Use:
+        break;
     }
     return Error::tr("the database refused: you may not use table %1").arg(table);
 }
@@ -112,12 +133,16 @@ QString columnDenied(Denied action, const QString &column, const QString &table)
 {
     switch (action) {
     case Denied::Read:
-        return Error::tr("the database refused: you may not read column %1 of table %2").arg(column, table);
+        return Error::tr("the database refused: you may not read column %1 of table %2")
+            .arg(column, table);
     case Denied::Change:
-        return Error::tr("the database refused: you may not change column %1 of table %2").arg(column, table);
-    case Denied::Use: break;
+        return Error::tr("the database refused: you may not change column %1 of table %2")
+            .arg(column, table);
+    case Denied::Use:
+        break;
     }
-    return Error::tr("the database refused: you may not use column %1 of table %2").arg(column, table);
+    return Error::tr("the database refused: you may not use column %1 of table %2")
+        .arg(column, table);
 }
 
 } // namespace
@@ -132,23 +157,28 @@ QString describeServerError(int serverCode, const QString &serverText)
     case 1049:
         return Error::tr("the database does not exist");
     case 1142:
-        return tableDenied(deniedAction(serverText), nameAfter(serverText, QStringLiteral("for table")));
+        return tableDenied(deniedAction(serverText),
+                           nameAfter(serverText, QStringLiteral("for table")));
     case 1143:
-        return columnDenied(deniedAction(serverText), nameAfter(serverText, QStringLiteral("for column")),
+        return columnDenied(deniedAction(serverText),
+                            nameAfter(serverText, QStringLiteral("for column")),
                             nameAfter(serverText, QStringLiteral("in table")));
     case 1227:
     case 1419:
-        return Error::tr("the database refused: this account lacks a privilege the operation needs");
+        return Error::tr(
+            "the database refused: this account lacks a privilege the operation needs");
     case 1370:
         return Error::tr("the database refused: you may not run %1")
             .arg(nameAfter(serverText, QStringLiteral("for routine")));
-    case 1644: // SIGNAL in a payops trigger: its text is a sentence of our own (English, from the schema)
+    case 1644: // SIGNAL in a payops trigger: its text is a sentence of our own (English, from the
+               // schema)
         return Error::tr("the database refused: %1").arg(serverText);
     case 1146:
         return Error::tr("table %1 is missing from the database (run payops migrate?)")
             .arg(nameAfter(serverText, QStringLiteral("Table")));
     case 1054:
-        return Error::tr("the database has no column %1: its schema is not the one this program expects")
+        return Error::tr(
+                   "the database has no column %1: its schema is not the one this program expects")
             .arg(nameAfter(serverText, QString()));
     case 1062: {
         const QString key = nameAfter(serverText, QStringLiteral("for key"));
@@ -207,7 +237,8 @@ QString userMessage(const Error &error)
         return error.message();
     logDetail(QStringLiteral("database error %1: %2").arg(error.serverCode()).arg(error.message()));
     const QString sentence = describeServerError(error.serverCode(), error.serverText());
-    return error.context().isEmpty() ? sentence : Error::tr("%1: %2").arg(error.context(), sentence);
+    return error.context().isEmpty() ? sentence
+                                     : Error::tr("%1: %2").arg(error.context(), sentence);
 }
 
 QString userMessage(const std::exception &error)

@@ -28,7 +28,8 @@ public:
     // For the log: may hold SQL. What a person reads is userMessage(*this).
     QString message() const { return QString::fromStdString(what()); }
     int serverCode() const { return m_serverCode; }
-    // True when the server or the driver refused a statement (fromSql), false for payops's own refusals.
+    // True when the server or the driver refused a statement (fromSql), false for payops's own
+    // refusals.
     bool isFromServer() const { return m_fromServer; }
     const QString &serverText() const { return m_serverText; }
     const QString &context() const { return m_context; }

@@ -47,10 +47,12 @@ void DbWorker::enqueue(const QString &key, QObject *receiver, Work work, ErrorHa
 {
     Q_ASSERT(!receiver || receiver->thread() == thread());
     stopStandalone(&key); // superseded by this one
-    WorkerJob job{++m_lastJobId, key, m_tracker->nextGeneration(key), std::move(work), stop == nullptr};
-    m_pending.insert(job.id, Pending{receiver, key, job.generation, std::move(onError), std::move(stop)});
-    QMetaObject::invokeMethod(m_back, [back = m_back, job = std::move(job)] { back->run(job); },
-                              Qt::QueuedConnection);
+    WorkerJob job{++m_lastJobId, key, m_tracker->nextGeneration(key), std::move(work),
+                  stop == nullptr};
+    m_pending.insert(job.id,
+                     Pending{receiver, key, job.generation, std::move(onError), std::move(stop)});
+    QMetaObject::invokeMethod(
+        m_back, [back = m_back, job = std::move(job)] { back->run(job); }, Qt::QueuedConnection);
 }
 
 void DbWorker::deliver(const WorkerOutcome &outcome)

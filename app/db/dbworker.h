@@ -56,14 +56,19 @@ public:
 
     // Whatever the job throws, std::exception or anything else, reaches onError as a db::Error.
     template <typename Result>
-    void submit(const QString &key, std::function<Result(const QSqlDatabase &)> job, QObject *receiver,
-                std::function<void(const Result &)> onResult, std::function<void(const Error &)> onError)
+    void submit(const QString &key, std::function<Result(const QSqlDatabase &)> job,
+                QObject *receiver, std::function<void(const Result &)> onResult,
+                std::function<void(const Error &)> onError)
     {
-        enqueue(key, receiver,
-                [job = std::move(job), onResult = std::move(onResult)](const QSqlDatabase &db) -> Delivery {
-                    return [result = std::make_shared<const Result>(job(db)), onResult] { onResult(*result); };
-                },
-                std::move(onError));
+        enqueue(
+            key, receiver,
+            [job = std::move(job),
+             onResult = std::move(onResult)](const QSqlDatabase &db) -> Delivery {
+                return [result = std::make_shared<const Result>(job(db)), onResult] {
+                    onResult(*result);
+                };
+            },
+            std::move(onError));
     }
 
     // A standalone job: runs in its turn on the worker's thread, which it holds until it
@@ -75,13 +80,15 @@ public:
                           std::function<void(const Error &)> onError)
     {
         auto stop = std::make_shared<std::atomic_bool>(false);
-        enqueue(key, receiver,
-                [job = std::move(job), onResult = std::move(onResult), dsn = m_dsn, stop](const QSqlDatabase &) -> Delivery {
-                    return [result = std::make_shared<const Result>(job(StandaloneContext{dsn, *stop})), onResult] {
-                        onResult(*result);
-                    };
-                },
-                std::move(onError), stop); // a copy: the order the arguments are built in is unspecified
+        enqueue(
+            key, receiver,
+            [job = std::move(job), onResult = std::move(onResult), dsn = m_dsn,
+             stop](const QSqlDatabase &) -> Delivery {
+                return [result = std::make_shared<const Result>(job(StandaloneContext{dsn, *stop})),
+                        onResult] { onResult(*result); };
+            },
+            std::move(onError),
+            stop); // a copy: the order the arguments are built in is unspecified
     }
 
     // Runs `call(receiver)` on the UI thread unless the receiver is gone by then: how a job
@@ -90,18 +97,21 @@ public:
     template <typename Receiver, typename Call>
     static void postTo(const QPointer<Receiver> &receiver, Call call)
     {
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [receiver, call = std::move(call)] {
-            if (receiver)
-                call(receiver.data());
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [receiver, call = std::move(call)] {
+                if (receiver)
+                    call(receiver.data());
+            },
+            Qt::QueuedConnection);
     }
 
     // Makes the running or queued jobs of this key stale, raises the stop flag of the
     // standalone ones and, when one of them runs on the server, interrupts it with KILL QUERY
-    // from a second, short-lived connection (the worker's own connection is busy with the query). The kill is sent only while that very
-    // job still runs, never to a job after it; still, give each view whose queries may be
-    // cancelled a worker of its own (the console gives one to each page), since a job of one
-    // view queued behind another's waits for it. Never blocks the caller.
+    // from a second, short-lived connection (the worker's own connection is busy with the query).
+    // The kill is sent only while that very job still runs, never to a job after it; still, give
+    // each view whose queries may be cancelled a worker of its own (the console gives one to each
+    // page), since a job of one view queued behind another's waits for it. Never blocks the caller.
     void cancel(const QString &key);
 
     const Dsn &dsn() const { return m_dsn; }
@@ -136,7 +146,8 @@ private:
     // stop: null for a job on the worker's connection, the job's stop flag for a standalone one.
     void enqueue(const QString &key, QObject *receiver, Work work, ErrorHandler onError,
                  std::shared_ptr<std::atomic_bool> stop = nullptr);
-    // Raises the stop flag of every standalone job of `key` (every key when null) not yet delivered.
+    // Raises the stop flag of every standalone job of `key` (every key when null) not yet
+    // delivered.
     void stopStandalone(const QString *key);
     void deliver(const WorkerOutcome &outcome);
 

@@ -55,10 +55,11 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
     const QUrl url(trimmed, QUrl::StrictMode);
     const auto fail = [error, &trimmed, &url](const QString &why) {
         if (error)
-            *error = withoutPassword(Dsn::tr("invalid DSN: %1 (expected mysql://USER[:PASS]@HOST[:PORT]/DB"
-                                             " or mysql://USER@localhost/DB?socket=/path/to.sock)")
-                                         .arg(why),
-                                     trimmed, url);
+            *error = withoutPassword(
+                Dsn::tr("invalid DSN: %1 (expected mysql://USER[:PASS]@HOST[:PORT]/DB"
+                        " or mysql://USER@localhost/DB?socket=/path/to.sock)")
+                    .arg(why),
+                trimmed, url);
         return std::nullopt;
     };
     if (trimmed.isEmpty())
@@ -69,7 +70,8 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
     // U+FFFD, so such a DSN could not be written back as itself. An IRI may not hold one either
     // (RFC 3987).
     const QList<uint> codePoints = trimmed.toUcs4();
-    if (std::any_of(codePoints.begin(), codePoints.end(), [](uint c) { return QChar::isNonCharacter(c); }))
+    if (std::any_of(codePoints.begin(), codePoints.end(),
+                    [](uint c) { return QChar::isNonCharacter(c); }))
         return fail(Dsn::tr("it is not a URL"));
     if (url.scheme() != QLatin1String("mysql"))
         return fail(Dsn::tr("scheme must be mysql://, not '%1'").arg(url.scheme()));
@@ -119,7 +121,8 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
                 return fail(Dsn::tr("connect-timeout must be 1-600 seconds"));
         } else {
             return fail(Dsn::tr("unknown option '%1' (known: socket, ssl-ca, ssl-cert, "
-                                "ssl-key, connect-timeout)").arg(key));
+                                "ssl-key, connect-timeout)")
+                            .arg(key));
         }
     }
     if (!dsn.socket.isEmpty() && dsn.host != QLatin1String("localhost"))
@@ -139,7 +142,8 @@ std::optional<Dsn> Dsn::parse(const QString &text, QString *error)
     return dsn;
 }
 
-std::optional<Dsn> Dsn::fromOptionOrEnvironment(const QString &option, const QProcessEnvironment &environment,
+std::optional<Dsn> Dsn::fromOptionOrEnvironment(const QString &option,
+                                                const QProcessEnvironment &environment,
                                                 QString *error)
 {
     const QString text = option.isEmpty() ? environment.value(QStringLiteral("PAYOPS_DB")) : option;
@@ -159,8 +163,10 @@ QString Dsn::commandLinePasswordWarning(const QString &dbOption)
     const auto dsn = parseText(dbOption, nullptr);
     if (!dsn || dsn->password.isEmpty())
         return {};
-    return Dsn::tr("the password in --db can be read by every user of this machine (ps, /proc/PID/cmdline): "
-                   "leave it out of the DSN and set PAYOPS_DB_PASSWORD instead, which only you and root can read");
+    return Dsn::tr(
+        "the password in --db can be read by every user of this machine (ps, /proc/PID/cmdline): "
+        "leave it out of the DSN and set PAYOPS_DB_PASSWORD instead, which only you and root can "
+        "read");
 }
 
 Dsn Dsn::withDatabase(const QString &name) const
@@ -186,7 +192,8 @@ QString Dsn::toString(bool includePassword) const
     url.setPath(QLatin1Char('/') + database, QUrl::DecodedMode);
     QStringList items;
     const auto add = [&items](const char *key, const QString &value) {
-        items << QLatin1String(key) + QLatin1Char('=') + QString::fromLatin1(QUrl::toPercentEncoding(value, "/"));
+        items << QLatin1String(key) + QLatin1Char('=') +
+                     QString::fromLatin1(QUrl::toPercentEncoding(value, "/"));
     };
     if (!socket.isEmpty())
         add("socket", socket);

@@ -20,7 +20,7 @@ public:
     QString host;
     int port = 3306;
     QString database;
-    QString socket;   // unix socket path; when set, host and port are not used
+    QString socket; // unix socket path; when set, host and port are not used
     QString sslCa;
     QString sslCert;
     QString sslKey;
@@ -31,7 +31,8 @@ public:
     // What every binary's --db means: `option` when given, else PAYOPS_DB, with the password
     // from PAYOPS_DB_PASSWORD when the text has none, both read from `environment`. On
     // failure (none given, or it does not parse) nullopt and *error one line.
-    static std::optional<Dsn> fromOptionOrEnvironment(const QString &option, const QProcessEnvironment &environment,
+    static std::optional<Dsn> fromOptionOrEnvironment(const QString &option,
+                                                      const QProcessEnvironment &environment,
                                                       QString *error);
 
     // What every binary warns at start when its --db option holds a password, which every user

@@ -18,8 +18,8 @@ namespace {
 struct Stream
 {
     const LocalInfileSource *source = nullptr;
-    bool started = false;         // the server asked for the data
-    std::exception_ptr failure;   // thrown by the source; rethrown once the statement ended
+    bool started = false;       // the server asked for the data
+    std::exception_ptr failure; // thrown by the source; rethrown once the statement ended
 };
 
 int streamInit(void **state, const char * /*requested file: never opened*/, void *userdata)
@@ -42,7 +42,9 @@ int streamRead(void *state, char *buffer, unsigned int capacity)
     }
 }
 
-void streamEnd(void *) {}
+void streamEnd(void *)
+{
+}
 
 // Between loads, a request for a file is refused.
 int refuseInit(void **state, const char *, void *)
@@ -80,8 +82,8 @@ MYSQL *nativeHandle(const QSqlDatabase &db)
 {
     const QVariant handle = db.driver()->handle();
     // Qt names the type by the struct behind the MYSQL typedef.
-    if (!handle.isValid()
-        || (qstrcmp(handle.typeName(), "st_mysql*") != 0 && qstrcmp(handle.typeName(), "MYSQL*") != 0))
+    if (!handle.isValid() ||
+        (qstrcmp(handle.typeName(), "st_mysql*") != 0 && qstrcmp(handle.typeName(), "MYSQL*") != 0))
         return nullptr;
     return *static_cast<MYSQL *const *>(handle.constData());
 }
@@ -91,7 +93,8 @@ MYSQL *nativeHandle(const QSqlDatabase &db)
 void refuseLocalFiles(const QSqlDatabase &db)
 {
     if (MYSQL *mysql = nativeHandle(db))
-        mysql_set_local_infile_handler(mysql, refuseInit, refuseRead, streamEnd, refuseError, nullptr);
+        mysql_set_local_infile_handler(mysql, refuseInit, refuseRead, streamEnd, refuseError,
+                                       nullptr);
 }
 
 LocalLoad loadDataLocal(const QSqlDatabase &db, const QString &sql, const LocalInfileSource &source)

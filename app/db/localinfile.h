@@ -23,7 +23,8 @@ enum class LocalLoad {
 // a million rows is several times faster than multi-row INSERTs. Whatever file name the server
 // asks for, only `source` is read, so a server cannot use the request to read a client's files.
 // Throws db::Error when the load fails after it began.
-LocalLoad loadDataLocal(const QSqlDatabase &db, const QString &sql, const LocalInfileSource &source);
+LocalLoad loadDataLocal(const QSqlDatabase &db, const QString &sql,
+                        const LocalInfileSource &source);
 
 // Makes the connection refuse every request for a local file: a hostile server may ask for one
 // in answer to any query. Every db::Connection does this when it opens; loadDataLocal() lifts

@@ -18,12 +18,16 @@ namespace {
 
 constexpr auto kMigrationsDir = ":/sql/migrations";
 
-QString levelKey() { return QStringLiteral("schema_level"); }
+QString levelKey()
+{
+    return QStringLiteral("schema_level");
+}
 
 void writeMeta(const QSqlDatabase &db, const QString &name, const QString &value)
 {
-    exec(db, QStringLiteral("INSERT INTO payops_meta (name, value) VALUES (?, ?) "
-                            "ON DUPLICATE KEY UPDATE value = VALUES(value)"),
+    exec(db,
+         QStringLiteral("INSERT INTO payops_meta (name, value) VALUES (?, ?) "
+                        "ON DUPLICATE KEY UPDATE value = VALUES(value)"),
          {name, value});
 }
 
@@ -38,8 +42,10 @@ public:
     {
         const QVariant got = scalar(m_db, QStringLiteral("SELECT GET_LOCK(?, 30)"), {m_name});
         if (got.toInt() != 1)
-            throw Error(Migrator::tr("another payops migrate is running on database '%1'; try again when it ends")
-                            .arg(database));
+            throw Error(
+                Migrator::tr(
+                    "another payops migrate is running on database '%1'; try again when it ends")
+                    .arg(database));
     }
     ~MigrationLock()
     {
@@ -71,7 +77,8 @@ QString schemaLevelName(SchemaLevel level)
     return level == SchemaLevel::Legacy ? QStringLiteral("legacy") : QStringLiteral("current");
 }
 
-std::optional<Migration> migrationFromFile(const QString &fileName, const QByteArray &script, bool mariaDb)
+std::optional<Migration> migrationFromFile(const QString &fileName, const QByteArray &script,
+                                           bool mariaDb)
 {
     static const QRegularExpression namePattern(
         QStringLiteral("^(\\d{4})_[a-z0-9_]+(\\.(mariadb|mysql))?\\.sql$"));
@@ -84,10 +91,13 @@ std::optional<Migration> migrationFromFile(const QString &fileName, const QByteA
     migration.version = match.captured(1).toInt();
     migration.fileName = fileName;
     migration.script = script;
-    migration.currentOnly = script.contains("\n-- level: current") || script.startsWith("-- level: current");
-    static const QRegularExpression requirementLine(QStringLiteral("(?:^|\n)-- requires: ([a-z0-9-]+)"));
+    migration.currentOnly =
+        script.contains("\n-- level: current") || script.startsWith("-- level: current");
+    static const QRegularExpression requirementLine(
+        QStringLiteral("(?:^|\n)-- requires: ([a-z0-9-]+)"));
     migration.requirement = requirementLine.match(QString::fromUtf8(script)).captured(1);
-    migration.checksum = QString::fromLatin1(QCryptographicHash::hash(script, QCryptographicHash::Sha256).toHex());
+    migration.checksum =
+        QString::fromLatin1(QCryptographicHash::hash(script, QCryptographicHash::Sha256).toHex());
     return migration;
 }
 
@@ -130,17 +140,22 @@ void Migrator::verifyApplied(const QSqlDatabase &db)
     for (const Migration &migration : m_migrations)
         byVersion.insert(migration.version, &migration);
 
-    QSqlQuery applied = exec(db, QStringLiteral("SELECT version, name, checksum FROM schema_migrations ORDER BY version"));
+    QSqlQuery applied = exec(
+        db,
+        QStringLiteral("SELECT version, name, checksum FROM schema_migrations ORDER BY version"));
     while (applied.next()) {
         const int version = applied.value(0).toInt();
         const QString name = applied.value(1).toString();
         const Migration *known = byVersion.value(version);
         if (!known)
             throw Error(Migrator::tr("migration %1 is applied to this database but unknown to this "
-                                     "build of payops (the database is newer than this program)").arg(name));
+                                     "build of payops (the database is newer than this program)")
+                            .arg(name));
         if (known->checksum != applied.value(2).toString())
-            throw Error(Migrator::tr("migration %1 was changed after it was applied to this database "
-                                     "(checksum differs); restore the file or write a new migration").arg(name));
+            throw Error(
+                Migrator::tr("migration %1 was changed after it was applied to this database "
+                             "(checksum differs); restore the file or write a new migration")
+                    .arg(name));
     }
 }
 
@@ -148,8 +163,9 @@ void Migrator::apply(const QSqlDatabase &db, const Migration &migration)
 {
     if (!migration.requirement.isEmpty()) {
         if (!m_check)
-            throw Error(Migrator::tr("refusing %1: it requires '%2', which this program cannot check")
-                            .arg(migration.fileName, migration.requirement));
+            throw Error(
+                Migrator::tr("refusing %1: it requires '%2', which this program cannot check")
+                    .arg(migration.fileName, migration.requirement));
         if (const QString unmet = m_check(db, migration.requirement); !unmet.isEmpty())
             throw Error(Migrator::tr("refusing %1: %2").arg(migration.fileName, unmet));
     }
@@ -164,8 +180,9 @@ void Migrator::apply(const QSqlDatabase &db, const Migration &migration)
             throw error.within(Migrator::tr("migration %1 failed").arg(migration.fileName));
         }
     }
-    exec(db, QStringLiteral("INSERT INTO schema_migrations (version, name, checksum, applied_by) "
-                            "VALUES (?, ?, ?, CURRENT_USER())"),
+    exec(db,
+         QStringLiteral("INSERT INTO schema_migrations (version, name, checksum, applied_by) "
+                        "VALUES (?, ?, ?, CURRENT_USER())"),
          {migration.version, migration.fileName, migration.checksum});
 }
 
@@ -175,14 +192,13 @@ MigrationOutcome Migrator::migrate(std::optional<SchemaLevel> target, bool markS
     const QSqlDatabase db = m_connection.database();
     MigrationLock lock(db, m_connection.dsn().database);
 
-    execDirect(db, QStringLiteral(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version INT NOT NULL,"
-        " name VARCHAR(128) NOT NULL,"
-        " checksum CHAR(64) NOT NULL,"
-        " applied_by VARCHAR(128) NOT NULL DEFAULT '',"
-        " applied_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),"
-        " PRIMARY KEY (version)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"));
+    execDirect(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                  " version INT NOT NULL,"
+                                  " name VARCHAR(128) NOT NULL,"
+                                  " checksum CHAR(64) NOT NULL,"
+                                  " applied_by VARCHAR(128) NOT NULL DEFAULT '',"
+                                  " applied_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),"
+                                  " PRIMARY KEY (version)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"));
     verifyApplied(db);
 
     const std::optional<SchemaLevel> existing = currentLevel();
@@ -219,7 +235,8 @@ MigrationOutcome Migrator::migrate(std::optional<SchemaLevel> target, bool markS
 QString readMeta(const QSqlDatabase &db, const QString &name)
 {
     try {
-        return scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = ?"), {name}).toString();
+        return scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = ?"), {name})
+            .toString();
     } catch (const Error &error) {
         if (error.serverCode() == 1146) // no such table: not a payops database yet
             return {};

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <QCoreApplication>
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
@@ -23,11 +23,11 @@ QString schemaLevelName(SchemaLevel level);
 struct Migration
 {
     int version = 0;
-    QString fileName;        // e.g. 0001_base.sql, as shown to users
-    bool currentOnly = false;    // "-- level: current"
-    QString requirement;     // "-- requires: NAME": a condition on the data, checked before it runs
+    QString fileName;         // e.g. 0001_base.sql, as shown to users
+    bool currentOnly = false; // "-- level: current"
+    QString requirement; // "-- requires: NAME": a condition on the data, checked before it runs
     QByteArray script;
-    QString checksum;        // SHA-256 of script, hex
+    QString checksum; // SHA-256 of script, hex
 };
 
 // The migrations this build carries (sql/migrations, compiled in), for one server flavour:
@@ -36,11 +36,12 @@ QList<Migration> bundledMigrations(bool mariaDb);
 // One migration file as bundledMigrations reads it: the version from its name, the level and
 // requirement from its comment lines, the checksum of its bytes. nullopt for a name that is
 // not a migration, or one of the other server flavour.
-std::optional<Migration> migrationFromFile(const QString &fileName, const QByteArray &script, bool mariaDb);
+std::optional<Migration> migrationFromFile(const QString &fileName, const QByteArray &script,
+                                           bool mariaDb);
 
 struct MigrationOutcome
 {
-    QStringList applied;     // file names, in order
+    QStringList applied; // file names, in order
     SchemaLevel level = SchemaLevel::Current;
     bool sandboxMarked = false;
 };

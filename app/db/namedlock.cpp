@@ -28,7 +28,9 @@ NamedLock::~NamedLock()
 
 bool NamedLock::acquire(int timeoutSeconds)
 {
-    m_held = scalar(m_db, QStringLiteral("SELECT GET_LOCK(?, ?)"), {m_name, timeoutSeconds}).toInt() == 1;
+    m_held =
+        scalar(m_db, QStringLiteral("SELECT GET_LOCK(?, ?)"), {m_name, timeoutSeconds}).toInt() ==
+        1;
     return m_held;
 }
 
@@ -40,8 +42,9 @@ void NamedLock::release()
 
 QString payNoLockName(const QByteArray &payNo)
 {
-    return QStringLiteral("payops:pay:")
-           + QString::fromLatin1(QCryptographicHash::hash(payNo, QCryptographicHash::Sha256).toHex().left(48));
+    return QStringLiteral("payops:pay:") +
+           QString::fromLatin1(
+               QCryptographicHash::hash(payNo, QCryptographicHash::Sha256).toHex().left(48));
 }
 
 } // namespace payops::db

@@ -28,11 +28,14 @@ QString findProgram(const QString &name)
 {
     QString found = QStandardPaths::findExecutable(name);
     if (found.isEmpty())
-        found = QStandardPaths::findExecutable(name, {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/local/sbin"),
+        found = QStandardPaths::findExecutable(name, {QStringLiteral("/usr/sbin"),
+                                                      QStringLiteral("/usr/local/sbin"),
                                                       QStringLiteral("/usr/bin")});
     if (found.isEmpty())
         throw std::runtime_error(LocalServer::tr("%1 not found; install the mariadb-server package "
-                                                 "(script/bootstrap does)").arg(name).toStdString());
+                                                 "(script/bootstrap does)")
+                                     .arg(name)
+                                     .toStdString());
     return found;
 }
 
@@ -62,7 +65,8 @@ bool isOurServer(qint64 pid, const QString &dataDir)
 QString readTrimmed(const QString &path)
 {
     QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readAll().trimmed()) : QString();
+    return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readAll().trimmed())
+                                          : QString();
 }
 
 qint64 readPid(const QString &path)
@@ -75,21 +79,26 @@ QString tail(const QString &path, int lines)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    const QStringList all = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList all =
+        QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     return all.mid(qMax(0, all.size() - lines)).join(QLatin1Char('\n'));
 }
 
-bool runningAsRoot() { return ::geteuid() == 0; }
+bool runningAsRoot()
+{
+    return ::geteuid() == 0;
+}
 
-constexpr QFileDevice::Permissions kOwnerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                                | QFileDevice::ExeOwner;
+constexpr QFileDevice::Permissions kOwnerOnly =
+    QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner;
 
 // 'text' as an SQL string literal; only for names this class makes or reads from passwd,
 // which hold no quote, and for the hex password.
 QString sqlText(const QString &text)
 {
     QString escaped = text;
-    escaped.replace(QLatin1Char('\\'), QStringLiteral("\\\\")).replace(QLatin1Char('\''), QStringLiteral("''"));
+    escaped.replace(QLatin1Char('\\'), QStringLiteral("\\\\"))
+        .replace(QLatin1Char('\''), QStringLiteral("''"));
     return QLatin1Char('\'') + escaped + QLatin1Char('\'');
 }
 
@@ -102,22 +111,44 @@ LocalServer::LocalServer(const QString &directory)
 
 QString LocalServer::defaultDirectory()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/sandbox");
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+           QStringLiteral("/sandbox");
 }
 
-QString LocalServer::socketPath() const { return m_dir + QStringLiteral("/mysqld.sock"); }
-QString LocalServer::errorLogPath() const { return m_dir + QStringLiteral("/mysqld.err"); }
-QString LocalServer::pidFilePath() const { return m_dir + QStringLiteral("/mysqld.pid"); }
-QString LocalServer::tmpDir() const { return m_dir + QStringLiteral("/tmp"); }
-QString LocalServer::filesDir() const { return m_dir + QStringLiteral("/files"); }
-QString LocalServer::tcpPasswordPath() const { return m_dir + QStringLiteral("/tcp-root-password"); }
+QString LocalServer::socketPath() const
+{
+    return m_dir + QStringLiteral("/mysqld.sock");
+}
+QString LocalServer::errorLogPath() const
+{
+    return m_dir + QStringLiteral("/mysqld.err");
+}
+QString LocalServer::pidFilePath() const
+{
+    return m_dir + QStringLiteral("/mysqld.pid");
+}
+QString LocalServer::tmpDir() const
+{
+    return m_dir + QStringLiteral("/tmp");
+}
+QString LocalServer::filesDir() const
+{
+    return m_dir + QStringLiteral("/files");
+}
+QString LocalServer::tcpPasswordPath() const
+{
+    return m_dir + QStringLiteral("/tcp-root-password");
+}
 
 QString LocalServer::osUserName()
 {
     const passwd *entry = ::getpwuid(::geteuid());
     if (!entry)
-        throw std::runtime_error(LocalServer::tr("user id %1 has no name in the password database; the local "
-                                                 "server's administrator is named after it").arg(::geteuid()).toStdString());
+        throw std::runtime_error(
+            LocalServer::tr("user id %1 has no name in the password database; the local "
+                            "server's administrator is named after it")
+                .arg(::geteuid())
+                .toStdString());
     return QString::fromLocal8Bit(entry->pw_name);
 }
 
@@ -147,12 +178,14 @@ QString LocalServer::tcpPassword() const
     if (const QString existing = readTrimmed(tcpPasswordPath()); !existing.isEmpty())
         return existing;
     QFile file(tcpPasswordPath());
-    const QByteArray password = QByteArray::number(QRandomGenerator::system()->generate64(), 16)
-                                + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+    const QByteArray password = QByteArray::number(QRandomGenerator::system()->generate64(), 16) +
+                                QByteArray::number(QRandomGenerator::system()->generate64(), 16);
     // Created 0600 in one step, never readable by others for a moment.
-    if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner)
-        || file.write(password + '\n') != password.size() + 1 || !file.flush())
-        throw std::runtime_error(LocalServer::tr("cannot write %1: %2").arg(tcpPasswordPath(), file.errorString())
+    if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly,
+                   QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
+        file.write(password + '\n') != password.size() + 1 || !file.flush())
+        throw std::runtime_error(LocalServer::tr("cannot write %1: %2")
+                                     .arg(tcpPasswordPath(), file.errorString())
                                      .toStdString());
     return QString::fromLatin1(password);
 }
@@ -174,10 +207,12 @@ LocalServer::Status LocalServer::status() const
     if (pidFile || socketFile)
         status.state = State::Stale;
     if (pidFile && socketFile)
-        status.detail = tr("pid file (pid %1 is not running) and socket file left by a server that ended abnormally")
+        status.detail = tr("pid file (pid %1 is not running) and socket file left by a server that "
+                           "ended abnormally")
                             .arg(pid);
     else if (pidFile)
-        status.detail = tr("pid file (pid %1 is not running) left by a server that ended abnormally").arg(pid);
+        status.detail =
+            tr("pid file (pid %1 is not running) left by a server that ended abnormally").arg(pid);
     else if (socketFile)
         status.detail = tr("socket file left by a server that ended abnormally");
     return status;
@@ -200,8 +235,7 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
     QDir(dataDir).removeRecursively(); // a half-made directory from an interrupted first start
     QDir().mkpath(dataDir);
 
-    QStringList args{QStringLiteral("--no-defaults"),
-                     QStringLiteral("--datadir=") + dataDir,
+    QStringList args{QStringLiteral("--no-defaults"), QStringLiteral("--datadir=") + dataDir,
                      QStringLiteral("--tmpdir=") + tmpDir(),
                      // root@localhost for the OS root only, and an account named after the
                      // user who starts it, both by unix socket; no account without password.
@@ -213,11 +247,13 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
     QProcess install;
     install.setProcessChannelMode(QProcess::MergedChannels);
     install.start(findProgram(QStringLiteral("mariadb-install-db")), args);
-    if (!install.waitForFinished(180000) || install.exitStatus() != QProcess::NormalExit || install.exitCode() != 0) {
+    if (!install.waitForFinished(180000) || install.exitStatus() != QProcess::NormalExit ||
+        install.exitCode() != 0) {
         const QString output = QString::fromUtf8(install.readAll()).trimmed();
         QDir(dataDir).removeRecursively();
         throw std::runtime_error(LocalServer::tr("mariadb-install-db failed in %1:\n%2")
-                                     .arg(dataDir, output.right(2000)).toStdString());
+                                     .arg(dataDir, output.right(2000))
+                                     .toStdString());
     }
 }
 
@@ -226,8 +262,10 @@ void LocalServer::waitUntilReady(qint64 pid, int timeoutSeconds) const
     QDeadlineTimer deadline(timeoutSeconds * 1000);
     while (!deadline.hasExpired()) {
         if (!isOurServer(pid, m_dir + QStringLiteral("/data")))
-            throw std::runtime_error(LocalServer::tr("the MariaDB server in %1 exited during start-up:\n%2")
-                                         .arg(m_dir, tail(errorLogPath(), 15)).toStdString());
+            throw std::runtime_error(
+                LocalServer::tr("the MariaDB server in %1 exited during start-up:\n%2")
+                    .arg(m_dir, tail(errorLogPath(), 15))
+                    .toStdString());
         if (QFileInfo::exists(socketPath())) {
             try {
                 connectAsAdmin(QStringLiteral("probe"));
@@ -238,8 +276,10 @@ void LocalServer::waitUntilReady(qint64 pid, int timeoutSeconds) const
         }
         QThread::msleep(100);
     }
-    throw std::runtime_error(LocalServer::tr("the MariaDB server in %1 did not accept connections within %2 s:\n%3")
-                                 .arg(m_dir, QString::number(timeoutSeconds), tail(errorLogPath(), 15)).toStdString());
+    throw std::runtime_error(
+        LocalServer::tr("the MariaDB server in %1 did not accept connections within %2 s:\n%3")
+            .arg(m_dir, QString::number(timeoutSeconds), tail(errorLogPath(), 15))
+            .toStdString());
 }
 
 std::unique_ptr<db::Connection> LocalServer::connectAsAdmin(const QString &purpose) const
@@ -262,20 +302,28 @@ void LocalServer::secureAccounts() const
     const QSqlDatabase db = admin->database();
     const QString user = osUserName();
     if (user != QLatin1String("root")) {
-        db::execDirect(db, QStringLiteral("CREATE USER IF NOT EXISTS %1@'localhost' IDENTIFIED VIA unix_socket").arg(sqlText(user)));
-        db::execDirect(db, QStringLiteral("GRANT ALL PRIVILEGES ON *.* TO %1@'localhost' WITH GRANT OPTION").arg(sqlText(user)));
+        db::execDirect(
+            db,
+            QStringLiteral("CREATE USER IF NOT EXISTS %1@'localhost' IDENTIFIED VIA unix_socket")
+                .arg(sqlText(user)));
+        db::execDirect(
+            db, QStringLiteral("GRANT ALL PRIVILEGES ON *.* TO %1@'localhost' WITH GRANT OPTION")
+                    .arg(sqlText(user)));
     }
     db::execDirect(db, QStringLiteral("ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket"));
     // An older install also made root@<host name> and root@'::1' without a password.
-    QSqlQuery others = db::exec(db, QStringLiteral("SELECT host FROM mysql.user WHERE user = 'root' "
-                                                   "AND host NOT IN ('localhost', '127.0.0.1')"));
+    QSqlQuery others =
+        db::exec(db, QStringLiteral("SELECT host FROM mysql.user WHERE user = 'root' "
+                                    "AND host NOT IN ('localhost', '127.0.0.1')"));
     QStringList hosts;
     while (others.next())
         hosts << others.value(0).toString();
     for (const QString &host : hosts)
         db::execDirect(db, QStringLiteral("DROP USER 'root'@%1").arg(sqlText(host)));
-    db::execDirect(db, QStringLiteral("CREATE OR REPLACE USER 'root'@'127.0.0.1' IDENTIFIED BY %1").arg(sqlText(password)));
-    db::execDirect(db, QStringLiteral("GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION"));
+    db::execDirect(db, QStringLiteral("CREATE OR REPLACE USER 'root'@'127.0.0.1' IDENTIFIED BY %1")
+                           .arg(sqlText(password)));
+    db::execDirect(
+        db, QStringLiteral("GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION"));
 }
 
 void LocalServer::start(int tcpPort, const Progress &progress)
@@ -284,13 +332,16 @@ void LocalServer::start(int tcpPort, const Progress &progress)
         throw std::runtime_error(LocalServer::tr("cannot create %1").arg(m_dir).toStdString());
     // Also for a directory an older payops made 0755: other users must not reach the socket.
     if (!QFile::setPermissions(m_dir, kOwnerOnly))
-        throw std::runtime_error(LocalServer::tr("cannot make %1 private to its owner (mode 0700)").arg(m_dir).toStdString());
+        throw std::runtime_error(LocalServer::tr("cannot make %1 private to its owner (mode 0700)")
+                                     .arg(m_dir)
+                                     .toStdString());
     // Two starts at once must not both launch a server on the same data directory.
     QLockFile startLock(m_dir + QStringLiteral("/start.lock"));
     startLock.setStaleLockTime(0);
     if (!startLock.tryLock(120000))
         throw std::runtime_error(LocalServer::tr("another start of the server in %1 is in progress")
-            .arg(m_dir).toStdString());
+                                     .arg(m_dir)
+                                     .toStdString());
 
     const Status current = status();
     if (current.state == State::Running)
@@ -302,34 +353,36 @@ void LocalServer::start(int tcpPort, const Progress &progress)
     }
     // A unix socket path longer than the kernel's limit fails obscurely inside mariadbd.
     if (socketPath().toLocal8Bit().size() > 100)
-        throw std::runtime_error(LocalServer::tr("the directory %1 is too long for a unix socket path; "
-                                                 "choose a shorter one with --dir").arg(m_dir).toStdString());
+        throw std::runtime_error(
+            LocalServer::tr("the directory %1 is too long for a unix socket path; "
+                            "choose a shorter one with --dir")
+                .arg(m_dir)
+                .toStdString());
     QDir().mkpath(tmpDir());
     QDir().mkpath(filesDir());
     initializeDataDirectory(progress);
 
-    QStringList args{QStringLiteral("--no-defaults"),
-                     QStringLiteral("--datadir=") + m_dir + QStringLiteral("/data"),
-                     QStringLiteral("--tmpdir=") + tmpDir(),
-                     QStringLiteral("--socket=") + socketPath(),
-                     QStringLiteral("--pid-file=") + pidFilePath(),
-                     QStringLiteral("--log-error=") + errorLogPath(),
-                     // INTO OUTFILE and LOAD DATA INFILE write and read with the rights of the
-                     // user who started the server: only inside its own directory.
-                     QStringLiteral("--secure-file-priv=") + filesDir(),
-                     QStringLiteral("--character-set-server=utf8mb4"),
-                     QStringLiteral("--collation-server=utf8mb4_unicode_ci"),
-                     QStringLiteral("--default-time-zone=+00:00"),
-                     QStringLiteral("--skip-name-resolve"),
-                     QStringLiteral("--max-connections=400"),
-                     QStringLiteral("--innodb-buffer-pool-size=512M"),
-                     QStringLiteral("--innodb-log-file-size=256M"),
-                     // A sandbox and a test server trade the last second of durability on an
-                     // OS crash for speed; a server crash still loses nothing.
-                     QStringLiteral("--innodb-flush-log-at-trx-commit=2"),
-                     QStringLiteral("--max-allowed-packet=64M")};
+    QStringList args{
+        QStringLiteral("--no-defaults"),
+        QStringLiteral("--datadir=") + m_dir + QStringLiteral("/data"),
+        QStringLiteral("--tmpdir=") + tmpDir(), QStringLiteral("--socket=") + socketPath(),
+        QStringLiteral("--pid-file=") + pidFilePath(),
+        QStringLiteral("--log-error=") + errorLogPath(),
+        // INTO OUTFILE and LOAD DATA INFILE write and read with the rights of the
+        // user who started the server: only inside its own directory.
+        QStringLiteral("--secure-file-priv=") + filesDir(),
+        QStringLiteral("--character-set-server=utf8mb4"),
+        QStringLiteral("--collation-server=utf8mb4_unicode_ci"),
+        QStringLiteral("--default-time-zone=+00:00"), QStringLiteral("--skip-name-resolve"),
+        QStringLiteral("--max-connections=400"), QStringLiteral("--innodb-buffer-pool-size=512M"),
+        QStringLiteral("--innodb-log-file-size=256M"),
+        // A sandbox and a test server trade the last second of durability on an
+        // OS crash for speed; a server crash still loses nothing.
+        QStringLiteral("--innodb-flush-log-at-trx-commit=2"),
+        QStringLiteral("--max-allowed-packet=64M")};
     if (tcpPort > 0)
-        args << QStringLiteral("--port=%1").arg(tcpPort) << QStringLiteral("--bind-address=127.0.0.1");
+        args << QStringLiteral("--port=%1").arg(tcpPort)
+             << QStringLiteral("--bind-address=127.0.0.1");
     else
         args << QStringLiteral("--skip-networking");
     if (runningAsRoot())
@@ -346,7 +399,8 @@ void LocalServer::start(int tcpPort, const Progress &progress)
     server.setStandardErrorFile(m_dir + QStringLiteral("/mysqld.out"), QIODevice::Append);
     qint64 pid = 0;
     if (!server.startDetached(&pid))
-        throw std::runtime_error(LocalServer::tr("cannot run %1").arg(server.program()).toStdString());
+        throw std::runtime_error(
+            LocalServer::tr("cannot run %1").arg(server.program()).toStdString());
     waitUntilReady(pid, 120);
     secureAccounts();
 }
@@ -363,8 +417,12 @@ bool LocalServer::stop(int timeoutSeconds)
     QDeadlineTimer deadline(timeoutSeconds * 1000);
     while (isOurServer(current.pid, m_dir + QStringLiteral("/data"))) {
         if (deadline.hasExpired())
-            throw std::runtime_error(LocalServer::tr("the MariaDB server (pid %1) did not stop within %2 s; see %3")
-                                         .arg(current.pid).arg(timeoutSeconds).arg(errorLogPath()).toStdString());
+            throw std::runtime_error(
+                LocalServer::tr("the MariaDB server (pid %1) did not stop within %2 s; see %3")
+                    .arg(current.pid)
+                    .arg(timeoutSeconds)
+                    .arg(errorLogPath())
+                    .toStdString());
         QThread::msleep(100);
     }
     removeStaleFiles();

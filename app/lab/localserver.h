@@ -34,7 +34,7 @@ public:
         State state = State::Stopped;
         qint64 pid = 0;
         int tcpPort = 0; // for Running: the port it listens on at 127.0.0.1, 0 for none
-        QString detail; // for Stale: what was left behind
+        QString detail;  // for Stale: what was left behind
     };
     using Progress = std::function<void(const QString &)>;
 

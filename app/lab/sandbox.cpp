@@ -3,8 +3,8 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "domain/money/duplicates/duplicatecount.h"
 #include "db/sqlscript.h"
+#include "domain/money/duplicates/duplicatecount.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -41,9 +41,9 @@ SandboxStartResult startSandbox(LocalServer &server, int tcpPort, bool seedDemoD
     result.dsn = server.rootDsn(sandboxDatabaseName());
     {
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("sandbox-admin"));
-        db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE IF NOT EXISTS ")
-                                             + db::quoteIdentifier(sandboxDatabaseName())
-                                             + QStringLiteral(" CHARACTER SET utf8mb4"));
+        db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE IF NOT EXISTS ") +
+                                             db::quoteIdentifier(sandboxDatabaseName()) +
+                                             QStringLiteral(" CHARACTER SET utf8mb4"));
     }
     bool needsSeed = false;
     {
@@ -54,8 +54,11 @@ SandboxStartResult startSandbox(LocalServer &server, int tcpPort, bool seedDemoD
         const auto level = migrator.currentLevel().value_or(db::SchemaLevel::Legacy);
         result.migrationsApplied = migrator.migrate(level, true, progress).applied;
         needsSeed = db::scalar(connection.database(),
-                               QStringLiteral("SELECT COUNT(*) FROM payops_meta WHERE name = 'demo_seeded'")).toInt() == 0
-                    && db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM orders")).toInt() == 0;
+                               QStringLiteral(
+                                   "SELECT COUNT(*) FROM payops_meta WHERE name = 'demo_seeded'"))
+                            .toInt() == 0 &&
+                    db::scalar(connection.database(), QStringLiteral("SELECT COUNT(*) FROM orders"))
+                            .toInt() == 0;
     }
     if (seedDemoData_ && needsSeed) {
         if (progress)

@@ -20,7 +20,10 @@ struct SandboxStartResult
 SandboxStartResult startSandbox(LocalServer &server, int tcpPort = 0, bool seedDemoData = true,
                                 const LocalServer::Progress &progress = {});
 
-inline QString sandboxDatabaseName() { return QStringLiteral("payops"); }
+inline QString sandboxDatabaseName()
+{
+    return QStringLiteral("payops");
+}
 
 // Loads sql/demo/seed.sql (compiled in) into a migrated, empty database. Throws db::Error.
 void seedDemoData(const Dsn &dsn);

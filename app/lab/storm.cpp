@@ -24,9 +24,10 @@ struct Storm
 void requireSandbox(const QSqlDatabase &db)
 {
     if (!db::isSandboxDatabase(db))
-        throw db::Error(Storm::tr("this database is not marked as a sandbox: the storm pays orders out on purpose "
-                                  "and runs only on a sandbox (payops sandbox, or payops migrate --sandbox on a "
-                                  "database of test data)"));
+        throw db::Error(Storm::tr(
+            "this database is not marked as a sandbox: the storm pays orders out on purpose "
+            "and runs only on a sandbox (payops sandbox, or payops migrate --sandbox on a "
+            "database of test data)"));
 }
 
 // Remembers what createStormOrders / pendingStormOrders / stormOrderFacts read, so that
@@ -68,7 +69,8 @@ std::optional<StormOrderFacts> rememberedStormOrderFacts(qint64 order)
 
 std::optional<StormPattern> parseStormPattern(const QString &text)
 {
-    for (StormPattern pattern : {StormPattern::Concurrent, StormPattern::Gap, StormPattern::Replay, StormPattern::Mixed}) {
+    for (StormPattern pattern :
+         {StormPattern::Concurrent, StormPattern::Gap, StormPattern::Replay, StormPattern::Mixed}) {
         if (text == stormPatternName(pattern))
             return pattern;
     }
@@ -78,10 +80,14 @@ std::optional<StormPattern> parseStormPattern(const QString &text)
 QString stormPatternName(StormPattern pattern)
 {
     switch (pattern) {
-    case StormPattern::Concurrent: return QStringLiteral("concurrent");
-    case StormPattern::Gap: return QStringLiteral("gap");
-    case StormPattern::Replay: return QStringLiteral("replay");
-    case StormPattern::Mixed: return QStringLiteral("mixed");
+    case StormPattern::Concurrent:
+        return QStringLiteral("concurrent");
+    case StormPattern::Gap:
+        return QStringLiteral("gap");
+    case StormPattern::Replay:
+        return QStringLiteral("replay");
+    case StormPattern::Mixed:
+        return QStringLiteral("mixed");
     }
     return {};
 }
@@ -98,12 +104,14 @@ std::optional<StormTarget> parseStormTarget(const QString &url, QString *error)
     if (!parsed.isValid() || parsed.host().isEmpty())
         return refuse(Storm::tr("target '%1' is not a URL of the form http://HOST:PORT"));
     if (parsed.scheme() != QLatin1String("http"))
-        return refuse(Storm::tr("target '%1' must start with http:// (the sandbox's endpoints speak plain HTTP)"));
+        return refuse(Storm::tr(
+            "target '%1' must start with http:// (the sandbox's endpoints speak plain HTTP)"));
     if (parsed.port() < 1)
         return refuse(Storm::tr("target '%1' has no port: write http://HOST:PORT"));
-    if (!parsed.userInfo().isEmpty() || parsed.hasQuery() || parsed.hasFragment()
-        || !(parsed.path().isEmpty() || parsed.path() == QLatin1String("/")))
-        return refuse(Storm::tr("target '%1' must be only http://HOST:PORT: the storm posts to /callbacks/pay itself"));
+    if (!parsed.userInfo().isEmpty() || parsed.hasQuery() || parsed.hasFragment() ||
+        !(parsed.path().isEmpty() || parsed.path() == QLatin1String("/")))
+        return refuse(Storm::tr(
+            "target '%1' must be only http://HOST:PORT: the storm posts to /callbacks/pay itself"));
     return StormTarget{parsed.host(), parsed.port()};
 }
 
@@ -127,7 +135,8 @@ QString validateStormPlan(const StormPlan &plan)
     if (plan.gapMs < 0 || plan.gapMs > kStormMaxGapMs)
         return Storm::tr("the gap must be 0-%1 ms").arg(kStormMaxGapMs);
     if (!(plan.ratePerSecond >= 0 && plan.ratePerSecond <= kStormMaxRate))
-        return Storm::tr("the rate must be 0 (as fast as possible) to %1 orders a second").arg(kStormMaxRate);
+        return Storm::tr("the rate must be 0 (as fast as possible) to %1 orders a second")
+            .arg(kStormMaxRate);
     if (plan.maxAttempts < 1 || plan.maxAttempts > kStormMaxAttempts)
         return Storm::tr("the attempts per callback must be 1-%1").arg(kStormMaxAttempts);
     return {};
@@ -137,20 +146,24 @@ QList<qint64> createStormOrders(const QSqlDatabase &db, int count)
 {
     requireSandbox(db);
     if (count < 1 || count > kStormMaxOrders)
-        throw db::Error(Storm::tr("the number of orders to create must be 1-%1").arg(kStormMaxOrders));
+        throw db::Error(
+            Storm::tr("the number of orders to create must be 1-%1").arg(kStormMaxOrders));
     // The orders belong to users that exist, so that their points land on a balance.
     QList<qint64> users;
-    QSqlQuery userRows = db::exec(db, QStringLiteral("SELECT id FROM users ORDER BY id LIMIT 1000"));
+    QSqlQuery userRows =
+        db::exec(db, QStringLiteral("SELECT id FROM users ORDER BY id LIMIT 1000"));
     while (userRows.next())
         users << userRows.value(0).toLongLong();
     if (users.isEmpty())
-        throw db::Error(Storm::tr("the sandbox has no users to own the storm's orders (load the demo data first)"));
+        throw db::Error(Storm::tr(
+            "the sandbox has no users to own the storm's orders (load the demo data first)"));
 
     // One row at a time, so that each id is the one the server gave (a multi-row INSERT's ids
     // are consecutive only under some auto-increment lock modes), in transactions of 500.
     QList<qint64> ids;
     QHash<qint64, StormOrderFacts> facts;
-    const QString insert = QStringLiteral("INSERT INTO orders (user_id, amount_fen, currency, status) VALUES (?, ?, 'CNY', 'PENDING')");
+    const QString insert = QStringLiteral("INSERT INTO orders (user_id, amount_fen, currency, "
+                                          "status) VALUES (?, ?, 'CNY', 'PENDING')");
     for (int done = 0; done < count;) {
         db::Transaction transaction(db);
         for (const int end = std::min(count, done + 500); done < end; ++done) {
@@ -173,8 +186,11 @@ QList<qint64> pendingStormOrders(const QSqlDatabase &db, int count)
     if (count < 1 || count > kStormMaxOrders)
         throw db::Error(Storm::tr("the number of orders must be 1-%1").arg(kStormMaxOrders));
     // idx_orders_status_created: a range of the PENDING orders, newest first.
-    QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, amount_fen, currency FROM orders WHERE status = 'PENDING' "
-                                                 "ORDER BY created_at DESC, id DESC LIMIT ?"), {count});
+    QSqlQuery rows = db::exec(
+        db,
+        QStringLiteral("SELECT id, amount_fen, currency FROM orders WHERE status = 'PENDING' "
+                       "ORDER BY created_at DESC, id DESC LIMIT ?"),
+        {count});
     QList<qint64> ids;
     QHash<qint64, StormOrderFacts> facts;
     while (rows.next()) {
@@ -190,10 +206,12 @@ QHash<qint64, StormOrderFacts> stormOrderFacts(const QSqlDatabase &db, const QLi
 {
     QHash<qint64, StormOrderFacts> facts;
     for (qsizetype start = 0; start < orders.size(); start += 1000) {
-        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, amount_fen, currency FROM orders WHERE id IN (%1)")
-                                          .arg(db::idList(orders.mid(start, 1000))));
+        QSqlQuery rows = db::exec(
+            db, QStringLiteral("SELECT id, amount_fen, currency FROM orders WHERE id IN (%1)")
+                    .arg(db::idList(orders.mid(start, 1000))));
         while (rows.next())
-            facts.insert(rows.value(0).toLongLong(), StormOrderFacts{rows.value(1).toLongLong(), rows.value(2).toString()});
+            facts.insert(rows.value(0).toLongLong(),
+                         StormOrderFacts{rows.value(1).toLongLong(), rows.value(2).toString()});
     }
     remember(facts);
     return facts;

@@ -14,7 +14,8 @@
 namespace payops {
 
 // The storm: a payment platform's at-least-once delivery, made on purpose against a sandbox so
-// that the incident (docs/operations.md, "Storm (sandbox only)") can be reproduced and the defences watched.
+// that the incident (docs/operations.md, "Storm (sandbox only)") can be reproduced and the defences
+// watched.
 enum class StormPattern { Concurrent, Gap, Replay, Mixed };
 std::optional<StormPattern> parseStormPattern(const QString &text); // "concurrent|gap|replay|mixed"
 QString stormPatternName(StormPattern pattern);
@@ -42,14 +43,14 @@ struct StormOrderFacts
 
 struct StormPlan
 {
-    QStringList targets;       // base URLs "http://host:port"; copies go round-robin over them
-    QByteArray secret;         // the endpoint's HMAC secret (domain/callback/signature.h signs)
-    int orders = 100;          // how many orders get callbacks
-    int copies = 2;            // deliveries per order (1 = no duplicates)
-    int gapMs = 40;            // time between copies of one order (pattern gap)
+    QStringList targets; // base URLs "http://host:port"; copies go round-robin over them
+    QByteArray secret;   // the endpoint's HMAC secret (domain/callback/signature.h signs)
+    int orders = 100;    // how many orders get callbacks
+    int copies = 2;      // deliveries per order (1 = no duplicates)
+    int gapMs = 40;      // time between copies of one order (pattern gap)
     StormPattern pattern = StormPattern::Mixed;
-    double ratePerSecond = 0;  // orders started per second, 0 = as fast as possible
-    bool retryNon2xx = false;  // a platform retries any non-2xx or no answer, with back-off
+    double ratePerSecond = 0; // orders started per second, 0 = as fast as possible
+    bool retryNon2xx = false; // a platform retries any non-2xx or no answer, with back-off
     int maxAttempts = 5;
     // Optional: each order's amount and currency. Orders not in it use what createStormOrders,
     // pendingStormOrders or stormOrderFacts last read for them in this process.
@@ -60,8 +61,10 @@ struct StormPlan
 // delivery retried twice adds 3 to sent and 2 to retries. 4xx holds any other non-2xx below 500.
 struct StormCounts
 {
-    qint64 planned = 0, sent = 0, answered2xx = 0, answered4xx = 0, answered5xx = 0, noAnswer = 0, retries = 0;
-    qint64 ordersCreated = 0; // left to the caller that created them (runStorm does not create orders)
+    qint64 planned = 0, sent = 0, answered2xx = 0, answered4xx = 0, answered5xx = 0, noAnswer = 0,
+           retries = 0;
+    qint64 ordersCreated =
+        0;                // left to the caller that created them (runStorm does not create orders)
     bool stopped = false; // stopped before the end
     // Deliveries done: answered 2xx, or given up (no retry asked for, or maxAttempts reached).
     // finished / planned is the storm's progress; gaveUp > 0 means some never got a 2xx.
@@ -83,18 +86,22 @@ QString validateStormPlan(const StormPlan &plan);
 
 // Both throw db::Error (with a sentence a user understands) unless db::isSandboxDatabase(db):
 // the storm pays orders out on purpose and must never touch a real database.
-QList<qint64> createStormOrders(const QSqlDatabase &db, int count);  // fresh PENDING orders, amounts like the demo's
-QList<qint64> pendingStormOrders(const QSqlDatabase &db, int count); // existing PENDING orders, newest first, by index
+QList<qint64> createStormOrders(const QSqlDatabase &db,
+                                int count); // fresh PENDING orders, amounts like the demo's
+QList<qint64> pendingStormOrders(const QSqlDatabase &db,
+                                 int count); // existing PENDING orders, newest first, by index
 // Both above also remember each order's amount and currency for runStorm (which is given ids
 // only). This reads them for any orders, by primary key, and remembers them the same way.
 QHash<qint64, StormOrderFacts> stormOrderFacts(const QSqlDatabase &db, const QList<qint64> &orders);
 std::optional<StormOrderFacts> rememberedStormOrderFacts(qint64 order);
 
-// Fires the callbacks of the first plan.orders of `orders` (all of them if fewer); calls progress (from the calling thread) at most ~10 times a second and at the end;
-// returns early, with stopped = true, once stop becomes true. Never throws for HTTP failures (they are counted).
-// Throws std::invalid_argument with a sentence for a plan that is not valid (validateStormPlan)
-// or an order whose amount it does not know (see StormPlan::orderFacts).
+// Fires the callbacks of the first plan.orders of `orders` (all of them if fewer); calls progress
+// (from the calling thread) at most ~10 times a second and at the end; returns early, with stopped
+// = true, once stop becomes true. Never throws for HTTP failures (they are counted). Throws
+// std::invalid_argument with a sentence for a plan that is not valid (validateStormPlan) or an
+// order whose amount it does not know (see StormPlan::orderFacts).
 StormCounts runStorm(const StormPlan &plan, const QList<qint64> &orders,
-                     const std::function<void(const StormCounts &)> &progress, const std::atomic<bool> &stop);
+                     const std::function<void(const StormCounts &)> &progress,
+                     const std::atomic<bool> &stop);
 
 } // namespace payops

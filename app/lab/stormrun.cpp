@@ -51,7 +51,8 @@ StormPattern patternOf(const StormPlan &plan, qsizetype order)
 {
     if (plan.pattern != StormPattern::Mixed)
         return plan.pattern;
-    static constexpr StormPattern kMix[] = {StormPattern::Concurrent, StormPattern::Gap, StormPattern::Replay};
+    static constexpr StormPattern kMix[] = {StormPattern::Concurrent, StormPattern::Gap,
+                                            StormPattern::Replay};
     return kMix[order % 3];
 }
 
@@ -80,7 +81,8 @@ int backoffMs(int failedAttempt)
     return std::min(kMaxBackoffMs, kFirstBackoffMs << std::min(failedAttempt - 1, 10));
 }
 
-QByteArray callbackBody(const QByteArray &payNo, qint64 order, const StormOrderFacts &facts, const QString &paidAt)
+QByteArray callbackBody(const QByteArray &payNo, qint64 order, const StormOrderFacts &facts,
+                        const QString &paidAt)
 {
     return QJsonDocument(QJsonObject{{QStringLiteral("pay_no"), QString::fromLatin1(payNo)},
                                      {QStringLiteral("order_id"), order},
@@ -96,7 +98,9 @@ class Storm final
 {
 public:
     Storm(const StormPlan &plan, std::vector<QByteArray> bodies, const std::atomic<bool> &stop)
-        : m_plan(plan), m_bodies(std::move(bodies)), m_stop(stop)
+        : m_plan(plan)
+        , m_bodies(std::move(bodies))
+        , m_stop(stop)
     {
         for (const QString &url : plan.targets)
             m_targets.push_back(*parseStormTarget(url, nullptr));
@@ -108,7 +112,8 @@ public:
         const int targets = int(m_targets.size());
         for (qsizetype order = 0; order < qsizetype(m_bodies.size()); ++order) {
             for (int copy = 0; copy < m_plan.copies; ++copy)
-                m_scheduled.push({start + copyOffset(m_plan, order, copy), order, int((order + copy) % targets), 1});
+                m_scheduled.push({start + copyOffset(m_plan, order, copy), order,
+                                  int((order + copy) % targets), 1});
         }
         m_counts.planned = qint64(m_scheduled.size());
         m_unfinished = m_counts.planned;
@@ -194,7 +199,8 @@ private:
                 if (delivery.attempt > 1)
                     ++m_counts.retries;
             }
-            const int status = post(*m_clients[size_t(slot)][size_t(delivery.target)], m_bodies[size_t(delivery.order)]);
+            const int status = post(*m_clients[size_t(slot)][size_t(delivery.target)],
+                                    m_bodies[size_t(delivery.order)]);
             {
                 const std::lock_guard lock(m_mutex);
                 record(delivery, status);
@@ -218,8 +224,9 @@ private:
         if (!ok && m_plan.retryNon2xx && delivery.attempt < m_plan.maxAttempts && !m_ending) {
             // The retry goes to the next target, as a platform's retry through a load balancer
             // may reach any instance.
-            m_scheduled.push({Clock::now() + milliseconds(backoffMs(delivery.attempt)), delivery.order,
-                              int((delivery.target + 1) % qsizetype(m_targets.size())), delivery.attempt + 1});
+            m_scheduled.push(
+                {Clock::now() + milliseconds(backoffMs(delivery.attempt)), delivery.order,
+                 int((delivery.target + 1) % qsizetype(m_targets.size())), delivery.attempt + 1});
             return;
         }
         --m_unfinished;
@@ -231,9 +238,11 @@ private:
     int post(httplib::Client &client, const QByteArray &body) const
     {
         const qint64 now = QDateTime::currentSecsSinceEpoch();
-        const httplib::Headers headers{{"X-Payops-Timestamp", std::to_string(now)},
-                                       {"X-Payops-Signature", signatureHeader(m_plan.secret, now, body).toStdString()}};
-        const auto result = client.Post("/callbacks/pay", headers, body.constData(), size_t(body.size()), "application/json");
+        const httplib::Headers headers{
+            {"X-Payops-Timestamp", std::to_string(now)},
+            {"X-Payops-Signature", signatureHeader(m_plan.secret, now, body).toStdString()}};
+        const auto result = client.Post("/callbacks/pay", headers, body.constData(),
+                                        size_t(body.size()), "application/json");
         return result ? result->status : 0;
     }
 
@@ -256,26 +265,32 @@ private:
 } // namespace
 
 StormCounts runStorm(const StormPlan &plan, const QList<qint64> &orders,
-                     const std::function<void(const StormCounts &)> &progress, const std::atomic<bool> &stop)
+                     const std::function<void(const StormCounts &)> &progress,
+                     const std::atomic<bool> &stop)
 {
     if (const QString invalid = validateStormPlan(plan); !invalid.isEmpty())
         throw std::invalid_argument(invalid.toStdString());
     // One pay_no per order, the same in all its copies: what makes them duplicates of one
     // payment. The run's token keeps a second storm over the same orders a different payment.
-    const QByteArray token = QByteArray::number(QRandomGenerator::global()->generate(), 36).toUpper();
+    const QByteArray token =
+        QByteArray::number(QRandomGenerator::global()->generate(), 36).toUpper();
     const QString paidAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
     std::vector<QByteArray> bodies;
     for (const qint64 order : orders.mid(0, plan.orders)) {
         std::optional<StormOrderFacts> facts;
-        if (const auto given = plan.orderFacts.constFind(order); given != plan.orderFacts.constEnd())
+        if (const auto given = plan.orderFacts.constFind(order);
+            given != plan.orderFacts.constEnd())
             facts = *given;
         else
             facts = rememberedStormOrderFacts(order);
         if (!facts)
-            throw std::invalid_argument(QStringLiteral("the amount of order %1 is unknown: pick the orders with "
-                                                       "createStormOrders, pendingStormOrders or stormOrderFacts")
-                                            .arg(order).toStdString());
-        bodies.push_back(callbackBody("ST" + token + '-' + QByteArray::number(order), order, *facts, paidAt));
+            throw std::invalid_argument(
+                QStringLiteral("the amount of order %1 is unknown: pick the orders with "
+                               "createStormOrders, pendingStormOrders or stormOrderFacts")
+                    .arg(order)
+                    .toStdString());
+        bodies.push_back(
+            callbackBody("ST" + token + '-' + QByteArray::number(order), order, *facts, paidAt));
     }
     return Storm(plan, std::move(bodies), stop).run(progress);
 }

@@ -27,7 +27,8 @@ constexpr mode_t kPrivateFileMode = 0600;
 
 bool makePrivateFolder(const QString &dir)
 {
-    return QDir().mkpath(dir) && ::chmod(QFile::encodeName(dir).constData(), kPrivateFolderMode) == 0;
+    return QDir().mkpath(dir) &&
+           ::chmod(QFile::encodeName(dir).constData(), kPrivateFolderMode) == 0;
 }
 
 spdlog::file_event_handlers privateFileHandlers()
@@ -43,11 +44,21 @@ void routeQtMessage(QtMsgType type, const QMessageLogContext &context, const QSt
 {
     auto level = spdlog::level::info;
     switch (type) {
-    case QtDebugMsg: level = spdlog::level::debug; break;
-    case QtInfoMsg: level = spdlog::level::info; break;
-    case QtWarningMsg: level = spdlog::level::warn; break;
-    case QtCriticalMsg: level = spdlog::level::err; break;
-    case QtFatalMsg: level = spdlog::level::critical; break;
+    case QtDebugMsg:
+        level = spdlog::level::debug;
+        break;
+    case QtInfoMsg:
+        level = spdlog::level::info;
+        break;
+    case QtWarningMsg:
+        level = spdlog::level::warn;
+        break;
+    case QtCriticalMsg:
+        level = spdlog::level::err;
+        break;
+    case QtFatalMsg:
+        level = spdlog::level::critical;
+        break;
     }
     const char *category = context.category ? context.category : "qt";
     spdlog::log(level, "[{}] {}", category, message.toStdString());
@@ -63,7 +74,8 @@ std::optional<int> parseLogLevel(const QString &name)
 {
     const auto level = spdlog::level::from_str(name.trimmed().toLower().toStdString());
     // from_str answers "off" for anything it does not know; only accept "off" when asked for.
-    if (level == spdlog::level::off && name.trimmed().compare(QLatin1String("off"), Qt::CaseInsensitive) != 0)
+    if (level == spdlog::level::off &&
+        name.trimmed().compare(QLatin1String("off"), Qt::CaseInsensitive) != 0)
         return std::nullopt;
     return static_cast<int>(level);
 }
@@ -82,8 +94,9 @@ LogLevelChoice chooseLogLevel(const QString &commandLineValue)
     if (const auto level = parseLogLevel(value))
         choice.level = *level;
     else
-        choice.error = QStringLiteral("%1: '%2' is not a log level (trace, debug, info, warn, error, off)")
-                           .arg(source, value);
+        choice.error =
+            QStringLiteral("%1: '%2' is not a log level (trace, debug, info, warn, error, off)")
+                .arg(source, value);
     return choice;
 }
 
@@ -95,8 +108,8 @@ void setupLogging(const QString &appName, int level)
     console->set_pattern("%^%l%$: %v");
     sinks.push_back(console);
 
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
-                        + QStringLiteral("/logs");
+    const QString dir =
+        QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/logs");
     g_logFilePath.clear();
     // In a folder only the owner can enter, the moment between fopen() and fchmod() shows
     // the file to nobody else.
@@ -117,7 +130,8 @@ void setupLogging(const QString &appName, int level)
             // A read-only home must not stop an operator's command: log to the console only.
         }
     }
-    auto logger = std::make_shared<spdlog::logger>(appName.toStdString(), sinks.begin(), sinks.end());
+    auto logger =
+        std::make_shared<spdlog::logger>(appName.toStdString(), sinks.begin(), sinks.end());
     logger->set_level(static_cast<spdlog::level::level_enum>(level));
     logger->flush_on(spdlog::level::warn);
     // The default logger is also a registered one, which the periodic flush reaches: an

@@ -43,7 +43,8 @@ std::unique_ptr<QTranslator> loadCatalogue(const QStringList &preferred)
         if (isEnglish(candidate))
             return nullptr;
         auto translator = std::make_unique<QTranslator>();
-        if (translator->load(candidate, QStringLiteral("payops"), QStringLiteral("_"), catalogueDirectory))
+        if (translator->load(candidate, QStringLiteral("payops"), QStringLiteral("_"),
+                             catalogueDirectory))
             return translator;
     }
     return nullptr;
@@ -63,12 +64,14 @@ const std::vector<Language> &availableLanguages()
 QString installTranslations(const QString &code)
 {
     removeInstalled();
-    const QStringList preferred = code.isEmpty() ? QLocale::system().uiLanguages() : QStringList{code};
+    const QStringList preferred =
+        code.isEmpty() ? QLocale::system().uiLanguages() : QStringList{code};
     std::unique_ptr<QTranslator> own = loadCatalogue(preferred);
     if (!own) {
         // An explicit English formats as English too; otherwise the system's own locale (en_GB,
         // say) formats, as it would without this call.
-        QLocale::setDefault(code.isEmpty() ? QLocale::system() : QLocale(QLocale::English, QLocale::UnitedStates));
+        QLocale::setDefault(code.isEmpty() ? QLocale::system()
+                                           : QLocale(QLocale::English, QLocale::UnitedStates));
         return QStringLiteral("en");
     }
     const QLocale locale(own->language());

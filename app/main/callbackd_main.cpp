@@ -1,7 +1,7 @@
 #include "db/dberror.h"
 #include "log/application.h"
-#include "log/translation.h"
 #include "log/logging.h"
+#include "log/translation.h"
 #include "service/callbackservice.h"
 #include "service/serviceoptions.h"
 
@@ -49,8 +49,8 @@ int main(int argc, char *argv[])
         return 0;
     }
     if (command.action == payops::ServiceCommandLine::Action::Version) {
-        QTextStream(stdout) << QCoreApplication::applicationName() << ' ' << QCoreApplication::applicationVersion()
-                            << Qt::endl;
+        QTextStream(stdout) << QCoreApplication::applicationName() << ' '
+                            << QCoreApplication::applicationVersion() << Qt::endl;
         return 0;
     }
     const payops::LogLevelChoice level = payops::chooseLogLevel(command.logLevel);
@@ -72,8 +72,8 @@ int main(int argc, char *argv[])
         return 2;
     }
     const QString address = payops::ServiceOptions::hostAndPort(options.host, port);
-    QTextStream(stdout) << "payops-callbackd " << service.instanceId() << " listening on " << address
-                        << " (handler " << options.handler << ")" << Qt::endl;
+    QTextStream(stdout) << "payops-callbackd " << service.instanceId() << " listening on "
+                        << address << " (handler " << options.handler << ")" << Qt::endl;
     spdlog::info("instance {} listening on {} with handler {}", service.instanceId().toStdString(),
                  address.toStdString(), options.handler.toStdString());
 

@@ -40,7 +40,8 @@ QFont reportFont(int pointSize)
 
 QString when(const QDateTime &t)
 {
-    return t.isValid() ? t.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QStringLiteral("—");
+    return t.isValid() ? t.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                       : QStringLiteral("—");
 }
 
 QString esc(const QString &text)
@@ -69,7 +70,9 @@ QString headerRow(const QList<std::pair<QString, int>> &columns)
 
 QString table(const QString &rows)
 {
-    return QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"4\" width=\"100%\">%1</table>").arg(rows);
+    return QStringLiteral(
+               "<table border=\"1\" cellspacing=\"0\" cellpadding=\"4\" width=\"100%\">%1</table>")
+        .arg(rows);
 }
 
 } // namespace
@@ -101,30 +104,42 @@ QString IncidentReport::html() const
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Totals"));
     html += table(row({tr("Extra copies issued in the window"),
                        tr("%1 (%2 coupons, %3 points rows) on %4 orders")
-                           .arg(f.copies()).arg(f.couponCopies).arg(f.pointCopies).arg(f.duplicateOrders)})
-                  + row({tr("Value of the extra copies"), tr("¥ %1").arg(yuan(f.copiesFen))})
-                  + row({tr("Money at risk now (extra copies still live)"), tr("¥ %1").arg(yuan(f.atRiskFen))})
-                  + row({tr("Compensated"), tr("¥ %1 (%2 copies)").arg(yuan(f.compensatedFen), QString::number(f.compensatedCopies))}));
+                           .arg(f.copies())
+                           .arg(f.couponCopies)
+                           .arg(f.pointCopies)
+                           .arg(f.duplicateOrders)}) +
+                  row({tr("Value of the extra copies"), tr("¥ %1").arg(yuan(f.copiesFen))}) +
+                  row({tr("Money at risk now (extra copies still live)"),
+                       tr("¥ %1").arg(yuan(f.atRiskFen))}) +
+                  row({tr("Compensated"),
+                       tr("¥ %1 (%2 copies)")
+                           .arg(yuan(f.compensatedFen), QString::number(f.compensatedCopies))}));
 
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Timeline"));
     // One time line of everything the report names, oldest first.
     QList<std::pair<QDateTime, QString>> events;
     if (f.firstDuplicateAt.isValid()) {
-        events.append({f.firstDuplicateAt, tr("the first extra copy is issued (order %1)").arg(f.firstDuplicateOrder)});
+        events.append({f.firstDuplicateAt,
+                       tr("the first extra copy is issued (order %1)").arg(f.firstDuplicateOrder)});
         events.append({f.lastDuplicateAt, tr("the last extra copy in the window is issued")});
     }
     for (const SwitchFlipFact &flip : f.flips)
-        events.append({flip.at, tr("the switch flips from %1 to %2 (version %3) by <b>%4</b>: %5")
-                                    .arg(esc(flip.fromMode), esc(flip.toMode), QString::number(flip.version),
-                                         esc(flip.actor), esc(flip.reason))});
+        events.append(
+            {flip.at, tr("the switch flips from %1 to %2 (version %3) by <b>%4</b>: %5")
+                          .arg(esc(flip.fromMode), esc(flip.toMode), QString::number(flip.version),
+                               esc(flip.actor), esc(flip.reason))});
     for (const CompensationBatchFact &b : f.batches)
-        events.append({b.firstAt, tr("<b>%1</b> compensates %2 copies, ¥ %3").arg(esc(b.by), QString::number(b.actions), yuan(b.amountFen))});
-    std::stable_sort(events.begin(), events.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+        events.append(
+            {b.firstAt, tr("<b>%1</b> compensates %2 copies, ¥ %3")
+                            .arg(esc(b.by), QString::number(b.actions), yuan(b.amountFen))});
+    std::stable_sort(events.begin(), events.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
     QString timeline;
     for (const auto &[at, text] : events)
         timeline += row({when(at), text});
     if (timeline.isEmpty())
-        html += QStringLiteral("<p>%1</p>").arg(tr("No extra copy was issued and the switch did not flip in the window."));
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(tr("No extra copy was issued and the switch did not flip in the window."));
     else
         html += table(row({tr("UTC"), tr("what happened")}, true) + timeline);
     if (f.flips.isEmpty())
@@ -133,57 +148,78 @@ QString IncidentReport::html() const
 
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Compensation"));
     if (f.batches.isEmpty()) {
-        html += QStringLiteral("<p>%1</p>").arg(tr("None of the window's extra copies has been compensated."));
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(tr("None of the window's extra copies has been compensated."));
     } else {
-        QString rows = headerRow({{tr("when (UTC)"), 22}, {tr("by"), 17}, {tr("actions"), 12}, {tr("amount (¥)"), 14},
-                                  {tr("ticket"), 13}, {tr("reason"), 22}});
+        QString rows = headerRow({{tr("when (UTC)"), 22},
+                                  {tr("by"), 17},
+                                  {tr("actions"), 12},
+                                  {tr("amount (¥)"), 14},
+                                  {tr("ticket"), 13},
+                                  {tr("reason"), 22}});
         for (const CompensationBatchFact &b : f.batches)
-            rows += row({b.firstAt == b.lastAt ? when(b.firstAt) : tr("%1 to %2").arg(when(b.firstAt), when(b.lastAt)),
-                         esc(b.by), QString::number(b.actions), yuan(b.amountFen), esc(b.ticket), esc(b.reason)});
+            rows +=
+                row({b.firstAt == b.lastAt ? when(b.firstAt)
+                                           : tr("%1 to %2").arg(when(b.firstAt), when(b.lastAt)),
+                     esc(b.by), QString::number(b.actions), yuan(b.amountFen), esc(b.ticket),
+                     esc(b.reason)});
         html += table(rows);
     }
 
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Reconciliation"));
     const ReconciliationFact &r = f.reconciliation;
     if (!r.present) {
-        html += QStringLiteral("<p>%1</p>").arg(tr("No reconciliation with a platform statement was started in the window."));
+        html +=
+            QStringLiteral("<p>%1</p>")
+                .arg(tr("No reconciliation with a platform statement was started in the window."));
     } else {
         html += QStringLiteral("<p>%1</p>")
-                    .arg(tr("Run %1, started %2 UTC by <b>%3</b>%4: the %5 statement <i>%6</i> of channel %7, "
+                    .arg(tr("Run %1, started %2 UTC by <b>%3</b>%4: the %5 statement <i>%6</i> of "
+                            "channel %7, "
                             "period %8 to %9 UTC, %10 lines (%11 unreadable).")
                              // One call: a chained .arg() would read a %1 in the file's name or
                              // channel as the place of the next argument.
                              .arg(QString::number(r.runId), when(r.startedAt), esc(r.startedBy),
-                                  r.finished ? QString() : tr(" (it did not finish)"), esc(r.format),
-                                  esc(r.sourceFile), esc(r.channel), when(r.periodStart), when(r.periodEnd),
-                                  QString::number(r.lines), QString::number(r.unreadableLines)));
+                                  r.finished ? QString() : tr(" (it did not finish)"),
+                                  esc(r.format), esc(r.sourceFile), esc(r.channel),
+                                  when(r.periodStart), when(r.periodEnd), QString::number(r.lines),
+                                  QString::number(r.unreadableLines)));
         QString rows = row({tr("finding"), tr("count")}, true);
         for (const ReconciliationFindingCount &finding : r.findings)
             rows += row({finding.kind, QString::number(finding.count)});
-        rows += row({tr("<b>all findings</b>"), QStringLiteral("<b>%1</b>").arg(r.totalFindings())});
+        rows +=
+            row({tr("<b>all findings</b>"), QStringLiteral("<b>%1</b>").arg(r.totalFindings())});
         html += table(rows);
     }
 
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Audit chain"));
     html += QStringLiteral("<p>%1</p><p><tt>%2</tt></p><p>%3</p>")
                 .arg(tr("Head at entry %1, hash:").arg(f.auditHeadId), esc(f.auditHeadHash),
-                     f.auditHeadMatchesLog
-                         ? tr("The head names the log's newest entry and its hash. Keep this hash elsewhere: "
-                              "<tt>payops audit verify</tt> prints it again for the whole chain, and any entry "
-                              "edited or removed since would change it.")
-                         : tr("<b>The head does not match the log's newest entry: run <tt>payops audit verify</tt>.</b>"));
+                     f.auditHeadMatchesLog ? tr("The head names the log's newest entry and its "
+                                                "hash. Keep this hash elsewhere: "
+                                                "<tt>payops audit verify</tt> prints it again for "
+                                                "the whole chain, and any entry "
+                                                "edited or removed since would change it.")
+                                           : tr("<b>The head does not match the log's newest "
+                                                "entry: run <tt>payops audit verify</tt>.</b>"));
     html += QStringLiteral("<h2 style=\"page-break-before: always\">%1</h2>").arg(tr("Charts"));
-    const QString bucket = f.series.bucketSeconds == 60 ? tr("minute") : tr("%1 minutes").arg(f.series.bucketSeconds / 60);
-    html += QStringLiteral("<p><img src=\"%1\" width=\"520\"/></p><p><img src=\"%2\" width=\"520\"/></p>")
+    const QString bucket = f.series.bucketSeconds == 60
+                               ? tr("minute")
+                               : tr("%1 minutes").arg(f.series.bucketSeconds / 60);
+    html += QStringLiteral(
+                "<p><img src=\"%1\" width=\"520\"/></p><p><img src=\"%2\" width=\"520\"/></p>")
                 .arg(kDuplicatesChart.toString(), kDeliveriesChart.toString());
     html += QStringLiteral("<p>%1</p>")
-                .arg(tr("Bars per %1, UTC. Dashed lines: the switch flipping to RECORD_ONLY (orange) and back to "
-                        "NORMAL (green).").arg(bucket));
+                .arg(tr("Bars per %1, UTC. Dashed lines: the switch flipping to RECORD_ONLY "
+                        "(orange) and back to "
+                        "NORMAL (green).")
+                         .arg(bucket));
 
     return html + QStringLiteral("</body></html>");
 }
 
-QImage IncidentReport::chart(const QList<qint64> &series, const QString &title, const QColor &bars) const
+QImage IncidentReport::chart(const QList<qint64> &series, const QString &title,
+                             const QColor &bars) const
 {
     const QSize size(1800, 520);
     const QRect plot(130, 80, size.width() - 270, size.height() - 170);
@@ -219,7 +255,8 @@ QImage IncidentReport::chart(const QList<qint64> &series, const QString &title, 
     const double barWidth = double(plot.width()) / n;
     for (int i = 0; i < series.size(); ++i) {
         const double h = double(plot.height()) * double(series.at(i)) / double(peak);
-        p.fillRect(QRectF(plot.left() + i * barWidth + barWidth * 0.1, plot.bottom() - h, std::max(1.0, barWidth * 0.8), h),
+        p.fillRect(QRectF(plot.left() + i * barWidth + barWidth * 0.1, plot.bottom() - h,
+                          std::max(1.0, barWidth * 0.8), h),
                    bars);
     }
     // Time labels at about six even places.
@@ -231,13 +268,18 @@ QImage IncidentReport::chart(const QList<qint64> &series, const QString &title, 
         p.setPen(kInk);
         p.drawLine(x, plot.bottom(), x, plot.bottom() + 8);
         const QDateTime at = m_facts.from.addSecs(span * i / 6);
-        p.drawText(QRect(x - 140, plot.bottom() + 10, 280, 40), Qt::AlignHCenter | Qt::AlignTop,
-                   at.toString(span > 86400 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm")));
+        p.drawText(
+            QRect(x - 140, plot.bottom() + 10, 280, 40), Qt::AlignHCenter | Qt::AlignTop,
+            at.toString(span > 86400 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm")));
     }
-    p.drawText(QRect(plot.left(), plot.bottom() + 50, plot.width(), 40), Qt::AlignHCenter | Qt::AlignTop, tr("UTC"));
+    p.drawText(QRect(plot.left(), plot.bottom() + 50, plot.width(), 40),
+               Qt::AlignHCenter | Qt::AlignTop, tr("UTC"));
     for (const SwitchFlipFact &flip : m_facts.flips) {
-        const double x = plot.left() + double(plot.width()) * double(m_facts.from.msecsTo(flip.at)) / double(span * 1000);
-        QPen pen(flip.toMode == QLatin1String("NORMAL") ? kToNormal : kToRecordOnly, 4, Qt::DashLine);
+        const double x = plot.left() + double(plot.width()) *
+                                           double(m_facts.from.msecsTo(flip.at)) /
+                                           double(span * 1000);
+        QPen pen(flip.toMode == QLatin1String("NORMAL") ? kToNormal : kToRecordOnly, 4,
+                 Qt::DashLine);
         p.setPen(pen);
         p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     }
@@ -259,16 +301,19 @@ void IncidentReport::writePdf(const QString &path) const
         pdf.setTitle(tr("Incident report"));
         pdf.setCreator(QStringLiteral("payops"));
         pdf.setResolution(300);
-        pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15),
-                                      QPageLayout::Millimeter));
+        pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait,
+                                      QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
         QTextDocument document;
         document.setDefaultFont(reportFont(10));
-        document.setDefaultStyleSheet(QStringLiteral("h1 { font-size: 20pt; } h2 { font-size: 14pt; margin-top: 14px; } "
-                                                     "th { background-color: #eeeeee; text-align: left; }"));
-        document.addResource(QTextDocument::ImageResource, kDuplicatesChart,
-                             chart(m_facts.series.duplicates, tr("Extra copies issued"), kDuplicateBars));
+        document.setDefaultStyleSheet(
+            QStringLiteral("h1 { font-size: 20pt; } h2 { font-size: 14pt; margin-top: 14px; } "
+                           "th { background-color: #eeeeee; text-align: left; }"));
+        document.addResource(
+            QTextDocument::ImageResource, kDuplicatesChart,
+            chart(m_facts.series.duplicates, tr("Extra copies issued"), kDuplicateBars));
         document.addResource(QTextDocument::ImageResource, kDeliveriesChart,
-                             chart(m_facts.series.deliveries, tr("Callbacks received by the instances"), kDeliveryBars));
+                             chart(m_facts.series.deliveries,
+                                   tr("Callbacks received by the instances"), kDeliveryBars));
         document.setHtml(html());
         document.print(&pdf);
     }

@@ -22,13 +22,15 @@ std::variant<Route, HttpResponse> routeOf(const HttpRequest &request)
     return HttpResponse{405, R"({"status":"error","reason":"method not allowed"})"};
 }
 
-std::variant<CallbackRequest, CallbackAnswer> admitCallback(const QByteArray &secret, const HttpRequest &request,
-                                                            qint64 nowSeconds)
+std::variant<CallbackRequest, CallbackAnswer>
+admitCallback(const QByteArray &secret, const HttpRequest &request, qint64 nowSeconds)
 {
-    const SignatureCheck signature = verifySignature(secret, request.header("X-Payops-Timestamp"),
-                                                     request.header("X-Payops-Signature"), request.body, nowSeconds);
+    const SignatureCheck signature =
+        verifySignature(secret, request.header("X-Payops-Timestamp"),
+                        request.header("X-Payops-Signature"), request.body, nowSeconds);
     if (signature != SignatureCheck::Valid)
-        return CallbackAnswer::failure(401, Outcome::Unauthorized, QString::fromLatin1(describe(signature)));
+        return CallbackAnswer::failure(401, Outcome::Unauthorized,
+                                       QString::fromLatin1(describe(signature)));
     QString parseError;
     auto callback = CallbackRequest::parse(request.body, &parseError);
     if (!callback)

@@ -21,7 +21,7 @@ std::variant<Route, HttpResponse> routeOf(const HttpRequest &request);
 
 // The signature first, then the strict parse: the callback to process, or the 401 or 400
 // answer to send.
-std::variant<CallbackRequest, CallbackAnswer> admitCallback(const QByteArray &secret, const HttpRequest &request,
-                                                            qint64 nowSeconds);
+std::variant<CallbackRequest, CallbackAnswer>
+admitCallback(const QByteArray &secret, const HttpRequest &request, qint64 nowSeconds);
 
 } // namespace payops

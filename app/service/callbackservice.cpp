@@ -1,18 +1,18 @@
 #include "callbackservice.h"
 
 #include "callbackgate.h"
-#include "domain/callback/callbackhandler.h"
-#include "domain/callback/callbackrequest.h"
-#include "domain/callback/instanceliveness.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
-#include "heartbeat.h"
-#include "jobqueue.h"
+#include "domain/callback/callbackhandler.h"
+#include "domain/callback/callbackrequest.h"
+#include "domain/callback/instanceliveness.h"
 #include "domain/callback/paymentapplier.h"
 #include "domain/callback/safehandler.h"
-#include "servicemetrics.h"
 #include "domain/callback/unsafehandler.h"
+#include "heartbeat.h"
+#include "jobqueue.h"
+#include "servicemetrics.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -22,9 +22,9 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <signal.h>
 #include <stdexcept>
 #include <unistd.h>
-#include <signal.h>
 
 namespace payops {
 namespace {
@@ -55,12 +55,13 @@ HttpResponse toResponse(const CallbackAnswer &callbackAnswer, bool signedCallbac
 // Every connection the server closed on its own, by why: a flood shows as which limit held it.
 std::string closedConnectionsText(const HttpServer::Counters &http)
 {
-    std::string text = "# HELP payops_http_connections_closed_total Connections the endpoint closed, by reason.\n"
-                       "# TYPE payops_http_connections_closed_total counter\n";
+    std::string text =
+        "# HELP payops_http_connections_closed_total Connections the endpoint closed, by reason.\n"
+        "# TYPE payops_http_connections_closed_total counter\n";
     for (int reason = 0; reason < int(HttpServer::CloseReason::Count); ++reason) {
         const auto why = HttpServer::CloseReason(reason);
-        text += std::string("payops_http_connections_closed_total{reason=\"") + HttpServer::label(why) + "\"} "
-              + std::to_string(http.closedFor(why)) + "\n";
+        text += std::string("payops_http_connections_closed_total{reason=\"") +
+                HttpServer::label(why) + "\"} " + std::to_string(http.closedFor(why)) + "\n";
     }
     return text;
 }
@@ -91,36 +92,44 @@ int CallbackService::start()
         db::Connection connection(m_options.dsn, QStringLiteral("startup"));
         const QSqlDatabase db = connection.database();
         if (!db::Migrator(connection).currentLevel())
-            fail(CallbackService::tr("database '%1' has no payops schema; run payops migrate --db DSN")
-                .arg(m_options.dsn.database));
+            fail(CallbackService::tr(
+                     "database '%1' has no payops schema; run payops migrate --db DSN")
+                     .arg(m_options.dsn.database));
         if (m_options.handler == QLatin1String("unsafe-demo") && !db::isSandboxDatabase(db))
-            fail(CallbackService::tr("refusing --handler unsafe-demo: database '%1' is not marked as a sandbox. The "
-                                     "unsafe handler pays out twice on purpose; run it only on a sandbox (payops "
-                                     "sandbox start, or payops migrate --sandbox on a throwaway database)")
-                .arg(m_options.dsn.database));
+            fail(
+                CallbackService::tr(
+                    "refusing --handler unsafe-demo: database '%1' is not marked as a sandbox. The "
+                    "unsafe handler pays out twice on purpose; run it only on a sandbox (payops "
+                    "sandbox start, or payops migrate --sandbox on a throwaway database)")
+                    .arg(m_options.dsn.database));
         fromState = paymentFromState(db);
     } catch (const db::Error &error) {
         fail(db::userMessage(error));
     }
 
     m_server = std::make_unique<HttpServer>(
-        m_options.limits, [this](HttpRequest request, HttpResponder respond) { route(std::move(request), std::move(respond)); },
+        m_options.limits,
+        [this](HttpRequest request, HttpResponder respond) {
+            route(std::move(request), std::move(respond));
+        },
         [this] { m_metrics->record(CallbackAnswer::failure(413, Outcome::TooLarge, {}), 0); });
     const int port = m_server->listen(m_options.host, m_options.port);
     m_options.port = port;
     if (m_options.instance.isEmpty())
-        m_options.instance = QStringLiteral("%1:%2").arg(QSysInfo::machineHostName(), QString::number(port));
+        m_options.instance =
+            QStringLiteral("%1:%2").arg(QSysInfo::machineHostName(), QString::number(port));
     checkInstanceName();
 
     if (m_options.handler == QLatin1String("unsafe-demo"))
-        m_handler = std::make_unique<UnsafeHandler>(m_options.instance, m_options.unsafeCommitDelayMs,
-                                                    m_options.lockTimeoutSeconds);
+        m_handler = std::make_unique<UnsafeHandler>(
+            m_options.instance, m_options.unsafeCommitDelayMs, m_options.lockTimeoutSeconds);
     else
         m_handler = std::make_unique<SafeHandler>(m_options.instance, fromState, *m_switch,
                                                   m_options.lockTimeoutSeconds);
 
     InstanceInfo info{m_options.instance, QSysInfo::machineHostName(), qint64(::getpid()),
-                      ServiceOptions::hostAndPort(m_options.host, port), QString::fromLatin1(m_handler->name())};
+                      ServiceOptions::hostAndPort(m_options.host, port),
+                      QString::fromLatin1(m_handler->name())};
     m_heartbeat = std::make_unique<Heartbeat>(m_options.dsn, info, *m_switch, *m_metrics);
     try {
         m_heartbeat->start();
@@ -140,9 +149,11 @@ void CallbackService::checkInstanceName()
     // stopped, its heartbeat is stale, or its process on this host is gone.
     try {
         db::Connection connection(m_options.dsn, QStringLiteral("startup"));
-        QSqlQuery query = db::exec(connection.database(), QStringLiteral(
-            "SELECT host, pid FROM callback_instance WHERE id = ? AND %1").arg(instanceLiveSql()),
-            {m_options.instance});
+        QSqlQuery query =
+            db::exec(connection.database(),
+                     QStringLiteral("SELECT host, pid FROM callback_instance WHERE id = ? AND %1")
+                         .arg(instanceLiveSql()),
+                     {m_options.instance});
         if (!query.next())
             return;
         const QString host = query.value(0).toString();
@@ -150,12 +161,13 @@ void CallbackService::checkInstanceName()
         if (host == QSysInfo::machineHostName() && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
             return;
         if (m_options.takeOver) {
-            spdlog::warn("taking over instance name {} from pid {} on {}", m_options.instance.toStdString(), pid,
-                         host.toStdString());
+            spdlog::warn("taking over instance name {} from pid {} on {}",
+                         m_options.instance.toStdString(), pid, host.toStdString());
             return;
         }
-        fail(CallbackService::tr("instance name '%1' is in use by a live payops-callbackd (pid %2 on %3); choose "
-                                 "another --instance, or pass --take-over if that process is gone")
+        fail(CallbackService::tr(
+                 "instance name '%1' is in use by a live payops-callbackd (pid %2 on %3); choose "
+                 "another --instance, or pass --take-over if that process is gone")
                  .arg(m_options.instance, QString::number(pid), host));
     } catch (const db::Error &error) {
         fail(db::userMessage(error));
@@ -206,24 +218,29 @@ void CallbackService::handlePay(HttpRequest httpRequest, HttpResponder respond)
     const auto started = std::chrono::steady_clock::now();
     auto trace = std::make_shared<CallbackTrace>();
     trace->received = nowMicros();
-    const auto finish = [this, started](const HttpResponder &responder, const CallbackAnswer &callbackAnswer) {
+    const auto finish = [this, started](const HttpResponder &responder,
+                                        const CallbackAnswer &callbackAnswer) {
         m_metrics->record(callbackAnswer, secondsSince(started));
         responder(toResponse(callbackAnswer, callbackAnswer.outcome != Outcome::Unauthorized));
     };
 
-    auto admitted = admitCallback(m_options.secret, httpRequest, QDateTime::currentSecsSinceEpoch());
+    auto admitted =
+        admitCallback(m_options.secret, httpRequest, QDateTime::currentSecsSinceEpoch());
     if (const auto *refusal = std::get_if<CallbackAnswer>(&admitted))
         return finish(respond, *refusal);
 
-    auto job = [this, finish, respond, trace, request = std::get<CallbackRequest>(std::move(admitted))](bool expired) {
+    auto job = [this, finish, respond, trace,
+                request = std::get<CallbackRequest>(std::move(admitted))](bool expired) {
         if (expired)
-            return finish(respond, CallbackAnswer::failure(503, Outcome::Unavailable,
-                                                           QStringLiteral("the endpoint is overloaded; retry later")));
+            return finish(respond, CallbackAnswer::failure(
+                                       503, Outcome::Unavailable,
+                                       QStringLiteral("the endpoint is overloaded; retry later")));
         finish(respond, processPay(request, *trace));
     };
     if (!m_jobs->submit(job))
-        finish(respond, CallbackAnswer::failure(503, Outcome::Unavailable,
-                                                QStringLiteral("the endpoint is overloaded; retry later")));
+        finish(respond,
+               CallbackAnswer::failure(503, Outcome::Unavailable,
+                                       QStringLiteral("the endpoint is overloaded; retry later")));
 }
 
 CallbackAnswer CallbackService::processPay(const CallbackRequest &request, CallbackTrace &trace)
@@ -255,23 +272,27 @@ CallbackAnswer CallbackService::processPay(const CallbackRequest &request, Callb
     return callbackAnswer;
 }
 
-CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &request, CallbackTrace &trace)
+CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &request,
+                                                         CallbackTrace &trace)
 {
     db::Connection &connection = threadConnection(m_options.dsn);
     CallbackAnswer answer = m_handler->handle(connection.database(), request, trace);
     // The fault a test cannot time from outside: the server ends this connection after the
-    // COMMIT was executed, so its reply is lost (payops-callbackd(8), PAYOPS_TEST_LOSE_COMMIT_REPLY).
-    if (!m_loseCommitReplyOf.isEmpty() && request.payNo == m_loseCommitReplyOf && !m_commitReplyLost.exchange(true))
+    // COMMIT was executed, so its reply is lost (payops-callbackd(8),
+    // PAYOPS_TEST_LOSE_COMMIT_REPLY).
+    if (!m_loseCommitReplyOf.isEmpty() && request.payNo == m_loseCommitReplyOf &&
+        !m_commitReplyLost.exchange(true))
         db::exec(connection.database(), QStringLiteral("KILL CONNECTION_ID()"));
     return answer;
 }
 
-CallbackAnswer CallbackService::answerAfterFailure(const db::Error &error, const CallbackRequest &request,
+CallbackAnswer CallbackService::answerAfterFailure(const db::Error &error,
+                                                   const CallbackRequest &request,
                                                    CallbackTrace &trace)
 {
     spdlog::warn("callback {} not processed: {}", request.payNo.toStdString(), error.what());
-    const CallbackAnswer unavailable = CallbackAnswer::failure(503, Outcome::Unavailable,
-                                                               QStringLiteral("database unavailable; retry later"));
+    const CallbackAnswer unavailable = CallbackAnswer::failure(
+        503, Outcome::Unavailable, QStringLiteral("database unavailable; retry later"));
     // A lost connection may have taken only COMMIT's reply with it, the callback applied. The
     // safe handler's first step is to look the pay_no up, so running it once more on a new
     // connection answers an applied callback from its stored answer and takes one that was
@@ -283,7 +304,8 @@ CallbackAnswer CallbackService::answerAfterFailure(const db::Error &error, const
     } catch (const db::Error &again) {
         if (again.isConnectionFailure())
             t_connection.reset();
-        spdlog::warn("callback {} not looked up again: {}", request.payNo.toStdString(), again.what());
+        spdlog::warn("callback {} not looked up again: {}", request.payNo.toStdString(),
+                     again.what());
         return unavailable;
     }
 }
@@ -295,7 +317,8 @@ HttpResponse CallbackService::health() const
         {QStringLiteral("status"), reachable ? QStringLiteral("ok") : QStringLiteral("degraded")},
         {QStringLiteral("instance"), m_options.instance},
         {QStringLiteral("handler"), QString::fromLatin1(m_handler->name())},
-        {QStringLiteral("mode"), m_switch->recordOnlyHint.load() ? QStringLiteral("RECORD_ONLY") : QStringLiteral("NORMAL")},
+        {QStringLiteral("mode"), m_switch->recordOnlyHint.load() ? QStringLiteral("RECORD_ONLY")
+                                                                 : QStringLiteral("NORMAL")},
         {QStringLiteral("switch_version"), m_switch->versionApplied.load()},
         {QStringLiteral("db"), reachable ? QStringLiteral("ok") : QStringLiteral("unreachable")}};
     return {reachable ? 200 : 503, QJsonDocument(health).toJson(QJsonDocument::Compact)};
@@ -304,16 +327,22 @@ HttpResponse CallbackService::health() const
 HttpResponse CallbackService::metrics() const
 {
     const HttpServer::Counters http = m_server->counters();
-    const std::string text = m_metrics->render(*m_switch, m_handler->name())
-        + "# HELP payops_http_open_connections Connections open now.\n# TYPE payops_http_open_connections gauge\n"
-          "payops_http_open_connections " + std::to_string(http.openConnections) + "\n"
-        + "# HELP payops_http_request_timeouts_total Connections closed for not sending a request in time.\n"
-          "# TYPE payops_http_request_timeouts_total counter\n"
-          "payops_http_request_timeouts_total "
-        + std::to_string(http.closedFor(HttpServer::CloseReason::RequestTimeout)) + "\n"
-        + closedConnectionsText(http)
-        + "# HELP payops_queue_waiting Callbacks waiting for a database worker.\n# TYPE payops_queue_waiting gauge\n"
-          "payops_queue_waiting " + std::to_string(m_jobs ? m_jobs->waiting() : 0) + "\n";
+    const std::string text =
+        m_metrics->render(*m_switch, m_handler->name()) +
+        "# HELP payops_http_open_connections Connections open now.\n# TYPE "
+        "payops_http_open_connections gauge\n"
+        "payops_http_open_connections " +
+        std::to_string(http.openConnections) + "\n" +
+        "# HELP payops_http_request_timeouts_total Connections closed for not sending a request in "
+        "time.\n"
+        "# TYPE payops_http_request_timeouts_total counter\n"
+        "payops_http_request_timeouts_total " +
+        std::to_string(http.closedFor(HttpServer::CloseReason::RequestTimeout)) + "\n" +
+        closedConnectionsText(http) +
+        "# HELP payops_queue_waiting Callbacks waiting for a database worker.\n# TYPE "
+        "payops_queue_waiting gauge\n"
+        "payops_queue_waiting " +
+        std::to_string(m_jobs ? m_jobs->waiting() : 0) + "\n";
     return {200, QByteArray::fromStdString(text), "text/plain; version=0.0.4"};
 }
 

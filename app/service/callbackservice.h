@@ -6,8 +6,8 @@
 #include "httpserver.h"
 #include "serviceoptions.h"
 
-#include <QCoreApplication>
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QString>
 
 #include <atomic>
@@ -18,7 +18,9 @@
 namespace payops {
 
 class CallbackHandler;
-namespace db { class Error; }
+namespace db {
+class Error;
+}
 class Heartbeat;
 class JobQueue;
 class ServiceMetrics;
@@ -52,7 +54,8 @@ private:
     void handlePay(HttpRequest request, HttpResponder respond);
     CallbackAnswer processPay(const CallbackRequest &request, CallbackTrace &trace);
     CallbackAnswer handleOnThreadConnection(const CallbackRequest &request, CallbackTrace &trace);
-    CallbackAnswer answerAfterFailure(const db::Error &error, const CallbackRequest &request, CallbackTrace &trace);
+    CallbackAnswer answerAfterFailure(const db::Error &error, const CallbackRequest &request,
+                                      CallbackTrace &trace);
     HttpResponse health() const;
     HttpResponse metrics() const;
     void checkInstanceName();
@@ -67,7 +70,8 @@ private:
     std::mutex m_stopMutex;
     std::condition_variable m_stopWake;
     bool m_stopRequested = false;
-    QByteArray m_loseCommitReplyOf; // a test's pay_no whose COMMIT reply is made to go missing, once
+    QByteArray
+        m_loseCommitReplyOf; // a test's pay_no whose COMMIT reply is made to go missing, once
     std::atomic<bool> m_commitReplyLost{false};
 };
 

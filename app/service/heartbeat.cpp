@@ -1,10 +1,10 @@
 #include "heartbeat.h"
 
-#include "domain/callback/callbackhandler.h"
-#include "domain/callback/callbacktrace.h"
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/callback/callbackhandler.h"
 #include "domain/callback/callbackswitch.h"
+#include "domain/callback/callbacktrace.h"
 #include "servicemetrics.h"
 
 #include <QDateTime>
@@ -15,8 +15,8 @@
 
 namespace payops {
 
-Heartbeat::Heartbeat(Dsn dsn, InstanceInfo info, SwitchObserver &switchObserver, ServiceMetrics &metrics,
-                     int intervalMs)
+Heartbeat::Heartbeat(Dsn dsn, InstanceInfo info, SwitchObserver &switchObserver,
+                     ServiceMetrics &metrics, int intervalMs)
     : m_dsn(std::move(dsn))
     , m_info(std::move(info))
     , m_switch(switchObserver)
@@ -53,10 +53,13 @@ void Heartbeat::stop()
         m_thread.join();
     try {
         db::Connection connection(m_dsn, QStringLiteral("heartbeat-stop"));
-        db::exec(connection.database(), QStringLiteral("UPDATE callback_instance SET stopped_at = NOW(3), "
-                                                       "last_seen_at = NOW(3) WHERE id = ?"), {m_info.id});
+        db::exec(connection.database(),
+                 QStringLiteral("UPDATE callback_instance SET stopped_at = NOW(3), "
+                                "last_seen_at = NOW(3) WHERE id = ?"),
+                 {m_info.id});
     } catch (const db::Error &error) {
-        spdlog::warn("could not mark instance {} stopped: {}", m_info.id.toStdString(), error.what());
+        spdlog::warn("could not mark instance {} stopped: {}", m_info.id.toStdString(),
+                     error.what());
     }
 }
 
@@ -64,17 +67,25 @@ void Heartbeat::beat(const QSqlDatabase &db)
 {
     const SwitchState state = readSwitch(db);
     m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
-    db::exec(db, QStringLiteral(
-        "INSERT INTO callback_instance (id, host, pid, listen, build_version, handler, started_at, last_seen_at, "
-        "switch_version_applied, mode_applied, stopped_at) VALUES (?, ?, ?, ?, ?, ?, ?, NOW(3), ?, ?, NULL) "
-        "ON DUPLICATE KEY UPDATE host = VALUES(host), pid = VALUES(pid), listen = VALUES(listen), "
-        "build_version = VALUES(build_version), handler = VALUES(handler), started_at = VALUES(started_at), "
-        "last_seen_at = NOW(3), switch_version_applied = VALUES(switch_version_applied), "
-        "mode_applied = VALUES(mode_applied), stopped_at = NULL"),
-        {m_info.id, m_info.host, m_info.pid, m_info.listen, QStringLiteral(PAYOPS_VERSION), m_info.handler,
-         formatMicros(m_startedAtMs * 1000), m_switch.versionApplied.load(), callbackModeName(state.mode)});
-    m_metrics.setBacklog(db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong());
+    db::exec(db,
+             QStringLiteral(
+                 "INSERT INTO callback_instance (id, host, pid, listen, build_version, handler, "
+                 "started_at, last_seen_at, "
+                 "switch_version_applied, mode_applied, stopped_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                 "NOW(3), ?, ?, NULL) "
+                 "ON DUPLICATE KEY UPDATE host = VALUES(host), pid = VALUES(pid), listen = "
+                 "VALUES(listen), "
+                 "build_version = VALUES(build_version), handler = VALUES(handler), started_at = "
+                 "VALUES(started_at), "
+                 "last_seen_at = NOW(3), switch_version_applied = VALUES(switch_version_applied), "
+                 "mode_applied = VALUES(mode_applied), stopped_at = NULL"),
+             {m_info.id, m_info.host, m_info.pid, m_info.listen, QStringLiteral(PAYOPS_VERSION),
+              m_info.handler, formatMicros(m_startedAtMs * 1000), m_switch.versionApplied.load(),
+              callbackModeName(state.mode)});
+    m_metrics.setBacklog(
+        db::scalar(
+            db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"))
+            .toLongLong());
     m_reachable.store(true);
 }
 
@@ -95,7 +106,8 @@ void Heartbeat::run()
                 spdlog::warn("heartbeat: database unreachable: {}", error.what());
         }
         lock.lock();
-        m_wake.wait_for(lock, std::chrono::milliseconds(m_intervalMs), [this] { return m_stopping; });
+        m_wake.wait_for(lock, std::chrono::milliseconds(m_intervalMs),
+                        [this] { return m_stopping; });
     }
 }
 

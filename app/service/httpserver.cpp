@@ -13,9 +13,9 @@
 #include <condition_variable>
 #include <cstdarg>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
-#include <map>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -74,9 +74,9 @@ QByteArray reasonJson(const char *reason)
 
 MHD_Result queue(MHD_Connection *connection, const HttpResponse &response, bool close)
 {
-    MHD_Response *reply = MHD_create_response_from_buffer(size_t(response.body.size()),
-                                                          const_cast<char *>(response.body.constData()),
-                                                          MHD_RESPMEM_MUST_COPY);
+    MHD_Response *reply = MHD_create_response_from_buffer(
+        size_t(response.body.size()), const_cast<char *>(response.body.constData()),
+        MHD_RESPMEM_MUST_COPY);
     if (!reply)
         return MHD_NO;
     MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE, response.contentType.constData());
@@ -133,8 +133,11 @@ std::optional<HttpResponse> refusedTransferEncoding(const char *value)
     if (!value)
         return std::nullopt;
     if (QByteArray(value).trimmed().compare("chunked", Qt::CaseInsensitive) == 0)
-        return HttpResponse{400, reasonJson("a callback's body needs a Content-Length; chunked bodies are not accepted")};
-    return HttpResponse{501, reasonJson("Transfer-Encoding is not supported; send a Content-Length")};
+        return HttpResponse{
+            400, reasonJson(
+                     "a callback's body needs a Content-Length; chunked bodies are not accepted")};
+    return HttpResponse{501,
+                        reasonJson("Transfer-Encoding is not supported; send a Content-Length")};
 }
 
 MHD_Result collectHeader(void *target, MHD_ValueKind, const char *key, const char *value)
@@ -171,14 +174,17 @@ struct HttpServer::Impl
     int pending = 0;
     bool stopping = false;
 
-    static MHD_Result onRequest(void *self, MHD_Connection *connection, const char *url, const char *method,
-                                const char *, const char *data, size_t *size, void **context);
-    static void onCompleted(void *self, MHD_Connection *, void **context, MHD_RequestTerminationCode);
+    static MHD_Result onRequest(void *self, MHD_Connection *connection, const char *url,
+                                const char *method, const char *, const char *data, size_t *size,
+                                void **context);
+    static void onCompleted(void *self, MHD_Connection *, void **context,
+                            MHD_RequestTerminationCode);
     static void onConnection(void *self, MHD_Connection *connection, void **socketContext,
                              MHD_ConnectionNotificationCode code);
 
     MHD_Result begin(MHD_Connection *connection, Exchange &exchange);
-    MHD_Result hand(MHD_Connection *connection, const ExchangeHandle &exchange, const char *url, const char *method);
+    MHD_Result hand(MHD_Connection *connection, const ExchangeHandle &exchange, const char *url,
+                    const char *method);
     void sweep();
     void opened(MHD_Connection *connection, void **socketContext);
     void forget(Connection *state);
@@ -193,8 +199,9 @@ struct HttpServer::Impl
     }
 };
 
-MHD_Result HttpServer::Impl::onRequest(void *self, MHD_Connection *connection, const char *url, const char *method,
-                                       const char *, const char *data, size_t *size, void **context)
+MHD_Result HttpServer::Impl::onRequest(void *self, MHD_Connection *connection, const char *url,
+                                       const char *method, const char *, const char *data,
+                                       size_t *size, void **context)
 {
     Impl &server = *static_cast<Impl *>(self);
     auto *handle = static_cast<ExchangeHandle *>(*context);
@@ -228,10 +235,11 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection *connection, Exchange &exchang
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT)->socket_context);
     ++exchange.owner->requests;
     exchange.owner->receiving.store(true);
-    if (const auto refusal = refusedTransferEncoding(
-            MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
+    if (const auto refusal = refusedTransferEncoding(MHD_lookup_connection_value(
+            connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)))
         return queue(connection, *refusal, true);
-    const char *length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *length =
+        MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (length) {
         bool ok = false;
         const qint64 bytes = QByteArray(length).toLongLong(&ok);
@@ -244,8 +252,8 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection *connection, Exchange &exchang
     return MHD_YES;
 }
 
-MHD_Result HttpServer::Impl::hand(MHD_Connection *connection, const ExchangeHandle &exchange, const char *url,
-                                  const char *method)
+MHD_Result HttpServer::Impl::hand(MHD_Connection *connection, const ExchangeHandle &exchange,
+                                  const char *url, const char *method)
 {
     exchange->owner->answering.store(true);
     {
@@ -275,14 +283,16 @@ MHD_Result HttpServer::Impl::hand(MHD_Connection *connection, const ExchangeHand
     });
     std::lock_guard lock(exchange->mutex);
     if (exchange->response)
-        return queue(connection, *exchange->response, exchange->owner->requests >= limits.maxRequestsPerConnection);
+        return queue(connection, *exchange->response,
+                     exchange->owner->requests >= limits.maxRequestsPerConnection);
     // Parked: no thread waits for the answer, and the connection's events are ignored.
     exchange->suspended = true;
     MHD_suspend_connection(connection);
     return MHD_YES;
 }
 
-void HttpServer::Impl::onCompleted(void *self, MHD_Connection *, void **context, MHD_RequestTerminationCode)
+void HttpServer::Impl::onCompleted(void *self, MHD_Connection *, void **context,
+                                   MHD_RequestTerminationCode)
 {
     Impl &server = *static_cast<Impl *>(self);
     auto *handle = static_cast<ExchangeHandle *>(*context);
@@ -326,7 +336,8 @@ void HttpServer::Impl::opened(MHD_Connection *connection, void **socketContext)
 {
     auto *state = new Connection;
     state->fd = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd;
-    state->address = addressKey(MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS)->client_addr);
+    state->address = addressKey(
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS)->client_addr);
     state->openedAt = Clock::now().time_since_epoch().count();
     state->readySince.store(state->openedAt);
     state->usefulSince.store(state->openedAt);
@@ -390,7 +401,8 @@ void HttpServer::Impl::sweep()
     const auto ageLimit = std::chrono::seconds(limits.maxConnectionAgeSeconds);
     const auto since = [](Clock::rep ticks) { return Clock::time_point{Clock::duration(ticks)}; };
     std::unique_lock wait(sweepMutex);
-    while (!sweepWake.wait_for(wait, std::chrono::milliseconds(200), [this] { return !sweeping; })) {
+    while (
+        !sweepWake.wait_for(wait, std::chrono::milliseconds(200), [this] { return !sweeping; })) {
         const auto now = Clock::now();
         std::lock_guard lock(connectionsMutex);
         for (Connection *connection : connections) {
@@ -432,15 +444,17 @@ int HttpServer::listen(const QString &host, int port)
     addrinfo *found = nullptr;
     const QByteArray hostName = host.toUtf8();
     const QByteArray service = QByteArray::number(port);
-    if (const int error = ::getaddrinfo(hostName.constData(), service.constData(), &hints, &found); error != 0)
+    if (const int error = ::getaddrinfo(hostName.constData(), service.constData(), &hints, &found);
+        error != 0)
         fail(HttpServer::tr("cannot listen on %1:%2: %3")
-            .arg(host, QString::number(port), QString::fromUtf8(gai_strerror(error))));
+                 .arg(host, QString::number(port), QString::fromUtf8(gai_strerror(error))));
     std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, ::freeaddrinfo);
 
-    const int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
+    const int fd =
+        ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
     if (fd < 0)
         fail(HttpServer::tr("cannot listen on %1:%2: %3")
-            .arg(host, QString::number(port), QString::fromUtf8(std::strerror(errno))));
+                 .arg(host, QString::number(port), QString::fromUtf8(std::strerror(errno))));
     // SO_REUSEADDR lets a restart bind past connections in TIME_WAIT; unlike SO_REUSEPORT it
     // never lets a second process bind a port that is being listened on.
     const int on = 1;
@@ -449,9 +463,10 @@ int HttpServer::listen(const QString &host, int port)
         const int error = errno;
         ::close(fd);
         fail(error == EADDRINUSE
-                 ? HttpServer::tr("cannot listen on %1:%2: the address is already in use").arg(host, QString::number(port))
+                 ? HttpServer::tr("cannot listen on %1:%2: the address is already in use")
+                       .arg(host, QString::number(port))
                  : HttpServer::tr("cannot listen on %1:%2: %3")
-                     .arg(host, QString::number(port), QString::fromUtf8(std::strerror(error))));
+                       .arg(host, QString::number(port), QString::fromUtf8(std::strerror(error))));
     }
     sockaddr_storage bound{};
     socklen_t length = sizeof bound;
@@ -476,8 +491,8 @@ void HttpServer::start()
     const int room = int(std::min<rlim_t>(files.rlim_cur, 1 << 20)) - 256;
     if (impl.limits.maxConnections + evictionRoom(impl.limits.maxConnections) > room) {
         const int fits = std::max((room - 16) * 8 / 9, 16);
-        spdlog::warn("--max-connections {} lowered to {}: the open-files limit is {}", impl.limits.maxConnections,
-                     fits, files.rlim_cur);
+        spdlog::warn("--max-connections {} lowered to {}: the open-files limit is {}",
+                     impl.limits.maxConnections, fits, files.rlim_cur);
         impl.limits.maxConnections = fits;
     }
 
@@ -487,8 +502,10 @@ void HttpServer::start()
     // Its own timeout, which any byte renews, only backs up the sweeper's.
     std::vector<MHD_OptionItem> options{
         {MHD_OPTION_LISTEN_SOCKET, impl.listenFd, nullptr},
-        {MHD_OPTION_CONNECTION_LIMIT, impl.limits.maxConnections + evictionRoom(impl.limits.maxConnections), nullptr},
-        {MHD_OPTION_CONNECTION_TIMEOUT, impl.limits.requestTimeoutSeconds + impl.limits.keepAliveIdleSeconds, nullptr},
+        {MHD_OPTION_CONNECTION_LIMIT,
+         impl.limits.maxConnections + evictionRoom(impl.limits.maxConnections), nullptr},
+        {MHD_OPTION_CONNECTION_TIMEOUT,
+         impl.limits.requestTimeoutSeconds + impl.limits.keepAliveIdleSeconds, nullptr},
         // The request line and headers must fit in the connection's memory pool.
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, impl.limits.maxHeaderBytes + 4096, nullptr},
         {MHD_OPTION_STRICT_FOR_CLIENT, 1, nullptr},
@@ -499,8 +516,8 @@ void HttpServer::start()
     if (impl.limits.ioThreads > 1)
         options.push_back({MHD_OPTION_THREAD_POOL_SIZE, impl.limits.ioThreads, nullptr});
     options.push_back({MHD_OPTION_END, 0, nullptr});
-    impl.daemon = MHD_start_daemon(flags, 0, nullptr, nullptr, &Impl::onRequest, &impl, MHD_OPTION_ARRAY,
-                                   options.data(), MHD_OPTION_END);
+    impl.daemon = MHD_start_daemon(flags, 0, nullptr, nullptr, &Impl::onRequest, &impl,
+                                   MHD_OPTION_ARRAY, options.data(), MHD_OPTION_END);
     if (!impl.daemon)
         fail(HttpServer::tr("the HTTP server did not start (see the log)"));
     impl.sweeper = std::thread([&impl] { impl.sweep(); });
@@ -544,12 +561,18 @@ void HttpServer::stop()
 const char *HttpServer::label(CloseReason reason)
 {
     switch (reason) {
-    case CloseReason::RequestTimeout: return "request_timeout";
-    case CloseReason::Idle: return "idle";
-    case CloseReason::Age: return "age";
-    case CloseReason::Evicted: return "evicted";
-    case CloseReason::AddressLimit: return "address_limit";
-    case CloseReason::Count: break;
+    case CloseReason::RequestTimeout:
+        return "request_timeout";
+    case CloseReason::Idle:
+        return "idle";
+    case CloseReason::Age:
+        return "age";
+    case CloseReason::Evicted:
+        return "evicted";
+    case CloseReason::AddressLimit:
+        return "address_limit";
+    case CloseReason::Count:
+        break;
     }
     return "unknown";
 }

@@ -2,8 +2,8 @@
 
 #include "httplimits.h"
 
-#include <QCoreApplication>
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QString>
 
 #include <functional>

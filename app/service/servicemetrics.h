@@ -22,7 +22,8 @@ public:
     std::string render(const SwitchObserver &switchObserver, const char *handler) const;
 
 private:
-    static constexpr std::array<double, 12> kBuckets{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+    static constexpr std::array<double, 12> kBuckets{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                     0.1,   0.25,   0.5,   1,    2.5,   5};
 
     std::array<std::atomic<qint64>, kOutcomeCount> m_outcomes{};
     std::array<std::atomic<qint64>, kDefenceCount> m_defences{};

@@ -12,44 +12,56 @@ constexpr qsizetype kMaximumInstanceLength = 64; // callback_instance.id
 
 void addOptions(QCommandLineParser &parser)
 {
-    parser.setApplicationDescription(ServiceCommandLine::tr("The payment-callback endpoint payops operates."));
+    parser.setApplicationDescription(
+        ServiceCommandLine::tr("The payment-callback endpoint payops operates."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({
-        {QStringLiteral("db"), ServiceCommandLine::tr("Database DSN (default: PAYOPS_DB)."), QStringLiteral("dsn")},
-        {QStringLiteral("listen"), ServiceCommandLine::tr("HOST:PORT to listen on (port 0: any free port)."),
+        {QStringLiteral("db"), ServiceCommandLine::tr("Database DSN (default: PAYOPS_DB)."),
+         QStringLiteral("dsn")},
+        {QStringLiteral("listen"),
+         ServiceCommandLine::tr("HOST:PORT to listen on (port 0: any free port)."),
          QStringLiteral("host:port"), QStringLiteral("127.0.0.1:8080")},
-        {QStringLiteral("secret-file"), ServiceCommandLine::tr("File holding the HMAC signing secret.")
-            , QStringLiteral("file")},
-        {QStringLiteral("handler"), ServiceCommandLine::tr("safe, or unsafe-demo (the incident's bug; sandbox only)."),
+        {QStringLiteral("secret-file"),
+         ServiceCommandLine::tr("File holding the HMAC signing secret."), QStringLiteral("file")},
+        {QStringLiteral("handler"),
+         ServiceCommandLine::tr("safe, or unsafe-demo (the incident's bug; sandbox only)."),
          QStringLiteral("name"), QStringLiteral("safe")},
-        {QStringLiteral("instance"), ServiceCommandLine::tr("Instance name (default: HOSTNAME:PORT).")
-            , QStringLiteral("name")},
-        {QStringLiteral("threads"), ServiceCommandLine::tr("Database workers, each with its own connection."),
+        {QStringLiteral("instance"),
+         ServiceCommandLine::tr("Instance name (default: HOSTNAME:PORT)."), QStringLiteral("name")},
+        {QStringLiteral("threads"),
+         ServiceCommandLine::tr("Database workers, each with its own connection."),
          QStringLiteral("n"), QStringLiteral("8")},
-        {QStringLiteral("take-over"), ServiceCommandLine::tr("Start even if a live instance already has this "
-                                                             "--instance name.")},
-        {QStringLiteral("lock-timeout"), ServiceCommandLine::tr("Seconds to wait for a pay_no's lock before answering "
-                                                                "503."),
+        {QStringLiteral("take-over"),
+         ServiceCommandLine::tr("Start even if a live instance already has this "
+                                "--instance name.")},
+        {QStringLiteral("lock-timeout"),
+         ServiceCommandLine::tr("Seconds to wait for a pay_no's lock before answering "
+                                "503."),
          QStringLiteral("seconds"), QStringLiteral("5")},
         {QStringLiteral("commit-delay-ms"),
-         ServiceCommandLine::tr("unsafe-demo only: time between lock release and commit (widens the window)."),
+         ServiceCommandLine::tr(
+             "unsafe-demo only: time between lock release and commit (widens the window)."),
          QStringLiteral("ms"), QStringLiteral("60")},
-        {QStringLiteral("log-level"), ServiceCommandLine::tr("trace, debug, info, warn, error or off.")
-            , QStringLiteral("level")},
+        {QStringLiteral("log-level"),
+         ServiceCommandLine::tr("trace, debug, info, warn, error or off."),
+         QStringLiteral("level")},
     });
     const HttpLimits defaults;
     for (const HttpLimitOption &limit : httpLimitOptions())
-        parser.addOption({QString::fromLatin1(limit.name),
-                          QCoreApplication::translate("payops::ServiceCommandLine", limit.description), QStringLiteral("n"),
-                          QString::number(defaults.*limit.field)});
+        parser.addOption(
+            {QString::fromLatin1(limit.name),
+             QCoreApplication::translate("payops::ServiceCommandLine", limit.description),
+             QStringLiteral("n"), QString::number(defaults.*limit.field)});
 }
 
 // Every check after the parse; returns the first fault, or an empty text.
-QString check(const QCommandLineParser &parser, const QProcessEnvironment &environment, ServiceOptions &options)
+QString check(const QCommandLineParser &parser, const QProcessEnvironment &environment,
+              ServiceOptions &options)
 {
     QString error;
-    const auto dsn = Dsn::fromOptionOrEnvironment(parser.value(QStringLiteral("db")), environment, &error);
+    const auto dsn =
+        Dsn::fromOptionOrEnvironment(parser.value(QStringLiteral("db")), environment, &error);
     if (!dsn)
         return error;
     options.dsn = *dsn;
@@ -60,11 +72,13 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     options.port = colon > 0 ? listen.mid(colon + 1).toInt(&portOk) : -1;
     options.host = listen.left(colon);
     // An IPv6 address is written in brackets ([::1]:8080), as in a URL; a bare one is ambiguous.
-    const bool bracketed = options.host.startsWith(QLatin1Char('[')) && options.host.endsWith(QLatin1Char(']'));
+    const bool bracketed =
+        options.host.startsWith(QLatin1Char('[')) && options.host.endsWith(QLatin1Char(']'));
     if (bracketed)
         options.host = options.host.mid(1, options.host.size() - 2);
-    const bool hostOk = !options.host.isEmpty() && !options.host.contains(QLatin1Char('['))
-                        && !options.host.contains(QLatin1Char(']')) && (bracketed || !options.host.contains(QLatin1Char(':')));
+    const bool hostOk = !options.host.isEmpty() && !options.host.contains(QLatin1Char('[')) &&
+                        !options.host.contains(QLatin1Char(']')) &&
+                        (bracketed || !options.host.contains(QLatin1Char(':')));
     if (!portOk || options.port < 0 || options.port > 65535 || !hostOk)
         return ServiceCommandLine::tr("--listen must be HOST:PORT, not '%1'").arg(listen);
 
@@ -81,7 +95,8 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
         return ServiceCommandLine::tr("--handler must be safe or unsafe-demo");
     options.instance = parser.value(QStringLiteral("instance"));
     if (options.instance.size() > kMaximumInstanceLength)
-        return ServiceCommandLine::tr("--instance is longer than %1 characters").arg(kMaximumInstanceLength);
+        return ServiceCommandLine::tr("--instance is longer than %1 characters")
+            .arg(kMaximumInstanceLength);
 
     const auto inRange = [&parser](const char *name, int minimum, int maximum, int *target) {
         bool ok = false;
@@ -97,7 +112,9 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     for (const HttpLimitOption &limit : httpLimitOptions()) {
         if (!inRange(limit.name, limit.minimum, limit.maximum, &(options.limits.*limit.field)))
             return ServiceCommandLine::tr("--%1 must be %2-%3")
-                .arg(QLatin1String(limit.name)).arg(limit.minimum).arg(limit.maximum);
+                .arg(QLatin1String(limit.name))
+                .arg(limit.minimum)
+                .arg(limit.maximum);
     }
     if (!parser.isSet(QStringLiteral("max-connections-per-ip")))
         options.limits.maxConnectionsPerIp = HttpLimits::perIpFor(options.limits.maxConnections);
@@ -109,10 +126,12 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
 
 QString ServiceOptions::hostAndPort(const QString &host, int port)
 {
-    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2")).arg(host, QString::number(port));
+    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2"))
+        .arg(host, QString::number(port));
 }
 
-ServiceCommandLine parseServiceCommandLine(const QStringList &arguments, const QProcessEnvironment &environment)
+ServiceCommandLine parseServiceCommandLine(const QStringList &arguments,
+                                           const QProcessEnvironment &environment)
 {
     ServiceCommandLine command;
     QCommandLineParser parser;

@@ -3,8 +3,8 @@
 #include "db/dsn.h"
 #include "httplimits.h"
 
-#include <QCoreApplication>
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
@@ -15,14 +15,14 @@ struct ServiceOptions
 {
     Dsn dsn;
     QString host = QStringLiteral("127.0.0.1");
-    int port = 8080;          // 0: any free port
+    int port = 8080; // 0: any free port
     QByteArray secret;
     QString handler = QStringLiteral("safe"); // or unsafe-demo
-    QString instance;         // default: <hostname>:<port>
-    int threads = 8;          // database workers, each with its own connection
+    QString instance;                         // default: <hostname>:<port>
+    int threads = 8;                          // database workers, each with its own connection
     int lockTimeoutSeconds = 5;
     int unsafeCommitDelayMs = 60;
-    bool takeOver = false;    // start even if a live instance has this name
+    bool takeOver = false; // start even if a live instance has this name
     HttpLimits limits;
 
     // HOST:PORT as --listen and a URL write it: an IPv6 host in brackets ([::1]:8080).
@@ -45,8 +45,9 @@ public:
 };
 
 // Parses `arguments` (the program's name first, as QCoreApplication::arguments() has them),
-// reads the secret file, and takes the DSN as every payops binary does (Dsn::fromOptionOrEnvironment)
-// from `environment`. The first option that is wrong is the error.
-ServiceCommandLine parseServiceCommandLine(const QStringList &arguments, const QProcessEnvironment &environment);
+// reads the secret file, and takes the DSN as every payops binary does
+// (Dsn::fromOptionOrEnvironment) from `environment`. The first option that is wrong is the error.
+ServiceCommandLine parseServiceCommandLine(const QStringList &arguments,
+                                           const QProcessEnvironment &environment);
 
 } // namespace payops

@@ -60,7 +60,9 @@ double heartbeatPeriodMs(const QSqlDatabase &db, int sampleMs)
     QElapsedTimer timer;
     timer.start();
     while (timer.elapsed() < sampleMs) {
-        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, last_seen_at FROM callback_instance WHERE stopped_at IS NULL"));
+        QSqlQuery rows = db::exec(
+            db, QStringLiteral(
+                    "SELECT id, last_seen_at FROM callback_instance WHERE stopped_at IS NULL"));
         while (rows.next()) {
             const QString id = rows.value(0).toString();
             const QDateTime seen = rows.value(1).toDateTime();
@@ -86,7 +88,9 @@ double heartbeatPeriodMs(const QSqlDatabase &db, int sampleMs)
 
 qint64 rowsSince(const QSqlDatabase &db, const QString &table, const QDateTime &since)
 {
-    return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM %1 WHERE created_at > ?").arg(table), {since}).toLongLong();
+    return db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM %1 WHERE created_at > ?").arg(table),
+                      {since})
+        .toLongLong();
 }
 
 QDateTime serverNow(const QSqlDatabase &db)
@@ -138,7 +142,8 @@ Phase runPhase(LocalServer &server, const QString &handler)
     for (int i = 0; i < kInstances; ++i) {
         instances.push_back(std::make_unique<test::CallbackdProcess>(
             dsn, handler, QStringLiteral("%1-%2").arg(handler).arg(i + 1),
-            QStringList{QStringLiteral("--threads"), QStringLiteral("24"), QStringLiteral("--log-level"), QStringLiteral("error")}));
+            QStringList{QStringLiteral("--threads"), QStringLiteral("24"),
+                        QStringLiteral("--log-level"), QStringLiteral("error")}));
         plan.targets << QStringLiteral("http://127.0.0.1:%1").arg(instances.back()->port());
     }
     plan.secret = test::testSecret();
@@ -156,14 +161,16 @@ Phase runPhase(LocalServer &server, const QString &handler)
     QThread::msleep(kFlipAfterMs);
     QElapsedTimer flipClock;
     flipClock.start();
-    const FlipResult flip = flipSwitch(db, CallbackMode::RecordOnly, QStringLiteral("bench: stop the bleeding"));
+    const FlipResult flip =
+        flipSwitch(db, CallbackMode::RecordOnly, QStringLiteral("bench: stop the bleeding"));
     phase.flipCommittedMs = flipClock.elapsed();
     const QDateTime flippedAt = serverNow(db);
-    const QList<InstanceAck> acks = waitForAcknowledgement(db, flip.after.version, 10000, [&](const InstanceAck &) {
-        phase.lastAckMs = flipClock.elapsed();
-    });
+    const QList<InstanceAck> acks =
+        waitForAcknowledgement(db, flip.after.version, 10000,
+                               [&](const InstanceAck &) { phase.lastAckMs = flipClock.elapsed(); });
     const QDateTime ackedAt = serverNow(db);
-    phase.allAcked = std::all_of(acks.cbegin(), acks.cend(), [](const InstanceAck &ack) { return ack.acknowledged; });
+    phase.allAcked = std::all_of(acks.cbegin(), acks.cend(),
+                                 [](const InstanceAck &ack) { return ack.acknowledged; });
 
     storm.join();
     phase.stormSeconds = double(stormClock.elapsed()) / 1000.0;
@@ -171,12 +178,19 @@ Phase runPhase(LocalServer &server, const QString &handler)
 
     phase.couponsAfterAck = rowsSince(db, QStringLiteral("user_coupon"), ackedAt);
     phase.pointsAfterAck = rowsSince(db, QStringLiteral("point_log"), ackedAt);
-    phase.rowsFlipToAck = rowsSince(db, QStringLiteral("user_coupon"), flippedAt) + rowsSince(db, QStringLiteral("point_log"), flippedAt)
-                          - phase.rowsAfterAck();
-    phase.recordedAfterAck = db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED' AND created_at > ?"), {ackedAt}).toLongLong();
-    phase.callbacksAfterAck = db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM callback_trace WHERE received_at > ?"), {ackedAt}).toLongLong();
+    phase.rowsFlipToAck = rowsSince(db, QStringLiteral("user_coupon"), flippedAt) +
+                          rowsSince(db, QStringLiteral("point_log"), flippedAt) -
+                          phase.rowsAfterAck();
+    phase.recordedAfterAck =
+        db::scalar(db,
+                   QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED' "
+                                  "AND created_at > ?"),
+                   {ackedAt})
+            .toLongLong();
+    phase.callbacksAfterAck =
+        db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM callback_trace WHERE received_at > ?"),
+                   {ackedAt})
+            .toLongLong();
     const LiveDuplicateCount duplicates = countLiveDuplicates(db);
     phase.duplicateGroups = duplicates.couponGroups + duplicates.pointGroups;
     return phase;
@@ -196,12 +210,14 @@ int main(int argc, char *argv[])
     LocalServer server(dir.path());
     out << "starting a private MariaDB in " << dir.path() << Qt::endl;
     server.start();
-    out << kInstances << " instances per run; storm of " << int(kCallbacksPerSecond / kCopies * kStormSeconds) << " orders x "
-        << kCopies << " copies (concurrent) at " << kCallbacksPerSecond << " callbacks/s; flip after " << kFlipAfterMs
-        << " ms" << Qt::endl;
+    out << kInstances << " instances per run; storm of "
+        << int(kCallbacksPerSecond / kCopies * kStormSeconds) << " orders x " << kCopies
+        << " copies (concurrent) at " << kCallbacksPerSecond << " callbacks/s; flip after "
+        << kFlipAfterMs << " ms" << Qt::endl;
     // The safe handler is the control: the same storm and flip, where the barrier is known to
     // hold, shows that the count can be 0.
-    const QList<Phase> phases{runPhase(server, QStringLiteral("unsafe-demo")), runPhase(server, QStringLiteral("safe"))};
+    const QList<Phase> phases{runPhase(server, QStringLiteral("unsafe-demo")),
+                              runPhase(server, QStringLiteral("safe"))};
     server.stop();
 
     out << "\n| figure |";
@@ -215,27 +231,43 @@ int main(int argc, char *argv[])
         out << '\n';
     };
     row("callbacks sent / achieved rate", [](const Phase &p) {
-        return QStringLiteral("%1 in %2 s (%3/s)").arg(p.counts.sent).arg(p.stormSeconds, 0, 'f', 1)
+        return QStringLiteral("%1 in %2 s (%3/s)")
+            .arg(p.counts.sent)
+            .arg(p.stormSeconds, 0, 'f', 1)
             .arg(double(p.counts.sent) / p.stormSeconds, 0, 'f', 0);
     });
     row("answers 2xx / 5xx / none", [](const Phase &p) {
-        return QStringLiteral("%1 / %2 / %3").arg(p.counts.answered2xx).arg(p.counts.answered5xx).arg(p.counts.noAnswer);
+        return QStringLiteral("%1 / %2 / %3")
+            .arg(p.counts.answered2xx)
+            .arg(p.counts.answered5xx)
+            .arg(p.counts.noAnswer);
     });
-    row("heartbeat (switch poll) period", [](const Phase &p) { return QStringLiteral("%1 ms").arg(p.heartbeatMs, 0, 'f', 0); });
-    row("flipSwitch committed in", [](const Phase &p) { return QStringLiteral("%1 ms").arg(p.flipCommittedMs); });
+    row("heartbeat (switch poll) period",
+        [](const Phase &p) { return QStringLiteral("%1 ms").arg(p.heartbeatMs, 0, 'f', 0); });
+    row("flipSwitch committed in",
+        [](const Phase &p) { return QStringLiteral("%1 ms").arg(p.flipCommittedMs); });
     row("flip to the last acknowledgement (goal <= 1000 ms)", [](const Phase &p) {
-        return QStringLiteral("%1 ms%2").arg(p.lastAckMs).arg(p.allAcked ? QString() : QStringLiteral(" (NOT all)"));
+        return QStringLiteral("%1 ms%2")
+            .arg(p.lastAckMs)
+            .arg(p.allAcked ? QString() : QStringLiteral(" (NOT all)"));
     });
     row("acknowledgement / heartbeat period", [](const Phase &p) {
         return QString::number(double(p.lastAckMs) / p.heartbeatMs, 'f', 2);
     });
-    row("side-effect rows between flip and acknowledgement", [](const Phase &p) { return QString::number(p.rowsFlipToAck); });
+    row("side-effect rows between flip and acknowledgement",
+        [](const Phase &p) { return QString::number(p.rowsFlipToAck); });
     row("side-effect rows after the acknowledgement (must be 0)", [](const Phase &p) {
-        return QStringLiteral("%1 (coupons %2, points %3)").arg(p.rowsAfterAck()).arg(p.couponsAfterAck).arg(p.pointsAfterAck);
+        return QStringLiteral("%1 (coupons %2, points %3)")
+            .arg(p.rowsAfterAck())
+            .arg(p.couponsAfterAck)
+            .arg(p.pointsAfterAck);
     });
-    row("callbacks received after the acknowledgement", [](const Phase &p) { return QString::number(p.callbacksAfterAck); });
-    row("of them RECORDED for the drain", [](const Phase &p) { return QString::number(p.recordedAfterAck); });
-    row("duplicate groups over the run", [](const Phase &p) { return QString::number(p.duplicateGroups); });
+    row("callbacks received after the acknowledgement",
+        [](const Phase &p) { return QString::number(p.callbacksAfterAck); });
+    row("of them RECORDED for the drain",
+        [](const Phase &p) { return QString::number(p.recordedAfterAck); });
+    row("duplicate groups over the run",
+        [](const Phase &p) { return QString::number(p.duplicateGroups); });
     out.flush();
 
     const bool held = std::all_of(phases.cbegin(), phases.cend(), [](const Phase &p) {

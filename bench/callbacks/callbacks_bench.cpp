@@ -23,12 +23,12 @@
 #include "domain/callback/callbackrequest.h"
 #include "domain/callback/callbackswitch.h"
 #include "domain/callback/callbacktrace.h"
-#include "domain/money/duplicates/duplicatecount.h"
-#include "domain/money/duplicates/duplicatewatch.h"
-#include "lab/localserver.h"
 #include "domain/callback/paymentapplier.h"
 #include "domain/callback/safehandler.h"
 #include "domain/callback/signature.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "domain/money/duplicates/duplicatewatch.h"
+#include "lab/localserver.h"
 #include "log/application.h"
 #include "log/logging.h"
 #include "rawhttp.h"
@@ -114,13 +114,15 @@ Workload workload(qint64 &nextOrder, int unique = kUniquePerRun)
 // paid orders is answered without a transaction, several times faster): the benchmark stops.
 void expectHandled(const QSqlDatabase &db, const Workload &run, const QString &status)
 {
-    const qint64 handled = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE order_id >= ? AND "
-                                                         "order_id < ? AND status = ?"),
-                                      {run.first, run.first + run.unique, status})
-                               .toLongLong();
+    const qint64 handled =
+        db::scalar(db,
+                   QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE order_id >= ? AND "
+                                  "order_id < ? AND status = ?"),
+                   {run.first, run.first + run.unique, status})
+            .toLongLong();
     if (handled != run.unique)
-        qFatal("a run handled %lld of its %d orders as %s", static_cast<long long>(handled), run.unique,
-               qPrintable(status));
+        qFatal("a run handled %lld of its %d orders as %s", static_cast<long long>(handled),
+               run.unique, qPrintable(status));
 }
 
 template <typename Send> Result drive(int clients, const Workload &run, Send send)
@@ -220,7 +222,8 @@ struct DirectSender
 class RefreshingConsole
 {
 public:
-    explicit RefreshingConsole(const Dsn &dsn) : m_thread([this, dsn] { run(dsn); })
+    explicit RefreshingConsole(const Dsn &dsn)
+        : m_thread([this, dsn] { run(dsn); })
     {
         while (!m_opened.load())
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -284,7 +287,8 @@ private:
                 console::loadDatabaseSummary(db);
                 console::loadOverview(db, overview, 100);
             },
-            [&db, &lastHour] { lastHour.advance(db); }, [&db, &backlog] { console::loadBacklogSummary(db, backlog); },
+            [&db, &lastHour] { lastHour.advance(db); },
+            [&db, &backlog] { console::loadBacklogSummary(db, backlog); },
             [&db] { console::loadInstances(db); },
             [&db, &stateMachine] { console::loadStateMachine(db, stateMachine); }};
         for (const auto &step : steps)
@@ -405,8 +409,8 @@ int main(int argc, char *argv[])
     const QString secretPath = dir.path() + QStringLiteral("/secret");
     {
         QFile secret(secretPath);
-        if (!secret.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner)
-            || secret.write(kSecret) < 0)
+        if (!secret.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
+            secret.write(kSecret) < 0)
             return 1;
     }
     QProcess service;
@@ -436,7 +440,8 @@ int main(int argc, char *argv[])
     QStringList summary;
     qint64 nextOrder = 1000000;
     const QString processed = QStringLiteral("PROCESSED");
-    const auto measure = [&](int clients, const Workload &run, const auto &send, const QString &status) {
+    const auto measure = [&](int clients, const Workload &run, const auto &send,
+                             const QString &status) {
         const Result result = drive(clients, run, send);
         expectHandled(operatorConnection.database(), run, status);
         return result;

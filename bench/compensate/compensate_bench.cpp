@@ -5,15 +5,15 @@
 
 #include "db/connection.h"
 #include "db/migrator.h"
-#include "log/application.h"
-#include "log/logging.h"
 #include "domain/money/compensation.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "lab/localserver.h"
+#include "log/application.h"
+#include "log/logging.h"
 
 #include <QCoreApplication>
-#include <QList>
 #include <QElapsedTimer>
+#include <QList>
 #include <QTemporaryDir>
 #include <QTextStream>
 
@@ -28,13 +28,17 @@ constexpr int kBatch = 200;
 
 const QString kSequence = QStringLiteral(
     "(SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d AS n FROM "
-    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 "
+    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION "
+    "ALL SELECT 5 "
     "UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) a, "
-    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 "
+    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION "
+    "ALL SELECT 5 "
     "UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) b, "
-    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 "
+    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION "
+    "ALL SELECT 5 "
     "UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) c, "
-    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) e) seq");
+    "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) e) "
+    "seq");
 
 void prepare(const LocalServer &server, const QString &name)
 {
@@ -45,13 +49,23 @@ void prepare(const LocalServer &server, const QString &name)
     db::Connection connection(server.rootDsn(name), QStringLiteral("setup"));
     const QSqlDatabase db = connection.database();
     db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Legacy, false);
-    db::execDirect(db, QStringLiteral("INSERT INTO users (id, points_balance) SELECT 1 + n, 200 FROM %1 WHERE n < %2")
-                           .arg(kSequence).arg(kOrders));
+    db::execDirect(
+        db, QStringLiteral(
+                "INSERT INTO users (id, points_balance) SELECT 1 + n, 200 FROM %1 WHERE n < %2")
+                .arg(kSequence)
+                .arg(kOrders));
     for (int copy = 0; copy < 2; ++copy) {
-        db::execDirect(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, status, face_value_fen) "
-                                          "SELECT 1 + n, 100000 + n, 1, 'ISSUED', 1000 FROM %1 WHERE n < %2").arg(kSequence).arg(kOrders));
-        db::execDirect(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) "
-                                          "SELECT 1 + n, 100000 + n, 'PAY_REWARD', 100 FROM %1 WHERE n < %2").arg(kSequence).arg(kOrders));
+        db::execDirect(
+            db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, "
+                               "status, face_value_fen) "
+                               "SELECT 1 + n, 100000 + n, 1, 'ISSUED', 1000 FROM %1 WHERE n < %2")
+                    .arg(kSequence)
+                    .arg(kOrders));
+        db::execDirect(
+            db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) "
+                               "SELECT 1 + n, 100000 + n, 'PAY_REWARD', 100 FROM %1 WHERE n < %2")
+                    .arg(kSequence)
+                    .arg(kOrders));
     }
 }
 
@@ -65,39 +79,65 @@ void baseline(const QSqlDatabase &db, const CompensationPlan &plan)
         QStringList values;
         for (qsizetype i = start; i < std::min(plan.actions.size(), start + kBatch); ++i) {
             const PlannedAction &a = plan.actions.at(i);
-            (a.targetTable == QLatin1String("user_coupon") ? coupons : points) << QString::number(a.targetId);
-            values << QStringLiteral("('%1', %2, %3, %4, '%5', %6, %7, 'bench', 'bench', 'bench', USER())")
-                          .arg(a.targetTable).arg(a.targetId).arg(a.keptId).arg(a.orderId)
-                          .arg(compensationActionName(a.action)).arg(a.amountFen).arg(a.points);
+            (a.targetTable == QLatin1String("user_coupon") ? coupons : points)
+                << QString::number(a.targetId);
+            values << QStringLiteral(
+                          "('%1', %2, %3, %4, '%5', %6, %7, 'bench', 'bench', 'bench', USER())")
+                          .arg(a.targetTable)
+                          .arg(a.targetId)
+                          .arg(a.keptId)
+                          .arg(a.orderId)
+                          .arg(compensationActionName(a.action))
+                          .arg(a.amountFen)
+                          .arg(a.points);
         }
         db::Transaction transaction(db);
-        db::execDirect(db, QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
-                                          "amount_fen, points, batch_id, reason, ticket, created_by) VALUES ") + values.join(QLatin1Char(',')));
+        db::execDirect(
+            db, QStringLiteral(
+                    "INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
+                    "amount_fen, points, batch_id, reason, ticket, created_by) VALUES ") +
+                    values.join(QLatin1Char(',')));
         if (!coupons.isEmpty())
-            db::execDirect(db, QStringLiteral("UPDATE user_coupon u JOIN compensation c ON c.target_table = 'user_coupon' "
-                                              "AND c.target_id = u.id SET u.status = 'FROZEN', u.frozen_at = NOW(3), "
-                                              "u.superseded_by = c.kept_id WHERE u.id IN (%1)").arg(coupons.join(QLatin1Char(','))));
+            db::execDirect(
+                db,
+                QStringLiteral(
+                    "UPDATE user_coupon u JOIN compensation c ON c.target_table = 'user_coupon' "
+                    "AND c.target_id = u.id SET u.status = 'FROZEN', u.frozen_at = NOW(3), "
+                    "u.superseded_by = c.kept_id WHERE u.id IN (%1)")
+                    .arg(coupons.join(QLatin1Char(','))));
         if (!points.isEmpty()) {
             const QString ids = points.join(QLatin1Char(','));
-            db::execDirect(db, QStringLiteral("UPDATE point_log p JOIN compensation c ON c.target_table = 'point_log' "
-                                              "AND c.target_id = p.id SET p.superseded_by = c.kept_id WHERE p.id IN (%1)").arg(ids));
-            db::execDirect(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, reverses_id) "
-                                              "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log "
-                                              "WHERE id IN (%1)").arg(ids));
-            db::execDirect(db, QStringLiteral("UPDATE users u JOIN point_log p ON p.user_id = u.id "
-                                              "SET u.points_balance = u.points_balance - p.points WHERE p.id IN (%1)").arg(ids));
+            db::execDirect(
+                db, QStringLiteral(
+                        "UPDATE point_log p JOIN compensation c ON c.target_table = 'point_log' "
+                        "AND c.target_id = p.id SET p.superseded_by = c.kept_id WHERE p.id IN (%1)")
+                        .arg(ids));
+            db::execDirect(
+                db, QStringLiteral(
+                        "INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, "
+                        "reverses_id) "
+                        "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log "
+                        "WHERE id IN (%1)")
+                        .arg(ids));
+            db::execDirect(
+                db, QStringLiteral(
+                        "UPDATE users u JOIN point_log p ON p.user_id = u.id "
+                        "SET u.points_balance = u.points_balance - p.points WHERE p.id IN (%1)")
+                        .arg(ids));
         }
         transaction.commit();
     }
 }
 
-double runBaseline(const LocalServer &server, const QString &name, const CompensationSettings &settings)
+double runBaseline(const LocalServer &server, const QString &name,
+                   const CompensationSettings &settings)
 {
     db::Connection connection(server.rootDsn(name), QStringLiteral("plain"));
     // The baseline finds its targets with the same GROUP BY ... HAVING queries.
     QElapsedTimer timer;
     timer.start();
-    const CompensationPlan plan = planCompensation(connection.database(), CompensationScope::all(), settings);
+    const CompensationPlan plan =
+        planCompensation(connection.database(), CompensationScope::all(), settings);
     baseline(connection.database(), plan);
     const double seconds = double(timer.nsecsElapsed()) / 1e9;
     if (!countLiveDuplicates(connection.database()).isEmpty() || plan.actions.size() != 2 * kOrders)
@@ -105,14 +145,16 @@ double runBaseline(const LocalServer &server, const QString &name, const Compens
     return seconds;
 }
 
-double runEngine(const LocalServer &server, const QString &name, const CompensationSettings &settings)
+double runEngine(const LocalServer &server, const QString &name,
+                 const CompensationSettings &settings)
 {
     db::Connection connection(server.rootDsn(name), QStringLiteral("engine"));
     QElapsedTimer timer;
     timer.start();
-    const CompensationPlan plan = planCompensation(connection.database(), CompensationScope::all(), settings);
-    const CompensationOutcome outcome = executeCompensation(connection.database(), plan, QStringLiteral("bench"),
-                                                            QStringLiteral("bench"), settings);
+    const CompensationPlan plan =
+        planCompensation(connection.database(), CompensationScope::all(), settings);
+    const CompensationOutcome outcome = executeCompensation(
+        connection.database(), plan, QStringLiteral("bench"), QStringLiteral("bench"), settings);
     const double seconds = double(timer.nsecsElapsed()) / 1e9;
     if (!countLiveDuplicates(connection.database()).isEmpty() || outcome.done != 2 * kOrders)
         qFatal("the engine left duplicates");
@@ -154,12 +196,13 @@ int main(int argc, char *argv[])
         }
         ratios << engineSeconds / baselineSeconds;
         out << "| " << round << " | " << QString::number(baselineSeconds, 'f', 2) << " | "
-            << QString::number(engineSeconds, 'f', 2) << " | " << QString::number(ratios.last(), 'f', 2) << " |"
-            << Qt::endl;
+            << QString::number(engineSeconds, 'f', 2) << " | "
+            << QString::number(ratios.last(), 'f', 2) << " |" << Qt::endl;
     }
     std::sort(ratios.begin(), ratios.end());
-    out << "\nengine / baseline, median of " << kRounds << " rounds: " << QString::number(ratios.at(kRounds / 2), 'f', 2)
-        << " (goal <= 2)" << Qt::endl;
+    out << "\nengine / baseline, median of " << kRounds
+        << " rounds: " << QString::number(ratios.at(kRounds / 2), 'f', 2) << " (goal <= 2)"
+        << Qt::endl;
     server.stop();
     return 0;
 }

@@ -42,10 +42,13 @@ double bareGroupByMs(const QSqlDatabase &db)
     QElapsedTimer clock;
     clock.start();
     qint64 groups = 0;
-    for (const char *sql : {"SELECT order_id, coupon_template_id, COUNT(*), SUM(superseded_by IS NULL), MAX(face_value_fen) "
-                            "FROM user_coupon GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1",
-                            "SELECT order_id, point_type, COUNT(*), SUM(superseded_by IS NULL), MAX(points) FROM point_log "
-                            "WHERE reverses_id IS NULL GROUP BY order_id, point_type HAVING COUNT(*) > 1"}) {
+    for (const char *sql :
+         {"SELECT order_id, coupon_template_id, COUNT(*), SUM(superseded_by IS NULL), "
+          "MAX(face_value_fen) "
+          "FROM user_coupon GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1",
+          "SELECT order_id, point_type, COUNT(*), SUM(superseded_by IS NULL), MAX(points) FROM "
+          "point_log "
+          "WHERE reverses_id IS NULL GROUP BY order_id, point_type HAVING COUNT(*) > 1"}) {
         QSqlQuery query = db::exec(db, QString::fromLatin1(sql));
         while (query.next())
             ++groups;
@@ -77,13 +80,22 @@ qint64 addNewRows(const Dsn &dsn, qint64 orders)
         if (i % 3 == 2)
             points << QStringLiteral("(1, %1, 'PAY_REWARD', 100)").arg(order);
         else
-            coupons << QStringLiteral("(1, %1, %2, %3)").arg(order).arg(1 + i % 3).arg(i % 3 == 0 ? 1000 : 500);
+            coupons << QStringLiteral("(1, %1, %2, %3)")
+                           .arg(order)
+                           .arg(1 + i % 3)
+                           .arg(i % 3 == 0 ? 1000 : 500);
     }
     const QLatin1Char comma(',');
-    db::execDirect(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status) VALUES ") + newOrders.join(comma));
-    db::execDirect(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, coupon_template_id, face_value_fen) VALUES ")
-                           + coupons.join(comma));
-    db::execDirect(db, QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES ") + points.join(comma));
+    db::execDirect(db,
+                   QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status) VALUES ") +
+                       newOrders.join(comma));
+    db::execDirect(db, QStringLiteral("INSERT INTO user_coupon (user_id, order_id, "
+                                      "coupon_template_id, face_value_fen) VALUES ") +
+                           coupons.join(comma));
+    db::execDirect(
+        db,
+        QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points) VALUES ") +
+            points.join(comma));
 
     // Compensations of the duplicated orders 7, 27, 47 ... (each has three groups): coupons
     // frozen and points reversed.
@@ -91,11 +103,12 @@ qint64 addNewRows(const Dsn &dsn, qint64 orders)
     for (qint64 order = 7; scope.size() < kCompensations / 3 + 1; order += 20)
         scope << order;
     CompensationPlan plan;
-    const CompensationPlan full = planCompensation(db, CompensationScope{scope, {}, false}, CompensationSettings{});
+    const CompensationPlan full =
+        planCompensation(db, CompensationScope{scope, {}, false}, CompensationSettings{});
     for (const PlannedAction &action : full.actions.mid(0, kCompensations))
         plan.add(action);
-    const CompensationOutcome outcome = executeCompensation(db, plan, QStringLiteral("bench"), QStringLiteral("bench"),
-                                                            CompensationSettings{});
+    const CompensationOutcome outcome = executeCompensation(
+        db, plan, QStringLiteral("bench"), QStringLiteral("bench"), CompensationSettings{});
     if (outcome.done != kCompensations)
         qFatal("compensated %d, not %d", outcome.done, kCompensations);
     // Each points compensation also wrote a reversal row: new rows too.
@@ -104,10 +117,13 @@ qint64 addNewRows(const Dsn &dsn, qint64 orders)
 
 void resetWatch(const QSqlDatabase &db)
 {
-    for (const char *table : {"duplicate_watch_group", "duplicate_watch_total", "duplicate_watch_gap"})
+    for (const char *table :
+         {"duplicate_watch_group", "duplicate_watch_total", "duplicate_watch_gap"})
         db::execDirect(db, QStringLiteral("TRUNCATE TABLE %1").arg(QLatin1String(table)));
-    db::execDirect(db, QStringLiteral("UPDATE duplicate_watch_state SET scan_state = 'NEW', open_orders = 0, "
-                                      "coupon_seen_id = 0, point_seen_id = 0, compensation_seen_id = 0 WHERE id = 1"));
+    db::execDirect(
+        db, QStringLiteral(
+                "UPDATE duplicate_watch_state SET scan_state = 'NEW', open_orders = 0, "
+                "coupon_seen_id = 0, point_seen_id = 0, compensation_seen_id = 0 WHERE id = 1"));
 }
 
 double firstPassMs(const QSqlDatabase &db)
@@ -186,13 +202,18 @@ Figures measure(const LocalServer &server, qint64 orders)
     f.idleRows = bench::sessionRowsRead(db) - idle;
 
     // The watch must say what a full scan says, or its cost means nothing.
-    const console::DuplicateTotals full = console::loadDuplicateTotals(db, console::DuplicateFilter{});
+    const console::DuplicateTotals full =
+        console::loadDuplicateTotals(db, console::DuplicateFilter{});
     const console::DuplicateTotals &watch = overview.duplicates;
-    if (full.couponGroups != watch.couponGroups || full.pointGroups != watch.pointGroups
-        || full.extraRows() != watch.extraRows() || full.atRiskFen() != watch.atRiskFen() || full.orders != watch.orders)
-        qFatal("the watch (%lld groups, %lld fen) differs from the full scan (%lld groups, %lld fen)",
-               static_cast<long long>(watch.couponGroups + watch.pointGroups), static_cast<long long>(watch.atRiskFen()),
-               static_cast<long long>(full.couponGroups + full.pointGroups), static_cast<long long>(full.atRiskFen()));
+    if (full.couponGroups != watch.couponGroups || full.pointGroups != watch.pointGroups ||
+        full.extraRows() != watch.extraRows() || full.atRiskFen() != watch.atRiskFen() ||
+        full.orders != watch.orders)
+        qFatal(
+            "the watch (%lld groups, %lld fen) differs from the full scan (%lld groups, %lld fen)",
+            static_cast<long long>(watch.couponGroups + watch.pointGroups),
+            static_cast<long long>(watch.atRiskFen()),
+            static_cast<long long>(full.couponGroups + full.pointGroups),
+            static_cast<long long>(full.atRiskFen()));
     return f;
 }
 
@@ -214,24 +235,29 @@ int main(int argc, char *argv[])
     {
         // Room for the largest database, so that both sides read from memory.
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));
-        db::execDirect(admin.database(), QStringLiteral("SET GLOBAL innodb_buffer_pool_size = 4294967296"));
+        db::execDirect(admin.database(),
+                       QStringLiteral("SET GLOBAL innodb_buffer_pool_size = 4294967296"));
     }
     QTextStream out(stdout);
-    out << "| orders | rounds: GROUP BY ms / first pass ms | first pass / GROUP BY, median (goal <= 1.3) | new rows | "
-           "refresh rows read | goal 10 x new + 1,000 | refresh ms | refresh with nothing new, rows |\n"
-           "|---|---|---|---|---|---|---|---|" << Qt::endl;
+    out << "| orders | rounds: GROUP BY ms / first pass ms | first pass / GROUP BY, median (goal "
+           "<= 1.3) | new rows | "
+           "refresh rows read | goal 10 x new + 1,000 | refresh ms | refresh with nothing new, "
+           "rows |\n"
+           "|---|---|---|---|---|---|---|---|"
+        << Qt::endl;
     QList<Figures> all;
     for (qint64 orders : sizes) {
         const Figures f = measure(server, orders);
         all << f;
         out << "| " << f.orders << " | " << f.rounds.join(QStringLiteral(", ")) << " | "
-            << QString::number(f.firstPassRatio, 'f', 2) << " | " << f.newRows << " | " << f.refreshRows
-            << " | " << 10 * f.newRows + 1000 << " | " << QString::number(f.refreshMs, 'f', 1) << " | " << f.idleRows
-            << " |" << Qt::endl;
+            << QString::number(f.firstPassRatio, 'f', 2) << " | " << f.newRows << " | "
+            << f.refreshRows << " | " << 10 * f.newRows + 1000 << " | "
+            << QString::number(f.refreshMs, 'f', 1) << " | " << f.idleRows << " |" << Qt::endl;
     }
     if (all.size() > 1)
         out << "\nrefresh rows read, largest / smallest database: "
-            << QString::number(double(all.last().refreshRows) / double(all.first().refreshRows), 'f', 2)
+            << QString::number(double(all.last().refreshRows) / double(all.first().refreshRows),
+                               'f', 2)
             << " (goal <= 1.2)" << Qt::endl;
     server.stop();
     return 0;

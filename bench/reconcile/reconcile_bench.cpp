@@ -7,9 +7,9 @@
 #include "db/connection.h"
 #include "db/migrator.h"
 #include "domain/money/duplicates/duplicatecount.h"
-#include "lab/localserver.h"
 #include "domain/statement/reconciliation.h"
 #include "domain/statement/statementimport.h"
+#include "lab/localserver.h"
 #include "log/application.h"
 #include "log/logging.h"
 
@@ -42,23 +42,38 @@ qint64 residentBytes()
 void generatePayments(const QSqlDatabase &db, qint64 n)
 {
     const QString digits = QStringLiteral(
-        "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
+        "(SELECT 0 n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+        "UNION ALL "
         "SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)");
     db::execDirect(db, QStringLiteral("CREATE TABLE bench_seq (n INT NOT NULL PRIMARY KEY)"));
-    db::execDirect(db, QStringLiteral("INSERT INTO bench_seq SELECT a.n + 10 * b.n + 100 * c.n FROM %1 a, %1 b, %1 c").arg(digits));
-    db::execDirect(db, QStringLiteral("CREATE TABLE bench_ids (id BIGINT UNSIGNED NOT NULL PRIMARY KEY)"));
+    db::execDirect(
+        db, QStringLiteral(
+                "INSERT INTO bench_seq SELECT a.n + 10 * b.n + 100 * c.n FROM %1 a, %1 b, %1 c")
+                .arg(digits));
+    db::execDirect(
+        db, QStringLiteral("CREATE TABLE bench_ids (id BIGINT UNSIGNED NOT NULL PRIMARY KEY)"));
     for (qint64 block = 0; block * 1000000 < n; ++block)
-        db::execDirect(db, QStringLiteral("INSERT INTO bench_ids SELECT %1 + a.n * 1000 + b.n + 1 FROM bench_seq a "
-                                          "CROSS JOIN bench_seq b WHERE %1 + a.n * 1000 + b.n < %2")
-                               .arg(block * 1000000).arg(n));
+        db::execDirect(
+            db, QStringLiteral(
+                    "INSERT INTO bench_ids SELECT %1 + a.n * 1000 + b.n + 1 FROM bench_seq a "
+                    "CROSS JOIN bench_seq b WHERE %1 + a.n * 1000 + b.n < %2")
+                    .arg(block * 1000000)
+                    .arg(n));
     const QString paidAt = QStringLiteral("TIMESTAMP'2026-12-01 00:00:00' + INTERVAL i.id SECOND");
-    db::execDirect(db, QStringLiteral("INSERT INTO orders (id, user_id, amount_fen, status, pay_no, created_at, paid_at) "
-                                      "SELECT i.id, 1, 1000 + MOD(i.id, 9000), 'PAID', CAST(CONCAT('WX', i.id) AS BINARY), "
-                                      "%1, %1 FROM bench_ids i").arg(paidAt));
-    db::execDirect(db, QStringLiteral(
-        "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, currency, channel, trade_status, status, "
-        "platform_paid_at, created_at) SELECT CAST(CONCAT('WX', i.id) AS BINARY), i.id, '{}', 1000 + MOD(i.id, 9000), 'CNY', "
-        "'wechat', 'SUCCESS', 'PROCESSED', %1, %1 FROM bench_ids i").arg(paidAt));
+    db::execDirect(
+        db,
+        QStringLiteral(
+            "INSERT INTO orders (id, user_id, amount_fen, status, pay_no, created_at, paid_at) "
+            "SELECT i.id, 1, 1000 + MOD(i.id, 9000), 'PAID', CAST(CONCAT('WX', i.id) AS BINARY), "
+            "%1, %1 FROM bench_ids i")
+            .arg(paidAt));
+    db::execDirect(db,
+                   QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, "
+                                  "amount_fen, currency, channel, trade_status, status, "
+                                  "platform_paid_at, created_at) SELECT CAST(CONCAT('WX', i.id) AS "
+                                  "BINARY), i.id, '{}', 1000 + MOD(i.id, 9000), 'CNY', "
+                                  "'wechat', 'SUCCESS', 'PROCESSED', %1, %1 FROM bench_ids i")
+                       .arg(paidAt));
     db::execDirect(db, QStringLiteral("DROP TABLE bench_ids, bench_seq"));
     db::execDirect(db, QStringLiteral("ANALYZE TABLE orders, pay_callback_log"));
 }
@@ -73,7 +88,8 @@ void writeStatement(const QString &path, qint64 n)
     out << "pay_no,order_id,amount_fen,status,paid_at,channel\n";
     const QDateTime start(QDate(2026, 12, 1), QTime(0, 0), Qt::UTC);
     for (qint64 id = 1; id <= n; ++id)
-        out << "WX" << id << ',' << id << ',' << (1000 + id % 9000 + (id % kMismatchEvery == 0 ? 1 : 0)) << ",SUCCESS,"
+        out << "WX" << id << ',' << id << ','
+            << (1000 + id % 9000 + (id % kMismatchEvery == 0 ? 1 : 0)) << ",SUCCESS,"
             << start.addSecs(id).toString(Qt::ISODate) << ",wechat\n";
 }
 
@@ -92,14 +108,20 @@ Measured baseline(const QSqlDatabase &db, const QString &path)
     QElapsedTimer timer;
     timer.start();
     db::execDirect(db, QStringLiteral("SET @line = 1"));
-    db::execDirect(db, QStringLiteral(
-        "LOAD DATA INFILE '%1' INTO TABLE bench_statement FIELDS TERMINATED BY ',' LINES TERMINATED BY '\\n' "
-        "IGNORE 1 LINES (pay_no, order_id, amount_fen, status, @paid_at, @channel) "
-        "SET statement_id = 1, line_no = (@line := @line + 1), "
-        "paid_at = STR_TO_DATE(@paid_at, '%Y-%m-%dT%H:%i:%sZ')").arg(path));
-    const qint64 findings = db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM bench_statement l JOIN pay_callback_log p ON p.pay_no = l.pay_no "
-        "JOIN orders o ON o.id = p.order_id AND o.pay_no = p.pay_no WHERE l.amount_fen <> p.amount_fen")).toLongLong();
+    db::execDirect(
+        db,
+        QStringLiteral("LOAD DATA INFILE '%1' INTO TABLE bench_statement FIELDS TERMINATED BY ',' "
+                       "LINES TERMINATED BY '\\n' "
+                       "IGNORE 1 LINES (pay_no, order_id, amount_fen, status, @paid_at, @channel) "
+                       "SET statement_id = 1, line_no = (@line := @line + 1), "
+                       "paid_at = STR_TO_DATE(@paid_at, '%Y-%m-%dT%H:%i:%sZ')")
+            .arg(path));
+    const qint64 findings =
+        db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM bench_statement l JOIN "
+                                      "pay_callback_log p ON p.pay_no = l.pay_no "
+                                      "JOIN orders o ON o.id = p.order_id AND o.pay_no = p.pay_no "
+                                      "WHERE l.amount_fen <> p.amount_fen"))
+            .toLongLong();
     return {timer.nsecsElapsed() / 1e9, findings};
 }
 
@@ -147,7 +169,8 @@ int main(int argc, char *argv[])
     setApplicationIdentity();
     setupLogging(QStringLiteral("bench"), 4);
     QTextStream out(stdout);
-    const qint64 lines = qEnvironmentVariableIsSet("LINES") ? qEnvironmentVariable("LINES").toLongLong() : 1000000;
+    const qint64 lines =
+        qEnvironmentVariableIsSet("LINES") ? qEnvironmentVariable("LINES").toLongLong() : 1000000;
     QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
     LocalServer server(dir.path());
     server.start();
@@ -179,19 +202,22 @@ int main(int argc, char *argv[])
         const PayopsRun p = importAndReconcile(db, path);
         if (p.measured.seconds < ours.measured.seconds)
             ours = p;
-        out << "round " << round + 1 << ": LOAD DATA + join " << QString::number(b.seconds, 'f', 2) << " s, payops "
-            << QString::number(p.measured.seconds, 'f', 2) << " s (import " << QString::number(p.importSeconds, 'f', 2)
-            << " s)" << Qt::endl;
+        out << "round " << round + 1 << ": LOAD DATA + join " << QString::number(b.seconds, 'f', 2)
+            << " s, payops " << QString::number(p.measured.seconds, 'f', 2) << " s (import "
+            << QString::number(p.importSeconds, 'f', 2) << " s)" << Qt::endl;
     }
     if (plain.findings != ours.measured.findings)
         out << "MISMATCH: the baseline found " << plain.findings << " amount differences, payops "
             << ours.measured.findings << Qt::endl;
-    out << "\n| lines | LOAD DATA + join s | payops import + reconcile s | payops / baseline (goal <= 1.5) | "
-           "RSS at 10 % MiB | RSS at end MiB | growth MiB (goal <= 50) |\n|---|---|---|---|---|---|---|\n"
+    out << "\n| lines | LOAD DATA + join s | payops import + reconcile s | payops / baseline (goal "
+           "<= 1.5) | "
+           "RSS at 10 % MiB | RSS at end MiB | growth MiB (goal <= 50) "
+           "|\n|---|---|---|---|---|---|---|\n"
         << "| " << lines << " | " << QString::number(plain.seconds, 'f', 2) << " | "
         << QString::number(ours.measured.seconds, 'f', 2) << " | "
-        << QString::number(ours.measured.seconds / plain.seconds, 'f', 2) << " | " << mib(ours.rssAtTenth) << " | "
-        << mib(ours.rssAtEnd) << " | " << mib(ours.rssAtEnd - ours.rssAtTenth) << " |" << Qt::endl;
+        << QString::number(ours.measured.seconds / plain.seconds, 'f', 2) << " | "
+        << mib(ours.rssAtTenth) << " | " << mib(ours.rssAtEnd) << " | "
+        << mib(ours.rssAtEnd - ours.rssAtTenth) << " |" << Qt::endl;
     server.stop();
     return plain.findings == ours.measured.findings ? 0 : 1;
 }

@@ -44,8 +44,9 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     if (argc < 2) {
-        std::fprintf(stderr, "usage: payops-bench-scan DSN [page-size] | payops-bench-scan --totals-sql\n"
-                             "       payops-bench-scan --generate DSN ORDERS\n");
+        std::fprintf(stderr,
+                     "usage: payops-bench-scan DSN [page-size] | payops-bench-scan --totals-sql\n"
+                     "       payops-bench-scan --generate DSN ORDERS\n");
         return 2;
     }
     if (QByteArray(argv[1]) == "--generate" && argc == 4) {
@@ -84,8 +85,8 @@ int main(int argc, char *argv[])
     qint64 from = 0;
     int pages = 0;
     for (;;) {
-        const console::DuplicatePage page = runOnWorker<console::DuplicatePage>(
-            worker, [from, pageSize](const QSqlDatabase &db) {
+        const console::DuplicatePage page =
+            runOnWorker<console::DuplicatePage>(worker, [from, pageSize](const QSqlDatabase &db) {
                 return console::loadDuplicatePage(db, console::DuplicateFilter{}, from, pageSize);
             });
         groups += page.groups.size();
@@ -94,11 +95,14 @@ int main(int argc, char *argv[])
             break;
         from = page.nextOrderId;
     }
-    std::printf("list %lld %lld %d\n", static_cast<long long>(clock.elapsed()), static_cast<long long>(groups), pages);
+    std::printf("list %lld %lld %d\n", static_cast<long long>(clock.elapsed()),
+                static_cast<long long>(groups), pages);
 
     clock.restart();
-    const console::DuplicateTotals totals = runOnWorker<console::DuplicateTotals>(
-        worker, [](const QSqlDatabase &db) { return console::loadDuplicateTotals(db, console::DuplicateFilter{}); });
+    const console::DuplicateTotals totals =
+        runOnWorker<console::DuplicateTotals>(worker, [](const QSqlDatabase &db) {
+            return console::loadDuplicateTotals(db, console::DuplicateFilter{});
+        });
     std::printf("totals %lld %lld\n", static_cast<long long>(clock.elapsed()),
                 static_cast<long long>(totals.couponGroups + totals.pointGroups));
     return 0;

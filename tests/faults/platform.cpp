@@ -31,9 +31,11 @@ int post(int port, const QByteArray &body, const QByteArray &secret)
     httplib::Client client("127.0.0.1", port);
     client.set_connection_timeout(2, 0);
     client.set_read_timeout(10, 0);
-    const httplib::Headers headers{{"X-Payops-Timestamp", std::to_string(timestamp)},
-                                   {"X-Payops-Signature", signatureHeader(secret, timestamp, body).toStdString()}};
-    const auto result = client.Post("/callbacks/pay", headers, body.toStdString(), "application/json");
+    const httplib::Headers headers{
+        {"X-Payops-Timestamp", std::to_string(timestamp)},
+        {"X-Payops-Signature", signatureHeader(secret, timestamp, body).toStdString()}};
+    const auto result =
+        client.Post("/callbacks/pay", headers, body.toStdString(), "application/json");
     return result ? result->status : 0;
 }
 
@@ -52,8 +54,8 @@ std::pair<int, QString> Endpoints::get(int index) const
     return {m_ports[size_t(index)], m_names[index]};
 }
 
-Platform::Platform(QList<Delivery> deliveries, const Endpoints &endpoints, QByteArray secret, int threads,
-                   int maxAttempts)
+Platform::Platform(QList<Delivery> deliveries, const Endpoints &endpoints, QByteArray secret,
+                   int threads, int maxAttempts)
     : m_deliveries(std::move(deliveries))
     , m_attempts(size_t(m_deliveries.size()))
     , m_endpoints(endpoints)
@@ -104,7 +106,8 @@ void Platform::deliver(int index)
 {
     const Delivery &delivery = m_deliveries[index];
     const QByteArray body = callbackBody(delivery.payNo, delivery.order, delivery.amountFen);
-    const QByteArray secret = delivery.forged ? QByteArrayLiteral("not-the-platform-key") : m_secret;
+    const QByteArray secret =
+        delivery.forged ? QByteArrayLiteral("not-the-platform-key") : m_secret;
     QList<Attempt> &attempts = m_attempts[size_t(index)];
     int backoffMs = 100;
     for (int attempt = 0; attempt < m_maxAttempts; ++attempt) {

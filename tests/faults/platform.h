@@ -37,7 +37,11 @@ struct Attempt
 class Endpoints final
 {
 public:
-    explicit Endpoints(int count) : m_ports(count), m_names(count) {}
+    explicit Endpoints(int count)
+        : m_ports(count)
+        , m_names(count)
+    {
+    }
     void set(int index, int port, const QString &name);
     int count() const { return int(m_ports.size()); }
     std::pair<int, QString> get(int index) const;
@@ -54,8 +58,8 @@ private:
 class Platform final
 {
 public:
-    Platform(QList<Delivery> deliveries, const Endpoints &endpoints, QByteArray secret, int threads = 48,
-             int maxAttempts = 30);
+    Platform(QList<Delivery> deliveries, const Endpoints &endpoints, QByteArray secret,
+             int threads = 48, int maxAttempts = 30);
     ~Platform();
     Platform(const Platform &) = delete;
     Platform &operator=(const Platform &) = delete;

@@ -11,9 +11,9 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/money/auditlog.h"
 #include "domain/callback/backlogdrainer.h"
 #include "domain/callback/callbackswitch.h"
+#include "domain/money/auditlog.h"
 #include "domain/money/compensation.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "lab/localserver.h"
@@ -33,10 +33,10 @@ using namespace payops;
 namespace {
 
 constexpr int kInstances = 3;
-constexpr int kOrders = 2000;          // paid by the storm: 5 deliveries each, 10,000 callbacks
+constexpr int kOrders = 2000; // paid by the storm: 5 deliveries each, 10,000 callbacks
 constexpr qint64 kFirstOrder = 1101;
-constexpr int kIncidentOrders = 100;   // 1001-1100: the incident's duplicates, for the compensation
-constexpr int kForgedOrders = 100;     // 9001-9100: only ever get forged callbacks
+constexpr int kIncidentOrders = 100; // 1001-1100: the incident's duplicates, for the compensation
+constexpr int kForgedOrders = 100;   // 9001-9100: only ever get forged callbacks
 constexpr qint64 kFirstForgedOrder = 9001;
 constexpr qint64 kAmountFen = 9900;
 constexpr int kOrdersPerSecond = 100;
@@ -52,19 +52,22 @@ QList<test::Delivery> stormPlan()
         const QByteArray payNo = "FAULT-" + QByteArray::number(order);
         const qint64 t0 = qint64(i) * 1000 / kOrdersPerSecond;
         const int first = i % kInstances;
-        auto add = [&](int target, qint64 dueMs) { plan.append({order, payNo, kAmountFen, target % kInstances, dueMs}); };
+        auto add = [&](int target, qint64 dueMs) {
+            plan.append({order, payNo, kAmountFen, target % kInstances, dueMs});
+        };
         add(first, t0);
-        add(first + 1, i % 2 == 0 ? t0 : t0 + 40);          // a copy at once or 40 ms later
-        const bool thirdClose = i % 2 == 0;                     // every other order: one more close copy
+        add(first + 1, i % 2 == 0 ? t0 : t0 + 40); // a copy at once or 40 ms later
+        const bool thirdClose = i % 2 == 0;        // every other order: one more close copy
         add(first + 2, thirdClose ? t0 + 40 : t0 + 2000 + (i % 7) * 300);
-        add(first, t0 + 3000 + (i % 5) * 400);                  // replays, seconds later
+        add(first, t0 + 3000 + (i % 5) * 400); // replays, seconds later
         add(first + 1, t0 + 5000 + (i % 3) * 500);
     }
     // An attacker's callbacks: paying orders nobody paid, with a key that is not the platform's.
     for (int i = 0; i < kForgedOrders; ++i) {
         const qint64 order = kFirstForgedOrder + i;
         for (int copy = 0; copy < 2; ++copy)
-            plan.append({order, "FORGED-" + QByteArray::number(order), kAmountFen, i + copy, qint64(i) * 150, true});
+            plan.append({order, "FORGED-" + QByteArray::number(order), kAmountFen, i + copy,
+                         qint64(i) * 150, true});
     }
     return plan;
 }
@@ -85,7 +88,8 @@ struct Server
         local = std::make_unique<LocalServer>(dir.path());
         local->start();
         db::Connection admin(local->rootDsn(QString()), QStringLiteral("faults-admin"));
-        db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE faults CHARACTER SET utf8mb4"));
+        db::execDirect(admin.database(),
+                       QStringLiteral("CREATE DATABASE faults CHARACTER SET utf8mb4"));
         dsn = local->rootDsn(QStringLiteral("faults"));
     }
     ~Server() { local->stop(); }
@@ -104,8 +108,7 @@ struct Server
 };
 
 // Runs fn on a fresh connection, retrying while the server is restarting.
-template<typename Fn>
-auto withDatabase(const Dsn &dsn, const QString &purpose, Fn fn)
+template <typename Fn> auto withDatabase(const Dsn &dsn, const QString &purpose, Fn fn)
 {
     for (int attempt = 1;; ++attempt) {
         try {
@@ -145,7 +148,8 @@ CompensationOutcome compensateIncident(const Dsn &dsn)
             scope.orders.append(1001 + i);
         const CompensationSettings settings;
         const CompensationPlan plan = planCompensation(db, scope, settings);
-        return executeCompensation(db, plan, QStringLiteral("fault suite"), QStringLiteral("FAULTS-1"), settings);
+        return executeCompensation(db, plan, QStringLiteral("fault suite"),
+                                   QStringLiteral("FAULTS-1"), settings);
     });
 }
 
@@ -155,7 +159,10 @@ class Instances final
 {
 public:
     Instances(const Dsn &dsn, QString handler, QStringList arguments)
-        : m_dsn(dsn), m_handler(std::move(handler)), m_arguments(std::move(arguments)), m_endpoints(kInstances)
+        : m_dsn(dsn)
+        , m_handler(std::move(handler))
+        , m_arguments(std::move(arguments))
+        , m_endpoints(kInstances)
     {
         for (int i = 0; i < kInstances; ++i)
             startInstance(i);
@@ -171,7 +178,8 @@ public:
     void startInstance(int index)
     {
         const QString name = QStringLiteral("fault-%1-%2").arg(index + 1).arg(m_incarnation++);
-        m_processes[size_t(index)] = std::make_unique<test::CallbackdProcess>(m_dsn, m_handler, name, m_arguments);
+        m_processes[size_t(index)] =
+            std::make_unique<test::CallbackdProcess>(m_dsn, m_handler, name, m_arguments);
         m_endpoints.set(index, m_processes[size_t(index)]->port(), name);
     }
 
@@ -226,8 +234,8 @@ void runFaults(Server &server, Instances &instances, const test::Platform &platf
     std::thread compensator([&] { compensated = compensateIncident(server.dsn); });
     drainer.join();
     compensator.join();
-    qInfo("%lld ms: drain during the storm: %d processed; compensation: %d done, %d skipped", platform.elapsedMs(),
-          drained.processed, compensated.done, compensated.skipped);
+    qInfo("%lld ms: drain during the storm: %d processed; compensation: %d done, %d skipped",
+          platform.elapsedMs(), drained.processed, compensated.done, compensated.skipped);
 }
 
 // Every broken invariant, one sentence each; empty when all hold.
@@ -241,10 +249,11 @@ QStringList brokenInvariants(const Dsn &dsn, const test::Platform &platform)
     if (!duplicates.isEmpty())
         broken << QStringLiteral("live duplicate side effects: ") + duplicates.describe();
 
-    QHash<QByteArray, QString> logged;    // pay_no -> the instance (or drain) that wrote the row
+    QHash<QByteArray, QString> logged;     // pay_no -> the instance (or drain) that wrote the row
     QHash<QByteArray, qint64> createdAtMs; // pay_no -> when its row was inserted (UTC sessions)
-    QSqlQuery rows = db::exec(db, QStringLiteral(
-        "SELECT pay_no, instance, ROUND(UNIX_TIMESTAMP(created_at) * 1000) FROM pay_callback_log"));
+    QSqlQuery rows =
+        db::exec(db, QStringLiteral("SELECT pay_no, instance, ROUND(UNIX_TIMESTAMP(created_at) * "
+                                    "1000) FROM pay_callback_log"));
     while (rows.next()) {
         logged.insert(rows.value(0).toByteArray(), rows.value(1).toString());
         createdAtMs.insert(rows.value(0).toByteArray(), rows.value(2).toLongLong());
@@ -262,8 +271,8 @@ QStringList brokenInvariants(const Dsn &dsn, const test::Platform &platform)
         const test::Delivery &delivery = platform.deliveries()[i];
         for (const test::Attempt &attempt : platform.attempts(i)) {
             if (is2xx(attempt.status) && !delivery.forged)
-                first2xxAtMs[delivery.payNo] = std::min(first2xxAtMs.value(delivery.payNo, attempt.answeredAtMs),
-                                                        attempt.answeredAtMs);
+                first2xxAtMs[delivery.payNo] = std::min(
+                    first2xxAtMs.value(delivery.payNo, attempt.answeredAtMs), attempt.answeredAtMs);
             if (is2xx(attempt.status) || attempt.status == 0)
                 mayHaveWritten[delivery.payNo].insert(attempt.instance);
             if (delivery.forged && is2xx(attempt.status))
@@ -279,40 +288,57 @@ QStringList brokenInvariants(const Dsn &dsn, const test::Platform &platform)
             ++loggedLater;
     }
     for (const test::Delivery &delivery : platform.deliveries()) {
-        if (!delivery.forged && first2xxAtMs.contains(delivery.payNo) && status.value(delivery.order) != QLatin1String("PAID"))
+        if (!delivery.forged && first2xxAtMs.contains(delivery.payNo) &&
+            status.value(delivery.order) != QLatin1String("PAID"))
             ++notPaid;
-        if (delivery.forged && (status.value(delivery.order) != QLatin1String("PENDING") || logged.contains(delivery.payNo)))
+        if (delivery.forged && (status.value(delivery.order) != QLatin1String("PENDING") ||
+                                logged.contains(delivery.payNo)))
             ++forgedLeft;
     }
     if (notLogged > 0)
-        broken << QStringLiteral("%1 pay_no(s) answered 2xx are not in pay_callback_log").arg(notLogged);
+        broken << QStringLiteral("%1 pay_no(s) answered 2xx are not in pay_callback_log")
+                      .arg(notLogged);
     if (loggedLater > 0)
-        broken << QStringLiteral("%1 pay_no(s) answered 2xx before their row existed: the answered write was lost").arg(loggedLater);
+        broken << QStringLiteral("%1 pay_no(s) answered 2xx before their row existed: the answered "
+                                 "write was lost")
+                      .arg(loggedLater);
     if (notPaid > 0)
-        broken << QStringLiteral("%1 callback(s) answered 2xx whose order is not PAID after the drain").arg(notPaid);
+        broken << QStringLiteral(
+                      "%1 callback(s) answered 2xx whose order is not PAID after the drain")
+                      .arg(notPaid);
     if (forgedLeft > 0)
-        broken << QStringLiteral("%1 forged callback(s) were accepted or changed an order").arg(forgedLeft);
-    const qint64 forgedEffects = db::scalar(db, QStringLiteral(
-        "SELECT (SELECT COUNT(*) FROM user_coupon WHERE order_id >= ?) + (SELECT COUNT(*) FROM point_log WHERE order_id >= ?)"),
-        {kFirstForgedOrder, kFirstForgedOrder}).toLongLong();
+        broken << QStringLiteral("%1 forged callback(s) were accepted or changed an order")
+                      .arg(forgedLeft);
+    const qint64 forgedEffects =
+        db::scalar(db,
+                   QStringLiteral("SELECT (SELECT COUNT(*) FROM user_coupon WHERE order_id >= ?) + "
+                                  "(SELECT COUNT(*) FROM point_log WHERE order_id >= ?)"),
+                   {kFirstForgedOrder, kFirstForgedOrder})
+            .toLongLong();
     if (forgedEffects > 0)
-        broken << QStringLiteral("%1 side effect(s) issued for orders only forged callbacks named").arg(forgedEffects);
+        broken << QStringLiteral("%1 side effect(s) issued for orders only forged callbacks named")
+                      .arg(forgedEffects);
 
     // A row written by an incarnation that answered that pay_no only with non-2xx: a refusal
     // that changed a table. Rows the drain processed carry the drain's name instead.
     qint64 refusedButWritten = 0;
     for (auto it = logged.cbegin(); it != logged.cend(); ++it) {
-        if (!it.value().startsWith(QLatin1String("faults-drain")) && !mayHaveWritten.value(it.key()).contains(it.value())) {
+        if (!it.value().startsWith(QLatin1String("faults-drain")) &&
+            !mayHaveWritten.value(it.key()).contains(it.value())) {
             if (++refusedButWritten <= 5)
-                qWarning("pay_no %s written by %s, which never answered it 2xx", it.key().constData(), qPrintable(it.value()));
+                qWarning("pay_no %s written by %s, which never answered it 2xx",
+                         it.key().constData(), qPrintable(it.value()));
         }
     }
     if (refusedButWritten > 0)
-        broken << QStringLiteral("%1 callback(s) answered non-2xx changed pay_callback_log").arg(refusedButWritten);
+        broken << QStringLiteral("%1 callback(s) answered non-2xx changed pay_callback_log")
+                      .arg(refusedButWritten);
 
     const AuditVerification audit = verifyAuditChain(db);
     if (!audit.intact)
-        broken << QStringLiteral("audit chain broken at %1: %2").arg(audit.firstBrokenId).arg(audit.problem);
+        broken << QStringLiteral("audit chain broken at %1: %2")
+                      .arg(audit.firstBrokenId)
+                      .arg(audit.problem);
     return broken;
 }
 
@@ -328,7 +354,8 @@ void logTally(const test::Platform &platform)
         if (!platform.deliveries()[i].forged && (tried.isEmpty() || !is2xx(tried.last().status)))
             ++gaveUp;
     }
-    qInfo("%lld deliveries, %lld attempts in %lld ms: %lld 2xx, %lld non-2xx, %lld no answer, %lld never 2xx",
+    qInfo("%lld deliveries, %lld attempts in %lld ms: %lld 2xx, %lld non-2xx, %lld no answer, %lld "
+          "never 2xx",
           deliveries, attempts, platform.elapsedMs(), ok, refused, noAnswer, gaveUp);
 }
 
@@ -336,7 +363,8 @@ void logTally(const test::Platform &platform)
 QStringList stormWithFaults(const QString &handler, const QStringList &arguments)
 {
     Server server;
-    test::prepareCallbackDatabase(server.dsn, QStringLiteral("legacy"), kIncidentOrders + kOrders, 1001);
+    test::prepareCallbackDatabase(server.dsn, QStringLiteral("legacy"), kIncidentOrders + kOrders,
+                                  1001);
     withDatabase(server.dsn, QStringLiteral("faults-seed"), [](const QSqlDatabase &db) {
         test::insertDuplicateIncident(db, kIncidentOrders);
         test::addPendingOrders(db, kForgedOrders, kFirstForgedOrder);
@@ -379,8 +407,10 @@ private Q_SLOTS:
     void unsafeHandlerIsCaught()
     {
         const QStringList broken =
-            stormWithFaults(QStringLiteral("unsafe-demo"), {QStringLiteral("--commit-delay-ms"), QStringLiteral("30")});
-        QVERIFY2(!broken.isEmpty() && broken.first().startsWith(QLatin1String("live duplicate side effects")),
+            stormWithFaults(QStringLiteral("unsafe-demo"),
+                            {QStringLiteral("--commit-delay-ms"), QStringLiteral("30")});
+        QVERIFY2(!broken.isEmpty() &&
+                     broken.first().startsWith(QLatin1String("live duplicate side effects")),
                  qPrintable(broken.join(QStringLiteral("; "))));
     }
 };

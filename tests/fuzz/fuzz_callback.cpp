@@ -29,12 +29,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     verifySignature(kSecret, timestamp, signature, body, kNow);
     // Whatever the body holds, its own signature verifies and a changed body does not.
     const QByteArray good = signatureHeader(kSecret, kNow, body);
-    if (verifySignature(kSecret, QByteArray::number(kNow), good, body, kNow) != SignatureCheck::Valid)
+    if (verifySignature(kSecret, QByteArray::number(kNow), good, body, kNow) !=
+        SignatureCheck::Valid)
         fuzz::broken("a body signed with the secret verifies");
-    if (verifySignature(kSecret, QByteArray::number(kNow), good, body + ' ', kNow) != SignatureCheck::Mismatch)
+    if (verifySignature(kSecret, QByteArray::number(kNow), good, body + ' ', kNow) !=
+        SignatureCheck::Mismatch)
         fuzz::broken("a changed body does not verify");
 
-    const auto parse = [&signed_ = body](QString *error) { return CallbackRequest::parse(signed_, error); };
+    const auto parse = [&signed_ = body](QString *error) {
+        return CallbackRequest::parse(signed_, error);
+    };
     const auto request = fuzz::parseExplained(parse, "a refused body names its reason");
     if (!request)
         return 0;

@@ -18,10 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const auto again = Dsn::parse(written, nullptr);
     if (!again)
         fuzz::broken("toString(true) parses again");
-    if (again->user != dsn->user || again->password != dsn->password || again->host != dsn->host
-        || again->port != dsn->port || again->database != dsn->database || again->socket != dsn->socket
-        || again->sslCa != dsn->sslCa || again->sslCert != dsn->sslCert || again->sslKey != dsn->sslKey
-        || again->connectTimeoutSeconds != dsn->connectTimeoutSeconds)
+    if (again->user != dsn->user || again->password != dsn->password || again->host != dsn->host ||
+        again->port != dsn->port || again->database != dsn->database ||
+        again->socket != dsn->socket || again->sslCa != dsn->sslCa ||
+        again->sslCert != dsn->sslCert || again->sslKey != dsn->sslKey ||
+        again->connectTimeoutSeconds != dsn->connectTimeoutSeconds)
         fuzz::broken("toString(true) parses back to the same DSN");
     return 0;
 }

@@ -31,7 +31,7 @@ namespace {
 
 const QByteArray kSecret = "fuzz-secret";
 constexpr int kAnswerTimeoutMs = 500; // for the first byte: answers take milliseconds
-constexpr int kQuietMs = 30;           // then for each next one: pipelined answers come together
+constexpr int kQuietMs = 30;          // then for each next one: pipelined answers come together
 
 void handle(HttpRequest request, HttpResponder respond)
 {
@@ -87,7 +87,8 @@ QByteArray exchange(const QByteArray &request)
         fuzz::broken("the server accepts a connection");
     // The server may answer and close before everything is written (413): a failed send is fine.
     for (qsizetype sent = 0; sent < request.size();) {
-        const ssize_t written = ::send(fd, request.constData() + sent, size_t(request.size() - sent), MSG_NOSIGNAL);
+        const ssize_t written =
+            ::send(fd, request.constData() + sent, size_t(request.size() - sent), MSG_NOSIGNAL);
         if (written <= 0)
             break;
         sent += written;
@@ -95,11 +96,13 @@ QByteArray exchange(const QByteArray &request)
     ::shutdown(fd, SHUT_WR);
 
     QByteArray answer;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerTimeoutMs);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kAnswerTimeoutMs);
     char buffer[4096];
     for (;;) {
         using std::chrono::milliseconds;
-        const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
         const int wait = answer.isEmpty() ? int(left.count()) : kQuietMs;
         pollfd readable{fd, POLLIN, 0};
         if (wait <= 0 || ::poll(&readable, 1, wait) <= 0)

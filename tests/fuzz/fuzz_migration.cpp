@@ -16,8 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const auto migration = db::migrationFromFile(fileName, script, mariaDb);
         if (!migration)
             continue;
-        if (migration->version < 0 || migration->version > 9999 || migration->checksum.size() != 64
-            || migration->script != script)
+        if (migration->version < 0 || migration->version > 9999 ||
+            migration->checksum.size() != 64 || migration->script != script)
             fuzz::broken("a migration has a four-digit version, its script and a SHA-256 checksum");
     }
     for (const QString &statement : db::splitSqlScript(QString::fromUtf8(script))) {

@@ -37,8 +37,7 @@ inline std::pair<QByteArray, QByteArray> splitFirstLine(const QByteArray &input)
 
 // Runs a parser of the project's shape, `parse(input, &error)` returning an optional: whatever
 // it refuses, it must say why.
-template<typename Parse>
-auto parseExplained(Parse parse, const char *promise)
+template <typename Parse> auto parseExplained(Parse parse, const char *promise)
 {
     QString error;
     auto result = parse(&error);

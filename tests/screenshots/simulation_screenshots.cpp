@@ -95,7 +95,8 @@ int main(int argc, char *argv[])
     window.showPage(Page::SimulationId);
     {
         db::Connection connection(scratch.dsn(), QStringLiteral("flip"));
-        flipSwitch(connection.database(), CallbackMode::RecordOnly, QStringLiteral("INC-42 duplicate coupons"));
+        flipSwitch(connection.database(), CallbackMode::RecordOnly,
+                   QStringLiteral("INC-42 duplicate coupons"));
     }
     QTest::qWait(45000);
     window.stormRunner()->stop();

@@ -15,8 +15,10 @@ namespace payops::test {
 bool runsOnServer(const Dsn &dsn, const QString &pattern)
 {
     db::Connection admin(dsn, QStringLiteral("t"));
-    return db::scalar(admin.database(), QStringLiteral(
-        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = ? AND INFO LIKE ?"), {dsn.database, pattern})
+    return db::scalar(admin.database(),
+                      QStringLiteral("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB "
+                                     "= ? AND INFO LIKE ?"),
+                      {dsn.database, pattern})
                .toLongLong() > 0;
 }
 
@@ -27,7 +29,8 @@ FrozenServer::FrozenServer()
         throw std::runtime_error("the test server is not running");
     QProcess watchdog;
     watchdog.setProgram(QStringLiteral("/bin/sh"));
-    watchdog.setArguments({QStringLiteral("-c"), QStringLiteral("sleep 60; kill -CONT %1").arg(m_pid)});
+    watchdog.setArguments(
+        {QStringLiteral("-c"), QStringLiteral("sleep 60; kill -CONT %1").arg(m_pid)});
     // No inherited output: ctest would wait for the watchdog to close it.
     watchdog.setStandardInputFile(QProcess::nullDevice());
     watchdog.setStandardOutputFile(QProcess::nullDevice());

@@ -33,8 +33,8 @@ Dsn serverDsn()
 ScratchDatabase::ScratchDatabase(const QString &prefix)
     : m_dsn(serverDsn().withDatabase(prefix + QLatin1Char('_') + randomSuffix()))
 {
-    adminExec(QStringLiteral("CREATE DATABASE ") + db::quoteIdentifier(m_dsn.database)
-              + QStringLiteral(" CHARACTER SET utf8mb4"));
+    adminExec(QStringLiteral("CREATE DATABASE ") + db::quoteIdentifier(m_dsn.database) +
+              QStringLiteral(" CHARACTER SET utf8mb4"));
 }
 
 ScratchDatabase::~ScratchDatabase()
@@ -43,15 +43,21 @@ ScratchDatabase::~ScratchDatabase()
         // A query a test left running (a console worker finishing a long scan) would hold a
         // metadata lock and make DROP DATABASE wait for it.
         db::Connection admin(serverDsn(), QStringLiteral("test-admin"));
-        QSqlQuery sessions = db::exec(admin.database(), QStringLiteral(
-            "SELECT id FROM information_schema.PROCESSLIST WHERE db = ? AND id <> CONNECTION_ID()"), {m_dsn.database});
+        QSqlQuery sessions =
+            db::exec(admin.database(),
+                     QStringLiteral("SELECT id FROM information_schema.PROCESSLIST WHERE db = ? "
+                                    "AND id <> CONNECTION_ID()"),
+                     {m_dsn.database});
         while (sessions.next()) {
             QSqlQuery kill(admin.database());
-            kill.exec(QStringLiteral("KILL %1").arg(sessions.value(0).toLongLong())); // it may have ended meanwhile
+            kill.exec(QStringLiteral("KILL %1").arg(
+                sessions.value(0).toLongLong())); // it may have ended meanwhile
         }
-        db::execDirect(admin.database(), QStringLiteral("DROP DATABASE IF EXISTS ") + db::quoteIdentifier(m_dsn.database));
+        db::execDirect(admin.database(), QStringLiteral("DROP DATABASE IF EXISTS ") +
+                                             db::quoteIdentifier(m_dsn.database));
     } catch (const db::Error &error) {
-        qWarning("could not drop scratch database %s: %s", qPrintable(m_dsn.database), error.what());
+        qWarning("could not drop scratch database %s: %s", qPrintable(m_dsn.database),
+                 error.what());
     }
 }
 
@@ -59,7 +65,8 @@ ScratchAccount::ScratchAccount(const QString &role, const QString &password)
     : m_user(QStringLiteral("u_") + randomSuffix())
     , m_password(password)
 {
-    adminExec(QStringLiteral("CREATE USER '%1'@'localhost' IDENTIFIED BY '%2'").arg(m_user, m_password));
+    adminExec(
+        QStringLiteral("CREATE USER '%1'@'localhost' IDENTIFIED BY '%2'").arg(m_user, m_password));
     if (!role.isEmpty()) {
         adminExec(QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(role, m_user));
         adminExec(QStringLiteral("SET DEFAULT ROLE %1 FOR '%2'@'localhost'").arg(role, m_user));

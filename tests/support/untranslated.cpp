@@ -11,18 +11,22 @@ namespace {
 const QSet<QString> &keptInEnglish()
 {
     static const QSet<QString> words{
-        QStringLiteral("payops"), QStringLiteral("payops-console"), QStringLiteral("payops-callbackd"),
-        QStringLiteral("MariaDB"), QStringLiteral("MySQL"), QStringLiteral("mysql"), QStringLiteral("mariadb"),
-        QStringLiteral("Prometheus"), QStringLiteral("systemd"), QStringLiteral("cron"), QStringLiteral("nginx"),
-        QStringLiteral("Qt"), QStringLiteral("root"), QStringLiteral("localhost"), QStringLiteral("legacy"),
-        QStringLiteral("safe"), QStringLiteral("unsafe-demo"), QStringLiteral("record_only"), QStringLiteral("normal"),
-        QStringLiteral("wechat"), QStringLiteral("alipay"), QStringLiteral("generic"), QStringLiteral("WeChat"),
-        QStringLiteral("Alipay"), QStringLiteral("stderr"), QStringLiteral("stdout"), QStringLiteral("stdin"),
-        QStringLiteral("Ctrl"), QStringLiteral("Shift"), QStringLiteral("Alt"), QStringLiteral("Excel"),
-        QStringLiteral("ms"), QStringLiteral("KiB"), QStringLiteral("MiB"), QStringLiteral("unsafe"),
-        QStringLiteral("socket"), QStringLiteral("Socket"), QStringLiteral("unix"), QStringLiteral("Unix"),
+        QStringLiteral("payops"), QStringLiteral("payops-console"),
+        QStringLiteral("payops-callbackd"), QStringLiteral("MariaDB"), QStringLiteral("MySQL"),
+        QStringLiteral("mysql"), QStringLiteral("mariadb"), QStringLiteral("Prometheus"),
+        QStringLiteral("systemd"), QStringLiteral("cron"), QStringLiteral("nginx"),
+        QStringLiteral("Qt"), QStringLiteral("root"), QStringLiteral("localhost"),
+        QStringLiteral("legacy"), QStringLiteral("safe"), QStringLiteral("unsafe-demo"),
+        QStringLiteral("record_only"), QStringLiteral("normal"), QStringLiteral("wechat"),
+        QStringLiteral("alipay"), QStringLiteral("generic"), QStringLiteral("WeChat"),
+        QStringLiteral("Alipay"), QStringLiteral("stderr"), QStringLiteral("stdout"),
+        QStringLiteral("stdin"), QStringLiteral("Ctrl"), QStringLiteral("Shift"),
+        QStringLiteral("Alt"), QStringLiteral("Excel"), QStringLiteral("ms"), QStringLiteral("KiB"),
+        QStringLiteral("MiB"), QStringLiteral("unsafe"), QStringLiteral("socket"),
+        QStringLiteral("Socket"), QStringLiteral("unix"), QStringLiteral("Unix"),
         // the storm's patterns, as `payops storm --pattern` spells them
-        QStringLiteral("concurrent"), QStringLiteral("gap"), QStringLiteral("replay"), QStringLiteral("mixed")};
+        QStringLiteral("concurrent"), QStringLiteral("gap"), QStringLiteral("replay"),
+        QStringLiteral("mixed")};
     return words;
 }
 
@@ -35,9 +39,11 @@ QString withoutCode(QString text)
     static const QRegularExpression urls(QStringLiteral("\\b[a-z][a-z0-9+.-]*://\\S*"));
     static const QRegularExpression paths(QStringLiteral("(^|[^\\w.~-])[~.]?/\\S*"));
     // A flag and the lower-case value it takes: --level current.
-    static const QRegularExpression flags(QStringLiteral("(^|[^\\w-])--?[A-Za-z][\\w-]*( [a-z_]+\\b)?"));
+    static const QRegularExpression flags(
+        QStringLiteral("(^|[^\\w-])--?[A-Za-z][\\w-]*( [a-z_]+\\b)?"));
     static const QRegularExpression placeholders(QStringLiteral("%(\\d+|n)"));
-    static const QRegularExpression commands(QStringLiteral("\\bpayops (?!console)[a-z]+( verify| start| stop)?\\b"));
+    static const QRegularExpression commands(
+        QStringLiteral("\\bpayops (?!console)[a-z]+( verify| start| stop)?\\b"));
     for (const QRegularExpression *pattern :
          {&tags, &entities, &accelerator, &urls, &paths, &flags, &placeholders, &commands})
         text.replace(*pattern, QStringLiteral(" "));
@@ -48,11 +54,11 @@ bool isCode(const QString &word)
 {
     static const QRegularExpression digitOrUnderscore(QStringLiteral("[\\d_]"));
     static const QRegularExpression innerCapital(QStringLiteral("[a-z][A-Z]"));
-    return word.size() < 2                                   // a unit letter, an accelerator
-        || word.contains(digitOrUnderscore)                  // pay_no, PN20261203, v1
-        || word.contains(QLatin1Char('.'))                   // console.conf, example.com
-        || word == word.toUpper()                            // PAID, CNY, GET_LOCK
-        || word.contains(innerCapital);                      // an identifier: orderId
+    return word.size() < 2                     // a unit letter, an accelerator
+           || word.contains(digitOrUnderscore) // pay_no, PN20261203, v1
+           || word.contains(QLatin1Char('.'))  // console.conf, example.com
+           || word == word.toUpper()           // PAID, CNY, GET_LOCK
+           || word.contains(innerCapital);     // an identifier: orderId
 }
 
 } // namespace
@@ -63,12 +69,15 @@ QStringList untranslatedWords(const QString &text, const QSet<QString> &alsoKept
     static const QRegularExpression dottedCode(QStringLiteral("^[a-z_]+\\.[a-z_.]*$"));
     if (dottedCode.match(text.trimmed()).hasMatch())
         return {};
-    static const QRegularExpression token(QStringLiteral("[A-Za-z0-9_][A-Za-z0-9_.'’-]*[A-Za-z0-9_]|[A-Za-z]"));
+    static const QRegularExpression token(
+        QStringLiteral("[A-Za-z0-9_][A-Za-z0-9_.'’-]*[A-Za-z0-9_]|[A-Za-z]"));
     QStringList found;
     auto it = token.globalMatch(withoutCode(text));
     while (it.hasNext()) {
         const QString word = it.next().captured();
-        const auto kept = [&alsoKept](const QString &w) { return keptInEnglish().contains(w) || alsoKept.contains(w); };
+        const auto kept = [&alsoKept](const QString &w) {
+            return keptInEnglish().contains(w) || alsoKept.contains(w);
+        };
         if (kept(word) || isCode(word))
             continue;
         // record-only is English, unsafe-demo (above) a handler's name.

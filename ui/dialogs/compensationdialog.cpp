@@ -49,7 +49,8 @@ QLabel *figure(const QString &objectName, QWidget *parent)
 CompensationDialog::CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope,
                                        qint64 pointsPerYuan, QWidget *parent)
     : StepWizard(QStringLiteral("compensationDialog"), tr("Compensate duplicates"), kWidth,
-                 tr("Compensate duplicates"), tr("Compensate…"), QStringLiteral("actButton"), parent)
+                 tr("Compensate duplicates"), tr("Compensate…"), QStringLiteral("actButton"),
+                 parent)
     , m_worker(std::make_unique<console::Worker>(dsn))
     , m_scopeSource(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
@@ -59,10 +60,11 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const QString &scopeText,
     preview();
 }
 
-CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest &request, qint64 pointsPerYuan,
-                                       QWidget *parent)
-    : StepWizard(QStringLiteral("compensationDialog"), tr("Approve compensation request %1").arg(request.id),
-                 kWidth, tr("Approve compensation request %1").arg(request.id), tr("Compensate…"),
+CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest &request,
+                                       qint64 pointsPerYuan, QWidget *parent)
+    : StepWizard(QStringLiteral("compensationDialog"),
+                 tr("Approve compensation request %1").arg(request.id), kWidth,
+                 tr("Approve compensation request %1").arg(request.id), tr("Compensate…"),
                  QStringLiteral("actButton"), parent)
     , m_worker(std::make_unique<console::Worker>(dsn))
     , m_request(request)
@@ -70,14 +72,15 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest
 {
     m_scopeSource = console::knownScopeJob(request.scope);
     build();
-    m_scopeLabel->setText(tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used "
-                             "coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; "
-                             "an approval is refused if that is not the amount asked.")
-                              .arg(QString::number(request.id), request.requestedBy.toHtmlEscaped(),
-                                   request.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                                   console::formatMoney(request.amountFen), QString::number(request.coupons),
-                                   QString::number(request.writeOffs), QString::number(request.pointsRows),
-                                   request.reason.toHtmlEscaped(), request.ticket.toHtmlEscaped()));
+    m_scopeLabel->setText(
+        tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used "
+           "coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; "
+           "an approval is refused if that is not the amount asked.")
+            .arg(QString::number(request.id), request.requestedBy.toHtmlEscaped(),
+                 request.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                 console::formatMoney(request.amountFen), QString::number(request.coupons),
+                 QString::number(request.writeOffs), QString::number(request.pointsRows),
+                 request.reason.toHtmlEscaped(), request.ticket.toHtmlEscaped()));
     m_reason->setText(request.reason);
     m_ticket->setText(request.ticket);
     preview();
@@ -99,7 +102,8 @@ void CompensationDialog::build()
     m_usedCoupons = new QComboBox(previewPage);
     m_usedCoupons->setObjectName(QStringLiteral("usedCouponsCombo"));
     m_usedCoupons->addItem(tr("a write-off (finance absorbs it)"), int(UsedCouponPolicy::WriteOff));
-    m_usedCoupons->addItem(tr("a receivable (owed by the user)"), int(UsedCouponPolicy::Receivable));
+    m_usedCoupons->addItem(tr("a receivable (owed by the user)"),
+                           int(UsedCouponPolicy::Receivable));
     auto *policy = new QFormLayout;
     policy->addRow(tr("A duplicate coupon already used becomes"), m_usedCoupons);
 
@@ -188,13 +192,19 @@ void CompensationDialog::preview()
     updateActionButton();
     m_status->setText(tr("Planning the dry run … nothing is changed."));
     m_worker->submit<console::ScopedPreview>(
-        QStringLiteral("compensation-preview"), console::compensationPreviewJob(m_scopeSource, settings()),
-        this, [this](const console::ScopedPreview &p) { showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen); },
-        [this](const db::Error &error) { m_status->setText(tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
+        QStringLiteral("compensation-preview"),
+        console::compensationPreviewJob(m_scopeSource, settings()), this,
+        [this](const console::ScopedPreview &p) {
+            showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen);
+        },
+        [this](const db::Error &error) {
+            m_status->setText(
+                tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped()));
+        });
 }
 
-void CompensationDialog::showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen,
-                                     qint64 soloFen)
+void CompensationDialog::showPreview(const CompensationPlan &plan, const CompensationScope &scope,
+                                     qint64 thresholdFen, qint64 soloFen)
 {
     m_plan = plan;
     m_scope = scope;
@@ -204,23 +214,34 @@ void CompensationDialog::showPreview(const CompensationPlan &plan, const Compens
     const QLocale locale;
     const bool writeOff = settings().usedCoupons == UsedCouponPolicy::WriteOff;
     m_coupons->setText(locale.toString(plan.couponsFrozen));
-    m_usedLabel->setText(writeOff ? tr("Used duplicate coupons to write off") : tr("Used duplicate coupons as receivable"));
+    m_usedLabel->setText(writeOff ? tr("Used duplicate coupons to write off")
+                                  : tr("Used duplicate coupons as receivable"));
     m_used->setText(locale.toString(plan.couponWriteOffs + plan.couponReceivables));
-    m_points->setText(tr("%1 (%2 points)").arg(locale.toString(plan.pointsReversed), locale.toString(plan.pointsTotal)));
+    m_points->setText(
+        tr("%1 (%2 points)")
+            .arg(locale.toString(plan.pointsReversed), locale.toString(plan.pointsTotal)));
     m_orders->setText(locale.toString(ordersIn(plan)));
     m_money->setText(console::formatMoney(plan.moneyFen));
-    m_status->setText(plan.isEmpty() ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
-                                     : tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
-                                          "nothing is deleted."));
+    m_status->setText(
+        plan.isEmpty()
+            ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
+            : tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
+                 "nothing is deleted."));
     if (m_request && !planFitsRequest(plan, *m_request)) {
-        m_fourEyes->setText(tr("The duplicates changed since the request was made (%1 now, %2 asked): an approval will "
-                               "be refused; ask for a new request.").arg(console::formatMoney(plan.moneyFen), console::formatMoney(m_request->amountFen)));
+        m_fourEyes->setText(tr("The duplicates changed since the request was made (%1 now, %2 "
+                               "asked): an approval will "
+                               "be refused; ask for a new request.")
+                                .arg(console::formatMoney(plan.moneyFen),
+                                     console::formatMoney(m_request->amountFen)));
         m_fourEyes->show();
     } else if (needsRequest()) {
-        m_fourEyes->setText(tr("%1, with the %2 this account compensated alone in the four-eyes window, is above the "
-                               "threshold of %3: this files a request that another operator account approves on the "
+        m_fourEyes->setText(tr("%1, with the %2 this account compensated alone in the four-eyes "
+                               "window, is above the "
+                               "threshold of %3: this files a request that another operator "
+                               "account approves on the "
                                "Compensation page; nothing is compensated until then.")
-                                .arg(console::formatMoney(plan.moneyFen), console::formatMoney(soloFen),
+                                .arg(console::formatMoney(plan.moneyFen),
+                                     console::formatMoney(soloFen),
                                      console::formatMoney(thresholdFen)));
         m_fourEyes->show();
     } else {
@@ -232,38 +253,52 @@ void CompensationDialog::showPreview(const CompensationPlan &plan, const Compens
 void CompensationDialog::updateActionButton()
 {
     QPushButton *act = nextButton();
-    act->setText(m_request ? tr("Approve and compensate…") : needsRequest() ? tr("Request approval…") : tr("Compensate…"));
-    const bool ready = m_previewed && !m_plan.isEmpty() && !m_reason->text().trimmed().isEmpty()
-                       && !m_ticket->text().trimmed().isEmpty();
+    act->setText(m_request        ? tr("Approve and compensate…")
+                 : needsRequest() ? tr("Request approval…")
+                                  : tr("Compensate…"));
+    const bool ready = m_previewed && !m_plan.isEmpty() && !m_reason->text().trimmed().isEmpty() &&
+                       !m_ticket->text().trimmed().isEmpty();
     act->setEnabled(ready);
-    act->setToolTip(ready ? QString() : tr("Needs a preview with something to do, a reason and a ticket."));
+    act->setToolTip(ready ? QString()
+                          : tr("Needs a preview with something to do, a reason and a ticket."));
 }
 
 void CompensationDialog::prepareConfirmation()
 {
     const QLocale locale;
-    const QString what = tr("<ul><li>freeze %1 unused duplicate coupon(s)</li><li>book %2 used duplicate coupon(s) as %3</li>"
-                            "<li>reverse %4 duplicate points row(s), %5 points, adjusting the balances (a balance may "
-                            "go negative; it is reported)</li></ul><p>on %6 order(s): <b>%7</b> in all. Reason: <b>%8</b>, "
-                            "ticket <b>%9</b>.</p>")
-                             .arg(locale.toString(m_plan.couponsFrozen),
-                                  locale.toString(m_plan.couponWriteOffs + m_plan.couponReceivables),
-                                  settings().usedCoupons == UsedCouponPolicy::WriteOff ? tr("write-offs") : tr("receivables"),
-                                  locale.toString(m_plan.pointsReversed), locale.toString(m_plan.pointsTotal),
-                                  locale.toString(ordersIn(m_plan)), console::formatMoney(m_plan.moneyFen),
-                                  m_reason->text().trimmed().toHtmlEscaped(), m_ticket->text().trimmed().toHtmlEscaped());
+    const QString what =
+        tr("<ul><li>freeze %1 unused duplicate coupon(s)</li><li>book %2 used duplicate coupon(s) "
+           "as %3</li>"
+           "<li>reverse %4 duplicate points row(s), %5 points, adjusting the balances (a balance "
+           "may "
+           "go negative; it is reported)</li></ul><p>on %6 order(s): <b>%7</b> in all. Reason: "
+           "<b>%8</b>, "
+           "ticket <b>%9</b>.</p>")
+            .arg(locale.toString(m_plan.couponsFrozen),
+                 locale.toString(m_plan.couponWriteOffs + m_plan.couponReceivables),
+                 settings().usedCoupons == UsedCouponPolicy::WriteOff ? tr("write-offs")
+                                                                      : tr("receivables"),
+                 locale.toString(m_plan.pointsReversed), locale.toString(m_plan.pointsTotal),
+                 locale.toString(ordersIn(m_plan)), console::formatMoney(m_plan.moneyFen),
+                 m_reason->text().trimmed().toHtmlEscaped(),
+                 m_ticket->text().trimmed().toHtmlEscaped());
     if (needsRequest()) {
-        confirmText()->setText(tr("<h3>File a request for another operator?</h3><p>When approved, it will:</p>%1"
-                                  "<p>Nothing changes until another operator account approves it.</p>").arg(what));
+        confirmText()->setText(
+            tr("<h3>File a request for another operator?</h3><p>When approved, it will:</p>%1"
+               "<p>Nothing changes until another operator account approves it.</p>")
+                .arg(what));
         confirmButton()->setText(tr("File the request"));
     } else {
-        confirmText()->setText(tr("<h3>%1</h3><p>This will:</p>%2<p>Each action is one row in <tt>compensation</tt> and one "
-                                  "audit entry under your database account. Nothing is deleted; a duplicate already "
-                                  "compensated by someone else meanwhile is skipped.</p>")
-                                   .arg(m_request ? tr("Approve request %1 and compensate?").arg(m_request->id)
-                                                  : tr("Compensate now?"),
-                                        what));
-        confirmButton()->setText(m_request ? tr("Approve and compensate now") : tr("Compensate now"));
+        confirmText()->setText(
+            tr("<h3>%1</h3><p>This will:</p>%2<p>Each action is one row in <tt>compensation</tt> "
+               "and one "
+               "audit entry under your database account. Nothing is deleted; a duplicate already "
+               "compensated by someone else meanwhile is skipped.</p>")
+                .arg(m_request ? tr("Approve request %1 and compensate?").arg(m_request->id)
+                               : tr("Compensate now?"),
+                     what));
+        confirmButton()->setText(m_request ? tr("Approve and compensate now")
+                                           : tr("Compensate now"));
     }
 }
 
@@ -289,14 +324,15 @@ void CompensationDialog::run()
         });
     };
     m_worker->submit<CompensationResult>(
-        QStringLiteral("compensation-run"), console::compensationRunJob(job, m_cancel),
-        this, [this](const CompensationResult &result) { showResult(result); },
+        QStringLiteral("compensation-run"), console::compensationRunJob(job, m_cancel), this,
+        [this](const CompensationResult &result) { showResult(result); },
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);
             finishRun();
             runText()->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
-            m_result->setText(tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
-                                  .arg(db::userMessage(error).toHtmlEscaped()));
+            m_result->setText(
+                tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
+                    .arg(db::userMessage(error).toHtmlEscaped()));
             Q_EMIT changed();
         });
 }
@@ -314,27 +350,35 @@ void CompensationDialog::showResult(const CompensationResult &result)
     if (result.filedRequestId > 0) {
         m_progress->hide();
         runText()->setText(tr("<b>Request %1 is filed.</b>").arg(result.filedRequestId));
-        m_result->setText(tr("It waits for another operator account to approve it on the Compensation page. Nothing "
-                             "has been compensated yet."));
+        m_result->setText(tr(
+            "It waits for another operator account to approve it on the Compensation page. Nothing "
+            "has been compensated yet."));
         return;
     }
     const CompensationOutcome &o = result.run;
     m_progress->setValue(m_progress->maximum());
-    runText()->setText(o.cancelled ? tr("<b>Stopped.</b> What was done stays done; a new run finishes the rest.")
-                                   : tr("<b>Done.</b>"));
-    QString text = tr("Compensated <b>%1</b> duplicate(s); skipped %2 (compensated by someone else meanwhile, or changed "
+    runText()->setText(
+        o.cancelled ? tr("<b>Stopped.</b> What was done stays done; a new run finishes the rest.")
+                    : tr("<b>Done.</b>"));
+    QString text = tr("Compensated <b>%1</b> duplicate(s); skipped %2 (compensated by someone else "
+                      "meanwhile, or changed "
                       "since the preview).<br>Batch <tt>%3</tt>.")
-                       .arg(o.done).arg(o.skipped).arg(o.batchId);
+                       .arg(o.done)
+                       .arg(o.skipped)
+                       .arg(o.batchId);
     if (m_request)
-        text += tr("<br>Request %1 is approved%2.").arg(m_request->id).arg(o.cancelled ? QString() : tr(" and executed"));
+        text += tr("<br>Request %1 is approved%2.")
+                    .arg(m_request->id)
+                    .arg(o.cancelled ? QString() : tr(" and executed"));
     if (!o.negativeBalanceUsers.isEmpty()) {
         QStringList users;
         for (qint64 user : o.negativeBalanceUsers)
             users << QString::number(user);
-        text += QStringLiteral("<br>")
-                + palette::strong(palette::Role::Warning,
-                                  tr("%n user(s) now have a negative points balance:", nullptr, int(users.size())))
-                + tr(" %1.").arg(users.join(QStringLiteral(", ")));
+        text += QStringLiteral("<br>") +
+                palette::strong(palette::Role::Warning,
+                                tr("%n user(s) now have a negative points balance:", nullptr,
+                                   int(users.size()))) +
+                tr(" %1.").arg(users.join(QStringLiteral(", ")));
     }
     m_result->setText(text);
 }

@@ -39,8 +39,8 @@ public:
 
     // A new compensation. `scopeText` says what was chosen ("order 1001", "3 groups", ...);
     // the scope itself is resolved on the worker, since "all in this filter" is a query.
-    CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope, qint64 pointsPerYuan,
-                       QWidget *parent = nullptr);
+    CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope,
+                       qint64 pointsPerYuan, QWidget *parent = nullptr);
     // The approval of another operator's pending request.
     CompensationDialog(const Dsn &dsn, const CompensationRequest &request, qint64 pointsPerYuan,
                        QWidget *parent = nullptr);
@@ -57,7 +57,8 @@ Q_SIGNALS:
 private:
     void build();
     void preview();
-    void showPreview(const CompensationPlan &plan, const CompensationScope &scope, qint64 thresholdFen, qint64 soloFen);
+    void showPreview(const CompensationPlan &plan, const CompensationScope &scope,
+                     qint64 thresholdFen, qint64 soloFen);
     void updateActionButton();
     void prepareConfirmation() override;
     void run() override;

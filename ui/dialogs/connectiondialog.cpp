@@ -88,22 +88,27 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     connect(m_connect, &QPushButton::clicked, this, &ConnectionDialog::connectNow);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_list, &QListWidget::currentRowChanged, this, &ConnectionDialog::showProfile);
-    connect(m_sandbox, &console::SandboxLauncher::progress, this, [this](const QString &text) { m_status->setText(text); });
+    connect(m_sandbox, &console::SandboxLauncher::progress, this,
+            [this](const QString &text) { m_status->setText(text); });
     connect(m_sandbox, &console::SandboxLauncher::started, this, [this](const Dsn &dsn) {
         m_dsn = dsn;
         accept();
     });
-    connect(m_sandbox, &console::SandboxLauncher::failed, this,
-            [this](const QString &message) { setWorking(false, tr("The sandbox did not start: %1").arg(message)); });
-    connect(m_passwords, &PasswordStore::availabilityKnown, this, [this](PasswordStore::Availability a) {
-        const bool ok = a == PasswordStore::Availability::Available;
-        m_remember->setEnabled(ok);
-        m_remember->setChecked(ok);
-        m_keychainStatus->setText(ok ? tr("Passwords are kept in the system keychain, never in the settings file.")
-                                     : tr("No system keychain service answered (it said: %1), so passwords are not "
-                                          "stored anywhere: the password is asked for each time.")
-                                           .arg(m_passwords->unavailableReason()));
+    connect(m_sandbox, &console::SandboxLauncher::failed, this, [this](const QString &message) {
+        setWorking(false, tr("The sandbox did not start: %1").arg(message));
     });
+    connect(
+        m_passwords, &PasswordStore::availabilityKnown, this,
+        [this](PasswordStore::Availability a) {
+            const bool ok = a == PasswordStore::Availability::Available;
+            m_remember->setEnabled(ok);
+            m_remember->setChecked(ok);
+            m_keychainStatus->setText(
+                ok ? tr("Passwords are kept in the system keychain, never in the settings file.")
+                   : tr("No system keychain service answered (it said: %1), so passwords are not "
+                        "stored anywhere: the password is asked for each time.")
+                         .arg(m_passwords->unavailableReason()));
+        });
     m_remember->setEnabled(false);
     m_passwords->probe();
     reloadProfiles();
@@ -136,9 +141,10 @@ void ConnectionDialog::showProfile(int row)
 {
     const bool sandbox = row == 0;
     m_form->setEnabled(!sandbox);
-    m_status->setText(sandbox ? tr("Starts a private MariaDB with demo data in ~/.local/share/payops/sandbox "
-                                   "(the first start takes a while) and connects to it.")
-                              : QString());
+    m_status->setText(
+        sandbox ? tr("Starts a private MariaDB with demo data in ~/.local/share/payops/sandbox "
+                     "(the first start takes a while) and connects to it.")
+                : QString());
     console::ConnectionProfile profile;
     const QList<console::ConnectionProfile> profiles = console::loadProfiles();
     if (row > 0 && row - 1 < profiles.size())
@@ -153,7 +159,8 @@ void ConnectionDialog::showProfile(int row)
     m_sslCert->setText(profile.sslCert);
     m_sslKey->setText(profile.sslKey);
     m_password->clear();
-    if (!profile.name.isEmpty() && m_passwords->availability() == PasswordStore::Availability::Available) {
+    if (!profile.name.isEmpty() &&
+        m_passwords->availability() == PasswordStore::Availability::Available) {
         QPointer<QLineEdit> edit(m_password);
         m_passwords->read(profile.keychainKey(), [edit](bool found, const QString &password) {
             if (edit && found && edit->text().isEmpty())
@@ -219,7 +226,8 @@ void ConnectionDialog::connectNow()
         m_status->setText(tr("A user and a database are needed."));
         return;
     }
-    tryConnect(p.toDsn(m_password->text()), m_remember->isChecked() && m_remember->isEnabled(), p.keychainKey());
+    tryConnect(p.toDsn(m_password->text()), m_remember->isChecked() && m_remember->isEnabled(),
+               p.keychainKey());
 }
 
 void ConnectionDialog::tryConnect(const Dsn &dsn, bool rememberPassword, const QString &keychainKey)

@@ -20,7 +20,7 @@ class PasswordStore;
 namespace console {
 class SandboxLauncher;
 class Worker;
-}
+} // namespace console
 
 // Where to connect: the local sandbox, or a saved profile (name, host, port or socket, user,
 // database, TLS files). The password comes from the keychain when one runs, and is asked

@@ -13,8 +13,8 @@ const QString &service()
 
 bool meansNoKeychain(QKeychain::Error error)
 {
-    return error == QKeychain::NoBackendAvailable || error == QKeychain::NotImplemented
-           || error == QKeychain::OtherError || error == QKeychain::AccessDenied;
+    return error == QKeychain::NoBackendAvailable || error == QKeychain::NotImplemented ||
+           error == QKeychain::OtherError || error == QKeychain::AccessDenied;
 }
 
 } // namespace
@@ -31,7 +31,8 @@ void PasswordStore::probe()
     job->setKey(QStringLiteral("payops-probe"));
     connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job *finished) {
         // Not finding the probe entry is the normal answer of a working keychain.
-        if (finished->error() == QKeychain::NoError || finished->error() == QKeychain::EntryNotFound) {
+        if (finished->error() == QKeychain::NoError ||
+            finished->error() == QKeychain::EntryNotFound) {
             m_availability = Availability::Available;
         } else {
             m_availability = Availability::Unavailable;
@@ -53,7 +54,8 @@ void PasswordStore::read(const QString &key, std::function<void(bool, const QStr
     job->start();
 }
 
-void PasswordStore::write(const QString &key, const QString &password, std::function<void(bool, const QString &)> done)
+void PasswordStore::write(const QString &key, const QString &password,
+                          std::function<void(bool, const QString &)> done)
 {
     auto *job = new QKeychain::WritePasswordJob(service(), this);
     job->setAutoDelete(true);

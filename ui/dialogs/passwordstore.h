@@ -25,7 +25,8 @@ public:
     // Finds out once whether a keychain answers; availabilityKnown() follows.
     void probe();
     void read(const QString &key, std::function<void(bool found, const QString &password)> done);
-    void write(const QString &key, const QString &password, std::function<void(bool ok, const QString &error)> done);
+    void write(const QString &key, const QString &password,
+               std::function<void(bool ok, const QString &error)> done);
     void remove(const QString &key);
 
 Q_SIGNALS:

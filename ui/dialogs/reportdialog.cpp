@@ -42,22 +42,26 @@ ReportDialog::ReportDialog(const Dsn &dsn, QWidget *parent)
     setObjectName(QStringLiteral("reportDialog"));
     setWindowTitle(tr("Incident report"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(tr("A PDF of one window: when the duplicates began, the switch's flips and who made them, "
-                                "what was compensated and by whom, the totals in yuan, the reconciliation, charts and "
-                                "the audit chain's head. The same file as <tt>payops report</tt>."), this);
+    auto *intro = new QLabel(
+        tr("A PDF of one window: when the duplicates began, the switch's flips and who made them, "
+           "what was compensated and by whom, the totals in yuan, the reconciliation, charts and "
+           "the audit chain's head. The same file as <tt>payops report</tt>."),
+        this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
 
     // The last six hours, to the next whole minute, as a start.
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    const QDateTime to = QDateTime::fromSecsSinceEpoch((now.toSecsSinceEpoch() / 60 + 1) * 60, Qt::UTC);
+    const QDateTime to =
+        QDateTime::fromSecsSinceEpoch((now.toSecsSinceEpoch() / 60 + 1) * 60, Qt::UTC);
     auto *form = new QFormLayout;
     m_from = utcTimeEdit(QStringLiteral("reportFrom"), to.addSecs(-6 * 3600), this);
     m_to = utcTimeEdit(QStringLiteral("reportTo"), to, this);
     form->addRow(tr("From (UTC, included)"), m_from);
     form->addRow(tr("To (UTC, excluded)"), m_to);
     auto *file = new QHBoxLayout;
-    m_path = new QLineEdit(QDir::home().filePath(QStringLiteral("payops-incident-report.pdf")), this);
+    m_path =
+        new QLineEdit(QDir::home().filePath(QStringLiteral("payops-incident-report.pdf")), this);
     m_path->setObjectName(QStringLiteral("reportPath"));
     auto *browse = new QPushButton(tr("Choose…"), this);
     file->addWidget(m_path, 1);
@@ -114,8 +118,8 @@ void ReportDialog::setPath(const QString &path)
 
 void ReportDialog::choosePath()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Write the incident report"), m_path->text(),
-                                                      tr("PDF files (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Write the incident report"),
+                                                      m_path->text(), tr("PDF files (*.pdf)"));
     if (!path.isEmpty())
         m_path->setText(path);
 }
@@ -178,16 +182,21 @@ void ReportDialog::write()
         try {
             IncidentReport(facts).writePdf(path);
         } catch (const std::runtime_error &error) {
-            return {QString(), refused + QLatin1Char(' ') + QString::fromUtf8(error.what()).toHtmlEscaped()};
+            return {QString(),
+                    refused + QLatin1Char(' ') + QString::fromUtf8(error.what()).toHtmlEscaped()};
         }
-        return {path, written.arg(QUrl::fromLocalFile(path).toString(), QDir::toNativeSeparators(path).toHtmlEscaped())};
+        return {path, written.arg(QUrl::fromLocalFile(path).toString(),
+                                  QDir::toNativeSeparators(path).toHtmlEscaped())};
     };
     m_worker->submit<ReportOutcome>(
-        QStringLiteral("incident-report"), console::withIncidentFacts<ReportOutcome>(from, to, pointsPerYuan, cancel, print),
-        this, [this](const ReportOutcome &outcome) { end(outcome.path, outcome.message); },
+        QStringLiteral("incident-report"),
+        console::withIncidentFacts<ReportOutcome>(from, to, pointsPerYuan, cancel, print), this,
+        [this](const ReportOutcome &outcome) { end(outcome.path, outcome.message); },
         [this, refused, cancelled](const db::Error &error) {
-            end(QString(), console::Worker::isCancelled(error) ? cancelled
-                                                              : refused + QLatin1Char(' ') + db::userMessage(error).toHtmlEscaped());
+            end(QString(),
+                console::Worker::isCancelled(error)
+                    ? cancelled
+                    : refused + QLatin1Char(' ') + db::userMessage(error).toHtmlEscaped());
         });
 }
 

@@ -37,7 +37,8 @@ SettingsDialog::SettingsDialog(console::ConsoleSettings &settings, QWidget *pare
         m_language->addItem(language.nativeName, language.code);
     m_language->setCurrentIndex(qMax(0, m_language->findData(console::storedLanguage())));
     form->addRow(tr("Language"), m_language);
-    auto *languageNote = new QLabel(tr("A new language applies at the next start of the console."), this);
+    auto *languageNote =
+        new QLabel(tr("A new language applies at the next start of the console."), this);
     languageNote->setObjectName(QStringLiteral("languageNote"));
     languageNote->setWordWrap(true);
     form->addRow(languageNote);

@@ -17,22 +17,26 @@ namespace {
 QString effectOf(CallbackMode target)
 {
     if (target == CallbackMode::RecordOnly)
-        return QObject::tr(
-            "Every callback instance stops processing payment callbacks. Each callback is only recorded, with its "
-            "raw body, and answered 200 so that the platform stops retrying. No order is marked paid and no coupon "
-            "or points are issued until the backlog is processed. Callbacks already being processed finish first: "
-            "the flip waits for them.");
-    return QObject::tr(
-        "Every callback instance processes payment callbacks again: orders are marked paid, coupons and points are "
-        "issued. The callbacks recorded meanwhile stay in the backlog until someone processes them (Backlog page).");
+        return QObject::tr("Every callback instance stops processing payment callbacks. Each "
+                           "callback is only recorded, with its "
+                           "raw body, and answered 200 so that the platform stops retrying. No "
+                           "order is marked paid and no coupon "
+                           "or points are issued until the backlog is processed. Callbacks already "
+                           "being processed finish first: "
+                           "the flip waits for them.");
+    return QObject::tr("Every callback instance processes payment callbacks again: orders are "
+                       "marked paid, coupons and points are "
+                       "issued. The callbacks recorded meanwhile stay in the backlog until someone "
+                       "processes them (Backlog page).");
 }
 
 } // namespace
 
 SwitchDialog::SwitchDialog(console::Worker *worker, CallbackMode target, QWidget *parent)
-    : StepWizard(QStringLiteral("switchDialog"), tr("Switch the callback endpoint to %1").arg(callbackModeName(target)),
-                 560, tr("Switch to %1").arg(callbackModeName(target)), tr("Continue…"), QStringLiteral("continueButton"),
-                 parent)
+    : StepWizard(QStringLiteral("switchDialog"),
+                 tr("Switch the callback endpoint to %1").arg(callbackModeName(target)), 560,
+                 tr("Switch to %1").arg(callbackModeName(target)), tr("Continue…"),
+                 QStringLiteral("continueButton"), parent)
     , m_worker(worker)
     , m_target(target)
 {
@@ -43,7 +47,8 @@ SwitchDialog::SwitchDialog(console::Worker *worker, CallbackMode target, QWidget
     m_reason = new QLineEdit(form);
     m_reason->setObjectName(QStringLiteral("reasonEdit"));
     m_reason->setMaxLength(255);
-    m_reason->setPlaceholderText(tr("Why — required; it goes into the audit log (e.g. INC-2041 duplicate coupons)"));
+    m_reason->setPlaceholderText(
+        tr("Why — required; it goes into the audit log (e.g. INC-2041 duplicate coupons)"));
     m_error = paragraph(QStringLiteral("switchError"), form);
     palette::setTextRole(m_error, palette::Role::Danger);
     m_error->hide();
@@ -97,15 +102,18 @@ void SwitchDialog::prepareConfirmation()
     const QString reason = m_reason->text().trimmed();
     const QString instances =
         !m_instancesRead ? tr("Reading which instances are live …")
-        : !m_instancesError.isEmpty() ? tr("The live instances could not be read: %1").arg(m_instancesError.toHtmlEscaped())
+        : !m_instancesError.isEmpty()
+            ? tr("The live instances could not be read: %1").arg(m_instancesError.toHtmlEscaped())
         : m_liveInstances.isEmpty()
             ? tr("No live instance is running now: the switch applies to each one as it starts.")
             : tr("It reaches %n live instance(s): %1.", nullptr, int(m_liveInstances.size()))
                   .arg(m_liveInstances.join(QStringLiteral(", ")).toHtmlEscaped());
-    confirmText()->setText(tr("<h3>Switch the callback endpoint to %1?</h3><p>%2</p><p>%3</p>"
-                              "<p>Reason: <b>%4</b><br>The flip is written to the audit log under your database "
-                              "account.</p>")
-                               .arg(callbackModeName(m_target), effectOf(m_target), instances, reason.toHtmlEscaped()));
+    confirmText()->setText(
+        tr("<h3>Switch the callback endpoint to %1?</h3><p>%2</p><p>%3</p>"
+           "<p>Reason: <b>%4</b><br>The flip is written to the audit log under your database "
+           "account.</p>")
+            .arg(callbackModeName(m_target), effectOf(m_target), instances,
+                 reason.toHtmlEscaped()));
     confirmButton()->setEnabled(m_instancesRead);
 }
 
@@ -129,7 +137,8 @@ void SwitchDialog::run()
 
 void SwitchDialog::acknowledged(const InstanceAck &ack)
 {
-    const QString text = tr("✓ %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied));
+    const QString text =
+        tr("✓ %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied));
     for (int row = 0; row < m_acks->count(); ++row) {
         if (m_acks->item(row)->text().startsWith(ack.instance + QLatin1Char(' '))) {
             m_acks->item(row)->setText(text);
@@ -146,38 +155,52 @@ void SwitchDialog::finished(const console::SwitchOutcome &outcome)
     Q_EMIT flipped();
     finishRun();
     const QString mode = callbackModeName(flip.after.mode);
-    runText()->setText(flip.changed ? tr("<b>The switch is now %1</b> (version %2, was %3).")
-                                               .arg(mode).arg(flip.after.version).arg(callbackModeName(flip.before.mode))
-                                         : tr("<b>The switch already was %1</b> (version %2, set by %3); nothing changed.")
-                                               .arg(mode).arg(flip.after.version).arg(flip.after.changedBy.toHtmlEscaped()));
+    runText()->setText(
+        flip.changed
+            ? tr("<b>The switch is now %1</b> (version %2, was %3).")
+                  .arg(mode)
+                  .arg(flip.after.version)
+                  .arg(callbackModeName(flip.before.mode))
+            : tr("<b>The switch already was %1</b> (version %2, set by %3); nothing changed.")
+                  .arg(mode)
+                  .arg(flip.after.version)
+                  .arg(flip.after.changedBy.toHtmlEscaped()));
     m_acks->clear();
     QStringList late;
     for (const InstanceAck &ack : instances) {
         if (ack.acknowledged) {
-            m_acks->addItem(tr("✓ %1 applies version %2").arg(ack.instance, QString::number(ack.versionApplied)));
+            m_acks->addItem(tr("✓ %1 applies version %2")
+                                .arg(ack.instance, QString::number(ack.versionApplied)));
         } else {
-            auto *item = new QListWidgetItem(tr("✗ %1 has not acknowledged within %2 s (still at version %3)")
-                                                 .arg(ack.instance, QString::number(console::kAcknowledgeMs / 1000),
-                                                      QString::number(ack.versionApplied)));
+            auto *item = new QListWidgetItem(
+                tr("✗ %1 has not acknowledged within %2 s (still at version %3)")
+                    .arg(ack.instance, QString::number(console::kAcknowledgeMs / 1000),
+                         QString::number(ack.versionApplied)));
             item->setForeground(palette::danger());
             m_acks->addItem(item);
             late << ack.instance;
         }
     }
     if (!outcome.waitError.isEmpty()) {
-        m_warning->setText(tr("The flip is committed, but the instances could not be watched: %1. Check them on the "
-                              "Instances page.").arg(outcome.waitError.toHtmlEscaped()));
+        m_warning->setText(tr("The flip is committed, but the instances could not be watched: %1. "
+                              "Check them on the "
+                              "Instances page.")
+                               .arg(outcome.waitError.toHtmlEscaped()));
         m_warning->show();
         return;
     }
     if (instances.isEmpty())
-        m_acks->addItem(tr("No live instance is running: each one applies the switch as it starts."));
+        m_acks->addItem(
+            tr("No live instance is running: each one applies the switch as it starts."));
     if (!late.isEmpty()) {
-        m_warning->setText(tr("Not acknowledged within %1 s: %2. Such an instance may be hung or cut off from the "
-                              "database; until it applies version %3 it may still act on the old mode. Check it on "
-                              "the Instances page.")
-                               .arg(QString::number(console::kAcknowledgeMs / 1000), late.join(QStringLiteral(", ")).toHtmlEscaped(),
-                                    QString::number(flip.after.version)));
+        m_warning->setText(
+            tr("Not acknowledged within %1 s: %2. Such an instance may be hung or cut off from the "
+               "database; until it applies version %3 it may still act on the old mode. Check it "
+               "on "
+               "the Instances page.")
+                .arg(QString::number(console::kAcknowledgeMs / 1000),
+                     late.join(QStringLiteral(", ")).toHtmlEscaped(),
+                     QString::number(flip.after.version)));
         m_warning->show();
     }
 }

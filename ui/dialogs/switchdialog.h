@@ -14,7 +14,7 @@ namespace payops {
 namespace console {
 class Worker;
 struct SwitchOutcome;
-}
+} // namespace console
 
 // Flips the callback switch the way `payops degrade` does: a reason is required, a
 // confirmation names what will happen and which live instances it reaches, and after the

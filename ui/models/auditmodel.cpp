@@ -1,6 +1,5 @@
 #include "auditmodel.h"
 
-
 namespace payops {
 
 namespace {
@@ -43,14 +42,22 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
 QVariant AuditModel::displayText(const AuditEntry &row, int column)
 {
     switch (column) {
-    case IdColumn: return row.id;
-    case AtColumn: return row.at.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
-    case ActorColumn: return row.actor;
-    case ActionColumn: return row.action;
-    case TargetColumn: return row.target;
-    case ReasonColumn: return oneLine(row.reason);
-    case TicketColumn: return row.ticket;
-    default: return {};
+    case IdColumn:
+        return row.id;
+    case AtColumn:
+        return row.at.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+    case ActorColumn:
+        return row.actor;
+    case ActionColumn:
+        return row.action;
+    case TargetColumn:
+        return row.target;
+    case ReasonColumn:
+        return oneLine(row.reason);
+    case TicketColumn:
+        return row.ticket;
+    default:
+        return {};
     }
 }
 
@@ -59,14 +66,22 @@ QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case IdColumn: return tr("Entry");
-    case AtColumn: return tr("At (UTC)");
-    case ActorColumn: return tr("Who (database account)");
-    case ActionColumn: return tr("Action");
-    case TargetColumn: return tr("Target");
-    case ReasonColumn: return tr("Reason");
-    case TicketColumn: return tr("Ticket");
-    default: return {};
+    case IdColumn:
+        return tr("Entry");
+    case AtColumn:
+        return tr("At (UTC)");
+    case ActorColumn:
+        return tr("Who (database account)");
+    case ActionColumn:
+        return tr("Action");
+    case TargetColumn:
+        return tr("Target");
+    case ReasonColumn:
+        return tr("Reason");
+    case TicketColumn:
+        return tr("Ticket");
+    default:
+        return {};
     }
 }
 

@@ -13,7 +13,16 @@ class AuditModel final : public PagedRowModel<AuditEntry>, public StreamedCsvSou
     Q_OBJECT
 
 public:
-    enum Columns { IdColumn, AtColumn, ActorColumn, ActionColumn, TargetColumn, ReasonColumn, TicketColumn, NUM_COLUMNS };
+    enum Columns {
+        IdColumn,
+        AtColumn,
+        ActorColumn,
+        ActionColumn,
+        TargetColumn,
+        ReasonColumn,
+        TicketColumn,
+        NUM_COLUMNS
+    };
     enum Roles { BeforeJsonRole = Qt::UserRole + 1, AfterJsonRole };
 
     explicit AuditModel(console::Worker *worker, QObject *parent = nullptr);
@@ -23,7 +32,8 @@ public:
     const AuditFilter &filter() const { return m_filter; }
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
     console::Worker *csvWorker() const override { return worker(); }

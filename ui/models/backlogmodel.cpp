@@ -28,23 +28,34 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
     if (role == Qt::TextAlignmentRole && index.column() == AmountColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == OrderNowColumn)
-        return row.orderStatus.isEmpty() ? tr("The order is not in the database yet; the callback waits for it.")
+        return row.orderStatus.isEmpty()
+                   ? tr("The order is not in the database yet; the callback waits for it.")
                : row.orderStatus == QLatin1String("PENDING")
                    ? tr("The order has arrived: applying the callback pays it.")
-                   : tr("The order is %1: applying the callback rejects it, and finance sees a second payment.")
+                   : tr("The order is %1: applying the callback rejects it, and finance sees a "
+                        "second payment.")
                          .arg(row.orderStatus);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case IdColumn: return row.id;
-    case ReceivedColumn: return console::displayTime(row.receivedMicros);
-    case PayNoColumn: return QString::fromUtf8(row.payNo);
-    case OrderColumn: return row.orderId;
-    case AmountColumn: return QStringLiteral("%1 %2").arg(console::formatYuan(row.amountFen), row.currency);
-    case TradeStatusColumn: return row.tradeStatus;
-    case InstanceColumn: return row.instance;
-    case OrderNowColumn: return row.orderStatus.isEmpty() ? tr("missing") : row.orderStatus;
-    default: return {};
+    case IdColumn:
+        return row.id;
+    case ReceivedColumn:
+        return console::displayTime(row.receivedMicros);
+    case PayNoColumn:
+        return QString::fromUtf8(row.payNo);
+    case OrderColumn:
+        return row.orderId;
+    case AmountColumn:
+        return QStringLiteral("%1 %2").arg(console::formatYuan(row.amountFen), row.currency);
+    case TradeStatusColumn:
+        return row.tradeStatus;
+    case InstanceColumn:
+        return row.instance;
+    case OrderNowColumn:
+        return row.orderStatus.isEmpty() ? tr("missing") : row.orderStatus;
+    default:
+        return {};
     }
 }
 
@@ -53,15 +64,24 @@ QVariant BacklogModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case IdColumn: return tr("Callback");
-    case ReceivedColumn: return tr("Received (UTC)");
-    case PayNoColumn: return tr("Pay no");
-    case OrderColumn: return tr("Order");
-    case AmountColumn: return tr("Amount");
-    case TradeStatusColumn: return tr("Trade status");
-    case InstanceColumn: return m_source == DrainSource::Unmatched ? tr("Answered by") : tr("Recorded by");
-    case OrderNowColumn: return tr("Order now");
-    default: return {};
+    case IdColumn:
+        return tr("Callback");
+    case ReceivedColumn:
+        return tr("Received (UTC)");
+    case PayNoColumn:
+        return tr("Pay no");
+    case OrderColumn:
+        return tr("Order");
+    case AmountColumn:
+        return tr("Amount");
+    case TradeStatusColumn:
+        return tr("Trade status");
+    case InstanceColumn:
+        return m_source == DrainSource::Unmatched ? tr("Answered by") : tr("Recorded by");
+    case OrderNowColumn:
+        return tr("Order now");
+    default:
+        return {};
     }
 }
 

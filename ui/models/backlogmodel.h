@@ -14,8 +14,17 @@ class BacklogModel final : public PagedRowModel<console::RecordedCallback>
     Q_OBJECT
 
 public:
-    enum Columns { IdColumn, ReceivedColumn, PayNoColumn, OrderColumn, AmountColumn, TradeStatusColumn, InstanceColumn,
-                   OrderNowColumn, NUM_COLUMNS };
+    enum Columns {
+        IdColumn,
+        ReceivedColumn,
+        PayNoColumn,
+        OrderColumn,
+        AmountColumn,
+        TradeStatusColumn,
+        InstanceColumn,
+        OrderNowColumn,
+        NUM_COLUMNS
+    };
     enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole };
 
     BacklogModel(console::Worker *worker, DrainSource source, QObject *parent = nullptr);
@@ -24,7 +33,8 @@ public:
     void reload();
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
 private:

@@ -13,8 +13,16 @@ class CompensationBatchModel final : public RowTableModel<CompensationBatch>
     Q_OBJECT
 
 public:
-    enum Columns { AtColumn, ByColumn, ActionsColumn, AmountColumn, TicketColumn, ReasonColumn, BatchColumn,
-                   NUM_COLUMNS };
+    enum Columns {
+        AtColumn,
+        ByColumn,
+        ActionsColumn,
+        AmountColumn,
+        TicketColumn,
+        ReasonColumn,
+        BatchColumn,
+        NUM_COLUMNS
+    };
 
     explicit CompensationBatchModel(QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(CompensationBatchModel)
@@ -22,7 +30,8 @@ public:
     void setBatches(const QList<CompensationBatch> &batches) { setRows(batches); }
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 };
 
 } // namespace payops

@@ -44,38 +44,63 @@ QVariant CompensationRequestModel::data(const QModelIndex &index, int role) cons
         return {};
     }
     switch (index.column()) {
-    case IdColumn: return r.id;
-    case StatusColumn: return r.status;
-    case RequestedByColumn: return r.requestedBy;
-    case RequestedAtColumn: return r.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    case AmountColumn: return console::formatMoney(r.amountFen);
-    case CouponsColumn: return r.coupons;
-    case WriteOffsColumn: return r.writeOffs;
-    case PointsRowsColumn: return r.pointsRows;
-    case TicketColumn: return r.ticket;
-    case DecidedByColumn: return r.decidedBy;
-    case ReasonColumn: return r.reason;
-    default: return {};
+    case IdColumn:
+        return r.id;
+    case StatusColumn:
+        return r.status;
+    case RequestedByColumn:
+        return r.requestedBy;
+    case RequestedAtColumn:
+        return r.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    case AmountColumn:
+        return console::formatMoney(r.amountFen);
+    case CouponsColumn:
+        return r.coupons;
+    case WriteOffsColumn:
+        return r.writeOffs;
+    case PointsRowsColumn:
+        return r.pointsRows;
+    case TicketColumn:
+        return r.ticket;
+    case DecidedByColumn:
+        return r.decidedBy;
+    case ReasonColumn:
+        return r.reason;
+    default:
+        return {};
     }
 }
 
-QVariant CompensationRequestModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant CompensationRequestModel::headerData(int section, Qt::Orientation orientation,
+                                              int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case IdColumn: return tr("Request");
-    case StatusColumn: return tr("Status");
-    case RequestedByColumn: return tr("Requested by");
-    case RequestedAtColumn: return tr("At (UTC)");
-    case AmountColumn: return tr("Amount");
-    case CouponsColumn: return tr("Coupons");
-    case WriteOffsColumn: return tr("Used coupons");
-    case PointsRowsColumn: return tr("Points rows");
-    case TicketColumn: return tr("Ticket");
-    case DecidedByColumn: return tr("Decided by");
-    case ReasonColumn: return tr("Reason");
-    default: return {};
+    case IdColumn:
+        return tr("Request");
+    case StatusColumn:
+        return tr("Status");
+    case RequestedByColumn:
+        return tr("Requested by");
+    case RequestedAtColumn:
+        return tr("At (UTC)");
+    case AmountColumn:
+        return tr("Amount");
+    case CouponsColumn:
+        return tr("Coupons");
+    case WriteOffsColumn:
+        return tr("Used coupons");
+    case PointsRowsColumn:
+        return tr("Points rows");
+    case TicketColumn:
+        return tr("Ticket");
+    case DecidedByColumn:
+        return tr("Decided by");
+    case ReasonColumn:
+        return tr("Reason");
+    default:
+        return {};
     }
 }
 

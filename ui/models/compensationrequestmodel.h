@@ -13,8 +13,20 @@ class CompensationRequestModel final : public RowTableModel<CompensationRequest>
     Q_OBJECT
 
 public:
-    enum Columns { IdColumn, StatusColumn, RequestedByColumn, RequestedAtColumn, AmountColumn, CouponsColumn,
-                   WriteOffsColumn, PointsRowsColumn, TicketColumn, DecidedByColumn, ReasonColumn, NUM_COLUMNS };
+    enum Columns {
+        IdColumn,
+        StatusColumn,
+        RequestedByColumn,
+        RequestedAtColumn,
+        AmountColumn,
+        CouponsColumn,
+        WriteOffsColumn,
+        PointsRowsColumn,
+        TicketColumn,
+        DecidedByColumn,
+        ReasonColumn,
+        NUM_COLUMNS
+    };
     enum Roles { RequestIdRole = Qt::UserRole + 1, StatusRole };
 
     explicit CompensationRequestModel(QObject *parent = nullptr);
@@ -26,7 +38,8 @@ public:
     int rowOf(qint64 id) const;
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 };
 
 } // namespace payops

@@ -16,32 +16,48 @@ QVariant DraftModel::data(const QModelIndex &index, int role) const
         return {};
     const MissingPaymentDraft &d = rowAt(index.row());
     switch (role) {
-    case DraftIdRole: return d.id;
-    case OrderIdRole: return d.orderId;
-    case StatusRole: return d.status;
+    case DraftIdRole:
+        return d.id;
+    case OrderIdRole:
+        return d.orderId;
+    case StatusRole:
+        return d.status;
     case Qt::TextAlignmentRole:
-        return index.column() == AmountColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return index.column() == AmountColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                              : QVariant();
     case Qt::DisplayRole:
         break;
     default:
         return {};
     }
     const auto who = [](const QString &account, const QDateTime &at) {
-        return account.isEmpty() ? QString() : tr("%1, %2 UTC").arg(account, at.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+        return account.isEmpty()
+                   ? QString()
+                   : tr("%1, %2 UTC").arg(account, at.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     };
     switch (index.column()) {
-    case IdColumn: return QString::number(d.id);
+    case IdColumn:
+        return QString::number(d.id);
     case StatusColumn:
-        return d.status == QLatin1String("DRAFT") ? tr("Waiting for a second account")
-               : d.status == QLatin1String("CONFIRMED") ? tr("Confirmed: in the backlog") : tr("Discarded");
-    case OrderColumn: return QString::number(d.orderId);
-    case PayNoColumn: return QString::fromUtf8(d.payNo);
-    case AmountColumn: return console::formatYuan(d.amountFen);
-    case LineColumn: return QString::number(d.lineNo);
-    case DraftedByColumn: return who(d.draftedBy, d.draftedAt);
-    case DecidedByColumn: return who(d.decidedBy, d.decidedAt);
-    case CallbackColumn: return d.callbackId > 0 ? QString::number(d.callbackId) : QString();
-    case ReasonColumn: return d.reason;
+        return d.status == QLatin1String("DRAFT")       ? tr("Waiting for a second account")
+               : d.status == QLatin1String("CONFIRMED") ? tr("Confirmed: in the backlog")
+                                                        : tr("Discarded");
+    case OrderColumn:
+        return QString::number(d.orderId);
+    case PayNoColumn:
+        return QString::fromUtf8(d.payNo);
+    case AmountColumn:
+        return console::formatYuan(d.amountFen);
+    case LineColumn:
+        return QString::number(d.lineNo);
+    case DraftedByColumn:
+        return who(d.draftedBy, d.draftedAt);
+    case DecidedByColumn:
+        return who(d.decidedBy, d.decidedAt);
+    case CallbackColumn:
+        return d.callbackId > 0 ? QString::number(d.callbackId) : QString();
+    case ReasonColumn:
+        return d.reason;
     }
     return {};
 }
@@ -51,16 +67,26 @@ QVariant DraftModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case IdColumn: return tr("Draft");
-    case StatusColumn: return tr("State");
-    case OrderColumn: return tr("Order");
-    case PayNoColumn: return tr("pay_no");
-    case AmountColumn: return tr("Amount");
-    case LineColumn: return tr("Line");
-    case DraftedByColumn: return tr("Drafted by");
-    case DecidedByColumn: return tr("Decided by");
-    case CallbackColumn: return tr("Callback");
-    case ReasonColumn: return tr("Reason");
+    case IdColumn:
+        return tr("Draft");
+    case StatusColumn:
+        return tr("State");
+    case OrderColumn:
+        return tr("Order");
+    case PayNoColumn:
+        return tr("pay_no");
+    case AmountColumn:
+        return tr("Amount");
+    case LineColumn:
+        return tr("Line");
+    case DraftedByColumn:
+        return tr("Drafted by");
+    case DecidedByColumn:
+        return tr("Decided by");
+    case CallbackColumn:
+        return tr("Callback");
+    case ReasonColumn:
+        return tr("Reason");
     }
     return {};
 }

@@ -56,7 +56,8 @@ QVariant DuplicateModel::data(const QModelIndex &index, int role) const
         return g.atRiskFen();
     case Qt::TextAlignmentRole:
         return index.column() >= CopiesColumn && index.column() <= AtRiskColumn
-                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
     case Qt::BackgroundRole:
         return m_orderBand.at(index.row()) ? QBrush(palette::alternateBase()) : QVariant();
     case Qt::ForegroundRole:
@@ -73,19 +74,32 @@ QVariant DuplicateModel::data(const QModelIndex &index, int role) const
 QVariant DuplicateModel::displayText(const console::DuplicateGroup &g, int column)
 {
     switch (column) {
-    case OrderColumn: return g.orderId;
-    case UserColumn: return g.userId;
-    case KindColumn: return g.kind == console::DuplicateKind::Coupon ? tr("coupon") : tr("points");
+    case OrderColumn:
+        return g.orderId;
+    case UserColumn:
+        return g.userId;
+    case KindColumn:
+        return g.kind == console::DuplicateKind::Coupon ? tr("coupon") : tr("points");
     case KeyColumn:
-        return g.kind == console::DuplicateKind::Coupon ? QStringLiteral("#%1 %2").arg(g.key, g.keyLabel) : g.key;
-    case CopiesColumn: return g.copies;
-    case LiveColumn: return g.live;
-    case CompensatedColumn: return g.compensated;
-    case UnitColumn: return console::formatYuan(g.unitFen);
-    case AtRiskColumn: return console::formatYuan(g.atRiskFen());
-    case FirstColumn: return console::displayTime(g.firstMicros);
-    case LastColumn: return console::displayTime(g.lastMicros);
-    default: return {};
+        return g.kind == console::DuplicateKind::Coupon
+                   ? QStringLiteral("#%1 %2").arg(g.key, g.keyLabel)
+                   : g.key;
+    case CopiesColumn:
+        return g.copies;
+    case LiveColumn:
+        return g.live;
+    case CompensatedColumn:
+        return g.compensated;
+    case UnitColumn:
+        return console::formatYuan(g.unitFen);
+    case AtRiskColumn:
+        return console::formatYuan(g.atRiskFen());
+    case FirstColumn:
+        return console::displayTime(g.firstMicros);
+    case LastColumn:
+        return console::displayTime(g.lastMicros);
+    default:
+        return {};
     }
 }
 
@@ -94,18 +108,30 @@ QVariant DuplicateModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case OrderColumn: return tr("Order");
-    case UserColumn: return tr("User");
-    case KindColumn: return tr("Kind");
-    case KeyColumn: return tr("Template / type");
-    case CopiesColumn: return tr("Copies");
-    case LiveColumn: return tr("Live");
-    case CompensatedColumn: return tr("Compensated");
-    case UnitColumn: return tr("Each (¥)");
-    case AtRiskColumn: return tr("At risk (¥)");
-    case FirstColumn: return tr("First issued (UTC)");
-    case LastColumn: return tr("Last issued (UTC)");
-    default: return {};
+    case OrderColumn:
+        return tr("Order");
+    case UserColumn:
+        return tr("User");
+    case KindColumn:
+        return tr("Kind");
+    case KeyColumn:
+        return tr("Template / type");
+    case CopiesColumn:
+        return tr("Copies");
+    case LiveColumn:
+        return tr("Live");
+    case CompensatedColumn:
+        return tr("Compensated");
+    case UnitColumn:
+        return tr("Each (¥)");
+    case AtRiskColumn:
+        return tr("At risk (¥)");
+    case FirstColumn:
+        return tr("First issued (UTC)");
+    case LastColumn:
+        return tr("Last issued (UTC)");
+    default:
+        return {};
     }
 }
 
@@ -118,8 +144,8 @@ void DuplicateModel::fetchMore(const QModelIndex &parent)
     const qint64 from = m_nextOrderId;
     const int limit = m_pageSize;
     worker()->submit<console::DuplicatePage>(
-        jobKey(), console::jobOf(console::loadDuplicatePage, filter, from, limit),
-        this, [this](const console::DuplicatePage &page) { append(page); },
+        jobKey(), console::jobOf(console::loadDuplicatePage, filter, from, limit), this,
+        [this](const console::DuplicatePage &page) { append(page); },
         [this](const db::Error &error) { fail(db::userMessage(error)); });
 }
 

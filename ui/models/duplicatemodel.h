@@ -15,8 +15,20 @@ class DuplicateModel final : public PagedTableModel, public StreamedCsvSource
     Q_OBJECT
 
 public:
-    enum Columns { OrderColumn, UserColumn, KindColumn, KeyColumn, CopiesColumn, LiveColumn, CompensatedColumn,
-                   UnitColumn, AtRiskColumn, FirstColumn, LastColumn, NUM_COLUMNS };
+    enum Columns {
+        OrderColumn,
+        UserColumn,
+        KindColumn,
+        KeyColumn,
+        CopiesColumn,
+        LiveColumn,
+        CompensatedColumn,
+        UnitColumn,
+        AtRiskColumn,
+        FirstColumn,
+        LastColumn,
+        NUM_COLUMNS
+    };
     enum Roles { OrderIdRole = Qt::UserRole + 1, AtRiskFenRole };
 
     explicit DuplicateModel(console::Worker *worker, QObject *parent = nullptr);
@@ -31,7 +43,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
     console::Worker *csvWorker() const override { return worker(); }

@@ -1,7 +1,7 @@
 #include "eventmodel.h"
 
-#include "palette.h"
 #include "console/displayformat.h"
+#include "palette.h"
 
 #include <QBrush>
 
@@ -22,18 +22,22 @@ void EventModel::setEvidence(const console::OrderEvidence &evidence)
     for (const console::CallbackTrace &t : evidence.traces) {
         const auto step = [&](qint64 at, const QString &what, bool bad = false) {
             if (at)
-                m_events << console::EvidenceEvent{console::EvidenceEvent::Kind::Callback, t.instance, at, what, bad};
+                m_events << console::EvidenceEvent{console::EvidenceEvent::Kind::Callback,
+                                                   t.instance, at, what, bad};
         };
         step(t.received, tr("received %1").arg(QString::fromUtf8(t.payNo)));
         step(t.lockAcquired, tr("lock acquired"));
         step(t.txBegin, tr("transaction begins"));
         step(t.committed, tr("transaction committed"));
-        step(t.lockReleased, t.releasedBeforeCommit() ? tr("lock released BEFORE commit") : tr("lock released"),
+        step(t.lockReleased,
+             t.releasedBeforeCommit() ? tr("lock released BEFORE commit") : tr("lock released"),
              t.releasedBeforeCommit());
         step(t.responded, tr("answered %1 (%2)").arg(t.httpStatus).arg(t.outcome));
     }
     std::stable_sort(m_events.begin(), m_events.end(),
-                     [](const console::EvidenceEvent &a, const console::EvidenceEvent &b) { return a.micros < b.micros; });
+                     [](const console::EvidenceEvent &a, const console::EvidenceEvent &b) {
+                         return a.micros < b.micros;
+                     });
     m_origin = evidence.originMicros;
     endResetModel();
 }
@@ -60,11 +64,16 @@ QVariant EventModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case OffsetColumn: return console::formatOffset(e.micros, m_origin);
-    case TimeColumn: return console::displayTime(e.micros);
-    case LaneColumn: return e.lane;
-    case WhatColumn: return e.text;
-    default: return {};
+    case OffsetColumn:
+        return console::formatOffset(e.micros, m_origin);
+    case TimeColumn:
+        return console::displayTime(e.micros);
+    case LaneColumn:
+        return e.lane;
+    case WhatColumn:
+        return e.text;
+    default:
+        return {};
     }
 }
 
@@ -73,11 +82,16 @@ QVariant EventModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case OffsetColumn: return tr("Offset");
-    case TimeColumn: return tr("Time (UTC)");
-    case LaneColumn: return tr("Where");
-    case WhatColumn: return tr("What happened");
-    default: return {};
+    case OffsetColumn:
+        return tr("Offset");
+    case TimeColumn:
+        return tr("Time (UTC)");
+    case LaneColumn:
+        return tr("Where");
+    case WhatColumn:
+        return tr("What happened");
+    default:
+        return {};
     }
 }
 

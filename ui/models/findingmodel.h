@@ -15,8 +15,17 @@ class FindingModel final : public RowTableModel<ReconciliationFinding>, public S
     Q_OBJECT
 
 public:
-    enum Columns { KindColumn, PayNoColumn, OrderColumn, PlatformAmountColumn, OurAmountColumn, LineColumn,
-                   PlatformStatusColumn, OurStatusColumn, NUM_COLUMNS };
+    enum Columns {
+        KindColumn,
+        PayNoColumn,
+        OrderColumn,
+        PlatformAmountColumn,
+        OurAmountColumn,
+        LineColumn,
+        PlatformStatusColumn,
+        OurStatusColumn,
+        NUM_COLUMNS
+    };
     enum Roles { OrderIdRole = Qt::UserRole + 1, KindRole, LineRole };
 
     FindingModel(console::Worker *worker, QObject *parent);
@@ -34,7 +43,8 @@ public:
     static QString kindAdvice(FindingKind kind);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
     console::Worker *csvWorker() const override { return m_worker; }
     Job csvJob() const override;

@@ -25,19 +25,29 @@ QVariant InspectionRunModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case IdColumn: return run.id;
-    case StartedColumn: return run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-    case SourceColumn: return run.source == QLatin1String("console") ? tr("console") : tr("command line");
-    case RunByColumn: return run.runBy;
-    case ResultColumn: return run.clean ? tr("Clean") : tr("Findings");
-    case DuplicatesColumn: return run.duplicateGroups;
-    case LatePaymentsColumn: return QStringLiteral("%1 / %2").arg(run.unmatchedWithOrder).arg(run.unmatched);
+    case IdColumn:
+        return run.id;
+    case StartedColumn:
+        return run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    case SourceColumn:
+        return run.source == QLatin1String("console") ? tr("console") : tr("command line");
+    case RunByColumn:
+        return run.runBy;
+    case ResultColumn:
+        return run.clean ? tr("Clean") : tr("Findings");
+    case DuplicatesColumn:
+        return run.duplicateGroups;
+    case LatePaymentsColumn:
+        return QStringLiteral("%1 / %2").arg(run.unmatchedWithOrder).arg(run.unmatched);
     case RefundsColumn:
-        return run.doublePaymentOrders == 0
-            ? QStringLiteral("0")
-            : tr("%1 (¥%2)").arg(run.doublePaymentOrders).arg(console::formatYuan(run.refundOwedFen));
-    case BacklogColumn: return run.backlog;
-    default: return {};
+        return run.doublePaymentOrders == 0 ? QStringLiteral("0")
+                                            : tr("%1 (¥%2)")
+                                                  .arg(run.doublePaymentOrders)
+                                                  .arg(console::formatYuan(run.refundOwedFen));
+    case BacklogColumn:
+        return run.backlog;
+    default:
+        return {};
     }
 }
 
@@ -46,16 +56,26 @@ QVariant InspectionRunModel::headerData(int section, Qt::Orientation orientation
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case IdColumn: return tr("Run");
-    case StartedColumn: return tr("Started (UTC)");
-    case SourceColumn: return tr("From");
-    case RunByColumn: return tr("Who (database account)");
-    case ResultColumn: return tr("Result");
-    case DuplicatesColumn: return tr("Duplicate groups");
-    case LatePaymentsColumn: return tr("Late payments / unmatched");
-    case RefundsColumn: return tr("Refunds owed (orders)");
-    case BacklogColumn: return tr("Backlog");
-    default: return {};
+    case IdColumn:
+        return tr("Run");
+    case StartedColumn:
+        return tr("Started (UTC)");
+    case SourceColumn:
+        return tr("From");
+    case RunByColumn:
+        return tr("Who (database account)");
+    case ResultColumn:
+        return tr("Result");
+    case DuplicatesColumn:
+        return tr("Duplicate groups");
+    case LatePaymentsColumn:
+        return tr("Late payments / unmatched");
+    case RefundsColumn:
+        return tr("Refunds owed (orders)");
+    case BacklogColumn:
+        return tr("Backlog");
+    default:
+        return {};
     }
 }
 

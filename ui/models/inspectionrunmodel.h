@@ -12,8 +12,18 @@ class InspectionRunModel final : public PagedRowModel<InspectionRun>
     Q_OBJECT
 
 public:
-    enum Columns { IdColumn, StartedColumn, SourceColumn, RunByColumn, ResultColumn, DuplicatesColumn, LatePaymentsColumn,
-                   RefundsColumn, BacklogColumn, NUM_COLUMNS };
+    enum Columns {
+        IdColumn,
+        StartedColumn,
+        SourceColumn,
+        RunByColumn,
+        ResultColumn,
+        DuplicatesColumn,
+        LatePaymentsColumn,
+        RefundsColumn,
+        BacklogColumn,
+        NUM_COLUMNS
+    };
     enum Roles { CleanRole = Qt::UserRole + 1 };
 
     explicit InspectionRunModel(console::Worker *worker, QObject *parent = nullptr);
@@ -22,7 +32,8 @@ public:
     void reload() { restart(); }
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 };
 

@@ -1,7 +1,7 @@
 #include "instancemodel.h"
 
-#include "console/sqltime.h"
 #include "console/displayformat.h"
+#include "console/sqltime.h"
 #include "palette.h"
 
 #include <QBrush>
@@ -62,29 +62,40 @@ QVariant InstanceModel::display(const console::InstanceRow &row, int column) con
     const auto health = m_health.constFind(row.id);
     const bool probed = health != m_health.cend() && health->reachable;
     switch (column) {
-    case IdColumn: return row.id;
+    case IdColumn:
+        return row.id;
     case StateColumn:
         if (row.stopped)
             return tr("stopped");
         return row.alive ? tr("alive") : tr("stale (%1 s)").arg(row.secondsSinceSeen);
     case HandlerColumn:
-        return row.handler == QLatin1String("unsafe-demo") ? tr("unsafe-demo ⚠ releases lock before commit") : row.handler;
-    case ModeColumn: return probed && !health->mode.isEmpty() ? health->mode : row.modeApplied;
+        return row.handler == QLatin1String("unsafe-demo")
+                   ? tr("unsafe-demo ⚠ releases lock before commit")
+                   : row.handler;
+    case ModeColumn:
+        return probed && !health->mode.isEmpty() ? health->mode : row.modeApplied;
     case SwitchColumn: {
-        const qint64 applied = probed && health->switchVersion >= 0 ? health->switchVersion : row.switchVersionApplied;
-        return applied == m_list.switchVersion ? tr("v%1 (current)").arg(applied)
-                                               : tr("v%1 of v%2 — behind").arg(applied).arg(m_list.switchVersion);
+        const qint64 applied =
+            probed && health->switchVersion >= 0 ? health->switchVersion : row.switchVersionApplied;
+        return applied == m_list.switchVersion
+                   ? tr("v%1 (current)").arg(applied)
+                   : tr("v%1 of v%2 — behind").arg(applied).arg(m_list.switchVersion);
     }
     case RateColumn:
-        return probed && health->callbacksPerSecond >= 0 ? QLocale().toString(health->callbacksPerSecond, 'f', 1)
-                                                         : QStringLiteral("—");
+        return probed && health->callbacksPerSecond >= 0
+                   ? QLocale().toString(health->callbacksPerSecond, 'f', 1)
+                   : QStringLiteral("—");
     case EndpointColumn:
         if (health == m_health.cend())
             return row.alive ? tr("asking …") : tr("not asked (not alive)");
-        return health->reachable ? tr("%1, db %2").arg(health->status, health->db) : tr("unreachable: %1").arg(health->error);
-    case ListenColumn: return row.listen;
-    case LastSeenColumn: return console::displayTime(row.lastSeenMicros);
-    default: return {};
+        return health->reachable ? tr("%1, db %2").arg(health->status, health->db)
+                                 : tr("unreachable: %1").arg(health->error);
+    case ListenColumn:
+        return row.listen;
+    case LastSeenColumn:
+        return console::displayTime(row.lastSeenMicros);
+    default:
+        return {};
     }
 }
 
@@ -121,16 +132,26 @@ QVariant InstanceModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case IdColumn: return tr("Instance");
-    case StateColumn: return tr("State");
-    case HandlerColumn: return tr("Handler");
-    case ModeColumn: return tr("Mode");
-    case SwitchColumn: return tr("Switch applied");
-    case RateColumn: return tr("Callbacks/s");
-    case EndpointColumn: return tr("/healthz");
-    case ListenColumn: return tr("Listen");
-    case LastSeenColumn: return tr("Last seen (UTC)");
-    default: return {};
+    case IdColumn:
+        return tr("Instance");
+    case StateColumn:
+        return tr("State");
+    case HandlerColumn:
+        return tr("Handler");
+    case ModeColumn:
+        return tr("Mode");
+    case SwitchColumn:
+        return tr("Switch applied");
+    case RateColumn:
+        return tr("Callbacks/s");
+    case EndpointColumn:
+        return tr("/healthz");
+    case ListenColumn:
+        return tr("Listen");
+    case LastSeenColumn:
+        return tr("Last seen (UTC)");
+    default:
+        return {};
     }
 }
 

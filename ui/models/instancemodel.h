@@ -15,8 +15,18 @@ class InstanceModel final : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Columns { IdColumn, StateColumn, HandlerColumn, ModeColumn, SwitchColumn, RateColumn, EndpointColumn,
-                   ListenColumn, LastSeenColumn, NUM_COLUMNS };
+    enum Columns {
+        IdColumn,
+        StateColumn,
+        HandlerColumn,
+        ModeColumn,
+        SwitchColumn,
+        RateColumn,
+        EndpointColumn,
+        ListenColumn,
+        LastSeenColumn,
+        NUM_COLUMNS
+    };
     enum Roles { AliveRole = Qt::UserRole + 1, UnsafeRole };
 
     explicit InstanceModel(QObject *parent = nullptr);
@@ -31,7 +41,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     QVariant display(const console::InstanceRow &row, int column) const;

@@ -28,14 +28,22 @@ QVariant OrderModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case IdColumn: return row.id;
-    case UserColumn: return row.userId;
-    case StatusColumn: return row.status;
-    case AmountColumn: return console::formatYuan(row.amountFen);
-    case PayNoColumn: return QString::fromUtf8(row.payNo);
-    case CreatedColumn: return console::displayTime(row.createdMicros);
-    case PaidColumn: return console::displayTime(row.paidMicros);
-    default: return {};
+    case IdColumn:
+        return row.id;
+    case UserColumn:
+        return row.userId;
+    case StatusColumn:
+        return row.status;
+    case AmountColumn:
+        return console::formatYuan(row.amountFen);
+    case PayNoColumn:
+        return QString::fromUtf8(row.payNo);
+    case CreatedColumn:
+        return console::displayTime(row.createdMicros);
+    case PaidColumn:
+        return console::displayTime(row.paidMicros);
+    default:
+        return {};
     }
 }
 
@@ -44,14 +52,22 @@ QVariant OrderModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case IdColumn: return tr("Order");
-    case UserColumn: return tr("User");
-    case StatusColumn: return tr("Status");
-    case AmountColumn: return tr("Amount (¥)");
-    case PayNoColumn: return tr("Pay no");
-    case CreatedColumn: return tr("Created (UTC)");
-    case PaidColumn: return tr("Paid (UTC)");
-    default: return {};
+    case IdColumn:
+        return tr("Order");
+    case UserColumn:
+        return tr("User");
+    case StatusColumn:
+        return tr("Status");
+    case AmountColumn:
+        return tr("Amount (¥)");
+    case PayNoColumn:
+        return tr("Pay no");
+    case CreatedColumn:
+        return tr("Created (UTC)");
+    case PaidColumn:
+        return tr("Paid (UTC)");
+    default:
+        return {};
     }
 }
 
@@ -62,7 +78,8 @@ void OrderModel::fetchMore(const QModelIndex &parent)
     const console::OrderSelection selection = m_selection;
     const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
     const int limit = pageSize();
-    fetchPage(QStringLiteral("orders-page"), limit, console::jobOf(console::loadOrderPage, selection, after, limit));
+    fetchPage(QStringLiteral("orders-page"), limit,
+              console::jobOf(console::loadOrderPage, selection, after, limit));
 }
 
 } // namespace payops

@@ -13,7 +13,16 @@ class OrderModel final : public PagedRowModel<console::OrderRow>
     Q_OBJECT
 
 public:
-    enum Columns { IdColumn, UserColumn, StatusColumn, AmountColumn, PayNoColumn, CreatedColumn, PaidColumn, NUM_COLUMNS };
+    enum Columns {
+        IdColumn,
+        UserColumn,
+        StatusColumn,
+        AmountColumn,
+        PayNoColumn,
+        CreatedColumn,
+        PaidColumn,
+        NUM_COLUMNS
+    };
     enum Roles { OrderIdRole = Qt::UserRole + 1 };
 
     explicit OrderModel(console::Worker *worker, QObject *parent = nullptr);
@@ -23,7 +32,8 @@ public:
     const console::OrderSelection &selection() const { return m_selection; }
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
     void fetchMore(const QModelIndex &parent = {}) override;
 
 private:

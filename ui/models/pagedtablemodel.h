@@ -43,8 +43,7 @@ private:
 // A paged table of plain rows read by keyset: the rows, their count, the reset and the
 // append of each page. A subclass says what a row shows and how to read the page after the
 // last row it has.
-template <typename Row>
-class PagedRowModel : public PagedTableModel
+template <typename Row> class PagedRowModel : public PagedTableModel
 {
 public:
     PagedRowModel(console::Worker *worker, int columns, QObject *parent)
@@ -53,8 +52,14 @@ public:
     {
     }
 
-    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
-    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_columns; }
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : int(m_rows.size());
+    }
+    int columnCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : m_columns;
+    }
     const Row &rowAt(int row) const { return m_rows.at(row); }
     // Rows read per page; from the next page on.
     void setPageSize(int rows) { m_pageSize = rows; }

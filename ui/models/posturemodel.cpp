@@ -55,10 +55,12 @@ QVariant PostureModel::data(const QModelIndex &index, int role) const
             return palette::colour(roleOf(d.state));
         // What gets through is real only while the defence is missing; otherwise it is a reminder.
         if (index.column() == LetsThroughColumn)
-            return palette::colour(d.state == DefenceState::Missing ? palette::Role::Danger : palette::Role::Muted);
+            return palette::colour(d.state == DefenceState::Missing ? palette::Role::Danger
+                                                                    : palette::Role::Muted);
         return {};
     case Qt::BackgroundRole:
-        return index.column() == StateColumn ? QVariant(palette::tint(roleOf(d.state))) : QVariant();
+        return index.column() == StateColumn ? QVariant(palette::tint(roleOf(d.state)))
+                                             : QVariant();
     case Qt::FontRole:
         if (index.column() == StateColumn) {
             QFont bold;
@@ -74,12 +76,17 @@ QVariant PostureModel::data(const QModelIndex &index, int role) const
         return {};
     }
     switch (index.column()) {
-    case StateColumn: return stateText(d.state);
-    case DefenceColumn: return d.title;
-    case EvidenceColumn: return d.evidence;
+    case StateColumn:
+        return stateText(d.state);
+    case DefenceColumn:
+        return d.title;
+    case EvidenceColumn:
+        return d.evidence;
     // What is absent lets it through; for a present defence it is what the defence stops.
-    case LetsThroughColumn: return d.letsThrough;
-    default: return {};
+    case LetsThroughColumn:
+        return d.letsThrough;
+    default:
+        return {};
     }
 }
 
@@ -88,11 +95,16 @@ QVariant PostureModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case StateColumn: return tr("State");
-    case DefenceColumn: return tr("Defence");
-    case EvidenceColumn: return tr("What was found");
-    case LetsThroughColumn: return tr("Without it, what gets through");
-    default: return {};
+    case StateColumn:
+        return tr("State");
+    case DefenceColumn:
+        return tr("Defence");
+    case EvidenceColumn:
+        return tr("What was found");
+    case LetsThroughColumn:
+        return tr("Without it, what gets through");
+    default:
+        return {};
     }
 }
 

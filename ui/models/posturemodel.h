@@ -6,7 +6,8 @@
 
 namespace payops {
 
-// The defences as inspectPosture() found them, in the order of the table of defences; each read replaces them all.
+// The defences as inspectPosture() found them, in the order of the table of defences; each read
+// replaces them all.
 class PostureModel final : public RowTableModel<Defence>
 {
     Q_OBJECT
@@ -24,7 +25,8 @@ public:
     static QString stateText(DefenceState state);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 };
 
 } // namespace payops

@@ -7,8 +7,7 @@ namespace payops {
 
 // A short table of plain rows that each read replaces as a whole (a bulk load resets the
 // model): the rows, their count and the reset. A subclass says what a row shows.
-template <typename Row>
-class RowTableModel : public QAbstractTableModel
+template <typename Row> class RowTableModel : public QAbstractTableModel
 {
 public:
     RowTableModel(int columns, QObject *parent)
@@ -17,8 +16,14 @@ public:
     {
     }
 
-    int rowCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
-    int columnCount(const QModelIndex &parent = {}) const override { return parent.isValid() ? 0 : m_columns; }
+    int rowCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : int(m_rows.size());
+    }
+    int columnCount(const QModelIndex &parent = {}) const override
+    {
+        return parent.isValid() ? 0 : m_columns;
+    }
     const Row &rowAt(int row) const { return m_rows.at(row); }
 
 protected:

@@ -87,8 +87,8 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     m_action->setObjectName(QStringLiteral("actionFilter"));
     m_action->setEditable(true);
     m_action->addItems({QString(), QStringLiteral("switch."), QStringLiteral("compensation."),
-                        QStringLiteral("compensation.request"), QStringLiteral("compensation.approve"),
-                        QStringLiteral("backlog.drain")});
+                        QStringLiteral("compensation.request"),
+                        QStringLiteral("compensation.approve"), QStringLiteral("backlog.drain")});
     m_action->lineEdit()->setPlaceholderText(tr("any action"));
     m_action->setMinimumWidth(200);
     const QDateTime now = QDateTime::currentDateTimeUtc();
@@ -121,8 +121,9 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     auto *acts = new QHBoxLayout;
     m_verify = new QPushButton(tr("Verify the chain"), this);
     m_verify->setObjectName(QStringLiteral("verifyButton"));
-    m_verify->setToolTip(tr("Walks every entry, as payops audit verify does: no id missing, each hash over the "
-                            "previous one and the entry's content."));
+    m_verify->setToolTip(
+        tr("Walks every entry, as payops audit verify does: no id missing, each hash over the "
+           "previous one and the entry's content."));
     m_export = new QPushButton(tr("Export CSV…"), this);
     m_export->setObjectName(QStringLiteral("exportButton"));
     m_export->setToolTip(tr("Every entry the filter shows, oldest first, as CSV."));
@@ -159,9 +160,11 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
-    auto *note = new QLabel(tr("Who and when are set by the database, never by the client. The log is append-only "
-                               "for every account, and each entry's hash covers the one before: an entry edited or "
-                               "removed, even by root, breaks the chain at that entry."), this);
+    auto *note = new QLabel(
+        tr("Who and when are set by the database, never by the client. The log is append-only "
+           "for every account, and each entry's hash covers the one before: an entry edited or "
+           "removed, even by root, breaks the chain at that entry."),
+        this);
     note->setWordWrap(true);
     palette::setTextRole(note, palette::Role::Muted);
     layout->addWidget(note);
@@ -171,7 +174,8 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     connect(m_action, &QComboBox::activated, this, &AuditPage::refresh);
     connect(m_fromOn, &QCheckBox::toggled, m_from, &QWidget::setEnabled);
     connect(m_toOn, &QCheckBox::toggled, m_to, &QWidget::setEnabled);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &AuditPage::showDetail);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &AuditPage::showDetail);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
         if (!m_table->currentIndex().isValid()) // the first page: show its first entry at once
             m_table->selectRow(0);
@@ -206,8 +210,8 @@ void AuditPage::refresh()
     const AuditFilter f = filter();
     const bool emptyRange = f.from.isValid() && f.to.isValid() && f.from >= f.to;
     if (emptyRange)
-        m_result->setText(palette::strong(palette::Role::Danger, tr("The time range is empty:"))
-                          + tr(" “from” must be before “to”."));
+        m_result->setText(palette::strong(palette::Role::Danger, tr("The time range is empty:")) +
+                          tr(" “from” must be before “to”."));
     else if (m_rangeRefused && !isBusy())
         m_result->clear();
     m_rangeRefused = emptyRange;
@@ -242,7 +246,8 @@ std::function<void(qint64)> AuditPage::rowsReporter(const QString &what)
     return [guard, what](qint64 rows) { // called on the job's worker thread
         console::Worker::postTo(guard, [what, rows](AuditPage *page) {
             if (page->isBusy())
-                page->m_result->setText(tr("%1 … %2 entries so far").arg(what, QLocale().toString(rows)));
+                page->m_result->setText(
+                    tr("%1 … %2 entries so far").arg(what, QLocale().toString(rows)));
         });
     };
 }
@@ -262,29 +267,35 @@ void AuditPage::verify()
     const QString what = tr("Verifying the chain");
     startJob(what + tr(" …"));
     m_jobWorker->submit<AuditVerification>(
-        QStringLiteral("audit-verify"), console::auditVerificationJob(m_cancel, rowsReporter(what)), this,
+        QStringLiteral("audit-verify"), console::auditVerificationJob(m_cancel, rowsReporter(what)),
+        this,
         [this](const AuditVerification &v) {
             if (v.cancelled)
-                endJob(tr("The check was stopped after %1 entries: nothing is known about the rest.")
-                           .arg(QLocale().toString(v.rows)));
+                endJob(
+                    tr("The check was stopped after %1 entries: nothing is known about the rest.")
+                        .arg(QLocale().toString(v.rows)));
             else if (v.intact)
-                endJob(tr("%1 %2 entries. Head hash <tt>%3</tt>; keep it elsewhere to compare later.")
-                           .arg(palette::strong(palette::Role::Ok, tr("The chain is intact:")),
-                                QLocale().toString(v.rows), v.headHash));
+                endJob(
+                    tr("%1 %2 entries. Head hash <tt>%3</tt>; keep it elsewhere to compare later.")
+                        .arg(palette::strong(palette::Role::Ok, tr("The chain is intact:")),
+                             QLocale().toString(v.rows), v.headHash));
             else
                 endJob(tr("%1 %2. Everything from there on can no longer be trusted.")
-                           .arg(palette::strong(palette::Role::Danger,
-                                                tr("The chain is broken at entry %1:").arg(v.firstBrokenId)),
+                           .arg(palette::strong(
+                                    palette::Role::Danger,
+                                    tr("The chain is broken at entry %1:").arg(v.firstBrokenId)),
                                 v.problem.toHtmlEscaped()));
         },
-        [this](const db::Error &error) { endJob(tr("The check failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
+        [this](const db::Error &error) {
+            endJob(tr("The check failed: %1").arg(db::userMessage(error).toHtmlEscaped()));
+        });
 }
 
 void AuditPage::chooseExportFile()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the audit log"),
-                                                      QDir::home().filePath(QStringLiteral("payops-audit.csv")),
-                                                      tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the audit log"), QDir::home().filePath(QStringLiteral("payops-audit.csv")),
+        tr("CSV files (*.csv)"));
     if (!path.isEmpty())
         exportCsv(path);
 }
@@ -296,7 +307,8 @@ void AuditPage::exportCsv(const QString &path)
     const QString what = tr("Exporting");
     startJob(what + tr(" …"));
     m_jobWorker->submit<console::AuditExport>(
-        QStringLiteral("audit-export"), console::auditExportJob(filter(), path, m_cancel, rowsReporter(what)), this,
+        QStringLiteral("audit-export"),
+        console::auditExportJob(filter(), path, m_cancel, rowsReporter(what)), this,
         [this, path](const console::AuditExport &result) {
             if (!result.failure.isEmpty())
                 endJob(tr("%1 %2").arg(palette::strong(palette::Role::Danger, tr("Not exported:")),
@@ -304,17 +316,23 @@ void AuditPage::exportCsv(const QString &path)
             else if (result.written < 0)
                 endJob(tr("The export was stopped; no file was written."));
             else
-                endJob(tr("Exported %1 entries to <tt>%2</tt>.").arg(QLocale().toString(result.written),
-                                                                    path.toHtmlEscaped()));
+                endJob(tr("Exported %1 entries to <tt>%2</tt>.")
+                           .arg(QLocale().toString(result.written), path.toHtmlEscaped()));
         },
-        [this](const db::Error &error) { endJob(tr("The export failed: %1").arg(db::userMessage(error).toHtmlEscaped())); });
+        [this](const db::Error &error) {
+            endJob(tr("The export failed: %1").arg(db::userMessage(error).toHtmlEscaped()));
+        });
 }
 
 void AuditPage::showDetail()
 {
     const QModelIndex current = m_table->selectionModel()->currentIndex();
-    m_before->setPlainText(current.isValid() ? prettyJson(current.data(AuditModel::BeforeJsonRole).toString()) : QString());
-    m_after->setPlainText(current.isValid() ? prettyJson(current.data(AuditModel::AfterJsonRole).toString()) : QString());
+    m_before->setPlainText(current.isValid()
+                               ? prettyJson(current.data(AuditModel::BeforeJsonRole).toString())
+                               : QString());
+    m_after->setPlainText(current.isValid()
+                              ? prettyJson(current.data(AuditModel::AfterJsonRole).toString())
+                              : QString());
 }
 
 } // namespace payops

@@ -126,10 +126,11 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
-    auto *note = new QLabel(tr("A drain processes each callback exactly once, oldest first, through the same payment "
-                               "logic as the endpoint, one transaction each; several consoles or <tt>payops drain</tt> "
-                               "may run at once. Double-click a row for the order's evidence."),
-                            this);
+    auto *note = new QLabel(
+        tr("A drain processes each callback exactly once, oldest first, through the same payment "
+           "logic as the endpoint, one transaction each; several consoles or <tt>payops drain</tt> "
+           "may run at once. Double-click a row for the order's evidence."),
+        this);
     note->setWordWrap(true);
     palette::setTextRole(note, palette::Role::Muted);
     layout->addWidget(note);
@@ -159,7 +160,8 @@ QTableView *BacklogPage::addList(BacklogModel *model, const QString &objectName)
 {
     auto *table = new DataTable(objectName, model, this);
     table->setSelectionMode(QAbstractItemView::SingleSelection);
-    connect(table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &BacklogPage::showBody);
+    connect(table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &BacklogPage::showBody);
     connect(model, &QAbstractItemModel::rowsInserted, this, [table] {
         if (!table->currentIndex().isValid()) // the first page: show its first entry at once
             table->selectRow(0);
@@ -189,23 +191,27 @@ void BacklogPage::refresh()
 void BacklogPage::refreshSummary()
 {
     worker()->submit<console::BacklogSummary>(
-        QStringLiteral("backlog-summary"),
-        console::backlogSummaryJob(m_tally), this,
+        QStringLiteral("backlog-summary"), console::backlogSummaryJob(m_tally), this,
         [this](const console::BacklogSummary &summary) { showSummary(summary); },
-        [this](const db::Error &error) { m_headline->setText(db::userMessage(error).toHtmlEscaped()); });
+        [this](const db::Error &error) {
+            m_headline->setText(db::userMessage(error).toHtmlEscaped());
+        });
 }
 
 void BacklogPage::showSummary(const console::BacklogSummary &summary)
 {
     m_switch->setMode(summary.mode);
     const QLocale locale;
-    QString text = summary.recorded == 0
-                       ? tr("<b>The backlog is empty.</b> No callback waits to be processed.")
-                       : tr("<b>%1 callback(s) recorded</b>, not processed yet, worth %2 yuan; the oldest was received "
-                            "%3 UTC.")
-                             .arg(locale.toString(summary.recorded), console::formatYuan(summary.amountFen),
-                                  console::displayTime(summary.oldestMicros));
-    text += tr(" Switch: <b>%1</b> (version %2).").arg(summary.mode, QString::number(summary.switchVersion));
+    QString text =
+        summary.recorded == 0
+            ? tr("<b>The backlog is empty.</b> No callback waits to be processed.")
+            : tr("<b>%1 callback(s) recorded</b>, not processed yet, worth %2 yuan; the oldest was "
+                 "received "
+                 "%3 UTC.")
+                  .arg(locale.toString(summary.recorded), console::formatYuan(summary.amountFen),
+                       console::displayTime(summary.oldestMicros));
+    text += tr(" Switch: <b>%1</b> (version %2).")
+                .arg(summary.mode, QString::number(summary.switchVersion));
     m_headline->setText(text);
 
     const UnmatchedCount &unmatched = summary.unmatched;
@@ -213,16 +219,19 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
     // finding a payment whose order came late would never be applied and nobody would know.
     QString finding;
     if (unmatched.withOrder > 0)
-        finding = palette::strong(palette::Role::Danger,
-                                  tr("%n payment(s) waiting to be applied:", nullptr, int(unmatched.withOrder)))
-                  + tr(" callbacks that arrived before their order, whose order is there now (%1 yuan). ")
-                        .arg(console::formatYuan(unmatched.withOrderFen));
+        finding =
+            palette::strong(palette::Role::Danger, tr("%n payment(s) waiting to be applied:",
+                                                      nullptr, int(unmatched.withOrder))) +
+            tr(" callbacks that arrived before their order, whose order is there now (%1 yuan). ")
+                .arg(console::formatYuan(unmatched.withOrderFen));
     if (unmatched.withoutOrder() > 0)
-        finding += palette::strong(palette::Role::Warning,
-                                   tr("%n callback(s) still without their order.", nullptr, int(unmatched.withoutOrder())))
-                   + QLatin1Char(' ');
+        finding +=
+            palette::strong(palette::Role::Warning, tr("%n callback(s) still without their order.",
+                                                       nullptr, int(unmatched.withoutOrder()))) +
+            QLatin1Char(' ');
     if (!finding.isEmpty())
-        finding += tr("Unmatched callbacks were answered <tt>unknown_order</tt>, so the platform does not send them "
+        finding += tr("Unmatched callbacks were answered <tt>unknown_order</tt>, so the platform "
+                      "does not send them "
                       "again; see the <i>Unmatched</i> list.");
     m_finding->setText(finding);
     m_finding->setVisible(!finding.isEmpty());
@@ -232,10 +241,11 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
     m_summary = summary;
     m_summaryKnown = true;
     m_lists->setTabText(0, tr("Recorded (%1)").arg(locale.toString(summary.recorded)));
-    m_lists->setTabText(1, unmatched.callbacks == 0 ? tr("Unmatched (0)")
-                                                     : tr("Unmatched (%1, %2 with their order)")
-                                                           .arg(locale.toString(unmatched.callbacks),
-                                                                locale.toString(unmatched.withOrder)));
+    m_lists->setTabText(1, unmatched.callbacks == 0
+                               ? tr("Unmatched (0)")
+                               : tr("Unmatched (%1, %2 with their order)")
+                                     .arg(locale.toString(unmatched.callbacks),
+                                          locale.toString(unmatched.withOrder)));
     updateActions();
 }
 
@@ -244,24 +254,31 @@ void BacklogPage::updateActions()
     const bool draining = isDraining();
     QString blocked;
     if (!privileges().drain)
-        blocked = tr("This database account may not process the backlog or apply payments (the payops_operator role "
+        blocked = tr("This database account may not process the backlog or apply payments (the "
+                     "payops_operator role "
                      "may).");
     else if (!m_summaryKnown)
         blocked = tr("Reading the backlog …");
     else if (isRecordOnly(m_summary))
-        blocked = tr("The switch is RECORD_ONLY: processing now would pay out while the endpoint is degraded, and a "
-                     "callback arriving meanwhile would only be recorded behind the drain. Turn the switch back to "
+        blocked = tr("The switch is RECORD_ONLY: processing now would pay out while the endpoint "
+                     "is degraded, and a "
+                     "callback arriving meanwhile would only be recorded behind the drain. Turn "
+                     "the switch back to "
                      "NORMAL first (the button above), then process the backlog.");
-    const QString processWhy = !blocked.isEmpty() ? blocked : m_summary.recorded == 0 ? tr("Nothing to process.") : QString();
-    const QString applyWhy = !blocked.isEmpty()                 ? blocked
-                             : m_summary.unmatched.withOrder == 0 ? tr("No unmatched callback has its order yet.")
-                                                                  : QString();
+    const QString processWhy = !blocked.isEmpty()        ? blocked
+                               : m_summary.recorded == 0 ? tr("Nothing to process.")
+                                                         : QString();
+    const QString applyWhy = !blocked.isEmpty() ? blocked
+                             : m_summary.unmatched.withOrder == 0
+                                 ? tr("No unmatched callback has its order yet.")
+                                 : QString();
     m_process->setEnabled(!draining && processWhy.isEmpty());
     m_process->setToolTip(processWhy);
     m_apply->setEnabled(!draining && applyWhy.isEmpty());
     m_apply->setToolTip(applyWhy);
     // "Nothing to process" needs no banner; a refusal does.
-    const bool work = m_summaryKnown && (m_summary.recorded > 0 || m_summary.unmatched.withOrder > 0);
+    const bool work =
+        m_summaryKnown && (m_summary.recorded > 0 || m_summary.unmatched.withOrder > 0);
     m_refusal->setText(work ? blocked : QString());
     m_refusal->setVisible(!m_refusal->text().isEmpty());
 }
@@ -282,21 +299,29 @@ void BacklogPage::confirmDrain(DrainSource source)
 {
     const bool unmatched = source == DrainSource::Unmatched;
     auto *confirm = new QMessageBox(
-        QMessageBox::Question, unmatched ? tr("Apply matched callbacks") : tr("Process the backlog"),
-        unmatched ? tr("Apply %n callback(s) whose order has arrived?", nullptr, int(m_summary.unmatched.withOrder))
+        QMessageBox::Question,
+        unmatched ? tr("Apply matched callbacks") : tr("Process the backlog"),
+        unmatched ? tr("Apply %n callback(s) whose order has arrived?", nullptr,
+                       int(m_summary.unmatched.withOrder))
                   : tr("Process %n recorded callback(s) now?", nullptr, int(m_summary.recorded)),
         QMessageBox::Yes | QMessageBox::Cancel, this);
     confirm->setObjectName(QStringLiteral("drainConfirm"));
-    confirm->setInformativeText(
-        unmatched ? tr("Each is applied exactly once, as the endpoint would have on time, under its payment's lock: a "
-                       "pending order is marked paid and its coupons and points issued. An order no longer pending "
-                       "(e.g. already paid by another payment) rejects it, and finance sees a second payment to "
-                       "refund. Callbacks whose order is still missing stay unmatched. The drain stops by itself if "
-                       "the switch turns RECORD_ONLY.")
-                  : tr("Each is processed exactly once, oldest first, through the same payment logic as the endpoint: "
-                       "orders are marked paid and their coupons and points issued. A callback for an order already "
-                       "paid is rejected, not paid again; one whose order does not exist becomes unmatched. The drain "
-                       "stops by itself if the switch turns RECORD_ONLY."));
+    confirm->setInformativeText(unmatched ? tr("Each is applied exactly once, as the endpoint "
+                                               "would have on time, under its payment's lock: a "
+                                               "pending order is marked paid and its coupons and "
+                                               "points issued. An order no longer pending "
+                                               "(e.g. already paid by another payment) rejects it, "
+                                               "and finance sees a second payment to "
+                                               "refund. Callbacks whose order is still missing "
+                                               "stay unmatched. The drain stops by itself if "
+                                               "the switch turns RECORD_ONLY.")
+                                          : tr("Each is processed exactly once, oldest first, "
+                                               "through the same payment logic as the endpoint: "
+                                               "orders are marked paid and their coupons and "
+                                               "points issued. A callback for an order already "
+                                               "paid is rejected, not paid again; one whose order "
+                                               "does not exist becomes unmatched. The drain "
+                                               "stops by itself if the switch turns RECORD_ONLY."));
     confirm->setDefaultButton(QMessageBox::Cancel);
     confirm->setAttribute(Qt::WA_DeleteOnClose);
     connect(confirm, &QMessageBox::finished, this, [this, source](int answer) {
@@ -311,7 +336,8 @@ void BacklogPage::startDrain(DrainSource source)
     if (isDraining())
         return;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    const qint64 total = source == DrainSource::Unmatched ? m_summary.unmatched.callbacks : m_summary.recorded;
+    const qint64 total =
+        source == DrainSource::Unmatched ? m_summary.unmatched.callbacks : m_summary.recorded;
     m_progress->setRange(0, int(qMin<qint64>(total, INT_MAX)));
     m_progress->setValue(0);
     m_progress->show();
@@ -323,8 +349,9 @@ void BacklogPage::startDrain(DrainSource source)
     QPointer<BacklogPage> guard(this);
     DrainOptions options;
     options.source = source;
-    options.worker = QStringLiteral("drain:console:%1:%2")
-                         .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
+    options.worker =
+        QStringLiteral("drain:console:%1:%2")
+            .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);
         console::Worker::postTo(guard, [done, total](BacklogPage *page) {
@@ -340,7 +367,9 @@ void BacklogPage::startDrain(DrainSource source)
             showSummary(run.after);
             drainFinished(source, run.result, QString());
         },
-        [this, source](const db::Error &error) { drainFinished(source, {}, db::userMessage(error)); });
+        [this, source](const db::Error &error) {
+            drainFinished(source, {}, db::userMessage(error));
+        });
 }
 
 void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
@@ -348,22 +377,36 @@ void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, c
     m_cancel.reset();
     m_stop->hide();
     QString text;
-    const QString how = result.stoppedBySwitch ? palette::strong(palette::Role::Warning,
-                                                                 tr("Stopped: the switch turned RECORD_ONLY while draining."))
-                        : result.cancelled    ? tr("<b>Stopped.</b>")
-                                              : tr("<b>Done.</b>");
+    const QString how =
+        result.stoppedBySwitch
+            ? palette::strong(palette::Role::Warning,
+                              tr("Stopped: the switch turned RECORD_ONLY while draining."))
+        : result.cancelled ? tr("<b>Stopped.</b>")
+                           : tr("<b>Done.</b>");
     if (!error.isEmpty()) {
-        text = tr("%1 %2<br>Every callback processed before it stays processed; the rest are still waiting.")
-                   .arg(palette::strong(palette::Role::Danger, tr("Stopped by an error:")), error.toHtmlEscaped());
+        text = tr("%1 %2<br>Every callback processed before it stays processed; the rest are still "
+                  "waiting.")
+                   .arg(palette::strong(palette::Role::Danger, tr("Stopped by an error:")),
+                        error.toHtmlEscaped());
     } else if (source == DrainSource::Unmatched) {
-        text = tr("%1 Applied <b>%2</b>, rejected %3 (the order was no longer pending, e.g. already paid: a second "
-                  "payment for finance); %4 unmatched callback(s) left, %5 of them still without their order.")
-                   .arg(how).arg(result.processed).arg(result.rejected).arg(m_summary.unmatched.callbacks)
+        text = tr("%1 Applied <b>%2</b>, rejected %3 (the order was no longer pending, e.g. "
+                  "already paid: a second "
+                  "payment for finance); %4 unmatched callback(s) left, %5 of them still without "
+                  "their order.")
+                   .arg(how)
+                   .arg(result.processed)
+                   .arg(result.rejected)
+                   .arg(m_summary.unmatched.callbacks)
                    .arg(m_summary.unmatched.withoutOrder());
     } else {
-        text = tr("%1 Processed <b>%2</b>, rejected %3 (for a business reason, e.g. the order already paid), ignored %4 "
+        text = tr("%1 Processed <b>%2</b>, rejected %3 (for a business reason, e.g. the order "
+                  "already paid), ignored %4 "
                   "(not SUCCESS), unmatched %5 (no such order yet); %6 left in the backlog.")
-                   .arg(how).arg(result.processed).arg(result.rejected).arg(result.ignored).arg(result.unmatched)
+                   .arg(how)
+                   .arg(result.processed)
+                   .arg(result.rejected)
+                   .arg(result.ignored)
+                   .arg(result.unmatched)
                    .arg(m_summary.recorded);
     }
     m_status->setText(text);
@@ -389,9 +432,10 @@ void BacklogPage::showBody()
     const QString text = QString::fromUtf8(body);
     // The endpoint records only valid JSON, but a row edited by hand need not be UTF-8.
     const bool exact = text.toUtf8() == body;
-    m_bodyTitle->setText(tr("Raw body of callback %1, as received (%n byte(s))%2:", nullptr, int(body.size()))
-                             .arg(current.siblingAtColumn(BacklogModel::IdColumn).data().toString(),
-                                  exact ? QString() : tr("; not valid UTF-8, undecodable bytes shown as \uFFFD")));
+    m_bodyTitle->setText(
+        tr("Raw body of callback %1, as received (%n byte(s))%2:", nullptr, int(body.size()))
+            .arg(current.siblingAtColumn(BacklogModel::IdColumn).data().toString(),
+                 exact ? QString() : tr("; not valid UTF-8, undecodable bytes shown as \uFFFD")));
     m_body->setPlainText(text);
 }
 

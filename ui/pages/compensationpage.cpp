@@ -84,15 +84,18 @@ CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
     m_batches->setSelectionMode(QAbstractItemView::SingleSelection);
     layout->addWidget(m_batches, 3);
 
-    connect(m_requests->selectionModel(), &QItemSelectionModel::selectionChanged, this, &CompensationPage::updateActions);
+    connect(m_requests->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &CompensationPage::updateActions);
     connect(m_approve, &QPushButton::clicked, this, &CompensationPage::approveSelected);
     connect(m_reject, &QPushButton::clicked, this, [this] {
         const CompensationRequest *request = selectedRequest();
-        if (request && QMessageBox::question(this, tr("Reject request %1").arg(request->id),
-                                             tr("Reject request %1 by %2 (%3)? It is kept, marked REJECTED, and "
-                                                "nothing is compensated.")
-                                                 .arg(request->id).arg(request->requestedBy, console::formatMoney(request->amountFen)))
-                           == QMessageBox::Yes)
+        if (request && QMessageBox::question(
+                           this, tr("Reject request %1").arg(request->id),
+                           tr("Reject request %1 by %2 (%3)? It is kept, marked REJECTED, and "
+                              "nothing is compensated.")
+                               .arg(request->id)
+                               .arg(request->requestedBy,
+                                    console::formatMoney(request->amountFen))) == QMessageBox::Yes)
             rejectSelected();
     });
     connect(m_all, &QPushButton::clicked, this, &CompensationPage::compensateEverything);
@@ -116,11 +119,14 @@ void CompensationPage::refresh()
 
 void CompensationPage::showRecord(const console::CompensationRecord &s)
 {
-    m_threshold->setText(s.thresholdFen > 0
-                             ? tr("A compensation that takes what an account compensated alone in the four-eyes window "
-                                  "above <b>%1</b> waits as a request until another operator account approves it "
-                                  "(payops_meta four_eyes_threshold_fen and four_eyes_window_hours).").arg(console::formatMoney(s.thresholdFen))
-                             : tr("No four-eyes threshold is set: every compensation runs at once."));
+    m_threshold->setText(
+        s.thresholdFen > 0
+            ? tr("A compensation that takes what an account compensated alone in the four-eyes "
+                 "window "
+                 "above <b>%1</b> waits as a request until another operator account approves it "
+                 "(payops_meta four_eyes_threshold_fen and four_eyes_window_hours).")
+                  .arg(console::formatMoney(s.thresholdFen))
+            : tr("No four-eyes threshold is set: every compensation runs at once."));
     // The reset forgets the selection; the request that was selected stays selected.
     const qint64 selectedId = selectedRequest() ? selectedRequest()->id : 0;
     m_requestModel->setRequests(s.requests);
@@ -142,13 +148,16 @@ void CompensationPage::updateActions()
     m_all->setEnabled(p.compensate);
     m_all->setToolTip(p.compensate ? QString() : tr("This database account may not compensate."));
     const CompensationRequest *request = selectedRequest();
-    const bool open = request && (request->status == QLatin1String("PENDING") || request->status == QLatin1String("APPROVED"));
+    const bool open = request && (request->status == QLatin1String("PENDING") ||
+                                  request->status == QLatin1String("APPROVED"));
     const bool own = request && request->byThisUser;
     const bool mayDecide = p.decideRequests && p.compensate;
-    m_approve->setText(request && request->status == QLatin1String("APPROVED") ? tr("Carry on the approved run…")
-                                                                              : tr("Approve and compensate…"));
+    m_approve->setText(request && request->status == QLatin1String("APPROVED")
+                           ? tr("Carry on the approved run…")
+                           : tr("Approve and compensate…"));
     m_approve->setEnabled(mayDecide && open && !own);
-    m_reject->setEnabled(mayDecide && request && request->status == QLatin1String("PENDING") && !own);
+    m_reject->setEnabled(mayDecide && request && request->status == QLatin1String("PENDING") &&
+                         !own);
     QString why;
     if (!mayDecide)
         why = tr("This database account may not decide compensation requests.");
@@ -191,8 +200,9 @@ void CompensationPage::rejectSelected()
     worker()->submit<bool>(
         QStringLiteral("compensation-reject"), console::jobOf(rejectCompensationRequest, id), this,
         [this, id](bool rejected) {
-            m_status->setText(rejected ? tr("Request %1 rejected.").arg(id)
-                                       : tr("Request %1 was decided by someone else meanwhile.").arg(id));
+            m_status->setText(
+                rejected ? tr("Request %1 rejected.").arg(id)
+                         : tr("Request %1 was decided by someone else meanwhile.").arg(id));
             refresh();
         },
         [this](const db::Error &error) { m_status->setText(db::userMessage(error)); });

@@ -12,9 +12,9 @@
 #include "windowcombo.h"
 
 #include <QComboBox>
-#include <QItemSelectionModel>
 #include <QHBoxLayout>
 #include <QIntValidator>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -112,9 +112,11 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
     exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
     acts->addWidget(exportButton);
     layout->addLayout(acts);
-    auto *note = new QLabel(tr("Double-click a row for the order's evidence. Duplicate callbacks by pay_no cannot "
-                               "exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies "
-                               "only; points at their cash value from the settings."), this);
+    auto *note = new QLabel(
+        tr("Double-click a row for the order's evidence. Duplicate callbacks by pay_no cannot "
+           "exist: pay_callback_log has a unique key on it. Money at risk counts live extra copies "
+           "only; points at their cash value from the settings."),
+        this);
     note->setWordWrap(true);
     palette::setTextRole(note, palette::Role::Muted);
     layout->addWidget(note);
@@ -128,13 +130,18 @@ DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
         Q_EMIT openOrder(index.data(DuplicateModel::OrderIdRole).toLongLong());
     });
     connect(m_model, &DuplicateModel::loadingChanged, this, &DuplicatesPage::updateBusy);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &DuplicatesPage::updateActions);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &DuplicatesPage::updateActions);
     connect(m_model, &QAbstractItemModel::modelReset, this, &DuplicatesPage::updateActions);
-    connect(m_compensateSelected, &QPushButton::clicked, this, [this] { compensate(CompensateWhat::SelectedGroups); });
-    connect(m_compensateOrders, &QPushButton::clicked, this, [this] { compensate(CompensateWhat::SelectedOrders); });
-    connect(m_compensateAll, &QPushButton::clicked, this, [this] { compensate(CompensateWhat::AllInFilter); });
+    connect(m_compensateSelected, &QPushButton::clicked, this,
+            [this] { compensate(CompensateWhat::SelectedGroups); });
+    connect(m_compensateOrders, &QPushButton::clicked, this,
+            [this] { compensate(CompensateWhat::SelectedOrders); });
+    connect(m_compensateAll, &QPushButton::clicked, this,
+            [this] { compensate(CompensateWhat::AllInFilter); });
     updateActions();
-    connect(m_model, &DuplicateModel::failed, this, [this](const QString &message) { m_totals->setText(message); });
+    connect(m_model, &DuplicateModel::failed, this,
+            [this](const QString &message) { m_totals->setText(message); });
     connect(m_busy, &BusyIndicator::cancelRequested, this, [this] {
         worker()->cancel(summaryKey());
         worker()->cancel(QStringLiteral("duplicates-page"));
@@ -166,7 +173,8 @@ void DuplicatesPage::updateActions()
     m_compensateSelected->setEnabled(allowed && selected);
     m_compensateOrders->setEnabled(allowed && selected);
     m_compensateAll->setEnabled(allowed);
-    const QString refused = tr("This database account may not compensate (the payops_operator role may).");
+    const QString refused =
+        tr("This database account may not compensate (the payops_operator role may).");
     for (QPushButton *button : {m_compensateSelected, m_compensateOrders, m_compensateAll})
         button->setToolTip(allowed ? QString() : refused);
 }
@@ -231,14 +239,16 @@ void DuplicatesPage::loadSummary()
             updateBusy();
             const QLocale locale;
             const auto &t = s.totals;
-            m_totals->setText(tr("<b>%1 open duplicate groups on %2 orders</b>: %3 extra coupons (¥%4) and %5 extra "
-                                 "points rows (¥%6). <b style='color:%9'>Money at risk ¥%7.</b> "
-                                 "%8 compensations recorded.")
-                                  .arg(locale.toString(t.couponGroups + t.pointGroups), locale.toString(t.orders),
-                                       locale.toString(t.couponExtra), console::formatYuan(t.couponFen),
-                                       locale.toString(t.pointExtra), console::formatYuan(t.pointFen),
-                                       console::formatYuan(t.atRiskFen()), locale.toString(t.compensations),
-                                       (t.atRiskFen() > 0 ? palette::danger() : palette::ok()).name()));
+            m_totals->setText(
+                tr("<b>%1 open duplicate groups on %2 orders</b>: %3 extra coupons (¥%4) and %5 "
+                   "extra "
+                   "points rows (¥%6). <b style='color:%9'>Money at risk ¥%7.</b> "
+                   "%8 compensations recorded.")
+                    .arg(locale.toString(t.couponGroups + t.pointGroups), locale.toString(t.orders),
+                         locale.toString(t.couponExtra), console::formatYuan(t.couponFen),
+                         locale.toString(t.pointExtra), console::formatYuan(t.pointFen),
+                         console::formatYuan(t.atRiskFen()), locale.toString(t.compensations),
+                         (t.atRiskFen() > 0 ? palette::danger() : palette::ok()).name()));
             m_charts->setTimeline(s.timeline);
             m_charts->setTotals(t);
         },

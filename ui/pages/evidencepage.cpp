@@ -1,8 +1,8 @@
 #include "evidencepage.h"
 
 #include "console/consolesettings.h"
-#include "console/orderevidence.h"
 #include "console/displayformat.h"
+#include "console/orderevidence.h"
 #include "console/worker.h"
 #include "models/eventmodel.h"
 #include "palette.h"
@@ -32,10 +32,12 @@ EvidencePage::EvidencePage(const Dsn &dsn, QWidget *parent)
     m_orderEdit = new QLineEdit(this);
     m_orderEdit->setObjectName(QStringLiteral("orderEdit"));
     m_orderEdit->setPlaceholderText(tr("order id"));
-    m_orderEdit->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,20}")), m_orderEdit));
+    m_orderEdit->setValidator(new QRegularExpressionValidator(
+        QRegularExpression(QStringLiteral("[0-9]{1,20}")), m_orderEdit));
     m_orderEdit->setMaximumWidth(160);
     auto *show = new QPushButton(tr("Show evidence"), this);
-    m_header = new QLabel(tr("Pick an order on the state machine or duplicates page, or type its id."), this);
+    m_header = new QLabel(
+        tr("Pick an order on the state machine or duplicates page, or type its id."), this);
     m_header->setObjectName(QStringLiteral("evidenceHeader"));
     // An order's line (or a database error) is longer than a laptop leaves beside the
     // playbook: it wraps instead of widening the window.
@@ -107,17 +109,21 @@ void EvidencePage::refresh()
                 return;
             }
             const console::OrderRow &o = evidence.order;
-            m_header->setText(tr("<b>Order %1</b> · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC")
-                                  .arg(o.id).arg(o.userId)
-                                  .arg(o.status, console::formatYuan(o.amountFen),
-                                       QString::fromUtf8(o.payNo).toHtmlEscaped(), console::displayTime(o.createdMicros)));
+            m_header->setText(
+                tr("<b>Order %1</b> · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC")
+                    .arg(o.id)
+                    .arg(o.userId)
+                    .arg(o.status, console::formatYuan(o.amountFen),
+                         QString::fromUtf8(o.payNo).toHtmlEscaped(),
+                         console::displayTime(o.createdMicros)));
             const bool found = !evidence.findings.isEmpty();
             palette::setTextRole(m_findings, found ? palette::Role::Danger : palette::Role::Ok);
             QFont font = m_findings->font();
             font.setBold(found);
             m_findings->setFont(font);
             m_findings->setText(found ? evidence.findings.join(QLatin1Char('\n'))
-                                      : tr("Nothing wrong found: every lock was released after its commit and no side "
+                                      : tr("Nothing wrong found: every lock was released after its "
+                                           "commit and no side "
                                            "effect was issued twice."));
             m_scene->setEvidence(evidence);
             m_view->centerOn(m_scene->sceneRect().topLeft());

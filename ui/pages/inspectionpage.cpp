@@ -75,20 +75,27 @@ InspectionPage::InspectionPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(split, 1);
 
     m_scheduler = new console::InspectionScheduler(dsn, this);
-    connect(m_scheduler, &console::InspectionScheduler::finished, this, &InspectionPage::onRunFinished);
-    connect(m_scheduler, &console::InspectionScheduler::failed, this, [this](const QString &message) {
-        m_runNow->setEnabled(true);
-        m_lastRun->setText(palette::strong(palette::Role::Danger, tr("The inspection failed: %1").arg(message.toHtmlEscaped())));
-    });
-    connect(m_scheduler, &console::InspectionScheduler::scheduleChanged, this, &InspectionPage::showSchedule);
+    connect(m_scheduler, &console::InspectionScheduler::finished, this,
+            &InspectionPage::onRunFinished);
+    connect(m_scheduler, &console::InspectionScheduler::failed, this,
+            [this](const QString &message) {
+                m_runNow->setEnabled(true);
+                m_lastRun->setText(
+                    palette::strong(palette::Role::Danger,
+                                    tr("The inspection failed: %1").arg(message.toHtmlEscaped())));
+            });
+    connect(m_scheduler, &console::InspectionScheduler::scheduleChanged, this,
+            &InspectionPage::showSchedule);
     connect(m_runNow, &QPushButton::clicked, this, [this] {
         m_runNow->setEnabled(false);
         m_lastRun->setText(tr("Inspecting…"));
         m_scheduler->runNow();
     });
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &InspectionPage::showSelected);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &InspectionPage::showSelected);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { m_findings->clear(); });
-    connect(m_model, &PagedTableModel::failed, this, [this](const QString &message) { m_lastRun->setText(message); });
+    connect(m_model, &PagedTableModel::failed, this,
+            [this](const QString &message) { m_lastRun->setText(message); });
 
     showSchedule();
     connect(startRefreshTimer(), &QTimer::timeout, this, [this] {
@@ -104,11 +111,14 @@ void InspectionPage::showSchedule()
 {
     const int minutes = console::ConsoleSettings::instance().inspectionMinutes();
     if (m_scheduler->isActive())
-        m_schedule->setText(tr("<b>This console inspects every %1 minute(s)</b> and stores each run; new findings "
-                               "raise a desktop notification.").arg(minutes));
+        m_schedule->setText(
+            tr("<b>This console inspects every %1 minute(s)</b> and stores each run; new findings "
+               "raise a desktop notification.")
+                .arg(minutes));
     else
-        m_schedule->setText(tr("<b>No schedule in this console.</b> Set one in File → Settings (Run the inspection "
-                               "every), or run payops inspect from cron; each run is listed here."));
+        m_schedule->setText(
+            tr("<b>No schedule in this console.</b> Set one in File → Settings (Run the inspection "
+               "every), or run payops inspect from cron; each run is listed here."));
 }
 
 void InspectionPage::refresh()
@@ -139,8 +149,9 @@ void InspectionPage::onRunFinished(const console::ScheduledInspection &result)
 {
     m_runNow->setEnabled(true);
     if (result.waitingForFirstCount) {
-        m_lastRun->setText(tr("The first count of duplicates is at %1 %; the inspection runs once it is done.")
-                               .arg(result.percentScanned));
+        m_lastRun->setText(
+            tr("The first count of duplicates is at %1 %; the inspection runs once it is done.")
+                .arg(result.percentScanned));
         return;
     }
     const InspectionRun &run = result.run;
@@ -149,8 +160,10 @@ void InspectionPage::onRunFinished(const console::ScheduledInspection &result)
     if (result.stored.stored())
         text += QLatin1Char(' ') + tr("Stored as run %1.").arg(run.id);
     else
-        text += QLatin1Char(' ') + palette::coloured(palette::Role::Warning,
-                                                     tr("Not stored: %1").arg(result.stored.notStored.toHtmlEscaped()));
+        text +=
+            QLatin1Char(' ') +
+            palette::coloured(palette::Role::Warning,
+                              tr("Not stored: %1").arg(result.stored.notStored.toHtmlEscaped()));
     m_lastRun->setText(text);
     refresh();
     if (result.fresh.any())
@@ -175,31 +188,37 @@ QString InspectionPage::findingsText(const InspectionRun &run)
     QStringList lines;
     lines << tr("Run %1, %2 UTC, from %3 by %4: %5.")
                  .arg(run.id)
-                 .arg(run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), run.source, run.runBy,
-                      run.clean ? tr("clean") : tr("findings"));
+                 .arg(run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), run.source,
+                      run.runBy, run.clean ? tr("clean") : tr("findings"));
     lines << QString();
     if (run.duplicateGroups > 0)
-        lines << tr("Duplicate side effects: %1 open group(s), %2 extra copies, %3 yuan at risk; orders %4. Compensate "
+        lines << tr("Duplicate side effects: %1 open group(s), %2 extra copies, %3 yuan at risk; "
+                    "orders %4. Compensate "
                     "them from the duplicates page.")
                      .arg(run.duplicateGroups)
                      .arg(run.duplicateExtraCopies)
-                     .arg(console::formatYuan(run.moneyAtRiskFen), idList(duplicates.value(QStringLiteral("sample_orders"))));
+                     .arg(console::formatYuan(run.moneyAtRiskFen),
+                          idList(duplicates.value(QStringLiteral("sample_orders"))));
     else
         lines << tr("Duplicate side effects: none open.");
     if (run.unmatchedWithOrder > 0)
-        lines << tr("Late payments: %1 unmatched callback(s) whose order exists now, %2 yuan to apply. Drain them on "
+        lines << tr("Late payments: %1 unmatched callback(s) whose order exists now, %2 yuan to "
+                    "apply. Drain them on "
                     "the backlog page.")
                      .arg(run.unmatchedWithOrder)
-                     .arg(console::formatYuan(json.value(QStringLiteral("unmatched_with_order_fen")).toInteger()));
+                     .arg(console::formatYuan(
+                         json.value(QStringLiteral("unmatched_with_order_fen")).toInteger()));
     lines << tr("Unmatched callbacks: %1 (%2 still without their order).")
                  .arg(run.unmatched)
                  .arg(run.unmatched - run.unmatchedWithOrder);
     if (run.doublePaymentOrders > 0)
-        lines << tr("Paid twice by the customer: %1 order(s), %2 second payment(s), %3 yuan to refund; orders %4. "
+        lines << tr("Paid twice by the customer: %1 order(s), %2 second payment(s), %3 yuan to "
+                    "refund; orders %4. "
                     "Refund each second payment through its platform.")
                      .arg(run.doublePaymentOrders)
                      .arg(run.doublePaymentCallbacks)
-                     .arg(console::formatYuan(run.refundOwedFen), idList(twice.value(QStringLiteral("sample_orders"))));
+                     .arg(console::formatYuan(run.refundOwedFen),
+                          idList(twice.value(QStringLiteral("sample_orders"))));
     else
         lines << tr("Paid twice by the customer: none.");
     lines << tr("Backlog: %1 recorded callback(s).").arg(run.backlog);

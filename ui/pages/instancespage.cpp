@@ -43,8 +43,10 @@ InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     m_prober = new console::InstanceProber(this);
     connect(m_prober, &console::InstanceProber::healthChanged, m_model, &InstanceModel::setHealth);
     connect(startRefreshTimer(), &QTimer::timeout, this, &InstancesPage::refresh);
-    m_note->setText(tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
-                       "successive scrapes of /metrics.").arg(kInstanceAliveSeconds));
+    m_note->setText(
+        tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
+           "successive scrapes of /metrics.")
+            .arg(kInstanceAliveSeconds));
     refresh();
 }
 
@@ -77,16 +79,19 @@ void InstancesPage::refresh()
                 m_prober->probe(row.id, row.listen);
             }
             QString text = tr("<b>%1 of %2 instances alive.</b> Switch: %3, version %4.")
-                               .arg(QString::number(alive), QString::number(list.rows.size()), list.mode,
-                                    QString::number(list.switchVersion));
+                               .arg(QString::number(alive), QString::number(list.rows.size()),
+                                    list.mode, QString::number(list.switchVersion));
             if (unsafe)
-                text += QLatin1Char(' ')
-                        + palette::strong(palette::Role::Danger,
-                                          tr("%1 alive instance(s) run the unsafe demo handler.").arg(unsafe));
+                text += QLatin1Char(' ') +
+                        palette::strong(
+                            palette::Role::Danger,
+                            tr("%1 alive instance(s) run the unsafe demo handler.").arg(unsafe));
             if (behind)
-                text += QLatin1Char(' ')
-                        + palette::strong(palette::Role::Warning,
-                                          tr("%1 instance(s) have not applied the current switch version.").arg(behind));
+                text += QLatin1Char(' ') +
+                        palette::strong(
+                            palette::Role::Warning,
+                            tr("%1 instance(s) have not applied the current switch version.")
+                                .arg(behind));
             m_summary->setText(text);
         },
         [this](const db::Error &error) {

@@ -2,9 +2,9 @@
 
 #include "console/consolesettings.h"
 #include "console/databasesummary.h"
+#include "console/displayformat.h"
 #include "console/livetraffic.h"
 #include "console/overview.h"
-#include "console/displayformat.h"
 #include "console/worker.h"
 #include "domain/callback/instanceliveness.h"
 #include "palette.h"
@@ -52,17 +52,19 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     grid->setSpacing(10);
     m_mode = new Tile(QStringLiteral("tileMode"), tr("Callback endpoint mode"), this);
     m_rate = new Tile(QStringLiteral("tileRate"), tr("Payments, last minute"), this);
-    m_duplicates = new Tile(QStringLiteral("tileDuplicates"), tr("Duplicate side effects (open)"), this);
+    m_duplicates =
+        new Tile(QStringLiteral("tileDuplicates"), tr("Duplicate side effects (open)"), this);
     m_backlog = new Tile(QStringLiteral("tileBacklog"), tr("Backlog of recorded callbacks"), this);
     m_money = new Tile(QStringLiteral("tileMoney"), tr("Money at risk"), this);
     m_instances = new Tile(QStringLiteral("tileInstances"), tr("Callback instances alive"), this);
-    const QList<QPair<Tile *, Page::Id>> tiles{{m_mode, InstancesId}, {m_rate, StateMachineId},
-                                               {m_duplicates, DuplicatesId}, {m_backlog, BacklogId},
-                                               {m_money, DuplicatesId}, {m_instances, InstancesId}};
+    const QList<QPair<Tile *, Page::Id>> tiles{
+        {m_mode, InstancesId},  {m_rate, StateMachineId}, {m_duplicates, DuplicatesId},
+        {m_backlog, BacklogId}, {m_money, DuplicatesId},  {m_instances, InstancesId}};
     for (int i = 0; i < tiles.size(); ++i) {
         grid->addWidget(tiles.at(i).first, i / 3, i % 3);
         const Page::Id target = tiles.at(i).second;
-        connect(tiles.at(i).first, &Tile::clicked, this, [this, target] { Q_EMIT navigate(target); });
+        connect(tiles.at(i).first, &Tile::clicked, this,
+                [this, target] { Q_EMIT navigate(target); });
     }
     layout->addLayout(grid);
     m_chart = new LiveTrafficChart(this);
@@ -74,15 +76,21 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     footer->addWidget(m_updated, 1);
     footer->addWidget(m_busy);
     layout->addLayout(footer);
-    connect(m_busy, &BusyIndicator::cancelRequested, this, [this] { worker()->cancel(QStringLiteral("overview")); m_pending = false; m_busy->stop(); });
+    connect(m_busy, &BusyIndicator::cancelRequested, this, [this] {
+        worker()->cancel(QStringLiteral("overview"));
+        m_pending = false;
+        m_busy->stop();
+    });
 
     connect(startRefreshTimer(), &QTimer::timeout, this, &OverviewPage::refresh);
-    connect(&console::ConsoleSettings::instance(), &console::ConsoleSettings::changed, this, [this] {
-        // A refresh under way counts with the old values: this one supersedes it (the worker
-        // drops the older result), so old figures never stand under the new settings.
-        m_pending = false;
-        refresh();
-    });
+    connect(&console::ConsoleSettings::instance(), &console::ConsoleSettings::changed, this,
+            [this] {
+                // A refresh under way counts with the old values: this one supersedes it (the
+                // worker drops the older result), so old figures never stand under the new
+                // settings.
+                m_pending = false;
+                refresh();
+            });
     m_headline->setText(tr("Connecting …"));
     refresh();
 
@@ -133,7 +141,8 @@ void OverviewPage::refresh()
     if (!m_tallies)
         m_tallies = std::make_shared<console::OverviewTallies>();
     worker()->submit<console::OverviewRefresh>(
-        QStringLiteral("overview"), console::overviewJob(m_tallies, m_activity, pointsPerYuan), this,
+        QStringLiteral("overview"), console::overviewJob(m_tallies, m_activity, pointsPerYuan),
+        this,
         [this](const console::OverviewRefresh &result) {
             m_pending = false;
             m_busy->stop();
@@ -156,67 +165,90 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
     }
     m_headline->setText(summary.sandbox ? tr("%1 — sandbox").arg(dsn.database) : dsn.database);
     const QLocale locale;
-    const QString recent = tr("%1 orders created, %2 paid, %3 repeated payments refused")
-                               .arg(locale.toString(f.recent.ordersCreated), locale.toString(f.recent.entered(QStringLiteral("PAID"))),
-                                    locale.toString(f.recent.refused(QStringLiteral("PAID"), QStringLiteral("PAID"))));
+    const QString recent =
+        tr("%1 orders created, %2 paid, %3 repeated payments refused")
+            .arg(locale.toString(f.recent.ordersCreated),
+                 locale.toString(f.recent.entered(QStringLiteral("PAID"))),
+                 locale.toString(f.recent.refused(QStringLiteral("PAID"), QStringLiteral("PAID"))));
     m_details->setText(tr("%1 as %2 · server %3 · schema level %4 · last hour: %5")
-                           .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion, summary.schemaLevel, recent));
-    m_details->setToolTip(tr("The last hour's orders and transitions, counted by the minute: read once when the page "
-                             "opens, then only what is new at each refresh."));
+                           .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion,
+                                summary.schemaLevel, recent));
+    m_details->setToolTip(
+        tr("The last hour's orders and transitions, counted by the minute: read once when the page "
+           "opens, then only what is new at each refresh."));
     const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     const bool recordOnly = f.mode == QLatin1String("RECORD_ONLY");
     m_switch->setMode(f.mode);
-    m_mode->setValue(f.mode.isEmpty() ? tr("unknown") : f.mode,
-                     tr("switch v%1, set by %2: %3").arg(f.switchVersion).arg(f.switchChangedBy, f.switchReason),
-                     recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
-    m_rate->setValue(locale.toString(f.callbacksLastMinute), tr("distinct pay_no first received in the last 60 s"));
+    m_mode->setValue(
+        f.mode.isEmpty() ? tr("unknown") : f.mode,
+        tr("switch v%1, set by %2: %3").arg(f.switchVersion).arg(f.switchChangedBy, f.switchReason),
+        recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
+    m_rate->setValue(locale.toString(f.callbacksLastMinute),
+                     tr("distinct pay_no first received in the last 60 s"));
     const auto &d = f.duplicates;
     // Until the duplicate watch has read the history once, its figures are a lower bound.
-    const QString counting = f.duplicatesComplete || !f.duplicatesWatched
-                                 ? QString()
-                                 : tr("<br><b>Counting for the first time: %1 % of the orders read</b>, the figures "
-                                      "grow until then").arg(f.duplicatesPercent);
-    const QString note = f.duplicatesNote.isEmpty() ? QString() : QStringLiteral("<br>") + f.duplicatesNote.toHtmlEscaped();
-    m_duplicates->setValue(f.duplicatesWatched ? locale.toString(d.extraRows()) : tr("unknown"),
-                           tr("extra copies on %1 orders: %2 coupons, %3 points rows; %4 compensations recorded")
-                                   .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
-                                        locale.toString(d.pointExtra), locale.toString(d.compensations))
-                               + counting + note,
-                           d.extraRows() > 0 ? Tile::Tone::Bad
-                                             : f.duplicatesComplete ? Tile::Tone::Good : Tile::Tone::Warning);
+    const QString counting =
+        f.duplicatesComplete || !f.duplicatesWatched
+            ? QString()
+            : tr("<br><b>Counting for the first time: %1 % of the orders read</b>, the figures "
+                 "grow until then")
+                  .arg(f.duplicatesPercent);
+    const QString note = f.duplicatesNote.isEmpty()
+                             ? QString()
+                             : QStringLiteral("<br>") + f.duplicatesNote.toHtmlEscaped();
+    m_duplicates->setValue(
+        f.duplicatesWatched ? locale.toString(d.extraRows()) : tr("unknown"),
+        tr("extra copies on %1 orders: %2 coupons, %3 points rows; %4 compensations recorded")
+                .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
+                     locale.toString(d.pointExtra), locale.toString(d.compensations)) +
+            counting + note,
+        d.extraRows() > 0      ? Tile::Tone::Bad
+        : f.duplicatesComplete ? Tile::Tone::Good
+                               : Tile::Tone::Warning);
     QString backlogDetail = tr("callbacks recorded in RECORD_ONLY mode, waiting to be processed");
-    if (f.unmatched.callbacks > 0) // a payment waiting for the drain is worth a second look, an orphan less so
-        backlogDetail += QStringLiteral("<br><b%1>%2</b>")
-                             .arg(f.unmatched.withOrder > 0 ? QStringLiteral(" style='color:%1'").arg(palette::warning().name())
-                                                            : QString(),
-                                  tr("%1 unmatched (arrived before their order), %2 of them with their order now")
-                                      .arg(locale.toString(f.unmatched.callbacks),
-                                           locale.toString(f.unmatched.withOrder)));
+    if (f.unmatched.callbacks >
+        0) // a payment waiting for the drain is worth a second look, an orphan less so
+        backlogDetail +=
+            QStringLiteral("<br><b%1>%2</b>")
+                .arg(
+                    f.unmatched.withOrder > 0
+                        ? QStringLiteral(" style='color:%1'").arg(palette::warning().name())
+                        : QString(),
+                    tr("%1 unmatched (arrived before their order), %2 of them with their order now")
+                        .arg(locale.toString(f.unmatched.callbacks),
+                             locale.toString(f.unmatched.withOrder)));
     m_backlog->setValue(locale.toString(f.backlog), backlogDetail,
                         f.backlog > 0 ? Tile::Tone::Warning : Tile::Tone::Neutral);
-    m_money->setValue(f.duplicatesWatched ? console::formatMoney(d.atRiskFen()) : tr("unknown"),
-                      tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
-                          .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
-                          .arg(settings.pointsPerYuan())
-                          + counting,
-                      d.atRiskFen() > 0 ? Tile::Tone::Bad
-                                        : f.duplicatesComplete ? Tile::Tone::Good : Tile::Tone::Warning);
-    m_instances->setValue(QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
-                          f.unsafeInstancesAlive > 0
-                              ? tr("%1 alive instance(s) run the UNSAFE demo handler").arg(f.unsafeInstancesAlive)
-                              : tr("heartbeat within %1 s").arg(kInstanceAliveSeconds),
-                          f.unsafeInstancesAlive > 0 ? Tile::Tone::Bad
-                                                     : f.instancesAlive > 0 ? Tile::Tone::Good : Tile::Tone::Warning);
-    m_updated->setText(tr("Updated %1 UTC · every %2 s")
-                           .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss")))
-                           .arg(settings.refreshSeconds()));
+    m_money->setValue(
+        f.duplicatesWatched ? console::formatMoney(d.atRiskFen()) : tr("unknown"),
+        tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
+                .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
+                .arg(settings.pointsPerYuan()) +
+            counting,
+        d.atRiskFen() > 0      ? Tile::Tone::Bad
+        : f.duplicatesComplete ? Tile::Tone::Good
+                               : Tile::Tone::Warning);
+    m_instances->setValue(
+        QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
+        f.unsafeInstancesAlive > 0
+            ? tr("%1 alive instance(s) run the UNSAFE demo handler").arg(f.unsafeInstancesAlive)
+            : tr("heartbeat within %1 s").arg(kInstanceAliveSeconds),
+        f.unsafeInstancesAlive > 0 ? Tile::Tone::Bad
+        : f.instancesAlive > 0     ? Tile::Tone::Good
+                                   : Tile::Tone::Warning);
+    m_updated->setText(
+        tr("Updated %1 UTC · every %2 s")
+            .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss")))
+            .arg(settings.refreshSeconds()));
 }
 
 void OverviewPage::showError(const QString &message)
 {
     m_headline->setText(tr("Cannot read the database"));
     m_details->setText(message);
-    m_updated->setText(tr("Last attempt %1 UTC failed").arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss"))));
+    m_updated->setText(
+        tr("Last attempt %1 UTC failed")
+            .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss"))));
 }
 
 } // namespace payops

@@ -18,7 +18,7 @@ struct OverviewFigures;
 struct DatabaseSummary;
 class ActivityTally;
 struct OverviewTallies;
-}
+} // namespace console
 
 // The first page: what the database is, and the six figures an operator needs in the first
 // minute, each a tile that leads to the page behind it. Refreshes itself.
@@ -60,7 +60,8 @@ private:
     bool m_pending = false;
     // Read and advanced on the page's worker only: the last hour's counts, kept between refreshes.
     std::shared_ptr<console::ActivityTally> m_activity;
-    std::shared_ptr<console::OverviewTallies> m_tallies; // used on the worker, one refresh at a time
+    std::shared_ptr<console::OverviewTallies>
+        m_tallies; // used on the worker, one refresh at a time
     LiveTrafficChart *m_chart = nullptr;
     // The chart's window in memory, read on the page's worker thread one job at a time.
     std::shared_ptr<console::LiveTrafficReader> m_traffic;

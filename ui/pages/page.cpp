@@ -22,7 +22,8 @@ QTimer *Page::startRefreshTimer()
     const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     const auto follow = [timer, &settings] {
         const int period = settings.refreshSeconds() * 1000;
-        if (timer->interval() != period || !timer->isActive()) // another setting changed: keep the beat
+        if (timer->interval() != period ||
+            !timer->isActive()) // another setting changed: keep the beat
             timer->start(period);
     };
     connect(&settings, &console::ConsoleSettings::changed, timer, follow);

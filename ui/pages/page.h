@@ -23,8 +23,21 @@ class Page : public QWidget
     Q_OBJECT
 
 public:
-    enum Id { OverviewId, StateMachineId, DuplicatesId, EvidenceId, InstancesId, BacklogId, CompensationId, AuditId,
-              PostureId, SimulationId, InspectionId, ReconciliationId, NUM_PAGES };
+    enum Id {
+        OverviewId,
+        StateMachineId,
+        DuplicatesId,
+        EvidenceId,
+        InstancesId,
+        BacklogId,
+        CompensationId,
+        AuditId,
+        PostureId,
+        SimulationId,
+        InspectionId,
+        ReconciliationId,
+        NUM_PAGES
+    };
 
     Page(const Dsn &dsn, QWidget *parent = nullptr);
     ~Page() override;

@@ -22,8 +22,7 @@
 namespace payops {
 namespace {
 
-template <typename P>
-Page *make(const Dsn &dsn, QWidget *parent)
+template <typename P> Page *make(const Dsn &dsn, QWidget *parent)
 {
     return new P(dsn, parent);
 }
@@ -32,28 +31,28 @@ Page *make(const Dsn &dsn, QWidget *parent)
 constexpr std::array table{
     PageEntry{Page::OverviewId, "overview", QT_TRANSLATE_NOOP("payops::MainWindow", "Overview"),
               &make<OverviewPage>},
-    PageEntry{Page::StateMachineId, "state-machine", QT_TRANSLATE_NOOP("payops::MainWindow", "State machine"),
-              &make<StateMachinePage>},
-    PageEntry{Page::DuplicatesId, "duplicates", QT_TRANSLATE_NOOP("payops::MainWindow", "Duplicates"),
-              &make<DuplicatesPage>},
-    PageEntry{Page::EvidenceId, "evidence", QT_TRANSLATE_NOOP("payops::MainWindow", "Order evidence"),
-              &make<EvidencePage>},
+    PageEntry{Page::StateMachineId, "state-machine",
+              QT_TRANSLATE_NOOP("payops::MainWindow", "State machine"), &make<StateMachinePage>},
+    PageEntry{Page::DuplicatesId, "duplicates",
+              QT_TRANSLATE_NOOP("payops::MainWindow", "Duplicates"), &make<DuplicatesPage>},
+    PageEntry{Page::EvidenceId, "evidence",
+              QT_TRANSLATE_NOOP("payops::MainWindow", "Order evidence"), &make<EvidencePage>},
     PageEntry{Page::InstancesId, "instances", QT_TRANSLATE_NOOP("payops::MainWindow", "Instances"),
               &make<InstancesPage>},
     PageEntry{Page::BacklogId, "backlog", QT_TRANSLATE_NOOP("payops::MainWindow", "Backlog"),
               &make<BacklogPage>},
-    PageEntry{Page::CompensationId, "compensation", QT_TRANSLATE_NOOP("payops::MainWindow", "Compensation"),
-              &make<CompensationPage>},
+    PageEntry{Page::CompensationId, "compensation",
+              QT_TRANSLATE_NOOP("payops::MainWindow", "Compensation"), &make<CompensationPage>},
     PageEntry{Page::AuditId, "audit", QT_TRANSLATE_NOOP("payops::MainWindow", "Audit log"),
               &make<AuditPage>},
     PageEntry{Page::PostureId, "defences", QT_TRANSLATE_NOOP("payops::MainWindow", "Defences"),
               &make<PosturePage>},
-    PageEntry{Page::SimulationId, "simulation", QT_TRANSLATE_NOOP("payops::MainWindow", "Simulation"),
-              &make<SimulationPage>},
-    PageEntry{Page::InspectionId, "inspections", QT_TRANSLATE_NOOP("payops::MainWindow", "Inspections"),
-              &make<InspectionPage>},
-    PageEntry{Page::ReconciliationId, "reconciliation", QT_TRANSLATE_NOOP("payops::MainWindow", "Reconciliation"),
-              &make<ReconciliationPage>},
+    PageEntry{Page::SimulationId, "simulation",
+              QT_TRANSLATE_NOOP("payops::MainWindow", "Simulation"), &make<SimulationPage>},
+    PageEntry{Page::InspectionId, "inspections",
+              QT_TRANSLATE_NOOP("payops::MainWindow", "Inspections"), &make<InspectionPage>},
+    PageEntry{Page::ReconciliationId, "reconciliation",
+              QT_TRANSLATE_NOOP("payops::MainWindow", "Reconciliation"), &make<ReconciliationPage>},
 };
 
 // Every id exactly once and every name once: a page left out, or two rows for one page or
@@ -61,7 +60,8 @@ constexpr std::array table{
 constexpr bool listsEveryPageOnce()
 {
     for (int id = 0; id < Page::NUM_PAGES; ++id)
-        if (std::count_if(table.begin(), table.end(), [id](const PageEntry &e) { return e.id == id; }) != 1)
+        if (std::count_if(table.begin(), table.end(),
+                          [id](const PageEntry &e) { return e.id == id; }) != 1)
             return false;
     for (const PageEntry &entry : table)
         if (std::count_if(table.begin(), table.end(), [&entry](const PageEntry &e) {
@@ -70,7 +70,8 @@ constexpr bool listsEveryPageOnce()
             return false;
     return table.size() == Page::NUM_PAGES;
 }
-static_assert(listsEveryPageOnce(), "the page table lists each Page::Id and each name exactly once");
+static_assert(listsEveryPageOnce(),
+              "the page table lists each Page::Id and each name exactly once");
 
 } // namespace
 
@@ -81,13 +82,16 @@ std::span<const PageEntry> pageTable()
 
 qsizetype pageRow(Page::Id id)
 {
-    return std::find_if(table.begin(), table.end(), [id](const PageEntry &e) { return e.id == id; }) - table.begin();
+    return std::find_if(table.begin(), table.end(),
+                        [id](const PageEntry &e) { return e.id == id; }) -
+           table.begin();
 }
 
 const PageEntry *findPage(QStringView name)
 {
-    const auto found =
-        std::find_if(table.begin(), table.end(), [name](const PageEntry &e) { return name == QLatin1String(e.name); });
+    const auto found = std::find_if(table.begin(), table.end(), [name](const PageEntry &e) {
+        return name == QLatin1String(e.name);
+    });
     return found == table.end() ? nullptr : &*found;
 }
 

@@ -46,10 +46,11 @@ PosturePage::PosturePage(const Dsn &dsn, QWidget *parent)
     header->resizeSection(PostureModel::LetsThroughColumn, 340);
     layout->addWidget(m_table, 1);
 
-    auto *note = new QLabel(tr("Read from the schema, the last hour's callback traces and payment attempts, the "
-                               "heartbeats and the newest audit entries; never from history. Unknown means there "
-                               "was nothing to judge by, and does not count as missing for payops posture."),
-                            this);
+    auto *note = new QLabel(
+        tr("Read from the schema, the last hour's callback traces and payment attempts, the "
+           "heartbeats and the newest audit entries; never from history. Unknown means there "
+           "was nothing to judge by, and does not count as missing for payops posture."),
+        this);
     note->setObjectName(QStringLiteral("postureNote"));
     note->setWordWrap(true);
     palette::setTextRole(note, palette::Role::Muted);
@@ -89,10 +90,11 @@ void PosturePage::showDefences(const QList<Defence> &defences)
     const int present = static_cast<int>(defences.size()) - missing - unknown;
     QString text = tr("<b>%1 of %2 defences present.</b>").arg(present).arg(defences.size());
     if (missing)
-        text += QLatin1Char(' ')
-                + palette::strong(palette::Role::Danger,
-                                  tr("%1 missing: each lets duplicates through, as the last column says.")
-                                      .arg(missing));
+        text +=
+            QLatin1Char(' ') +
+            palette::strong(palette::Role::Danger,
+                            tr("%1 missing: each lets duplicates through, as the last column says.")
+                                .arg(missing));
     else
         text += QLatin1Char(' ') + palette::coloured(palette::Role::Ok, tr("None missing."));
     if (unknown)

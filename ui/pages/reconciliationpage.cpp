@@ -28,10 +28,14 @@ namespace {
 QString formatText(StatementFormat format)
 {
     switch (format) {
-    case StatementFormat::WeChat: return ReconciliationPage::tr("WeChat Pay trade bill");
-    case StatementFormat::Alipay: return ReconciliationPage::tr("Alipay business detail");
-    case StatementFormat::Generic: return ReconciliationPage::tr("generic CSV");
-    case StatementFormat::Auto: break;
+    case StatementFormat::WeChat:
+        return ReconciliationPage::tr("WeChat Pay trade bill");
+    case StatementFormat::Alipay:
+        return ReconciliationPage::tr("Alipay business detail");
+    case StatementFormat::Generic:
+        return ReconciliationPage::tr("generic CSV");
+    case StatementFormat::Auto:
+        break;
     }
     return ReconciliationPage::tr("detect");
 }
@@ -40,24 +44,30 @@ QString statementTitle(const StoredStatement &s)
 {
     return ReconciliationPage::tr("#%1 · %2 · %3 · %4 lines")
         .arg(s.id)
-        .arg(formatText(s.header.format), QFileInfo(s.sourceFile).fileName(), QLocale().toString(s.lines));
+        .arg(formatText(s.header.format), QFileInfo(s.sourceFile).fileName(),
+             QLocale().toString(s.lines));
 }
 
 // The platforms cut their statements in Beijing time; finance reads the period that way.
 QString beijing(const QDateTime &utc)
 {
-    return utc.isValid() ? utc.toOffsetFromUtc(8 * 3600).toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
+    return utc.isValid()
+               ? utc.toOffsetFromUtc(8 * 3600).toString(QStringLiteral("yyyy-MM-dd HH:mm"))
+               : QString();
 }
 
 // What an import of the file at `path` did, as rich text.
 QString importMessage(const QString &path, const console::StatementFileImport &result)
 {
     using Outcome = console::StatementFileImport::Outcome;
-    const auto failed = [] { return palette::strong(palette::Role::Danger, ReconciliationPage::tr("Not imported:")); };
+    const auto failed = [] {
+        return palette::strong(palette::Role::Danger, ReconciliationPage::tr("Not imported:"));
+    };
     const StatementImport &imported = result.imported;
     switch (result.outcome) {
     case Outcome::CannotOpen:
-        return ReconciliationPage::tr("%1 cannot open %2: %3").arg(failed(), path.toHtmlEscaped(), result.problem);
+        return ReconciliationPage::tr("%1 cannot open %2: %3")
+            .arg(failed(), path.toHtmlEscaped(), result.problem);
     case Outcome::Unreadable:
         return ReconciliationPage::tr("%1 %2").arg(failed(), result.problem.toHtmlEscaped());
     case Outcome::Cancelled:
@@ -68,7 +78,8 @@ QString importMessage(const QString &path, const console::StatementFileImport &r
     return imported.alreadyImported
                ? ReconciliationPage::tr("This file was %1: reconciled the stored statement again.")
                      .arg(imported.describeEarlierImport().toHtmlEscaped())
-               : ReconciliationPage::tr("Imported %1 lines as statement %2 (%3) and reconciled them: %4 findings.")
+               : ReconciliationPage::tr(
+                     "Imported %1 lines as statement %2 (%3) and reconciled them: %4 findings.")
                      .arg(QLocale().toString(imported.statement.lines))
                      .arg(imported.statement.id)
                      .arg(formatText(imported.statement.header.format))
@@ -92,14 +103,17 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
     auto *bar = new QHBoxLayout;
     m_import = new QPushButton(tr("Import a statement…"), this);
     m_import->setObjectName(QStringLiteral("importStatement"));
-    m_import->setToolTip(tr("A WeChat Pay trade bill, an Alipay business-detail CSV or the generic CSV. The same "
-                            "file twice is found by its SHA-256 and stored once."));
+    m_import->setToolTip(
+        tr("A WeChat Pay trade bill, an Alipay business-detail CSV or the generic CSV. The same "
+           "file twice is found by its SHA-256 and stored once."));
     bar->addWidget(m_import);
     bar->addWidget(new QLabel(tr("Format:"), this));
     m_format = new QComboBox(this);
     m_format->setObjectName(QStringLiteral("statementFormat"));
-    for (StatementFormat f : {StatementFormat::Auto, StatementFormat::WeChat, StatementFormat::Alipay, StatementFormat::Generic})
-        m_format->addItem(f == StatementFormat::Auto ? tr("Detect from the file") : formatText(f), static_cast<int>(f));
+    for (StatementFormat f : {StatementFormat::Auto, StatementFormat::WeChat,
+                              StatementFormat::Alipay, StatementFormat::Generic})
+        m_format->addItem(f == StatementFormat::Auto ? tr("Detect from the file") : formatText(f),
+                          static_cast<int>(f));
     bar->addWidget(m_format);
     bar->addSpacing(16);
     bar->addWidget(new QLabel(tr("Statement:"), this));
@@ -114,7 +128,8 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
     bar->addWidget(m_statements, 1);
     m_reconcile = new QPushButton(tr("Reconcile again"), this);
     m_reconcile->setObjectName(QStringLiteral("reconcileAgain"));
-    m_reconcile->setToolTip(tr("Compares the stored statement with the payments as they are now, and stores the run."));
+    m_reconcile->setToolTip(
+        tr("Compares the stored statement with the payments as they are now, and stores the run."));
     bar->addWidget(m_reconcile);
     m_stop = new QPushButton(tr("Stop"), this);
     m_stop->setObjectName(QStringLiteral("stopImport"));
@@ -141,14 +156,16 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
     m_findingTable = new DataTable(QStringLiteral("findingTable"), m_findingModel, findingsTab);
     findingsLayout->addWidget(m_findingTable, 1);
     auto *findingsBar = new QHBoxLayout;
-    auto *findingsNote = new QLabel(tr("Double-click a finding for its order's evidence; hover for what to do about it."),
-                                    findingsTab);
+    auto *findingsNote = new QLabel(
+        tr("Double-click a finding for its order's evidence; hover for what to do about it."),
+        findingsTab);
     palette::setTextRole(findingsNote, palette::Role::Muted);
     findingsBar->addWidget(findingsNote, 1);
     m_draft = new QPushButton(tr("Draft the missing payment…"), findingsTab);
     m_draft->setObjectName(QStringLiteral("draftMissingPayment"));
-    m_draft->setToolTip(tr("Records the platform's payment as the callback it should have been, once a second "
-                           "account confirms it; the backlog drain then applies it."));
+    m_draft->setToolTip(
+        tr("Records the platform's payment as the callback it should have been, once a second "
+           "account confirms it; the backlog drain then applies it."));
     findingsBar->addWidget(m_draft);
     findingsLayout->addLayout(findingsBar);
     m_tabs->addTab(findingsTab, tr("Findings"));
@@ -159,9 +176,10 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
     m_draftTable = new DataTable(QStringLiteral("draftTable"), m_draftModel, draftsTab);
     draftsLayout->addWidget(m_draftTable, 1);
     auto *draftsBar = new QHBoxLayout;
-    auto *draftsNote = new QLabel(tr("A confirmed payment waits in the backlog as a recorded callback: drain the "
-                                     "backlog to apply it. The account that drafted cannot confirm."),
-                                  draftsTab);
+    auto *draftsNote =
+        new QLabel(tr("A confirmed payment waits in the backlog as a recorded callback: drain the "
+                      "backlog to apply it. The account that drafted cannot confirm."),
+                   draftsTab);
     draftsNote->setWordWrap(true);
     palette::setTextRole(draftsNote, palette::Role::Muted);
     draftsBar->addWidget(draftsNote, 1);
@@ -188,10 +206,11 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
     });
     connect(m_statements, &QComboBox::activated, this,
             [this](int index) { showStatement(m_statements->itemData(index).toLongLong()); });
-    connect(m_findingTable, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
-        if (const qint64 order = index.data(FindingModel::OrderIdRole).toLongLong(); order > 0)
-            Q_EMIT openOrder(order);
-    });
+    connect(
+        m_findingTable, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+            if (const qint64 order = index.data(FindingModel::OrderIdRole).toLongLong(); order > 0)
+                Q_EMIT openOrder(order);
+        });
     connect(m_findingTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ReconciliationPage::updateButtons);
     connect(m_draftTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -229,7 +248,9 @@ void ReconciliationPage::loadStatements(qint64 select)
             if (select == 0)
                 showStatement(m_statements->itemData(row).toLongLong());
         },
-        [this](const db::Error &error) { m_status->setText(db::userMessage(error).toHtmlEscaped()); });
+        [this](const db::Error &error) {
+            m_status->setText(db::userMessage(error).toHtmlEscaped());
+        });
 }
 
 void ReconciliationPage::showStatement(qint64 statementId)
@@ -238,38 +259,47 @@ void ReconciliationPage::showStatement(qint64 statementId)
         QStringLiteral("statement-view"),
         console::jobOf(console::loadReconciliationView, statementId), this,
         [this](const console::ReconciliationView &view) { showView(view); },
-        [this](const db::Error &error) { m_status->setText(db::userMessage(error).toHtmlEscaped()); });
+        [this](const db::Error &error) {
+            m_status->setText(db::userMessage(error).toHtmlEscaped());
+        });
 }
 
 void ReconciliationPage::showView(const console::ReconciliationView &view)
 {
     m_view = view;
     const StoredStatement &s = view.statement;
-    QString text = tr("<b>Statement %1</b>, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported by %9.")
-                       .arg(s.id)
-                       .arg(formatText(s.header.format), s.header.detected ? tr(" (detected)") : QString(),
-                            s.header.channel.isEmpty() ? tr("any") : s.header.channel.toHtmlEscaped(),
-                            beijing(s.header.periodStart), beijing(s.header.periodEnd),
-                            s.periodDeclared ? tr("declared by the file") : tr("its first and last payment"),
-                            QLocale().toString(s.lines), s.importedBy.toHtmlEscaped());
+    QString text =
+        tr("<b>Statement %1</b>, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported "
+           "by %9.")
+            .arg(s.id)
+            .arg(formatText(s.header.format), s.header.detected ? tr(" (detected)") : QString(),
+                 s.header.channel.isEmpty() ? tr("any") : s.header.channel.toHtmlEscaped(),
+                 beijing(s.header.periodStart), beijing(s.header.periodEnd),
+                 s.periodDeclared ? tr("declared by the file") : tr("its first and last payment"),
+                 QLocale().toString(s.lines), s.importedBy.toHtmlEscaped());
     if (s.errors > 0)
-        text += QLatin1Char(' ') + palette::strong(palette::Role::Warning,
-                                                   tr("Unreadable lines: %1.").arg(QLocale().toString(s.errors)));
+        text += QLatin1Char(' ') +
+                palette::strong(palette::Role::Warning,
+                                tr("Unreadable lines: %1.").arg(QLocale().toString(s.errors)));
     if (view.runId == 0) {
         text += QLatin1Char(' ') + tr("Not reconciled yet.");
     } else {
         QStringList parts;
         for (int k = 0; k < kFindingKinds; ++k)
             if (view.counts[k] > 0)
-                parts << tr("%1 × %2").arg(QLocale().toString(view.counts[k]), FindingModel::kindText(static_cast<FindingKind>(k)));
-        text += QStringLiteral("<br>")
-                + tr("Reconciled %1 UTC by %2: ").arg(view.reconciledAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                                                       view.reconciledBy.toHtmlEscaped())
-                + (parts.isEmpty() ? palette::strong(palette::Role::Ok, tr("everything matches."))
-                                   : palette::strong(palette::Role::Danger, parts.join(QStringLiteral(", "))));
+                parts << tr("%1 × %2").arg(QLocale().toString(view.counts[k]),
+                                           FindingModel::kindText(static_cast<FindingKind>(k)));
+        text += QStringLiteral("<br>") +
+                tr("Reconciled %1 UTC by %2: ")
+                    .arg(view.reconciledAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+                         view.reconciledBy.toHtmlEscaped()) +
+                (parts.isEmpty()
+                     ? palette::strong(palette::Role::Ok, tr("everything matches."))
+                     : palette::strong(palette::Role::Danger, parts.join(QStringLiteral(", "))));
         if (view.findings.size() < findingTotal(view))
-            text += QLatin1Char(' ') + tr("Only the first %1 findings are listed; Export CSV… writes them all.")
-                                           .arg(QLocale().toString(view.findings.size()));
+            text += QLatin1Char(' ') +
+                    tr("Only the first %1 findings are listed; Export CSV… writes them all.")
+                        .arg(QLocale().toString(view.findings.size()));
     }
     m_summary->setText(text);
     m_findingModel->setFindings(view.findings, view.runId);
@@ -293,11 +323,12 @@ void ReconciliationPage::setPrivileges(const Privileges &privileges)
 void ReconciliationPage::updateButtons()
 {
     const QModelIndex finding = m_findingTable->selectionModel()->currentIndex();
-    m_draft->setEnabled(!m_busy && privileges().draftPayments && finding.isValid()
-                        && finding.data(FindingModel::KindRole).toInt() == static_cast<int>(FindingKind::MissingOurs));
+    m_draft->setEnabled(!m_busy && privileges().draftPayments && finding.isValid() &&
+                        finding.data(FindingModel::KindRole).toInt() ==
+                            static_cast<int>(FindingKind::MissingOurs));
     const QModelIndex draft = m_draftTable->selectionModel()->currentIndex();
-    const bool open = privileges().decidePayments && draft.isValid()
-                      && draft.data(DraftModel::StatusRole).toString() == QLatin1String("DRAFT");
+    const bool open = privileges().decidePayments && draft.isValid() &&
+                      draft.data(DraftModel::StatusRole).toString() == QLatin1String("DRAFT");
     m_confirm->setEnabled(!m_busy && open);
     m_discard->setEnabled(!m_busy && open);
     m_import->setEnabled(!m_busy);
@@ -323,8 +354,9 @@ void ReconciliationPage::endJob(const QString &text)
 
 void ReconciliationPage::chooseFile()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import a platform statement"), QDir::homePath(),
-                                                      tr("Statements (*.csv *.txt);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Import a platform statement"), QDir::homePath(),
+                                     tr("Statements (*.csv *.txt);;All files (*)"));
     if (!path.isEmpty())
         importStatementFile(path, static_cast<StatementFormat>(m_format->currentData().toInt()));
 }
@@ -340,13 +372,15 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
     const auto progress = [guard](const StatementImportProgress &p) { // on the worker's thread
         console::Worker::postTo(guard, [p](ReconciliationPage *page) {
             if (page->m_busy)
-                page->m_status->setText(tr("Importing … %1 lines stored, %2 % of the file")
-                                            .arg(QLocale().toString(p.lines))
-                                            .arg(p.totalBytes > 0 ? 100 * p.bytesRead / p.totalBytes : 0));
+                page->m_status->setText(
+                    tr("Importing … %1 lines stored, %2 % of the file")
+                        .arg(QLocale().toString(p.lines))
+                        .arg(p.totalBytes > 0 ? 100 * p.bytesRead / p.totalBytes : 0));
         });
     };
     worker()->submit<console::StatementFileImport>(
-        QStringLiteral("statement-import"), console::statementFileImportJob(path, format, m_cancel, progress), this,
+        QStringLiteral("statement-import"),
+        console::statementFileImportJob(path, format, m_cancel, progress), this,
         [this, path](const console::StatementFileImport &result) {
             const bool ok = result.outcome == console::StatementFileImport::Outcome::Reconciled;
             const QString message = importMessage(path, result);
@@ -358,7 +392,8 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
             Q_EMIT importFinished(ok, message);
         },
         [this](const db::Error &error) {
-            const QString message = tr("The import failed: %1").arg(db::userMessage(error).toHtmlEscaped());
+            const QString message =
+                tr("The import failed: %1").arg(db::userMessage(error).toHtmlEscaped());
             endJob(message);
             Q_EMIT importFinished(false, message);
         });
@@ -371,16 +406,18 @@ void ReconciliationPage::reconcileAgain()
         return;
     startJob(tr("Reconciling statement %1 …").arg(id));
     worker()->submit<console::ReconciliationView>(
-        QStringLiteral("statement-reconcile"),
-        console::reconcileAgainJob(id), this,
+        QStringLiteral("statement-reconcile"), console::reconcileAgainJob(id), this,
         [this](const console::ReconciliationView &view) {
             endJob(tr("Reconciled statement %1 again.").arg(view.statement.id));
             showView(view);
         },
-        [this](const db::Error &error) { endJob(tr("Not reconciled: %1").arg(db::userMessage(error).toHtmlEscaped())); });
+        [this](const db::Error &error) {
+            endJob(tr("Not reconciled: %1").arg(db::userMessage(error).toHtmlEscaped()));
+        });
 }
 
-void ReconciliationPage::runDraftAction(const QString &what, console::Job<console::ReconciliationView> action)
+void ReconciliationPage::runDraftAction(const QString &what,
+                                        console::Job<console::ReconciliationView> action)
 {
     if (m_busy || m_view.statement.id == 0)
         return;
@@ -395,8 +432,8 @@ void ReconciliationPage::runDraftAction(const QString &what, console::Job<consol
             Q_EMIT actionFinished(true, done);
         },
         [this](const db::Error &error) {
-            const QString message = palette::strong(palette::Role::Danger, tr("Refused:")) + QLatin1Char(' ')
-                                    + db::userMessage(error).toHtmlEscaped();
+            const QString message = palette::strong(palette::Role::Danger, tr("Refused:")) +
+                                    QLatin1Char(' ') + db::userMessage(error).toHtmlEscaped();
             endJob(message);
             Q_EMIT actionFinished(false, message);
         });
@@ -415,7 +452,8 @@ void ReconciliationPage::draftSelectedFinding(const QString &reason, qint64 orde
 
 void ReconciliationPage::confirmSelectedDraft(const QString &reason)
 {
-    const qint64 draft = m_draftTable->selectionModel()->currentIndex().data(DraftModel::DraftIdRole).toLongLong();
+    const qint64 draft =
+        m_draftTable->selectionModel()->currentIndex().data(DraftModel::DraftIdRole).toLongLong();
     if (draft > 0)
         runDraftAction(tr("Confirming draft %1 …").arg(draft),
                        console::confirmDraftJob(m_view.statement.id, draft, reason));
@@ -423,7 +461,8 @@ void ReconciliationPage::confirmSelectedDraft(const QString &reason)
 
 void ReconciliationPage::discardSelectedDraft(const QString &reason)
 {
-    const qint64 draft = m_draftTable->selectionModel()->currentIndex().data(DraftModel::DraftIdRole).toLongLong();
+    const qint64 draft =
+        m_draftTable->selectionModel()->currentIndex().data(DraftModel::DraftIdRole).toLongLong();
     if (draft > 0)
         runDraftAction(tr("Discarding draft %1 …").arg(draft),
                        console::discardDraftJob(m_view.statement.id, draft, reason));
@@ -438,15 +477,16 @@ void ReconciliationPage::askDraft()
     if (index.data(FindingModel::OrderIdRole).toLongLong() <= 0) {
         bool ok = false;
         orderId = QInputDialog::getText(this, tr("Which order did it pay?"),
-                                        tr("The platform's line names no order of ours. Order id:"), QLineEdit::Normal,
-                                        QString(), &ok).toLongLong(&ok);
+                                        tr("The platform's line names no order of ours. Order id:"),
+                                        QLineEdit::Normal, QString(), &ok)
+                      .toLongLong(&ok);
         if (!ok || orderId <= 0)
             return;
     }
     bool ok = false;
-    const QString reason = QInputDialog::getText(this, tr("Draft the missing payment"),
-                                                 tr("Why (kept in the audit log):"), QLineEdit::Normal,
-                                                 tr("漏单 on statement %1").arg(m_view.statement.id), &ok);
+    const QString reason = QInputDialog::getText(
+        this, tr("Draft the missing payment"), tr("Why (kept in the audit log):"),
+        QLineEdit::Normal, tr("漏单 on statement %1").arg(m_view.statement.id), &ok);
     if (ok)
         draftSelectedFinding(reason, orderId);
 }
@@ -456,7 +496,8 @@ void ReconciliationPage::askDecision(bool confirm)
     bool ok = false;
     const QString reason = QInputDialog::getText(
         this, confirm ? tr("Confirm the missing payment") : tr("Discard the draft"),
-        confirm ? tr("Checked against the platform? Why (kept in the audit log):") : tr("Why (kept in the audit log):"),
+        confirm ? tr("Checked against the platform? Why (kept in the audit log):")
+                : tr("Why (kept in the audit log):"),
         QLineEdit::Normal, QString(), &ok);
     if (!ok)
         return;

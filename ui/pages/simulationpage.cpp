@@ -59,10 +59,12 @@ SimulationPage::SimulationPage(const Dsn &dsn, QWidget *parent)
     setObjectName(QStringLiteral("simulationPage"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 12);
-    auto *intro = new QLabel(tr("<b>Simulate the incident on the sandbox.</b> Start callback endpoints with the "
-                                "incident's handler (unsafe-demo: its lock is released before its commit), fire a "
-                                "storm of duplicate callbacks at them and watch the overview and the duplicates "
-                                "light up; then restart them with the safe handler and fire again."), this);
+    auto *intro = new QLabel(
+        tr("<b>Simulate the incident on the sandbox.</b> Start callback endpoints with the "
+           "incident's handler (unsafe-demo: its lock is released before its commit), fire a "
+           "storm of duplicate callbacks at them and watch the overview and the duplicates "
+           "light up; then restart them with the safe handler and fire again."),
+        this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
     m_note = new QLabel(tr("Checking whether this database is a sandbox …"), this);
@@ -104,12 +106,15 @@ QWidget *SimulationPage::makeInstancesBox()
     auto *layout = new QVBoxLayout(box);
     auto *buttons = new QHBoxLayout;
     m_count = spinBox(QStringLiteral("instanceCount"), 1, 8, 2, box);
-    m_count->setToolTip(tr("How many payops-callbackd processes to start, each on a free port of 127.0.0.1"));
+    m_count->setToolTip(
+        tr("How many payops-callbackd processes to start, each on a free port of 127.0.0.1"));
     m_startUnsafe = button(QStringLiteral("startUnsafeButton"), tr("Start unsafe-demo"), box);
-    m_startUnsafe->setToolTip(tr("The incident's handler: it pays out twice when two copies of a callback meet"));
+    m_startUnsafe->setToolTip(
+        tr("The incident's handler: it pays out twice when two copies of a callback meet"));
     m_startSafe = button(QStringLiteral("startSafeButton"), tr("Start safe"), box);
     m_stopInstances = button(QStringLiteral("stopInstancesButton"), tr("Stop all"), box);
-    m_restartSafe = button(QStringLiteral("restartSafeButton"), tr("Restart with the safe handler"), box);
+    m_restartSafe =
+        button(QStringLiteral("restartSafeButton"), tr("Restart with the safe handler"), box);
     // Two rows: in one the page would hold the window wider than a laptop's screen.
     buttons->addWidget(new QLabel(tr("Instances:"), box));
     buttons->addWidget(m_count);
@@ -125,7 +130,8 @@ QWidget *SimulationPage::makeInstancesBox()
 
     m_table = new QTableWidget(0, NUM_COLUMNS, box);
     m_table->setObjectName(QStringLiteral("localInstancesTable"));
-    m_table->setHorizontalHeaderLabels({tr("Name"), tr("Handler"), tr("Port"), tr("State"), tr("Log file")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Name"), tr("Handler"), tr("Port"), tr("State"), tr("Log file")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -159,16 +165,20 @@ QWidget *SimulationPage::makeStormBox()
     auto *form = new QFormLayout;
     m_orders = spinBox(QStringLiteral("stormOrders"), 1, 100000, 200, box);
     m_copies = spinBox(QStringLiteral("stormCopies"), 1, 10, 2, box);
-    m_copies->setToolTip(tr("Deliveries of each order's success callback; more than one is a duplicate"));
+    m_copies->setToolTip(
+        tr("Deliveries of each order's success callback; more than one is a duplicate"));
     m_gap = spinBox(QStringLiteral("stormGap"), 0, 60000, 40, box);
     m_gap->setSuffix(tr(" ms"));
-    m_gap->setToolTip(tr("Time between the copies of one order (the gap pattern); the incident's was 40 ms"));
+    m_gap->setToolTip(
+        tr("Time between the copies of one order (the gap pattern); the incident's was 40 ms"));
     m_pattern = new QComboBox(box);
     m_pattern->setObjectName(QStringLiteral("stormPattern"));
-    for (StormPattern pattern : {StormPattern::Mixed, StormPattern::Concurrent, StormPattern::Gap, StormPattern::Replay})
+    for (StormPattern pattern :
+         {StormPattern::Mixed, StormPattern::Concurrent, StormPattern::Gap, StormPattern::Replay})
         m_pattern->addItem(stormPatternName(pattern), int(pattern));
-    m_pattern->setToolTip(tr("concurrent: copies at once · gap: copies the gap apart · replay: a second wave seconds "
-                             "later · mixed: some of each"));
+    m_pattern->setToolTip(
+        tr("concurrent: copies at once · gap: copies the gap apart · replay: a second wave seconds "
+           "later · mixed: some of each"));
     m_createOrders = new QCheckBox(tr("Create fresh PENDING orders first"), box);
     m_createOrders->setObjectName(QStringLiteral("stormCreateOrders"));
     m_createOrders->setChecked(true);
@@ -227,8 +237,10 @@ void SimulationPage::attach(console::LocalInstances *instances, console::StormRu
         updateControls();
     });
     connect(instances, &console::LocalInstances::logLine, this, &SimulationPage::appendLog);
-    connect(instances, &console::LocalInstances::failed, this, [this](const QString &text) { showMessage(text, true); });
-    connect(storm, &console::StormRunner::progress, this, [this](const StormCounts &counts) { showCounts(counts, true); });
+    connect(instances, &console::LocalInstances::failed, this,
+            [this](const QString &text) { showMessage(text, true); });
+    connect(storm, &console::StormRunner::progress, this,
+            [this](const StormCounts &counts) { showCounts(counts, true); });
     connect(storm, &console::StormRunner::finished, this, [this](const StormCounts &counts) {
         showCounts(counts, false);
         showMessage(counts.stopped ? tr("Storm stopped.") : tr("Storm finished."), false);
@@ -250,20 +262,24 @@ void SimulationPage::refresh()
             const bool changed = m_sandbox != sandbox;
             m_sandbox = sandbox;
             if (sandbox) {
-                m_note->setText(tr("This database is a sandbox: the unsafe handler and the storm may run here."));
+                m_note->setText(tr(
+                    "This database is a sandbox: the unsafe handler and the storm may run here."));
                 palette::setTextRole(m_note, palette::Role::Muted);
             } else {
-                m_note->setText(palette::strong(palette::Role::Warning,
-                                                tr("Simulation is sandbox-only: %1 is not marked as a sandbox, so "
-                                                   "nothing here may run on it. Start one with payops sandbox start.")
-                                                    .arg(worker()->dsn().database.toHtmlEscaped())));
+                m_note->setText(palette::strong(
+                    palette::Role::Warning,
+                    tr("Simulation is sandbox-only: %1 is not marked as a sandbox, so "
+                       "nothing here may run on it. Start one with payops sandbox start.")
+                        .arg(worker()->dsn().database.toHtmlEscaped())));
             }
             updateControls();
             if (changed)
                 Q_EMIT sandboxKnown(sandbox);
         },
-        [this](const db::Error &error) { m_note->setText(tr("Cannot tell whether this database is a sandbox: %1")
-                                                             .arg(db::userMessage(error))); });
+        [this](const db::Error &error) {
+            m_note->setText(tr("Cannot tell whether this database is a sandbox: %1")
+                                .arg(db::userMessage(error)));
+        });
 }
 
 void SimulationPage::updateControls()
@@ -299,15 +315,31 @@ void SimulationPage::showInstances()
         QString state;
         std::optional<palette::Role> role;
         switch (instance.state) {
-        case State::Starting: state = tr("starting"); role = palette::Role::Warning; break;
-        case State::Running: state = tr("running"); role = palette::Role::Ok; break;
-        case State::Stopping: state = tr("stopping"); role = palette::Role::Warning; break;
-        case State::Stopped: state = tr("stopped"); role = palette::Role::Muted; break;
-        case State::Failed: state = tr("failed"); role = palette::Role::Danger; break;
+        case State::Starting:
+            state = tr("starting");
+            role = palette::Role::Warning;
+            break;
+        case State::Running:
+            state = tr("running");
+            role = palette::Role::Ok;
+            break;
+        case State::Stopping:
+            state = tr("stopping");
+            role = palette::Role::Warning;
+            break;
+        case State::Stopped:
+            state = tr("stopped");
+            role = palette::Role::Muted;
+            break;
+        case State::Failed:
+            state = tr("failed");
+            role = palette::Role::Danger;
+            break;
         }
         const QStringList texts{instance.name, instance.handler,
-                                instance.port > 0 ? QString::number(instance.port) : QStringLiteral("—"), state,
-                                QFileInfo(instance.logPath).fileName()};
+                                instance.port > 0 ? QString::number(instance.port)
+                                                  : QStringLiteral("—"),
+                                state, QFileInfo(instance.logPath).fileName()};
         for (int column = 0; column < NUM_COLUMNS; ++column) {
             auto *item = new QTableWidgetItem(texts.at(column));
             if (column == HandlerColumn && instance.handler == QLatin1String("unsafe-demo"))
@@ -335,7 +367,10 @@ void SimulationPage::startStorm()
     plan.ratePerSecond = m_rate->value();
     plan.retryNon2xx = m_retry->isChecked();
     showMessage(tr("Storm of %1 orders × %2 copies at %3 instance(s) …")
-                    .arg(QLocale().toString(plan.orders)).arg(plan.copies).arg(plan.targets.size()), false);
+                    .arg(QLocale().toString(plan.orders))
+                    .arg(plan.copies)
+                    .arg(plan.targets.size()),
+                false);
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     m_storm->start(worker()->dsn(), plan, m_createOrders->isChecked());
@@ -348,9 +383,10 @@ void SimulationPage::showCounts(const StormCounts &c, bool running)
     m_progress->setRange(0, int(qMax<qint64>(1, c.planned)));
     m_progress->setValue(int(qMin(c.sent, qMax<qint64>(1, c.planned))));
     QString text = tr("sent %1 of %2 · <b>2xx %3</b> · 4xx %4 · %5 · no answer %6 · retries %7")
-                       .arg(locale.toString(c.sent), locale.toString(c.planned), locale.toString(c.answered2xx),
-                            locale.toString(c.answered4xx),
-                            c.answered5xx > 0 ? palette::strong(palette::Role::Warning, tr("5xx %1").arg(c.answered5xx))
+                       .arg(locale.toString(c.sent), locale.toString(c.planned),
+                            locale.toString(c.answered2xx), locale.toString(c.answered4xx),
+                            c.answered5xx > 0 ? palette::strong(palette::Role::Warning,
+                                                                tr("5xx %1").arg(c.answered5xx))
                                               : tr("5xx %1").arg(0),
                             locale.toString(c.noAnswer), locale.toString(c.retries));
     if (c.ordersCreated > 0)

@@ -23,7 +23,7 @@ struct StormCounts;
 namespace console {
 class LocalInstances;
 class StormRunner;
-}
+} // namespace console
 
 // Runs the incident on the sandbox: local payops-callbackd instances (the incident's handler
 // or the safe one) as children of the console, a storm of signed callbacks at them, and their

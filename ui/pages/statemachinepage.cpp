@@ -26,16 +26,18 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 12);
     auto *bar = new QHBoxLayout;
-    auto *title = new QLabel(tr("<b>Order state machine</b> — states with the orders that entered them in the "
-                                "window; edges with their transitions in the window; %1")
-                                 .arg(palette::coloured(palette::Role::Danger, tr("rejected attempts in red"))),
-                             this);
+    auto *title = new QLabel(
+        tr("<b>Order state machine</b> — states with the orders that entered them in the "
+           "window; edges with their transitions in the window; %1")
+            .arg(palette::coloured(palette::Role::Danger, tr("rejected attempts in red"))),
+        this);
     title->setWordWrap(true); // a long line here would hold the whole window wider than the screen
     // No "all time": counting every transition of a production database is not for a page
     // that reads again whenever it is refreshed. The window is read once, then what is new.
     m_window = new WindowCombo(this, 1, WindowCombo::Bounded);
-    m_window->setToolTip(tr("States count the orders that entered them in this window (PENDING: the orders created "
-                            "in it); edges count the transition attempts made in it. Counted by the minute."));
+    m_window->setToolTip(
+        tr("States count the orders that entered them in this window (PENDING: the orders created "
+           "in it); edges count the transition attempts made in it. Counted by the minute."));
     auto *refreshButton = new QPushButton(tr("Refresh"), this);
     m_busy = new BusyIndicator(this);
     bar->addWidget(title, 1);
@@ -54,7 +56,9 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     auto *lower = new QWidget(this);
     auto *lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
-    m_selection = new QLabel(tr("Click a state or an edge to list its orders; double-click an order for its evidence."), lower);
+    m_selection = new QLabel(
+        tr("Click a state or an edge to list its orders; double-click an order for its evidence."),
+        lower);
     m_selection->setObjectName(QStringLiteral("selectionLabel"));
     m_orders = new OrderModel(worker(), this);
     m_table = new DataTable(QStringLiteral("ordersTable"), m_orders, lower);
@@ -79,11 +83,14 @@ StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
     connect(m_scene, &StateMachineScene::stateActivated, this,
             [this](const QString &state) { select(state, {}, {}, false); });
     connect(m_scene, &StateMachineScene::edgeActivated, this,
-            [this](const QString &from, const QString &to, bool rejected) { select({}, from, to, rejected); });
+            [this](const QString &from, const QString &to, bool rejected) {
+                select({}, from, to, rejected);
+            });
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
         Q_EMIT openOrder(index.data(OrderModel::OrderIdRole).toLongLong());
     });
-    connect(m_orders, &OrderModel::failed, this, [this](const QString &message) { m_selection->setText(message); });
+    connect(m_orders, &OrderModel::failed, this,
+            [this](const QString &message) { m_selection->setText(message); });
     refresh();
 }
 
@@ -136,7 +143,8 @@ void StateMachinePage::showEvent(QShowEvent *event)
     fitDiagram();
 }
 
-void StateMachinePage::select(const QString &state, const QString &from, const QString &to, bool rejected)
+void StateMachinePage::select(const QString &state, const QString &from, const QString &to,
+                              bool rejected)
 {
     console::OrderSelection selection;
     if (!state.isEmpty()) {
@@ -149,7 +157,8 @@ void StateMachinePage::select(const QString &state, const QString &from, const Q
         selection.rejected = rejected;
         selection.window = m_window->window();
     }
-    m_selection->setText(tr("%1 — double-click an order for its evidence").arg(selection.describe()));
+    m_selection->setText(
+        tr("%1 — double-click an order for its evidence").arg(selection.describe()));
     m_orders->reload(selection);
 }
 

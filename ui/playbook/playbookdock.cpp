@@ -37,56 +37,74 @@ struct StepText
 };
 
 constexpr std::array kSteps{
-    StepText{PlaybookStep::Simulate, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Simulate"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "Start two instances with the incident's handler and fire each payment's callback at "
-                               "both, 40 ms apart. The handler releases its lock before its transaction commits, so "
-                               "the second copy still reads the order as PENDING."),
-             Page::SimulationId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Simulation")},
-    StepText{PlaybookStep::Detect, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Detect"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "Watch coupons and points issued twice appear on the overview. The lock, the unique "
-                               "pay_no and the state machine all worked: only the side effects show the damage."),
-             Page::OverviewId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Overview")},
-    StepText{PlaybookStep::StopBleeding, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Stop the bleeding"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "Switch to RECORD_ONLY before looking for the cause: callbacks are only written down "
-                               "and answered 200, so nothing more is paid twice. Done once every live instance "
-                               "confirms the new version."),
-             Page::InstancesId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Instances and switch")},
-    StepText{PlaybookStep::Scope, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Scope"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "Group the side effects by (order, coupon template) and (order, point type): how many "
-                               "orders, how many extra copies, how much money is at risk."),
-             Page::DuplicatesId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Duplicates")},
-    StepText{PlaybookStep::ProveRootCause, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Prove the root cause"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "One affected order's evidence: the lock released before the commit, and the second "
-                               "callback taking it in between. Not a lock that failed, a lock released too early."),
-             Page::EvidenceId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Order evidence")},
+    StepText{
+        PlaybookStep::Simulate, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Simulate"),
+        QT_TRANSLATE_NOOP(
+            "payops::PlaybookDock",
+            "Start two instances with the incident's handler and fire each payment's callback at "
+            "both, 40 ms apart. The handler releases its lock before its transaction commits, so "
+            "the second copy still reads the order as PENDING."),
+        Page::SimulationId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Simulation")},
+    StepText{
+        PlaybookStep::Detect, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Detect"),
+        QT_TRANSLATE_NOOP(
+            "payops::PlaybookDock",
+            "Watch coupons and points issued twice appear on the overview. The lock, the unique "
+            "pay_no and the state machine all worked: only the side effects show the damage."),
+        Page::OverviewId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Overview")},
+    StepText{
+        PlaybookStep::StopBleeding, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Stop the bleeding"),
+        QT_TRANSLATE_NOOP(
+            "payops::PlaybookDock",
+            "Switch to RECORD_ONLY before looking for the cause: callbacks are only written down "
+            "and answered 200, so nothing more is paid twice. Done once every live instance "
+            "confirms the new version."),
+        Page::InstancesId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Instances and switch")},
+    StepText{
+        PlaybookStep::Scope, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Scope"),
+        QT_TRANSLATE_NOOP(
+            "payops::PlaybookDock",
+            "Group the side effects by (order, coupon template) and (order, point type): how many "
+            "orders, how many extra copies, how much money is at risk."),
+        Page::DuplicatesId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Duplicates")},
+    StepText{
+        PlaybookStep::ProveRootCause,
+        QT_TRANSLATE_NOOP("payops::PlaybookDock", "Prove the root cause"),
+        QT_TRANSLATE_NOOP(
+            "payops::PlaybookDock",
+            "One affected order's evidence: the lock released before the commit, and the second "
+            "callback taking it in between. Not a lock that failed, a lock released too early."),
+        Page::EvidenceId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Order evidence")},
     StepText{PlaybookStep::Compensate, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Compensate"),
              QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "Freeze the extra coupons and reverse the extra points, never delete, each act audited. "
+                               "Freeze the extra coupons and reverse the extra points, never "
+                               "delete, each act audited. "
                                "First: the keys of step 7 cannot be built over live duplicates."),
              Page::CompensationId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Compensation")},
-    StepText{PlaybookStep::Fix, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Fix"), nullptr, Page::PostureId,
-             QT_TRANSLATE_NOOP("payops::PlaybookDock", "Defences")},
+    StepText{PlaybookStep::Fix, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Fix"), nullptr,
+             Page::PostureId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Defences")},
     StepText{PlaybookStep::Drain, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Drain the backlog"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "Resume processing and drain the callbacks recorded meanwhile, each exactly once "
-                               "through the fixed pipeline. Before the fix they would pay twice again."),
+             QT_TRANSLATE_NOOP(
+                 "payops::PlaybookDock",
+                 "Resume processing and drain the callbacks recorded meanwhile, each exactly once "
+                 "through the fixed pipeline. Before the fix they would pay twice again."),
              Page::BacklogId, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Backlog")},
-    StepText{PlaybookStep::InspectGreen, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Inspect green"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "The check of payops inspect: no live duplicate, no payment waiting to be applied. Run "
-                               "it from cron, so the next incident is found by a machine and not by finance."),
-             Page::NUM_PAGES, nullptr},
-    StepText{PlaybookStep::ExportReport, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Export the incident report"),
-             QT_TRANSLATE_NOOP("payops::PlaybookDock",
-                               "A PDF for finance of the incident's window: when the duplicates began, who flipped "
-                               "the switch, what was compensated and by whom, the totals in yuan, the reconciliation "
-                               "and the audit chain's head hash. payops report writes the same file from cron."),
-             Page::NUM_PAGES, nullptr},
+    StepText{
+        PlaybookStep::InspectGreen, QT_TRANSLATE_NOOP("payops::PlaybookDock", "Inspect green"),
+        QT_TRANSLATE_NOOP(
+            "payops::PlaybookDock",
+            "The check of payops inspect: no live duplicate, no payment waiting to be applied. Run "
+            "it from cron, so the next incident is found by a machine and not by finance."),
+        Page::NUM_PAGES, nullptr},
+    StepText{
+        PlaybookStep::ExportReport,
+        QT_TRANSLATE_NOOP("payops::PlaybookDock", "Export the incident report"),
+        QT_TRANSLATE_NOOP(
+            "payops::PlaybookDock",
+            "A PDF for finance of the incident's window: when the duplicates began, who flipped "
+            "the switch, what was compensated and by whom, the totals in yuan, the reconciliation "
+            "and the audit chain's head hash. payops report writes the same file from cron."),
+        Page::NUM_PAGES, nullptr},
 };
 static_assert(kSteps.size() == console::kPlaybookSteps, "one row per step of console/playbook.h");
 
@@ -136,7 +154,8 @@ PlaybookDock::PlaybookDock(QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_message);
     for (const StepText &row : kSteps) {
-        auto *card = new StepCard(int(row.step), text(row.title), row.why ? text(row.why) : QString(), body);
+        auto *card =
+            new StepCard(int(row.step), text(row.title), row.why ? text(row.why) : QString(), body);
         m_cards << card;
         layout->addWidget(card);
     }
@@ -147,7 +166,8 @@ PlaybookDock::PlaybookDock(QWidget *parent)
     buildCards();
 
     // Opened or closed by the person: from then on the sandbox check no longer decides.
-    connect(toggleViewAction(), &QAction::triggered, this, [this] { m_userChoseVisibility = true; });
+    connect(toggleViewAction(), &QAction::triggered, this,
+            [this] { m_userChoseVisibility = true; });
     // Hidden, it costs the database nothing: it checks again when it is shown.
     connect(&m_timer, &QTimer::timeout, this, [this] {
         if (isVisible())
@@ -157,9 +177,10 @@ PlaybookDock::PlaybookDock(QWidget *parent)
         if (visible && m_checkedOnce)
             refresh();
     });
-    connect(&console::ConsoleSettings::instance(), &console::ConsoleSettings::changed, this, [this] {
-        m_timer.setInterval(console::ConsoleSettings::instance().refreshSeconds() * 1000);
-    });
+    connect(&console::ConsoleSettings::instance(), &console::ConsoleSettings::changed, this,
+            [this] {
+                m_timer.setInterval(console::ConsoleSettings::instance().refreshSeconds() * 1000);
+            });
     m_timer.setInterval(console::ConsoleSettings::instance().refreshSeconds() * 1000);
 }
 
@@ -172,24 +193,31 @@ void PlaybookDock::buildCards()
         if (row.page == Page::NUM_PAGES || row.step == PlaybookStep::ProveRootCause)
             continue;
         QPushButton *open = c->addButton(QStringLiteral("Open"), text(row.pageButton));
-        connect(open, &QPushButton::clicked, this, [this, page = row.page] { Q_EMIT navigate(page); });
+        connect(open, &QPushButton::clicked, this,
+                [this, page = row.page] { Q_EMIT navigate(page); });
     }
-    m_runIncident = card(PlaybookStep::Simulate)->addButton(QStringLiteral("Run"), tr("Run the incident…"));
+    m_runIncident =
+        card(PlaybookStep::Simulate)->addButton(QStringLiteral("Run"), tr("Run the incident…"));
     connect(m_runIncident, &QPushButton::clicked, this, &PlaybookDock::runIncident);
-    m_openEvidence = card(PlaybookStep::ProveRootCause)->addButton(QStringLiteral("Open"), tr("Order evidence"));
+    m_openEvidence =
+        card(PlaybookStep::ProveRootCause)->addButton(QStringLiteral("Open"), tr("Order evidence"));
     connect(m_openEvidence, &QPushButton::clicked, this, [this] {
         if (m_facts.evidenceOrder > 0)
             Q_EMIT openOrder(m_facts.evidenceOrder);
         else
             Q_EMIT navigate(Page::EvidenceId);
     });
-    m_applyKeys = card(PlaybookStep::Fix)->addButton(QStringLiteral("ApplyKeys"), tr("Apply the keys…"));
+    m_applyKeys =
+        card(PlaybookStep::Fix)->addButton(QStringLiteral("ApplyKeys"), tr("Apply the keys…"));
     connect(m_applyKeys, &QPushButton::clicked, this, &PlaybookDock::applyKeys);
-    m_restartSafe = card(PlaybookStep::Fix)->addButton(QStringLiteral("RestartSafe"), tr("Restart safe…"));
+    m_restartSafe =
+        card(PlaybookStep::Fix)->addButton(QStringLiteral("RestartSafe"), tr("Restart safe…"));
     connect(m_restartSafe, &QPushButton::clicked, this, &PlaybookDock::restartSafe);
-    QPushButton *report = card(PlaybookStep::ExportReport)->addButton(QStringLiteral("Report"), tr("Incident report…"));
+    QPushButton *report = card(PlaybookStep::ExportReport)
+                              ->addButton(QStringLiteral("Report"), tr("Incident report…"));
     connect(report, &QPushButton::clicked, this, &PlaybookDock::reportRequested);
-    QPushButton *checkNow = card(PlaybookStep::InspectGreen)->addButton(QStringLiteral("Check"), tr("Check now"));
+    QPushButton *checkNow =
+        card(PlaybookStep::InspectGreen)->addButton(QStringLiteral("Check"), tr("Check now"));
     connect(checkNow, &QPushButton::clicked, this, &PlaybookDock::refresh);
     draw();
 }
@@ -209,7 +237,8 @@ void PlaybookDock::setSimulation(console::LocalInstances *instances, console::St
     m_storm = storm;
     if (instances) {
         connect(instances, &console::LocalInstances::changed, this, [this] {
-            if (m_stormPending && m_instances && m_instances->targets().size() >= kIncidentInstances)
+            if (m_stormPending && m_instances &&
+                m_instances->targets().size() >= kIncidentInstances)
                 startStorm();
             refresh();
         });
@@ -284,51 +313,61 @@ void PlaybookDock::draw()
 {
     const bool stormRunning = m_storm && m_storm->isRunning();
     if (m_checkedOnce) {
-        m_steps = console::evaluatePlaybook(m_facts, console::PlaybookContext{stormRunning || m_stormPending, m_reportWritten});
+        m_steps = console::evaluatePlaybook(
+            m_facts, console::PlaybookContext{stormRunning || m_stormPending, m_reportWritten});
         for (const console::StepStatus &status : std::as_const(m_steps))
             card(status.step)->setStatus(status);
         const int done = console::doneSteps(m_steps);
         const int counted = console::countedSteps(m_steps);
-        m_summary->setText(palette::strong(done == counted ? palette::Role::Ok : palette::Role::Neutral,
-                                           tr("%1 of %2 steps done").arg(done).arg(counted))
-                           + QStringLiteral("<br>")
-                           + palette::coloured(palette::Role::Muted,
-                                               (m_facts.sandbox ? tr("On a sandbox: the incident can be simulated.")
-                                                                : tr("Not a sandbox: a runbook, without step 1."))
-                                                   .toHtmlEscaped()));
+        m_summary->setText(
+            palette::strong(done == counted ? palette::Role::Ok : palette::Role::Neutral,
+                            tr("%1 of %2 steps done").arg(done).arg(counted)) +
+            QStringLiteral("<br>") +
+            palette::coloured(palette::Role::Muted,
+                              (m_facts.sandbox ? tr("On a sandbox: the incident can be simulated.")
+                                               : tr("Not a sandbox: a runbook, without step 1."))
+                                  .toHtmlEscaped()));
     }
     const bool sandbox = m_facts.sandbox;
-    card(PlaybookStep::Fix)->setWhy(
-        sandbox ? tr("Give each side effect its own key (uk_order_tpl, uk_order_type), refused while live duplicates "
-                     "remain, then restart the instances with the safe handler, which holds its lock across the "
-                     "commit.")
-                : tr("Give each side effect its own key (uk_order_tpl, uk_order_type), refused while live duplicates "
-                     "remain, and deploy the safe handler: the lock held until after the commit, checked from the "
-                     "last hour's traces."));
+    card(PlaybookStep::Fix)
+        ->setWhy(sandbox ? tr("Give each side effect its own key (uk_order_tpl, uk_order_type), "
+                              "refused while live duplicates "
+                              "remain, then restart the instances with the safe handler, which "
+                              "holds its lock across the "
+                              "commit.")
+                         : tr("Give each side effect its own key (uk_order_tpl, uk_order_type), "
+                              "refused while live duplicates "
+                              "remain, and deploy the safe handler: the lock held until after the "
+                              "commit, checked from the "
+                              "last hour's traces."));
     m_runIncident->setVisible(sandbox);
     m_runIncident->setEnabled(m_instances && m_storm && !stormRunning && !m_stormPending);
     m_restartSafe->setVisible(sandbox);
-    m_restartSafe->setEnabled(m_instances && !m_instances->instances().isEmpty() && m_facts.unsafeAlive > 0);
+    m_restartSafe->setEnabled(m_instances && !m_instances->instances().isEmpty() &&
+                              m_facts.unsafeAlive > 0);
     m_applyKeys->setEnabled(m_dsn && !m_applyingKeys && !m_facts.keysPresent());
     m_applyKeys->setText(m_applyingKeys ? tr("Applying the keys …") : tr("Apply the keys…"));
-    m_openEvidence->setText(m_facts.evidenceOrder > 0 ? tr("Evidence of order %1").arg(m_facts.evidenceOrder)
-                                                      : tr("Order evidence"));
+    m_openEvidence->setText(m_facts.evidenceOrder > 0
+                                ? tr("Evidence of order %1").arg(m_facts.evidenceOrder)
+                                : tr("Order evidence"));
 }
 
 void PlaybookDock::askFirst(const QString &name, const QString &question, const QString &yes,
                             std::function<void()> onYes)
 {
     // Opened, not exec()'d: the console keeps running while the question waits.
-    auto *box = new QMessageBox(QMessageBox::Question, tr("Playbook"), question, QMessageBox::Cancel, this);
+    auto *box =
+        new QMessageBox(QMessageBox::Question, tr("Playbook"), question, QMessageBox::Cancel, this);
     box->setObjectName(name);
     box->setAttribute(Qt::WA_DeleteOnClose);
     QPushButton *go = box->addButton(yes, QMessageBox::AcceptRole);
     box->setDefaultButton(QMessageBox::Cancel);
-    connect(box, &QMessageBox::buttonClicked, this, [box, go, onYes = std::move(onYes)](QAbstractButton *clicked) {
-        if (clicked == go)
-            onYes();
-        box->close();
-    });
+    connect(box, &QMessageBox::buttonClicked, this,
+            [box, go, onYes = std::move(onYes)](QAbstractButton *clicked) {
+                if (clicked == go)
+                    onYes();
+                box->close();
+            });
     box->open();
 }
 
@@ -338,9 +377,13 @@ void PlaybookDock::runIncident()
         return;
     const StormPlan plan = incidentPlan({}, {});
     askFirst(QStringLiteral("runIncidentConfirm"),
-             tr("Start %1 payops-callbackd instances with the unsafe-demo handler on this sandbox, create %2 new "
+             tr("Start %1 payops-callbackd instances with the unsafe-demo handler on this sandbox, "
+                "create %2 new "
                 "PENDING orders and deliver each payment's callback %3 times, %4 ms apart?")
-                 .arg(kIncidentInstances).arg(plan.orders).arg(plan.copies).arg(plan.gapMs),
+                 .arg(kIncidentInstances)
+                 .arg(plan.orders)
+                 .arg(plan.copies)
+                 .arg(plan.gapMs),
              tr("Run the incident"), [this] {
                  m_message->hide();
                  m_stormPending = true;
@@ -363,7 +406,8 @@ void PlaybookDock::restartSafe()
     if (!m_instances)
         return;
     askFirst(QStringLiteral("restartSafeConfirm"),
-             tr("Restart the %1 local instance(s) with the safe handler? Callbacks in flight are finished first.")
+             tr("Restart the %1 local instance(s) with the safe handler? Callbacks in flight are "
+                "finished first.")
                  .arg(m_instances->instances().size()),
              tr("Restart safe"), [this] {
                  if (m_storm && m_storm->isRunning())
@@ -377,8 +421,10 @@ void PlaybookDock::applyKeys()
     if (!m_dsn)
         return;
     askFirst(QStringLiteral("applyKeysConfirm"),
-             tr("Add the side-effect keys uk_order_tpl and uk_order_type to %1? The database refuses while live "
-                "duplicates remain: compensate them first. One ALTER TABLE per table; it cannot be stopped "
+             tr("Add the side-effect keys uk_order_tpl and uk_order_type to %1? The database "
+                "refuses while live "
+                "duplicates remain: compensate them first. One ALTER TABLE per table; it cannot be "
+                "stopped "
                 "half-way.")
                  .arg(m_dsn->toDisplayString()),
              tr("Apply the keys"), [this] {
@@ -392,7 +438,8 @@ void PlaybookDock::applyKeys()
                  const auto done = [this](const QString &message, bool refused) {
                      m_applyingKeys = false;
                      if (!refused) {
-                         m_message->setText(palette::coloured(palette::Role::Ok, message.toHtmlEscaped()));
+                         m_message->setText(
+                             palette::coloured(palette::Role::Ok, message.toHtmlEscaped()));
                          m_message->show();
                      } else {
                          showError(message);
@@ -401,7 +448,9 @@ void PlaybookDock::applyKeys()
                  };
                  m_keysWorker->submitStandalone<SideEffectKeysResult>(
                      QStringLiteral("keys"), console::applyPlaybookKeys, this,
-                     [done](const SideEffectKeysResult &result) { done(result.message, result.refused); },
+                     [done](const SideEffectKeysResult &result) {
+                         done(result.message, result.refused);
+                     },
                      [done](const db::Error &error) { done(db::userMessage(error), true); });
              });
 }

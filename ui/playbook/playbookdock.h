@@ -21,7 +21,7 @@ namespace console {
 class LocalInstances;
 class StormRunner;
 class Worker;
-}
+} // namespace console
 class StepCard;
 
 // The incident's playbook beside the pages: ten steps, each with what it does and why, the
@@ -61,7 +61,8 @@ Q_SIGNALS:
 private:
     void buildCards();
     void draw();
-    void askFirst(const QString &name, const QString &text, const QString &yes, std::function<void()> onYes);
+    void askFirst(const QString &name, const QString &text, const QString &yes,
+                  std::function<void()> onYes);
     void runIncident();
     void startStorm();
     void applyKeys();
@@ -70,7 +71,8 @@ private:
 
     std::optional<Dsn> m_dsn;
     std::unique_ptr<console::Worker> m_worker;
-    console::Worker *m_keysWorker = nullptr; // the fix step's: an ALTER TABLE must not hold up the checks
+    console::Worker *m_keysWorker =
+        nullptr; // the fix step's: an ALTER TABLE must not hold up the checks
     QPointer<console::LocalInstances> m_instances;
     QPointer<console::StormRunner> m_storm;
     QTimer m_timer;

@@ -39,7 +39,8 @@ StepCard::StepCard(int number, const QString &title, const QString &why, QWidget
     layout->setSpacing(3);
 
     auto *head = new QHBoxLayout;
-    auto *titleLabel = new QLabel(QStringLiteral("<b>%1.&nbsp;%2</b>").arg(number).arg(title.toHtmlEscaped()), this);
+    auto *titleLabel = new QLabel(
+        QStringLiteral("<b>%1.&nbsp;%2</b>").arg(number).arg(title.toHtmlEscaped()), this);
     titleLabel->setObjectName(QStringLiteral("step%1Title").arg(number));
     titleLabel->setWordWrap(true);
     m_badge = new QLabel(this);
@@ -82,8 +83,9 @@ void StepCard::setStatus(const console::StepStatus &status)
     m_state = status.state;
     const palette::Role role = roleOf(status.state);
     m_badge->setText(palette::strong(role, console::stepStateName(status.state).toHtmlEscaped()));
-    m_reason->setText(palette::coloured(status.state == console::StepState::Done ? palette::Role::Ok : palette::Role::Neutral,
-                                        status.reason.toHtmlEscaped()));
+    m_reason->setText(palette::coloured(
+        status.state == console::StepState::Done ? palette::Role::Ok : palette::Role::Neutral,
+        status.reason.toHtmlEscaped()));
 }
 
 QPushButton *StepCard::addButton(const QString &name, const QString &text)

@@ -41,7 +41,8 @@ DataTable::DataTable(const QString &objectName, QAbstractItemModel *model, QWidg
 
     m_exportAction = new QAction(tr("Export CSV…"), this);
     m_exportAction->setObjectName(QStringLiteral("exportCsvAction"));
-    m_exportAction->setToolTip(tr("Every row of this table, as it shows them, to a CSV file Excel opens."));
+    m_exportAction->setToolTip(
+        tr("Every row of this table, as it shows them, to a CSV file Excel opens."));
     connect(m_exportAction, &QAction::triggered, this, &DataTable::chooseExportFile);
     addAction(m_exportAction);
     setContextMenuPolicy(Qt::ActionsContextMenu);
@@ -55,9 +56,9 @@ DataTable::~DataTable()
 void DataTable::chooseExportFile()
 {
     const QString name = objectName().remove(QStringLiteral("Table")) + QStringLiteral(".csv");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export CSV"),
-                                                      QDir::home().filePath(QStringLiteral("payops-") + name),
-                                                      tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export CSV"), QDir::home().filePath(QStringLiteral("payops-") + name),
+        tr("CSV files (*.csv)"));
     if (!path.isEmpty())
         exportCsv(path);
 }
@@ -127,7 +128,8 @@ void DataTable::endExport(qint64 rows, const QString &path, const QString &failu
     else if (rows < 0)
         message = tr("The export was cancelled; no file was written.");
     else
-        message = tr("Exported %1 rows to %2.").arg(QLocale().toString(rows), QDir::toNativeSeparators(path));
+        message = tr("Exported %1 rows to %2.")
+                      .arg(QLocale().toString(rows), QDir::toNativeSeparators(path));
     setToolTip(message);
     Q_EMIT exportFinished(failure.isEmpty() ? rows : -1, message);
 }
@@ -167,7 +169,8 @@ void DataTable::exportStreamed(const QString &path)
     const auto progress = [guard](qint64 rows) {
         console::Worker::postTo(guard, [rows](DataTable *table) {
             if (table->m_progress)
-                table->m_progress->setLabelText(tr("Exporting… %1 rows").arg(QLocale().toString(rows)));
+                table->m_progress->setLabelText(
+                    tr("Exporting… %1 rows").arg(QLocale().toString(rows)));
         });
     };
     worker->submit<qint64>(
@@ -189,7 +192,8 @@ void DataTable::loadRemainingThenWrite(const QString &path)
             endExport(-1, path);
         } else if (paged->canFetchMore()) {
             if (m_progress)
-                m_progress->setLabelText(tr("Reading the table… %1 rows").arg(QLocale().toString(paged->rowCount())));
+                m_progress->setLabelText(
+                    tr("Reading the table… %1 rows").arg(QLocale().toString(paged->rowCount())));
             paged->fetchMore(QModelIndex());
         } else {
             finishExport();
@@ -197,10 +201,13 @@ void DataTable::loadRemainingThenWrite(const QString &path)
         }
     };
     m_loading = connect(paged, &PagedTableModel::loadingChanged, this, step, Qt::QueuedConnection);
-    connect(paged, &PagedTableModel::failed, this, [this, path](const QString &message) {
-        if (m_exportCancel)
-            endExport(-1, path, message);
-    }, Qt::SingleShotConnection);
+    connect(
+        paged, &PagedTableModel::failed, this,
+        [this, path](const QString &message) {
+            if (m_exportCancel)
+                endExport(-1, path, message);
+        },
+        Qt::SingleShotConnection);
     step();
 }
 

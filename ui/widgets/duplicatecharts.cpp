@@ -58,7 +58,8 @@ DuplicateCharts::DuplicateCharts(QWidget *parent)
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_timeline = makeView(QStringLiteral("timelineChart"), tr("Extra copies issued over time"), this);
+    m_timeline =
+        makeView(QStringLiteral("timelineChart"), tr("Extra copies issued over time"), this);
     m_byKind = makeView(QStringLiteral("kindChart"), tr("Open duplicates by kind"), this);
     layout->addWidget(m_timeline, 3);
     layout->addWidget(m_byKind, 2);
@@ -78,7 +79,8 @@ void DuplicateCharts::setTimeline(const console::DuplicateTimeline &timeline)
 {
     QChart *chart = m_timeline->chart();
     clear(chart);
-    chart->setTitle(timeline.perHour ? tr("Extra copies issued per hour (UTC)") : tr("Extra copies issued per minute (UTC)"));
+    chart->setTitle(timeline.perHour ? tr("Extra copies issued per hour (UTC)")
+                                     : tr("Extra copies issued per minute (UTC)"));
     auto *coupons = new QBarSet(tr("coupons"));
     auto *points = new QBarSet(tr("points"));
     coupons->setColor(palette::colour(palette::Role::Coupon));
@@ -93,7 +95,8 @@ void DuplicateCharts::setTimeline(const console::DuplicateTimeline &timeline)
         peak = qMax(peak, timeline.coupons.at(i) + timeline.points.at(i));
         // MM-DD over HH:mm: on one line it is wider than a bucket once the page shares a
         // laptop's screen with the playbook, and Qt Charts cuts it to "12-03 2...".
-        const QString label = timeline.buckets.at(i).mid(5, 5) + QStringLiteral("<br>") + timeline.buckets.at(i).mid(11, 5);
+        const QString label = timeline.buckets.at(i).mid(5, 5) + QStringLiteral("<br>") +
+                              timeline.buckets.at(i).mid(11, 5);
         labels << (i % every == 0 ? label : QString(i, QLatin1Char(' ')));
     }
     auto *series = new QStackedBarSeries;

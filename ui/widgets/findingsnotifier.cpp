@@ -15,13 +15,15 @@ FindingsNotifier::FindingsNotifier(QMainWindow *window)
 {
     setObjectName(QStringLiteral("findingsNotifier"));
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        m_tray = new QSystemTrayIcon(window->style()->standardIcon(QStyle::SP_MessageBoxWarning), this);
+        m_tray =
+            new QSystemTrayIcon(window->style()->standardIcon(QStyle::SP_MessageBoxWarning), this);
         m_tray->setToolTip(tr("payops console"));
         connect(m_tray, &QSystemTrayIcon::messageClicked, this, &FindingsNotifier::open);
-        connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
-            if (reason == QSystemTrayIcon::Trigger)
-                open();
-        });
+        connect(m_tray, &QSystemTrayIcon::activated, this,
+                [this](QSystemTrayIcon::ActivationReason reason) {
+                    if (reason == QSystemTrayIcon::Trigger)
+                        open();
+                });
     } else {
         m_show = new QPushButton(tr("Show the findings"), window);
         m_show->setObjectName(QStringLiteral("showFindingsButton"));

@@ -38,7 +38,8 @@ InspectionChart::InspectionChart(QWidget *parent)
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_duplicates = addSeries(chart, tr("Open duplicate groups"), palette::danger());
     m_unmatched = addSeries(chart, tr("Unmatched callbacks"), palette::warning());
-    m_refunds = addSeries(chart, tr("Orders paid twice (refunds owed)"), palette::colour(palette::Role::Coupon));
+    m_refunds = addSeries(chart, tr("Orders paid twice (refunds owed)"),
+                          palette::colour(palette::Role::Coupon));
     auto *time = new QDateTimeAxis(chart);
     time->setFormat(QStringLiteral("MM-dd HH:mm"));
     time->setTitleText(tr("UTC"));
@@ -57,8 +58,9 @@ InspectionChart::InspectionChart(QWidget *parent)
 
 void InspectionChart::setRuns(QList<InspectionRun> runs)
 {
-    std::sort(runs.begin(), runs.end(),
-              [](const InspectionRun &a, const InspectionRun &b) { return a.startedAt < b.startedAt; });
+    std::sort(runs.begin(), runs.end(), [](const InspectionRun &a, const InspectionRun &b) {
+        return a.startedAt < b.startedAt;
+    });
     QList<QPointF> duplicates;
     QList<QPointF> unmatched;
     QList<QPointF> refunds;

@@ -12,8 +12,8 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QPen>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 
@@ -118,9 +118,10 @@ QLineSeries *LiveTrafficChart::flipLine(const QString &mode)
     line->attachAxis(m_time);
     line->attachAxis(m_rateAxis);
     // One legend entry per kind of flip, however many there are.
-    const bool firstOfItsKind = std::none_of(m_flips.begin(), m_flips.end(), [&mode](const QLineSeries *other) {
-        return other->property("mode").toString() == mode;
-    });
+    const bool firstOfItsKind =
+        std::none_of(m_flips.begin(), m_flips.end(), [&mode](const QLineSeries *other) {
+            return other->property("mode").toString() == mode;
+        });
     for (QLegendMarker *marker : chart()->legend()->markers(line))
         marker->setVisible(firstOfItsKind);
     m_flips << line;
@@ -176,19 +177,23 @@ void LiveTrafficChart::setTraffic(const console::LiveTraffic &traffic)
     }
     m_flips.clear();
     for (const auto &flip : traffic.flips)
-        flipLine(flip.mode)->replace({QPointF(shownMs(flip.atMs), 0), QPointF(shownMs(flip.atMs), m_rateAxis->max())});
+        flipLine(flip.mode)->replace(
+            {QPointF(shownMs(flip.atMs), 0), QPointF(shownMs(flip.atMs), m_rateAxis->max())});
 
     const QLocale locale;
     qint64 lastMinute = 0;
     for (const auto &bucket : traffic.callbacksPerSecond)
         if (bucket.startMs > traffic.nowMs - 60'000)
             lastMinute += bucket.count;
-    QString text = tr("%1 deliveries in the last minute, copies included · %2 duplicate side effects made in the window")
+    QString text = tr("%1 deliveries in the last minute, copies included · %2 duplicate side "
+                      "effects made in the window")
                        .arg(locale.toString(lastMinute), locale.toString(totalDuplicates));
     if (!traffic.flips.isEmpty()) {
         const auto &last = traffic.flips.constLast();
         text += tr(" · switch set to %1 at %2 UTC by %3")
-                    .arg(last.mode, QDateTime::fromMSecsSinceEpoch(last.atMs, Qt::UTC).toString(QStringLiteral("HH:mm:ss")),
+                    .arg(last.mode,
+                         QDateTime::fromMSecsSinceEpoch(last.atMs, Qt::UTC)
+                             .toString(QStringLiteral("HH:mm:ss")),
                          last.actor);
     }
     m_caption->setText(text);

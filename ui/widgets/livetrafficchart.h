@@ -17,8 +17,8 @@ struct LiveTraffic;
 
 // The overview's live chart of the last minutes: callbacks per second (left axis), new
 // duplicate side effects per minute (right axis; counted in 10 s steps, drawn as a step line:
-// Qt Charts 6.4 cannot put bars on a time axis) and each flip of the switch as a vertical line, so the moment the bleeding
-// stops shows as the red line falling flat after an orange one.
+// Qt Charts 6.4 cannot put bars on a time axis) and each flip of the switch as a vertical line, so
+// the moment the bleeding stops shows as the red line falling flat after an orange one.
 class LiveTrafficChart final : public QWidget
 {
     Q_OBJECT

@@ -30,8 +30,9 @@ QRectF nodeRect(const console::StateNode &node)
 QPointF exitPoint(const QRectF &rect, const QPointF &towards)
 {
     const QLineF ray(rect.center(), towards);
-    const QLineF sides[] = {QLineF(rect.topLeft(), rect.topRight()), QLineF(rect.topRight(), rect.bottomRight()),
-                            QLineF(rect.bottomRight(), rect.bottomLeft()), QLineF(rect.bottomLeft(), rect.topLeft())};
+    const QLineF sides[] = {
+        QLineF(rect.topLeft(), rect.topRight()), QLineF(rect.topRight(), rect.bottomRight()),
+        QLineF(rect.bottomRight(), rect.bottomLeft()), QLineF(rect.bottomLeft(), rect.topLeft())};
     for (const QLineF &side : sides) {
         QPointF hit;
         if (ray.intersects(side, &hit) == QLineF::BoundedIntersection)
@@ -85,8 +86,9 @@ void StateMachineScene::setSnapshot(const console::StateMachineSnapshot &snapsho
     // Keep what the user selected across a refresh.
     QString selectedKey;
     if (const auto items = selectedItems(); !items.isEmpty())
-        selectedKey = items.first()->data(NameKey).toString() + items.first()->data(FromKey).toString()
-                      + items.first()->data(ToKey).toString() + items.first()->data(RejectedKey).toString();
+        selectedKey =
+            items.first()->data(NameKey).toString() + items.first()->data(FromKey).toString() +
+            items.first()->data(ToKey).toString() + items.first()->data(RejectedKey).toString();
     const QSignalBlocker blocker(this);
     clear();
     m_snapshot = snapshot;
@@ -99,9 +101,10 @@ void StateMachineScene::setSnapshot(const console::StateMachineSnapshot &snapsho
     }
     if (!selectedKey.isEmpty()) {
         for (QGraphicsItem *item : items())
-            if (item->flags() & QGraphicsItem::ItemIsSelectable
-                && item->data(NameKey).toString() + item->data(FromKey).toString() + item->data(ToKey).toString()
-                           + item->data(RejectedKey).toString() == selectedKey) {
+            if (item->flags() & QGraphicsItem::ItemIsSelectable &&
+                item->data(NameKey).toString() + item->data(FromKey).toString() +
+                        item->data(ToKey).toString() + item->data(RejectedKey).toString() ==
+                    selectedKey) {
                 item->setSelected(true);
                 break;
             }
@@ -113,8 +116,9 @@ void StateMachineScene::selectWorstRejectedEdge()
 {
     QGraphicsItem *worst = nullptr;
     for (QGraphicsItem *item : items())
-        if (item->data(KindKey).toString() == QLatin1String("edgeLabel") && item->data(RejectedKey).toBool()
-            && (!worst || item->data(CountKey).toLongLong() > worst->data(CountKey).toLongLong()))
+        if (item->data(KindKey).toString() == QLatin1String("edgeLabel") &&
+            item->data(RejectedKey).toBool() &&
+            (!worst || item->data(CountKey).toLongLong() > worst->data(CountKey).toLongLong()))
             worst = item;
     if (worst) {
         clearSelection();
@@ -125,14 +129,16 @@ void StateMachineScene::selectWorstRejectedEdge()
 void StateMachineScene::addState(const console::StateNode &node)
 {
     const QRectF rect = nodeRect(node);
-    auto *box = addRect(rect, QPen(palette::colour(palette::Role::Neutral), node.terminal ? 3 : 1.5),
-                        QBrush(palette::tint(palette::Role::Lock, 0.12)));
+    auto *box =
+        addRect(rect, QPen(palette::colour(palette::Role::Neutral), node.terminal ? 3 : 1.5),
+                QBrush(palette::tint(palette::Role::Lock, 0.12)));
     box->setData(KindKey, QStringLiteral("state"));
     box->setData(NameKey, node.name);
     box->setData(CountKey, node.orders);
     box->setFlag(QGraphicsItem::ItemIsSelectable);
     box->setCursor(QCursor(Qt::PointingHandCursor));
-    box->setToolTip(tr("%1: %2 orders entered it in the window. Click to list them.").arg(node.name, QLocale().toString(node.orders)));
+    box->setToolTip(tr("%1: %2 orders entered it in the window. Click to list them.")
+                        .arg(node.name, QLocale().toString(node.orders)));
     auto *name = new QGraphicsSimpleTextItem(node.name, box);
     name->setBrush(palette::text());
     QFont bold = name->font();
@@ -156,7 +162,8 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
     const console::StateNode *to = m_snapshot.state(edge.to);
     if (!from || !to)
         return;
-    const QColor colour = palette::colour(edge.rejected || !edge.legal ? palette::Role::Danger : palette::Role::Neutral);
+    const QColor colour = palette::colour(edge.rejected || !edge.legal ? palette::Role::Danger
+                                                                       : palette::Role::Neutral);
     QPen pen(colour, edge.rejected ? 2 : 1.8);
     if (edge.rejected)
         pen.setStyle(Qt::DashLine);
@@ -214,8 +221,11 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
     label->setPos(labelAt);
     tag(label, edge);
     label->setData(KindKey, QStringLiteral("edgeLabel"));
-    const QString tip = edge.rejected ? tr("%1 → %2: %3 rejected attempts. Click to list the orders.").arg(edge.from, edge.to, count)
-                                      : tr("%1 → %2: %3 transitions. Click to list the orders.").arg(edge.from, edge.to, count);
+    const QString tip = edge.rejected
+                            ? tr("%1 → %2: %3 rejected attempts. Click to list the orders.")
+                                  .arg(edge.from, edge.to, count)
+                            : tr("%1 → %2: %3 transitions. Click to list the orders.")
+                                  .arg(edge.from, edge.to, count);
     line->setToolTip(tip);
     label->setToolTip(tip);
 }

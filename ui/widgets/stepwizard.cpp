@@ -20,16 +20,17 @@ QPushButton *named(QPushButton *button, const QString &objectName)
     return button;
 }
 
-QPushButton *addButton(QDialogButtonBox *box, const QString &text, QDialogButtonBox::ButtonRole role,
-                       const QString &objectName)
+QPushButton *addButton(QDialogButtonBox *box, const QString &text,
+                       QDialogButtonBox::ButtonRole role, const QString &objectName)
 {
     return named(box->addButton(text, role), objectName);
 }
 
 } // namespace
 
-StepWizard::StepWizard(const QString &objectName, const QString &title, int minimumWidth, const QString &heading,
-                       const QString &next, const QString &nextName, QWidget *parent)
+StepWizard::StepWizard(const QString &objectName, const QString &title, int minimumWidth,
+                       const QString &heading, const QString &next, const QString &nextName,
+                       QWidget *parent)
     : QDialog(parent)
 {
     setObjectName(objectName);
@@ -47,10 +48,13 @@ StepWizard::StepWizard(const QString &objectName, const QString &title, int mini
     }
     m_next = addButton(buttons[FormStep], next, QDialogButtonBox::AcceptRole, nextName);
     named(buttons[FormStep]->addButton(QDialogButtonBox::Cancel), QStringLiteral("cancelButton"));
-    m_confirm = addButton(buttons[ConfirmStep], QString(), QDialogButtonBox::AcceptRole, QStringLiteral("confirmButton"));
-    QPushButton *back = addButton(buttons[ConfirmStep], tr("Back"), QDialogButtonBox::RejectRole, QStringLiteral("backButton"));
+    m_confirm = addButton(buttons[ConfirmStep], QString(), QDialogButtonBox::AcceptRole,
+                          QStringLiteral("confirmButton"));
+    QPushButton *back = addButton(buttons[ConfirmStep], tr("Back"), QDialogButtonBox::RejectRole,
+                                  QStringLiteral("backButton"));
     m_runButtons = buttons[RunStep];
-    m_close = named(m_runButtons->addButton(QDialogButtonBox::Close), QStringLiteral("closeButton"));
+    m_close =
+        named(m_runButtons->addButton(QDialogButtonBox::Close), QStringLiteral("closeButton"));
     m_close->setEnabled(false);
     for (int step = FormStep; step <= RunStep; ++step) {
         if (step != RunStep)

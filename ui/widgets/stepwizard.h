@@ -31,8 +31,9 @@ protected:
     // `heading` tops the form; `next` is its button, named `nextName`, that leads to the
     // confirmation. The width is set before anything is laid out, so that the dialog opens
     // as tall as its text wraps at that width.
-    StepWizard(const QString &objectName, const QString &title, int minimumWidth, const QString &heading,
-               const QString &next, const QString &nextName, QWidget *parent);
+    StepWizard(const QString &objectName, const QString &title, int minimumWidth,
+               const QString &heading, const QString &next, const QString &nextName,
+               QWidget *parent);
 
     // A wrapping label of rich text, the wizard's kind of paragraph.
     static QLabel *paragraph(const QString &objectName, QWidget *parent);

@@ -15,7 +15,7 @@ namespace payops {
 namespace {
 
 constexpr qreal laneLeft = 170;
-constexpr qreal laneBase = 112;   // room for a trace's bars
+constexpr qreal laneBase = 112;     // room for a trace's bars
 constexpr qreal plainLaneBase = 36; // a lane with events only
 constexpr qreal eventRow = 17;
 constexpr qreal breakWidth = 90;
@@ -24,7 +24,8 @@ constexpr qint64 foldAboveMicros = 500'000; // quiet stretches longer than this 
 QList<qint64> stepsOf(const console::CallbackTrace &t)
 {
     QList<qint64> steps;
-    for (qint64 at : {t.received, t.lockAcquired, t.txBegin, t.committed, t.lockReleased, t.responded})
+    for (qint64 at :
+         {t.received, t.lockAcquired, t.txBegin, t.committed, t.lockReleased, t.responded})
         if (at)
             steps << at;
     return steps;
@@ -70,8 +71,9 @@ void SwimlaneScene::buildAxis(const console::OrderEvidence &evidence)
 
 qreal SwimlaneScene::x(qint64 micros) const
 {
-    const auto it = std::lower_bound(m_axis.cbegin(), m_axis.cend(), micros,
-                                     [](const QPair<qint64, qreal> &p, qint64 value) { return p.first < value; });
+    const auto it = std::lower_bound(
+        m_axis.cbegin(), m_axis.cend(), micros,
+        [](const QPair<qint64, qreal> &p, qint64 value) { return p.first < value; });
     return it == m_axis.cend() ? (m_axis.isEmpty() ? laneLeft : m_axis.last().second) : it->second;
 }
 
@@ -91,8 +93,9 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
     m_laneBases.clear();
     qreal top = 0;
     for (int i = 0; i < m_lanes.size(); ++i) {
-        const bool hasTrace = std::any_of(evidence.traces.cbegin(), evidence.traces.cend(),
-                                          [&](const console::CallbackTrace &t) { return t.instance == m_lanes.at(i); });
+        const bool hasTrace = std::any_of(
+            evidence.traces.cbegin(), evidence.traces.cend(),
+            [&](const console::CallbackTrace &t) { return t.instance == m_lanes.at(i); });
         m_laneTops << top;
         m_laneBases << (hasTrace ? laneBase : plainLaneBase);
         top += m_laneBases.last() + rows.value(i) * eventRow + 16;
@@ -101,8 +104,9 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
     for (int i = 0; i < m_lanes.size(); ++i) {
         const qreal laneTop = m_laneTops.at(i);
         const qreal height = m_laneTops.at(i + 1) - laneTop - 8;
-        addRect(QRectF(0, laneTop, right, height), QPen(Qt::NoPen),
-                QBrush(i % 2 ? palette::alternateBase() : palette::tint(palette::Role::Neutral, 0.08)));
+        addRect(
+            QRectF(0, laneTop, right, height), QPen(Qt::NoPen),
+            QBrush(i % 2 ? palette::alternateBase() : palette::tint(palette::Role::Neutral, 0.08)));
         auto *name = addSimpleText(m_lanes.at(i));
         name->setBrush(palette::text());
         QFont bold = name->font();
@@ -143,8 +147,8 @@ void SwimlaneScene::drawGapLabel(qint64 from, qint64 to, qreal y)
     text->setPos((x1 + x2) / 2 - text->boundingRect().width() / 2, y);
 }
 
-void SwimlaneScene::drawSpan(qint64 from, qint64 to, qreal y, const QColor &colour, const QString &name,
-                             const QString &tip, qreal gapLabelY)
+void SwimlaneScene::drawSpan(qint64 from, qint64 to, qreal y, const QColor &colour,
+                             const QString &name, const QString &tip, qreal gapLabelY)
 {
     if (!from || !to)
         return;
@@ -165,22 +169,25 @@ void SwimlaneScene::drawTrace(const console::CallbackTrace &t, qreal top)
     const qreal txY = top + 84;
     // The whole callback, from receipt to answer.
     if (t.received && t.responded)
-        addRect(QRectF(x(t.received), callY, x(t.responded) - x(t.received), 4), QPen(Qt::NoPen), QBrush(palette::muted()));
+        addRect(QRectF(x(t.received), callY, x(t.responded) - x(t.received), 4), QPen(Qt::NoPen),
+                QBrush(palette::muted()));
     auto *who = addSimpleText(tr("%1 · %2 handler").arg(QString::fromUtf8(t.payNo), t.handler));
     who->setBrush(palette::text());
     who->setPos(x(t.received), top + 22);
-    drawSpan(t.lockAcquired, t.lockReleased, lockY, palette::colour(palette::Role::Lock), tr("lock"), tr("lock held %1"),
-             lockY - 16);
+    drawSpan(t.lockAcquired, t.lockReleased, lockY, palette::colour(palette::Role::Lock),
+             tr("lock"), tr("lock held %1"), lockY - 16);
     drawSpan(t.txBegin, t.committed, txY, palette::colour(palette::Role::Transaction), tr("tx"),
              tr("transaction open %1"), txY + bar + 2);
     if (t.releasedBeforeCommit()) {
         // The phantom: between these two moments the lock is free and the order still reads
         // as PENDING to everyone else.
         const QColor red = palette::danger();
-        auto *danger = addRect(QRectF(x(t.lockReleased), lockY, x(t.committed) - x(t.lockReleased), bar),
-                               QPen(red, 2), QBrush(red, Qt::BDiagPattern));
+        auto *danger =
+            addRect(QRectF(x(t.lockReleased), lockY, x(t.committed) - x(t.lockReleased), bar),
+                    QPen(red, 2), QBrush(red, Qt::BDiagPattern));
         danger->setData(KindKey, QStringLiteral("unsafeRelease"));
-        const QString words = tr("⚠ lock released %1 before commit").arg(console::formatGap(t.committed - t.lockReleased));
+        const QString words = tr("⚠ lock released %1 before commit")
+                                  .arg(console::formatGap(t.committed - t.lockReleased));
         danger->setData(TextKey, words);
         danger->setToolTip(words);
         auto *text = addSimpleText(words);
@@ -236,7 +243,8 @@ void SwimlaneScene::drawEvents(const console::OrderEvidence &evidence)
     for (int i = 0; i < evidence.events.size(); ++i) {
         const console::EvidenceEvent &e = evidence.events.at(i);
         const int lane = qMax(0, int(m_lanes.indexOf(e.lane)));
-        const qreal y = m_laneTops.at(lane) + m_laneBases.at(lane) + m_eventRows.value(i) * eventRow;
+        const qreal y =
+            m_laneTops.at(lane) + m_laneBases.at(lane) + m_eventRows.value(i) * eventRow;
         const QColor colour = e.bad ? palette::danger() : palette::text();
         addEllipse(QRectF(x(e.micros) - 4, y + 3, 8, 8), QPen(colour), QBrush(colour));
         auto *text = addSimpleText(label(e));

@@ -29,8 +29,8 @@ private:
     void buildAxis(const console::OrderEvidence &evidence);
     qreal x(qint64 micros) const;
     // A bar from `from` to `to` (a lock held, a transaction open), named, with its length.
-    void drawSpan(qint64 from, qint64 to, qreal y, const QColor &colour, const QString &name, const QString &tip,
-                  qreal gapLabelY);
+    void drawSpan(qint64 from, qint64 to, qreal y, const QColor &colour, const QString &name,
+                  const QString &tip, qreal gapLabelY);
     void drawTrace(const console::CallbackTrace &trace, qreal top);
     // Returns the number of label rows each lane needs.
     QList<int> placeEvents(const console::OrderEvidence &evidence);
@@ -41,9 +41,9 @@ private:
     QList<QPair<qint64, qreal>> m_axis; // each moment drawn and its x
     qint64 m_origin = 0;
     QStringList m_lanes;
-    QList<qreal> m_laneTops; // one more than lanes: the last is the bottom
+    QList<qreal> m_laneTops;  // one more than lanes: the last is the bottom
     QList<qreal> m_laneBases; // where each lane's event rows begin, below its bars
-    QList<int> m_eventRows;  // label row of each event, by index
+    QList<int> m_eventRows;   // label row of each event, by index
 };
 
 } // namespace payops

@@ -38,27 +38,33 @@ SwitchDialog *SwitchControl::dialog() const
 void SwitchControl::showState()
 {
     const bool recordOnly = m_mode == CallbackMode::RecordOnly;
-    setText(recordOnly ? tr("Resume processing: switch back to NORMAL…") : tr("Stop the bleeding: switch to RECORD_ONLY…"));
+    setText(recordOnly ? tr("Resume processing: switch back to NORMAL…")
+                       : tr("Stop the bleeding: switch to RECORD_ONLY…"));
     const QColor alarm = palette::fill(palette::Role::Danger);
-    setStyleSheet(recordOnly || !m_mode ? QString()
-                                        : QStringLiteral("QPushButton:enabled { background: %1; color: %2; "
-                                                         "font-weight: bold; padding: 4px 14px; }")
-                                              .arg(alarm.name(), palette::textOn(alarm).name()));
+    setStyleSheet(recordOnly || !m_mode
+                      ? QString()
+                      : QStringLiteral("QPushButton:enabled { background: %1; color: %2; "
+                                       "font-weight: bold; padding: 4px 14px; }")
+                            .arg(alarm.name(), palette::textOn(alarm).name()));
     setEnabled(m_allowed && m_mode.has_value());
     if (!m_allowed)
-        setToolTip(tr("This database account may not flip the switch (the payops_operator role may)."));
+        setToolTip(
+            tr("This database account may not flip the switch (the payops_operator role may)."));
     else if (!m_mode)
         setToolTip(tr("The switch has not been read yet."));
     else
-        setToolTip(recordOnly ? tr("Instances process callbacks again; the backlog stays until processed.")
-                              : tr("Instances only record callbacks: nothing is paid or issued until you switch back."));
+        setToolTip(recordOnly
+                       ? tr("Instances process callbacks again; the backlog stays until processed.")
+                       : tr("Instances only record callbacks: nothing is paid or issued until you "
+                            "switch back."));
 }
 
 void SwitchControl::openDialog()
 {
     if (!m_mode || dialog())
         return;
-    const CallbackMode target = *m_mode == CallbackMode::RecordOnly ? CallbackMode::Normal : CallbackMode::RecordOnly;
+    const CallbackMode target =
+        *m_mode == CallbackMode::RecordOnly ? CallbackMode::Normal : CallbackMode::RecordOnly;
     // Window-modal and non-blocking: the pages keep refreshing behind it.
     auto *dialog = new SwitchDialog(m_worker.get(), target, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -47,10 +47,17 @@ void Tile::setValue(const QString &value, const QString &detail, Tone tone)
     // Colour says the same as the words, never instead of them.
     std::optional<palette::Role> role;
     switch (tone) {
-    case Tone::Good: role = palette::Role::Ok; break;
-    case Tone::Warning: role = palette::Role::Warning; break;
-    case Tone::Bad: role = palette::Role::Danger; break;
-    case Tone::Neutral: break;
+    case Tone::Good:
+        role = palette::Role::Ok;
+        break;
+    case Tone::Warning:
+        role = palette::Role::Warning;
+        break;
+    case Tone::Bad:
+        role = palette::Role::Danger;
+        break;
+    case Tone::Neutral:
+        break;
     }
     palette::setTextRole(m_value, role);
 }
@@ -74,7 +81,8 @@ void Tile::mouseReleaseEvent(QMouseEvent *event)
 
 void Tile::keyPressEvent(QKeyEvent *event)
 {
-    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter || event->key() == Qt::Key_Space) {
+    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter ||
+        event->key() == Qt::Key_Space) {
         Q_EMIT clicked();
         return;
     }

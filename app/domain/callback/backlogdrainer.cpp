@@ -1,6 +1,5 @@
 #include "backlogdrainer.h"
 
-#include "domain/money/auditlog.h"
 #include "callbackswitch.h"
 #include "db/connection.h"
 #include "db/dberror.h"
@@ -10,6 +9,7 @@
 #include "domain/callback/callbackrequest.h"
 #include "domain/callback/callbacktrace.h"
 #include "domain/callback/paymentapplier.h"
+#include "domain/money/auditlog.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -31,7 +31,8 @@ struct Settled
     std::optional<CallbackRequest> request;
 };
 
-Settled settle(const QSqlDatabase &db, const QByteArray &rawBody, const QString &fromState, const QString &worker)
+Settled settle(const QSqlDatabase &db, const QByteArray &rawBody, const QString &fromState,
+               const QString &worker)
 {
     Settled settled;
     QString parseError;
@@ -49,12 +50,13 @@ Settled settle(const QSqlDatabase &db, const QByteArray &rawBody, const QString 
         settled.verdict = verdictFor(applyPayment(db, *settled.request, fromState, worker));
         settled.step = settled.verdict.status == QLatin1String("PROCESSED")   ? Step::Processed
                        : settled.verdict.status == QLatin1String("UNMATCHED") ? Step::Unmatched
-                                                                               : Step::Rejected;
+                                                                              : Step::Rejected;
     }
     return settled;
 }
 
-void writeDrainTrace(const QSqlDatabase &db, CallbackTrace &trace, const Settled &settled, const QString &worker)
+void writeDrainTrace(const QSqlDatabase &db, CallbackTrace &trace, const Settled &settled,
+                     const QString &worker)
 {
     if (!settled.request)
         return;
@@ -77,14 +79,14 @@ Step drainRecorded(const QSqlDatabase &db, const QString &fromState, const Drain
     trace.txBegin = nowMicros();
     if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force)
         return Step::SwitchOn;
-    QSqlQuery next = db::exec(db, QStringLiteral(
-        "SELECT id, raw_body FROM pay_callback_log WHERE status = 'RECORDED' ORDER BY id LIMIT 1 "
-        "FOR UPDATE SKIP LOCKED"));
+    QSqlQuery next = db::exec(db, QStringLiteral("SELECT id, raw_body FROM pay_callback_log WHERE "
+                                                 "status = 'RECORDED' ORDER BY id LIMIT 1 "
+                                                 "FOR UPDATE SKIP LOCKED"));
     if (!next.next())
         return Step::Empty;
     const Settled settled = settle(db, next.value(1).toByteArray(), fromState, options.worker);
-    finishCallback(db, next.value(0).toLongLong(), settled.verdict.status, settled.verdict.reason, options.worker,
-                   settled.verdict.answer);
+    finishCallback(db, next.value(0).toLongLong(), settled.verdict.status, settled.verdict.reason,
+                   options.worker, settled.verdict.answer);
     transaction.commit();
     trace.committed = nowMicros();
     writeDrainTrace(db, trace, settled, options.worker);
@@ -93,8 +95,8 @@ Step drainRecorded(const QSqlDatabase &db, const QString &fromState, const Drain
 
 // One unmatched callback whose order was there when it was picked: the pipeline of the
 // endpoint, the pay_no lock around the transaction.
-Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const DrainOptions &options, qint64 id,
-                    const QByteArray &payNo)
+Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const DrainOptions &options,
+                    qint64 id, const QByteArray &payNo)
 {
     CallbackTrace trace;
     trace.received = nowMicros();
@@ -108,14 +110,18 @@ Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const Drai
         trace.txBegin = nowMicros();
         if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force)
             return Step::SwitchOn;
-        QSqlQuery claim = db::exec(db, QStringLiteral(
-            "SELECT raw_body FROM pay_callback_log WHERE id = ? AND status = 'UNMATCHED' FOR UPDATE SKIP LOCKED"), {id});
+        QSqlQuery claim =
+            db::exec(db,
+                     QStringLiteral("SELECT raw_body FROM pay_callback_log WHERE id = ? AND status "
+                                    "= 'UNMATCHED' FOR UPDATE SKIP LOCKED"),
+                     {id});
         if (!claim.next())
             return Step::Skipped; // another drainer applied it meanwhile
         settled = settle(db, claim.value(0).toByteArray(), fromState, options.worker);
         if (settled.step == Step::Unmatched)
             return Step::Unmatched; // the order went away again: roll back, the row stays as it was
-        finishCallback(db, id, settled.verdict.status, settled.verdict.reason, options.worker, settled.verdict.answer);
+        finishCallback(db, id, settled.verdict.status, settled.verdict.reason, options.worker,
+                       settled.verdict.answer);
         transaction.commit();
         trace.committed = nowMicros();
     }
@@ -126,8 +132,7 @@ Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const Drai
 }
 
 // A deadlock rolled the claim back: the row is as it was and is tried again.
-template <typename Attempt>
-Step retryingDeadlocks(Attempt attempt)
+template <typename Attempt> Step retryingDeadlocks(Attempt attempt)
 {
     for (int tries = 1;; ++tries) {
         try {
@@ -143,13 +148,25 @@ Step retryingDeadlocks(Attempt attempt)
 bool count(Step step, DrainResult &result, const DrainOptions &options)
 {
     switch (step) {
-    case Step::Empty: return false;
-    case Step::SwitchOn: result.stoppedBySwitch = true; return false;
-    case Step::Skipped: return true;
-    case Step::Processed: ++result.processed; break;
-    case Step::Rejected: ++result.rejected; break;
-    case Step::Ignored: ++result.ignored; break;
-    case Step::Unmatched: ++(options.source == DrainSource::Recorded ? result.unmatched : result.waiting); break;
+    case Step::Empty:
+        return false;
+    case Step::SwitchOn:
+        result.stoppedBySwitch = true;
+        return false;
+    case Step::Skipped:
+        return true;
+    case Step::Processed:
+        ++result.processed;
+        break;
+    case Step::Rejected:
+        ++result.rejected;
+        break;
+    case Step::Ignored:
+        ++result.ignored;
+        break;
+    case Step::Unmatched:
+        ++(options.source == DrainSource::Recorded ? result.unmatched : result.waiting);
+        break;
     }
     if (options.progress)
         options.progress(result);
@@ -170,7 +187,8 @@ void drainRecordedLoop(const QSqlDatabase &db, const DrainOptions &options, Drai
 {
     const QString fromState = paymentFromState(db);
     while (mayGoOn(options, result)) {
-        if (!count(retryingDeadlocks([&] { return drainRecorded(db, fromState, options); }), result, options))
+        if (!count(retryingDeadlocks([&] { return drainRecorded(db, fromState, options); }), result,
+                   options))
             return;
     }
 }
@@ -185,12 +203,16 @@ struct Candidate
 // A plain read, no lock: the claim happens under the pay_no lock, in the transaction.
 QList<Candidate> unmatchedAfter(const QSqlDatabase &db, qint64 afterId)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT c.id, c.pay_no, o.id IS NOT NULL FROM pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id "
-        "WHERE c.status = 'UNMATCHED' AND c.id > ? ORDER BY c.id LIMIT 100"), {afterId});
+    QSqlQuery query = db::exec(
+        db,
+        QStringLiteral("SELECT c.id, c.pay_no, o.id IS NOT NULL FROM pay_callback_log c LEFT JOIN "
+                       "orders o ON o.id = c.order_id "
+                       "WHERE c.status = 'UNMATCHED' AND c.id > ? ORDER BY c.id LIMIT 100"),
+        {afterId});
     QList<Candidate> candidates;
     while (query.next())
-        candidates.append({query.value(0).toLongLong(), query.value(1).toByteArray(), query.value(2).toBool()});
+        candidates.append(
+            {query.value(0).toLongLong(), query.value(1).toByteArray(), query.value(2).toBool()});
     return candidates;
 }
 
@@ -200,14 +222,16 @@ void drainUnmatchedLoop(const QSqlDatabase &db, const DrainOptions &options, Dra
 {
     const QString fromState = paymentFromState(db);
     qint64 after = 0;
-    for (QList<Candidate> batch = unmatchedAfter(db, after); !batch.isEmpty(); batch = unmatchedAfter(db, after)) {
+    for (QList<Candidate> batch = unmatchedAfter(db, after); !batch.isEmpty();
+         batch = unmatchedAfter(db, after)) {
         for (const Candidate &candidate : std::as_const(batch)) {
             if (!mayGoOn(options, result))
                 return;
             after = candidate.id;
             const Step step = candidate.orderExists ? retryingDeadlocks([&] {
                 return drainUnmatched(db, fromState, options, candidate.id, candidate.payNo);
-            }) : Step::Unmatched;
+            })
+                                                    : Step::Unmatched;
             if (!count(step, result, options))
                 return;
         }
@@ -216,7 +240,8 @@ void drainUnmatchedLoop(const QSqlDatabase &db, const DrainOptions &options, Dra
 
 // One entry per drain that moved anything, under the database's name for who ran it: each
 // callback's own trail is its pay_callback_log row and its callback_trace.
-void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const DrainResult &result, const QString &stop)
+void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const DrainResult &result,
+                const QString &stop)
 {
     if (result.handled() == 0)
         return;
@@ -231,9 +256,11 @@ void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const Drain
         after.insert(QStringLiteral("ignored"), result.ignored);
         after.insert(QStringLiteral("unmatched"), result.unmatched);
     }
-    appendAudit(db, unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),
-                QStringLiteral("pay_callback_log"), options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(),
-                QString(), QString(), QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+    appendAudit(
+        db, unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),
+        QStringLiteral("pay_callback_log"),
+        options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(), QString(),
+        QString(), QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
 }
 
 } // namespace
@@ -255,7 +282,9 @@ DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options)
         throw;
     }
     auditDrain(db, options, result,
-               result.stoppedBySwitch ? QStringLiteral("switch") : result.cancelled ? QStringLiteral("cancelled") : QString());
+               result.stoppedBySwitch ? QStringLiteral("switch")
+               : result.cancelled     ? QStringLiteral("cancelled")
+                                      : QString());
     return result;
 }
 

@@ -30,9 +30,9 @@ enum class DrainSource {
 struct DrainOptions
 {
     DrainSource source = DrainSource::Recorded;
-    int limit = 0;       // 0: until the backlog is empty
-    bool force = false;  // drain even while the switch is RECORD_ONLY
-    QString worker;      // written as the instance of what it processes
+    int limit = 0;      // 0: until the backlog is empty
+    bool force = false; // drain even while the switch is RECORD_ONLY
+    QString worker;     // written as the instance of what it processes
     const std::atomic<bool> *cancel = nullptr;
     std::function<void(const DrainResult &)> progress;
 };

@@ -6,7 +6,18 @@
 namespace payops {
 
 // What happened to one callback; one Prometheus label each.
-enum class Outcome { Processed, Recorded, Replayed, Rejected, Ignored, Invalid, Unauthorized, Conflict, Unavailable, TooLarge };
+enum class Outcome {
+    Processed,
+    Recorded,
+    Replayed,
+    Rejected,
+    Ignored,
+    Invalid,
+    Unauthorized,
+    Conflict,
+    Unavailable,
+    TooLarge
+};
 constexpr int kOutcomeCount = 10;
 const char *outcomeLabel(Outcome outcome);
 
@@ -22,7 +33,8 @@ struct CallbackAnswer
     Outcome outcome = Outcome::Processed;
     Defence suppressedBy = Defence::None;
 
-    static CallbackAnswer success(Outcome outcome, const QString &reason = {}, Defence defence = Defence::None);
+    static CallbackAnswer success(Outcome outcome, const QString &reason = {},
+                                  Defence defence = Defence::None);
     static CallbackAnswer failure(int httpStatus, Outcome outcome, const QString &message);
 };
 

@@ -37,7 +37,8 @@ public:
     // True when running a callback again is harmless: the handler looks its pay_no up first
     // and answers one already applied from what it stored.
     virtual bool repeatable() const = 0;
-    virtual CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace) = 0;
+    virtual CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request,
+                                  CallbackTrace &trace) = 0;
 };
 
 } // namespace payops

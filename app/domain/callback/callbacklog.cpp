@@ -14,9 +14,10 @@ QString sha256Hex(const QByteArray &bytes)
     return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
 }
 
-const QString kFinishCallback = QStringLiteral(
-    "UPDATE pay_callback_log SET status = ?, reason = ?, response_code = ?, response_body = ?, instance = ?, "
-    "processed_at = NOW(3) WHERE id = ?");
+const QString kFinishCallback =
+    QStringLiteral("UPDATE pay_callback_log SET status = ?, reason = ?, response_code = ?, "
+                   "response_body = ?, instance = ?, "
+                   "processed_at = NOW(3) WHERE id = ?");
 
 } // namespace
 
@@ -54,9 +55,11 @@ QVariant platformPaidAt(const QString &paidAt)
 
 std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT id, status, order_id, amount_fen, currency, channel, trade_status, response_body "
-        "FROM pay_callback_log WHERE pay_no = ?"), {payNo});
+    QSqlQuery query = db::exec(db,
+                               QStringLiteral("SELECT id, status, order_id, amount_fen, currency, "
+                                              "channel, trade_status, response_body "
+                                              "FROM pay_callback_log WHERE pay_no = ?"),
+                               {payNo});
     if (!query.next())
         return std::nullopt;
     StoredCallback stored;
@@ -72,7 +75,8 @@ std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteAr
     return stored;
 }
 
-std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored, const CallbackRequest &request)
+std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
+                                              const CallbackRequest &request)
 {
     if (stored.content.sameContentAs(request)) {
         CallbackAnswer answer = CallbackAnswer::success(Outcome::Replayed, {}, Defence::Replay);
@@ -85,42 +89,52 @@ std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored, cons
     successor.channel = request.channel;
     if (!stored.content.isSuccess() && request.isSuccess() && successor.sameContentAs(request))
         return std::nullopt;
-    return CallbackAnswer::failure(409, Outcome::Conflict,
-                                   QStringLiteral("pay_no already received with different content"));
+    return CallbackAnswer::failure(
+        409, Outcome::Conflict, QStringLiteral("pay_no already received with different content"));
 }
 
 qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
                       const QString &instance, const CallbackAnswer &answer)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, currency, channel, "
-        "trade_status, status, response_code, response_body, instance, platform_paid_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        {request.payNo, request.orderId, request.rawBody, sha256Hex(request.rawBody), request.amountFen,
-         request.currency, request.channel, request.tradeStatus, status, answer.httpStatus,
-         QString::fromUtf8(answer.body), instance, platformPaidAt(request.paidAt)});
+    QSqlQuery query = db::exec(
+        db,
+        QStringLiteral(
+            "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, "
+            "currency, channel, "
+            "trade_status, status, response_code, response_body, instance, platform_paid_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        {request.payNo, request.orderId, request.rawBody, sha256Hex(request.rawBody),
+         request.amountFen, request.currency, request.channel, request.tradeStatus, status,
+         answer.httpStatus, QString::fromUtf8(answer.body), instance,
+         platformPaidAt(request.paidAt)});
     return query.lastInsertId().toLongLong();
 }
 
-qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &instance)
+qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
+                       const QString &instance)
 {
     // As bytes, as CallbackRequest::isSuccess() compares: under any collation that ignores
     // case or trailing spaces a stored "success" or "SUCCESS " would never be upgraded.
-    QSqlQuery update = db::exec(db, QStringLiteral(
-        "UPDATE pay_callback_log SET raw_body = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
-        "status = 'PROCESSING', instance = ?, platform_paid_at = ? "
-        "WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
-        {request.rawBody, sha256Hex(request.rawBody), request.channel, request.tradeStatus, instance,
-         platformPaidAt(request.paidAt), request.payNo});
+    QSqlQuery update =
+        db::exec(db,
+                 QStringLiteral("UPDATE pay_callback_log SET raw_body = ?, body_sha256 = ?, "
+                                "channel = ?, trade_status = ?, "
+                                "status = 'PROCESSING', instance = ?, platform_paid_at = ? "
+                                "WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
+                 {request.rawBody, sha256Hex(request.rawBody), request.channel, request.tradeStatus,
+                  instance, platformPaidAt(request.paidAt), request.payNo});
     if (update.numRowsAffected() != 1)
         return 0;
-    return db::scalar(db, QStringLiteral("SELECT id FROM pay_callback_log WHERE pay_no = ?"), {request.payNo}).toLongLong();
+    return db::scalar(db, QStringLiteral("SELECT id FROM pay_callback_log WHERE pay_no = ?"),
+                      {request.payNo})
+        .toLongLong();
 }
 
 void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
                     const QString &instance, const CallbackAnswer &answer)
 {
-    db::exec(db, kFinishCallback,
+    db::exec(
+        db, kFinishCallback,
         {status, reason.left(64), answer.httpStatus, QString::fromUtf8(answer.body), instance, id});
 }
 

@@ -14,7 +14,7 @@ namespace payops {
 struct StoredCallback
 {
     qint64 id = 0;
-    QString status;        // RECORDED, PROCESSING, PROCESSED, UNMATCHED, REJECTED, IGNORED
+    QString status; // RECORDED, PROCESSING, PROCESSED, UNMATCHED, REJECTED, IGNORED
     CallbackRequest content;
     QByteArray responseBody;
 };
@@ -24,7 +24,8 @@ std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteAr
 // The answer a resend of a stored callback gets: the first answer again when the content is
 // the same, 409 when it differs. nullopt when the resend supersedes the stored one: a
 // SUCCESS following a recorded non-SUCCESS notice of the same payment (e.g. WAIT_BUYER_PAY).
-std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored, const CallbackRequest &request);
+std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
+                                              const CallbackRequest &request);
 
 // The callback's paid_at (RFC 3339, any offset) as UTC text for pay_callback_log.platform_paid_at,
 // or a null QVariant when it has none or one no DATETIME holds (which CallbackRequest::parse
@@ -38,7 +39,8 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
 
 // Replaces a stored non-SUCCESS notice with its SUCCESS successor, still under uk_pay_no.
 // Returns the id, or 0 when the row is no longer a non-SUCCESS notice.
-qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &instance);
+qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
+                       const QString &instance);
 
 void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
                     const QString &instance, const CallbackAnswer &answer);

@@ -26,27 +26,30 @@ QString missing(const char *name)
 
 // Integers are read from the number as written: a double would take 100.0, 1e2 and
 // 9007199254740993 for integers they are not.
-std::optional<qint64> integerField(const Members &members, const char *name, qint64 minimum, QString *error)
+std::optional<qint64> integerField(const Members &members, const char *name, qint64 minimum,
+                                   QString *error)
 {
     const strictjson::Value *value = field(members, name);
     if (!value) {
         *error = missing(name);
         return std::nullopt;
     }
-    const auto number = value->kind == Kind::Number ? strictjson::integerValue(value->text) : std::nullopt;
+    const auto number =
+        value->kind == Kind::Number ? strictjson::integerValue(value->text) : std::nullopt;
     if (!number || *number < minimum) {
-        *error = QStringLiteral("%1 must be a JSON integer from %2 to %3, without fraction or exponent")
-                     .arg(QLatin1String(name))
-                     .arg(minimum)
-                     .arg(std::numeric_limits<qint64>::max());
+        *error =
+            QStringLiteral("%1 must be a JSON integer from %2 to %3, without fraction or exponent")
+                .arg(QLatin1String(name))
+                .arg(minimum)
+                .arg(std::numeric_limits<qint64>::max());
         return std::nullopt;
     }
     return number;
 }
 
 // The decoded UTF-8 of a string field; an absent optional field is empty.
-std::optional<QByteArray> stringField(const Members &members, const char *name, bool required, int maxLength,
-                                      QString *error)
+std::optional<QByteArray> stringField(const Members &members, const char *name, bool required,
+                                      int maxLength, QString *error)
 {
     const strictjson::Value *value = field(members, name);
     if (!value) {
@@ -61,7 +64,10 @@ std::optional<QByteArray> stringField(const Members &members, const char *name, 
     }
     const qsizetype characters = strictjson::codePointCount(value->text);
     if ((required && characters == 0) || characters > maxLength) {
-        *error = QStringLiteral("%1 must be %2 to %3 characters").arg(QLatin1String(name)).arg(required ? 1 : 0).arg(maxLength);
+        *error = QStringLiteral("%1 must be %2 to %3 characters")
+                     .arg(QLatin1String(name))
+                     .arg(required ? 1 : 0)
+                     .arg(maxLength);
         return std::nullopt;
     }
     return value->text;
@@ -85,17 +91,19 @@ bool isRfc3339(const QByteArray &text)
     static constexpr int kDaysInMonth[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     const bool leapYear = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     const int days = month == 2 && leapYear ? 29 : kDaysInMonth[month - 1];
-    const bool offsetInRange = match.capturedView(9).isEmpty() || (number(9) <= 23 && number(10) <= 59);
-    return number(3) >= 1 && number(3) <= days && number(4) <= 23 && number(5) <= 59 && number(6) <= 60
-           && offsetInRange;
+    const bool offsetInRange =
+        match.capturedView(9).isEmpty() || (number(9) <= 23 && number(10) <= 59);
+    return number(3) >= 1 && number(3) <= days && number(4) <= 23 && number(5) <= 59 &&
+           number(6) <= 60 && offsetInRange;
 }
 
 } // namespace
 
 bool CallbackRequest::sameContentAs(const CallbackRequest &other) const
 {
-    return payNo == other.payNo && orderId == other.orderId && amountFen == other.amountFen
-           && currency == other.currency && tradeStatus == other.tradeStatus && channel == other.channel;
+    return payNo == other.payNo && orderId == other.orderId && amountFen == other.amountFen &&
+           currency == other.currency && tradeStatus == other.tradeStatus &&
+           channel == other.channel;
 }
 
 std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QString *error)
@@ -122,7 +130,8 @@ std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QS
     const auto currency = stringField(*members, "currency", true, 3, error);
     if (!currency)
         return std::nullopt;
-    static const QRegularExpression threeLetters(QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z]{3}")));
+    static const QRegularExpression threeLetters(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z]{3}")));
     if (!threeLetters.match(QString::fromUtf8(*currency)).hasMatch()) {
         *error = QStringLiteral("currency must be three letters");
         return std::nullopt;
@@ -141,16 +150,18 @@ std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QS
     if (!paidAt)
         return std::nullopt;
     if (members->contains("paid_at") && !isRfc3339(*paidAt)) {
-        *error = QStringLiteral("paid_at must be an RFC 3339 date-time such as 2026-12-02T09:00:00.123Z");
+        *error = QStringLiteral(
+            "paid_at must be an RFC 3339 date-time such as 2026-12-02T09:00:00.123Z");
         return std::nullopt;
     }
     // RFC 3339 allows times the log's DATETIME(3) cannot hold; stored as NULL they would lose
     // the platform's time, by which reconciliation finds the payment.
     if (members->contains("paid_at") && !platformPaidAt(QString::fromUtf8(*paidAt)).isValid()) {
-        *error = paidAt->mid(17, 2) == "60"
-                     ? QStringLiteral("paid_at is a leap second (:60), which the database cannot store")
-                     : QStringLiteral("paid_at must be in the years 1000 to 9999 once converted to UTC, "
-                                      "which the database can store");
+        *error =
+            paidAt->mid(17, 2) == "60"
+                ? QStringLiteral("paid_at is a leap second (:60), which the database cannot store")
+                : QStringLiteral("paid_at must be in the years 1000 to 9999 once converted to UTC, "
+                                 "which the database can store");
         return std::nullopt;
     }
     request.paidAt = QString::fromUtf8(*paidAt);

@@ -10,7 +10,7 @@ namespace payops {
 // One payment callback as the wire contract defines it (docs/callback-contract.md, "The request").
 struct CallbackRequest
 {
-    QByteArray payNo;    // UTF-8 bytes exactly as decoded from the body (1-64 characters)
+    QByteArray payNo; // UTF-8 bytes exactly as decoded from the body (1-64 characters)
     qint64 orderId = 0;
     qint64 amountFen = 0;
     QString currency;    // ISO 4217: three letters, upper-cased on input

@@ -1,9 +1,9 @@
 #include "callbackswitch.h"
 
-#include "domain/money/auditlog.h"
-#include "instanceliveness.h"
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/money/auditlog.h"
+#include "instanceliveness.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -37,15 +37,16 @@ SwitchState switchFrom(QSqlQuery &query)
 
 const QString kSelectSwitch = QStringLiteral(
     "SELECT mode, version, reason, changed_by, changed_at FROM callback_switch WHERE id = 1");
-const QString kFlipSwitch = QStringLiteral(
-    "UPDATE callback_switch SET mode = ?, version = version + 1, reason = ?, changed_by = CURRENT_USER(), "
-    "changed_at = NOW(3) WHERE id = 1");
+const QString kFlipSwitch = QStringLiteral("UPDATE callback_switch SET mode = ?, version = version "
+                                           "+ 1, reason = ?, changed_by = CURRENT_USER(), "
+                                           "changed_at = NOW(3) WHERE id = 1");
 
 QString toJson(const SwitchState &state)
 {
-    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("mode"), callbackModeName(state.mode)},
-                                                       {QStringLiteral("version"), state.version}})
-                                 .toJson(QJsonDocument::Compact));
+    return QString::fromUtf8(
+        QJsonDocument(QJsonObject{{QStringLiteral("mode"), callbackModeName(state.mode)},
+                                  {QStringLiteral("version"), state.version}})
+            .toJson(QJsonDocument::Compact));
 }
 
 } // namespace
@@ -99,8 +100,8 @@ FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &
     QSqlQuery after = db::exec(db, kSelectSwitch);
     result.after = switchFrom(after);
     result.changed = true;
-    appendAudit(db, QStringLiteral("switch.flip"), QStringLiteral("callback_switch"), reason.trimmed(), QString(),
-                toJson(result.before), toJson(result.after));
+    appendAudit(db, QStringLiteral("switch.flip"), QStringLiteral("callback_switch"),
+                reason.trimmed(), QString(), toJson(result.before), toJson(result.after));
     transaction.commit();
     return result;
 }
@@ -117,12 +118,18 @@ QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version
         QVariantList known;
         for (auto it = seen.cbegin(); it != seen.cend(); ++it)
             known << it.key();
-        const QString orKnown = known.isEmpty() ? QString()
-                                                : QStringLiteral(" OR id IN (%1)")
-                                                      .arg(QStringList(known.size(), QStringLiteral("?")).join(QLatin1Char(',')));
-        QSqlQuery rows = db::exec(db, QStringLiteral(
-            "SELECT id, switch_version_applied, stopped_at IS NOT NULL FROM callback_instance "
-            "WHERE %1%2 ORDER BY id").arg(instanceLiveSql(), orKnown), known);
+        const QString orKnown =
+            known.isEmpty()
+                ? QString()
+                : QStringLiteral(" OR id IN (%1)")
+                      .arg(QStringList(known.size(), QStringLiteral("?")).join(QLatin1Char(',')));
+        QSqlQuery rows = db::exec(
+            db,
+            QStringLiteral(
+                "SELECT id, switch_version_applied, stopped_at IS NOT NULL FROM callback_instance "
+                "WHERE %1%2 ORDER BY id")
+                .arg(instanceLiveSql(), orKnown),
+            known);
         while (rows.next()) {
             const QString id = rows.value(0).toString();
             if (rows.value(2).toBool()) {
@@ -137,7 +144,8 @@ QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version
             if (ack.acknowledged && !before && onAck)
                 onAck(ack);
         }
-        const bool all = std::all_of(seen.cbegin(), seen.cend(), [](const InstanceAck &ack) { return ack.acknowledged; });
+        const bool all = std::all_of(seen.cbegin(), seen.cend(),
+                                     [](const InstanceAck &ack) { return ack.acknowledged; });
         if (all || deadline.hasExpired())
             return seen.values();
         QThread::msleep(100);

@@ -55,7 +55,8 @@ struct InstanceAck
 // `version`, or the timeout passes. Returns every instance seen live meanwhile, with its
 // state: one whose heartbeat stops during the wait is returned unacknowledged, one that
 // stops cleanly is left out.
-QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version, int timeoutMs,
-                                          const std::function<void(const InstanceAck &)> &onAck = {});
+QList<InstanceAck>
+waitForAcknowledgement(const QSqlDatabase &db, qint64 version, int timeoutMs,
+                       const std::function<void(const InstanceAck &)> &onAck = {});
 
 } // namespace payops

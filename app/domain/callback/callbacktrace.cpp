@@ -19,18 +19,23 @@ QString formatMicros(qint64 micros)
     if (micros <= 0)
         return {};
     const QDateTime time = QDateTime::fromMSecsSinceEpoch(micros / 1000, Qt::UTC);
-    return time.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.")) + QStringLiteral("%1").arg(micros % 1000000, 6, 10, QLatin1Char('0'));
+    return time.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.")) +
+           QStringLiteral("%1").arg(micros % 1000000, 6, 10, QLatin1Char('0'));
 }
 
 void writeTrace(const QSqlDatabase &db, const CallbackTrace &trace)
 {
-    const auto time = [](qint64 micros) { return micros > 0 ? QVariant(formatMicros(micros)) : QVariant(); };
-    db::exec(db, QStringLiteral(
-        "INSERT INTO callback_trace (pay_no, order_id, instance, handler, received_at, lock_acquired_at, tx_begin_at,"
-        " committed_at, lock_released_at, responded_at, outcome, http_status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-             {trace.payNo, trace.orderId, trace.instance, trace.handler, time(trace.received), time(trace.lockAcquired),
-              time(trace.txBegin), time(trace.committed), time(trace.lockReleased), time(trace.responded),
-              trace.outcome, trace.httpStatus});
+    const auto time = [](qint64 micros) {
+        return micros > 0 ? QVariant(formatMicros(micros)) : QVariant();
+    };
+    db::exec(db,
+             QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
+                            "received_at, lock_acquired_at, tx_begin_at,"
+                            " committed_at, lock_released_at, responded_at, outcome, http_status) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+             {trace.payNo, trace.orderId, trace.instance, trace.handler, time(trace.received),
+              time(trace.lockAcquired), time(trace.txBegin), time(trace.committed),
+              time(trace.lockReleased), time(trace.responded), trace.outcome, trace.httpStatus});
 }
 
 } // namespace payops

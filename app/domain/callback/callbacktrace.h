@@ -28,7 +28,10 @@ struct CallbackTrace
     int httpStatus = 0;
 
     // The incident's defect: whoever takes the lock next reads uncommitted state.
-    bool releasedBeforeCommit() const { return lockReleased > 0 && committed > 0 && lockReleased < committed; }
+    bool releasedBeforeCommit() const
+    {
+        return lockReleased > 0 && committed > 0 && lockReleased < committed;
+    }
 };
 
 // Throws db::Error.

@@ -19,22 +19,25 @@ void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const
 {
     // The trigger refuses what is not DRAFT; a draft that does not exist changes no row.
     // decided_account: the account the server authenticated, as this statement sees it.
-    QSqlQuery update = db::exec(db, QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ?, "
-                                                   "decided_account = CURRENT_USER() WHERE id = ?"),
-                                {status, reason, draftId});
+    QSqlQuery update =
+        db::exec(db,
+                 QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ?, "
+                                "decided_account = CURRENT_USER() WHERE id = ?"),
+                 {status, reason, draftId});
     if (update.numRowsAffected() != 1)
         throw db::Error(MissingPayment::tr("no missing-payment draft %1").arg(draftId));
 }
 
 } // namespace
 
-qint64 draftMissingPayment(const QSqlDatabase &db, qint64 statementId, qint64 lineNo, qint64 orderId,
-                           const QString &reason)
+qint64 draftMissingPayment(const QSqlDatabase &db, qint64 statementId, qint64 lineNo,
+                           qint64 orderId, const QString &reason)
 {
-    QSqlQuery insert = db::exec(db, QStringLiteral(
-        "INSERT INTO missing_payment_draft (statement_id, line_no, order_id, reason, drafted_account) "
-        "VALUES (?, ?, ?, ?, CURRENT_USER())"),
-        {statementId, lineNo, orderId, reason});
+    QSqlQuery insert = db::exec(db,
+                                QStringLiteral("INSERT INTO missing_payment_draft (statement_id, "
+                                               "line_no, order_id, reason, drafted_account) "
+                                               "VALUES (?, ?, ?, ?, CURRENT_USER())"),
+                                {statementId, lineNo, orderId, reason});
     return insert.lastInsertId().toLongLong();
 }
 
@@ -48,13 +51,18 @@ void discardMissingPayment(const QSqlDatabase &db, qint64 draftId, const QString
     decide(db, draftId, QStringLiteral("DISCARDED"), reason);
 }
 
-QList<MissingPaymentDraft> loadMissingPaymentDrafts(const QSqlDatabase &db, qint64 statementId, int limit)
+QList<MissingPaymentDraft> loadMissingPaymentDrafts(const QSqlDatabase &db, qint64 statementId,
+                                                    int limit)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT id, statement_id, line_no, pay_no, order_id, amount_fen, channel, paid_at, status, reason, "
-        "drafted_by, drafted_at, decided_by, decided_at, callback_id FROM missing_payment_draft "
-        "WHERE (? = 0 OR statement_id = ?) ORDER BY id DESC LIMIT %1").arg(limit),
-        {statementId, statementId});
+    QSqlQuery query =
+        db::exec(db,
+                 QStringLiteral("SELECT id, statement_id, line_no, pay_no, order_id, amount_fen, "
+                                "channel, paid_at, status, reason, "
+                                "drafted_by, drafted_at, decided_by, decided_at, callback_id FROM "
+                                "missing_payment_draft "
+                                "WHERE (? = 0 OR statement_id = ?) ORDER BY id DESC LIMIT %1")
+                     .arg(limit),
+                 {statementId, statementId});
     QList<MissingPaymentDraft> drafts;
     while (query.next()) {
         MissingPaymentDraft draft;

@@ -22,21 +22,21 @@ struct MissingPaymentDraft
     qint64 orderId = 0;
     qint64 amountFen = 0;
     QString channel;
-    QDateTime paidAt;     // UTC, the platform's; invalid when the line had none
-    QString status;       // DRAFT, CONFIRMED, DISCARDED
+    QDateTime paidAt; // UTC, the platform's; invalid when the line had none
+    QString status;   // DRAFT, CONFIRMED, DISCARDED
     QString reason;
     QString draftedBy;
-    QDateTime draftedAt;  // UTC
+    QDateTime draftedAt; // UTC
     QString decidedBy;
-    QDateTime decidedAt;  // UTC; invalid while a draft
+    QDateTime decidedAt;   // UTC; invalid while a draft
     qint64 callbackId = 0; // the recorded callback, once confirmed
 };
 
 // Drafts the payment of a statement line. orderId is only read when the line names no order
 // of ours (its merchant order number is not an id); otherwise the line's order is taken.
 // Returns the draft's id. Throws db::Error, whose message says which rule refused it.
-qint64 draftMissingPayment(const QSqlDatabase &db, qint64 statementId, qint64 lineNo, qint64 orderId,
-                           const QString &reason);
+qint64 draftMissingPayment(const QSqlDatabase &db, qint64 statementId, qint64 lineNo,
+                           qint64 orderId, const QString &reason);
 
 // Confirms (records the callback) or discards a draft. Throws db::Error: a draft decided
 // already, the account that drafted it, a pay_no recorded meanwhile.
@@ -44,6 +44,7 @@ void confirmMissingPayment(const QSqlDatabase &db, qint64 draftId, const QString
 void discardMissingPayment(const QSqlDatabase &db, qint64 draftId, const QString &reason);
 
 // The newest drafts first, for a statement (0: of every statement). Throws db::Error.
-QList<MissingPaymentDraft> loadMissingPaymentDrafts(const QSqlDatabase &db, qint64 statementId, int limit = 500);
+QList<MissingPaymentDraft> loadMissingPaymentDrafts(const QSqlDatabase &db, qint64 statementId,
+                                                    int limit = 500);
 
 } // namespace payops

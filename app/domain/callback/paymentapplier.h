@@ -11,8 +11,8 @@ namespace payops {
 
 struct PaymentResult
 {
-    bool applied = false;     // the order moved to PAID and the side effects were issued
-    QString reason;           // why not: unknown_order, amount_mismatch, order_already_paid, ...
+    bool applied = false; // the order moved to PAID and the side effects were issued
+    QString reason;       // why not: unknown_order, amount_mismatch, order_already_paid, ...
     int couponsIssued = 0;
     qint64 pointsAdded = 0;
     int suppressedBySideEffectKey = 0; // side effects a unique key refused (current level)
@@ -43,7 +43,7 @@ QStringList paymentStatements();
 // `fromState` with its affected rows checked, the attempt written to order_state_log
 // (accepted or rejected), and only when the CAS moved the order, each side effect under
 // its own key. Used by the live endpoint and the backlog drain alike. Throws db::Error.
-PaymentResult applyPayment(const QSqlDatabase &db, const CallbackRequest &request, const QString &fromState,
-                           const QString &instance);
+PaymentResult applyPayment(const QSqlDatabase &db, const CallbackRequest &request,
+                           const QString &fromState, const QString &instance);
 
 } // namespace payops

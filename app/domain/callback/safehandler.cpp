@@ -9,7 +9,8 @@
 
 namespace payops {
 
-SafeHandler::SafeHandler(QString instance, QString fromState, SwitchObserver &switchObserver, int lockTimeoutSeconds)
+SafeHandler::SafeHandler(QString instance, QString fromState, SwitchObserver &switchObserver,
+                         int lockTimeoutSeconds)
     : m_instance(std::move(instance))
     , m_fromState(std::move(fromState))
     , m_switch(switchObserver)
@@ -17,7 +18,8 @@ SafeHandler::SafeHandler(QString instance, QString fromState, SwitchObserver &sw
 {
 }
 
-CallbackAnswer SafeHandler::handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace)
+CallbackAnswer SafeHandler::handle(const QSqlDatabase &db, const CallbackRequest &request,
+                                   CallbackTrace &trace)
 {
     // Gateway: a pay_no seen before gets its first answer again, with no lock and no
     // transaction. A resend that races past this check is caught by uk_pay_no below.
@@ -34,7 +36,8 @@ CallbackAnswer SafeHandler::handle(const QSqlDatabase &db, const CallbackRequest
     return process(db, request, upgrade, trace);
 }
 
-std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db, const CallbackRequest &request,
+std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db,
+                                                         const CallbackRequest &request,
                                                          CallbackTrace &trace)
 {
     db::Transaction transaction(db);
@@ -57,16 +60,17 @@ std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db,
     return answer;
 }
 
-CallbackAnswer SafeHandler::process(const QSqlDatabase &db, const CallbackRequest &request, bool upgrade,
-                                    CallbackTrace &trace)
+CallbackAnswer SafeHandler::process(const QSqlDatabase &db, const CallbackRequest &request,
+                                    bool upgrade, CallbackTrace &trace)
 {
     // The lock is taken before BEGIN and released after COMMIT. The incident released it
     // in `finally`, inside the transaction, and the next callback read the order before the
     // first one's commit made it PAID.
     db::NamedLock lock(db, db::payNoLockName(request.payNo));
     if (!lock.acquire(m_lockTimeoutSeconds))
-        return CallbackAnswer::failure(503, Outcome::Unavailable,
-                                       QStringLiteral("this payment is being processed; retry later"));
+        return CallbackAnswer::failure(
+            503, Outcome::Unavailable,
+            QStringLiteral("this payment is being processed; retry later"));
     trace.lockAcquired = nowMicros();
 
     // A deadlock rolls back the whole transaction and nothing else: with the lock still
@@ -87,7 +91,8 @@ CallbackAnswer SafeHandler::process(const QSqlDatabase &db, const CallbackReques
     return answer ? *answer : answerExisting(db, request, Defence::PayNoKey);
 }
 
-std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db, const CallbackRequest &request,
+std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
+                                                         const CallbackRequest &request,
                                                          bool upgrade, CallbackTrace &trace)
 {
     db::Transaction transaction(db);
@@ -98,7 +103,8 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
     qint64 id = 0;
     try {
         id = upgrade ? upgradeCallback(db, request, m_instance)
-                     : insertCallback(db, request, QStringLiteral("PROCESSING"), m_instance, CallbackAnswer());
+                     : insertCallback(db, request, QStringLiteral("PROCESSING"), m_instance,
+                                      CallbackAnswer());
     } catch (const db::Error &error) {
         if (!error.isDuplicateKey())
             throw;
@@ -117,7 +123,8 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
         reason = QStringLiteral("trade_status ") + request.tradeStatus;
         answer = CallbackAnswer::success(Outcome::Ignored, reason);
     } else {
-        const PaymentVerdict verdict = verdictFor(applyPayment(db, request, m_fromState, m_instance));
+        const PaymentVerdict verdict =
+            verdictFor(applyPayment(db, request, m_fromState, m_instance));
         status = verdict.status;
         reason = verdict.reason;
         answer = verdict.answer;
@@ -128,14 +135,17 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
     return answer;
 }
 
-CallbackAnswer SafeHandler::answerExisting(const QSqlDatabase &db, const CallbackRequest &request, Defence defence)
+CallbackAnswer SafeHandler::answerExisting(const QSqlDatabase &db, const CallbackRequest &request,
+                                           Defence defence)
 {
     const auto stored = findCallback(db, request.payNo);
     std::optional<CallbackAnswer> answer;
     if (stored)
         answer = answerForResend(*stored, request);
-    if (!answer) // the other writer rolled back, or upgraded the row meanwhile: let the platform retry
-        return CallbackAnswer::failure(503, Outcome::Unavailable, QStringLiteral("concurrent delivery; retry later"));
+    if (!answer) // the other writer rolled back, or upgraded the row meanwhile: let the platform
+                 // retry
+        return CallbackAnswer::failure(503, Outcome::Unavailable,
+                                       QStringLiteral("concurrent delivery; retry later"));
     if (answer->outcome == Outcome::Replayed)
         answer->suppressedBy = defence;
     return *answer;

@@ -13,20 +13,25 @@ namespace payops {
 class SafeHandler final : public CallbackHandler
 {
 public:
-    SafeHandler(QString instance, QString fromState, SwitchObserver &switchObserver, int lockTimeoutSeconds);
+    SafeHandler(QString instance, QString fromState, SwitchObserver &switchObserver,
+                int lockTimeoutSeconds);
 
     const char *name() const override { return "safe"; }
     bool repeatable() const override { return true; }
-    CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace) override;
+    CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request,
+                          CallbackTrace &trace) override;
 
 private:
-    std::optional<CallbackAnswer> tryRecordOnly(const QSqlDatabase &db, const CallbackRequest &request,
-                                                CallbackTrace &trace);
-    CallbackAnswer process(const QSqlDatabase &db, const CallbackRequest &request, bool upgrade, CallbackTrace &trace);
+    std::optional<CallbackAnswer>
+    tryRecordOnly(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace);
+    CallbackAnswer process(const QSqlDatabase &db, const CallbackRequest &request, bool upgrade,
+                           CallbackTrace &trace);
     // One transaction under the pay_no lock; nullopt when uk_pay_no found the callback recorded.
-    std::optional<CallbackAnswer> processLocked(const QSqlDatabase &db, const CallbackRequest &request, bool upgrade,
+    std::optional<CallbackAnswer> processLocked(const QSqlDatabase &db,
+                                                const CallbackRequest &request, bool upgrade,
                                                 CallbackTrace &trace);
-    CallbackAnswer answerExisting(const QSqlDatabase &db, const CallbackRequest &request, Defence defence);
+    CallbackAnswer answerExisting(const QSqlDatabase &db, const CallbackRequest &request,
+                                  Defence defence);
 
     static constexpr int kDeadlockAttempts = 3;
 

@@ -35,20 +35,25 @@ SideEffectKeysResult applySideEffectKeys(db::Connection &connection,
     db::Migrator migrator(connection, check);
     const std::optional<db::SchemaLevel> level = migrator.currentLevel();
     if (!level)
-        throw db::Error(SideEffectKeys::tr("database '%1' was never migrated by payops; run payops migrate first")
+        throw db::Error(SideEffectKeys::tr(
+                            "database '%1' was never migrated by payops; run payops migrate first")
                             .arg(connection.dsn().database));
     if (*level == db::SchemaLevel::Current) {
-        result.message = SideEffectKeys::tr("the side-effect keys are already in place (database '%1' is at level "
-                                            "current)")
+        result.message = SideEffectKeys::tr(
+                             "the side-effect keys are already in place (database '%1' is at level "
+                             "current)")
                              .arg(connection.dsn().database);
         return result;
     }
     try {
-        const db::MigrationOutcome outcome = migrator.migrate(db::SchemaLevel::Current, false, progress);
+        const db::MigrationOutcome outcome =
+            migrator.migrate(db::SchemaLevel::Current, false, progress);
         result.applied = true;
         result.migrations = outcome.applied;
-        result.message = SideEffectKeys::tr("added uk_order_tpl on user_coupon and uk_order_type on point_log; "
-                                            "database '%1' is at level current").arg(connection.dsn().database);
+        result.message =
+            SideEffectKeys::tr("added uk_order_tpl on user_coupon and uk_order_type on point_log; "
+                               "database '%1' is at level current")
+                .arg(connection.dsn().database);
     } catch (const db::Error &error) {
         if (unmet.isEmpty())
             throw;

@@ -13,9 +13,9 @@ namespace payops {
 
 struct SideEffectKeysResult
 {
-    bool applied = false;  // this call added the keys
-    bool refused = false;  // live duplicates (or a database that cannot take them): nothing changed
-    QString message;       // one sentence for the person who asked
+    bool applied = false; // this call added the keys
+    bool refused = false; // live duplicates (or a database that cannot take them): nothing changed
+    QString message;      // one sentence for the person who asked
     QStringList migrations; // the migrations applied, in order
 };
 

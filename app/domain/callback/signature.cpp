@@ -46,7 +46,8 @@ QByteArray signatureHeader(const QByteArray &secret, qint64 timestamp, const QBy
 }
 
 SignatureCheck verifySignature(const QByteArray &secret, const QByteArray &timestampHeader,
-                               const QByteArray &signatureHeader, const QByteArray &body, qint64 nowSeconds)
+                               const QByteArray &signatureHeader, const QByteArray &body,
+                               qint64 nowSeconds)
 {
     if (timestampHeader.isEmpty() || signatureHeader.isEmpty())
         return SignatureCheck::Missing;
@@ -54,21 +55,28 @@ SignatureCheck verifySignature(const QByteArray &secret, const QByteArray &times
     const qint64 timestamp = timestampHeader.trimmed().toLongLong(&ok);
     if (!ok || !signatureHeader.startsWith("v1=") || signatureHeader.size() != 3 + 64)
         return SignatureCheck::Malformed;
-    if (timestamp < nowSeconds - kSignatureToleranceSeconds || timestamp > nowSeconds + kSignatureToleranceSeconds)
+    if (timestamp < nowSeconds - kSignatureToleranceSeconds ||
+        timestamp > nowSeconds + kSignatureToleranceSeconds)
         return SignatureCheck::Stale;
     const QByteArray expected = hmacHex(secret, timestampHeader.trimmed(), body);
-    return constantTimeEquals(expected, signatureHeader.mid(3).toLower()) ? SignatureCheck::Valid
-                                                                          : SignatureCheck::Mismatch;
+    return constantTimeEquals(expected, signatureHeader.mid(3).toLower())
+               ? SignatureCheck::Valid
+               : SignatureCheck::Mismatch;
 }
 
 const char *describe(SignatureCheck check)
 {
     switch (check) {
-    case SignatureCheck::Valid: return "valid";
-    case SignatureCheck::Missing: return "signature or timestamp header missing";
-    case SignatureCheck::Malformed: return "signature or timestamp header malformed";
-    case SignatureCheck::Stale: return "timestamp outside the 300 s tolerance";
-    case SignatureCheck::Mismatch: return "signature does not match";
+    case SignatureCheck::Valid:
+        return "valid";
+    case SignatureCheck::Missing:
+        return "signature or timestamp header missing";
+    case SignatureCheck::Malformed:
+        return "signature or timestamp header malformed";
+    case SignatureCheck::Stale:
+        return "timestamp outside the 300 s tolerance";
+    case SignatureCheck::Mismatch:
+        return "signature does not match";
     }
     return "invalid";
 }
@@ -83,16 +91,22 @@ QString readSecretFile(const QString &path, QByteArray *secret)
         return Signature::tr("cannot read the secret file %1: %2").arg(path, file.errorString());
     // Anyone who reads the secret can sign a callback that pays an order; refused as ssh
     // refuses a private key others can read. Checked on the open file, not on its name.
-    struct stat info {};
+    struct stat info
+    {
+    };
     if (::fstat(file.handle(), &info) != 0)
-        return Signature::tr("cannot read the secret file %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        return Signature::tr("cannot read the secret file %1: %2")
+            .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
     if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0)
-        return Signature::tr("the secret file %1 is open to other users (mode %2): make it readable by its owner "
-                             "only (chmod 600 %1)")
-            .arg(path, QString::number(info.st_mode & 07777, 8).rightJustified(4, QLatin1Char('0')));
+        return Signature::
+            tr("the secret file %1 is open to other users (mode %2): make it readable by its owner "
+               "only (chmod 600 %1)")
+                .arg(path,
+                     QString::number(info.st_mode & 07777, 8).rightJustified(4, QLatin1Char('0')));
     const QByteArray content = file.read(kLargestSecret + 1);
     if (content.size() > kLargestSecret)
-        return Signature::tr("the secret file %1 is larger than 64 KiB: is it the right file?").arg(path);
+        return Signature::tr("the secret file %1 is larger than 64 KiB: is it the right file?")
+            .arg(path);
     *secret = content.trimmed();
     return {};
 }

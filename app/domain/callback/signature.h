@@ -13,7 +13,8 @@ enum class SignatureCheck { Valid, Missing, Malformed, Stale, Mismatch };
 QByteArray signatureHeader(const QByteArray &secret, qint64 timestamp, const QByteArray &body);
 
 SignatureCheck verifySignature(const QByteArray &secret, const QByteArray &timestampHeader,
-                               const QByteArray &signatureHeader, const QByteArray &body, qint64 nowSeconds);
+                               const QByteArray &signatureHeader, const QByteArray &body,
+                               qint64 nowSeconds);
 
 const char *describe(SignatureCheck check);
 

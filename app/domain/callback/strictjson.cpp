@@ -80,7 +80,9 @@ public:
         if (ok && m_pos != m_size)
             ok = fail("unexpected data after the value");
         if (!ok) {
-            *error = QStringLiteral("body is not JSON: %1 at offset %2").arg(QLatin1String(m_error)).arg(m_errorAt);
+            *error = QStringLiteral("body is not JSON: %1 at offset %2")
+                         .arg(QLatin1String(m_error))
+                         .arg(m_errorAt);
             return std::nullopt;
         }
         if (top.kind != Kind::Object) {
@@ -110,8 +112,8 @@ private:
 
     void skipSpace()
     {
-        while (!atEnd() && (m_data[m_pos] == ' ' || m_data[m_pos] == '\t' || m_data[m_pos] == '\n'
-                            || m_data[m_pos] == '\r'))
+        while (!atEnd() && (m_data[m_pos] == ' ' || m_data[m_pos] == '\t' ||
+                            m_data[m_pos] == '\n' || m_data[m_pos] == '\r'))
             ++m_pos;
     }
 
@@ -226,14 +228,30 @@ private:
             if (atEnd())
                 return fail("unterminated string");
             switch (m_data[m_pos++]) {
-            case '"': out->append('"'); break;
-            case '\\': out->append('\\'); break;
-            case '/': out->append('/'); break;
-            case 'b': out->append('\b'); break;
-            case 'f': out->append('\f'); break;
-            case 'n': out->append('\n'); break;
-            case 'r': out->append('\r'); break;
-            case 't': out->append('\t'); break;
+            case '"':
+                out->append('"');
+                break;
+            case '\\':
+                out->append('\\');
+                break;
+            case '/':
+                out->append('/');
+                break;
+            case 'b':
+                out->append('\b');
+                break;
+            case 'f':
+                out->append('\f');
+                break;
+            case 'n':
+                out->append('\n');
+                break;
+            case 'r':
+                out->append('\r');
+                break;
+            case 't':
+                out->append('\t');
+                break;
             case 'u':
                 if (!unicodeEscape(out))
                     return false;
@@ -339,7 +357,8 @@ std::optional<Members> parseObject(const QByteArray &body, QString *error)
 
 std::optional<qint64> integerValue(const QByteArray &number)
 {
-    static const QRegularExpression integer(QRegularExpression::anchoredPattern(QStringLiteral("-?(0|[1-9][0-9]*)")));
+    static const QRegularExpression integer(
+        QRegularExpression::anchoredPattern(QStringLiteral("-?(0|[1-9][0-9]*)")));
     if (!integer.match(QString::fromLatin1(number)).hasMatch())
         return std::nullopt;
     bool ok = false;
@@ -349,7 +368,8 @@ std::optional<qint64> integerValue(const QByteArray &number)
 
 qsizetype codePointCount(const QByteArray &utf8)
 {
-    return std::count_if(utf8.begin(), utf8.end(), [](char c) { return (uchar(c) & 0xC0) != 0x80; });
+    return std::count_if(utf8.begin(), utf8.end(),
+                         [](char c) { return (uchar(c) & 0xC0) != 0x80; });
 }
 
 } // namespace payops::strictjson

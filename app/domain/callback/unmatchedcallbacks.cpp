@@ -11,20 +11,24 @@ QString UnmatchedCount::describe() const
     if (callbacks == 0)
         return UnmatchedCount::tr("no unmatched callbacks");
     if (withOrder == 0)
-        return UnmatchedCount::tr("%1 unmatched callback(s), 0 of them now with their order").arg(callbacks);
-    return UnmatchedCount::tr("%1 unmatched callback(s), %2 of them now with their order (%3.%4 yuan waiting to be "
-                              "applied)")
-        .arg(callbacks)
-        .arg(withOrder)
-        .arg(withOrderFen / 100)
-        .arg(withOrderFen % 100, 2, 10, QLatin1Char('0'));
+        return UnmatchedCount::tr("%1 unmatched callback(s), 0 of them now with their order")
+            .arg(callbacks);
+    return UnmatchedCount::
+        tr("%1 unmatched callback(s), %2 of them now with their order (%3.%4 yuan waiting to be "
+           "applied)")
+            .arg(callbacks)
+            .arg(withOrder)
+            .arg(withOrderFen / 100)
+            .arg(withOrderFen % 100, 2, 10, QLatin1Char('0'));
 }
 
 UnmatchedCount countUnmatched(const QSqlDatabase &db)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT COUNT(*), COALESCE(SUM(o.id IS NOT NULL), 0), COALESCE(SUM(IF(o.id IS NULL, 0, c.amount_fen)), 0) "
-        "FROM pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id WHERE c.status = 'UNMATCHED'"));
+    QSqlQuery query =
+        db::exec(db, QStringLiteral("SELECT COUNT(*), COALESCE(SUM(o.id IS NOT NULL), 0), "
+                                    "COALESCE(SUM(IF(o.id IS NULL, 0, c.amount_fen)), 0) "
+                                    "FROM pay_callback_log c LEFT JOIN orders o ON o.id = "
+                                    "c.order_id WHERE c.status = 'UNMATCHED'"));
     UnmatchedCount count;
     if (query.next()) {
         count.callbacks = query.value(0).toLongLong();

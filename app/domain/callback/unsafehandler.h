@@ -20,11 +20,13 @@ public:
 
     const char *name() const override { return "unsafe-demo"; }
     bool repeatable() const override { return false; }
-    CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace) override;
+    CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request,
+                          CallbackTrace &trace) override;
 
 private:
     CallbackAnswer onPaySuccess(const QSqlDatabase &db, const CallbackRequest &request);
-    CallbackAnswer logCallback(const QSqlDatabase &db, const CallbackRequest &request, const CallbackAnswer &answer);
+    CallbackAnswer logCallback(const QSqlDatabase &db, const CallbackRequest &request,
+                               const CallbackAnswer &answer);
 
     QString m_instance;
     int m_commitDelayMs;

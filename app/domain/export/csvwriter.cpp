@@ -77,8 +77,8 @@ QString CsvWriter::neutralised(const QString &cell)
 QByteArray CsvWriter::encodeCell(const QString &cell)
 {
     const QString text = neutralised(cell);
-    const bool quote = text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"'))
-                       || text.contains(QLatin1Char('\r')) || text.contains(QLatin1Char('\n'));
+    const bool quote = text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) ||
+                       text.contains(QLatin1Char('\r')) || text.contains(QLatin1Char('\n'));
     if (!quote)
         return text.toUtf8();
     QString quoted = text;

@@ -31,7 +31,8 @@ bool cancelled(const std::atomic<bool> *cancel)
 // uk_compensation_target. %1 table, %2 key column, %3 value of one copy in fen, %4 rows
 // that count (reversals are corrections, not copies).
 const QString kExtraCopies = QStringLiteral(
-    "SELECT s.id, s.order_id, s.created_at, %3, s.superseded_by IS NULL, c.id, c.amount_fen, c.batch_id, "
+    "SELECT s.id, s.order_id, s.created_at, %3, s.superseded_by IS NULL, c.id, c.amount_fen, "
+    "c.batch_id, "
     "c.created_by, c.created_at, c.ticket, c.reason "
     "FROM %1 s LEFT JOIN compensation c ON c.target_table = '%1' AND c.target_id = s.id "
     "WHERE s.created_at >= ? AND s.created_at < ? AND %4 AND EXISTS ("
@@ -89,11 +90,13 @@ struct Reading
 void readDeliveries(const QSqlDatabase &db, IncidentFacts &facts)
 {
     // One GROUP BY over a range of idx_trace_received: the window's rows and no others.
-    QSqlQuery query = db::exec(db, QStringLiteral("SELECT FLOOR(TIMESTAMPDIFF(MICROSECOND, ?, received_at) / ?), COUNT(*) "
-                                                  "FROM callback_trace WHERE received_at >= ? AND received_at < ? "
-                                                  "GROUP BY 1"),
-                               {sqlTime(facts.from), qint64(facts.series.bucketSeconds) * 1000000, sqlTime(facts.from),
-                                sqlTime(facts.to)});
+    QSqlQuery query = db::exec(
+        db,
+        QStringLiteral("SELECT FLOOR(TIMESTAMPDIFF(MICROSECOND, ?, received_at) / ?), COUNT(*) "
+                       "FROM callback_trace WHERE received_at >= ? AND received_at < ? "
+                       "GROUP BY 1"),
+        {sqlTime(facts.from), qint64(facts.series.bucketSeconds) * 1000000, sqlTime(facts.from),
+         sqlTime(facts.to)});
     while (query.next()) {
         const qint64 index = query.value(0).toLongLong();
         if (index >= 0 && index < facts.series.deliveries.size())
@@ -103,19 +106,24 @@ void readDeliveries(const QSqlDatabase &db, IncidentFacts &facts)
 
 void readFlips(const QSqlDatabase &db, IncidentFacts &facts)
 {
-    facts.switchModeNow = db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch WHERE id = 1")).toString();
+    facts.switchModeNow =
+        db::scalar(db, QStringLiteral("SELECT mode FROM callback_switch WHERE id = 1")).toString();
     // A range of idx_audit_action (action, created_at).
-    QSqlQuery query = db::exec(db, QStringLiteral("SELECT created_at, actor, reason, before_json, after_json "
-                                                  "FROM ops_audit_log WHERE action = 'switch.flip' "
-                                                  "AND created_at >= ? AND created_at < ? ORDER BY created_at, id"),
-                               {sqlTime(facts.from), sqlTime(facts.to)});
+    QSqlQuery query =
+        db::exec(db,
+                 QStringLiteral("SELECT created_at, actor, reason, before_json, after_json "
+                                "FROM ops_audit_log WHERE action = 'switch.flip' "
+                                "AND created_at >= ? AND created_at < ? ORDER BY created_at, id"),
+                 {sqlTime(facts.from), sqlTime(facts.to)});
     while (query.next()) {
         SwitchFlipFact flip;
         flip.at = db::utcDateTime(query.value(0));
         flip.actor = query.value(1).toString();
         flip.reason = query.value(2).toString();
-        const QJsonObject before = QJsonDocument::fromJson(query.value(3).toString().toUtf8()).object();
-        const QJsonObject after = QJsonDocument::fromJson(query.value(4).toString().toUtf8()).object();
+        const QJsonObject before =
+            QJsonDocument::fromJson(query.value(3).toString().toUtf8()).object();
+        const QJsonObject after =
+            QJsonDocument::fromJson(query.value(4).toString().toUtf8()).object();
         flip.fromMode = before.value(QStringLiteral("mode")).toString();
         flip.toMode = after.value(QStringLiteral("mode")).toString();
         flip.version = after.value(QStringLiteral("version")).toInteger();
@@ -131,13 +139,16 @@ void readReconciliation(const QSqlDatabase &db, IncidentFacts &facts)
     QStringList counts;
     for (int kind = 0; kind < kFindingKinds; ++kind)
         counts << QStringLiteral("r.") + findingKindName(FindingKind(kind));
-    QSqlQuery run = db::exec(db, QStringLiteral("SELECT r.id, r.started_at, r.started_by, r.finished_at IS NOT NULL, "
-                                                "s.format, s.channel, s.source_file, s.period_start, s.period_end, "
-                                                "s.line_count, s.error_count, %1 "
-                                                "FROM reconciliation_run r JOIN platform_statement s ON s.id = r.statement_id "
-                                                "WHERE r.started_at >= ? AND r.started_at < ? ORDER BY r.id DESC LIMIT 1")
-                                     .arg(counts.join(QStringLiteral(", "))),
-                             {sqlTime(facts.from), sqlTime(facts.to)});
+    QSqlQuery run =
+        db::exec(db,
+                 QStringLiteral(
+                     "SELECT r.id, r.started_at, r.started_by, r.finished_at IS NOT NULL, "
+                     "s.format, s.channel, s.source_file, s.period_start, s.period_end, "
+                     "s.line_count, s.error_count, %1 "
+                     "FROM reconciliation_run r JOIN platform_statement s ON s.id = r.statement_id "
+                     "WHERE r.started_at >= ? AND r.started_at < ? ORDER BY r.id DESC LIMIT 1")
+                     .arg(counts.join(QStringLiteral(", "))),
+                 {sqlTime(facts.from), sqlTime(facts.to)});
     if (!run.next())
         return;
     ReconciliationFact &r = facts.reconciliation;
@@ -154,21 +165,24 @@ void readReconciliation(const QSqlDatabase &db, IncidentFacts &facts)
     r.lines = run.value(9).toLongLong();
     r.unreadableLines = run.value(10).toLongLong();
     for (int kind = 0; kind < kFindingKinds; ++kind)
-        r.findings << ReconciliationFindingCount{findingKindName(FindingKind(kind)), run.value(11 + kind).toLongLong()};
+        r.findings << ReconciliationFindingCount{findingKindName(FindingKind(kind)),
+                                                 run.value(11 + kind).toLongLong()};
 }
 
 void readAuditHead(const QSqlDatabase &db, IncidentFacts &facts)
 {
-    QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
+    QSqlQuery head =
+        db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
     if (!head.next())
         return;
     facts.auditHeadId = head.value(0).toLongLong();
     facts.auditHeadHash = head.value(1).toString();
     // One primary-key read: the head must name the log's newest entry and carry its hash.
     // The whole chain is `payops audit verify`'s, run when a person asks.
-    QSqlQuery last = db::exec(db, QStringLiteral("SELECT id, row_hash FROM ops_audit_log ORDER BY id DESC LIMIT 1"));
-    facts.auditHeadMatchesLog = last.next() ? last.value(0).toLongLong() == facts.auditHeadId
-                                                  && last.value(1).toString() == facts.auditHeadHash
+    QSqlQuery last = db::exec(
+        db, QStringLiteral("SELECT id, row_hash FROM ops_audit_log ORDER BY id DESC LIMIT 1"));
+    facts.auditHeadMatchesLog = last.next() ? last.value(0).toLongLong() == facts.auditHeadId &&
+                                                  last.value(1).toString() == facts.auditHeadHash
                                             : facts.auditHeadId == 0;
 }
 
@@ -205,27 +219,33 @@ IncidentFacts readIncidentFacts(const QSqlDatabase &db, const QDateTime &from, c
     facts.readAt = QDateTime::currentDateTimeUtc();
     facts.database = db::scalar(db, QStringLiteral("SELECT DATABASE()")).toString();
     facts.series.bucketSeconds = incidentBucketSeconds(facts.from, facts.to);
-    const qint64 buckets = (facts.from.secsTo(facts.to) + facts.series.bucketSeconds - 1) / facts.series.bucketSeconds;
+    const qint64 buckets =
+        (facts.from.secsTo(facts.to) + facts.series.bucketSeconds - 1) / facts.series.bucketSeconds;
     facts.series.duplicates.fill(0, buckets);
     facts.series.deliveries.fill(0, buckets);
 
     Reading reading{facts, {}, {}};
-    reading.extraCopies(db, kExtraCopies.arg(QStringLiteral("user_coupon"), QStringLiteral("coupon_template_id"),
-                                             QStringLiteral("s.face_value_fen"), QStringLiteral("1 = 1"),
-                                             QStringLiteral("1 = 1")),
+    reading.extraCopies(db,
+                        kExtraCopies.arg(QStringLiteral("user_coupon"),
+                                         QStringLiteral("coupon_template_id"),
+                                         QStringLiteral("s.face_value_fen"),
+                                         QStringLiteral("1 = 1"), QStringLiteral("1 = 1")),
                         &facts.couponCopies);
     if (cancelled(cancel))
         return facts;
     // A points row's value in fen, as the duplicates page counts it.
-    reading.extraCopies(db, kExtraCopies.arg(QStringLiteral("point_log"), QStringLiteral("point_type"),
-                                             QStringLiteral("s.points * 100 DIV %1").arg(pointsPerYuan),
-                                             QStringLiteral("s.reverses_id IS NULL"),
-                                             QStringLiteral("k.reverses_id IS NULL")),
+    reading.extraCopies(db,
+                        kExtraCopies.arg(QStringLiteral("point_log"), QStringLiteral("point_type"),
+                                         QStringLiteral("s.points * 100 DIV %1").arg(pointsPerYuan),
+                                         QStringLiteral("s.reverses_id IS NULL"),
+                                         QStringLiteral("k.reverses_id IS NULL")),
                         &facts.pointCopies);
     facts.duplicateOrders = reading.orders.size();
     facts.batches = reading.batches.values();
     std::sort(facts.batches.begin(), facts.batches.end(),
-              [](const CompensationBatchFact &a, const CompensationBatchFact &b) { return a.firstAt < b.firstAt; });
+              [](const CompensationBatchFact &a, const CompensationBatchFact &b) {
+                  return a.firstAt < b.firstAt;
+              });
     if (cancelled(cancel))
         return facts;
     readDeliveries(db, facts);

@@ -88,13 +88,13 @@ struct IncidentFacts
     qint64 duplicateOrders = 0;
     qint64 couponCopies = 0;
     qint64 pointCopies = 0;
-    qint64 copiesFen = 0;       // what the extra copies were worth when issued
-    qint64 atRiskFen = 0;       // the extra copies still live now
+    qint64 copiesFen = 0; // what the extra copies were worth when issued
+    qint64 atRiskFen = 0; // the extra copies still live now
     qint64 compensatedCopies = 0;
-    qint64 compensatedFen = 0;  // the compensations' own amounts
+    qint64 compensatedFen = 0; // the compensations' own amounts
 
     QString switchModeNow;
-    QList<SwitchFlipFact> flips; // in the window, oldest first
+    QList<SwitchFlipFact> flips;          // in the window, oldest first
     QList<CompensationBatchFact> batches; // oldest first
     ReconciliationFact reconciliation;
     IncidentSeries series;
@@ -113,6 +113,7 @@ int incidentBucketSeconds(const QDateTime &from, const QDateTime &to);
 // Reads the facts. `from` must be before `to` (std::invalid_argument otherwise). Returns with
 // what was read so far when `cancel` is set; the caller knows it asked. Throws db::Error.
 IncidentFacts readIncidentFacts(const QSqlDatabase &db, const QDateTime &from, const QDateTime &to,
-                                qint64 pointsPerYuan = 100, const std::atomic<bool> *cancel = nullptr);
+                                qint64 pointsPerYuan = 100,
+                                const std::atomic<bool> *cancel = nullptr);
 
 } // namespace payops

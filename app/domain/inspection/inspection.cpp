@@ -23,8 +23,10 @@ InspectionFindings readInspection(const QSqlDatabase &db, const DuplicateWatchFi
     findings.duplicates = figures.liveCount(openDuplicateOrders(db));
     findings.switchState = readSwitch(db);
     // idx_callback_status: the backlog's own rows, not the callback history.
-    findings.backlog = db::scalar(db, QStringLiteral(
-        "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")).toLongLong();
+    findings.backlog =
+        db::scalar(
+            db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"))
+            .toLongLong();
     findings.unmatched = countUnmatched(db);
     findings.doublePayments = countDoublePayments(db);
     return findings;
@@ -63,8 +65,9 @@ QJsonObject InspectionReport::toJson() const
                      {QStringLiteral("refund_owed_fen"), twice.refundOwedFen},
                      {QStringLiteral("sample_orders"), idArray(twice.sampleOrderIds)}}},
         {QStringLiteral("clean"), findings.clean()},
-        {QStringLiteral("switch"), QJsonObject{{QStringLiteral("mode"), callbackModeName(findings.switchState.mode)},
-                                               {QStringLiteral("version"), findings.switchState.version}}}};
+        {QStringLiteral("switch"),
+         QJsonObject{{QStringLiteral("mode"), callbackModeName(findings.switchState.mode)},
+                     {QStringLiteral("version"), findings.switchState.version}}}};
 }
 
 } // namespace payops

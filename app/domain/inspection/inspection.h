@@ -1,10 +1,10 @@
 #pragma once
 
 #include "domain/callback/callbackswitch.h"
+#include "domain/callback/unmatchedcallbacks.h"
 #include "domain/money/duplicates/doublepayments.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "domain/money/duplicates/duplicatewatch.h"
-#include "domain/callback/unmatchedcallbacks.h"
 
 #include <QJsonObject>
 #include <QSqlDatabase>
@@ -26,7 +26,10 @@ struct InspectionFindings
     // callbacks still without their order are reported but are not: the first waits for an
     // operator's drain after a deliberate degrade, the second for an order that is normally
     // seconds late, and neither has anything to run yet.
-    bool clean() const { return duplicates.isEmpty() && unmatched.withOrder == 0 && doublePayments.isEmpty(); }
+    bool clean() const
+    {
+        return duplicates.isEmpty() && unmatched.withOrder == 0 && doublePayments.isEmpty();
+    }
 };
 
 // Reads the findings beside watch figures the caller has just refreshed (and found complete):
@@ -40,8 +43,14 @@ struct InspectionReport
     InspectionFindings findings;
     qint64 pointsPerYuan = 100; // the cash value of points in money at risk
 
-    qint64 duplicateGroups() const { return findings.duplicates.couponGroups + findings.duplicates.pointGroups; }
-    qint64 extraCopies() const { return findings.duplicates.couponExtraRows + findings.duplicates.pointExtraRows; }
+    qint64 duplicateGroups() const
+    {
+        return findings.duplicates.couponGroups + findings.duplicates.pointGroups;
+    }
+    qint64 extraCopies() const
+    {
+        return findings.duplicates.couponExtraRows + findings.duplicates.pointExtraRows;
+    }
     qint64 moneyAtRiskFen() const { return figures.couponFen() + figures.pointFen(pointsPerYuan); }
     // What `payops inspect --json` prints and inspection_run keeps as its findings.
     QJsonObject toJson() const;

@@ -10,9 +10,10 @@
 namespace payops {
 namespace {
 
-constexpr auto kColumns =
-    "id, started_at, finished_at, run_by, source, clean, duplicate_groups, duplicate_extra_copies, money_at_risk_fen, "
-    "unmatched, unmatched_with_order, double_payment_orders, double_payment_callbacks, refund_owed_fen, backlog, findings";
+constexpr auto kColumns = "id, started_at, finished_at, run_by, source, clean, duplicate_groups, "
+                          "duplicate_extra_copies, money_at_risk_fen, "
+                          "unmatched, unmatched_with_order, double_payment_orders, "
+                          "double_payment_callbacks, refund_owed_fen, backlog, findings";
 
 InspectionRun runFrom(const QSqlQuery &query)
 {
@@ -38,7 +39,8 @@ InspectionRun runFrom(const QSqlQuery &query)
 
 } // namespace
 
-InspectionRun InspectionRun::of(const InspectionReport &report, const QDateTime &startedAt, const QString &source)
+InspectionRun InspectionRun::of(const InspectionReport &report, const QDateTime &startedAt,
+                                const QString &source)
 {
     InspectionRun run;
     run.startedAt = startedAt;
@@ -53,7 +55,8 @@ InspectionRun InspectionRun::of(const InspectionReport &report, const QDateTime 
     run.doublePaymentCallbacks = report.findings.doublePayments.callbacks;
     run.refundOwedFen = report.findings.doublePayments.refundOwedFen;
     run.backlog = report.findings.backlog;
-    run.findingsJson = QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact));
+    run.findingsJson =
+        QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact));
     return run;
 }
 
@@ -68,20 +71,25 @@ StoredRun storeInspectionRun(const QSqlDatabase &db, const InspectionRun &run)
     try {
         QSqlQuery insert = db::exec(
             db,
-            QStringLiteral("INSERT INTO inspection_run (started_at, finished_at, run_by, source, clean, duplicate_groups, "
-                           "duplicate_extra_copies, money_at_risk_fen, unmatched, unmatched_with_order, double_payment_orders, "
-                           "double_payment_callbacks, refund_owed_fen, backlog, findings) "
-                           "VALUES (?, UTC_TIMESTAMP(3), CURRENT_USER(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-            {run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")), run.source, run.clean ? 1 : 0,
-             run.duplicateGroups, run.duplicateExtraCopies, run.moneyAtRiskFen, run.unmatched, run.unmatchedWithOrder,
-             run.doublePaymentOrders, run.doublePaymentCallbacks, run.refundOwedFen, run.backlog, run.findingsJson});
+            QStringLiteral(
+                "INSERT INTO inspection_run (started_at, finished_at, run_by, source, clean, "
+                "duplicate_groups, "
+                "duplicate_extra_copies, money_at_risk_fen, unmatched, unmatched_with_order, "
+                "double_payment_orders, "
+                "double_payment_callbacks, refund_owed_fen, backlog, findings) "
+                "VALUES (?, UTC_TIMESTAMP(3), CURRENT_USER(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+            {run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")), run.source,
+             run.clean ? 1 : 0, run.duplicateGroups, run.duplicateExtraCopies, run.moneyAtRiskFen,
+             run.unmatched, run.unmatchedWithOrder, run.doublePaymentOrders,
+             run.doublePaymentCallbacks, run.refundOwedFen, run.backlog, run.findingsJson});
         stored.id = insert.lastInsertId().toLongLong();
         if (!stored.stored())
             stored.notStored = StoredRun::tr("the database gave the stored run no id");
     } catch (const db::Error &error) {
         stored.notStored = error.isAccessDenied()
-            ? StoredRun::tr("this account may not record inspections (it needs payops_operator or payops_finance)")
-            : db::userMessage(error);
+                               ? StoredRun::tr("this account may not record inspections (it needs "
+                                               "payops_operator or payops_finance)")
+                               : db::userMessage(error);
     }
     return stored;
 }
@@ -94,15 +102,16 @@ QList<InspectionRun> loadInspectionRuns(const QSqlDatabase &db, qint64 beforeId,
     if (beforeId > 0)
         values << beforeId;
     values << limit;
-    QSqlQuery query = db::exec(db, QStringLiteral("SELECT ") + QLatin1String(kColumns) + QStringLiteral(" FROM inspection_run")
-                                       + where + QStringLiteral(" ORDER BY id DESC LIMIT ?"),
+    QSqlQuery query = db::exec(db,
+                               QStringLiteral("SELECT ") + QLatin1String(kColumns) +
+                                   QStringLiteral(" FROM inspection_run") + where +
+                                   QStringLiteral(" ORDER BY id DESC LIMIT ?"),
                                values);
     QList<InspectionRun> runs;
     while (query.next())
         runs << runFrom(query);
     return runs;
 }
-
 
 std::optional<InspectionRun> previousInspectionRun(const QSqlDatabase &db, qint64 beforeId)
 {

@@ -19,8 +19,8 @@ struct InspectionRun
     qint64 id = 0;
     QDateTime startedAt; // UTC
     QDateTime finishedAt;
-    QString runBy;       // CURRENT_USER() of the run's connection
-    QString source;      // "cli" or "console"
+    QString runBy;  // CURRENT_USER() of the run's connection
+    QString source; // "cli" or "console"
     bool clean = true;
     qint64 duplicateGroups = 0;
     qint64 duplicateExtraCopies = 0;
@@ -35,7 +35,8 @@ struct InspectionRun
 
     // A run about to be stored: the report's figures, from `startedAt` (the server's clock,
     // see serverTime()) until now.
-    static InspectionRun of(const InspectionReport &report, const QDateTime &startedAt, const QString &source);
+    static InspectionRun of(const InspectionReport &report, const QDateTime &startedAt,
+                            const QString &source);
 };
 
 // The server's UTC clock, which every stored time is read against. Throws db::Error.

@@ -32,24 +32,29 @@ constexpr int kRecentRows = 10000;
 constexpr int kAuditTail = 1000;
 // A stored inspection this recent means one is scheduled: twice the period of a schedule that
 // runs every 12 hours, so that one late or failed run does not flip the defence, while a
-// schedule that stopped shows within a day (docs/decisions/0032-inspections-stored-new-by-counts.md).
+// schedule that stopped shows within a day
+// (docs/decisions/0032-inspections-stored-new-by-counts.md).
 constexpr int kInspectionHours = 24;
 
 const QStringList &requiredTables()
 {
     static const QStringList tables{
-        QStringLiteral("payops_meta"),      QStringLiteral("pay_callback_log"), QStringLiteral("user_coupon"),
-        QStringLiteral("point_log"),        QStringLiteral("order_state"),      QStringLiteral("order_state_log"),
-        QStringLiteral("callback_trace"),   QStringLiteral("callback_switch"),  QStringLiteral("callback_instance"),
-        QStringLiteral("ops_audit_log"),    QStringLiteral("ops_audit_head")};
+        QStringLiteral("payops_meta"),       QStringLiteral("pay_callback_log"),
+        QStringLiteral("user_coupon"),       QStringLiteral("point_log"),
+        QStringLiteral("order_state"),       QStringLiteral("order_state_log"),
+        QStringLiteral("callback_trace"),    QStringLiteral("callback_switch"),
+        QStringLiteral("callback_instance"), QStringLiteral("ops_audit_log"),
+        QStringLiteral("ops_audit_head")};
     return tables;
 }
 
 void requireMigrated(const QSqlDatabase &db)
 {
     QStringList present;
-    QSqlQuery tables = db::exec(db, QStringLiteral(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"));
+    QSqlQuery tables = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"));
     while (tables.next())
         present << tables.value(0).toString().toLower();
     QStringList missing;
@@ -57,8 +62,9 @@ void requireMigrated(const QSqlDatabase &db)
         if (!present.contains(table))
             missing << table;
     if (!missing.isEmpty())
-        throw db::Error(Posture::tr("this database has no payops schema (no %1); run payops migrate first")
-                            .arg(missing.join(QStringLiteral(", "))));
+        throw db::Error(
+            Posture::tr("this database has no payops schema (no %1); run payops migrate first")
+                .arg(missing.join(QStringLiteral(", "))));
 }
 
 Defence makeDefence(const char *name, const char *title, const char *letsThrough)
@@ -72,32 +78,39 @@ Defence makeDefence(const char *name, const char *title, const char *letsThrough
 
 // A unique key on exactly one of `columnSets` (in index order), found by its columns rather than
 // its name: a key the team added under another name defends just the same.
-Defence keyDefence(const QSqlDatabase &db, Defence defence, const QString &table, const QList<QStringList> &columnSets,
-                   const QString &level)
+Defence keyDefence(const QSqlDatabase &db, Defence defence, const QString &table,
+                   const QList<QStringList> &columnSets, const QString &level)
 {
-    QSqlQuery keys = db::exec(db, QStringLiteral(
-        "SELECT index_name, GROUP_CONCAT(LOWER(column_name) ORDER BY seq_in_index SEPARATOR ',') "
-        "FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND non_unique = 0 "
-        "GROUP BY index_name"), {table});
+    QSqlQuery keys =
+        db::exec(db,
+                 QStringLiteral("SELECT index_name, GROUP_CONCAT(LOWER(column_name) ORDER BY "
+                                "seq_in_index SEPARATOR ',') "
+                                "FROM information_schema.statistics WHERE table_schema = "
+                                "DATABASE() AND table_name = ? AND non_unique = 0 "
+                                "GROUP BY index_name"),
+                 {table});
     while (keys.next()) {
         const QStringList columns = keys.value(1).toString().split(QLatin1Char(','));
         if (!columnSets.contains(columns))
             continue;
         defence.state = DefenceState::Present;
-        defence.evidence = (columns.contains(QLatin1String("live_order_id"))
-                                ? Posture::tr("%1 has unique key %2 (%3), over live rows: compensated duplicates "
-                                              "keep their history")
-                                : Posture::tr("%1 has unique key %2 (%3)"))
-                               .arg(table, keys.value(0).toString(), columns.join(QStringLiteral(", ")));
+        defence.evidence =
+            (columns.contains(QLatin1String("live_order_id"))
+                 ? Posture::tr("%1 has unique key %2 (%3), over live rows: compensated duplicates "
+                               "keep their history")
+                 : Posture::tr("%1 has unique key %2 (%3)"))
+                .arg(table, keys.value(0).toString(), columns.join(QStringLiteral(", ")));
         return defence;
     }
     defence.state = DefenceState::Missing;
-    defence.evidence = (level == QLatin1String("legacy")
-                            ? Posture::tr("%1 has no unique key on (%2); the database is at level legacy: compensate "
-                                          "the live duplicates, then add the keys (payops migrate --level current, or "
-                                          "the playbook's fix step)")
-                            : Posture::tr("%1 has no unique key on (%2)"))
-                           .arg(table, columnSets.constFirst().join(QStringLiteral(", ")));
+    defence.evidence =
+        (level == QLatin1String("legacy")
+             ? Posture::tr(
+                   "%1 has no unique key on (%2); the database is at level legacy: compensate "
+                   "the live duplicates, then add the keys (payops migrate --level current, or "
+                   "the playbook's fix step)")
+             : Posture::tr("%1 has no unique key on (%2)"))
+            .arg(table, columnSets.constFirst().join(QStringLiteral(", ")));
     return defence;
 }
 
@@ -114,14 +127,15 @@ QString stillRunning(const QString &timeColumn)
 
 // The verdict of a check that reads the last hour: what running code did wrong decides, then
 // what it did right; with neither there was nothing to judge by.
-void judgeLastHour(Defence &defence, const QStringList &wrong, const QStringList &right, const QStringList &nothing,
-                   const QStringList &past)
+void judgeLastHour(Defence &defence, const QStringList &wrong, const QStringList &right,
+                   const QStringList &nothing, const QStringList &past)
 {
-    defence.state = !wrong.isEmpty() ? DefenceState::Missing
+    defence.state = !wrong.isEmpty()   ? DefenceState::Missing
                     : !right.isEmpty() ? DefenceState::Present
                                        : DefenceState::Unknown;
     const QStringList found = wrong.isEmpty() && right.isEmpty() ? nothing : wrong + right;
-    defence.evidence = Posture::tr("in the last hour, %1").arg((found + past).join(Posture::tr("; ")));
+    defence.evidence =
+        Posture::tr("in the last hour, %1").arg((found + past).join(Posture::tr("; ")));
 }
 
 // Rejected payment attempts of the last hour: the safe CAS logs order_already_paid and the
@@ -131,9 +145,9 @@ Defence casDefence(const QSqlDatabase &db)
     Defence defence = makeDefence(
         "cas_affected_rows",
         QT_TRANSLATE_NOOP("payops::Posture", "State change by CAS with its affected rows checked"),
-        QT_TRANSLATE_NOOP("payops::Posture",
-                          "a second callback that waited on the first one's row lock updates 0 rows, nobody looks, "
-                          "and it issues the coupon and the points again"));
+        QT_TRANSLATE_NOOP("payops::Posture", "a second callback that waited on the first one's row "
+                                             "lock updates 0 rows, nobody looks, "
+                                             "and it issues the coupon and the points again"));
     // The state names make the IN list, so that idx_state_log_edge (from_state, to_state,
     // accepted, created_at) reads only the rejected attempts, never the accepted bulk.
     QStringList states;
@@ -147,14 +161,19 @@ Defence casDefence(const QSqlDatabase &db)
         throw db::Error(Posture::tr("order_state is empty; run payops migrate"));
     binds << kRecentRows;
     const QString running = stillRunning(QStringLiteral("a.created_at"));
-    QSqlQuery attempts = db::exec(db, QStringLiteral(
-        "SELECT a.reason = 'affected_rows_ignored', %2, COUNT(*), "
-        "  GROUP_CONCAT(DISTINCT a.instance ORDER BY a.instance SEPARATOR ', ') "
-        "FROM (SELECT reason, instance, created_at FROM order_state_log WHERE from_state IN (%1) "
-        "      AND to_state = 'PAID' AND accepted = 0 AND created_at >= NOW(3) - INTERVAL 1 HOUR "
-        "      ORDER BY created_at DESC LIMIT ?) a "
-        "LEFT JOIN callback_instance i ON i.id = a.instance "
-        "GROUP BY a.reason = 'affected_rows_ignored', %2").arg(states.join(QLatin1Char(',')), running), binds);
+    QSqlQuery attempts = db::exec(
+        db,
+        QStringLiteral("SELECT a.reason = 'affected_rows_ignored', %2, COUNT(*), "
+                       "  GROUP_CONCAT(DISTINCT a.instance ORDER BY a.instance SEPARATOR ', ') "
+                       "FROM (SELECT reason, instance, created_at FROM order_state_log WHERE "
+                       "from_state IN (%1) "
+                       "      AND to_state = 'PAID' AND accepted = 0 AND created_at >= NOW(3) - "
+                       "INTERVAL 1 HOUR "
+                       "      ORDER BY created_at DESC LIMIT ?) a "
+                       "LEFT JOIN callback_instance i ON i.id = a.instance "
+                       "GROUP BY a.reason = 'affected_rows_ignored', %2")
+            .arg(states.join(QLatin1Char(',')), running),
+        binds);
     qint64 ignored = 0;
     qint64 checked = 0;
     qint64 ignoredBefore = 0;
@@ -178,18 +197,28 @@ Defence casDefence(const QSqlDatabase &db)
     QStringList right;
     QStringList past;
     if (ignored > 0)
-        wrong << Posture::tr("%1 payment attempt(s) updated 0 rows and went on anyway (affected_rows_ignored, "
-                             "instance %2)").arg(ignored).arg(ignoredBy);
+        wrong << Posture::tr("%1 payment attempt(s) updated 0 rows and went on anyway "
+                             "(affected_rows_ignored, "
+                             "instance %2)")
+                     .arg(ignored)
+                     .arg(ignoredBy);
     if (checked > 0)
-        right << Posture::tr("%1 repeated payment attempt(s) were rejected by the CAS (e.g. PAID->PAID "
-                             "order_already_paid) and went no further").arg(checked);
+        right << Posture::tr(
+                     "%1 repeated payment attempt(s) were rejected by the CAS (e.g. PAID->PAID "
+                     "order_already_paid) and went no further")
+                     .arg(checked);
     if (ignoredBefore > 0)
-        past << Posture::tr("%1 attempt(s) went on with 0 rows updated on instance %2, which no longer runs that "
-                            "code").arg(ignoredBefore).arg(ignoredBeforeBy);
-    judgeLastHour(defence, wrong, right,
-                  {Posture::tr("no repeated payment attempt by running code, so nothing shows whether the CAS's "
-                               "affected rows are checked")},
-                  past);
+        past << Posture::tr("%1 attempt(s) went on with 0 rows updated on instance %2, which no "
+                            "longer runs that "
+                            "code")
+                    .arg(ignoredBefore)
+                    .arg(ignoredBeforeBy);
+    judgeLastHour(
+        defence, wrong, right,
+        {Posture::tr(
+            "no repeated payment attempt by running code, so nothing shows whether the CAS's "
+            "affected rows are checked")},
+        past);
     return defence;
 }
 
@@ -199,38 +228,48 @@ Defence lockDefence(const QSqlDatabase &db)
     Defence defence = makeDefence(
         "lock_across_commit",
         QT_TRANSLATE_NOOP("payops::Posture", "Lock on pay_no held until after the commit"),
-        QT_TRANSLATE_NOOP("payops::Posture",
-                          "a callback 40 ms behind another takes the released lock, reads the order as still "
-                          "PENDING (the first has not committed) and runs every side effect again"));
+        QT_TRANSLATE_NOOP(
+            "payops::Posture",
+            "a callback 40 ms behind another takes the released lock, reads the order as still "
+            "PENDING (the first has not committed) and runs every side effect again"));
     const QString running = stillRunning(QStringLiteral("t.received_at"));
-    QSqlQuery groups = db::exec(db, QStringLiteral(
-        "SELECT t.instance, t.handler, COUNT(*), SUM(t.lock_released_at < t.committed_at), %1 "
-        "FROM (SELECT instance, handler, received_at, committed_at, lock_released_at FROM callback_trace "
-        "      WHERE received_at >= NOW(6) - INTERVAL 1 HOUR ORDER BY received_at DESC LIMIT ?) t "
-        "LEFT JOIN callback_instance i ON i.id = t.instance "
-        "WHERE t.committed_at IS NOT NULL AND t.lock_released_at IS NOT NULL "
-        "GROUP BY t.instance, t.handler, %1 ORDER BY t.instance, t.handler").arg(running), {kRecentRows});
+    QSqlQuery groups = db::exec(
+        db,
+        QStringLiteral(
+            "SELECT t.instance, t.handler, COUNT(*), SUM(t.lock_released_at < t.committed_at), %1 "
+            "FROM (SELECT instance, handler, received_at, committed_at, lock_released_at FROM "
+            "callback_trace "
+            "      WHERE received_at >= NOW(6) - INTERVAL 1 HOUR ORDER BY received_at DESC LIMIT "
+            "?) t "
+            "LEFT JOIN callback_instance i ON i.id = t.instance "
+            "WHERE t.committed_at IS NOT NULL AND t.lock_released_at IS NOT NULL "
+            "GROUP BY t.instance, t.handler, %1 ORDER BY t.instance, t.handler")
+            .arg(running),
+        {kRecentRows});
     QStringList unsafe;
     QStringList safe;
     QStringList past;
     while (groups.next()) {
-        const QString who = Posture::tr("instance %1, handler %2").arg(groups.value(0).toString(),
-                                                                           groups.value(1).toString());
+        const QString who = Posture::tr("instance %1, handler %2")
+                                .arg(groups.value(0).toString(), groups.value(1).toString());
         const qint64 total = groups.value(2).toLongLong();
         const qint64 early = groups.value(3).toLongLong();
         if (!groups.value(4).toBool()) {
             if (early > 0)
-                past << Posture::tr("%1 released before the commit in %2 of %3 callback(s) but no longer runs")
+                past << Posture::tr("%1 released before the commit in %2 of %3 callback(s) but no "
+                                    "longer runs")
                             .arg(who, QString::number(early), QString::number(total));
         } else if (early > 0) {
             unsafe << Posture::tr("%1: %2 of %3 callback(s) released the lock before the commit")
                           .arg(who, QString::number(early), QString::number(total));
         } else {
-            safe << Posture::tr("%1: all %2 callback(s) released after the commit").arg(who, QString::number(total));
+            safe << Posture::tr("%1: all %2 callback(s) released after the commit")
+                        .arg(who, QString::number(total));
         }
     }
     judgeLastHour(defence, unsafe, safe,
-                  {Posture::tr("no running instance traced a callback with a lock and a commit")}, past);
+                  {Posture::tr("no running instance traced a callback with a lock and a commit")},
+                  past);
     return defence;
 }
 
@@ -238,42 +277,52 @@ Defence switchDefence(const QSqlDatabase &db)
 {
     Defence defence = makeDefence(
         "record_only_switch",
-        QT_TRANSLATE_NOOP("payops::Posture", "Record-only switch, acknowledged by every live instance"),
         QT_TRANSLATE_NOOP("payops::Posture",
-                          "no way to stop processing without taking the endpoint down: the platform's retries keep "
-                          "paying out while you look for the cause, or an instance that never heard the flip keeps "
-                          "doing so"));
-    if (!db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM callback_switch WHERE id = 1")).toBool()) {
+                          "Record-only switch, acknowledged by every live instance"),
+        QT_TRANSLATE_NOOP("payops::Posture", "no way to stop processing without taking the "
+                                             "endpoint down: the platform's retries keep "
+                                             "paying out while you look for the cause, or an "
+                                             "instance that never heard the flip keeps "
+                                             "doing so"));
+    if (!db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM callback_switch WHERE id = 1"))
+             .toBool()) {
         defence.state = DefenceState::Missing;
         defence.evidence = Posture::tr("callback_switch has no row; run payops migrate");
         return defence;
     }
     const SwitchState state = readSwitch(db);
-    QSqlQuery live = db::exec(db, QStringLiteral(
-        "SELECT id, switch_version_applied FROM callback_instance WHERE %1 ORDER BY id").arg(instanceLiveSql()));
+    QSqlQuery live = db::exec(
+        db, QStringLiteral(
+                "SELECT id, switch_version_applied FROM callback_instance WHERE %1 ORDER BY id")
+                .arg(instanceLiveSql()));
     QStringList behind;
     int instances = 0;
     while (live.next()) {
         ++instances;
         if (live.value(1).toLongLong() < state.version)
             behind << Posture::tr("%1 (applies version %2)")
-                          .arg(live.value(0).toString(), QString::number(live.value(1).toLongLong()));
+                          .arg(live.value(0).toString(),
+                               QString::number(live.value(1).toLongLong()));
     }
     const QString mode = callbackModeName(state.mode);
     if (!behind.isEmpty()) {
         defence.state = DefenceState::Missing;
-        defence.evidence = Posture::tr("the switch is %1, version %2, but %3 of %4 live instance(s) have not "
-                                       "applied it: %5")
-                               .arg(mode, QString::number(state.version), QString::number(behind.size()),
-                                    QString::number(instances), behind.join(QStringLiteral(", ")));
+        defence.evidence =
+            Posture::tr("the switch is %1, version %2, but %3 of %4 live instance(s) have not "
+                        "applied it: %5")
+                .arg(mode, QString::number(state.version), QString::number(behind.size()),
+                     QString::number(instances), behind.join(QStringLiteral(", ")));
     } else {
         defence.state = DefenceState::Present;
-        defence.evidence = instances == 0
-            ? Posture::tr("the switch is %1, version %2; no instance is live to apply it").arg(mode).arg(state.version)
-            : Posture::tr("the switch is %1, version %2; all %3 live instance(s) apply it")
-                  .arg(mode)
-                  .arg(state.version)
-                  .arg(instances);
+        defence.evidence =
+            instances == 0
+                ? Posture::tr("the switch is %1, version %2; no instance is live to apply it")
+                      .arg(mode)
+                      .arg(state.version)
+                : Posture::tr("the switch is %1, version %2; all %3 live instance(s) apply it")
+                      .arg(mode)
+                      .arg(state.version)
+                      .arg(instances);
     }
     return defence;
 }
@@ -286,23 +335,30 @@ Defence auditDefence(const QSqlDatabase &db)
     Defence defence = makeDefence(
         "audit_chain",
         QT_TRANSLATE_NOOP("payops::Posture", "Audit log append-only and hash-chained, intact"),
-        QT_TRANSLATE_NOOP("payops::Posture",
-                          "a compensation or a switch flip edited or removed afterwards goes unnoticed, and finance "
-                          "cannot trust the record of who did what"));
+        QT_TRANSLATE_NOOP("payops::Posture", "a compensation or a switch flip edited or removed "
+                                             "afterwards goes unnoticed, and finance "
+                                             "cannot trust the record of who did what"));
     const AuditVerification tail = verifyAuditTail(db, kAuditTail);
     if (!tail.intact) {
         defence.state = DefenceState::Missing;
-        defence.evidence = Posture::tr("the audit log is broken: %1; run payops audit verify for the whole chain").arg(tail.problem);
+        defence.evidence =
+            Posture::tr("the audit log is broken: %1; run payops audit verify for the whole chain")
+                .arg(tail.problem);
         return defence;
     }
     defence.state = DefenceState::Present;
     if (tail.headId == 0)
         defence.evidence = Posture::tr("the audit log is empty and its head agrees");
     else if (tail.rows >= tail.headId)
-        defence.evidence = Posture::tr("all %1 audit entries hash and link correctly up to the head").arg(tail.headId);
+        defence.evidence =
+            Posture::tr("all %1 audit entries hash and link correctly up to the head")
+                .arg(tail.headId);
     else
-        defence.evidence = Posture::tr("the newest %1 of %2 audit entries hash and link correctly up to the head; "
-                                       "payops audit verify checks the whole chain").arg(tail.rows).arg(tail.headId);
+        defence.evidence =
+            Posture::tr("the newest %1 of %2 audit entries hash and link correctly up to the head; "
+                        "payops audit verify checks the whole chain")
+                .arg(tail.rows)
+                .arg(tail.headId);
     return defence;
 }
 
@@ -311,23 +367,32 @@ Defence inspectionDefence(const QSqlDatabase &db)
     Defence defence = makeDefence(
         "scheduled_inspection",
         QT_TRANSLATE_NOOP("payops::Posture", "Duplicate inspection on a schedule"),
-        QT_TRANSLATE_NOOP("payops::Posture",
-                          "duplicates and refunds owed are found when finance asks, days later, instead of minutes "
-                          "after they happen"));
-    if (!db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
-                                       "AND table_name = 'inspection_run'")).toBool()) {
-        defence.evidence = Posture::tr("this database keeps no inspection runs yet (run payops migrate), so it cannot "
-                                       "tell whether one runs");
+        QT_TRANSLATE_NOOP("payops::Posture", "duplicates and refunds owed are found when finance "
+                                             "asks, days later, instead of minutes "
+                                             "after they happen"));
+    if (!db::scalar(
+             db,
+             QStringLiteral(
+                 "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
+                 "AND table_name = 'inspection_run'"))
+             .toBool()) {
+        defence.evidence = Posture::tr(
+            "this database keeps no inspection runs yet (run payops migrate), so it cannot "
+            "tell whether one runs");
         return defence;
     }
     // The newest start through idx_inspection_started: one index entry, however long the history.
-    QSqlQuery newest = db::exec(db, QStringLiteral(
-        "SELECT started_at, source, TIMESTAMPDIFF(SECOND, started_at, UTC_TIMESTAMP(3)) FROM inspection_run "
-        "ORDER BY started_at DESC LIMIT 1"));
+    QSqlQuery newest =
+        db::exec(db, QStringLiteral("SELECT started_at, source, TIMESTAMPDIFF(SECOND, started_at, "
+                                    "UTC_TIMESTAMP(3)) FROM inspection_run "
+                                    "ORDER BY started_at DESC LIMIT 1"));
     if (!newest.next()) {
         defence.state = DefenceState::Missing;
-        defence.evidence = Posture::tr("no inspection was ever stored; schedule one in the console's settings or run "
-                                       "payops inspect from cron, at least every %1 hours").arg(kInspectionHours / 2);
+        defence.evidence =
+            Posture::tr(
+                "no inspection was ever stored; schedule one in the console's settings or run "
+                "payops inspect from cron, at least every %1 hours")
+                .arg(kInspectionHours / 2);
         return defence;
     }
     const QString when = newest.value(0).toDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"));
@@ -335,12 +400,16 @@ Defence inspectionDefence(const QSqlDatabase &db)
     const qint64 ageSeconds = newest.value(2).toLongLong();
     if (ageSeconds <= kInspectionHours * 3600) {
         defence.state = DefenceState::Present;
-        defence.evidence = Posture::tr("the newest inspection ran at %1 UTC (%2), within the last %3 hours")
-                               .arg(when, source, QString::number(kInspectionHours));
+        defence.evidence =
+            Posture::tr("the newest inspection ran at %1 UTC (%2), within the last %3 hours")
+                .arg(when, source, QString::number(kInspectionHours));
     } else {
         defence.state = DefenceState::Missing;
-        defence.evidence = Posture::tr("the newest inspection ran at %1 UTC (%2), more than %3 hours ago: the schedule "
-                                       "has stopped").arg(when, source, QString::number(kInspectionHours));
+        defence.evidence =
+            Posture::tr(
+                "the newest inspection ran at %1 UTC (%2), more than %3 hours ago: the schedule "
+                "has stopped")
+                .arg(when, source, QString::number(kInspectionHours));
     }
     return defence;
 }
@@ -363,42 +432,45 @@ QString defenceStateName(DefenceState state)
 QList<Defence> inspectPosture(const QSqlDatabase &db)
 {
     requireMigrated(db);
-    const QString level = db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'schema_level'"))
-                              .toString();
+    const QString level =
+        db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'schema_level'"))
+            .toString();
     QList<Defence> defences;
-    defences << keyDefence(db,
-                           makeDefence(
-                               "uk_pay_no",
-                               QT_TRANSLATE_NOOP("payops::Posture",
-                                                 "Unique key on pay_no (each callback accepted once)"),
-                               QT_TRANSLATE_NOOP("payops::Posture",
-                                                 "a platform retry that races past the replay check is recorded and "
-                                                 "processed again as a new payment")),
-                           QStringLiteral("pay_callback_log"), {{QStringLiteral("pay_no")}}, level);
+    defences << keyDefence(
+        db,
+        makeDefence(
+            "uk_pay_no",
+            QT_TRANSLATE_NOOP("payops::Posture",
+                              "Unique key on pay_no (each callback accepted once)"),
+            QT_TRANSLATE_NOOP("payops::Posture",
+                              "a platform retry that races past the replay check is recorded and "
+                              "processed again as a new payment")),
+        QStringLiteral("pay_callback_log"), {{QStringLiteral("pay_no")}}, level);
     defences << casDefence(db);
-    defences << keyDefence(db,
-                           makeDefence(
-                               "uk_order_tpl",
-                               QT_TRANSLATE_NOOP("payops::Posture", "Coupon key (order, coupon template)"),
-                               QT_TRANSLATE_NOOP("payops::Posture",
-                                                 "a second coupon of one template for one order whenever anything "
-                                                 "upstream is bypassed: a lock released early, an unchecked CAS, a "
-                                                 "message consumed twice")),
-                           QStringLiteral("user_coupon"),
-                           {{QStringLiteral("order_id"), QStringLiteral("coupon_template_id")},
-                            {QStringLiteral("live_order_id"), QStringLiteral("coupon_template_id")}},
-                           level);
-    defences << keyDefence(db,
-                           makeDefence(
-                               "uk_order_type",
-                               QT_TRANSLATE_NOOP("payops::Posture", "Points key (order, point type)"),
-                               QT_TRANSLATE_NOOP("payops::Posture",
-                                                 "a second points row of one type for one order whenever anything "
-                                                 "upstream is bypassed, paid out to the user's balance")),
-                           QStringLiteral("point_log"),
-                           {{QStringLiteral("order_id"), QStringLiteral("point_type")},
-                            {QStringLiteral("live_order_id"), QStringLiteral("point_type")}},
-                           level);
+    defences << keyDefence(
+        db,
+        makeDefence(
+            "uk_order_tpl",
+            QT_TRANSLATE_NOOP("payops::Posture", "Coupon key (order, coupon template)"),
+            QT_TRANSLATE_NOOP("payops::Posture",
+                              "a second coupon of one template for one order whenever anything "
+                              "upstream is bypassed: a lock released early, an unchecked CAS, a "
+                              "message consumed twice")),
+        QStringLiteral("user_coupon"),
+        {{QStringLiteral("order_id"), QStringLiteral("coupon_template_id")},
+         {QStringLiteral("live_order_id"), QStringLiteral("coupon_template_id")}},
+        level);
+    defences << keyDefence(
+        db,
+        makeDefence(
+            "uk_order_type", QT_TRANSLATE_NOOP("payops::Posture", "Points key (order, point type)"),
+            QT_TRANSLATE_NOOP("payops::Posture",
+                              "a second points row of one type for one order whenever anything "
+                              "upstream is bypassed, paid out to the user's balance")),
+        QStringLiteral("point_log"),
+        {{QStringLiteral("order_id"), QStringLiteral("point_type")},
+         {QStringLiteral("live_order_id"), QStringLiteral("point_type")}},
+        level);
     defences << lockDefence(db);
     defences << switchDefence(db);
     defences << auditDefence(db);
@@ -408,8 +480,9 @@ QList<Defence> inspectPosture(const QSqlDatabase &db)
 
 bool allPresent(const QList<Defence> &defences)
 {
-    return std::none_of(defences.cbegin(), defences.cend(),
-                        [](const Defence &defence) { return defence.state == DefenceState::Missing; });
+    return std::none_of(defences.cbegin(), defences.cend(), [](const Defence &defence) {
+        return defence.state == DefenceState::Missing;
+    });
 }
 
 } // namespace payops

@@ -9,14 +9,14 @@ namespace payops {
 enum class DefenceState { Present, Missing, Unknown };
 QString defenceStateName(DefenceState state); // "present" | "missing" | "unknown"
 
-// One defence, what it stops and what it does not (docs/operations.md, "Defence posture"), seen on the live
-// database.
+// One defence, what it stops and what it does not (docs/operations.md, "Defence posture"), seen on
+// the live database.
 struct Defence
 {
     // Stable key: "uk_pay_no", "cas_affected_rows", "uk_order_tpl", "uk_order_type",
     // "lock_across_commit", "record_only_switch", "audit_chain", "scheduled_inspection".
     QString name;
-    QString title;       // one line a person reads
+    QString title; // one line a person reads
     DefenceState state = DefenceState::Unknown;
     QString letsThrough; // what its absence lets through
     QString evidence;    // what was looked at and what was found

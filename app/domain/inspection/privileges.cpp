@@ -1,10 +1,10 @@
 #include "privileges.h"
 
-#include "domain/money/auditlog.h"
 #include "domain/callback/callbacklog.h"
 #include "domain/callback/callbackswitch.h"
-#include "domain/money/compensation.h"
 #include "domain/callback/paymentapplier.h"
+#include "domain/money/auditlog.h"
+#include "domain/money/compensation.h"
 
 #include "db/connection.h"
 #include "db/dberror.h"
@@ -22,7 +22,8 @@ bool allowed(const QSqlDatabase &db, const QStringList &statements)
 {
     for (const QString &statement : statements) {
         try {
-            db::exec(db, QStringLiteral("EXPLAIN ") + statement, QVariantList(statement.count(QLatin1Char('?'))));
+            db::exec(db, QStringLiteral("EXPLAIN ") + statement,
+                     QVariantList(statement.count(QLatin1Char('?'))));
         } catch (const db::Error &error) {
             // 1146: a table of a migration this database has not had yet; nothing to allow.
             if (error.isAccessDenied() || error.serverCode() == 1146)
@@ -39,12 +40,16 @@ Privileges probePrivileges(const QSqlDatabase &db)
 {
     Privileges privileges;
     privileges.flipSwitch = allowed(db, {flipSwitchStatement(), appendAuditStatement()});
-    privileges.drain = allowed(db, paymentStatements() << finishCallbackStatement() << appendAuditStatement());
+    privileges.drain =
+        allowed(db, paymentStatements() << finishCallbackStatement() << appendAuditStatement());
     privileges.compensate = allowed(db, compensationStatements());
-    privileges.decideRequests = allowed(db, {QStringLiteral("UPDATE compensation_request SET status = status WHERE id = 0")});
-    privileges.draftPayments = allowed(db, {QStringLiteral("INSERT INTO missing_payment_draft (statement_id, line_no) "
-                                                           "SELECT 0, 0 FROM DUAL WHERE 1 = 0")});
-    privileges.decidePayments = allowed(db, {QStringLiteral("UPDATE missing_payment_draft SET status = status WHERE id = 0")});
+    privileges.decideRequests = allowed(
+        db, {QStringLiteral("UPDATE compensation_request SET status = status WHERE id = 0")});
+    privileges.draftPayments =
+        allowed(db, {QStringLiteral("INSERT INTO missing_payment_draft (statement_id, line_no) "
+                                    "SELECT 0, 0 FROM DUAL WHERE 1 = 0")});
+    privileges.decidePayments = allowed(
+        db, {QStringLiteral("UPDATE missing_payment_draft SET status = status WHERE id = 0")});
     return privileges;
 }
 

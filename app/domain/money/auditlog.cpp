@@ -16,8 +16,9 @@ struct AuditLog
     Q_DECLARE_TR_FUNCTIONS(payops::AuditLog)
 };
 
-const QString kAppendAudit = QStringLiteral(
-    "INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) VALUES (?, ?, ?, ?, ?, ?)");
+const QString kAppendAudit =
+    QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, "
+                   "after_json) VALUES (?, ?, ?, ?, ?, ?)");
 
 } // namespace
 
@@ -26,8 +27,9 @@ QString appendAuditStatement()
     return kAppendAudit;
 }
 
-void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target, const QString &reason,
-                 const QString &ticket, const QString &beforeJson, const QString &afterJson)
+void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target,
+                 const QString &reason, const QString &ticket, const QString &beforeJson,
+                 const QString &afterJson)
 {
     db::exec(db, kAppendAudit,
              {action.left(64), target.left(255), reason.left(255), ticket.left(64),
@@ -52,7 +54,8 @@ AuditVerification walkChain(const QSqlDatabase &db, qint64 newest, const std::at
         result.problem = problem;
         return result;
     };
-    QSqlQuery head = db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
+    QSqlQuery head =
+        db::exec(db, QStringLiteral("SELECT last_id, last_hash FROM ops_audit_head WHERE id = 1"));
     if (!head.next())
         return broken(0, AuditLog::tr("the chain head is missing (ops_audit_head has no row)"));
     result.headId = head.value(0).toLongLong();
@@ -60,10 +63,14 @@ AuditVerification walkChain(const QSqlDatabase &db, qint64 newest, const std::at
     const qint64 from = newest > 0 ? std::max<qint64>(1, result.headId - newest) : 1;
     // The hash is recomputed by the server with the trigger's own formula, so that the
     // check cannot drift from how rows are written.
-    QSqlQuery rows = db::exec(db, QStringLiteral(
-        "SELECT id, prev_hash, row_hash, SHA2(CONCAT_WS('|', prev_hash, id, actor, action, target, reason, ticket, "
-        "COALESCE(before_json, ''), COALESCE(after_json, ''), DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f')), 256) "
-        "FROM ops_audit_log WHERE id >= ? ORDER BY id"), {from});
+    QSqlQuery rows =
+        db::exec(db,
+                 QStringLiteral("SELECT id, prev_hash, row_hash, SHA2(CONCAT_WS('|', prev_hash, "
+                                "id, actor, action, target, reason, ticket, "
+                                "COALESCE(before_json, ''), COALESCE(after_json, ''), "
+                                "DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f')), 256) "
+                                "FROM ops_audit_log WHERE id >= ? ORDER BY id"),
+                 {from});
     qint64 expectedId = from;
     QString previousHash = from == 1 ? QString(64, QLatin1Char('0')) : QString();
     while (rows.next()) {
@@ -73,11 +80,16 @@ AuditVerification walkChain(const QSqlDatabase &db, qint64 newest, const std::at
         }
         const qint64 id = rows.value(0).toLongLong();
         if (id != expectedId)
-            return broken(expectedId, AuditLog::tr("entry %1 is missing (the next entry is %2)").arg(expectedId).arg(id));
+            return broken(
+                expectedId,
+                AuditLog::tr("entry %1 is missing (the next entry is %2)").arg(expectedId).arg(id));
         if (rows.value(2).toString() != rows.value(3).toString())
-            return broken(id, AuditLog::tr("entry %1 does not match its hash (edited after it was written)").arg(id));
+            return broken(
+                id, AuditLog::tr("entry %1 does not match its hash (edited after it was written)")
+                        .arg(id));
         if (!previousHash.isNull() && rows.value(1).toString() != previousHash)
-            return broken(id, AuditLog::tr("entry %1 does not link to entry %2's hash").arg(id).arg(id - 1));
+            return broken(
+                id, AuditLog::tr("entry %1 does not link to entry %2's hash").arg(id).arg(id - 1));
         previousHash = rows.value(2).toString();
         ++result.rows;
         ++expectedId;
@@ -86,10 +98,13 @@ AuditVerification walkChain(const QSqlDatabase &db, qint64 newest, const std::at
     }
     const qint64 lastId = expectedId - 1;
     if (result.headId != lastId || (!previousHash.isNull() && headHash != previousHash))
-        return broken(result.headId,
-                      AuditLog::tr("the chain head names entry %1 but the log ends at entry %2 (entries removed "
-                                   "from the end?)")
-                          .arg(result.headId).arg(lastId));
+        return broken(
+            result.headId,
+            AuditLog::tr(
+                "the chain head names entry %1 but the log ends at entry %2 (entries removed "
+                "from the end?)")
+                .arg(result.headId)
+                .arg(lastId));
     result.headHash = headHash;
     return result;
 }

@@ -10,8 +10,9 @@ namespace payops {
 
 // Appends one entry. Who and when are set by the database (trigger ops_audit_log_chain):
 // a client cannot claim to be someone else. Throws db::Error.
-void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target, const QString &reason,
-                 const QString &ticket, const QString &beforeJson, const QString &afterJson);
+void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target,
+                 const QString &reason, const QString &ticket, const QString &beforeJson,
+                 const QString &afterJson);
 // The statement appendAudit runs (probePrivileges asks the server about it).
 QString appendAuditStatement();
 
@@ -29,7 +30,8 @@ struct AuditVerification
 // Walks the chain in id order: ids without gaps, each prev_hash equal to the row before's
 // row_hash, each row_hash equal to the hash of its content, and the head pointing at the
 // last row. Stops at the first broken row. Throws db::Error.
-AuditVerification verifyAuditChain(const QSqlDatabase &db, const std::atomic<bool> *cancel = nullptr,
+AuditVerification verifyAuditChain(const QSqlDatabase &db,
+                                   const std::atomic<bool> *cancel = nullptr,
                                    const std::function<void(qint64 rows)> &progress = {});
 // The same checks over the newest `newest` entries only, linked from the one before them: what
 // a quick look can afford (the posture); an edit further back is verifyAuditChain's to find.

@@ -1,7 +1,7 @@
 #include "auditquery.h"
 
-#include "domain/export/csvwriter.h"
 #include "db/connection.h"
+#include "domain/export/csvwriter.h"
 
 #include <QStringList>
 
@@ -50,14 +50,17 @@ QList<AuditEntry> readEntries(QSqlQuery &query)
     return entries;
 }
 
-const QString kColumns = QStringLiteral("id, created_at, actor, action, target, reason, ticket, before_json, after_json");
+const QString kColumns = QStringLiteral(
+    "id, created_at, actor, action, target, reason, ticket, before_json, after_json");
 
 } // namespace
 
-QList<AuditEntry> loadAuditPage(const QSqlDatabase &db, const AuditFilter &filter, qint64 beforeId, int pageSize)
+QList<AuditEntry> loadAuditPage(const QSqlDatabase &db, const AuditFilter &filter, qint64 beforeId,
+                                int pageSize)
 {
     QVariantList binds;
-    QString sql = QStringLiteral("SELECT %1 FROM ops_audit_log WHERE %2").arg(kColumns, where(filter, binds));
+    QString sql =
+        QStringLiteral("SELECT %1 FROM ops_audit_log WHERE %2").arg(kColumns, where(filter, binds));
     if (beforeId > 0) {
         sql += QStringLiteral(" AND id < ?");
         binds << beforeId;
@@ -74,23 +77,27 @@ qint64 exportAuditCsv(const QSqlDatabase &db, const AuditFilter &filter, const Q
     CsvWriter csv(path);
     csv.writeRow({QStringLiteral("id"), QStringLiteral("created_at_utc"), QStringLiteral("actor"),
                   QStringLiteral("action"), QStringLiteral("target"), QStringLiteral("reason"),
-                  QStringLiteral("ticket"), QStringLiteral("before_json"), QStringLiteral("after_json")});
+                  QStringLiteral("ticket"), QStringLiteral("before_json"),
+                  QStringLiteral("after_json")});
     qint64 written = 0;
     qint64 afterId = 0;
     while (true) {
         if (cancel && cancel->load())
             return -1;
         QVariantList binds;
-        const QString sql = QStringLiteral("SELECT %1 FROM ops_audit_log WHERE %2 AND id > ? ORDER BY id LIMIT 1000")
-                                .arg(kColumns, where(filter, binds));
+        const QString sql =
+            QStringLiteral(
+                "SELECT %1 FROM ops_audit_log WHERE %2 AND id > ? ORDER BY id LIMIT 1000")
+                .arg(kColumns, where(filter, binds));
         binds << afterId;
         QSqlQuery query = db::exec(db, sql, binds);
         const QList<AuditEntry> page = readEntries(query);
         if (page.isEmpty())
             break;
         for (const AuditEntry &entry : page)
-            csv.writeRow({QString::number(entry.id), entry.at.toString(Qt::ISODateWithMs), entry.actor, entry.action,
-                          entry.target, entry.reason, entry.ticket, entry.beforeJson, entry.afterJson});
+            csv.writeRow({QString::number(entry.id), entry.at.toString(Qt::ISODateWithMs),
+                          entry.actor, entry.action, entry.target, entry.reason, entry.ticket,
+                          entry.beforeJson, entry.afterJson});
         written += page.size();
         afterId = page.last().id;
         if (progress)

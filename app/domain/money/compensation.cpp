@@ -43,28 +43,35 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
     QList<qint64> couponIds;
     QList<qint64> pointIds;
     for (const PlannedAction &action : batch)
-        (action.targetTable == QLatin1String("user_coupon") ? couponIds : pointIds) << action.targetId;
+        (action.targetTable == QLatin1String("user_coupon") ? couponIds : pointIds)
+            << action.targetId;
     QHash<qint64, QString> couponStatus;
     if (!couponIds.isEmpty()) {
-        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, status FROM user_coupon WHERE id IN (%1) "
-                                                     "AND superseded_by IS NULL FOR UPDATE").arg(idList(couponIds)));
+        QSqlQuery rows =
+            db::exec(db, QStringLiteral("SELECT id, status FROM user_coupon WHERE id IN (%1) "
+                                        "AND superseded_by IS NULL FOR UPDATE")
+                             .arg(idList(couponIds)));
         while (rows.next())
             couponStatus.insert(rows.value(0).toLongLong(), rows.value(1).toString());
     }
     QSet<qint64> livePoints;
     if (!pointIds.isEmpty()) {
-        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id FROM point_log WHERE id IN (%1) AND superseded_by IS NULL "
-                                                     "AND reverses_id IS NULL FOR UPDATE").arg(idList(pointIds)));
+        QSqlQuery rows =
+            db::exec(db, QStringLiteral(
+                             "SELECT id FROM point_log WHERE id IN (%1) AND superseded_by IS NULL "
+                             "AND reverses_id IS NULL FOR UPDATE")
+                             .arg(idList(pointIds)));
         while (rows.next())
             livePoints.insert(rows.value(0).toLongLong());
     }
     QList<PlannedAction> live;
     for (const PlannedAction &action : batch) {
-        const bool still = action.action == CompensationAction::ReversePoints
-                               ? livePoints.contains(action.targetId)
-                               : couponStatus.value(action.targetId)
-                                     == (action.action == CompensationAction::FreezeCoupon ? QLatin1String("ISSUED")
-                                                                                          : QLatin1String("USED"));
+        const bool still =
+            action.action == CompensationAction::ReversePoints
+                ? livePoints.contains(action.targetId)
+                : couponStatus.value(action.targetId) ==
+                      (action.action == CompensationAction::FreezeCoupon ? QLatin1String("ISSUED")
+                                                                         : QLatin1String("USED"));
         if (still)
             live << action;
     }
@@ -73,42 +80,52 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
 
 // The statements of one batch, each written once for the ids it is given: applyBatch runs
 // them, and compensationStatements() hands them to the privilege probe as they are.
-const QString kCompensationRows = QStringLiteral(
-    "INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, amount_fen, points, batch_id, "
-    "request_id, reason, ticket) VALUES ");
+const QString kCompensationRows =
+    QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
+                   "amount_fen, points, batch_id, "
+                   "request_id, reason, ticket) VALUES ");
 
 QString couponCorrection(const QString &ids)
 {
-    return QStringLiteral(
-        "UPDATE user_coupon u JOIN compensation c ON c.target_table = 'user_coupon' AND c.target_id = u.id "
-        "SET u.status = IF(c.action = 'FREEZE_COUPON', 'FROZEN', u.status), "
-        "    u.frozen_at = IF(c.action = 'FREEZE_COUPON', NOW(3), u.frozen_at), u.superseded_by = c.kept_id "
-        "WHERE u.id IN (%1)").arg(ids);
+    return QStringLiteral("UPDATE user_coupon u JOIN compensation c ON c.target_table = "
+                          "'user_coupon' AND c.target_id = u.id "
+                          "SET u.status = IF(c.action = 'FREEZE_COUPON', 'FROZEN', u.status), "
+                          "    u.frozen_at = IF(c.action = 'FREEZE_COUPON', NOW(3), u.frozen_at), "
+                          "u.superseded_by = c.kept_id "
+                          "WHERE u.id IN (%1)")
+        .arg(ids);
 }
 
 QString pointReversals(const QString &ids)
 {
-    return QStringLiteral("INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, reverses_id) "
-                          "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log "
-                          "WHERE id IN (%1)").arg(ids);
+    return QStringLiteral(
+               "INSERT INTO point_log (user_id, order_id, point_type, points, pay_no, reverses_id) "
+               "SELECT user_id, order_id, point_type, -points, pay_no, id FROM point_log "
+               "WHERE id IN (%1)")
+        .arg(ids);
 }
 
 QString pointsSuperseded(const QString &ids)
 {
-    return QStringLiteral("UPDATE point_log p JOIN compensation c ON c.target_table = 'point_log' "
-                          "AND c.target_id = p.id SET p.superseded_by = c.kept_id WHERE p.id IN (%1)").arg(ids);
+    return QStringLiteral(
+               "UPDATE point_log p JOIN compensation c ON c.target_table = 'point_log' "
+               "AND c.target_id = p.id SET p.superseded_by = c.kept_id WHERE p.id IN (%1)")
+        .arg(ids);
 }
 
 QString balancesCorrected(const QString &ids)
 {
-    return QStringLiteral("UPDATE users u JOIN (SELECT user_id, SUM(points) AS points FROM point_log "
-                          "WHERE id IN (%1) GROUP BY user_id) d ON d.user_id = u.id "
-                          "SET u.points_balance = u.points_balance - d.points").arg(ids);
+    return QStringLiteral(
+               "UPDATE users u JOIN (SELECT user_id, SUM(points) AS points FROM point_log "
+               "WHERE id IN (%1) GROUP BY user_id) d ON d.user_id = u.id "
+               "SET u.points_balance = u.points_balance - d.points")
+        .arg(ids);
 }
 
 QString targetsOf(const char *table, const QString &ids)
 {
-    return QStringLiteral("(c.target_table = '%1' AND c.target_id IN (%2))").arg(QLatin1String(table), ids);
+    return QStringLiteral("(c.target_table = '%1' AND c.target_id IN (%2))")
+        .arg(QLatin1String(table), ids);
 }
 
 // The audit entries are read back from the rows a batch just wrote, so that they say what the
@@ -116,38 +133,55 @@ QString targetsOf(const char *table, const QString &ids)
 // by batch id: a run's batches share one id, so that would read every earlier batch's rows again.
 QString auditEntries(const QStringList &targets)
 {
-    return QStringLiteral(
-        "INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json) "
-        "SELECT CONCAT('compensation.', LOWER(c.action)), CONCAT(c.target_table, ':', c.target_id), c.reason, c.ticket, "
-        "  IF(c.action = 'FREEZE_COUPON', JSON_OBJECT('id', c.target_id, 'superseded_by', NULL, 'status', 'ISSUED'), "
-        "     JSON_OBJECT('id', c.target_id, 'superseded_by', NULL)), "
-        "  CASE c.action "
-        "    WHEN 'FREEZE_COUPON' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
-        "      'amount_fen', c.amount_fen, 'status', 'FROZEN') "
-        "    WHEN 'REVERSE_POINTS' THEN JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
-        "      'amount_fen', c.amount_fen, 'reversal_id', r.id, 'points', -c.points, 'user_balance', u.points_balance) "
-        "    ELSE JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
-        "      'amount_fen', c.amount_fen) END "
-        "FROM compensation c "
-        "LEFT JOIN point_log r ON c.target_table = 'point_log' AND r.reverses_id = c.target_id "
-        "LEFT JOIN users u ON u.id = r.user_id "
-        "WHERE %1 ORDER BY c.id").arg(targets.join(QStringLiteral(" OR ")));
+    return QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, "
+                          "after_json) "
+                          "SELECT CONCAT('compensation.', LOWER(c.action)), CONCAT(c.target_table, "
+                          "':', c.target_id), c.reason, c.ticket, "
+                          "  IF(c.action = 'FREEZE_COUPON', JSON_OBJECT('id', c.target_id, "
+                          "'superseded_by', NULL, 'status', 'ISSUED'), "
+                          "     JSON_OBJECT('id', c.target_id, 'superseded_by', NULL)), "
+                          "  CASE c.action "
+                          "    WHEN 'FREEZE_COUPON' THEN JSON_OBJECT('id', c.target_id, "
+                          "'superseded_by', c.kept_id, 'order_id', c.order_id, "
+                          "      'amount_fen', c.amount_fen, 'status', 'FROZEN') "
+                          "    WHEN 'REVERSE_POINTS' THEN JSON_OBJECT('id', c.target_id, "
+                          "'superseded_by', c.kept_id, 'order_id', c.order_id, "
+                          "      'amount_fen', c.amount_fen, 'reversal_id', r.id, 'points', "
+                          "-c.points, 'user_balance', u.points_balance) "
+                          "    ELSE JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, "
+                          "'order_id', c.order_id, "
+                          "      'amount_fen', c.amount_fen) END "
+                          "FROM compensation c "
+                          "LEFT JOIN point_log r ON c.target_table = 'point_log' AND r.reverses_id "
+                          "= c.target_id "
+                          "LEFT JOIN users u ON u.id = r.user_id "
+                          "WHERE %1 ORDER BY c.id")
+        .arg(targets.join(QStringLiteral(" OR ")));
 }
 
 // One batch as a handful of set-based statements: the compensation rows, the corrections
 // they describe, the balances, and one audit entry per action. Returns users whose balance
 // went below zero.
-QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &actions, const QString &batchId,
-                         qint64 requestId, const QString &reason, const QString &ticket)
+QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &actions,
+                         const QString &batchId, qint64 requestId, const QString &reason,
+                         const QString &ticket)
 {
     QList<QVariantList> rows;
     QList<qint64> couponIds;
     QList<qint64> pointIds;
     QList<qint64> pointUsers;
     for (const PlannedAction &action : actions) {
-        rows << QVariantList{action.targetTable, action.targetId, action.keptId, action.orderId,
-                             compensationActionName(action.action), action.amountFen, action.points, batchId,
-                             requestId > 0 ? QVariant(requestId) : QVariant(), reason, ticket};
+        rows << QVariantList{action.targetTable,
+                             action.targetId,
+                             action.keptId,
+                             action.orderId,
+                             compensationActionName(action.action),
+                             action.amountFen,
+                             action.points,
+                             batchId,
+                             requestId > 0 ? QVariant(requestId) : QVariant(),
+                             reason,
+                             ticket};
         if (action.targetTable == QLatin1String("user_coupon")) {
             couponIds << action.targetId;
         } else {
@@ -170,8 +204,10 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
         db::execDirect(db, pointReversals(ids));
         db::execDirect(db, pointsSuperseded(ids));
         db::execDirect(db, balancesCorrected(ids));
-        QSqlQuery below = db::exec(db, QStringLiteral("SELECT id FROM users WHERE id IN (%1) AND points_balance < 0 ORDER BY id")
-                                           .arg(idList(pointUsers)));
+        QSqlQuery below = db::exec(
+            db, QStringLiteral(
+                    "SELECT id FROM users WHERE id IN (%1) AND points_balance < 0 ORDER BY id")
+                    .arg(idList(pointUsers)));
         while (below.next())
             negative << below.value(0).toLongLong();
         targets << targetsOf("point_log", ids);
@@ -185,36 +221,55 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
 QStringList compensationStatements()
 {
     const QString none = QStringLiteral("0");
-    return {kCompensationRows + QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), couponCorrection(none),
-            pointReversals(none), pointsSuperseded(none), balancesCorrected(none),
+    return {kCompensationRows + QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+            couponCorrection(none),
+            pointReversals(none),
+            pointsSuperseded(none),
+            balancesCorrected(none),
             auditEntries({targetsOf("user_coupon", none), targetsOf("point_log", none)})};
 }
 
 QString compensationActionName(CompensationAction action)
 {
     switch (action) {
-    case CompensationAction::FreezeCoupon: return QStringLiteral("FREEZE_COUPON");
-    case CompensationAction::WriteOffCoupon: return QStringLiteral("WRITE_OFF_COUPON");
-    case CompensationAction::ReceivableCoupon: return QStringLiteral("RECEIVABLE_COUPON");
-    case CompensationAction::ReversePoints: return QStringLiteral("REVERSE_POINTS");
+    case CompensationAction::FreezeCoupon:
+        return QStringLiteral("FREEZE_COUPON");
+    case CompensationAction::WriteOffCoupon:
+        return QStringLiteral("WRITE_OFF_COUPON");
+    case CompensationAction::ReceivableCoupon:
+        return QStringLiteral("RECEIVABLE_COUPON");
+    case CompensationAction::ReversePoints:
+        return QStringLiteral("REVERSE_POINTS");
     }
     return {};
 }
 
 QString CompensationPlan::summary() const
 {
-    return Compensation::tr("%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, "
+    return Compensation::tr("%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used "
+                            "coupon(s) as receivable, "
                             "%4 points row(s) to reverse (%5 points); %6.%7 yuan in all")
-        .arg(couponsFrozen).arg(couponWriteOffs).arg(couponReceivables).arg(pointsReversed).arg(pointsTotal)
-        .arg(moneyFen / 100).arg(moneyFen % 100, 2, 10, QLatin1Char('0'));
+        .arg(couponsFrozen)
+        .arg(couponWriteOffs)
+        .arg(couponReceivables)
+        .arg(pointsReversed)
+        .arg(pointsTotal)
+        .arg(moneyFen / 100)
+        .arg(moneyFen % 100, 2, 10, QLatin1Char('0'));
 }
 
 void CompensationPlan::add(const PlannedAction &action)
 {
     switch (action.action) {
-    case CompensationAction::FreezeCoupon: ++couponsFrozen; break;
-    case CompensationAction::WriteOffCoupon: ++couponWriteOffs; break;
-    case CompensationAction::ReceivableCoupon: ++couponReceivables; break;
+    case CompensationAction::FreezeCoupon:
+        ++couponsFrozen;
+        break;
+    case CompensationAction::WriteOffCoupon:
+        ++couponWriteOffs;
+        break;
+    case CompensationAction::ReceivableCoupon:
+        ++couponReceivables;
+        break;
     case CompensationAction::ReversePoints:
         ++pointsReversed;
         pointsTotal += action.points;
@@ -236,17 +291,21 @@ CompensationPlan planCompensation(const QSqlDatabase &db, const CompensationScop
             orderIds << group.orderId;
     }
     const auto inScope = [&scope](const PlannedAction &action) {
-        return scope.everything || scope.orders.contains(action.orderId)
-               || scope.groups.contains(CompensationGroup{action.orderId, action.groupKey});
+        return scope.everything || scope.orders.contains(action.orderId) ||
+               scope.groups.contains(CompensationGroup{action.orderId, action.groupKey});
     };
     CompensationPlan plan;
-    QSqlQuery coupons = db::exec(db, QStringLiteral(
-        "SELECT u.id, k.kept_id, u.order_id, u.user_id, u.status, u.face_value_fen, u.coupon_template_id FROM user_coupon u "
-        "JOIN (SELECT order_id, coupon_template_id, MIN(id) AS kept_id FROM user_coupon WHERE superseded_by IS NULL%1 "
-        "      GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1) k "
-        "  ON k.order_id = u.order_id AND k.coupon_template_id = u.coupon_template_id "
-        "WHERE u.superseded_by IS NULL AND u.id <> k.kept_id AND u.status IN ('ISSUED', 'USED') ORDER BY u.id")
-                                                .arg(orderFilter(orderIds, "order_id")));
+    QSqlQuery coupons = db::exec(
+        db, QStringLiteral(
+                "SELECT u.id, k.kept_id, u.order_id, u.user_id, u.status, u.face_value_fen, "
+                "u.coupon_template_id FROM user_coupon u "
+                "JOIN (SELECT order_id, coupon_template_id, MIN(id) AS kept_id FROM user_coupon "
+                "WHERE superseded_by IS NULL%1 "
+                "      GROUP BY order_id, coupon_template_id HAVING COUNT(*) > 1) k "
+                "  ON k.order_id = u.order_id AND k.coupon_template_id = u.coupon_template_id "
+                "WHERE u.superseded_by IS NULL AND u.id <> k.kept_id AND u.status IN ('ISSUED', "
+                "'USED') ORDER BY u.id")
+                .arg(orderFilter(orderIds, "order_id")));
     while (coupons.next()) {
         PlannedAction action;
         action.targetTable = QStringLiteral("user_coupon");
@@ -265,14 +324,16 @@ CompensationPlan planCompensation(const QSqlDatabase &db, const CompensationScop
         if (inScope(action))
             plan.add(action);
     }
-    QSqlQuery points = db::exec(db, QStringLiteral(
-        "SELECT p.id, k.kept_id, p.order_id, p.user_id, p.points, p.point_type FROM point_log p "
-        "JOIN (SELECT order_id, point_type, MIN(id) AS kept_id FROM point_log "
-        "      WHERE superseded_by IS NULL AND reverses_id IS NULL%1 "
-        "      GROUP BY order_id, point_type HAVING COUNT(*) > 1) k "
-        "  ON k.order_id = p.order_id AND k.point_type = p.point_type "
-        "WHERE p.superseded_by IS NULL AND p.reverses_id IS NULL AND p.id <> k.kept_id ORDER BY p.id")
-                                           .arg(orderFilter(orderIds, "order_id")));
+    QSqlQuery points = db::exec(
+        db, QStringLiteral("SELECT p.id, k.kept_id, p.order_id, p.user_id, p.points, p.point_type "
+                           "FROM point_log p "
+                           "JOIN (SELECT order_id, point_type, MIN(id) AS kept_id FROM point_log "
+                           "      WHERE superseded_by IS NULL AND reverses_id IS NULL%1 "
+                           "      GROUP BY order_id, point_type HAVING COUNT(*) > 1) k "
+                           "  ON k.order_id = p.order_id AND k.point_type = p.point_type "
+                           "WHERE p.superseded_by IS NULL AND p.reverses_id IS NULL AND p.id <> "
+                           "k.kept_id ORDER BY p.id")
+                .arg(orderFilter(orderIds, "order_id")));
     while (points.next()) {
         PlannedAction action;
         action.action = CompensationAction::ReversePoints;
@@ -290,8 +351,9 @@ CompensationPlan planCompensation(const QSqlDatabase &db, const CompensationScop
     return plan;
 }
 
-CompensationOutcome executeCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const QString &reason,
-                                        const QString &ticket, const CompensationSettings &settings,
+CompensationOutcome executeCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
+                                        const QString &reason, const QString &ticket,
+                                        const CompensationSettings &settings,
                                         const std::atomic<bool> *cancel,
                                         const std::function<void(int done, int total)> &progress)
 {
@@ -308,10 +370,10 @@ CompensationOutcome executeCompensation(const QSqlDatabase &db, const Compensati
         const int end = std::min(total, start + settings.batchSize);
         db::Transaction transaction(db);
         const QList<PlannedAction> live = lockStillLive(db, plan.actions.mid(start, end - start));
-        const QList<qint64> negative = live.isEmpty()
-                                           ? QList<qint64>()
-                                           : applyBatch(db, live, outcome.batchId, plan.requestId, reason.trimmed().left(255),
-                                                        ticket.trimmed().left(64));
+        const QList<qint64> negative =
+            live.isEmpty() ? QList<qint64>()
+                           : applyBatch(db, live, outcome.batchId, plan.requestId,
+                                        reason.trimmed().left(255), ticket.trimmed().left(64));
         transaction.commit();
         outcome.done += int(live.size());
         outcome.skipped += (end - start) - int(live.size());

@@ -1,9 +1,9 @@
 #pragma once
 
 #include <QList>
-#include <QStringList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <functional>
@@ -12,10 +12,10 @@ namespace payops {
 
 // What happens to one duplicate side effect. Nothing is ever deleted.
 enum class CompensationAction {
-    FreezeCoupon,        // an unused duplicate coupon is frozen
-    WriteOffCoupon,      // a used duplicate coupon: finance writes its value off
-    ReceivableCoupon,    // a used duplicate coupon: finance books it as owed by the user
-    ReversePoints,       // duplicate points get a negative row naming the row it reverses
+    FreezeCoupon,     // an unused duplicate coupon is frozen
+    WriteOffCoupon,   // a used duplicate coupon: finance writes its value off
+    ReceivableCoupon, // a used duplicate coupon: finance books it as owed by the user
+    ReversePoints,    // duplicate points get a negative row naming the row it reverses
 };
 QString compensationActionName(CompensationAction action);
 // The statements a compensation batch writes with, for an empty batch: the privilege probe
@@ -56,9 +56,9 @@ struct PlannedAction
     CompensationAction action = CompensationAction::FreezeCoupon;
     QString targetTable; // user_coupon or point_log
     qint64 targetId = 0;
-    qint64 keptId = 0;   // the first row of the group, which stays
+    qint64 keptId = 0; // the first row of the group, which stays
     qint64 orderId = 0;
-    QString groupKey;     // as CompensationGroup::key
+    QString groupKey; // as CompensationGroup::key
     qint64 userId = 0;
     qint64 amountFen = 0; // coupon face value, or the points' cash value
     qint64 points = 0;
@@ -103,9 +103,10 @@ struct CompensationOutcome
 // `compensation` row (unique per target) and one audit entry. Run twice, or from two consoles
 // at once, each duplicate is compensated exactly once; a failure leaves every committed batch
 // complete and the rest untouched, and a rerun finishes the rest. Throws db::Error.
-CompensationOutcome executeCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const QString &reason,
-                                        const QString &ticket, const CompensationSettings &settings,
-                                        const std::atomic<bool> *cancel = nullptr,
-                                        const std::function<void(int done, int total)> &progress = {});
+CompensationOutcome
+executeCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const QString &reason,
+                    const QString &ticket, const CompensationSettings &settings,
+                    const std::atomic<bool> *cancel = nullptr,
+                    const std::function<void(int done, int total)> &progress = {});
 
 } // namespace payops

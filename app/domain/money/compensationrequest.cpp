@@ -21,10 +21,11 @@ struct CompensationRequests
 
 const QString &requestColumns()
 {
-    static const QString columns = QStringLiteral(
-        "id, status, scope, coupons, write_offs, points_rows, amount_fen, reason, ticket, requested_by, requested_at, "
-        "decided_by, decided_at, requested_account, decided_account, "
-        "payops_user_name(requested_by) = payops_user_name(USER())");
+    static const QString columns =
+        QStringLiteral("id, status, scope, coupons, write_offs, points_rows, amount_fen, reason, "
+                       "ticket, requested_by, requested_at, "
+                       "decided_by, decided_at, requested_account, decided_account, "
+                       "payops_user_name(requested_by) = payops_user_name(USER())");
     return columns;
 }
 
@@ -35,8 +36,10 @@ QJsonObject scopeToJson(const CompensationScope &scope)
         orders << id;
     QJsonArray groups;
     for (const CompensationGroup &group : scope.groups)
-        groups << QJsonObject{{QStringLiteral("order"), group.orderId}, {QStringLiteral("group"), group.key}};
-    return QJsonObject{{QStringLiteral("everything"), scope.everything}, {QStringLiteral("orders"), orders},
+        groups << QJsonObject{{QStringLiteral("order"), group.orderId},
+                              {QStringLiteral("group"), group.key}};
+    return QJsonObject{{QStringLiteral("everything"), scope.everything},
+                       {QStringLiteral("orders"), orders},
                        {QStringLiteral("groups"), groups}};
 }
 
@@ -46,13 +49,17 @@ CompensationScope scopeFromJson(const QByteArray &json)
 {
     const QJsonDocument document = QJsonDocument::fromJson(json);
     CompensationScope scope;
-    scope.everything = document.isArray() ? document.array().isEmpty()
-                                          : document.object().value(QStringLiteral("everything")).toBool();
-    const QJsonArray orders = document.isArray() ? document.array() : document.object().value(QStringLiteral("orders")).toArray();
+    scope.everything = document.isArray()
+                           ? document.array().isEmpty()
+                           : document.object().value(QStringLiteral("everything")).toBool();
+    const QJsonArray orders = document.isArray()
+                                  ? document.array()
+                                  : document.object().value(QStringLiteral("orders")).toArray();
     for (const QJsonValue &id : orders)
         scope.orders << id.toInteger();
     for (const QJsonValue &group : document.object().value(QStringLiteral("groups")).toArray())
-        scope.groups << CompensationGroup{group[QStringLiteral("order")].toInteger(), group[QStringLiteral("group")].toString()};
+        scope.groups << CompensationGroup{group[QStringLiteral("order")].toInteger(),
+                                          group[QStringLiteral("group")].toString()};
     return scope;
 }
 
@@ -85,22 +92,27 @@ QString target(qint64 id)
 
 QString statusJson(const QString &status)
 {
-    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("status"), status}}).toJson(QJsonDocument::Compact));
+    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("status"), status}})
+                                 .toJson(QJsonDocument::Compact));
 }
 
 // A decision and its audit entry commit together or not at all.
-bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QString &to, const QString &action,
-            const CompensationRequest &request)
+bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QString &to,
+            const QString &action, const CompensationRequest &request)
 {
     db::Transaction transaction(db);
     // decided_account is the account the server authenticated, as this statement sees it
     // (the trigger of migration 0014 checks it against the connection's user name).
-    const QSqlQuery update = db::exec(db, QStringLiteral("UPDATE compensation_request SET status = ?, decided_account = CURRENT_USER() "
-                                                         "WHERE id = ? AND status = ?"),
-                                      {to, id, from});
+    const QSqlQuery update =
+        db::exec(db,
+                 QStringLiteral(
+                     "UPDATE compensation_request SET status = ?, decided_account = CURRENT_USER() "
+                     "WHERE id = ? AND status = ?"),
+                 {to, id, from});
     if (update.numRowsAffected() != 1)
         return false;
-    appendAudit(db, action, target(id), request.reason, request.ticket, statusJson(from), statusJson(to));
+    appendAudit(db, action, target(id), request.reason, request.ticket, statusJson(from),
+                statusJson(to));
     transaction.commit();
     return true;
 }
@@ -109,20 +121,26 @@ bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QStrin
 
 QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int limit)
 {
-    QSqlQuery rows = db::exec(db, QStringLiteral(
-        "SELECT batch_id, MIN(created_at), MIN(created_by), MIN(reason), MIN(ticket), COUNT(*), SUM(amount_fen) "
-        "FROM compensation GROUP BY batch_id ORDER BY MIN(id) DESC LIMIT %1").arg(limit));
+    QSqlQuery rows = db::exec(
+        db, QStringLiteral("SELECT batch_id, MIN(created_at), MIN(created_by), MIN(reason), "
+                           "MIN(ticket), COUNT(*), SUM(amount_fen) "
+                           "FROM compensation GROUP BY batch_id ORDER BY MIN(id) DESC LIMIT %1")
+                .arg(limit));
     QList<CompensationBatch> batches;
     while (rows.next())
-        batches << CompensationBatch{rows.value(0).toString(), db::utcDateTime(rows.value(1)), rows.value(2).toString(),
-                                     rows.value(3).toString(), rows.value(4).toString(), rows.value(5).toInt(),
+        batches << CompensationBatch{rows.value(0).toString(),  db::utcDateTime(rows.value(1)),
+                                     rows.value(2).toString(),  rows.value(3).toString(),
+                                     rows.value(4).toString(),  rows.value(5).toInt(),
                                      rows.value(6).toLongLong()};
     return batches;
 }
 
 qint64 fourEyesThresholdFen(const QSqlDatabase &db)
 {
-    return db::scalar(db, QStringLiteral("SELECT value FROM payops_meta WHERE name = 'four_eyes_threshold_fen'")).toLongLong();
+    return db::scalar(db,
+                      QStringLiteral(
+                          "SELECT value FROM payops_meta WHERE name = 'four_eyes_threshold_fen'"))
+        .toLongLong();
 }
 
 qint64 soloCompensatedFen(const QSqlDatabase &db)
@@ -130,33 +148,41 @@ qint64 soloCompensatedFen(const QSqlDatabase &db)
     return db::scalar(db, QStringLiteral("SELECT payops_solo_compensated_fen()")).toLongLong();
 }
 
-qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const CompensationScope &scope,
-                           const QString &reason, const QString &ticket)
+qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
+                           const CompensationScope &scope, const QString &reason,
+                           const QString &ticket)
 {
     if (reason.trimmed().isEmpty() || ticket.trimmed().isEmpty())
-        throw db::Error(CompensationRequests::tr("a compensation request needs a reason and a ticket"));
+        throw db::Error(
+            CompensationRequests::tr("a compensation request needs a reason and a ticket"));
     const QJsonObject scopeJson = scopeToJson(scope);
     db::Transaction transaction(db);
-    const QSqlQuery insert = db::exec(db, QStringLiteral(
-        "INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, amount_fen, reason, ticket, "
-        "requested_account) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
-        {QString::fromUtf8(QJsonDocument(scopeJson).toJson(QJsonDocument::Compact)), plan.couponsFrozen,
-         plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed, plan.moneyFen,
-         reason.trimmed().left(255), ticket.trimmed().left(64)});
+    const QSqlQuery insert = db::exec(
+        db,
+        QStringLiteral("INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, "
+                       "amount_fen, reason, ticket, "
+                       "requested_account) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
+        {QString::fromUtf8(QJsonDocument(scopeJson).toJson(QJsonDocument::Compact)),
+         plan.couponsFrozen, plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed,
+         plan.moneyFen, reason.trimmed().left(255), ticket.trimmed().left(64)});
     const qint64 id = insert.lastInsertId().toLongLong();
-    appendAudit(db, QStringLiteral("compensation.request"), target(id), reason.trimmed(), ticket.trimmed(), {},
-                QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("PENDING")},
-                                                            {QStringLiteral("amount_fen"), plan.moneyFen},
-                                                            {QStringLiteral("scope"), scopeJson}})
-                                      .toJson(QJsonDocument::Compact)));
+    appendAudit(db, QStringLiteral("compensation.request"), target(id), reason.trimmed(),
+                ticket.trimmed(), {},
+                QString::fromUtf8(
+                    QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("PENDING")},
+                                              {QStringLiteral("amount_fen"), plan.moneyFen},
+                                              {QStringLiteral("scope"), scopeJson}})
+                        .toJson(QJsonDocument::Compact)));
     transaction.commit();
     return id;
 }
 
 QList<CompensationRequest> loadCompensationRequests(const QSqlDatabase &db, int limit)
 {
-    QSqlQuery rows = db::exec(db, QStringLiteral("SELECT %1 FROM compensation_request ORDER BY id DESC LIMIT %2")
-                                      .arg(requestColumns()).arg(limit));
+    QSqlQuery rows =
+        db::exec(db, QStringLiteral("SELECT %1 FROM compensation_request ORDER BY id DESC LIMIT %2")
+                         .arg(requestColumns())
+                         .arg(limit));
     QList<CompensationRequest> requests;
     while (rows.next())
         requests << requestFrom(rows);
@@ -165,7 +191,10 @@ QList<CompensationRequest> loadCompensationRequests(const QSqlDatabase &db, int 
 
 std::optional<CompensationRequest> loadCompensationRequest(const QSqlDatabase &db, qint64 id)
 {
-    QSqlQuery row = db::exec(db, QStringLiteral("SELECT %1 FROM compensation_request WHERE id = ?").arg(requestColumns()), {id});
+    QSqlQuery row = db::exec(
+        db,
+        QStringLiteral("SELECT %1 FROM compensation_request WHERE id = ?").arg(requestColumns()),
+        {id});
     if (!row.next())
         return std::nullopt;
     return requestFrom(row);
@@ -177,15 +206,18 @@ bool planFitsRequest(const CompensationPlan &plan, const CompensationRequest &re
                                                        : plan.moneyFen == request.amountFen;
 }
 
-Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const CompensationSettings &settings)
+Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id,
+                                    const CompensationSettings &settings)
 {
     Approval approval;
     const auto request = loadCompensationRequest(db, id);
     const bool resuming = request && request->status == QLatin1String("APPROVED");
     if (!request || (request->status != QLatin1String("PENDING") && !resuming)) {
-        approval.refusal = request
-            ? CompensationRequests::tr("request %1 is %2, not pending").arg(id).arg(request->status)
-            : CompensationRequests::tr("there is no compensation request %1").arg(id);
+        approval.refusal =
+            request ? CompensationRequests::tr("request %1 is %2, not pending")
+                          .arg(id)
+                          .arg(request->status)
+                    : CompensationRequests::tr("there is no compensation request %1").arg(id);
         return approval;
     }
     approval.request = *request;
@@ -193,18 +225,24 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const Com
     approval.plan.requestId = id;
     if (!planFitsRequest(approval.plan, *request)) {
         approval.refusal = (approval.plan.moneyFen > request->amountFen
-                                ? CompensationRequests::tr("the duplicates grew since request %1 was made (%2 fen now, "
-                                                           "%3 fen asked); make a new request")
-                                : CompensationRequests::tr("the duplicates shrank since request %1 was made (%2 fen "
-                                                           "now, %3 fen asked); make a new request"))
-                               .arg(id).arg(approval.plan.moneyFen).arg(request->amountFen);
+                                ? CompensationRequests::tr(
+                                      "the duplicates grew since request %1 was made (%2 fen now, "
+                                      "%3 fen asked); make a new request")
+                                : CompensationRequests::tr(
+                                      "the duplicates shrank since request %1 was made (%2 fen "
+                                      "now, %3 fen asked); make a new request"))
+                               .arg(id)
+                               .arg(approval.plan.moneyFen)
+                               .arg(request->amountFen);
         return approval;
     }
     if (resuming)
         return approval;
     // Conditional on PENDING: of two operators approving at once, one wins and the other is told.
-    if (!decide(db, id, QStringLiteral("PENDING"), QStringLiteral("APPROVED"), QStringLiteral("compensation.approve"), *request))
-        approval.refusal = CompensationRequests::tr("request %1 was decided by someone else meanwhile").arg(id);
+    if (!decide(db, id, QStringLiteral("PENDING"), QStringLiteral("APPROVED"),
+                QStringLiteral("compensation.approve"), *request))
+        approval.refusal =
+            CompensationRequests::tr("request %1 was decided by someone else meanwhile").arg(id);
     return approval;
 }
 
@@ -217,7 +255,10 @@ bool rejectCompensationRequest(const QSqlDatabase &db, qint64 id)
 
 void markRequestExecuted(const QSqlDatabase &db, qint64 id)
 {
-    db::exec(db, QStringLiteral("UPDATE compensation_request SET status = 'EXECUTED' WHERE id = ? AND status = 'APPROVED'"), {id});
+    db::exec(db,
+             QStringLiteral("UPDATE compensation_request SET status = 'EXECUTED' WHERE id = ? AND "
+                            "status = 'APPROVED'"),
+             {id});
 }
 
 } // namespace payops

@@ -27,13 +27,13 @@ struct CompensationRequest
     qint64 amountFen = 0;
     QString reason;
     QString ticket;
-    QString requestedBy;     // USER() of the request: user name and the host it came from
+    QString requestedBy;      // USER() of the request: user name and the host it came from
     QString requestedAccount; // the authenticated account, e.g. op3@%
     bool byThisUser = false;  // made under the user name of the connection that loaded it
-    QDateTime requestedAt; // UTC
+    QDateTime requestedAt;    // UTC
     QString decidedBy;
     QString decidedAccount;
-    QDateTime decidedAt;   // UTC; invalid while pending
+    QDateTime decidedAt; // UTC; invalid while pending
 };
 
 // One run of executeCompensation, as its rows in `compensation` tell it.
@@ -63,8 +63,9 @@ inline bool needsSecondOperator(const CompensationPlan &plan, qint64 thresholdFe
 }
 
 // Files the plan as a pending request and returns its id. Throws db::Error.
-qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan, const CompensationScope &scope,
-                           const QString &reason, const QString &ticket);
+qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
+                           const CompensationScope &scope, const QString &reason,
+                           const QString &ticket);
 
 // The newest requests first. Throws db::Error.
 QList<CompensationRequest> loadCompensationRequests(const QSqlDatabase &db, int limit = 200);
@@ -89,7 +90,8 @@ bool planFitsRequest(const CompensationPlan &plan, const CompensationRequest &re
 // and the plan holds only what is still to do. The caller carries the plan out with
 // executeCompensation and then calls markRequestExecuted; runCompensation does all of it.
 // Throws db::Error, among others when the approver is the requester.
-Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id, const CompensationSettings &settings);
+Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id,
+                                    const CompensationSettings &settings);
 // Returns false when the request was no longer pending. Throws db::Error.
 bool rejectCompensationRequest(const QSqlDatabase &db, qint64 id);
 void markRequestExecuted(const QSqlDatabase &db, qint64 id);

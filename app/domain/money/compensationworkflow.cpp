@@ -22,7 +22,8 @@ QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id)
     const auto request = loadCompensationRequest(db, id);
     if (!request || request->status != QLatin1String("PENDING") || !request->byThisUser)
         return {};
-    return CompensationWorkflow::tr("request %1 was made by this account (%2): it needs another operator to approve it")
+    return CompensationWorkflow::tr(
+               "request %1 was made by this account (%2): it needs another operator to approve it")
         .arg(id)
         .arg(request->requestedBy);
 }
@@ -42,7 +43,8 @@ CompensationResult approveAndRun(const QSqlDatabase &db, const CompensationJob &
     result.approved = approval.request;
     if (job.starting)
         job.starting(result.plan, &approval.request);
-    result.run = executeCompensation(db, result.plan, job.reason, job.ticket, job.settings, job.stop, job.progress);
+    result.run = executeCompensation(db, result.plan, job.reason, job.ticket, job.settings,
+                                     job.stop, job.progress);
     if (!result.run.cancelled)
         markRequestExecuted(db, job.approveRequestId);
     return result;
@@ -64,19 +66,21 @@ CompensationResult runCompensation(const QSqlDatabase &db, const CompensationJob
 {
     if (job.approveRequestId > 0)
         return approveAndRun(db, job);
-    const CompensationPreview preview = job.confirmed ? *job.confirmed
-                                                      : previewCompensation(db, job.scope, job.settings);
+    const CompensationPreview preview =
+        job.confirmed ? *job.confirmed : previewCompensation(db, job.scope, job.settings);
     CompensationResult result;
     result.plan = preview.plan;
     result.thresholdFen = preview.thresholdFen;
     result.soloFen = preview.soloFen;
     if (preview.needsRequest()) {
-        result.filedRequestId = requestCompensation(db, preview.plan, job.scope, job.reason, job.ticket);
+        result.filedRequestId =
+            requestCompensation(db, preview.plan, job.scope, job.reason, job.ticket);
         return result;
     }
     if (job.starting)
         job.starting(result.plan, nullptr);
-    result.run = executeCompensation(db, result.plan, job.reason, job.ticket, job.settings, job.stop, job.progress);
+    result.run = executeCompensation(db, result.plan, job.reason, job.ticket, job.settings,
+                                     job.stop, job.progress);
     return result;
 }
 

@@ -54,10 +54,10 @@ struct CompensationResult
     QString refusal;           // why nothing changed; empty otherwise
     qint64 filedRequestId = 0; // above the threshold: the request filed instead
     qint64 thresholdFen = 0;
-    qint64 soloFen = 0;        // what the account had compensated alone over the window
+    qint64 soloFen = 0; // what the account had compensated alone over the window
     std::optional<CompensationRequest> approved; // the request approved (or carried on) and run
-    CompensationPlan plan;     // what was carried out or filed; a refused approval's as it is now
-    CompensationOutcome run;   // compensated, skipped, negative balances, stopped
+    CompensationPlan plan;   // what was carried out or filed; a refused approval's as it is now
+    CompensationOutcome run; // compensated, skipped, negative balances, stopped
 };
 
 // The one compensation workflow of the console and the command line:

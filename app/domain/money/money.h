@@ -7,8 +7,8 @@
 
 namespace payops {
 
-// Money is integer fen everywhere (docs/callback-contract.md, "Money"); yuan exist only in what people and
-// platforms read and write.
+// Money is integer fen everywhere (docs/callback-contract.md, "Money"); yuan exist only in what
+// people and platforms read and write.
 
 // Yuan as the platforms write them ("12.30", "-0.01", "12") to fen, exactly, never through
 // floating point. At most two decimals, no sign but a leading '-', no spaces, no thousands

@@ -28,7 +28,8 @@ QDateTime declaredTime(QStringView comment, QStringView label)
     if (at < 0)
         return {};
     at += label.size();
-    while (at < comment.size() && (comment[at] == u'：' || comment[at] == u':' || comment[at] == u'['))
+    while (at < comment.size() &&
+           (comment[at] == u'：' || comment[at] == u':' || comment[at] == u'['))
         ++at;
     const QStringView text = comment.sliced(at);
     if (text.size() < 20 || text[4] != u'年' || text[7] != u'月' || text[10] != u'日')
@@ -158,14 +159,18 @@ bool AlipayTable::readLine(StatementLine &line, QList<StatementLineError> &error
     const qsizetype timeColumn = field(m_finished).isEmpty() ? m_created : m_finished;
     line.paidAt = beijingTimeToUtc(field(timeColumn));
     if (!line.paidAt.isValid()) {
-        lineError(errors, StatementText::tr("has a %1 that is not a time such as 2026-12-01 10:00:00: %2")
-                              .arg(headerName(timeColumn >= 0 ? timeColumn : m_finished), field(timeColumn)));
+        lineError(
+            errors,
+            StatementText::tr("has a %1 that is not a time such as 2026-12-01 10:00:00: %2")
+                .arg(headerName(timeColumn >= 0 ? timeColumn : m_finished), field(timeColumn)));
         return false;
     }
     const std::optional<qint64> fen = yuanToFen(field(m_amount));
     if (!fen) {
-        lineError(errors, StatementText::tr("has an 订单金额（元） that is not yuan with at most two decimals: %1")
-                              .arg(field(m_amount)));
+        lineError(errors,
+                  StatementText::tr(
+                      "has an 订单金额（元） that is not yuan with at most two decimals: %1")
+                      .arg(field(m_amount)));
         return false;
     }
     // Refund lines may write the amount with or without its minus; it leaves the merchant.
@@ -178,12 +183,17 @@ bool AlipayTable::readLine(StatementLine &line, QList<StatementLineError> &error
 void AlipayTable::readTotals(QList<StatementLineError> &errors)
 {
     while (readRecord()) {
-        const struct { QStringView label; qint64 read; } totals[] = {{u"交易合计", m_payments}, {u"退款合计", m_refunds}};
+        const struct
+        {
+            QStringView label;
+            qint64 read;
+        } totals[] = {{u"交易合计", m_payments}, {u"退款合计", m_refunds}};
         for (const auto &total : totals) {
             const qint64 declared = declaredCount(recordText(), total.label);
             if (declared >= 0 && declared != total.read) {
-                lineError(errors, StatementText::tr("says the file has %1 lines of %2, it lists %3: lines are "
-                                                    "missing or were added")
+                lineError(errors, StatementText::tr(
+                                      "says the file has %1 lines of %2, it lists %3: lines are "
+                                      "missing or were added")
                                       .arg(QString::number(declared), total.label.first(2),
                                            QString::number(total.read)));
             }

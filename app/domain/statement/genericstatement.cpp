@@ -45,7 +45,8 @@ GenericTable::GenericTable(StatementLineSource &source)
     m_title = StatementText::tr("a generic statement");
     readRecord(); // the header row; the reader found it there
     takeHeader();
-    const QString needed = StatementText::tr("it needs pay_no, order_id, amount_fen or amount, status, paid_at");
+    const QString needed =
+        StatementText::tr("it needs pay_no, order_id, amount_fen or amount, status, paid_at");
     m_payNo = requireColumn(u"pay_no", needed);
     m_orderId = requireColumn(u"order_id", needed);
     m_status = requireColumn(u"status", needed);
@@ -53,9 +54,10 @@ GenericTable::GenericTable(StatementLineSource &source)
     m_amountFen = column(u"amount_fen");
     m_amountYuan = column(u"amount");
     if ((m_amountFen < 0) == (m_amountYuan < 0)) {
-        throw StatementError(StatementText::tr("not a generic statement: its header row must name exactly "
-                                               "one of amount_fen (whole fen) and amount (yuan)")
-                                 .toStdString());
+        throw StatementError(
+            StatementText::tr("not a generic statement: its header row must name exactly "
+                              "one of amount_fen (whole fen) and amount (yuan)")
+                .toStdString());
     }
     m_channelColumn = column(u"channel");
     // The file's channel is that of its first line; reading it now lets the header say it.
@@ -87,7 +89,8 @@ bool GenericTable::readLine(StatementLine &line, QList<StatementLineError> &erro
     const QStringView orderId = field(m_orderId);
     const std::optional<qint64> id = orderId.isEmpty() ? 0 : parseWholeNumber(orderId);
     if (!id || *id < 0) {
-        lineError(errors, StatementText::tr("has an order_id that is not a whole number: %1").arg(orderId));
+        lineError(errors,
+                  StatementText::tr("has an order_id that is not a whole number: %1").arg(orderId));
         return false;
     }
     line.orderId = *id;
@@ -96,10 +99,13 @@ bool GenericTable::readLine(StatementLine &line, QList<StatementLineError> &erro
     const QStringView amount = field(inFen ? m_amountFen : m_amountYuan);
     const std::optional<qint64> fen = inFen ? parseWholeNumber(amount) : yuanToFen(amount);
     if (!fen) {
-        lineError(errors, inFen ? StatementText::tr("has an amount_fen that is not a whole number of fen: %1").arg(amount)
-                                : StatementText::tr("has an amount that is not yuan with at most two decimals "
-                                                    "(12.30): %1")
-                                      .arg(amount));
+        lineError(
+            errors,
+            inFen ? StatementText::tr("has an amount_fen that is not a whole number of fen: %1")
+                        .arg(amount)
+                  : StatementText::tr("has an amount that is not yuan with at most two decimals "
+                                      "(12.30): %1")
+                        .arg(amount));
         return false;
     }
     line.amountFen = *fen;
@@ -113,16 +119,18 @@ bool GenericTable::readLine(StatementLine &line, QList<StatementLineError> &erro
     const QStringView paidAt = field(m_paidAt);
     line.paidAt = paidAt.isEmpty() ? QDateTime() : rfc3339ToUtc(paidAt);
     if (!paidAt.isEmpty() && !line.paidAt.isValid()) {
-        lineError(errors, StatementText::tr("has a paid_at that is not an RFC 3339 time with its offset "
-                                            "(2026-12-01T10:00:00+08:00 or 2026-12-01T02:00:00Z): %1")
-                              .arg(paidAt));
+        lineError(errors,
+                  StatementText::tr("has a paid_at that is not an RFC 3339 time with its offset "
+                                    "(2026-12-01T10:00:00+08:00 or 2026-12-01T02:00:00Z): %1")
+                      .arg(paidAt));
         return false;
     }
 
     const QStringView channel = field(m_channelColumn);
     if (channel != m_channel) {
-        lineError(errors, StatementText::tr("is of channel \"%1\" where the file's first line is of \"%2\": "
-                                            "a statement covers one channel")
+        lineError(errors, StatementText::tr(
+                              "is of channel \"%1\" where the file's first line is of \"%2\": "
+                              "a statement covers one channel")
                               .arg(channel, m_channel));
         return false;
     }

@@ -18,8 +18,9 @@
 namespace payops {
 namespace {
 
-constexpr const char *kKindNames[kFindingKinds] = {"missing_ours",         "missing_platform", "amount_mismatch",
-                                                   "status_mismatch",      "duplicate_platform", "double_payment"};
+constexpr const char *kKindNames[kFindingKinds] = {"missing_ours",       "missing_platform",
+                                                   "amount_mismatch",    "status_mismatch",
+                                                   "duplicate_platform", "double_payment"};
 
 // A payment with us: the callback's order is paid by the callback's pay_no.
 constexpr auto kOurs = "(o.pay_no = p.pay_no AND o.status IN ('PAID', 'REFUNDING', 'REFUNDED'))";
@@ -58,10 +59,12 @@ public:
 
     void add(const ReconciliationFinding &finding)
     {
-        const auto nullable = [](const std::optional<qint64> &value) { return value ? QVariant(*value) : QVariant(); };
-        m_rows.append(QVariantList{m_runId, findingKindName(finding.kind), finding.payNo, nullable(finding.orderId),
-                                   nullable(finding.platformAmountFen), nullable(finding.ourAmountFen),
-                                   nullable(finding.lineNo)});
+        const auto nullable = [](const std::optional<qint64> &value) {
+            return value ? QVariant(*value) : QVariant();
+        };
+        m_rows.append(QVariantList{m_runId, findingKindName(finding.kind), finding.payNo,
+                                   nullable(finding.orderId), nullable(finding.platformAmountFen),
+                                   nullable(finding.ourAmountFen), nullable(finding.lineNo)});
         ++m_counts[static_cast<int>(finding.kind)];
         if (m_rows.size() == kResultBatch)
             flush();
@@ -71,9 +74,10 @@ public:
     {
         if (m_rows.isEmpty())
             return;
-        db::exec(m_db, QStringLiteral("INSERT INTO reconciliation_result (run_id, kind, pay_no, order_id, "
-                                      "platform_amount_fen, our_amount_fen, line_no) VALUES ")
-                           + db::valueRows(m_db, m_rows));
+        db::exec(m_db, QStringLiteral(
+                           "INSERT INTO reconciliation_result (run_id, kind, pay_no, order_id, "
+                           "platform_amount_fen, our_amount_fen, line_no) VALUES ") +
+                           db::valueRows(m_db, m_rows));
         m_rows.clear();
     }
 
@@ -90,8 +94,10 @@ private:
 // (statement_id, pay_no, status) index.
 QString otherLine(const QString &condition)
 {
-    return QStringLiteral("EXISTS (SELECT 1 FROM platform_statement_line e FORCE INDEX (idx_statement_line_pay_no) "
-                          "WHERE e.statement_id = l.statement_id AND e.pay_no = l.pay_no AND %1)").arg(condition);
+    return QStringLiteral("EXISTS (SELECT 1 FROM platform_statement_line e FORCE INDEX "
+                          "(idx_statement_line_pay_no) "
+                          "WHERE e.statement_id = l.statement_id AND e.pay_no = l.pay_no AND %1)")
+        .arg(condition);
 }
 
 // The lines that make a finding, in pages by line number; every line except the plain case,
@@ -112,31 +118,40 @@ void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &wr
 {
     const QString ours = QStringLiteral("COALESCE(%1, 0)").arg(QLatin1String(kOurs));
     const QString earlier = QStringLiteral("e.line_no < l.line_no");
-    const QString verdict = QStringLiteral(
-        "CASE WHEN l.status = 'REFUND' THEN IF(%1, NULL, 'REFUND') WHEN %2 THEN NULL "
-        "WHEN l.status = 'SUCCESS' THEN IF(%3, NULL, 'SUCCESS') WHEN %4 THEN NULL "
-        "WHEN %5 THEN NULL ELSE l.status END")
-        .arg(otherLine(QStringLiteral("e.status = 'REFUND' AND ") + earlier), otherLine(QStringLiteral("e.status = 'REFUND'")),
-             otherLine(QStringLiteral("e.status = 'SUCCESS' AND ") + earlier), otherLine(QStringLiteral("e.status = 'SUCCESS'")),
-             otherLine(earlier));
-    const QString sql = QStringLiteral(
-        "SELECT l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, p.order_id, p.amount_fen, p.status, o.status, "
-        " %1 AS ours,"
-        " COALESCE(p.status = 'REJECTED' AND p.reason = 'order_already_paid' AND o.id IS NOT NULL"
-        "          AND NOT (o.pay_no <=> p.pay_no), 0) AS second_payment,"
-        " CASE WHEN l.status <> 'SUCCESS' THEN 0 ELSE NOT %2 END AS first_payment,"
-        " CASE WHEN %1 = 0 THEN 0 ELSE COALESCE(%3 <> IF(o.status = 'PAID', 'SUCCESS', 'REFUND'), 0) END AS status_mismatch "
-        "FROM platform_statement_line l"
-        " LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no"
-        " LEFT JOIN orders o ON o.id = p.order_id "
-        "WHERE l.statement_id = ? AND l.line_no > ?"
-        " AND NOT (l.status = 'SUCCESS' AND %1 = 1 AND l.amount_fen = p.amount_fen AND o.status = 'PAID') "
-        "HAVING first_payment = 1 OR status_mismatch = 1 "
-        "ORDER BY l.line_no LIMIT %4")
-        .arg(ours, otherLine(QStringLiteral("e.status = 'SUCCESS' AND %1 AND (%2 = 0 OR e.amount_fen <> p.amount_fen)")
-                                 .arg(earlier, ours)),
-             verdict)
-        .arg(kPageRows);
+    const QString verdict =
+        QStringLiteral(
+            "CASE WHEN l.status = 'REFUND' THEN IF(%1, NULL, 'REFUND') WHEN %2 THEN NULL "
+            "WHEN l.status = 'SUCCESS' THEN IF(%3, NULL, 'SUCCESS') WHEN %4 THEN NULL "
+            "WHEN %5 THEN NULL ELSE l.status END")
+            .arg(otherLine(QStringLiteral("e.status = 'REFUND' AND ") + earlier),
+                 otherLine(QStringLiteral("e.status = 'REFUND'")),
+                 otherLine(QStringLiteral("e.status = 'SUCCESS' AND ") + earlier),
+                 otherLine(QStringLiteral("e.status = 'SUCCESS'")), otherLine(earlier));
+    const QString sql =
+        QStringLiteral("SELECT l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, "
+                       "p.order_id, p.amount_fen, p.status, o.status, "
+                       " %1 AS ours,"
+                       " COALESCE(p.status = 'REJECTED' AND p.reason = 'order_already_paid' AND "
+                       "o.id IS NOT NULL"
+                       "          AND NOT (o.pay_no <=> p.pay_no), 0) AS second_payment,"
+                       " CASE WHEN l.status <> 'SUCCESS' THEN 0 ELSE NOT %2 END AS first_payment,"
+                       " CASE WHEN %1 = 0 THEN 0 ELSE COALESCE(%3 <> IF(o.status = 'PAID', "
+                       "'SUCCESS', 'REFUND'), 0) END AS status_mismatch "
+                       "FROM platform_statement_line l"
+                       " LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no"
+                       " LEFT JOIN orders o ON o.id = p.order_id "
+                       "WHERE l.statement_id = ? AND l.line_no > ?"
+                       " AND NOT (l.status = 'SUCCESS' AND %1 = 1 AND l.amount_fen = p.amount_fen "
+                       "AND o.status = 'PAID') "
+                       "HAVING first_payment = 1 OR status_mismatch = 1 "
+                       "ORDER BY l.line_no LIMIT %4")
+            .arg(ours,
+                 otherLine(
+                     QStringLiteral(
+                         "e.status = 'SUCCESS' AND %1 AND (%2 = 0 OR e.amount_fen <> p.amount_fen)")
+                         .arg(earlier, ours)),
+                 verdict)
+            .arg(kPageRows);
     qint64 after = 0;
     for (int rows = kPageRows; rows == kPageRows;) {
         rows = 0;
@@ -158,7 +173,8 @@ void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &wr
                 ReconciliationFinding payment = finding;
                 payment.ourStatus = query.value(7).toString();
                 if (!withUs) {
-                    payment.kind = query.value(10).toInt() == 1 ? FindingKind::DoublePayment : FindingKind::MissingOurs;
+                    payment.kind = query.value(10).toInt() == 1 ? FindingKind::DoublePayment
+                                                                : FindingKind::MissingOurs;
                     writer.add(payment);
                 } else if (ourFen.toLongLong() != finding.platformAmountFen) {
                     payment.kind = FindingKind::AmountMismatch;
@@ -181,15 +197,21 @@ void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &wr
 // at a page of pay_nos listed twice; only those are joined to their line and payment.
 void findDuplicates(const QSqlDatabase &db, qint64 statementId, FindingWriter &writer)
 {
-    const QString sql = QStringLiteral(
-        "SELECT STRAIGHT_JOIN d.pay_no, d.listed, l.line_no, l.order_id, l.amount_fen, p.order_id, IF(%1, p.amount_fen, NULL) "
-        "FROM (SELECT pay_no, COUNT(*) AS listed, MIN(line_no) AS first_line FROM platform_statement_line"
-        "      WHERE statement_id = ? AND status <> 'REFUND' AND pay_no > ? GROUP BY pay_no HAVING COUNT(*) > 1"
-        "      ORDER BY pay_no LIMIT %2) d "
-        "JOIN platform_statement_line l ON l.statement_id = ? AND l.line_no = d.first_line "
-        "LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no "
-        "LEFT JOIN orders o ON o.id = p.order_id "
-        "ORDER BY d.pay_no").arg(QLatin1String(kOurs)).arg(kPageRows);
+    const QString sql =
+        QStringLiteral(
+            "SELECT STRAIGHT_JOIN d.pay_no, d.listed, l.line_no, l.order_id, l.amount_fen, "
+            "p.order_id, IF(%1, p.amount_fen, NULL) "
+            "FROM (SELECT pay_no, COUNT(*) AS listed, MIN(line_no) AS first_line FROM "
+            "platform_statement_line"
+            "      WHERE statement_id = ? AND status <> 'REFUND' AND pay_no > ? GROUP BY pay_no "
+            "HAVING COUNT(*) > 1"
+            "      ORDER BY pay_no LIMIT %2) d "
+            "JOIN platform_statement_line l ON l.statement_id = ? AND l.line_no = d.first_line "
+            "LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no "
+            "LEFT JOIN orders o ON o.id = p.order_id "
+            "ORDER BY d.pay_no")
+            .arg(QLatin1String(kOurs))
+            .arg(kPageRows);
     QByteArray after(""); // not a null QByteArray: that would be bound as NULL
     for (int rows = kPageRows; rows == kPageRows;) {
         rows = 0;
@@ -225,28 +247,36 @@ void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statem
         channels << statement.header.channel;
     } else {
         // A loose scan of the index: one step per channel.
-        QSqlQuery known = db::exec(db, QStringLiteral("SELECT channel FROM pay_callback_log GROUP BY channel"));
+        QSqlQuery known =
+            db::exec(db, QStringLiteral("SELECT channel FROM pay_callback_log GROUP BY channel"));
         while (known.next())
             channels << known.value(0).toString();
     }
-    const auto utc = [](const QDateTime &time) { return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz")); };
-    const QString sql = QStringLiteral(
-        "SELECT p.pay_no, p.order_id, p.amount_fen, o.status, DATE_FORMAT(p.platform_paid_at, '%Y-%m-%d %H:%i:%s.%f'), p.id "
-        "FROM pay_callback_log p "
-        "LEFT JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
-        " ON l.statement_id = ? AND l.pay_no = p.pay_no "
-        "STRAIGHT_JOIN orders o ON o.id = p.order_id AND %1 "
-        "WHERE p.channel = ? AND p.platform_paid_at < ?"
-        " AND (p.platform_paid_at > ? OR (p.platform_paid_at = ? AND p.id > ?)) AND l.pay_no IS NULL "
-        "ORDER BY p.platform_paid_at, p.id LIMIT %2").arg(QLatin1String(kOurs)).arg(kPageRows);
+    const auto utc = [](const QDateTime &time) {
+        return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+    };
+    const QString sql =
+        QStringLiteral("SELECT p.pay_no, p.order_id, p.amount_fen, o.status, "
+                       "DATE_FORMAT(p.platform_paid_at, '%Y-%m-%d %H:%i:%s.%f'), p.id "
+                       "FROM pay_callback_log p "
+                       "LEFT JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
+                       " ON l.statement_id = ? AND l.pay_no = p.pay_no "
+                       "STRAIGHT_JOIN orders o ON o.id = p.order_id AND %1 "
+                       "WHERE p.channel = ? AND p.platform_paid_at < ?"
+                       " AND (p.platform_paid_at > ? OR (p.platform_paid_at = ? AND p.id > ?)) AND "
+                       "l.pay_no IS NULL "
+                       "ORDER BY p.platform_paid_at, p.id LIMIT %2")
+            .arg(QLatin1String(kOurs))
+            .arg(kPageRows);
     for (const QString &channel : std::as_const(channels)) {
         // The first page starts at the period's start: ids are positive.
         QString afterTime = utc(statement.header.periodStart);
         qint64 afterId = 0;
         for (int rows = kPageRows; rows == kPageRows;) {
             QList<ReconciliationFinding> page;
-            QSqlQuery query = db::exec(db, sql, {statement.id, channel, utc(statement.header.periodEnd), afterTime,
-                                                 afterTime, afterId});
+            QSqlQuery query = db::exec(db, sql,
+                                       {statement.id, channel, utc(statement.header.periodEnd),
+                                        afterTime, afterTime, afterId});
             while (query.next()) {
                 ReconciliationFinding finding;
                 finding.kind = FindingKind::MissingPlatform;
@@ -325,7 +355,8 @@ private:
 // is true as of one of the two. Its pages go through `pages`; the future says false when no
 // second connection could be opened (the caller's QSqlDatabase is not a db::Connection's, or
 // the server refuses one): the caller searches itself.
-std::future<bool> findMissingOnPlatformAside(const QSqlDatabase &db, const StoredStatement &statement,
+std::future<bool> findMissingOnPlatformAside(const QSqlDatabase &db,
+                                             const StoredStatement &statement,
                                              const std::shared_ptr<MissingPages> &pages)
 {
     const std::optional<Dsn> dsn = db::dsnOf(db);
@@ -344,9 +375,11 @@ std::future<bool> findMissingOnPlatformAside(const QSqlDatabase &db, const Store
             return false;
         }
         const QSqlDatabase asideDb = aside->database();
-        db::execDirect(asideDb, QStringLiteral("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"));
-        findMissingOnPlatform(asideDb, statement,
-                              [&pages](QList<ReconciliationFinding> &&page) { return pages->put(std::move(page)); });
+        db::execDirect(asideDb,
+                       QStringLiteral("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"));
+        findMissingOnPlatform(asideDb, statement, [&pages](QList<ReconciliationFinding> &&page) {
+            return pages->put(std::move(page));
+        });
         db::execDirect(asideDb, QStringLiteral("COMMIT"));
         return true;
     });
@@ -377,12 +410,17 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
     result.statementId = statementId;
     // One snapshot for every read below, and the run stored with its findings or not at all.
     db::Transaction transaction(db);
-    result.runId = db::exec(db, QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, started_at) "
-                                               "VALUES (?, CURRENT_USER(), NOW(3))"), {statementId})
-                       .lastInsertId()
-                       .toLongLong();
+    result.runId =
+        db::exec(
+            db,
+            QStringLiteral("INSERT INTO reconciliation_run (statement_id, started_by, started_at) "
+                           "VALUES (?, CURRENT_USER(), NOW(3))"),
+            {statementId})
+            .lastInsertId()
+            .toLongLong();
 
-    result.periodKnown = statement.header.periodStart.isValid() && statement.header.periodEnd.isValid();
+    result.periodKnown =
+        statement.header.periodStart.isValid() && statement.header.periodEnd.isValid();
     const auto missingPages = std::make_shared<MissingPages>();
     std::future<bool> searchedAside;
     // Declared after the future, so destroyed before it: a failure below stops the search
@@ -412,11 +450,13 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
     writer.flush();
     result.counts = writer.counts();
 
-    db::exec(db, QStringLiteral(
-        "UPDATE reconciliation_run SET finished_at = NOW(3), missing_ours = ?, missing_platform = ?, amount_mismatch = ?, "
-        "status_mismatch = ?, duplicate_platform = ?, double_payment = ? WHERE id = ?"),
-        {result.counts[0], result.counts[1], result.counts[2], result.counts[3], result.counts[4], result.counts[5],
-         result.runId});
+    db::exec(db,
+             QStringLiteral(
+                 "UPDATE reconciliation_run SET finished_at = NOW(3), missing_ours = ?, "
+                 "missing_platform = ?, amount_mismatch = ?, "
+                 "status_mismatch = ?, duplicate_platform = ?, double_payment = ? WHERE id = ?"),
+             {result.counts[0], result.counts[1], result.counts[2], result.counts[3],
+              result.counts[4], result.counts[5], result.runId});
     transaction.commit();
     return result;
 }
@@ -424,17 +464,22 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
 void readStoredFindings(const QSqlDatabase &db, qint64 runId, const FindingSink &sink)
 {
     // By kind on the (run_id, kind) index, each kind in the order its findings were stored.
-    const QString sql = QStringLiteral(
-        "SELECT r.id, r.pay_no, r.order_id, r.platform_amount_fen, r.our_amount_fen, r.line_no, l.status, o.status, "
-        " IF(r.kind = 'duplicate_platform', (SELECT COUNT(*) FROM platform_statement_line c"
-        "  WHERE c.statement_id = u.statement_id AND c.pay_no = r.pay_no AND c.status <> 'REFUND'), NULL), "
-        " IF(r.kind IN ('status_mismatch', 'missing_platform'), o.status, p.status) "
-        "FROM reconciliation_result r "
-        "JOIN reconciliation_run u ON u.id = r.run_id "
-        "LEFT JOIN platform_statement_line l ON l.statement_id = u.statement_id AND l.line_no = r.line_no "
-        "LEFT JOIN orders o ON o.id = r.order_id "
-        "LEFT JOIN pay_callback_log p ON p.pay_no = r.pay_no "
-        "WHERE r.run_id = ? AND r.kind = ? AND r.id > ? ORDER BY r.id LIMIT %1").arg(kPageRows);
+    const QString sql =
+        QStringLiteral(
+            "SELECT r.id, r.pay_no, r.order_id, r.platform_amount_fen, r.our_amount_fen, "
+            "r.line_no, l.status, o.status, "
+            " IF(r.kind = 'duplicate_platform', (SELECT COUNT(*) FROM platform_statement_line c"
+            "  WHERE c.statement_id = u.statement_id AND c.pay_no = r.pay_no AND c.status <> "
+            "'REFUND'), NULL), "
+            " IF(r.kind IN ('status_mismatch', 'missing_platform'), o.status, p.status) "
+            "FROM reconciliation_result r "
+            "JOIN reconciliation_run u ON u.id = r.run_id "
+            "LEFT JOIN platform_statement_line l ON l.statement_id = u.statement_id AND l.line_no "
+            "= r.line_no "
+            "LEFT JOIN orders o ON o.id = r.order_id "
+            "LEFT JOIN pay_callback_log p ON p.pay_no = r.pay_no "
+            "WHERE r.run_id = ? AND r.kind = ? AND r.id > ? ORDER BY r.id LIMIT %1")
+            .arg(kPageRows);
     for (int kind = 0; kind < kFindingKinds; ++kind) {
         qint64 after = 0;
         for (int rows = kPageRows; rows == kPageRows;) {

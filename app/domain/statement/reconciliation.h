@@ -1,7 +1,7 @@
 #pragma once
 
-#include <QCoreApplication>
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
@@ -16,12 +16,15 @@ namespace payops {
 // pay_callback_log row whose order is paid by it (orders.pay_no is its pay_no, the order PAID,
 // REFUNDING or REFUNDED).
 enum class FindingKind {
-    MissingOurs,       // 漏单: the platform took a payment (SUCCESS line) that is not with us
-    MissingPlatform,   // 多单: a payment with us, of the statement's channel and period, the platform does not list
+    MissingOurs,     // 漏单: the platform took a payment (SUCCESS line) that is not with us
+    MissingPlatform, // 多单: a payment with us, of the statement's channel and period, the platform
+                     // does not list
     AmountMismatch,    // listed and with us, for another amount
     StatusMismatch,    // the platform's status (REFUND when it lists a refund) is not our order's
-    DuplicatePlatform, // a pay_no on more than one payment line: one finding, at its first line, with the count
-    DoublePayment,     // the customer paid an order twice: this pay_no was refused order_already_paid, a refund is owed
+    DuplicatePlatform, // a pay_no on more than one payment line: one finding, at its first line,
+                       // with the count
+    DoublePayment, // the customer paid an order twice: this pay_no was refused order_already_paid,
+                   // a refund is owed
 };
 inline constexpr int kFindingKinds = 6;
 
@@ -39,10 +42,10 @@ struct ReconciliationFinding
     std::optional<qint64> platformAmountFen; // none for 多单
     std::optional<qint64> ourAmountFen;      // none when we have no payment under this pay_no
     std::optional<qint64> lineNo;            // none for 多单
-    std::optional<qint64> listed;            // duplicate_platform: how many payment lines name the pay_no
-    QString platformStatus;                  // the line's status, when a line is involved
-    QString ourStatus;                       // the order's status for a status mismatch and 多单, else the callback's
-    QString orderStatus;                     // read back only: the status of the order it names, as it is now
+    std::optional<qint64> listed; // duplicate_platform: how many payment lines name the pay_no
+    QString platformStatus;       // the line's status, when a line is involved
+    QString ourStatus;   // the order's status for a status mismatch and 多单, else the callback's
+    QString orderStatus; // read back only: the status of the order it names, as it is now
 };
 
 struct Reconciliation

@@ -24,8 +24,8 @@ QString statementFormatName(StatementFormat format);
 struct StatementHeader
 {
     StatementFormat format = StatementFormat::Generic; // never Auto: what was detected or asked for
-    bool detected = false;                             // the format was chosen by looking at the file
-    QString channel;                                   // "wechat", "alipay"; a generic file may name none
+    bool detected = false; // the format was chosen by looking at the file
+    QString channel;       // "wechat", "alipay"; a generic file may name none
     // The period the file declares (Alipay's 起始日期/终止日期), in UTC, half open. Invalid
     // when the file declares none: the reconciliation then uses its first and last paid_at.
     QDateTime periodStart;
@@ -35,12 +35,12 @@ struct StatementHeader
 // One transaction line. Money is integer fen; times are UTC (the platforms write Beijing time).
 struct StatementLine
 {
-    qint64 lineNo = 0;        // 1-based line of the file, for errors and findings
-    QByteArray payNo;         // the platform's transaction id: the pay_no of its callback
-    qint64 orderId = 0;       // the merchant order number when it is one of our order ids, else 0
-    qint64 amountFen = 0;     // what the platform took; negative on a refund line
-    QString status;           // normalised: SUCCESS, REFUND, CLOSED, or the platform's own word
-    QDateTime paidAt;         // invalid when the line has none
+    qint64 lineNo = 0;    // 1-based line of the file, for errors and findings
+    QByteArray payNo;     // the platform's transaction id: the pay_no of its callback
+    qint64 orderId = 0;   // the merchant order number when it is one of our order ids, else 0
+    qint64 amountFen = 0; // what the platform took; negative on a refund line
+    QString status;       // normalised: SUCCESS, REFUND, CLOSED, or the platform's own word
+    QDateTime paidAt;     // invalid when the line has none
 };
 
 struct StatementLineError

@@ -39,7 +39,8 @@ QString lineProblem(const StatementLine &line)
     if (line.payNo.isEmpty())
         return StatementText::tr("the line has no transaction number (pay_no)");
     if (line.payNo.size() > kPayNoMaxBytes)
-        return StatementText::tr("the transaction number is longer than %1 bytes").arg(kPayNoMaxBytes);
+        return StatementText::tr("the transaction number is longer than %1 bytes")
+            .arg(kPayNoMaxBytes);
     if (line.status.size() > kStatusMaxChars)
         return StatementText::tr("the status is longer than %1 characters").arg(kStatusMaxChars);
     return {};
@@ -51,11 +52,21 @@ void appendLoadField(QByteArray &row, const QByteArray &bytes)
 {
     for (const char c : bytes) {
         switch (c) {
-        case '\\': row += "\\\\"; break;
-        case '\t': row += "\\t"; break;
-        case '\n': row += "\\n"; break;
-        case '\0': row += "\\0"; break;
-        default: row += c; break;
+        case '\\':
+            row += "\\\\";
+            break;
+        case '\t':
+            row += "\\t";
+            break;
+        case '\n':
+            row += "\\n";
+            break;
+        case '\0':
+            row += "\\0";
+            break;
+        default:
+            row += c;
+            break;
         }
     }
 }
@@ -78,13 +89,17 @@ public:
     LineWriter(const QSqlDatabase &db, qint64 statementId)
         : m_db(db)
         , m_statementId(statementId)
-        , m_loadSql(QStringLiteral("LOAD DATA LOCAL INFILE 'statement' INTO TABLE platform_statement_line "
-                                   "CHARACTER SET utf8mb4 (line_no, pay_no, order_id, amount_fen, status, paid_at) "
-                                   "SET statement_id = %1").arg(statementId))
+        , m_loadSql(
+              QStringLiteral(
+                  "LOAD DATA LOCAL INFILE 'statement' INTO TABLE platform_statement_line "
+                  "CHARACTER SET utf8mb4 (line_no, pay_no, order_id, amount_fen, status, paid_at) "
+                  "SET statement_id = %1")
+                  .arg(statementId))
     {
         // A load of nothing asks the server whether it takes LOAD DATA LOCAL at all.
-        m_streaming = db::loadDataLocal(db, m_loadSql, [](char *, qsizetype) { return qsizetype(0); })
-                      == db::LocalLoad::Loaded;
+        m_streaming = db::loadDataLocal(db, m_loadSql, [](char *, qsizetype) {
+                          return qsizetype(0);
+                      }) == db::LocalLoad::Loaded;
     }
 
     // Writes every line `readOne` reads, `batchDone` after every `batchLines` of them (0: 50,000
@@ -101,8 +116,9 @@ public:
         if (m_streaming)
             appendLoadRow(line);
         else
-            m_lines.append(QVariantList{m_statementId, line.lineNo, line.payNo, qMax<qint64>(0, line.orderId),
-                                        line.amountFen, line.status, sqlTime(line.paidAt)});
+            m_lines.append(QVariantList{m_statementId, line.lineNo, line.payNo,
+                                        qMax<qint64>(0, line.orderId), line.amountFen, line.status,
+                                        sqlTime(line.paidAt)});
         ++m_lineCount;
         if (line.paidAt.isValid()) {
             if (!m_first.isValid() || line.paidAt < m_first)
@@ -137,7 +153,8 @@ private:
             // with the file, a cancel, or when the unreadable lines held for it reach a batch:
             // they are written between loads, keeping memory flat.
             const auto source = [&](char *buffer, qsizetype capacity) {
-                while (m_rows.size() - sent < capacity && more && go && m_errors.size() < kErrorBatch) {
+                while (m_rows.size() - sent < capacity && more && go &&
+                       m_errors.size() < kErrorBatch) {
                     more = readOne();
                     if (++inBatch >= batchLines || !more) {
                         inBatch = 0;
@@ -154,7 +171,8 @@ private:
                 return count;
             };
             if (db::loadDataLocal(m_db, m_loadSql, source) != db::LocalLoad::Loaded)
-                throw db::Error(StatementText::tr("the server stopped taking LOAD DATA LOCAL during the import"));
+                throw db::Error(StatementText::tr(
+                    "the server stopped taking LOAD DATA LOCAL during the import"));
             m_rows.clear();
             flushErrors();
         }
@@ -173,8 +191,9 @@ private:
                 inBatch = 0;
                 if (!m_lines.isEmpty()) {
                     db::exec(m_db, QStringLiteral("INSERT INTO platform_statement_line "
-                                                  "(statement_id, line_no, pay_no, order_id, amount_fen, status, paid_at) VALUES ")
-                                       + db::valueRows(m_db, m_lines));
+                                                  "(statement_id, line_no, pay_no, order_id, "
+                                                  "amount_fen, status, paid_at) VALUES ") +
+                                       db::valueRows(m_db, m_lines));
                     m_lines.clear();
                 }
                 flushErrors();
@@ -198,7 +217,8 @@ private:
         m_rows += '\t';
         appendLoadField(m_rows, line.status.toUtf8());
         m_rows += '\t';
-        m_rows += line.paidAt.isValid() ? sqlTime(line.paidAt).toString().toLatin1() : QByteArrayLiteral("\\N");
+        m_rows += line.paidAt.isValid() ? sqlTime(line.paidAt).toString().toLatin1()
+                                        : QByteArrayLiteral("\\N");
         m_rows += '\n';
     }
 
@@ -206,8 +226,11 @@ private:
     {
         if (m_errors.isEmpty())
             return;
-        db::exec(m_db, QStringLiteral("INSERT INTO platform_statement_error (statement_id, line_no, message) VALUES ")
-                           + db::valueRows(m_db, m_errors));
+        db::exec(
+            m_db,
+            QStringLiteral(
+                "INSERT INTO platform_statement_error (statement_id, line_no, message) VALUES ") +
+                db::valueRows(m_db, m_errors));
         m_errors.clear();
     }
 
@@ -226,7 +249,9 @@ private:
 
 qint64 statementIdBySha256(const QSqlDatabase &db, const QString &sha256)
 {
-    return db::scalar(db, QStringLiteral("SELECT id FROM platform_statement WHERE file_sha256 = ?"), {sha256}).toLongLong();
+    return db::scalar(db, QStringLiteral("SELECT id FROM platform_statement WHERE file_sha256 = ?"),
+                      {sha256})
+        .toLongLong();
 }
 
 StatementImport earlierImport(const QSqlDatabase &db, qint64 statementId)
@@ -248,7 +273,8 @@ QString StatementImport::describeEarlierImport() const
 {
     return StatementText::tr("already imported as statement %1 on %2 UTC by %3")
         .arg(statement.id)
-        .arg(statement.importedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")), statement.importedBy);
+        .arg(statement.importedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+             statement.importedBy);
 }
 
 QString statementFileSha256(QIODevice &device)
@@ -256,20 +282,25 @@ QString statementFileSha256(QIODevice &device)
     QCryptographicHash hash(QCryptographicHash::Sha256);
     if (!hash.addData(&device))
         throw StatementError(StatementText::tr("the file could not be read: %1")
-            .arg(device.errorString()).toStdString());
+                                 .arg(device.errorString())
+                                 .toStdString());
     return QString::fromLatin1(hash.result().toHex());
 }
 
 StoredStatement readStoredStatement(const QSqlDatabase &db, qint64 statementId)
 {
     StoredStatement stored;
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT id, format, channel, period_start, period_end, period_declared, source_file, line_count, error_count, "
-        "imported_by, imported_at FROM platform_statement WHERE id = ?"), {statementId});
+    QSqlQuery query =
+        db::exec(db,
+                 QStringLiteral("SELECT id, format, channel, period_start, period_end, "
+                                "period_declared, source_file, line_count, error_count, "
+                                "imported_by, imported_at FROM platform_statement WHERE id = ?"),
+                 {statementId});
     if (!query.next())
         return stored;
     stored.id = query.value(0).toLongLong();
-    stored.header.format = statementFormatFromName(query.value(1).toString()).value_or(StatementFormat::Generic);
+    stored.header.format =
+        statementFormatFromName(query.value(1).toString()).value_or(StatementFormat::Generic);
     stored.header.channel = query.value(2).toString();
     stored.header.periodStart = db::utcDateTime(query.value(3));
     stored.header.periodEnd = db::utcDateTime(query.value(4));
@@ -288,9 +319,11 @@ void readStatementErrors(const QSqlDatabase &db, qint64 statementId,
     // Pages resumed after the last (line_no, id) on the (statement_id, line_no) index: the
     // driver holds a query's whole result.
     constexpr int kPageRows = 5000;
-    const QString sql = QStringLiteral(
-        "SELECT line_no, message, id FROM platform_statement_error WHERE statement_id = ?"
-        " AND (line_no > ? OR (line_no = ? AND id > ?)) ORDER BY line_no, id LIMIT %1").arg(kPageRows);
+    const QString sql =
+        QStringLiteral(
+            "SELECT line_no, message, id FROM platform_statement_error WHERE statement_id = ?"
+            " AND (line_no > ? OR (line_no = ? AND id > ?)) ORDER BY line_no, id LIMIT %1")
+            .arg(kPageRows);
     qint64 afterLine = -1;
     qint64 afterId = 0;
     for (int rows = kPageRows; rows == kPageRows;) {
@@ -306,16 +339,18 @@ void readStatementErrors(const QSqlDatabase &db, qint64 statementId,
     }
 }
 
-StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const StatementImportOptions &options)
+StatementImport importStatement(const QSqlDatabase &db, QIODevice &device,
+                                const StatementImportOptions &options)
 {
     // Pass 1: the same file twice is the same statement, whatever its name.
     const QString sha256 = statementFileSha256(device);
     if (const qint64 earlier = statementIdBySha256(db, sha256))
         return earlierImport(db, earlier);
     if (!device.seek(0))
-        throw StatementError(StatementText::tr("the file could not be read twice (is it a pipe?); save it to a file "
-                                               "first")
-                                 .toStdString());
+        throw StatementError(
+            StatementText::tr("the file could not be read twice (is it a pipe?); save it to a file "
+                              "first")
+                .toStdString());
 
     // Pass 2: the reader checks the format before anything is written.
     StatementReader reader(device, options.format);
@@ -325,11 +360,15 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const
     db::Transaction transaction(db);
     qint64 statementId = 0;
     try {
-        const QSqlQuery insert = db::exec(db, QStringLiteral(
-            "INSERT INTO platform_statement (file_sha256, format, channel, period_start, period_end, period_declared, "
-            "source_file, imported_by) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
-            {sha256, statementFormatName(header.format), header.channel, sqlTime(header.periodStart),
-             sqlTime(header.periodEnd), declared ? 1 : 0, options.sourceName.right(255)});
+        const QSqlQuery insert =
+            db::exec(db,
+                     QStringLiteral(
+                         "INSERT INTO platform_statement (file_sha256, format, channel, "
+                         "period_start, period_end, period_declared, "
+                         "source_file, imported_by) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
+                     {sha256, statementFormatName(header.format), header.channel,
+                      sqlTime(header.periodStart), sqlTime(header.periodEnd), declared ? 1 : 0,
+                      options.sourceName.right(255)});
         statementId = insert.lastInsertId().toLongLong();
     } catch (const db::Error &error) {
         // Another import of the same file committed between pass 1 and here.
@@ -373,11 +412,15 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const
     // Without a declared period the statement covers its first to its last payment; the end is
     // kept half open like a declared one, a millisecond past the last.
     const QDateTime periodStart = declared ? header.periodStart : writer.firstPaidAt();
-    const QDateTime periodEnd = declared ? header.periodEnd
-                                         : (writer.lastPaidAt().isValid() ? writer.lastPaidAt().addMSecs(1) : QDateTime());
-    db::exec(db, QStringLiteral("UPDATE platform_statement SET line_count = ?, error_count = ?, period_start = ?, "
-                                "period_end = ? WHERE id = ?"),
-             {writer.lineCount(), writer.errorCount(), sqlTime(periodStart), sqlTime(periodEnd), statementId});
+    const QDateTime periodEnd =
+        declared ? header.periodEnd
+                 : (writer.lastPaidAt().isValid() ? writer.lastPaidAt().addMSecs(1) : QDateTime());
+    db::exec(db,
+             QStringLiteral(
+                 "UPDATE platform_statement SET line_count = ?, error_count = ?, period_start = ?, "
+                 "period_end = ? WHERE id = ?"),
+             {writer.lineCount(), writer.errorCount(), sqlTime(periodStart), sqlTime(periodEnd),
+              statementId});
     transaction.commit();
 
     StatementImport result;

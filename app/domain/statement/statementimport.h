@@ -16,17 +16,18 @@ namespace payops {
 
 struct StatementImportProgress
 {
-    qint64 bytesRead = 0;  // of the file, as far as the reader has consumed it
+    qint64 bytesRead = 0; // of the file, as far as the reader has consumed it
     qint64 totalBytes = 0;
-    qint64 lines = 0;      // transaction lines stored so far
+    qint64 lines = 0; // transaction lines stored so far
 };
 
 struct StatementImportOptions
 {
     StatementFormat format = StatementFormat::Auto;
-    QString sourceName;    // the file's name as the user gave it, kept with the statement
+    QString sourceName; // the file's name as the user gave it, kept with the statement
     // Lines per write; 0 for the writer's own: 50,000 per LOAD DATA LOCAL, 1,000 per multi-row
-    // INSERT where the server does not allow the former. Each write reports progress and may cancel.
+    // INSERT where the server does not allow the former. Each write reports progress and may
+    // cancel.
     int batchLines = 0;
     // Called after each batch; on the calling thread.
     std::function<void(const StatementImportProgress &)> progress;
@@ -38,13 +39,13 @@ struct StatementImportOptions
 struct StoredStatement
 {
     qint64 id = 0;
-    StatementHeader header;     // format (detected or not), channel, the period as stored
+    StatementHeader header; // format (detected or not), channel, the period as stored
     bool periodDeclared = false;
     QString sourceFile;
-    qint64 lines = 0;           // transaction lines stored
-    qint64 errors = 0;          // lines that could not be read
+    qint64 lines = 0;  // transaction lines stored
+    qint64 errors = 0; // lines that could not be read
     QString importedBy;
-    QDateTime importedAt;       // UTC
+    QDateTime importedAt; // UTC
 };
 
 struct StatementImport
@@ -53,7 +54,7 @@ struct StatementImport
     // The same file (by SHA-256) was imported before: nothing was written, and `statement` is
     // that earlier import.
     bool alreadyImported = false;
-    bool cancelled = false;    // stopped by options.cancel: nothing was written
+    bool cancelled = false; // stopped by options.cancel: nothing was written
 
     // "already imported as statement 7 on 2026-12-03 10:12 UTC by finance@%"
     QString describeEarlierImport() const;
@@ -66,10 +67,11 @@ QString statementFileSha256(QIODevice &device);
 // Imports a statement file: pass 1 hashes it; a file already stored (same SHA-256) is reported
 // and nothing is written; pass 2 reads it with StatementReader and stores its lines (streamed
 // through LOAD DATA LOCAL INFILE, or in multi-row INSERTs where the server does not allow that)
-// and its unreadable lines, all in one transaction, so that a file found truncated half-way (or a cancel) keeps nothing. The file is never held in memory. The device must be
-// seekable (a file). Throws StatementError for a file that cannot be read and db::Error for the
-// database.
-StatementImport importStatement(const QSqlDatabase &db, QIODevice &device, const StatementImportOptions &options);
+// and its unreadable lines, all in one transaction, so that a file found truncated half-way (or a
+// cancel) keeps nothing. The file is never held in memory. The device must be seekable (a file).
+// Throws StatementError for a file that cannot be read and db::Error for the database.
+StatementImport importStatement(const QSqlDatabase &db, QIODevice &device,
+                                const StatementImportOptions &options);
 
 // platform_statement's row, or nullopt-like id 0 when there is none.
 StoredStatement readStoredStatement(const QSqlDatabase &db, qint64 statementId);

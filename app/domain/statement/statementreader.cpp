@@ -20,10 +20,13 @@ constexpr qsizetype kQuotedLength = 60; // of a first line quoted in an error
 QString formatTitle(StatementFormat format)
 {
     switch (format) {
-    case StatementFormat::WeChat: return StatementText::tr("a WeChat bill");
-    case StatementFormat::Alipay: return StatementText::tr("an Alipay business detail");
+    case StatementFormat::WeChat:
+        return StatementText::tr("a WeChat bill");
+    case StatementFormat::Alipay:
+        return StatementText::tr("an Alipay business detail");
     case StatementFormat::Generic:
-    case StatementFormat::Auto: break;
+    case StatementFormat::Auto:
+        break;
     }
     return StatementText::tr("a generic statement");
 }
@@ -31,10 +34,13 @@ QString formatTitle(StatementFormat format)
 QString expectedFirstLine(StatementFormat format)
 {
     switch (format) {
-    case StatementFormat::WeChat: return StatementText::tr("its header row (交易时间,公众账号ID,...)");
-    case StatementFormat::Alipay: return QStringLiteral("\"#支付宝业务明细查询\"");
+    case StatementFormat::WeChat:
+        return StatementText::tr("its header row (交易时间,公众账号ID,...)");
+    case StatementFormat::Alipay:
+        return QStringLiteral("\"#支付宝业务明细查询\"");
     case StatementFormat::Generic:
-    case StatementFormat::Auto: break;
+    case StatementFormat::Auto:
+        break;
     }
     return StatementText::tr("a header row naming pay_no");
 }
@@ -49,8 +55,9 @@ QString expectedFirstLine(StatementFormat format)
 void refuseArchives(const QByteArray &start)
 {
     if (start.startsWith("PK\x03\x04"))
-        refuse(StatementText::tr("the file is a ZIP archive (or an Excel workbook), not a CSV statement: "
-                                 "unzip it, or download the statement as CSV"));
+        refuse(StatementText::tr(
+            "the file is a ZIP archive (or an Excel workbook), not a CSV statement: "
+            "unzip it, or download the statement as CSV"));
     if (start.startsWith("\x1F\x8B"))
         refuse(StatementText::tr("the file is gzip-compressed: decompress it (gunzip) first"));
     if (start.startsWith("%PDF"))
@@ -67,7 +74,8 @@ StatementFormat sniff(const QString &first)
         return StatementFormat::WeChat;
     for (QStringView name : QStringView(first).split(QLatin1Char(','))) {
         name = name.trimmed();
-        if (name.startsWith(QLatin1Char('"')) && name.endsWith(QLatin1Char('"')) && name.size() >= 2)
+        if (name.startsWith(QLatin1Char('"')) && name.endsWith(QLatin1Char('"')) &&
+            name.size() >= 2)
             name = name.sliced(1, name.size() - 2);
         if (name == u"pay_no")
             return StatementFormat::Generic;
@@ -79,8 +87,8 @@ StatementFormat sniff(const QString &first)
 
 std::optional<StatementFormat> statementFormatFromName(const QString &name)
 {
-    for (const StatementFormat format :
-         {StatementFormat::Auto, StatementFormat::Generic, StatementFormat::WeChat, StatementFormat::Alipay}) {
+    for (const StatementFormat format : {StatementFormat::Auto, StatementFormat::Generic,
+                                         StatementFormat::WeChat, StatementFormat::Alipay}) {
         if (statementFormatName(format) == name)
             return format;
     }
@@ -90,10 +98,14 @@ std::optional<StatementFormat> statementFormatFromName(const QString &name)
 QString statementFormatName(StatementFormat format)
 {
     switch (format) {
-    case StatementFormat::Auto: return QStringLiteral("auto");
-    case StatementFormat::Generic: return QStringLiteral("generic");
-    case StatementFormat::WeChat: return QStringLiteral("wechat");
-    case StatementFormat::Alipay: return QStringLiteral("alipay");
+    case StatementFormat::Auto:
+        return QStringLiteral("auto");
+    case StatementFormat::Generic:
+        return QStringLiteral("generic");
+    case StatementFormat::WeChat:
+        return QStringLiteral("wechat");
+    case StatementFormat::Alipay:
+        return QStringLiteral("alipay");
     }
     return QString();
 }
@@ -118,34 +130,44 @@ StatementReader::StatementReader(QIODevice &device, StatementFormat format)
     const StatementFormat found = sniff(text);
     if (format == StatementFormat::Auto) {
         if (found == StatementFormat::Auto && !isUtf8) {
-            refuse(StatementText::tr("the file is not UTF-8 text, and not an Alipay business detail (GBK): "
-                                     "it is binary or in an encoding payops does not read"));
+            refuse(StatementText::tr(
+                "the file is not UTF-8 text, and not an Alipay business detail (GBK): "
+                "it is binary or in an encoding payops does not read"));
         }
         if (found == StatementFormat::Auto) {
-            refuse(StatementText::tr("not a statement payops knows: the first line is \"%1\"; expected a "
-                                     "WeChat Pay trade bill, an Alipay business detail, or a CSV whose "
-                                     "header names pay_no, order_id, amount_fen or amount, status and "
-                                     "paid_at")
+            refuse(StatementText::tr(
+                       "not a statement payops knows: the first line is \"%1\"; expected a "
+                       "WeChat Pay trade bill, an Alipay business detail, or a CSV whose "
+                       "header names pay_no, order_id, amount_fen or amount, status and "
+                       "paid_at")
                        .arg(text.left(kQuotedLength)));
         }
         m_header.detected = true;
         format = found;
     } else if (found != format) {
         if (!isUtf8 && format != StatementFormat::Alipay) {
-            refuse(StatementText::tr("not %1: the file is not UTF-8 text (saved again in another encoding?)")
+            refuse(StatementText::tr(
+                       "not %1: the file is not UTF-8 text (saved again in another encoding?)")
                        .arg(formatTitle(format)));
         }
         refuse(StatementText::tr("not %1: its first line should be %2, it is \"%3\"")
                    .arg(formatTitle(format), expectedFirstLine(format), text.left(kQuotedLength)));
     }
     m_header.format = format;
-    m_source->setEncoding(isUtf8 ? StatementLineSource::Encoding::Utf8 : StatementLineSource::Encoding::Gb18030);
+    m_source->setEncoding(isUtf8 ? StatementLineSource::Encoding::Utf8
+                                 : StatementLineSource::Encoding::Gb18030);
 
     switch (format) {
-    case StatementFormat::WeChat: m_table = openWeChatTable(*m_source); break;
-    case StatementFormat::Alipay: m_table = openAlipayTable(*m_source); break;
+    case StatementFormat::WeChat:
+        m_table = openWeChatTable(*m_source);
+        break;
+    case StatementFormat::Alipay:
+        m_table = openAlipayTable(*m_source);
+        break;
     case StatementFormat::Generic:
-    case StatementFormat::Auto: m_table = openGenericTable(*m_source); break;
+    case StatementFormat::Auto:
+        m_table = openGenericTable(*m_source);
+        break;
     }
     m_table->describe(m_header);
 }

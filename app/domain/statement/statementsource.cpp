@@ -44,21 +44,23 @@ bool StatementLineSource::readRaw()
     ++m_lineNo;
     m_length = read;
     if (m_length == m_buffer.size() - 1 && m_buffer[m_length - 1] != '\n') {
-        throw StatementError(StatementText::tr("line %1 is longer than %2 KiB: this is not a statement "
-                                               "(a binary file?)")
-                                 .arg(m_lineNo)
-                                 .arg(kMaxLineBytes / 1024)
-                                 .toStdString());
+        throw StatementError(
+            StatementText::tr("line %1 is longer than %2 KiB: this is not a statement "
+                              "(a binary file?)")
+                .arg(m_lineNo)
+                .arg(kMaxLineBytes / 1024)
+                .toStdString());
     }
     if (m_length > 0 && m_buffer[m_length - 1] == '\n')
         --m_length;
     if (m_length > 0 && m_buffer[m_length - 1] == '\r')
         --m_length;
     if (QByteArrayView(m_buffer.constData(), m_length).contains('\0')) {
-        throw StatementError(StatementText::tr("line %1 holds binary data (NUL bytes): this is not a "
-                                               "statement, or it was damaged")
-                                 .arg(m_lineNo)
-                                 .toStdString());
+        throw StatementError(
+            StatementText::tr("line %1 holds binary data (NUL bytes): this is not a "
+                              "statement, or it was damaged")
+                .arg(m_lineNo)
+                .toStdString());
     }
     if (m_lineNo == 1 && QByteArrayView(m_buffer.constData(), m_length).startsWith(kUtf8Bom)) {
         m_buffer.remove(0, 3);
@@ -96,11 +98,12 @@ bool StatementLineSource::readLine(QString &text)
         return false;
     text = m_decoder.decode(QByteArrayView(m_buffer.constData(), m_length));
     if (m_decoder.hasError()) {
-        throw StatementError(StatementText::tr("line %1 is not %2 text: the file is damaged, binary or "
-                                               "was saved in another encoding")
-                                 .arg(m_lineNo)
-                                 .arg(m_encoding == Encoding::Utf8 ? QStringLiteral("UTF-8") : QStringLiteral("GBK"))
-                                 .toStdString());
+        throw StatementError(
+            StatementText::tr("line %1 is not %2 text: the file is damaged, binary or "
+                              "was saved in another encoding")
+                .arg(m_lineNo)
+                .arg(m_encoding == Encoding::Utf8 ? QStringLiteral("UTF-8") : QStringLiteral("GBK"))
+                .toStdString());
     }
     return true;
 }

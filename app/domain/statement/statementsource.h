@@ -33,8 +33,8 @@ private:
 
     QIODevice &m_device;
     QByteArray m_buffer;
-    qsizetype m_length = 0;     // of the line in m_buffer
-    bool m_pending = false;     // m_buffer holds the first line, not yet returned by readLine
+    qsizetype m_length = 0; // of the line in m_buffer
+    bool m_pending = false; // m_buffer holds the first line, not yet returned by readLine
     qint64 m_lineNo = 0;
     Encoding m_encoding = Encoding::Utf8;
     QStringDecoder m_decoder;

@@ -46,8 +46,9 @@ int digitsAt(QStringView text, qsizetype at, int count)
 // between date and time. Invalid when it is not that, or not a real date or time.
 QDateTime dateTimeAt(QStringView text, QStringView separators)
 {
-    if (text.size() < 19 || text[4] != QLatin1Char('-') || text[7] != QLatin1Char('-')
-        || !separators.contains(text[10]) || text[13] != QLatin1Char(':') || text[16] != QLatin1Char(':')) {
+    if (text.size() < 19 || text[4] != QLatin1Char('-') || text[7] != QLatin1Char('-') ||
+        !separators.contains(text[10]) || text[13] != QLatin1Char(':') ||
+        text[16] != QLatin1Char(':')) {
         return {};
     }
     const QDate date(digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2));
@@ -75,10 +76,11 @@ bool StatementTable::readRecord()
     m_recordLine = m_source.lineNo();
     while (!splitCsvRecord(m_text, m_cells, m_spans)) {
         if (!m_source.readLine(m_more) || m_text.size() > StatementLineSource::kMaxLineBytes) {
-            throw StatementError(StatementText::tr("line %1 opens a quoted field (\") that is never "
-                                                   "closed: the file is damaged or not CSV")
-                                     .arg(m_recordLine)
-                                     .toStdString());
+            throw StatementError(
+                StatementText::tr("line %1 opens a quoted field (\") that is never "
+                                  "closed: the file is damaged or not CSV")
+                    .arg(m_recordLine)
+                    .toStdString());
         }
         m_text.append(QLatin1Char('\n')).append(m_more);
     }
@@ -112,14 +114,16 @@ void StatementTable::takeHeader()
         m_header.append(field(i).toString());
 }
 
-bool StatementTable::startLine(StatementLine &line, qsizetype payNoColumn, QList<StatementLineError> &errors) const
+bool StatementTable::startLine(StatementLine &line, qsizetype payNoColumn,
+                               QList<StatementLineError> &errors) const
 {
     line.lineNo = m_recordLine;
     if (m_spans.size() != m_header.size()) {
-        lineError(errors, StatementText::tr("has %1 fields where the header row has %2 (a comma inside a "
-                                            "value that is not quoted?)")
-                              .arg(m_spans.size())
-                              .arg(m_header.size()));
+        lineError(errors,
+                  StatementText::tr("has %1 fields where the header row has %2 (a comma inside a "
+                                    "value that is not quoted?)")
+                      .arg(m_spans.size())
+                      .arg(m_header.size()));
         return false;
     }
     const QStringView payNo = field(payNoColumn);
@@ -129,7 +133,7 @@ bool StatementTable::startLine(StatementLine &line, qsizetype payNoColumn, QList
     }
     if (payNo.size() > 64 && payNo.toUcs4().size() > 64) { // UTF-16 units are never fewer
         lineError(errors, StatementText::tr("has a transaction id longer than 64 characters: %1")
-            .arg(payNo.left(70)));
+                              .arg(payNo.left(70)));
         return false;
     }
     line.payNo = payNo.toUtf8();
@@ -140,11 +144,13 @@ qsizetype StatementTable::requireColumn(QStringView name, const QString &hint) c
 {
     const qsizetype at = column(name);
     if (at < 0) {
-        QString message = (hint.isEmpty() ? StatementText::tr("not %1: its header row (line %2) has no %3 column")
-                                          : StatementText::tr("not %1: its header row (line %2) has no %3 column (%4)"))
-                              .arg(m_title)
-                              .arg(m_recordLine)
-                              .arg(name);
+        QString message =
+            (hint.isEmpty()
+                 ? StatementText::tr("not %1: its header row (line %2) has no %3 column")
+                 : StatementText::tr("not %1: its header row (line %2) has no %3 column (%4)"))
+                .arg(m_title)
+                .arg(m_recordLine)
+                .arg(name);
         if (!hint.isEmpty())
             message = message.arg(hint);
         throw StatementError(message.toStdString());
@@ -154,12 +160,13 @@ qsizetype StatementTable::requireColumn(QStringView name, const QString &hint) c
 
 void StatementTable::refuseTruncated(const QString &what) const
 {
-    throw StatementError(StatementText::tr("the file (%1) ends at line %2 without %3: it is truncated, "
-                                           "download it again")
-                             .arg(m_title)
-                             .arg(m_source.lineNo())
-                             .arg(what)
-                             .toStdString());
+    throw StatementError(
+        StatementText::tr("the file (%1) ends at line %2 without %3: it is truncated, "
+                          "download it again")
+            .arg(m_title)
+            .arg(m_source.lineNo())
+            .arg(what)
+            .toStdString());
 }
 
 void StatementTable::lineError(QList<StatementLineError> &errors, const QString &message) const
@@ -224,8 +231,8 @@ QDateTime rfc3339ToUtc(QStringView text)
     const QStringView offset = text.sliced(at);
     if (offset == u"Z" || offset == u"z")
         return utc;
-    if (offset.size() != 6 || offset[3] != QLatin1Char(':')
-        || (offset[0] != QLatin1Char('+') && offset[0] != QLatin1Char('-'))) {
+    if (offset.size() != 6 || offset[3] != QLatin1Char(':') ||
+        (offset[0] != QLatin1Char('+') && offset[0] != QLatin1Char('-'))) {
         return {};
     }
     const int hours = digitsAt(offset, 1, 2);

@@ -50,13 +50,14 @@ protected:
     // The checks every format makes first, on the current record: as many fields as the header
     // row, and a pay_no (in `payNoColumn`) of 1 to 64 characters, as the callback contract has
     // it. Sets the line's number and pay_no; false, with the error recorded, when one fails.
-    bool startLine(StatementLine &line, qsizetype payNoColumn, QList<StatementLineError> &errors) const;
+    bool startLine(StatementLine &line, qsizetype payNoColumn,
+                   QList<StatementLineError> &errors) const;
     void lineError(QList<StatementLineError> &errors, const QString &message) const;
     // Refuses a file that ends before `what` (its totals, its end marker): cut short on the way.
     [[noreturn]] void refuseTruncated(const QString &what) const;
 
     StatementLineSource &m_source;
-    QChar m_prefix; // '`' in a WeChat bill
+    QChar m_prefix;  // '`' in a WeChat bill
     QString m_title; // "a WeChat bill", for errors
 
 private:

@@ -23,7 +23,10 @@ class WeChatTable final : public StatementTable
 {
 public:
     explicit WeChatTable(StatementLineSource &source);
-    void describe(StatementHeader &header) const override { header.channel = QStringLiteral("wechat"); }
+    void describe(StatementHeader &header) const override
+    {
+        header.channel = QStringLiteral("wechat");
+    }
     bool next(StatementLine &line, QList<StatementLineError> &errors) override;
 
 private:
@@ -93,7 +96,8 @@ bool WeChatTable::readLine(StatementLine &line, QList<StatementLineError> &error
     }
     line.paidAt = beijingTimeToUtc(field(m_time));
     if (!line.paidAt.isValid()) {
-        lineError(errors, StatementText::tr("has a 交易时间 that is not a time such as 2026-12-01 10:00:00: %1")
+        lineError(errors, StatementText::tr(
+                              "has a 交易时间 that is not a time such as 2026-12-01 10:00:00: %1")
                               .arg(field(m_time)));
         return false;
     }
@@ -115,8 +119,9 @@ std::optional<qint64> WeChatTable::amount(qsizetype column, QList<StatementLineE
 {
     const std::optional<qint64> fen = yuanToFen(field(column));
     if (!fen) {
-        lineError(errors, StatementText::tr("has a %1 that is not yuan with at most two decimals: %2")
-                              .arg(headerName(column), field(column)));
+        lineError(errors,
+                  StatementText::tr("has a %1 that is not yuan with at most two decimals: %2")
+                      .arg(headerName(column), field(column)));
     }
     return fen;
 }
@@ -131,11 +136,13 @@ void WeChatTable::readTotals(QList<StatementLineError> &errors)
         refuseTruncated(StatementText::tr("the totals row under its totals header"));
     const std::optional<qint64> count = parseWholeNumber(field(countColumn));
     if (!count) {
-        lineError(errors, StatementText::tr("has a 总交易单数 (number of transactions) that is not a number: %1")
+        lineError(errors, StatementText::tr(
+                              "has a 总交易单数 (number of transactions) that is not a number: %1")
                               .arg(field(countColumn)));
     } else if (*count != m_rows) {
-        lineError(errors, StatementText::tr("says the bill has %1 transactions (总交易单数), the file lists %2: "
-                                            "lines are missing or were added")
+        lineError(errors, StatementText::tr(
+                              "says the bill has %1 transactions (总交易单数), the file lists %2: "
+                              "lines are missing or were added")
                               .arg(*count)
                               .arg(m_rows));
     }

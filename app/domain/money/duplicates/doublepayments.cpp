@@ -12,7 +12,8 @@ namespace {
 // had already paid the order. `<=>` so that an order without a recorded pay_no still counts.
 constexpr auto kSecondPayments =
     "FROM pay_callback_log c FORCE INDEX (idx_callback_status) JOIN orders o ON o.id = c.order_id "
-    "WHERE c.status = 'REJECTED' AND c.reason = 'order_already_paid' AND c.trade_status = 'SUCCESS' "
+    "WHERE c.status = 'REJECTED' AND c.reason = 'order_already_paid' AND c.trade_status = "
+    "'SUCCESS' "
     "AND NOT (o.pay_no <=> c.pay_no)";
 
 } // namespace
@@ -24,20 +25,23 @@ QString DoublePayments::describe() const
     QStringList samples;
     for (qint64 id : sampleOrderIds)
         samples << QString::number(id);
-    return DoublePayments::tr("%1 order(s) paid twice by the customer (%2 refused payment(s), %3.%4 yuan to refund), "
-                              "e.g. orders %5")
-        .arg(orders)
-        .arg(callbacks)
-        .arg(refundOwedFen / 100)
-        .arg(refundOwedFen % 100, 2, 10, QLatin1Char('0'))
-        .arg(samples.join(QStringLiteral(", ")));
+    return DoublePayments::
+        tr("%1 order(s) paid twice by the customer (%2 refused payment(s), %3.%4 yuan to refund), "
+           "e.g. orders %5")
+            .arg(orders)
+            .arg(callbacks)
+            .arg(refundOwedFen / 100)
+            .arg(refundOwedFen % 100, 2, 10, QLatin1Char('0'))
+            .arg(samples.join(QStringLiteral(", ")));
 }
 
 DoublePayments countDoublePayments(const QSqlDatabase &db)
 {
     DoublePayments found;
-    QSqlQuery totals = db::exec(db, QStringLiteral("SELECT COUNT(*), COUNT(DISTINCT c.order_id), COALESCE(SUM(c.amount_fen), 0) ")
-                                        + QLatin1String(kSecondPayments));
+    QSqlQuery totals = db::exec(
+        db, QStringLiteral(
+                "SELECT COUNT(*), COUNT(DISTINCT c.order_id), COALESCE(SUM(c.amount_fen), 0) ") +
+                QLatin1String(kSecondPayments));
     if (totals.next()) {
         found.callbacks = totals.value(0).toLongLong();
         found.orders = totals.value(1).toLongLong();
@@ -45,8 +49,9 @@ DoublePayments countDoublePayments(const QSqlDatabase &db)
     }
     if (found.isEmpty())
         return found;
-    QSqlQuery samples = db::exec(db, QStringLiteral("SELECT DISTINCT c.order_id ") + QLatin1String(kSecondPayments)
-                                         + QStringLiteral(" ORDER BY c.order_id LIMIT 10"));
+    QSqlQuery samples = db::exec(db, QStringLiteral("SELECT DISTINCT c.order_id ") +
+                                         QLatin1String(kSecondPayments) +
+                                         QStringLiteral(" ORDER BY c.order_id LIMIT 10"));
     while (samples.next())
         found.sampleOrderIds << samples.value(0).toLongLong();
     return found;

@@ -43,24 +43,31 @@ qint64 scalarId(const QSqlDatabase &db, const QString &sql)
 void initialise(const QSqlDatabase &db)
 {
     const auto watermark = [&db](const char *table) {
-        return std::max<qint64>(0, scalarId(db, QStringLiteral("SELECT MAX(id) FROM %1").arg(QLatin1String(table)))
-                                       - kTrailingIds);
+        return std::max<qint64>(
+            0, scalarId(db, QStringLiteral("SELECT MAX(id) FROM %1").arg(QLatin1String(table))) -
+                   kTrailingIds);
     };
     qint64 start = -1;
     qint64 end = -1;
     for (const SideEffectTable &table : sideEffectTables()) {
-        const qint64 low = scalarId(db, QStringLiteral("SELECT MIN(order_id) FROM %1").arg(table.name));
-        const qint64 high = scalarId(db, QStringLiteral("SELECT MAX(order_id) FROM %1").arg(table.name));
+        const qint64 low =
+            scalarId(db, QStringLiteral("SELECT MIN(order_id) FROM %1").arg(table.name));
+        const qint64 high =
+            scalarId(db, QStringLiteral("SELECT MAX(order_id) FROM %1").arg(table.name));
         if (low >= 0)
             start = start < 0 ? low : std::min(start, low);
         end = std::max(end, high);
     }
-    db::execDirect(db, QStringLiteral(
-        "UPDATE duplicate_watch_state SET coupon_seen_id = %1, point_seen_id = %2, compensation_seen_id = %3, "
-        "scan_state = 'SCANNING', scan_start = %4, scan_cursor = %4, scan_end = %5, scan_started_at = UTC_TIMESTAMP(3) "
-        "WHERE id = 1 AND scan_state = 'NEW'")
-                           .arg(watermark("user_coupon")).arg(watermark("point_log")).arg(watermark("compensation"))
-                           .arg(std::max<qint64>(start, 0)).arg(std::max<qint64>(end, 0)));
+    db::execDirect(db, QStringLiteral("UPDATE duplicate_watch_state SET coupon_seen_id = %1, "
+                                      "point_seen_id = %2, compensation_seen_id = %3, "
+                                      "scan_state = 'SCANNING', scan_start = %4, scan_cursor = %4, "
+                                      "scan_end = %5, scan_started_at = UTC_TIMESTAMP(3) "
+                                      "WHERE id = 1 AND scan_state = 'NEW'")
+                           .arg(watermark("user_coupon"))
+                           .arg(watermark("point_log"))
+                           .arg(watermark("compensation"))
+                           .arg(std::max<qint64>(start, 0))
+                           .arg(std::max<qint64>(end, 0)));
 }
 
 // The first pass, from the persisted cursor: each step reads the (order_id, key) indexes alone
@@ -83,21 +90,29 @@ bool scan(const QSqlDatabase &db, const WatchRefreshOptions &options, const QEla
         WatchOrders candidates;
         qint64 next = -1;
         for (const SideEffectTable &table : sideEffectTables()) {
-            QSqlQuery query = db::exec(db, QStringLiteral(
-                "SELECT s.order_id FROM %1 s WHERE s.order_id >= %2 AND s.order_id < %3 GROUP BY s.order_id, s.%4 "
-                "HAVING COUNT(*) > 1").arg(table.name).arg(from).arg(to).arg(table.keyColumn));
+            QSqlQuery query =
+                db::exec(db, QStringLiteral("SELECT s.order_id FROM %1 s WHERE s.order_id >= %2 "
+                                            "AND s.order_id < %3 GROUP BY s.order_id, s.%4 "
+                                            "HAVING COUNT(*) > 1")
+                                 .arg(table.name)
+                                 .arg(from)
+                                 .arg(to)
+                                 .arg(table.keyColumn));
             while (query.next())
                 candidates[query.value(0).toLongLong()] |= table.kindBit;
             // Order ids need not be dense: the next step starts at the next order there is.
-            const qint64 following = scalarId(db, QStringLiteral("SELECT MIN(order_id) FROM %1 WHERE order_id >= %2")
-                                                      .arg(table.name).arg(to));
+            const qint64 following =
+                scalarId(db, QStringLiteral("SELECT MIN(order_id) FROM %1 WHERE order_id >= %2")
+                                 .arg(table.name)
+                                 .arg(to));
             if (following >= 0)
                 next = next < 0 ? following : std::min(next, following);
         }
         const qint64 elapsed = statement.elapsed();
         if (next < 0 || next > figures.scanEnd)
             next = figures.scanEnd + 1;
-        QString update = QStringLiteral("UPDATE duplicate_watch_state SET scan_cursor = %1").arg(next);
+        QString update =
+            QStringLiteral("UPDATE duplicate_watch_state SET scan_cursor = %1").arg(next);
         if (next > figures.scanEnd)
             update += QStringLiteral(", scan_state = 'DONE', scan_finished_at = UTC_TIMESTAMP(3)");
         recountWatchedOrders(db, candidates, {update + QStringLiteral(" WHERE id = 1")});
@@ -191,17 +206,20 @@ QString duplicateWatchLockName(const QString &database)
     if (prefix.size() + database.size() <= 64)
         return prefix + database;
     // Two long names that share a beginning must not share a lock.
-    const QString hash = QString::fromLatin1(QCryptographicHash::hash(database.toUtf8(), QCryptographicHash::Sha256).toHex());
+    const QString hash = QString::fromLatin1(
+        QCryptographicHash::hash(database.toUtf8(), QCryptographicHash::Sha256).toHex());
     return prefix + database.left(24) + QLatin1Char(':') + hash.left(64 - prefix.size() - 25);
 }
 
 DuplicateWatchFigures readDuplicateWatch(const QSqlDatabase &db)
 {
     // One statement, so that the totals and the count of orders come from one read view.
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT s.scan_state, s.scan_start, s.scan_cursor, s.scan_end, s.open_orders, CAST(s.refreshed_at AS CHAR), "
-        "       t.kind, t.unit, t.open_groups, t.extra_copies, t.superseded "
-        "FROM duplicate_watch_state s LEFT JOIN duplicate_watch_total t ON 1 = 1 WHERE s.id = 1"));
+    QSqlQuery query = db::exec(
+        db, QStringLiteral("SELECT s.scan_state, s.scan_start, s.scan_cursor, s.scan_end, "
+                           "s.open_orders, CAST(s.refreshed_at AS CHAR), "
+                           "       t.kind, t.unit, t.open_groups, t.extra_copies, t.superseded "
+                           "FROM duplicate_watch_state s LEFT JOIN duplicate_watch_total t ON 1 = "
+                           "1 WHERE s.id = 1"));
     DuplicateWatchFigures figures;
     while (query.next()) {
         figures.scanState = query.value(0).toString();
@@ -212,17 +230,20 @@ DuplicateWatchFigures readDuplicateWatch(const QSqlDatabase &db)
         figures.refreshedAt = query.value(5).toString();
         if (query.value(6).isNull())
             continue;
-        figures.units << DuplicateWatchFigures::Unit{query.value(6).toInt() == PointsBit ? PointsBit : CouponBit,
-                                                     query.value(7).toLongLong(), query.value(8).toLongLong(),
-                                                     query.value(9).toLongLong(), query.value(10).toLongLong()};
+        figures.units << DuplicateWatchFigures::Unit{
+            query.value(6).toInt() == PointsBit ? PointsBit : CouponBit,
+            query.value(7).toLongLong(), query.value(8).toLongLong(), query.value(9).toLongLong(),
+            query.value(10).toLongLong()};
     }
     return figures;
 }
 
 QList<qint64> openDuplicateOrders(const QSqlDatabase &db, int limit)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral(
-        "SELECT DISTINCT order_id FROM duplicate_watch_group WHERE is_open = 1 ORDER BY order_id LIMIT %1").arg(limit));
+    QSqlQuery query =
+        db::exec(db, QStringLiteral("SELECT DISTINCT order_id FROM duplicate_watch_group WHERE "
+                                    "is_open = 1 ORDER BY order_id LIMIT %1")
+                         .arg(limit));
     QList<qint64> orders;
     while (query.next())
         orders << query.value(0).toLongLong();
@@ -238,13 +259,17 @@ WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOpt
         const QString name = duplicateWatchLockName(db.databaseName());
         // GET_LOCK nests within a session: a cancel (KILL QUERY) that hit a RELEASE_LOCK left
         // this connection holding it, and every other session would then wait in vain.
-        while (db::scalar(db, QStringLiteral("SELECT IF(IS_USED_LOCK(?) = CONNECTION_ID(), RELEASE_LOCK(?), 0)"),
-                          {name, name}).toInt() == 1) {
+        while (db::scalar(db,
+                          QStringLiteral(
+                              "SELECT IF(IS_USED_LOCK(?) = CONNECTION_ID(), RELEASE_LOCK(?), 0)"),
+                          {name, name})
+                   .toInt() == 1) {
         }
         db::NamedLock lock(db, name);
         if (!lock.acquire(options.lockWaitSeconds)) {
-            result.why = DuplicateWatch::tr("another session was refreshing the duplicate watch; these are its last "
-                                            "figures");
+            result.why = DuplicateWatch::tr(
+                "another session was refreshing the duplicate watch; these are its last "
+                "figures");
         } else {
             if (readDuplicateWatch(db).scanState == QLatin1String("NEW"))
                 initialise(db);
@@ -252,22 +277,26 @@ WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOpt
             result.rowsRead = fed.rowsRead;
             result.cancelled = fed.cancelled;
             DuplicateWatchFigures figures = readDuplicateWatch(db);
-            if (!result.cancelled && figures.scanState == QLatin1String("SCANNING") && options.firstPassBudgetMs != 0)
+            if (!result.cancelled && figures.scanState == QLatin1String("SCANNING") &&
+                options.firstPassBudgetMs != 0)
                 result.cancelled = !scan(db, options, clock, figures);
-            db::execDirect(db, QStringLiteral("UPDATE duplicate_watch_state SET refreshed_at = UTC_TIMESTAMP(3) WHERE id = 1"));
+            db::execDirect(db, QStringLiteral("UPDATE duplicate_watch_state SET refreshed_at = "
+                                              "UTC_TIMESTAMP(3) WHERE id = 1"));
             result.refreshed = true;
         }
     } catch (const db::Error &error) {
         if (error.serverCode() == 1146) { // no such table
             result.missing = true;
-            result.why = DuplicateWatch::tr("this database has no duplicate watch yet: run payops migrate (migration "
-                                            "0010) with an account that may change the schema");
+            result.why = DuplicateWatch::tr(
+                "this database has no duplicate watch yet: run payops migrate (migration "
+                "0010) with an account that may change the schema");
             return result;
         }
         if (!mayNotWrite(error))
             throw;
-        result.why = DuplicateWatch::tr("this account may not update the duplicate watch (payops_operator and "
-                                        "payops_finance may); these are the figures of its last refresh");
+        result.why = DuplicateWatch::tr(
+            "this account may not update the duplicate watch (payops_operator and "
+            "payops_finance may); these are the figures of its last refresh");
     }
     result.figures = readDuplicateWatch(db);
     return result;

@@ -14,7 +14,8 @@ namespace payops {
 
 // Live duplicate side effects as the duplicate watch holds them (sql/migrations/0010): the same
 // groups, copies and money as a GROUP BY ... HAVING over user_coupon and point_log finds, kept
-// up to date by reading only the rows added since the last refresh. See docs/decisions/0015-duplicate-watch.md.
+// up to date by reading only the rows added since the last refresh. See
+// docs/decisions/0015-duplicate-watch.md.
 struct DuplicateWatchFigures
 {
     // Open groups, extra live copies and superseded copies per kind and value of one copy.
@@ -28,12 +29,12 @@ struct DuplicateWatchFigures
     };
 
     QList<Unit> units;
-    qint64 openOrders = 0;      // orders with at least one open group
-    QString scanState;          // NEW, SCANNING or DONE: the first pass
-    qint64 scanStart = 0;       // the first pass's range of order ids, and how far it came
+    qint64 openOrders = 0; // orders with at least one open group
+    QString scanState;     // NEW, SCANNING or DONE: the first pass
+    qint64 scanStart = 0;  // the first pass's range of order ids, and how far it came
     qint64 scanCursor = 0;
     qint64 scanEnd = 0;
-    QString refreshedAt;        // UTC, as the server wrote it; empty before the first refresh
+    QString refreshedAt; // UTC, as the server wrote it; empty before the first refresh
 
     bool complete() const { return scanState == QLatin1String("DONE"); }
     // How much of the first pass is done, 0-100 (100 once complete).
@@ -68,11 +69,11 @@ struct WatchRefreshOptions
 struct WatchRefresh
 {
     DuplicateWatchFigures figures;
-    bool refreshed = false;   // false: see `why`; figures are as the last refresh left them
-    bool missing = false;     // the database has no watch (migration 0010 not applied); see `why`
+    bool refreshed = false; // false: see `why`; figures are as the last refresh left them
+    bool missing = false;   // the database has no watch (migration 0010 not applied); see `why`
     QString why;
     bool cancelled = false;
-    qint64 rowsRead = 0;      // side-effect and compensation rows this refresh read (new and late)
+    qint64 rowsRead = 0; // side-effect and compensation rows this refresh read (new and late)
 };
 
 // Advances the watch: serialised per database by a named lock, so that two consoles and a cron

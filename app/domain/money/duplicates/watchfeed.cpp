@@ -55,7 +55,7 @@ struct Gap
 {
     qint64 first = 0;
     qint64 last = 0;
-    QString seenAt; // empty: seen by this refresh
+    QString seenAt;        // empty: seen by this refresh
     bool lastLook = false; // no transaction can fill it any more, or it is kWatchLateSeconds old
 };
 
@@ -78,14 +78,17 @@ QList<SourceRow> readRows(const QSqlDatabase &db, const WatchSource &source, con
     QList<SourceRow> rows;
     if (source.table != QLatin1String("compensation")) {
         const int kinds = source.table == QLatin1String("user_coupon") ? CouponBit : PointsBit;
-        QSqlQuery query = db::exec(db, QStringLiteral("SELECT id, order_id FROM %1 WHERE %2").arg(source.table, where));
+        QSqlQuery query = db::exec(
+            db, QStringLiteral("SELECT id, order_id FROM %1 WHERE %2").arg(source.table, where));
         while (query.next())
             rows << SourceRow{query.value(0).toLongLong(), query.value(1).toLongLong(), kinds};
         return rows;
     }
     // A compensation supersedes a copy (in the same transaction as its row): the group is
     // counted again to see that copy stop being live.
-    QSqlQuery query = db::exec(db, QStringLiteral("SELECT id, order_id, target_table FROM compensation WHERE %1").arg(where));
+    QSqlQuery query = db::exec(
+        db,
+        QStringLiteral("SELECT id, order_id, target_table FROM compensation WHERE %1").arg(where));
     while (query.next()) {
         const QString target = query.value(2).toString();
         const int kinds = target == QLatin1String("user_coupon") ? CouponBit
@@ -103,10 +106,15 @@ QString gapInsert(const WatchSource &source, const QList<Gap> &gaps)
         // seenAt is the server's own DATETIME text, digits and separators only.
         const QString seenAt = gap.seenAt.isEmpty() ? QStringLiteral("UTC_TIMESTAMP(3)")
                                                     : QStringLiteral("'%1'").arg(gap.seenAt);
-        rows << QStringLiteral("(%1, %2, %3, %4)").arg(source.id).arg(gap.first).arg(gap.last).arg(seenAt);
+        rows << QStringLiteral("(%1, %2, %3, %4)")
+                    .arg(source.id)
+                    .arg(gap.first)
+                    .arg(gap.last)
+                    .arg(seenAt);
     }
-    return QStringLiteral("INSERT INTO duplicate_watch_gap (source, first_id, last_id, seen_at) VALUES ")
-           + rows.join(QLatin1Char(','));
+    return QStringLiteral(
+               "INSERT INTO duplicate_watch_gap (source, first_id, last_id, seen_at) VALUES ") +
+           rows.join(QLatin1Char(','));
 }
 
 using IdRange = QPair<qint64, qint64>; // first, last
@@ -118,7 +126,10 @@ QStringList rangeConditions(const QString &column, const QList<IdRange> &ranges)
     for (qsizetype from = 0; from < ranges.size(); from += kRangesPerStatement) {
         QStringList some;
         for (const IdRange &range : ranges.mid(from, kRangesPerStatement))
-            some << QStringLiteral("%1 BETWEEN %2 AND %3").arg(column).arg(range.first).arg(range.second);
+            some << QStringLiteral("%1 BETWEEN %2 AND %3")
+                        .arg(column)
+                        .arg(range.first)
+                        .arg(range.second);
         conditions << some.join(QStringLiteral(" OR "));
     }
     return conditions;
@@ -126,15 +137,16 @@ QStringList rangeConditions(const QString &column, const QList<IdRange> &ranges)
 
 bool insideGap(const QList<Gap> &gaps, qint64 id) // gaps sorted by first id, disjoint
 {
-    const auto after = std::upper_bound(gaps.cbegin(), gaps.cend(), id,
-                                        [](qint64 value, const Gap &gap) { return value < gap.first; });
+    const auto after =
+        std::upper_bound(gaps.cbegin(), gaps.cend(), id,
+                         [](qint64 value, const Gap &gap) { return value < gap.first; });
     return after != gaps.cbegin() && id <= std::prev(after)->last;
 }
 
 // Reads the missing ids again; what is found is recounted and leaves the gap, and a gap on its
 // last look is given up after it.
-void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState &state, WatchOrders &orders,
-                  QStringList &updates, qint64 &rowsRead)
+void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState &state,
+                  WatchOrders &orders, QStringList &updates, qint64 &rowsRead)
 {
     if (state.gaps.isEmpty())
         return;
@@ -149,7 +161,8 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
     for (const QString &where : rangeConditions(QStringLiteral("id"), spans)) {
         for (const SourceRow &row : readRows(db, source, where)) {
             ++rowsRead;
-            if (!insideGap(state.gaps, row.id)) // between two gaps: counted when the watermark passed it
+            if (!insideGap(state.gaps,
+                           row.id)) // between two gaps: counted when the watermark passed it
                 continue;
             orders[row.orderId] |= row.kinds;
             found << row.id;
@@ -187,7 +200,9 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
             pieces << Gap{next, gap.last, gap.seenAt, false};
     }
     for (const QString &where : rangeConditions(QStringLiteral("first_id"), leaving))
-        updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND (%2)").arg(source.id).arg(where);
+        updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND (%2)")
+                       .arg(source.id)
+                       .arg(where);
     if (!pieces.isEmpty())
         updates << gapInsert(source, pieces);
     state.gaps = kept + pieces;
@@ -195,8 +210,8 @@ void readLateRows(const QSqlDatabase &db, const WatchSource &source, SourceState
 
 // Reads past the watermark, notes the ids it skipped as gaps, and moves the watermark. Returns
 // whether a full batch came back (there may be more).
-bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState &state, int batchRows,
-                 WatchOrders &orders, QStringList &updates, qint64 &rowsRead)
+bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState &state,
+                 int batchRows, WatchOrders &orders, QStringList &updates, qint64 &rowsRead)
 {
     const QList<SourceRow> rows = readRows(
         db, source, QStringLiteral("id > %1 ORDER BY id LIMIT %2").arg(state.seen).arg(batchRows));
@@ -212,18 +227,27 @@ bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState 
     }
     rowsRead += rows.size();
     state.seen = previous;
-    updates << QStringLiteral("UPDATE duplicate_watch_state SET %1 = %2 WHERE id = 1").arg(source.seenColumn).arg(previous);
+    updates << QStringLiteral("UPDATE duplicate_watch_state SET %1 = %2 WHERE id = 1")
+                   .arg(source.seenColumn)
+                   .arg(previous);
     if (!fresh.isEmpty()) {
         updates << gapInsert(source, fresh);
         state.gaps << fresh;
     }
-    std::sort(state.gaps.begin(), state.gaps.end(), [](const Gap &a, const Gap &b) { return a.first < b.first; });
+    std::sort(state.gaps.begin(), state.gaps.end(),
+              [](const Gap &a, const Gap &b) { return a.first < b.first; });
     if (state.gaps.size() > kMaxGaps) {
         const qint64 cut = state.gaps.at(state.gaps.size() - kMaxGaps).first;
-        qWarning("duplicate watch: more than %lld ids of %s are missing at once; giving up those below %lld "
-                 "(with the PROCESS privilege the watch sees which of them a transaction can still commit)",
-                 static_cast<long long>(kMaxGaps), qPrintable(source.table), static_cast<long long>(cut));
-        updates << QStringLiteral("DELETE FROM duplicate_watch_gap WHERE source = %1 AND first_id < %2").arg(source.id).arg(cut);
+        qWarning("duplicate watch: more than %lld ids of %s are missing at once; giving up those "
+                 "below %lld "
+                 "(with the PROCESS privilege the watch sees which of them a transaction can still "
+                 "commit)",
+                 static_cast<long long>(kMaxGaps), qPrintable(source.table),
+                 static_cast<long long>(cut));
+        updates << QStringLiteral(
+                       "DELETE FROM duplicate_watch_gap WHERE source = %1 AND first_id < %2")
+                       .arg(source.id)
+                       .arg(cut);
         state.gaps = state.gaps.mid(state.gaps.size() - kMaxGaps);
     }
     return rows.size() >= batchRows;
@@ -238,10 +262,13 @@ bool readNewRows(const QSqlDatabase &db, const WatchSource &source, SourceState 
 QVariant settledBefore(const QSqlDatabase &db)
 {
     try {
-        return db::scalar(db, QStringLiteral(
-            "SET STATEMENT time_zone = 'SYSTEM' FOR SELECT CAST(UTC_TIMESTAMP(3) - INTERVAL "
-            "GREATEST(COALESCE(TIMESTAMPDIFF(MICROSECOND, MIN(trx_started), NOW(6)), 0), 500000) MICROSECOND AS CHAR) "
-            "FROM information_schema.INNODB_TRX"));
+        return db::scalar(
+            db,
+            QStringLiteral(
+                "SET STATEMENT time_zone = 'SYSTEM' FOR SELECT CAST(UTC_TIMESTAMP(3) - INTERVAL "
+                "GREATEST(COALESCE(TIMESTAMPDIFF(MICROSECOND, MIN(trx_started), NOW(6)), 0), "
+                "500000) MICROSECOND AS CHAR) "
+                "FROM information_schema.INNODB_TRX"));
     } catch (const db::Error &error) {
         if (!error.isAccessDenied() && error.serverCode() != 1064) // 1064: MySQL's parser
             throw;
@@ -253,27 +280,35 @@ QHash<int, SourceState> readSourceStates(const QSqlDatabase &db)
 {
     const QVariant settled = settledBefore(db);
     QHash<int, SourceState> states;
-    QSqlQuery seen = db::exec(db, QStringLiteral(
-        "SELECT coupon_seen_id, point_seen_id, compensation_seen_id FROM duplicate_watch_state WHERE id = 1"));
+    QSqlQuery seen =
+        db::exec(db, QStringLiteral("SELECT coupon_seen_id, point_seen_id, compensation_seen_id "
+                                    "FROM duplicate_watch_state WHERE id = 1"));
     if (!seen.next())
-        throw db::Error(WatchFeed::tr("the duplicate watch has no state row; run payops migrate again"));
+        throw db::Error(
+            WatchFeed::tr("the duplicate watch has no state row; run payops migrate again"));
     for (int i = 0; i < 3; ++i)
         states[i + 1].seen = seen.value(i).toLongLong();
-    const QString lastLook = settled.isNull() ? QStringLiteral("seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND")
-                                              : QStringLiteral("(seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND OR seen_at < ?)");
-    QSqlQuery gaps = db::exec(db, QStringLiteral("SELECT source, first_id, last_id, CAST(seen_at AS CHAR), %1 "
-                                                 "FROM duplicate_watch_gap ORDER BY source, first_id")
-                                      .arg(lastLook.arg(kWatchLateSeconds)),
-                              settled.isNull() ? QVariantList() : QVariantList{settled});
+    const QString lastLook =
+        settled.isNull()
+            ? QStringLiteral("seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND")
+            : QStringLiteral("(seen_at < UTC_TIMESTAMP(3) - INTERVAL %1 SECOND OR seen_at < ?)");
+    QSqlQuery gaps =
+        db::exec(db,
+                 QStringLiteral("SELECT source, first_id, last_id, CAST(seen_at AS CHAR), %1 "
+                                "FROM duplicate_watch_gap ORDER BY source, first_id")
+                     .arg(lastLook.arg(kWatchLateSeconds)),
+                 settled.isNull() ? QVariantList() : QVariantList{settled});
     while (gaps.next())
-        states[gaps.value(0).toInt()].gaps << Gap{gaps.value(1).toLongLong(), gaps.value(2).toLongLong(),
-                                                  gaps.value(3).toString(), gaps.value(4).toBool()};
+        states[gaps.value(0).toInt()].gaps
+            << Gap{gaps.value(1).toLongLong(), gaps.value(2).toLongLong(), gaps.value(3).toString(),
+                   gaps.value(4).toBool()};
     return states;
 }
 
 } // namespace
 
-WatchFeedResult feedDuplicateWatch(const QSqlDatabase &db, int batchRows, const std::atomic<bool> *cancel)
+WatchFeedResult feedDuplicateWatch(const QSqlDatabase &db, int batchRows,
+                                   const std::atomic<bool> *cancel)
 {
     WatchFeedResult result;
     QHash<int, SourceState> states = readSourceStates(db);

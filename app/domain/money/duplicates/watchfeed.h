@@ -18,6 +18,7 @@ struct WatchFeedResult
 // (with the PROCESS privilege) or they are kWatchLateSeconds old, then the rows past the
 // watermark, batchRows at a time, and recounts the orders they name. Every read is a primary-
 // key range. The caller holds the watch's named lock. Throws db::Error.
-WatchFeedResult feedDuplicateWatch(const QSqlDatabase &db, int batchRows, const std::atomic<bool> *cancel);
+WatchFeedResult feedDuplicateWatch(const QSqlDatabase &db, int batchRows,
+                                   const std::atomic<bool> *cancel);
 
 } // namespace payops

@@ -52,8 +52,7 @@ Contribution contributionOf(const QList<WatchedGroup> &groups)
     return contribution;
 }
 
-template <typename Each>
-void forEachSlice(const QList<qint64> &ids, Each each)
+template <typename Each> void forEachSlice(const QList<qint64> &ids, Each each)
 {
     for (qsizetype from = 0; from < ids.size(); from += kIdsPerStatement)
         each(db::idList(ids.mid(from, kIdsPerStatement)));
@@ -63,29 +62,34 @@ QList<WatchedGroup> readWatched(const QSqlDatabase &db, const QList<qint64> &ord
 {
     QList<WatchedGroup> groups;
     forEachSlice(orders, [&](const QString &ids) {
-        QSqlQuery query = db::exec(db, QStringLiteral(
-            "SELECT order_id, kind, group_key, copies, live, unit FROM duplicate_watch_group WHERE order_id IN (%1)")
-                                           .arg(ids));
+        QSqlQuery query =
+            db::exec(db, QStringLiteral("SELECT order_id, kind, group_key, copies, live, unit FROM "
+                                        "duplicate_watch_group WHERE order_id IN (%1)")
+                             .arg(ids));
         while (query.next())
-            groups << WatchedGroup{query.value(0).toLongLong(), query.value(1).toInt(), query.value(2).toString(),
-                                   query.value(3).toLongLong(), query.value(4).toLongLong(), query.value(5).toLongLong()};
+            groups << WatchedGroup{query.value(0).toLongLong(), query.value(1).toInt(),
+                                   query.value(2).toString(),   query.value(3).toLongLong(),
+                                   query.value(4).toLongLong(), query.value(5).toLongLong()};
     });
     return groups;
 }
 
 // Every group of these orders in one side-effect table, as the duplicates page counts it.
-QList<WatchedGroup> recount(const QSqlDatabase &db, const SideEffectTable &table, const QList<qint64> &orders)
+QList<WatchedGroup> recount(const QSqlDatabase &db, const SideEffectTable &table,
+                            const QList<qint64> &orders)
 {
     QList<WatchedGroup> groups;
     forEachSlice(orders, [&](const QString &ids) {
-        QSqlQuery query = db::exec(db, QStringLiteral(
-            "SELECT s.order_id, s.%1, COUNT(*), SUM(%2), MAX(s.%3) FROM %4 s WHERE s.order_id IN (%5) AND %6 "
-            "GROUP BY s.order_id, s.%1")
-                                           .arg(table.keyColumn, table.liveCondition, table.unitColumn, table.name,
-                                                ids, table.rowCondition));
+        QSqlQuery query =
+            db::exec(db, QStringLiteral("SELECT s.order_id, s.%1, COUNT(*), SUM(%2), MAX(s.%3) "
+                                        "FROM %4 s WHERE s.order_id IN (%5) AND %6 "
+                                        "GROUP BY s.order_id, s.%1")
+                             .arg(table.keyColumn, table.liveCondition, table.unitColumn,
+                                  table.name, ids, table.rowCondition));
         while (query.next())
-            groups << WatchedGroup{query.value(0).toLongLong(), table.kindBit, query.value(1).toString(),
-                                   query.value(2).toLongLong(), query.value(3).toLongLong(), query.value(4).toLongLong()};
+            groups << WatchedGroup{query.value(0).toLongLong(), table.kindBit,
+                                   query.value(1).toString(),   query.value(2).toLongLong(),
+                                   query.value(3).toLongLong(), query.value(4).toLongLong()};
     });
     return groups;
 }
@@ -102,7 +106,8 @@ QList<WatchedGroup> storedRows(const QList<QVariantList> &rows)
     QList<WatchedGroup> groups;
     groups.reserve(rows.size());
     for (const QVariantList &row : rows)
-        groups << WatchedGroup{row.at(0).toLongLong(), row.at(1).toInt(), row.at(2).toString(), row.at(3).toLongLong(),
+        groups << WatchedGroup{row.at(0).toLongLong(), row.at(1).toInt(),
+                               row.at(2).toString(),   row.at(3).toLongLong(),
                                row.at(4).toLongLong(), row.at(5).toLongLong()};
     return groups;
 }
@@ -110,10 +115,12 @@ QList<WatchedGroup> storedRows(const QList<QVariantList> &rows)
 void upsertGroups(const QSqlDatabase &db, const QList<QVariantList> &rows)
 {
     for (qsizetype from = 0; from < rows.size(); from += kRowsPerInsert) {
-        db::execDirect(db, QStringLiteral(
-            "INSERT INTO duplicate_watch_group (order_id, kind, group_key, copies, live, unit, is_open) VALUES %1 "
-            "ON DUPLICATE KEY UPDATE copies = VALUES(copies), live = VALUES(live), unit = VALUES(unit), "
-            "is_open = VALUES(is_open)").arg(db::valueRows(db, rows.mid(from, kRowsPerInsert))));
+        db::execDirect(db, QStringLiteral("INSERT INTO duplicate_watch_group (order_id, kind, "
+                                          "group_key, copies, live, unit, is_open) VALUES %1 "
+                                          "ON DUPLICATE KEY UPDATE copies = VALUES(copies), live = "
+                                          "VALUES(live), unit = VALUES(unit), "
+                                          "is_open = VALUES(is_open)")
+                               .arg(db::valueRows(db, rows.mid(from, kRowsPerInsert))));
     }
 }
 
@@ -129,22 +136,29 @@ void addToTotals(const QSqlDatabase &db, const Contribution &before, const Contr
         const auto was = before.units.value(unit);
         const auto now = after.units.value(unit);
         if (was != now)
-            rows << QVariantList{unit.first, unit.second, now[0] - was[0], now[1] - was[1], now[2] - was[2]};
+            rows << QVariantList{unit.first, unit.second, now[0] - was[0], now[1] - was[1],
+                                 now[2] - was[2]};
     }
     if (!rows.isEmpty())
-        db::execDirect(db, QStringLiteral(
-            "INSERT INTO duplicate_watch_total (kind, unit, open_groups, extra_copies, superseded) VALUES %1 "
-            "ON DUPLICATE KEY UPDATE open_groups = open_groups + VALUES(open_groups), "
-            "extra_copies = extra_copies + VALUES(extra_copies), superseded = superseded + VALUES(superseded)")
-                               .arg(db::valueRows(db, rows)));
+        db::execDirect(
+            db, QStringLiteral(
+                    "INSERT INTO duplicate_watch_total (kind, unit, open_groups, extra_copies, "
+                    "superseded) VALUES %1 "
+                    "ON DUPLICATE KEY UPDATE open_groups = open_groups + VALUES(open_groups), "
+                    "extra_copies = extra_copies + VALUES(extra_copies), superseded = superseded + "
+                    "VALUES(superseded)")
+                    .arg(db::valueRows(db, rows)));
     if (after.openOrders != before.openOrders)
-        db::execDirect(db, QStringLiteral("UPDATE duplicate_watch_state SET open_orders = open_orders + %1 WHERE id = 1")
-                               .arg(after.openOrders - before.openOrders));
+        db::execDirect(
+            db, QStringLiteral(
+                    "UPDATE duplicate_watch_state SET open_orders = open_orders + %1 WHERE id = 1")
+                    .arg(after.openOrders - before.openOrders));
 }
 
 } // namespace
 
-void recountWatchedOrders(const QSqlDatabase &db, const WatchOrders &orders, const QStringList &stateUpdates)
+void recountWatchedOrders(const QSqlDatabase &db, const WatchOrders &orders,
+                          const QStringList &stateUpdates)
 {
     const QList<qint64> all = orders.keys();
     const QList<WatchedGroup> before = readWatched(db, all);
@@ -173,7 +187,8 @@ void recountWatchedOrders(const QSqlDatabase &db, const WatchOrders &orders, con
     }
     for (const WatchedGroup &group : counted) {
         if (group.copies > 1 || knownIds.contains(groupId(group.orderId, group.kind, group.key)))
-            rows << QVariantList{group.orderId, group.kind, group.key, group.copies, group.live, group.unit,
+            rows << QVariantList{group.orderId,         group.kind, group.key,
+                                 group.copies,          group.live, group.unit,
                                  group.live > 1 ? 1 : 0};
     }
 
@@ -183,8 +198,9 @@ void recountWatchedOrders(const QSqlDatabase &db, const WatchOrders &orders, con
         // What the server stored decides the totals. With nothing stored before (most of the
         // first pass), that is exactly the rows just written: the recount's groups are
         // distinct under the column's collation.
-        addToTotals(db, contributionOf(before), before.isEmpty() ? contributionOf(storedRows(rows))
-                                                                 : contributionOf(readWatched(db, all)));
+        addToTotals(db, contributionOf(before),
+                    before.isEmpty() ? contributionOf(storedRows(rows))
+                                     : contributionOf(readWatched(db, all)));
     }
     for (const QString &statement : stateUpdates)
         db::execDirect(db, statement);

@@ -18,6 +18,7 @@ using WatchOrders = QMap<qint64, int>;
 // the watch's own rows and `stateUpdates` (statements on duplicate_watch_state or _gap that
 // must land with the counts, such as a watermark or the first pass's cursor) are written in
 // one transaction. The caller holds the watch's named lock. Throws db::Error.
-void recountWatchedOrders(const QSqlDatabase &db, const WatchOrders &orders, const QStringList &stateUpdates);
+void recountWatchedOrders(const QSqlDatabase &db, const WatchOrders &orders,
+                          const QStringList &stateUpdates);
 
 } // namespace payops
