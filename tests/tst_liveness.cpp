@@ -24,7 +24,9 @@ const QString kInstance = QStringLiteral("quiet");
 // One instance, its heartbeat held at one age, asked about by every reader that calls an
 // instance live: the switch's acknowledgement wait, the console's instances, overview and
 // playbook, the posture, and payops-callbackd refusing its name to a second process. The ages
-// sit where the readers used to disagree (3 s, 5 s, whole seconds).
+// sit where the readers used to disagree (3 s, 5 s, whole seconds), under the default threshold
+// and under the setting (payops_meta 'instance_alive_seconds') set higher, lower, to nonsense
+// and removed.
 class TestLiveness final : public QObject
 {
     Q_OBJECT
@@ -51,20 +53,41 @@ private Q_SLOTS:
 
     void everyReaderAgrees_data()
     {
+        QTest::addColumn<QString>("setting"); // payops_meta's value; null: no row
+        QTest::addColumn<int>("threshold");
         QTest::addColumn<int>("ageMs");
         QTest::addColumn<bool>("live");
-        QTest::newRow("fresh") << 0 << true;
-        QTest::newRow("4 s: stale by the old 3 s of the name check") << 4000 << true;
+        const QString fallback; // null
+        const QString byDefault = QStringLiteral("5");
+        QTest::newRow("fresh") << byDefault << 5 << 0 << true;
+        QTest::newRow("4 s: stale by the old 3 s of the name check")
+            << byDefault << 5 << 4000 << true;
         QTest::newRow("5.5 s: alive by the old whole seconds of the instances page")
-            << 5500 << false;
-        QTest::newRow("30 s") << 30000 << false;
+            << byDefault << 5 << 5500 << false;
+        QTest::newRow("30 s") << byDefault << 5 << 30000 << false;
+        QTest::newRow("5.5 s, the setting at 10") << QStringLiteral("10") << 10 << 5500 << true;
+        QTest::newRow("12 s, the setting at 10") << QStringLiteral("10") << 10 << 12000 << false;
+        QTest::newRow("2.5 s, the setting at 2") << QStringLiteral("2") << 2 << 2500 << false;
+        QTest::newRow("4 s, the setting nonsense: 5 s")
+            << QStringLiteral("4 s") << 5 << 4000 << true;
+        QTest::newRow("5.5 s, the setting 0: 5 s") << QStringLiteral("0") << 5 << 5500 << false;
+        QTest::newRow("4 s, no setting: 5 s") << fallback << 5 << 4000 << true;
     }
 
     void everyReaderAgrees()
     {
+        QFETCH(QString, setting);
+        QFETCH(int, threshold);
         QFETCH(int, ageMs);
         QFETCH(bool, live);
-        QCOMPARE(ageMs < kInstanceAliveSeconds * 1000, live);
+        QCOMPARE(ageMs < threshold * 1000, live);
+        db::exec(db(),
+                 QStringLiteral("DELETE FROM payops_meta WHERE name = 'instance_alive_seconds'"));
+        if (!setting.isNull())
+            db::exec(db(),
+                     QStringLiteral("INSERT INTO payops_meta (name, value) "
+                                    "VALUES ('instance_alive_seconds', ?)"),
+                     {setting});
         m_ageMs = ageMs;
         db::exec(db(),
                  QStringLiteral(
@@ -82,12 +105,14 @@ private Q_SLOTS:
         const console::InstanceList instances = console::loadInstances(db());
         QCOMPARE(instances.rows.size(), 1);
         QCOMPARE(instances.rows.first().alive, live);
+        QCOMPARE(instances.aliveSeconds, threshold);
 
         hold();
         console::OverviewTallies tallies;
         const console::OverviewFigures overview = console::loadOverview(db(), tallies, 100);
         QCOMPARE(overview.instancesKnown, 1);
         QCOMPARE(overview.instancesAlive, live ? 1 : 0);
+        QCOMPARE(overview.instanceAliveSeconds, threshold);
 
         hold();
         QCOMPARE(console::readPlaybookFacts(db(), 100).instancesAlive, live ? 1 : 0);

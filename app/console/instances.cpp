@@ -25,6 +25,8 @@ InstanceList loadInstances(const QSqlDatabase &db)
                                     "       stopped_at IS NOT NULL, %1 "
                                     "FROM callback_instance ORDER BY id")
                          .arg(instanceLiveSql()));
+    list.aliveSeconds =
+        db::scalar(db, QStringLiteral("SELECT %1").arg(instanceAliveSecondsSql())).toInt();
     while (q.next()) {
         InstanceRow row;
         row.id = q.value(0).toString();

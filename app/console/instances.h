@@ -29,6 +29,7 @@ struct InstanceList
     QList<InstanceRow> rows;
     qint64 switchVersion = 0; // what the switch says now, to compare with what each applies
     QString mode;
+    int aliveSeconds = 0; // the liveness threshold the rows were judged by
 };
 
 // Throws db::Error.

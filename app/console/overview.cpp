@@ -77,13 +77,14 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     // Alive: live as the switch counts it (instanceLiveSql).
     QSqlQuery instances =
         db::exec(db, QStringLiteral("SELECT COUNT(*), COALESCE(SUM(%1), 0), COALESCE(SUM(%1 AND "
-                                    "handler = 'unsafe-demo'), 0) "
+                                    "handler = 'unsafe-demo'), 0), %2 "
                                     "FROM callback_instance")
-                         .arg(instanceLiveSql()));
+                         .arg(instanceLiveSql(), instanceAliveSecondsSql()));
     instances.next();
     figures.instancesKnown = instances.value(0).toLongLong();
     figures.instancesAlive = instances.value(1).toLongLong();
     figures.unsafeInstancesAlive = instances.value(2).toLongLong();
+    figures.instanceAliveSeconds = instances.value(3).toInt();
 
     // A second console refreshing at the same moment is waited for briefly, then its figures
     // are shown: they are at most a refresh old.

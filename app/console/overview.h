@@ -37,6 +37,7 @@ struct OverviewFigures
     qint64 instancesAlive = 0;
     qint64 instancesKnown = 0;
     qint64 unsafeInstancesAlive = 0;
+    int instanceAliveSeconds = 0; // the liveness threshold they were counted by
     // Orders created and transitions in the last kRecentActivitySeconds: filled by the caller
     // from its ActivityTally, which keeps counts between refreshes.
     RecentActivity recent;

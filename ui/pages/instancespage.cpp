@@ -43,11 +43,17 @@ InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     m_prober = new console::InstanceProber(this);
     connect(m_prober, &console::InstanceProber::healthChanged, m_model, &InstanceModel::setHealth);
     connect(startRefreshTimer(), &QTimer::timeout, this, &InstancesPage::refresh);
+    // The default until the first read says what the database's setting is.
+    showAliveThreshold(kInstanceAliveSeconds);
+    refresh();
+}
+
+void InstancesPage::showAliveThreshold(int seconds)
+{
     m_note->setText(
         tr("Alive: a heartbeat within %1 s and not stopped. Callbacks per second come from two "
            "successive scrapes of /metrics.")
-            .arg(kInstanceAliveSeconds));
-    refresh();
+            .arg(seconds));
 }
 
 void InstancesPage::setPrivileges(const Privileges &privileges)
@@ -66,6 +72,7 @@ void InstancesPage::refresh()
         [this](const console::InstanceList &list) {
             m_pending = false;
             m_model->setInstances(list);
+            showAliveThreshold(list.aliveSeconds);
             m_switch->setMode(list.mode);
             int alive = 0;
             int unsafe = 0;

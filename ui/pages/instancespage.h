@@ -29,6 +29,8 @@ public:
     InstanceModel *model() const { return m_model; }
 
 private:
+    void showAliveThreshold(int seconds);
+
     QLabel *m_summary = nullptr;
     QLabel *m_note = nullptr; // says what alive means, with its seconds
     SwitchControl *m_switch = nullptr;

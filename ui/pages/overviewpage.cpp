@@ -232,7 +232,7 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
         QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
         f.unsafeInstancesAlive > 0
             ? tr("%1 alive instance(s) run the UNSAFE demo handler").arg(f.unsafeInstancesAlive)
-            : tr("heartbeat within %1 s").arg(kInstanceAliveSeconds),
+            : tr("heartbeat within %1 s").arg(f.instanceAliveSeconds),
         f.unsafeInstancesAlive > 0 ? Tile::Tone::Bad
         : f.instancesAlive > 0     ? Tile::Tone::Good
                                    : Tile::Tone::Warning);
