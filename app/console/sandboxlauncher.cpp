@@ -3,6 +3,7 @@
 #include "db/dberror.h"
 #include "db/dbworker.h"
 #include "lab/sandbox.h"
+#include "worker.h"
 
 #include <QPointer>
 
@@ -30,7 +31,7 @@ void SandboxLauncher::start(const QString &directory)
         [self, dir](const db::StandaloneContext &) {
             LocalServer server(dir);
             const auto report = [self](const QString &text) {
-                db::DbWorker::postTo(
+                Worker::postTo(
                     self, [text](SandboxLauncher *launcher) { Q_EMIT launcher->progress(text); });
             };
             return startSandbox(server, 0, true, report).dsn;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/dberror.h"
+#include "db/delivery.h"
 #include "db/dsn.h"
 #include "job.h"
 
@@ -42,11 +43,8 @@ public:
     {
         enqueue(
             key, receiver,
-            [job = std::move(job),
-             onResult = std::move(onResult)](const QSqlDatabase &db) -> Delivery {
-                return [result = std::make_shared<const Result>(job(db)), onResult] {
-                    onResult(*result);
-                };
+            [job = std::move(job), onResult = std::move(onResult)](const QSqlDatabase &db) {
+                return db::deliveryOf<Result>(job(db), onResult);
             },
             std::move(onError));
     }
@@ -61,10 +59,8 @@ public:
         enqueueStandalone(
             key, receiver,
             [job = std::move(job),
-             onResult = std::move(onResult)](const db::StandaloneContext &context) -> Delivery {
-                return [result = std::make_shared<const Result>(job(context)), onResult] {
-                    onResult(*result);
-                };
+             onResult = std::move(onResult)](const db::StandaloneContext &context) {
+                return db::deliveryOf<Result>(job(context), onResult);
             },
             std::move(onError));
     }
@@ -99,8 +95,7 @@ Q_SIGNALS:
     void connectionRestored();
 
 private:
-    // A job's result, ready to hand to its receiver on the UI thread.
-    using Delivery = std::function<void()>;
+    using Delivery = db::Delivery;
     // The one non-template path to the DbWorker, so that only worker.cpp includes it.
     void enqueue(const QString &key, QObject *receiver,
                  std::function<Delivery(const QSqlDatabase &)> work,

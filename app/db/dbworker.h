@@ -4,7 +4,6 @@
 #include "dbworkerback.h"
 #include "dsn.h"
 
-#include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QHash>
 #include <QObject>
@@ -62,11 +61,8 @@ public:
     {
         enqueue(
             key, receiver,
-            [job = std::move(job),
-             onResult = std::move(onResult)](const QSqlDatabase &db) -> Delivery {
-                return [result = std::make_shared<const Result>(job(db)), onResult] {
-                    onResult(*result);
-                };
+            [job = std::move(job), onResult = std::move(onResult)](const QSqlDatabase &db) {
+                return deliveryOf<Result>(job(db), onResult);
             },
             std::move(onError));
     }
@@ -83,27 +79,11 @@ public:
         enqueue(
             key, receiver,
             [job = std::move(job), onResult = std::move(onResult), dsn = m_dsn,
-             stop](const QSqlDatabase &) -> Delivery {
-                return [result = std::make_shared<const Result>(job(StandaloneContext{dsn, *stop})),
-                        onResult] { onResult(*result); };
+             stop](const QSqlDatabase &) {
+                return deliveryOf<Result>(job(StandaloneContext{dsn, *stop}), onResult);
             },
             std::move(onError),
             stop); // a copy: the order the arguments are built in is unspecified
-    }
-
-    // Runs `call(receiver)` on the UI thread unless the receiver is gone by then: how a job
-    // reports progress. A job may outlive its receiver (deleting a page or a dialog never
-    // waits for its jobs), so the job's thread must not touch it, not even to post to it.
-    template <typename Receiver, typename Call>
-    static void postTo(const QPointer<Receiver> &receiver, Call call)
-    {
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [receiver, call = std::move(call)] {
-                if (receiver)
-                    call(receiver.data());
-            },
-            Qt::QueuedConnection);
     }
 
     // Makes the running or queued jobs of this key stale, raises the stop flag of the

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "dberror.h"
+#include "delivery.h"
 #include "dsn.h"
 
 #include <QDeadlineTimer>
@@ -17,9 +18,6 @@ namespace payops::db {
 
 class Connection;
 class JobTracker;
-
-// Hands a job's result to its receiver; called on the front's thread.
-using Delivery = std::function<void()>;
 
 struct WorkerJob
 {
