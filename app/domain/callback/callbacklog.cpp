@@ -99,11 +99,12 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
     QSqlQuery query = db::exec(
         db,
         QStringLiteral(
-            "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, body_sha256, amount_fen, "
-            "currency, channel, "
+            "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, raw_headers, wire_format, "
+            "body_sha256, amount_fen, currency, channel, "
             "trade_status, status, response_code, response_body, instance, platform_paid_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        {request.payNo, request.orderId, request.rawBody, sha256Hex(request.rawBody),
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        {request.payNo, request.orderId, request.rawBody, QString::fromUtf8(request.rawHeaders),
+         QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody),
          request.amountFen, request.currency, request.channel, request.tradeStatus, status,
          answer.httpStatus, QString::fromUtf8(answer.body), instance,
          platformPaidAt(request.paidAt)});
@@ -117,11 +118,13 @@ qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
     // case or trailing spaces a stored "success" or "SUCCESS " would never be upgraded.
     QSqlQuery update =
         db::exec(db,
-                 QStringLiteral("UPDATE pay_callback_log SET raw_body = ?, body_sha256 = ?, "
-                                "channel = ?, trade_status = ?, "
+                 QStringLiteral("UPDATE pay_callback_log SET raw_body = ?, raw_headers = ?, "
+                                "wire_format = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
                                 "status = 'PROCESSING', instance = ?, platform_paid_at = ? "
                                 "WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
-                 {request.rawBody, sha256Hex(request.rawBody), request.channel, request.tradeStatus,
+                 {request.rawBody, QString::fromUtf8(request.rawHeaders),
+                  QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody),
+                  request.channel, request.tradeStatus,
                   instance, platformPaidAt(request.paidAt), request.payNo});
     if (update.numRowsAffected() != 1)
         return 0;

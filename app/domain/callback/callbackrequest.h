@@ -1,5 +1,7 @@
 #pragma once
 
+#include "channel.h"
+
 #include <QByteArray>
 #include <QString>
 
@@ -17,7 +19,9 @@ struct CallbackRequest
     QString channel;     // as sent, compared exactly
     QString tradeStatus; // as sent, compared exactly: "success" is not SUCCESS
     QString paidAt;      // RFC 3339 as sent; empty when absent
-    QByteArray rawBody;  // the body byte for byte
+    QByteArray rawBody;  // the body byte for byte, as the platform sent it
+    WireFormat wire = WireFormat::Payops; // the format it arrived in
+    QByteArray rawHeaders; // the platform's headers (platformHeaders), joinHeaders' form
 
     bool isSuccess() const { return tradeStatus == QLatin1String("SUCCESS"); }
     // Same payment content: what makes a resend a replay rather than a conflict (409).
