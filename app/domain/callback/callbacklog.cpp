@@ -104,10 +104,9 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
             "trade_status, status, response_code, response_body, instance, platform_paid_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         {request.payNo, request.orderId, request.rawBody, QString::fromUtf8(request.rawHeaders),
-         QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody),
-         request.amountFen, request.currency, request.channel, request.tradeStatus, status,
-         answer.httpStatus, QString::fromUtf8(answer.body), instance,
-         platformPaidAt(request.paidAt)});
+         QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody), request.amountFen,
+         request.currency, request.channel, request.tradeStatus, status, answer.httpStatus,
+         QString::fromUtf8(answer.body), instance, platformPaidAt(request.paidAt)});
     return query.lastInsertId().toLongLong();
 }
 
@@ -116,16 +115,15 @@ qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
 {
     // As bytes, as CallbackRequest::isSuccess() compares: under any collation that ignores
     // case or trailing spaces a stored "success" or "SUCCESS " would never be upgraded.
-    QSqlQuery update =
-        db::exec(db,
-                 QStringLiteral("UPDATE pay_callback_log SET raw_body = ?, raw_headers = ?, "
-                                "wire_format = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
-                                "status = 'PROCESSING', instance = ?, platform_paid_at = ? "
-                                "WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
-                 {request.rawBody, QString::fromUtf8(request.rawHeaders),
-                  QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody),
-                  request.channel, request.tradeStatus,
-                  instance, platformPaidAt(request.paidAt), request.payNo});
+    QSqlQuery update = db::exec(
+        db,
+        QStringLiteral("UPDATE pay_callback_log SET raw_body = ?, raw_headers = ?, "
+                       "wire_format = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
+                       "status = 'PROCESSING', instance = ?, platform_paid_at = ? "
+                       "WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
+        {request.rawBody, QString::fromUtf8(request.rawHeaders),
+         QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody), request.channel,
+         request.tradeStatus, instance, platformPaidAt(request.paidAt), request.payNo});
     if (update.numRowsAffected() != 1)
         return 0;
     return db::scalar(db, QStringLiteral("SELECT id FROM pay_callback_log WHERE pay_no = ?"),

@@ -15,11 +15,11 @@ struct CallbackRequest
     QByteArray payNo; // UTF-8 bytes exactly as decoded from the body (1-64 characters)
     qint64 orderId = 0;
     qint64 amountFen = 0;
-    QString currency;    // ISO 4217: three letters, upper-cased on input
-    QString channel;     // as sent, compared exactly
-    QString tradeStatus; // as sent, compared exactly: "success" is not SUCCESS
-    QString paidAt;      // RFC 3339 as sent; empty when absent
-    QByteArray rawBody;  // the body byte for byte, as the platform sent it
+    QString currency;                     // ISO 4217: three letters, upper-cased on input
+    QString channel;                      // as sent, compared exactly
+    QString tradeStatus;                  // as sent, compared exactly: "success" is not SUCCESS
+    QString paidAt;                       // RFC 3339 as sent; empty when absent
+    QByteArray rawBody;                   // the body byte for byte, as the platform sent it
     WireFormat wire = WireFormat::Payops; // the format it arrived in
     QByteArray rawHeaders; // the platform's headers (platformHeaders), joinHeaders' form
 

@@ -40,10 +40,9 @@ const QList<QByteArray> &platformHeaders(WireFormat format)
 {
     static const QList<QByteArray> payops{"Content-Type", "X-Payops-Timestamp",
                                           "X-Payops-Signature"};
-    static const QList<QByteArray> wechatPay{"Content-Type",        "Wechatpay-Timestamp",
-                                             "Wechatpay-Nonce",     "Wechatpay-Signature",
-                                             "Wechatpay-Serial",    "Wechatpay-Signature-Type",
-                                             "Request-ID",          "User-Agent"};
+    static const QList<QByteArray> wechatPay{
+        "Content-Type",     "Wechatpay-Timestamp",      "Wechatpay-Nonce", "Wechatpay-Signature",
+        "Wechatpay-Serial", "Wechatpay-Signature-Type", "Request-ID",      "User-Agent"};
     static const QList<QByteArray> alipay{"Content-Type", "User-Agent"};
     switch (format) {
     case WireFormat::Payops:

@@ -37,9 +37,9 @@ PlatformReply platformFailure(WireFormat format, int status, const QString &mess
 PlatformReply platformReply(WireFormat format, const CallbackAnswer &answer)
 {
     if (!is2xx(answer.httpStatus))
-        return format == WireFormat::Payops ? PlatformReply{answer.httpStatus, answer.body}
-                                            : platformFailure(format, answer.httpStatus,
-                                                              messageOf(answer));
+        return format == WireFormat::Payops
+                   ? PlatformReply{answer.httpStatus, answer.body}
+                   : platformFailure(format, answer.httpStatus, messageOf(answer));
     switch (format) {
     case WireFormat::Payops:
         return {answer.httpStatus, answer.body};
