@@ -66,6 +66,9 @@ SandboxStartResult startSandbox(LocalServer &server, int tcpPort, bool seedDemoD
         seedDemoData(result.dsn);
         result.seeded = true;
     }
+    result.keys = ensureSandboxKeys(server.directory());
+    db::Connection connection(result.dsn, QStringLiteral("sandbox-statements"));
+    result.demoStatements = ensureDemoStatements(connection.database(), server.directory());
     return result;
 }
 
