@@ -3822,7 +3822,7 @@
 <context>
     <name>payops::ReconciliationPage</name>
     <message>
-        <location filename="../../ui/pages/reconciliationpage.cpp" line="+32"/>
+        <location filename="../../ui/pages/reconciliationpage.cpp" line="+35"/>
         <source>WeChat Pay trade bill</source>
         <translation>微信支付交易账单</translation>
     </message>
@@ -3857,7 +3857,17 @@
         <translation>微信支付交易账单、支付宝业务明细 CSV 或通用 CSV。同一文件按 SHA-256 识别，只存储一次。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
+        <source>Demo statements</source>
+        <translation>演示对账单</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The sandbox&apos;s WeChat Pay bill and Alipay business detail of its demo payments, each with a few findings planted.</source>
+        <translation>沙箱按其演示支付生成的微信支付账单和支付宝业务明细，每份都预置了几处差异。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
@@ -3942,7 +3952,7 @@
         <translation>无法解析的行</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+93"/>
         <source>&lt;b&gt;Statement %1&lt;/b&gt;, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported by %9.</source>
         <translation>&lt;b&gt;对账单 %1&lt;/b&gt;，%2%3，渠道 %4，北京时间 %5 – %6（%7），%8 行，由 %9 导入。</translation>
     </message>
@@ -4032,7 +4042,7 @@
         <translation>正在导入 %1…</translation>
     </message>
     <message>
-        <location line="-304"/>
+        <location line="-332"/>
         <source>Not imported:</source>
         <translation>未导入：</translation>
     </message>
@@ -4042,12 +4052,12 @@
         <translation>%1 无法打开 %2：%3</translation>
     </message>
     <message>
-        <location line="+307"/>
+        <location line="+335"/>
         <source>Importing … %1 lines stored, %2 % of the file</source>
         <translation>正在导入… 已存储 %1 行，进度 %2 %</translation>
     </message>
     <message>
-        <location line="-302"/>
+        <location line="-330"/>
         <source>The import was stopped; nothing was stored.</source>
         <translation>导入已停止，未存储任何内容。</translation>
     </message>
@@ -4067,7 +4077,7 @@
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+324"/>
+        <location line="+352"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
