@@ -123,7 +123,8 @@ protected:
                           QStringLiteral("r"), QStringLiteral("0")});
         parser.addOption(
             {QStringLiteral("retry-5xx"),
-             tr("Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most "
+             tr("Retry any answer but the platform's success (a non-2xx; for Alipay also one "
+                "that does not say success) and no answer, with back-off (100 ms doubling, at most "
                 "5 s), as platforms do.")});
         parser.addOption({QStringLiteral("max-attempts"),
                           tr("Attempts per callback with --retry-5xx (default 5)."),

@@ -6452,11 +6452,11 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+4"/>
-        <source>Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most 5 s), as platforms do.</source>
-        <translation>像支付平台一样，对非 2XX 或无应答的回调退避重试（从 100 毫秒起翻倍，最长 5 秒）。</translation>
+        <source>Retry any answer but the platform&apos;s success (a non-2xx; for Alipay also one that does not say success) and no answer, with back-off (100 ms doubling, at most 5 s), as platforms do.</source>
+        <translation>像支付平台一样，对平台不认可为成功的应答（非 2XX；对支付宝还包括内容不是 success 的应答）和无应答退避重试（从 100 毫秒起翻倍，最长 5 秒）。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Attempts per callback with --retry-5xx (default 5).</source>
         <translation>使用 --retry-5xx 时每条回调的尝试次数（默认 5）。</translation>
     </message>
