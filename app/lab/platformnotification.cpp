@@ -146,7 +146,8 @@ public:
                           QJsonDocument(transaction).toJson(QJsonDocument::Compact));
         const QJsonObject notification{
             {QStringLiteral("id"), QString::fromLatin1(payment.eventId)},
-            {QStringLiteral("create_time"), beijingRfc3339(QDateTime::currentDateTimeUtc())},
+            // The event's, the same in every delivery of it, like its id.
+            {QStringLiteral("create_time"), paidAt},
             {QStringLiteral("resource_type"), QStringLiteral("encrypt-resource")},
             {QStringLiteral("event_type"), QStringLiteral("TRANSACTION.SUCCESS")},
             {QStringLiteral("summary"), QStringLiteral("支付成功")},
