@@ -77,8 +77,9 @@ struct StormCounts
     qint64 ordersCreated =
         0;                // left to the caller that created them (runStorm does not create orders)
     bool stopped = false; // stopped before the end
-    // Deliveries done: answered 2xx, or given up (no retry asked for, or maxAttempts reached).
-    // finished / planned is the storm's progress; gaveUp > 0 means some never got a 2xx.
+    // Deliveries done: answered with the platform's success, or given up (no retry asked for, or
+    // maxAttempts reached). finished / planned is the storm's progress; gaveUp > 0 means some
+    // never got that answer.
     qint64 finished = 0, gaveUp = 0;
     // Forged deliveries sent (never retried, never in gaveUp), and those the endpoint took as
     // the platform's: a success answer to a bad signature.
