@@ -210,6 +210,28 @@ private Q_SLOTS:
         QVERIFY(demoStatementFiles(connection.database()).contains(path));
     }
 
+    // Kept as they are on a restart; written again for a fresh seed, whose payments are others.
+    void demoStatementsAreRewrittenForAFreshSeedOnly()
+    {
+        const QString bill = m_dir->path() + QStringLiteral("/statements/wechatpay-demo-bill.csv");
+        QFile file(bill);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray written = file.readAll();
+        file.close();
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("edited\n");
+        file.close();
+        const auto contents = [&bill] {
+            QFile read(bill);
+            return read.open(QIODevice::ReadOnly) ? read.readAll() : QByteArray();
+        };
+        db::Connection connection(m_dsn, QStringLiteral("t"));
+        ensureDemoStatements(connection.database(), m_dir->path());
+        QCOMPARE(contents(), QByteArray("edited\n"));
+        ensureDemoStatements(connection.database(), m_dir->path(), true);
+        QCOMPARE(contents(), written);
+    }
+
     // Whoever reaches the server acts as the user who started it: the directory keeps other
     // users from its socket, and the server writes files only inside it.
     void onlyItsOwnerReachesIt()

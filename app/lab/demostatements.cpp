@@ -278,7 +278,8 @@ QString demoStatementsDirectory(const QString &sandboxDirectory)
     return sandboxDirectory + QStringLiteral("/statements");
 }
 
-DemoStatements ensureDemoStatements(const QSqlDatabase &db, const QString &sandboxDirectory)
+DemoStatements ensureDemoStatements(const QSqlDatabase &db, const QString &sandboxDirectory,
+                                    bool rewrite)
 {
     const QDateTime seeded =
         QDateTime::fromString(db::readMeta(db, QStringLiteral("demo_seeded")), Qt::ISODate);
@@ -287,7 +288,7 @@ DemoStatements ensureDemoStatements(const QSqlDatabase &db, const QString &sandb
     const QString folder = demoStatementsDirectory(sandboxDirectory);
     const DemoStatements files{folder + QLatin1Char('/') + kWechatFile,
                                folder + QLatin1Char('/') + kAlipayFile};
-    if (!QFile::exists(files.wechatBill) || !QFile::exists(files.alipayDetail)) {
+    if (rewrite || !QFile::exists(files.wechatBill) || !QFile::exists(files.alipayDetail)) {
         if (!QDir().mkpath(folder))
             throw std::runtime_error(
                 DemoStatementText::tr("cannot create %1").arg(folder).toStdString());

@@ -23,10 +23,12 @@ struct DemoStatements
 // <sandboxDirectory>/statements
 QString demoStatementsDirectory(const QString &sandboxDirectory);
 
-// Writes the files unless they are there, records their folder in payops_meta
-// (demo_statements) and returns their paths; empty paths on a database without demo data.
-// Throws db::Error, or std::runtime_error when a file cannot be written.
-DemoStatements ensureDemoStatements(const QSqlDatabase &db, const QString &sandboxDirectory);
+// Writes the files unless they are there (or always, after a fresh seed: `rewrite`), records
+// their folder in payops_meta (demo_statements) and returns their paths; empty paths on a
+// database without demo data. Throws db::Error, or std::runtime_error when a file cannot be
+// written.
+DemoStatements ensureDemoStatements(const QSqlDatabase &db, const QString &sandboxDirectory,
+                                    bool rewrite = false);
 
 // The demo statements a sandbox database recorded, those that exist; none on a database that
 // is not a sandbox. Throws db::Error.

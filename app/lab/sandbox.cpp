@@ -68,7 +68,9 @@ SandboxStartResult startSandbox(LocalServer &server, int tcpPort, bool seedDemoD
     }
     result.keys = ensureSandboxKeys(server.directory());
     db::Connection connection(result.dsn, QStringLiteral("sandbox-statements"));
-    result.demoStatements = ensureDemoStatements(connection.database(), server.directory());
+    // A fresh seed has other payments (its times are relative to now): its statements too.
+    result.demoStatements =
+        ensureDemoStatements(connection.database(), server.directory(), result.seeded);
     return result;
 }
 
