@@ -12,11 +12,13 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 
 using namespace payops;
 
@@ -236,6 +238,48 @@ private Q_SLOTS:
         QCOMPARE(text.count('\n'), total + 1); // and its header
         QVERIFY(text.contains("Listed 3 times"));
         QVERIFY(text.contains("WX-MANY-" + QByteArray::number(kLost - 1)));
+    }
+
+    // The sandbox's demo statements (lab/demostatements.h) are a click away on a sandbox that
+    // recorded them, and nowhere else, whatever payops_meta says.
+    void demoStatementsAreOfferedOnASandboxOnly()
+    {
+        test::ScratchDatabase scratch;
+        seed(scratch);
+        QTemporaryDir dir;
+        const QString demo = dir.filePath(QStringLiteral("wechatpay-demo-bill.csv"));
+        QVERIFY(QFile::rename(writeStatement(dir), demo));
+        db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
+        db::exec(
+            admin.database(),
+            QStringLiteral("INSERT INTO payops_meta (name, value) VALUES ('demo_statements', ?)"),
+            {dir.path()});
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        const Dsn dsn = finance.dsnFor(scratch.name());
+        {
+            ReconciliationPage page(dsn);
+            // The page's jobs run in turn: once this import is done, the demo check is too.
+            QSignalSpy imported(&page, &ReconciliationPage::importFinished);
+            page.importStatementFile(demo, StatementFormat::Auto);
+            QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 30000);
+            QVERIFY(page.findChild<QToolButton *>(QStringLiteral("demoStatements"))->isHidden());
+        }
+
+        db::exec(admin.database(), QStringLiteral("INSERT INTO payops_meta (name, value) VALUES "
+                                                  "('sandbox', '1') ON DUPLICATE KEY UPDATE "
+                                                  "value = '1'"));
+        ReconciliationPage page(dsn);
+        page.setPrivileges(privilegesOf(dsn));
+        auto *button = page.findChild<QToolButton *>(QStringLiteral("demoStatements"));
+        QTRY_VERIFY_WITH_TIMEOUT(!button->isHidden(), 30000);
+        const QList<QAction *> offered = button->menu()->actions();
+        QCOMPARE(offered.size(), 1); // the Alipay detail is not there
+        QCOMPARE(offered[0]->text(), QStringLiteral("wechatpay-demo-bill.csv"));
+        QSignalSpy imported(&page, &ReconciliationPage::importFinished);
+        offered[0]->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 30000);
+        QVERIFY2(imported[0][0].toBool(), qPrintable(imported[0][1].toString()));
+        QCOMPARE(page.findings()->rowCount(), 1);
     }
 
     void aFileThatIsNoStatementIsOneClearError()

@@ -1,12 +1,17 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "lab/demostatements.h"
 #include "lab/localserver.h"
+#include "lab/sandboxkeys.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTcpServer>
@@ -104,6 +109,7 @@ private Q_SLOTS:
         // No TCP unless asked for.
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT @@skip_networking")).toInt(), 1);
         m_dsn = *dsn;
+        m_firstStart = start.out;
     }
 
     void startAgainIsIdempotent()
@@ -119,6 +125,111 @@ private Q_SLOTS:
         const test::CliRun status = sandbox(QStringLiteral("status"), m_dir->path());
         QCOMPARE(status.exitCode, 0);
         QVERIFY(status.out.startsWith(QStringLiteral("running (pid %1)").arg(pidBefore)));
+    }
+
+    // The platforms' test keys: made by the first start, private, printed with the flags that
+    // give them to payops-callbackd, and the same after a restart.
+    void keysArePrivateAndKeptOnRestart()
+    {
+        const SandboxKeys keys(m_dir->path() + QStringLiteral("/keys"));
+        QCOMPARE(mode(keys.directory), 0700);
+        QHash<QString, QByteArray> contents;
+        for (const QString &path : keys.files()) {
+            QCOMPARE(mode(path), 0600);
+            QFile file(path);
+            QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(path));
+            contents.insert(path, file.readAll());
+            QVERIFY2(!contents.value(path).isEmpty(), qPrintable(path));
+        }
+        QCOMPARE(contents.value(keys.wechatApiV3Key).size(), 32);
+        QVERIFY(contents.value(keys.wechatPlatformPrivateKey).startsWith("-----BEGIN PRIVATE KEY"));
+        QVERIFY(contents.value(keys.alipayPublicKey).startsWith("-----BEGIN PUBLIC KEY"));
+        const PlatformKeys ids = PlatformKeys::read(keys.directory);
+        QCOMPARE(ids.wechatSerial.size(), 40);
+        QVERIFY2(m_firstStart.contains(
+                     QStringLiteral("--wechatpay-platform-key %1=%2")
+                         .arg(QString::fromLatin1(ids.wechatSerial), keys.wechatPlatformPublicKey)),
+                 qPrintable(m_firstStart));
+        QVERIFY(
+            m_firstStart.contains(QStringLiteral("--alipay-public-key ") + keys.alipayPublicKey));
+        QVERIFY(m_firstStart.contains(QStringLiteral("--wechatpay-apiv3-key-file ") +
+                                      keys.wechatApiV3Key));
+
+        const test::CliRun again = sandbox(QStringLiteral("start"), m_dir->path());
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(lastLine(again.out), m_dsn.toString());
+        for (const QString &path : keys.files()) {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QVERIFY2(file.readAll() == contents.value(path),
+                     qPrintable(path + QStringLiteral(" changed")));
+        }
+    }
+
+    // The demo statements reconcile on the sandbox with the findings planted in them, and
+    // nothing else (lab/demostatements.h).
+    void demoStatementsReconcileWithThePlantedFindings_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<QStringList>("findings");
+        const QStringList planted{QStringLiteral("amount_mismatch"), QStringLiteral("missing_ours"),
+                                  QStringLiteral("missing_platform")};
+        QTest::newRow("wechat") << QStringLiteral("wechatpay-demo-bill.csv")
+                                << QStringLiteral("wechat") << planted;
+        QTest::newRow("alipay") << QStringLiteral("alipay-demo-business-detail.csv")
+                                << QStringLiteral("alipay")
+                                << planted + QStringList{QStringLiteral("double_payment")};
+    }
+
+    void demoStatementsReconcileWithThePlantedFindings()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, format);
+        QFETCH(QStringList, findings);
+        const QString path = m_dir->path() + QStringLiteral("/statements/") + file;
+        QVERIFY2(m_firstStart.contains(path), qPrintable(m_firstStart));
+        const test::CliRun reconcile =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), m_dsn.toString(),
+                          QStringLiteral("--statement"), path, QStringLiteral("--json")});
+        QVERIFY2(reconcile.exitCode == 1, qPrintable(reconcile.err + reconcile.out));
+        const QJsonObject result = QJsonDocument::fromJson(reconcile.out.toUtf8()).object();
+        QCOMPARE(result.value(QStringLiteral("format")).toString(), format);
+        QVERIFY(result.value(QStringLiteral("detected")).toBool());
+        QCOMPARE(result.value(QStringLiteral("errors")).toArray().size(), 0);
+        QVERIFY(result.value(QStringLiteral("lines")).toInteger() > 50);
+        QStringList kinds;
+        for (const QJsonValue &finding : result.value(QStringLiteral("findings")).toArray())
+            kinds << finding.toObject().value(QStringLiteral("kind")).toString();
+        kinds.sort();
+        findings.sort();
+        QCOMPARE(kinds, findings);
+
+        // The console offers them on this sandbox.
+        db::Connection connection(m_dsn, QStringLiteral("t"));
+        QVERIFY(demoStatementFiles(connection.database()).contains(path));
+    }
+
+    // Kept as they are on a restart; written again for a fresh seed, whose payments are others.
+    void demoStatementsAreRewrittenForAFreshSeedOnly()
+    {
+        const QString bill = m_dir->path() + QStringLiteral("/statements/wechatpay-demo-bill.csv");
+        QFile file(bill);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray written = file.readAll();
+        file.close();
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("edited\n");
+        file.close();
+        const auto contents = [&bill] {
+            QFile read(bill);
+            return read.open(QIODevice::ReadOnly) ? read.readAll() : QByteArray();
+        };
+        db::Connection connection(m_dsn, QStringLiteral("t"));
+        ensureDemoStatements(connection.database(), m_dir->path());
+        QCOMPARE(contents(), QByteArray("edited\n"));
+        ensureDemoStatements(connection.database(), m_dir->path(), true);
+        QCOMPARE(contents(), written);
     }
 
     // Whoever reaches the server acts as the user who started it: the directory keeps other
@@ -324,6 +435,7 @@ private Q_SLOTS:
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
     Dsn m_dsn;
+    QString m_firstStart; // what the first start printed
 };
 
 PAYOPS_TEST_MAIN_CORE(TestSandbox)

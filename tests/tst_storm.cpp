@@ -2,11 +2,13 @@
 // payops-callbackd processes on a sandbox, and refused anywhere else.
 
 #include "callbackfixture.h"
+#include "capturereceiver.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/callback/callbackrequest.h"
 #include "domain/callback/signature.h"
 #include "domain/money/duplicates/duplicatecount.h"
+#include "lab/sandboxkeys.h"
 #include "lab/storm.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -16,6 +18,7 @@
 #include <QRegularExpression>
 #include <QTcpServer>
 #include <QTemporaryDir>
+#include <QUrlQuery>
 
 #include <httplib.h>
 
@@ -245,6 +248,52 @@ private Q_SLOTS:
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM callback_trace")), qint64(0));
     }
 
+    // The command speaks a platform's format with the sandbox's keys: each delivery at the
+    // platform's path with the order's own amount from the database, and a forged one that the
+    // endpoint (here a receiver that believes anything) took as genuine fails the storm.
+    void platformChannelThroughTheCommand()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("storm_alipay"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        QTemporaryDir sandbox;
+        const SandboxKeys keys = ensureSandboxKeys(sandbox.path());
+        test::CaptureReceiver receiver([](const test::CaptureReceiver::Request &) {
+            return test::CaptureReceiver::Answer{200, "success"};
+        });
+        const test::CliRun run = test::runCli(
+            {QStringLiteral("storm"), QStringLiteral("--db"), scratch.dsn().toString(true),
+             QStringLiteral("--targets"), QString::fromLatin1(receiver.url()),
+             QStringLiteral("--channel"), QStringLiteral("alipay"), QStringLiteral("--keys-dir"),
+             keys.directory, QStringLiteral("--create-orders"), QStringLiteral("--orders"),
+             QStringLiteral("3"), QStringLiteral("--forged"), QStringLiteral("1")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains(QStringLiteral("forged 1, of which accepted 1")),
+                 qPrintable(run.out));
+        QVERIFY2(
+            run.err.contains(QStringLiteral("1 forged callback(s) got the platform's success")),
+            qPrintable(run.err));
+
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        QHash<qint64, QString> amounts; // order -> yuan
+        QSqlQuery orders =
+            db::exec(connection.database(), QStringLiteral("SELECT id, amount_fen FROM orders"));
+        while (orders.next())
+            amounts.insert(orders.value(0).toLongLong(),
+                           QStringLiteral("%1.%2")
+                               .arg(orders.value(1).toLongLong() / 100)
+                               .arg(orders.value(1).toLongLong() % 100, 2, 10, QLatin1Char('0')));
+        QCOMPARE(amounts.size(), 3);
+        const QList<test::CaptureReceiver::Request> requests = receiver.requests();
+        QCOMPARE(requests.size(), 3 * 2 + 1);
+        for (const auto &request : requests) {
+            QCOMPARE(request.path, QByteArray("/callbacks/alipay"));
+            const QUrlQuery form(QString::fromLatin1(request.body));
+            const qint64 order = form.queryItemValue(QStringLiteral("out_trade_no")).toLongLong();
+            QVERIFY2(amounts.contains(order), request.body.constData());
+            QCOMPARE(form.queryItemValue(QStringLiteral("total_amount")), amounts.value(order));
+        }
+    }
+
     void flagErrorsExitTwo_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -295,6 +344,18 @@ private Q_SLOTS:
         QTest::newRow("pattern") << with(targets + QStringList{QStringLiteral("--pattern"),
                                                                QStringLiteral("burst")})
                                  << QStringLiteral("--pattern must be");
+        QTest::newRow("channel") << with(targets + QStringList{QStringLiteral("--channel"),
+                                                               QStringLiteral("paypal")})
+                                 << QStringLiteral("--channel must be");
+        QTest::newRow("keys missing")
+            << with(targets + QStringList{QStringLiteral("--channel"), QStringLiteral("wechatpay"),
+                                          QStringLiteral("--keys-dir"),
+                                          QStringLiteral("/nonexistent/keys")})
+            << QStringLiteral("wechatpay-platform-private.pem");
+        QTest::newRow("forged beyond orders")
+            << with(targets + QStringList{QStringLiteral("--orders"), QStringLiteral("2"),
+                                          QStringLiteral("--forged"), QStringLiteral("3")})
+            << QStringLiteral("forged deliveries must be");
         QTest::newRow("secret missing")
             << QStringList{QStringLiteral("storm"), QStringLiteral("--targets"), live}
             << QStringLiteral("--secret-file is required");

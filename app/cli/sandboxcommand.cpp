@@ -16,7 +16,8 @@ class SandboxCommand final : public Command
 public:
     SandboxCommand()
         : Command(QStringLiteral("sandbox"),
-                  tr("Run the local sandbox database (private MariaDB with demo data)."),
+                  tr("Run the local sandbox database (private MariaDB with demo data), with test "
+                     "keys for the WeChat Pay and Alipay formats and demo statements."),
                   QStringLiteral("start|stop|status [--dir DIR] [--port N] [--no-seed]"))
     {
     }
@@ -78,10 +79,29 @@ private:
         if (result.seeded)
             say(tr("demo data loaded"));
         say(tr("sandbox running in %1").arg(server.directory()));
+        sayKeys(result.keys);
+        if (!result.demoStatements.wechatBill.isEmpty())
+            say(tr("demo statements (payops reconcile --db DSN --statement FILE): %1, %2")
+                    .arg(result.demoStatements.wechatBill, result.demoStatements.alipayDetail));
         sayTcp(server, server.status().tcpPort);
         // The last line is the DSN alone, so that scripts can take it with `tail -n 1`.
         say(result.dsn.toString());
         return Success;
+    }
+
+    // The keys of the platforms' formats, and the flags that give payops-callbackd the
+    // endpoint's side of them (the storm takes the platform's side from the same folder).
+    void sayKeys(const SandboxKeys &keys)
+    {
+        const PlatformKeys ids = PlatformKeys::read(keys.directory);
+        say(tr("test keys in %1 (made once, 0600): WeChat Pay platform key %2 (serial %3), "
+               "APIv3 key %4, mchid %5, appid %6; Alipay key %7, app_id %8")
+                .arg(keys.directory, keys.wechatPlatformPublicKey,
+                     QString::fromLatin1(ids.wechatSerial), keys.wechatApiV3Key,
+                     QString::fromLatin1(ids.wechatMchId), QString::fromLatin1(ids.wechatAppId),
+                     keys.alipayPublicKey, QString::fromLatin1(ids.alipayAppId)));
+        say(tr("payops-callbackd flags for /callbacks/wechatpay and /callbacks/alipay:"));
+        say(callbackdKeyFlags(keys, ids).join(QLatin1Char(' ')));
     }
 
     // root over TCP needs the generated password; it is printed like the DSN it belongs to.

@@ -5,6 +5,8 @@
 #include "db/dberror.h"
 #include "db/migrator.h"
 #include "domain/callback/signature.h"
+#include "lab/localserver.h"
+#include "lab/platformnotification.h"
 #include "lab/storm.h"
 
 #include <QElapsedTimer>
@@ -43,6 +45,17 @@ QString describe(const StormCounts &counts)
         .arg(counts.gaveUp);
 }
 
+// What follows describe() when the storm sent forged deliveries.
+QString describeForged(const StormCounts &counts)
+{
+    if (counts.forged == 0)
+        return {};
+    return QCoreApplication::translate("payops::cli::StormCommand",
+                                       "; forged %1, of which accepted %2")
+        .arg(counts.forged)
+        .arg(counts.forgedAccepted);
+}
+
 class StormCommand final : public Command
 {
     Q_DECLARE_TR_FUNCTIONS(payops::cli::StormCommand)
@@ -52,13 +65,15 @@ public:
         : Command(
               QStringLiteral("storm"),
               tr("Sandbox only: fire signed success callbacks at endpoints the way a platform does "
-                 "(copies, gaps, replays, retries); exit 1 when stopped or when some never got a "
-                 "2xx."),
-              QStringLiteral("--db DSN --targets URL,... --secret-file F [--orders N] [--copies K] "
+                 "(copies, gaps, replays, retries, forged ones), in payops's JSON or as WeChat "
+                 "Pay or Alipay notifications; exit 1 when stopped, when some never got the "
+                 "platform's success answer or when a forged one was accepted."),
+              QStringLiteral("--db DSN --targets URL,... [--channel payops|wechatpay|alipay] "
+                             "[--secret-file F] [--keys-dir DIR] [--orders N] [--copies K] "
                              "[--gap-ms X] "
                              "[--pattern concurrent|gap|replay|mixed] [--create-orders] [--rate R] "
                              "[--retry-5xx] "
-                             "[--max-attempts N]"))
+                             "[--max-attempts N] [--forged N]"))
     {
     }
 
@@ -70,9 +85,21 @@ protected:
                           tr("Endpoints, comma-separated, each http://HOST:PORT; "
                              "the copies of an order go round-robin over them."),
                           QStringLiteral("urls")});
+        parser.addOption(
+            {QStringLiteral("channel"),
+             tr("The wire format: payops (default; its JSON to /callbacks/pay), wechatpay "
+                "(WeChat Pay API v3 notifications, encrypted and signed, to /callbacks/wechatpay) "
+                "or alipay (Alipay's signed form to /callbacks/alipay)."),
+             QStringLiteral("name"), QStringLiteral("payops")});
         parser.addOption({QStringLiteral("secret-file"),
-                          tr("File holding the endpoints' HMAC signing secret."),
+                          tr("Channel payops: file holding the endpoints' HMAC signing secret."),
                           QStringLiteral("file")});
+        parser.addOption(
+            {QStringLiteral("keys-dir"),
+             tr("Channels wechatpay and alipay: the folder of the platform keys and ids that "
+                "payops sandbox start made (default: %1).")
+                 .arg(sandboxKeysDirectory(LocalServer::defaultDirectory())),
+             QStringLiteral("dir")});
         parser.addOption({QStringLiteral("orders"), tr("Orders that get callbacks (default 100)."),
                           QStringLiteral("n"), QStringLiteral("100")});
         parser.addOption({QStringLiteral("copies"),
@@ -96,11 +123,16 @@ protected:
                           QStringLiteral("r"), QStringLiteral("0")});
         parser.addOption(
             {QStringLiteral("retry-5xx"),
-             tr("Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most "
+             tr("Retry any answer but the platform's success (a non-2xx; for Alipay also one "
+                "that does not say success) and no answer, with back-off (100 ms doubling, at most "
                 "5 s), as platforms do.")});
         parser.addOption({QStringLiteral("max-attempts"),
                           tr("Attempts per callback with --retry-5xx (default 5)."),
                           QStringLiteral("n"), QStringLiteral("5")});
+        parser.addOption({QStringLiteral("forged"),
+                          tr("The first N orders also get one delivery with a bad signature, sent "
+                             "once with their first copy, as an attacker would (default 0)."),
+                          QStringLiteral("n"), QStringLiteral("0")});
     }
 
     int execute(const QCommandLineParser &parser) override
@@ -154,7 +186,9 @@ protected:
                     if (lastReport.isValid() && lastReport.elapsed() < 1000)
                         return;
                     lastReport.start();
-                    QTextStream(stderr) << tr("payops storm: %1").arg(describe(live)) << Qt::endl;
+                    QTextStream(stderr)
+                        << tr("payops storm: %1").arg(describe(live) + describeForged(live))
+                        << Qt::endl;
                 },
                 g_stop);
         } catch (const std::invalid_argument &error) {
@@ -174,9 +208,12 @@ protected:
                                   : tr("finished %1 storm on %2 order(s) in %3 s: %4");
         say(summary.arg(stormPatternName(plan.pattern), QString::number(orders.size()),
                         QString::number(double(elapsed.elapsed()) / 1000.0, 'f', 1),
-                        describe(counts)));
+                        describe(counts) + describeForged(counts)));
         if (counts.stopped)
             return fail(Refused, tr("stopped before the end"));
+        if (counts.forgedAccepted > 0)
+            return fail(Refused, tr("%1 forged callback(s) got the platform's success answer")
+                                     .arg(counts.forgedAccepted));
         if (counts.gaveUp > 0)
             return fail(Refused, tr("%1 callback(s) never got a 2xx answer").arg(counts.gaveUp));
         return Success;
@@ -196,11 +233,25 @@ private:
             if (!parseStormTarget(target, &error))
                 return tr("--targets: %1").arg(error);
         }
-        const QString secretPath = parser.value(QStringLiteral("secret-file"));
-        if (const QString error = readSecretFile(secretPath, &plan.secret); !error.isEmpty())
-            return error;
-        if (plan.secret.isEmpty())
-            return tr("the secret file %1 is empty").arg(secretPath);
+        const auto channel = wireFormatFromName(parser.value(QStringLiteral("channel")).toLatin1());
+        if (!channel)
+            return tr("--channel must be payops, wechatpay or alipay");
+        plan.channel = *channel;
+        if (plan.channel == WireFormat::Payops) {
+            const QString secretPath = parser.value(QStringLiteral("secret-file"));
+            if (const QString error = readSecretFile(secretPath, &plan.secret); !error.isEmpty())
+                return error;
+            if (plan.secret.isEmpty())
+                return tr("the secret file %1 is empty").arg(secretPath);
+        } else {
+            const QString keysDir = parser.isSet(QStringLiteral("keys-dir"))
+                                        ? parser.value(QStringLiteral("keys-dir"))
+                                        : sandboxKeysDirectory(LocalServer::defaultDirectory());
+            plan.keys = PlatformKeys::read(keysDir);
+            if (const QString missing = missingPlatformKeys(plan.channel, plan.keys);
+                !missing.isEmpty())
+                return tr("--keys-dir %1: %2").arg(keysDir, missing);
+        }
 
         struct IntFlag
         {
@@ -214,7 +265,8 @@ private:
              {IntFlag{"orders", &plan.orders, 1, kStormMaxOrders},
               IntFlag{"copies", &plan.copies, 1, kStormMaxCopies},
               IntFlag{"gap-ms", &plan.gapMs, 0, kStormMaxGapMs},
-              IntFlag{"max-attempts", &plan.maxAttempts, 1, kStormMaxAttempts}}) {
+              IntFlag{"max-attempts", &plan.maxAttempts, 1, kStormMaxAttempts},
+              IntFlag{"forged", &plan.forged, 0, kStormMaxOrders}}) {
             bool ok = false;
             const int value = parser.value(QString::fromLatin1(flag.name)).toInt(&ok);
             if (!ok || value < flag.minimum || value > flag.maximum)

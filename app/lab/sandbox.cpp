@@ -66,6 +66,11 @@ SandboxStartResult startSandbox(LocalServer &server, int tcpPort, bool seedDemoD
         seedDemoData(result.dsn);
         result.seeded = true;
     }
+    result.keys = ensureSandboxKeys(server.directory());
+    db::Connection connection(result.dsn, QStringLiteral("sandbox-statements"));
+    // A fresh seed has other payments (its times are relative to now): its statements too.
+    result.demoStatements =
+        ensureDemoStatements(connection.database(), server.directory(), result.seeded);
     return result;
 }
 

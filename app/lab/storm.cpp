@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "platformnotification.h"
 
 #include <QCoreApplication>
 #include <QMutex>
@@ -110,8 +111,8 @@ std::optional<StormTarget> parseStormTarget(const QString &url, QString *error)
         return refuse(Storm::tr("target '%1' has no port: write http://HOST:PORT"));
     if (!parsed.userInfo().isEmpty() || parsed.hasQuery() || parsed.hasFragment() ||
         !(parsed.path().isEmpty() || parsed.path() == QLatin1String("/")))
-        return refuse(Storm::tr(
-            "target '%1' must be only http://HOST:PORT: the storm posts to /callbacks/pay itself"));
+        return refuse(Storm::tr("target '%1' must be only http://HOST:PORT: the storm adds the "
+                                "channel's path (/callbacks/pay, ...) itself"));
     return StormTarget{parsed.host(), parsed.port()};
 }
 
@@ -126,8 +127,10 @@ QString validateStormPlan(const StormPlan &plan)
         if (!parseStormTarget(target, &error))
             return error;
     }
-    if (plan.secret.isEmpty())
+    if (plan.channel == WireFormat::Payops && plan.secret.isEmpty())
         return Storm::tr("the signing secret is empty");
+    if (const QString missing = missingPlatformKeys(plan.channel, plan.keys); !missing.isEmpty())
+        return missing;
     if (plan.orders < 1 || plan.orders > kStormMaxOrders)
         return Storm::tr("the number of orders must be 1-%1").arg(kStormMaxOrders);
     if (plan.copies < 1 || plan.copies > kStormMaxCopies)
@@ -139,6 +142,9 @@ QString validateStormPlan(const StormPlan &plan)
             .arg(kStormMaxRate);
     if (plan.maxAttempts < 1 || plan.maxAttempts > kStormMaxAttempts)
         return Storm::tr("the attempts per callback must be 1-%1").arg(kStormMaxAttempts);
+    if (plan.forged < 0 || plan.forged > plan.orders)
+        return Storm::tr("the forged deliveries must be 0 to the number of orders (%1)")
+            .arg(plan.orders);
     return {};
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "domain/callback/channel.h"
+#include "sandboxkeys.h"
+
 #include <QByteArray>
 #include <QHash>
 #include <QList>
@@ -44,21 +47,29 @@ struct StormOrderFacts
 struct StormPlan
 {
     QStringList targets; // base URLs "http://host:port"; copies go round-robin over them
-    QByteArray secret;   // the endpoint's HMAC secret (domain/callback/signature.h signs)
-    int orders = 100;    // how many orders get callbacks
-    int copies = 2;      // deliveries per order (1 = no duplicates)
-    int gapMs = 40;      // time between copies of one order (pattern gap)
+    // The wire format: payops's JSON at /callbacks/pay, or a platform's notification at its path.
+    WireFormat channel = WireFormat::Payops;
+    QByteArray secret; // payops: the endpoint's HMAC secret (domain/callback/signature.h signs)
+    PlatformKeys keys; // wechatpay, alipay: the platform's side of the sandbox keys
+    int orders = 100;  // how many orders get callbacks
+    int copies = 2;    // deliveries per order (1 = no duplicates)
+    int gapMs = 40;    // time between copies of one order (pattern gap)
     StormPattern pattern = StormPattern::Mixed;
     double ratePerSecond = 0; // orders started per second, 0 = as fast as possible
     bool retryNon2xx = false; // a platform retries any non-2xx or no answer, with back-off
     int maxAttempts = 5;
+    // The first `forged` orders also get one delivery whose signature does not verify, sent
+    // with their first copy, once: an attacker's, which the endpoint must refuse.
+    int forged = 0;
     // Optional: each order's amount and currency. Orders not in it use what createStormOrders,
     // pendingStormOrders or stormOrderFacts last read for them in this process.
     QHash<qint64, StormOrderFacts> orderFacts;
 };
 
-// planned counts deliveries (orders x copies); sent and the answers count attempts, so a
-// delivery retried twice adds 3 to sent and 2 to retries. 4xx holds any other non-2xx below 500.
+// planned counts deliveries (orders x copies, and the forged ones); sent and the answers count
+// attempts, so a delivery retried twice adds 3 to sent and 2 to retries. 4xx holds any other
+// non-2xx below 500. A delivery is done when the platform's success answer comes (platformreply.h,
+// isPlatformSuccess: for Alipay a 2xx whose body is "success").
 struct StormCounts
 {
     qint64 planned = 0, sent = 0, answered2xx = 0, answered4xx = 0, answered5xx = 0, noAnswer = 0,
@@ -66,9 +77,13 @@ struct StormCounts
     qint64 ordersCreated =
         0;                // left to the caller that created them (runStorm does not create orders)
     bool stopped = false; // stopped before the end
-    // Deliveries done: answered 2xx, or given up (no retry asked for, or maxAttempts reached).
-    // finished / planned is the storm's progress; gaveUp > 0 means some never got a 2xx.
+    // Deliveries done: answered with the platform's success, or given up (no retry asked for, or
+    // maxAttempts reached). finished / planned is the storm's progress; gaveUp > 0 means some
+    // never got that answer.
     qint64 finished = 0, gaveUp = 0;
+    // Forged deliveries sent (never retried, never in gaveUp), and those the endpoint took as
+    // the platform's: a success answer to a bad signature.
+    qint64 forged = 0, forgedAccepted = 0;
 };
 
 // A target as "http://host:port" (a trailing "/" allowed). Returns nullopt and sets *error to
@@ -80,8 +95,8 @@ struct StormTarget
 };
 std::optional<StormTarget> parseStormTarget(const QString &url, QString *error);
 
-// Checks a plan before anything is sent: targets, secret and ranges. Empty when it is fine,
-// otherwise one sentence a user understands.
+// Checks a plan before anything is sent: targets, secret or keys, and ranges. Empty when it is
+// fine, otherwise one sentence a user understands.
 QString validateStormPlan(const StormPlan &plan);
 
 // Both throw db::Error (with a sentence a user understands) unless db::isSandboxDatabase(db):

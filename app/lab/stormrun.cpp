@@ -3,12 +3,12 @@
 
 #include "storm.h"
 
-#include "domain/callback/signature.h"
+#include "domain/callback/platformreply.h"
+#include "platformnotification.h"
 
 #include <QDateTime>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QRandomGenerator>
+#include <QUuid>
 
 #include <httplib.h>
 
@@ -41,9 +41,10 @@ constexpr int kReadTimeoutSeconds = 10;
 struct Delivery
 {
     Clock::time_point due;
-    qsizetype order = 0; // index into the storm's bodies
+    qsizetype order = 0; // index into the storm's payments
     int target = 0;
     int attempt = 1;
+    bool forged = false;
     bool operator>(const Delivery &other) const { return due > other.due; }
 };
 
@@ -81,25 +82,14 @@ int backoffMs(int failedAttempt)
     return std::min(kMaxBackoffMs, kFirstBackoffMs << std::min(failedAttempt - 1, 10));
 }
 
-QByteArray callbackBody(const QByteArray &payNo, qint64 order, const StormOrderFacts &facts,
-                        const QString &paidAt)
-{
-    return QJsonDocument(QJsonObject{{QStringLiteral("pay_no"), QString::fromLatin1(payNo)},
-                                     {QStringLiteral("order_id"), order},
-                                     {QStringLiteral("amount_fen"), facts.amountFen},
-                                     {QStringLiteral("currency"), facts.currency},
-                                     {QStringLiteral("channel"), QStringLiteral("wechat")},
-                                     {QStringLiteral("trade_status"), QStringLiteral("SUCCESS")},
-                                     {QStringLiteral("paid_at"), paidAt}})
-        .toJson(QJsonDocument::Compact);
-}
-
 class Storm final
 {
 public:
-    Storm(const StormPlan &plan, std::vector<QByteArray> bodies, const std::atomic<bool> &stop)
+    Storm(const StormPlan &plan, std::vector<PlatformPayment> payments,
+          const std::atomic<bool> &stop)
         : m_plan(plan)
-        , m_bodies(std::move(bodies))
+        , m_payments(std::move(payments))
+        , m_notifier(notifierFor(plan))
         , m_stop(stop)
     {
         for (const QString &url : plan.targets)
@@ -110,10 +100,14 @@ public:
     {
         const auto start = Clock::now();
         const int targets = int(m_targets.size());
-        for (qsizetype order = 0; order < qsizetype(m_bodies.size()); ++order) {
+        for (qsizetype order = 0; order < qsizetype(m_payments.size()); ++order) {
             for (int copy = 0; copy < m_plan.copies; ++copy)
                 m_scheduled.push({start + copyOffset(m_plan, order, copy), order,
                                   int((order + copy) % targets), 1});
+            // The attacker's copy races the platform's first one, on another connection.
+            if (order < m_plan.forged)
+                m_scheduled.push({start + copyOffset(m_plan, order, 0), order,
+                                  int((order + 1) % targets), 1, true});
         }
         m_counts.planned = qint64(m_scheduled.size());
         m_unfinished = m_counts.planned;
@@ -169,6 +163,19 @@ public:
     }
 
 private:
+    static std::unique_ptr<PlatformNotifier> notifierFor(const StormPlan &plan)
+    {
+        switch (plan.channel) {
+        case WireFormat::WechatPay:
+            return PlatformNotifier::wechatPay(plan.keys);
+        case WireFormat::Alipay:
+            return PlatformNotifier::alipay(plan.keys);
+        case WireFormat::Payops:
+            break;
+        }
+        return PlatformNotifier::payops(plan.secret);
+    }
+
     std::vector<std::unique_ptr<httplib::Client>> makeClients() const
     {
         std::vector<std::unique_ptr<httplib::Client>> clients;
@@ -199,21 +206,28 @@ private:
                 if (delivery.attempt > 1)
                     ++m_counts.retries;
             }
-            const int status = post(*m_clients[size_t(slot)][size_t(delivery.target)],
-                                    m_bodies[size_t(delivery.order)]);
+            const Answer answer = post(*m_clients[size_t(slot)][size_t(delivery.target)],
+                                       m_payments[size_t(delivery.order)], delivery.forged);
             {
                 const std::lock_guard lock(m_mutex);
-                record(delivery, status);
+                record(delivery, answer);
             }
             m_changed.notify_one();
         }
     }
 
-    // Under m_mutex.
-    void record(const Delivery &delivery, int status)
+    struct Answer
     {
-        const bool ok = status >= 200 && status < 300;
-        if (ok)
+        int status = 0;       // 0: no answer
+        bool success = false; // the platform's success answer
+    };
+
+    // Under m_mutex.
+    void record(const Delivery &delivery, const Answer &answer)
+    {
+        const int status = answer.status;
+        const bool ok = answer.success;
+        if (status >= 200 && status < 300)
             ++m_counts.answered2xx;
         else if (status == 0)
             ++m_counts.noAnswer;
@@ -221,6 +235,15 @@ private:
             ++m_counts.answered5xx;
         else
             ++m_counts.answered4xx;
+        if (delivery.forged) {
+            // An attacker does not retry; what matters is whether the endpoint believed it.
+            ++m_counts.forged;
+            if (ok)
+                ++m_counts.forgedAccepted;
+            --m_unfinished;
+            ++m_counts.finished;
+            return;
+        }
         if (!ok && m_plan.retryNon2xx && delivery.attempt < m_plan.maxAttempts && !m_ending) {
             // The retry goes to the next target, as a platform's retry through a load balancer
             // may reach any instance.
@@ -235,19 +258,26 @@ private:
             ++m_counts.gaveUp;
     }
 
-    int post(httplib::Client &client, const QByteArray &body) const
+    // Each attempt is rendered afresh: a platform signs (and WeChat Pay encrypts) every retry
+    // anew, with a new timestamp and new nonces.
+    Answer post(httplib::Client &client, const PlatformPayment &payment, bool forged) const
     {
-        const qint64 now = QDateTime::currentSecsSinceEpoch();
-        const httplib::Headers headers{
-            {"X-Payops-Timestamp", std::to_string(now)},
-            {"X-Payops-Signature", signatureHeader(m_plan.secret, now, body).toStdString()}};
-        const auto result = client.Post("/callbacks/pay", headers, body.constData(),
-                                        size_t(body.size()), "application/json");
-        return result ? result->status : 0;
+        const PlatformRequest request = m_notifier->render(payment, forged);
+        httplib::Headers headers;
+        for (const auto &[name, value] : request.headers)
+            headers.emplace(name.toStdString(), value.toStdString());
+        const auto result =
+            client.Post(request.path.constData(), headers, request.body.constData(),
+                        size_t(request.body.size()), request.contentType.constData());
+        if (!result)
+            return {};
+        return {result->status, isPlatformSuccess(m_plan.channel, result->status,
+                                                  QByteArray::fromStdString(result->body))};
     }
 
     const StormPlan &m_plan;
-    const std::vector<QByteArray> m_bodies;
+    const std::vector<PlatformPayment> m_payments;
+    const std::unique_ptr<PlatformNotifier> m_notifier;
     const std::atomic<bool> &m_stop;
     std::vector<StormTarget> m_targets;
     std::vector<std::vector<std::unique_ptr<httplib::Client>>> m_clients; // [worker][target]
@@ -274,8 +304,8 @@ StormCounts runStorm(const StormPlan &plan, const QList<qint64> &orders,
     // payment. The run's token keeps a second storm over the same orders a different payment.
     const QByteArray token =
         QByteArray::number(QRandomGenerator::global()->generate(), 36).toUpper();
-    const QString paidAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-    std::vector<QByteArray> bodies;
+    const QDateTime paidAt = QDateTime::currentDateTimeUtc();
+    std::vector<PlatformPayment> payments;
     for (const qint64 order : orders.mid(0, plan.orders)) {
         std::optional<StormOrderFacts> facts;
         if (const auto given = plan.orderFacts.constFind(order);
@@ -289,10 +319,17 @@ StormCounts runStorm(const StormPlan &plan, const QList<qint64> &orders,
                                "createStormOrders, pendingStormOrders or stormOrderFacts")
                     .arg(order)
                     .toStdString());
-        bodies.push_back(
-            callbackBody("ST" + token + '-' + QByteArray::number(order), order, *facts, paidAt));
+        payments.push_back({"ST" + token + '-' + QByteArray::number(order), order, facts->amountFen,
+                            facts->currency, paidAt,
+                            QUuid::createUuid().toByteArray(QUuid::WithoutBraces)});
     }
-    return Storm(plan, std::move(bodies), stop).run(progress);
+    std::unique_ptr<Storm> storm;
+    try {
+        storm = std::make_unique<Storm>(plan, std::move(payments), stop);
+    } catch (const std::runtime_error &error) { // a key that does not read
+        throw std::invalid_argument(error.what());
+    }
+    return storm->run(progress);
 }
 
 } // namespace payops

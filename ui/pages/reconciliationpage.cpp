@@ -1,6 +1,7 @@
 #include "reconciliationpage.h"
 
 #include "console/worker.h"
+#include "lab/demostatements.h"
 #include "models/draftmodel.h"
 #include "models/findingmodel.h"
 #include "palette.h"
@@ -15,9 +16,11 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <numeric>
@@ -107,6 +110,15 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
         tr("A WeChat Pay trade bill, an Alipay business-detail CSV or the generic CSV. The same "
            "file twice is found by its SHA-256 and stored once."));
     bar->addWidget(m_import);
+    m_demo = new QToolButton(this);
+    m_demo->setObjectName(QStringLiteral("demoStatements"));
+    m_demo->setText(tr("Demo statements"));
+    m_demo->setToolTip(tr("The sandbox's WeChat Pay bill and Alipay business detail of its demo "
+                          "payments, each with a few findings planted."));
+    m_demo->setPopupMode(QToolButton::InstantPopup);
+    m_demo->setMenu(new QMenu(m_demo));
+    m_demo->setVisible(false);
+    bar->addWidget(m_demo);
     bar->addWidget(new QLabel(tr("Format:"), this));
     m_format = new QComboBox(this);
     m_format->setObjectName(QStringLiteral("statementFormat"));
@@ -220,6 +232,25 @@ ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
     connect(m_discard, &QPushButton::clicked, this, [this] { askDecision(false); });
     updateButtons();
     loadStatements(0);
+    offerDemoStatements();
+}
+
+void ReconciliationPage::offerDemoStatements()
+{
+    worker()->submit<QStringList>(
+        QStringLiteral("demo-statements"), console::jobOf(demoStatementFiles), this,
+        [this](const QStringList &files) {
+            m_demo->menu()->clear();
+            for (const QString &path : files) {
+                QAction *action = m_demo->menu()->addAction(QFileInfo(path).fileName());
+                action->setToolTip(path);
+                connect(action, &QAction::triggered, this,
+                        [this, path] { importStatementFile(path, StatementFormat::Auto); });
+            }
+            m_demo->setVisible(!files.isEmpty());
+        },
+        // Without them the page is as it is elsewhere.
+        [](const db::Error &) {});
 }
 
 void ReconciliationPage::refresh()

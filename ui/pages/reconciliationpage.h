@@ -11,6 +11,7 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QTabWidget;
+class QToolButton;
 
 namespace payops {
 
@@ -51,6 +52,8 @@ Q_SIGNALS:
 
 private:
     void chooseFile();
+    // On a sandbox, the demo statements it wrote (lab/demostatements.h), a click from import.
+    void offerDemoStatements();
     void loadStatements(qint64 select);
     void showStatement(qint64 statementId);
     void showView(const console::ReconciliationView &view);
@@ -62,6 +65,7 @@ private:
     void askDecision(bool confirm);
 
     QPushButton *m_import = nullptr;
+    QToolButton *m_demo = nullptr; // shown on a sandbox that has demo statements
     QComboBox *m_format = nullptr;
     QComboBox *m_statements = nullptr;
     QPushButton *m_reconcile = nullptr;
