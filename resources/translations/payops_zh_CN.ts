@@ -4385,6 +4385,31 @@
         <source>--%1 must be %2-%3</source>
         <translation>--%1 必须是 %2-%3</translation>
     </message>
+    <message>
+        <location line="+4"/>
+        <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
+        <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Verify the upstream&apos;s https certificate against this file instead of the system&apos;s CA store.</source>
+        <translation>用此文件而不是系统的 CA 证书库校验上游的 HTTPS 证书。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Seconds to wait for the upstream&apos;s answer.</source>
+        <translation>等待上游应答的秒数。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>--upstream-ca and --upstream-timeout need --upstream</source>
+        <translation>--upstream-ca 和 --upstream-timeout 需要与 --upstream 一起使用</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--handler and --upstream exclude each other: a gateway pays nothing itself, the upstream does</source>
+        <translation>--handler 与 --upstream 不能同时使用：网关自身不入账，由上游入账</translation>
+    </message>
 </context>
 <context>
     <name>payops::SettingsDialog</name>
@@ -5400,6 +5425,24 @@
     </message>
 </context>
 <context>
+    <name>payops::UpstreamOptionCheck</name>
+    <message>
+        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+108"/>
+        <source>--upstream must be an http:// or https:// URL, not &apos;%1&apos;</source>
+        <translation>--upstream 必须是 http:// 或 https:// 开头的 URL，而不是“%1”</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>--upstream-ca: cannot read %1</source>
+        <translation>--upstream-ca：无法读取 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream-timeout must be 1-60 seconds</source>
+        <translation>--upstream-timeout 必须为 1-60 秒</translation>
+    </message>
+</context>
+<context>
     <name>payops::WatchFeed</name>
     <message>
         <location filename="../../app/domain/money/duplicates/watchfeed.cpp" line="+259"/>
@@ -5750,11 +5793,6 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::DrainCommand</name>
     <message>
-        <location filename="../../app/cli/draincommand.cpp" line="+23"/>
-        <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once.</source>
-        <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调。每条只处理一次。</translation>
-    </message>
-    <message>
         <location line="+10"/>
         <source>Process at most N callbacks (default: all).</source>
         <translation>最多处理 N 条回调（默认全部）。</translation>
@@ -5793,6 +5831,66 @@ Usage: payops %2 %3</source>
         <location line="+4"/>
         <source>stopped: the switch turned RECORD_ONLY while draining</source>
         <translation>已停止：回放期间降级开关切换为 RECORD_ONLY</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forward a gateway&apos;s recorded and not yet answered callbacks to this URL, the team&apos;s own handler.</source>
+        <translation>把网关已记录、尚未得到最终应答的回调转发到此 URL，即团队自己的处理程序。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream: forward at most N callbacks a second (default: no limit).</source>
+        <translation>--upstream：每秒最多转发 N 条回调（默认不限）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream: forward over N connections at once.</source>
+        <translation>--upstream：同时使用 N 个连接转发。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>--upstream: verify its https certificate against this file.</source>
+        <translation>--upstream：用此文件校验其 HTTPS 证书。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>--upstream: seconds to wait for each answer.</source>
+        <translation>--upstream：每次等待应答的秒数。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>--rate must be a number of at least 0</source>
+        <translation>--rate 必须是不小于 0 的数字</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>--concurrency must be 1-64</source>
+        <translation>--concurrency 必须为 1-64</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream takes neither --unmatched, --force nor --limit</source>
+        <translation>--upstream 不能与 --unmatched、--force 或 --limit 一起使用</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1/%2: forwarded %3, failed %4, skipped %5 (%6/s)</source>
+        <translation>%1/%2：已转发 %3，失败 %4，跳过 %5（%6 条/秒）</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>forwarded %1, failed %2, skipped %3 of %4 to %5</source>
+        <translation>共 %4 条：已转发 %1，失败 %2，跳过 %3，目标 %5</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1 callback(s) got no final answer from the upstream; they stay for the next drain</source>
+        <translation>%1 条回调未从上游得到最终应答；留待下次回放</translation>
+    </message>
+    <message>
+        <location line="-66"/>
+        <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once; with --upstream forward a gateway&apos;s recorded callbacks to the team&apos;s handler, each exactly once.</source>
+        <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调；加 --upstream 时把网关记录的回调转发给团队的处理程序。每条只处理一次。</translation>
     </message>
 </context>
 <context>
