@@ -26,6 +26,10 @@ struct CallbackTrace
     qint64 responded = 0;
     QString outcome;
     int httpStatus = 0;
+    // A gateway's forward: when it went out, when the upstream answered, and with what (0: none).
+    qint64 forwarded = 0;
+    qint64 upstreamAnswered = 0;
+    int upstreamStatus = 0;
 
     // The incident's defect: whoever takes the lock next reads uncommitted state.
     bool releasedBeforeCommit() const
