@@ -8,6 +8,7 @@
 #include "domain/callback/callbackrequest.h"
 #include "domain/callback/instanceliveness.h"
 #include "domain/callback/paymentapplier.h"
+#include "domain/callback/platformreply.h"
 #include "domain/callback/safehandler.h"
 #include "domain/callback/unsafehandler.h"
 #include "heartbeat.h"
@@ -40,9 +41,11 @@ db::Connection &threadConnection(const Dsn &dsn)
     return *t_connection;
 }
 
-HttpResponse toResponse(const CallbackAnswer &callbackAnswer, bool signedCallback)
+// The answer in the format the callback came in (payops's own JSON for /callbacks/pay).
+HttpResponse toResponse(WireFormat wire, const CallbackAnswer &callbackAnswer, bool signedCallback)
 {
-    HttpResponse response{callbackAnswer.httpStatus, callbackAnswer.body};
+    const PlatformReply reply = platformReply(wire, callbackAnswer);
+    HttpResponse response{reply.status, reply.body, reply.contentType};
     response.useful = signedCallback;
     return response;
 }
@@ -203,7 +206,13 @@ void CallbackService::route(HttpRequest request, HttpResponder respond)
         return respond(*refusal);
     switch (std::get<Route>(route)) {
     case Route::Pay:
-        return handlePay(std::move(request), std::move(respond));
+    case Route::WechatPay:
+    case Route::Alipay: {
+        const WireFormat wire = *wireOf(std::get<Route>(route));
+        if (!isServed(wire, m_options))
+            return respond(noSuchPath()); // its keys are not configured
+        return handlePay(wire, std::move(request), std::move(respond));
+    }
     case Route::Health:
         return respond(health());
     case Route::Metrics:
@@ -211,21 +220,21 @@ void CallbackService::route(HttpRequest request, HttpResponder respond)
     }
 }
 
-void CallbackService::handlePay(HttpRequest httpRequest, HttpResponder respond)
+void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpResponder respond)
 {
     // Signature and syntax are checked on the I/O thread: they cost microseconds, and a
     // flood of unsigned bodies must never take a database worker's place in the queue.
     const auto started = std::chrono::steady_clock::now();
     auto trace = std::make_shared<CallbackTrace>();
     trace->received = nowMicros();
-    const auto finish = [this, started](const HttpResponder &responder,
-                                        const CallbackAnswer &callbackAnswer) {
+    const auto finish = [this, started, wire](const HttpResponder &responder,
+                                              const CallbackAnswer &callbackAnswer) {
         m_metrics->record(callbackAnswer, secondsSince(started));
-        responder(toResponse(callbackAnswer, callbackAnswer.outcome != Outcome::Unauthorized));
+        responder(
+            toResponse(wire, callbackAnswer, callbackAnswer.outcome != Outcome::Unauthorized));
     };
 
-    auto admitted =
-        admitCallback(m_options.secret, httpRequest, QDateTime::currentSecsSinceEpoch());
+    auto admitted = admitAs(wire, m_options, httpRequest, QDateTime::currentSecsSinceEpoch());
     if (const auto *refusal = std::get_if<CallbackAnswer>(&admitted))
         return finish(respond, *refusal);
 
