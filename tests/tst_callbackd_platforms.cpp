@@ -1,5 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
+#include "domain/money/duplicates/doublepayments.h"
 #include "platformkit.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -301,6 +302,28 @@ private Q_SLOTS:
         QCOMPARE(result.status, status);
         QCOMPARE(result.body, QByteArray("fail"));
         QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
+    }
+
+    // The customer pays an order by WeChat Pay, then again by Alipay: the second is refused
+    // order_already_paid and counted as a payment to refund, under Alipay's TRADE_SUCCESS.
+    void secondPaymentByAnotherPlatformIsADoublePayment()
+    {
+        const auto wechat = m_kit->wechat(test::wechatTransaction(
+            QStringLiteral("4200000001202612020008"), QStringLiteral("1008"), 9900));
+        QCOMPARE(post(kWechatPath, wechat).status, 200);
+        const test::HttpResult second = test::postTo(
+            m_service->port(), kAlipayPath,
+            m_kit->alipay(test::alipayTrade(QStringLiteral("2026120222008"), QStringLiteral("1008"),
+                                            QStringLiteral("99.00"))),
+            {}, kForm);
+        QCOMPARE(second.status, 200); // recorded: Alipay must stop retrying
+        QCOMPARE(second.body, QByteArray("success"));
+        QCOMPARE(text("SELECT CONCAT(status, ' ', reason) FROM pay_callback_log WHERE pay_no = "
+                      "'2026120222008'"),
+                 QStringLiteral("REJECTED order_already_paid"));
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const DoublePayments doubles = countDoublePayments(connection.database());
+        QVERIFY2(doubles.sampleOrderIds.contains(1008), qPrintable(doubles.describe()));
     }
 
     // Recorded while RECORD_ONLY, a WeChat Pay row is paid by `payops drain` from its decoded
