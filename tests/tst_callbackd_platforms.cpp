@@ -360,6 +360,70 @@ private Q_SLOTS:
                  QStringLiteral("4200000001202612020006"));
     }
 
+    // The endpoint's account (payops_endpoint alone) takes both platforms, a notice upgraded
+    // to its success included; the operator's account (payops_operator alone) drains a WeChat
+    // Pay row recorded while RECORD_ONLY.
+    void eachRoleDoesItsPart()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("platformroles"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 5);
+        test::ScratchAccount endpoint(QStringLiteral("payops_endpoint"));
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        test::CallbackdProcess service(endpoint.dsnFor(scratch.name()), QStringLiteral("safe"),
+                                       QString(), m_kit->callbackdArguments());
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        const auto status = [&root](const char *sql) {
+            return db::scalar(root.database(), QString::fromUtf8(sql)).toString();
+        };
+
+        const auto wechat = m_kit->wechat(test::wechatTransaction(
+            QStringLiteral("4200000001202612021001"), QStringLiteral("1001"), 9900));
+        QCOMPARE(test::postTo(service.port(), kWechatPath, wechat.body, wechat.headers).status,
+                 200);
+        QCOMPARE(status("SELECT status FROM orders WHERE id = 1001"), QStringLiteral("PAID"));
+        for (const char *tradeStatus : {"WAIT_BUYER_PAY", "TRADE_SUCCESS"}) {
+            const QByteArray form = m_kit->alipay(
+                test::alipayTrade(QStringLiteral("2026120222101"), QStringLiteral("1002"),
+                                  QStringLiteral("99.00"), QLatin1String(tradeStatus)));
+            QCOMPARE(test::postTo(service.port(), kAlipayPath, form, {}, kForm).body,
+                     QByteArray("success"));
+        }
+        QCOMPARE(status("SELECT CONCAT(o.status, ' ', c.status, ' ', c.trade_status) FROM orders "
+                        "o JOIN pay_callback_log c ON c.order_id = o.id WHERE o.id = 1002"),
+                 QStringLiteral("PAID PROCESSED TRADE_SUCCESS"));
+
+        const QMap<QString, QString> password{
+            {QStringLiteral("PAYOPS_DB_PASSWORD"), operatorAccount.password()}};
+        const QString operatorDsn = operatorAccount.dsnFor(scratch.name()).toString();
+        const auto runAsOperator = [&](const QStringList &arguments) {
+            const test::CliRun run =
+                test::runCli(QStringList{arguments.first(), QStringLiteral("--db"), operatorDsn} +
+                                 arguments.mid(1),
+                             password);
+            return run.exitCode == 0 ? QString() : run.err + run.out;
+        };
+        QCOMPARE(runAsOperator({QStringLiteral("degrade"), QStringLiteral("on"),
+                                QStringLiteral("--reason"), QStringLiteral("drill"),
+                                QStringLiteral("--wait"), QStringLiteral("10")}),
+                 QString());
+        const auto recorded = m_kit->wechat(test::wechatTransaction(
+            QStringLiteral("4200000001202612021003"), QStringLiteral("1003"), 9900));
+        QCOMPARE(test::postTo(service.port(), kWechatPath, recorded.body, recorded.headers).status,
+                 200);
+        QCOMPARE(status("SELECT status FROM pay_callback_log WHERE pay_no = "
+                        "'4200000001202612021003'"),
+                 QStringLiteral("RECORDED"));
+        QCOMPARE(runAsOperator({QStringLiteral("degrade"), QStringLiteral("off"),
+                                QStringLiteral("--reason"), QStringLiteral("drill over"),
+                                QStringLiteral("--wait"), QStringLiteral("10")}),
+                 QString());
+        QCOMPARE(runAsOperator({QStringLiteral("drain")}), QString());
+        QCOMPARE(status("SELECT CONCAT(o.status, ' ', c.status) FROM orders o JOIN "
+                        "pay_callback_log c ON c.order_id = o.id WHERE o.id = 1003"),
+                 QStringLiteral("PAID PROCESSED"));
+        QCOMPARE(service.terminate(), 0);
+    }
+
     // Without its keys a platform's path does not exist; /callbacks/pay is unchanged.
     void unconfiguredPlatformsAre404()
     {
