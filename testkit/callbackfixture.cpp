@@ -65,6 +65,12 @@ QByteArray callbackBody(const QByteArray &payNo, qint64 orderId, qint64 amountFe
 HttpResult postRaw(int port, const QByteArray &body,
                    const QList<QPair<QByteArray, QByteArray>> &headers)
 {
+    return postTo(port, "/callbacks/pay", body, headers);
+}
+
+HttpResult postTo(int port, const char *path, const QByteArray &body,
+                  const QList<QPair<QByteArray, QByteArray>> &headers, const char *contentType)
+{
     httplib::Client client("127.0.0.1", port);
     client.set_tcp_nodelay(true);
     client.set_connection_timeout(5, 0);
@@ -72,8 +78,7 @@ HttpResult postRaw(int port, const QByteArray &body,
     httplib::Headers httpHeaders;
     for (const auto &[name, value] : headers)
         httpHeaders.emplace(name.toStdString(), value.toStdString());
-    const auto result =
-        client.Post("/callbacks/pay", httpHeaders, body.toStdString(), "application/json");
+    const auto result = client.Post(path, httpHeaders, body.toStdString(), contentType);
     if (!result)
         return {};
     return {result->status, QByteArray::fromStdString(result->body),

@@ -33,6 +33,10 @@ HttpResult postCallback(int port, const QByteArray &body, qint64 timestamp = 0,
 // POSTs with exactly these headers (for signature tests).
 HttpResult postRaw(int port, const QByteArray &body,
                    const QList<QPair<QByteArray, QByteArray>> &headers);
+// The same to any path, with any content type (the platforms' notifications).
+HttpResult postTo(int port, const char *path, const QByteArray &body,
+                  const QList<QPair<QByteArray, QByteArray>> &headers,
+                  const char *contentType = "application/json");
 HttpResult get(int port, const QString &path);
 
 // Migrates a scratch database to `level`, marks it a sandbox, and adds what callbacks need:

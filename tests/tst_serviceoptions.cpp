@@ -302,6 +302,62 @@ private Q_SLOTS:
         QVERIFY2(!bad.contains(QStringLiteral("Zq9pw")), "the password must never be printed");
     }
 
+    // The platforms' keys: none (their paths answer 404), all of a platform's, or an error.
+    void platformKeys_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("error"); // empty: accepted
+        QFile pem(QStringLiteral(PAYOPS_PLATFORM_VECTORS "/wechat.pub.pem"));
+        QVERIFY(pem.open(QIODevice::ReadOnly));
+        const QString key = writeFile(QStringLiteral("platform.pem"), pem.readAll());
+        const QString apiV3 = writeFile(QStringLiteral("apiv3"), QByteArray(32, 'k') + "\r\n");
+        const QString shortApiV3 = writeFile(QStringLiteral("apiv3-short"), QByteArray(31, 'k'));
+        const QString notPem = writeFile(QStringLiteral("not.pem"), "-----BEGIN NOTHING-----\n");
+        const QStringList wechat{
+            QStringLiteral("--wechatpay-mchid"),          QStringLiteral("1900000109"),
+            QStringLiteral("--wechatpay-appid"),          QStringLiteral("wxd678efh567hg6787"),
+            QStringLiteral("--wechatpay-apiv3-key-file"), apiV3,
+            QStringLiteral("--wechatpay-platform-key"),   QStringLiteral("S1=") + key,
+            QStringLiteral("--wechatpay-platform-key"),   QStringLiteral("S2=") + key};
+        const QStringList alipay{QStringLiteral("--alipay-app-id"), QStringLiteral("2021"),
+                                 QStringLiteral("--alipay-public-key"), key};
+        const auto replaced = [](QStringList list, const QString &from, const QString &to) {
+            list[list.indexOf(from)] = to;
+            return list;
+        };
+        QTest::newRow("both platforms") << wechat + alipay << QString();
+        QTest::newRow("WeChat Pay in part")
+            << wechat.mid(0, 4) << QStringLiteral("WeChat Pay needs all of");
+        QTest::newRow("Alipay in part") << alipay.mid(0, 2) << QStringLiteral("Alipay needs both");
+        QTest::newRow("an APIv3 key of 31 bytes")
+            << replaced(wechat, apiV3, shortApiV3) << QStringLiteral("is 31 bytes; it must be 32");
+        QTest::newRow("a platform key without its serial")
+            << replaced(wechat, QStringLiteral("S1=") + key, key)
+            << QStringLiteral("must be SERIAL=PEMFILE");
+        QTest::newRow("one serial twice")
+            << replaced(wechat, QStringLiteral("S2=") + key, QStringLiteral("S1=") + key)
+            << QStringLiteral("gives serial S1 twice");
+        QTest::newRow("not a PEM")
+            << replaced(alipay, key, notPem) << QStringLiteral("is not an RSA public key");
+    }
+
+    void platformKeys()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, error);
+        const ServiceCommandLine command = parse(arguments);
+        QVERIFY2(command.error.contains(error), qPrintable(command.error));
+        if (!error.isEmpty())
+            return;
+        QVERIFY(command.error.isEmpty());
+        QVERIFY(command.options.wechatPay.configured());
+        QCOMPARE(command.options.wechatPay.apiV3Key, QByteArray(32, 'k'));
+        QCOMPARE(command.options.wechatPay.platformKeys.size(), 2);
+        QVERIFY(command.options.alipay.configured());
+        QVERIFY(!parse({}).options.wechatPay.configured());
+        QVERIFY(!parse({}).options.alipay.configured());
+    }
+
     void helpAndUnknownOptions()
     {
         const ServiceCommandLine help = parse({QStringLiteral("--help")});

@@ -1,15 +1,30 @@
 #include "callbackgate.h"
 
+#include "domain/callback/alipay.h"
+#include "domain/callback/notification.h"
 #include "domain/callback/signature.h"
+#include "domain/callback/wechatpay.h"
 
 namespace payops {
+
+HttpResponse noSuchPath()
+{
+    return HttpResponse{404, R"({"status":"error","reason":"no such path"})"};
+}
 
 std::variant<Route, HttpResponse> routeOf(const HttpRequest &request)
 {
     const bool get = request.method == "GET" || request.method == "HEAD";
-    if (request.path == "/callbacks/pay") {
-        if (request.method == "POST")
+    const bool post = request.method == "POST";
+    if (request.path == wireFormatPath(WireFormat::Payops)) {
+        if (post)
             return Route::Pay;
+    } else if (request.path == wireFormatPath(WireFormat::WechatPay)) {
+        if (post)
+            return Route::WechatPay;
+    } else if (request.path == wireFormatPath(WireFormat::Alipay)) {
+        if (post)
+            return Route::Alipay;
     } else if (request.path == "/healthz") {
         if (get)
             return Route::Health;
@@ -17,7 +32,7 @@ std::variant<Route, HttpResponse> routeOf(const HttpRequest &request)
         if (get)
             return Route::Metrics;
     } else {
-        return HttpResponse{404, R"({"status":"error","reason":"no such path"})"};
+        return noSuchPath();
     }
     return HttpResponse{405, R"({"status":"error","reason":"method not allowed"})"};
 }
@@ -37,15 +52,53 @@ admitCallback(const QByteArray &secret, const HttpRequest &request, qint64 nowSe
         return CallbackAnswer::failure(400, Outcome::Invalid, parseError);
     // Kept with the raw body, so that a gateway forwards them and the team's handler can check
     // the signature itself.
-    QList<std::pair<QByteArray, QByteArray>> headers;
-    for (const QByteArray &name : platformHeaders(WireFormat::Payops)) {
-        const QByteArray value = request.header(name.constData());
-        if (!value.isEmpty())
-            headers.append({name, value});
-    }
     callback->wire = WireFormat::Payops;
-    callback->rawHeaders = joinHeaders(headers);
+    callback->rawHeaders = capturedHeaders(WireFormat::Payops, request.header);
     return std::move(*callback);
+}
+
+std::optional<WireFormat> wireOf(Route route)
+{
+    switch (route) {
+    case Route::Pay:
+        return WireFormat::Payops;
+    case Route::WechatPay:
+        return WireFormat::WechatPay;
+    case Route::Alipay:
+        return WireFormat::Alipay;
+    case Route::Health:
+    case Route::Metrics:
+        break;
+    }
+    return std::nullopt;
+}
+
+bool isServed(WireFormat format, const ServiceOptions &options)
+{
+    switch (format) {
+    case WireFormat::Payops:
+        return true;
+    case WireFormat::WechatPay:
+        return options.wechatPay.configured();
+    case WireFormat::Alipay:
+        return options.alipay.configured();
+    }
+    return false;
+}
+
+std::variant<CallbackRequest, CallbackAnswer> admitAs(WireFormat format,
+                                                      const ServiceOptions &options,
+                                                      const HttpRequest &request, qint64 nowSeconds)
+{
+    switch (format) {
+    case WireFormat::Payops:
+        break;
+    case WireFormat::WechatPay:
+        return admitWechatPay(options.wechatPay, request.header, request.body, nowSeconds);
+    case WireFormat::Alipay:
+        return admitAlipay(options.alipay, request.header, request.body);
+    }
+    return admitCallback(options.secret, request, nowSeconds);
 }
 
 } // namespace payops

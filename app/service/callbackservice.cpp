@@ -42,9 +42,10 @@ db::Connection &threadConnection(const Dsn &dsn)
     return *t_connection;
 }
 
-HttpResponse toResponse(const CallbackAnswer &callbackAnswer, bool signedCallback)
+// The answer in the format the callback came in (payops's own JSON for /callbacks/pay).
+HttpResponse toResponse(WireFormat wire, const CallbackAnswer &callbackAnswer, bool signedCallback)
 {
-    const PlatformReply reply = platformReply(WireFormat::Payops, callbackAnswer);
+    const PlatformReply reply = platformReply(wire, callbackAnswer);
     HttpResponse response{reply.status, reply.body, reply.contentType};
     response.useful = signedCallback;
     return response;
@@ -214,7 +215,13 @@ void CallbackService::route(HttpRequest request, HttpResponder respond)
         return respond(*refusal);
     switch (std::get<Route>(route)) {
     case Route::Pay:
-        return handlePay(std::move(request), std::move(respond));
+    case Route::WechatPay:
+    case Route::Alipay: {
+        const WireFormat wire = *wireOf(std::get<Route>(route));
+        if (!isServed(wire, m_options))
+            return respond(noSuchPath()); // its keys are not configured
+        return handlePay(wire, std::move(request), std::move(respond));
+    }
     case Route::Health:
         return respond(health());
     case Route::Metrics:
@@ -222,21 +229,21 @@ void CallbackService::route(HttpRequest request, HttpResponder respond)
     }
 }
 
-void CallbackService::handlePay(HttpRequest httpRequest, HttpResponder respond)
+void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpResponder respond)
 {
     // Signature and syntax are checked on the I/O thread: they cost microseconds, and a
     // flood of unsigned bodies must never take a database worker's place in the queue.
     const auto started = std::chrono::steady_clock::now();
     auto trace = std::make_shared<CallbackTrace>();
     trace->received = nowMicros();
-    const auto finish = [this, started](const HttpResponder &responder,
-                                        const CallbackAnswer &callbackAnswer) {
+    const auto finish = [this, started, wire](const HttpResponder &responder,
+                                              const CallbackAnswer &callbackAnswer) {
         m_metrics->record(callbackAnswer, secondsSince(started));
-        responder(toResponse(callbackAnswer, callbackAnswer.outcome != Outcome::Unauthorized));
+        responder(
+            toResponse(wire, callbackAnswer, callbackAnswer.outcome != Outcome::Unauthorized));
     };
 
-    auto admitted =
-        admitCallback(m_options.secret, httpRequest, QDateTime::currentSecsSinceEpoch());
+    auto admitted = admitAs(wire, m_options, httpRequest, QDateTime::currentSecsSinceEpoch());
     if (const auto *refusal = std::get_if<CallbackAnswer>(&admitted))
         return finish(respond, *refusal);
 

@@ -51,7 +51,7 @@ public:
 
 private:
     void route(HttpRequest request, HttpResponder respond);
-    void handlePay(HttpRequest request, HttpResponder respond);
+    void handlePay(WireFormat wire, HttpRequest request, HttpResponder respond);
     CallbackAnswer processPay(const CallbackRequest &request, CallbackTrace &trace);
     CallbackAnswer handleOnThreadConnection(const CallbackRequest &request, CallbackTrace &trace);
     CallbackAnswer answerAfterFailure(const db::Error &error, const CallbackRequest &request,

@@ -57,6 +57,26 @@ void addOptions(QCommandLineParser &parser)
         {QStringLiteral("log-level"),
          ServiceCommandLine::tr("trace, debug, info, warn, error or off."),
          QStringLiteral("level")},
+        {QStringLiteral("wechatpay-mchid"),
+         ServiceCommandLine::tr("WeChat Pay merchant id: serves /callbacks/wechatpay with the "
+                                "three options below."),
+         QStringLiteral("id")},
+        {QStringLiteral("wechatpay-appid"),
+         ServiceCommandLine::tr("WeChat Pay app id the payments are for."), QStringLiteral("id")},
+        {QStringLiteral("wechatpay-apiv3-key-file"),
+         ServiceCommandLine::tr("File holding the 32-byte WeChat Pay APIv3 key (mode 0600)."),
+         QStringLiteral("file")},
+        {QStringLiteral("wechatpay-platform-key"),
+         ServiceCommandLine::tr("A WeChat Pay platform public key by its serial; repeat while "
+                                "keys rotate."),
+         QStringLiteral("serial=pemfile")},
+        {QStringLiteral("alipay-app-id"),
+         ServiceCommandLine::tr("Alipay app id: serves /callbacks/alipay with "
+                                "--alipay-public-key."),
+         QStringLiteral("id")},
+        {QStringLiteral("alipay-public-key"),
+         ServiceCommandLine::tr("PEM file holding Alipay's public key (mode 0600)."),
+         QStringLiteral("pemfile")},
     });
     const HttpLimits defaults;
     for (const HttpLimitOption &limit : httpLimitOptions())
@@ -82,6 +102,74 @@ QString checkUpstream(const QCommandLineParser &parser, ServiceOptions &options)
     return checkUpstreamOptions(
         parser.value(QStringLiteral("upstream")), parser.value(QStringLiteral("upstream-ca")),
         parser.value(QStringLiteral("upstream-timeout")), &options.upstream);
+}
+
+// A platform's public key from a PEM file only its owner may change.
+QString readPublicKey(const QString &path, std::optional<RsaPublicKey> *key)
+{
+    QByteArray pem;
+    QString error = readPrivateFile(path, ServiceCommandLine::tr("the key file"), &pem);
+    if (!error.isEmpty())
+        return error;
+    *key = RsaPublicKey::fromPem(pem, &error);
+    return *key ? QString()
+                : ServiceCommandLine::tr("%1 is not an RSA public key: %2").arg(path, error);
+}
+
+// The WeChat Pay options: none (the path answers 404), or all of them.
+QString readWechatPay(const QCommandLineParser &parser, WechatPayKeys &keys)
+{
+    const QStringList platformKeys = parser.values(QStringLiteral("wechatpay-platform-key"));
+    const QString keyFile = parser.value(QStringLiteral("wechatpay-apiv3-key-file"));
+    keys.mchid = parser.value(QStringLiteral("wechatpay-mchid")).toUtf8();
+    keys.appid = parser.value(QStringLiteral("wechatpay-appid")).toUtf8();
+    const int given = int(!keys.mchid.isEmpty()) + int(!keys.appid.isEmpty()) +
+                      int(!keyFile.isEmpty()) + int(!platformKeys.isEmpty());
+    if (given == 0)
+        return {};
+    if (given < 4)
+        return ServiceCommandLine::tr(
+            "WeChat Pay needs all of --wechatpay-mchid, --wechatpay-appid, "
+            "--wechatpay-apiv3-key-file and --wechatpay-platform-key");
+    QString error =
+        readPrivateFile(keyFile, ServiceCommandLine::tr("the APIv3 key file"), &keys.apiV3Key);
+    if (!error.isEmpty())
+        return error;
+    if (keys.apiV3Key.endsWith('\n'))
+        keys.apiV3Key.chop(keys.apiV3Key.endsWith("\r\n") ? 2 : 1);
+    if (keys.apiV3Key.size() != 32)
+        return ServiceCommandLine::tr("the APIv3 key in %1 is %2 bytes; it must be 32")
+            .arg(keyFile)
+            .arg(keys.apiV3Key.size());
+    for (const QString &platformKey : platformKeys) {
+        const qsizetype equals = platformKey.indexOf(QLatin1Char('='));
+        const QByteArray serial = platformKey.left(equals).toUtf8();
+        if (equals <= 0 || equals == platformKey.size() - 1)
+            return ServiceCommandLine::tr(
+                       "--wechatpay-platform-key must be SERIAL=PEMFILE, not '%1'")
+                .arg(platformKey);
+        if (keys.platformKeys.contains(serial))
+            return ServiceCommandLine::tr("--wechatpay-platform-key gives serial %1 twice")
+                .arg(QString::fromUtf8(serial));
+        std::optional<RsaPublicKey> key;
+        error = readPublicKey(platformKey.mid(equals + 1), &key);
+        if (!error.isEmpty())
+            return error;
+        keys.platformKeys.insert(serial, *key);
+    }
+    return {};
+}
+
+// The Alipay options: none (the path answers 404), or both.
+QString readAlipay(const QCommandLineParser &parser, AlipayKeys &keys)
+{
+    keys.appId = parser.value(QStringLiteral("alipay-app-id")).toUtf8();
+    const QString keyFile = parser.value(QStringLiteral("alipay-public-key"));
+    if (keys.appId.isEmpty() && keyFile.isEmpty())
+        return {};
+    if (keys.appId.isEmpty() || keyFile.isEmpty())
+        return ServiceCommandLine::tr("Alipay needs both --alipay-app-id and --alipay-public-key");
+    return readPublicKey(keyFile, &keys.publicKey);
 }
 
 // Every check after the parse; returns the first fault, or an empty text.
@@ -153,7 +241,10 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     if (!parser.isSet(QStringLiteral("max-connections-per-ip")))
         options.limits.maxConnectionsPerIp = HttpLimits::perIpFor(options.limits.maxConnections);
     options.takeOver = parser.isSet(QStringLiteral("take-over"));
-    return QString();
+    error = readWechatPay(parser, options.wechatPay);
+    if (!error.isEmpty())
+        return error;
+    return readAlipay(parser, options.alipay);
 }
 
 } // namespace

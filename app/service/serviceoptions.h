@@ -1,6 +1,8 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "domain/callback/alipay.h"
+#include "domain/callback/wechatpay.h"
 #include "domain/callback/upstreamclient.h"
 #include "httplimits.h"
 
@@ -27,6 +29,8 @@ struct ServiceOptions
     // With a url: gateway mode, forwarding to the team's own handler.
     UpstreamOptions upstream;
     HttpLimits limits;
+    WechatPayKeys wechatPay; // /callbacks/wechatpay answers 404 unless configured
+    AlipayKeys alipay;       // /callbacks/alipay likewise
 
     // HOST:PORT as --listen and a URL write it: an IPv6 host in brackets ([::1]:8080).
     static QString hostAndPort(const QString &host, int port);
@@ -48,7 +52,7 @@ public:
 };
 
 // Parses `arguments` (the program's name first, as QCoreApplication::arguments() has them),
-// reads the secret file, and takes the DSN as every payops binary does
+// reads the secret file and the platforms' keys, and takes the DSN as every payops binary does
 // (Dsn::fromOptionOrEnvironment) from `environment`. The first option that is wrong is the error.
 ServiceCommandLine parseServiceCommandLine(const QStringList &arguments,
                                            const QProcessEnvironment &environment);

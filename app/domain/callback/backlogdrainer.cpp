@@ -31,17 +31,20 @@ struct Settled
     std::optional<CallbackRequest> request;
 };
 
-Settled settle(const QSqlDatabase &db, const QByteArray &rawBody, const QString &fromState,
+Settled settle(const QSqlDatabase &db, const StoredCallback &stored, const QString &fromState,
                const QString &worker)
 {
     Settled settled;
-    QString parseError;
-    settled.request = CallbackRequest::parse(rawBody, &parseError);
-    if (!settled.request) { // was valid when recorded; a hand-edited row must not stop the drain
+    // Every admitted callback has a three-letter currency and a trade status; a row without
+    // them was written by hand and must not stop the drain.
+    if (stored.content.currency.size() != 3 || stored.content.tradeStatus.isEmpty()) {
         settled.verdict.status = QStringLiteral("REJECTED");
         settled.verdict.reason = QStringLiteral("unreadable_record");
         settled.verdict.answer = CallbackAnswer::success(Outcome::Rejected, settled.verdict.reason);
-    } else if (!settled.request->isSuccess()) {
+        return settled;
+    }
+    settled.request = stored.content;
+    if (!settled.request->isSuccess()) {
         settled.step = Step::Ignored;
         settled.verdict.status = QStringLiteral("IGNORED");
         settled.verdict.reason = QStringLiteral("trade_status ") + settled.request->tradeStatus;
@@ -79,14 +82,17 @@ Step drainRecorded(const QSqlDatabase &db, const QString &fromState, const Drain
     trace.txBegin = nowMicros();
     if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force)
         return Step::SwitchOn;
-    QSqlQuery next = db::exec(db, QStringLiteral("SELECT id, raw_body FROM pay_callback_log WHERE "
+    // A gateway's rows (gateway = 1) are forwarded to the team's handler, never paid here.
+    QSqlQuery next = db::exec(db, QStringLiteral("SELECT %1 FROM pay_callback_log WHERE "
                                                  "status = 'RECORDED' AND gateway = 0 "
-                                                 "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"));
+                                                 "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED")
+                                      .arg(storedCallbackColumns()));
     if (!next.next())
         return Step::Empty;
-    const Settled settled = settle(db, next.value(1).toByteArray(), fromState, options.worker);
-    finishCallback(db, next.value(0).toLongLong(), settled.verdict.status, settled.verdict.reason,
-                   options.worker, settled.verdict.answer);
+    const StoredCallback stored = storedCallback(next);
+    const Settled settled = settle(db, stored, fromState, options.worker);
+    finishCallback(db, stored.id, settled.verdict.status, settled.verdict.reason, options.worker,
+                   settled.verdict.answer);
     transaction.commit();
     trace.committed = nowMicros();
     writeDrainTrace(db, trace, settled, options.worker);
@@ -110,14 +116,14 @@ Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const Drai
         trace.txBegin = nowMicros();
         if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force)
             return Step::SwitchOn;
-        QSqlQuery claim =
-            db::exec(db,
-                     QStringLiteral("SELECT raw_body FROM pay_callback_log WHERE id = ? AND status "
-                                    "= 'UNMATCHED' FOR UPDATE SKIP LOCKED"),
-                     {id});
+        QSqlQuery claim = db::exec(db,
+                                   QStringLiteral("SELECT %1 FROM pay_callback_log WHERE id = ? "
+                                                  "AND status = 'UNMATCHED' FOR UPDATE SKIP LOCKED")
+                                       .arg(storedCallbackColumns()),
+                                   {id});
         if (!claim.next())
             return Step::Skipped; // another drainer applied it meanwhile
-        settled = settle(db, claim.value(0).toByteArray(), fromState, options.worker);
+        settled = settle(db, storedCallback(claim), fromState, options.worker);
         if (settled.step == Step::Unmatched)
             return Step::Unmatched; // the order went away again: roll back, the row stays as it was
         finishCallback(db, id, settled.verdict.status, settled.verdict.reason, options.worker,
@@ -207,7 +213,8 @@ QList<Candidate> unmatchedAfter(const QSqlDatabase &db, qint64 afterId)
         db,
         QStringLiteral("SELECT c.id, c.pay_no, o.id IS NOT NULL FROM pay_callback_log c LEFT JOIN "
                        "orders o ON o.id = c.order_id "
-                       "WHERE c.status = 'UNMATCHED' AND c.id > ? ORDER BY c.id LIMIT 100"),
+                       "WHERE c.status = 'UNMATCHED' AND c.gateway = 0 AND c.id > ? "
+                       "ORDER BY c.id LIMIT 100"),
         {afterId});
     QList<Candidate> candidates;
     while (query.next())

@@ -53,27 +53,42 @@ QVariant platformPaidAt(const QString &paidAt)
     return utc.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
-std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo)
+QString storedCallbackColumns()
 {
-    QSqlQuery query = db::exec(db,
-                               QStringLiteral("SELECT id, status, order_id, amount_fen, currency, "
-                                              "channel, trade_status, response_body, response_code "
-                                              "FROM pay_callback_log WHERE pay_no = ?"),
-                               {payNo});
-    if (!query.next())
-        return std::nullopt;
+    return QStringLiteral("id, status, pay_no, order_id, amount_fen, currency, channel, "
+                          "trade_status, response_body, wire_format, "
+                          "DATE_FORMAT(platform_paid_at, '%Y-%m-%dT%H:%i:%s.%fZ'), response_code");
+}
+
+StoredCallback storedCallback(const QSqlQuery &query)
+{
     StoredCallback stored;
     stored.id = query.value(0).toLongLong();
     stored.status = query.value(1).toString();
-    stored.content.payNo = payNo;
-    stored.content.orderId = query.value(2).toLongLong();
-    stored.content.amountFen = query.value(3).toLongLong();
-    stored.content.currency = query.value(4).toString();
-    stored.content.channel = query.value(5).toString();
-    stored.content.tradeStatus = query.value(6).toString();
-    stored.responseBody = query.value(7).toByteArray();
-    stored.responseCode = query.value(8).toInt();
+    stored.content.payNo = query.value(2).toByteArray();
+    stored.content.orderId = query.value(3).toLongLong();
+    stored.content.amountFen = query.value(4).toLongLong();
+    stored.content.currency = query.value(5).toString();
+    stored.content.channel = query.value(6).toString();
+    stored.content.tradeStatus = query.value(7).toString();
+    stored.responseBody = query.value(8).toByteArray();
+    stored.content.wire =
+        wireFormatFromName(query.value(9).toByteArray()).value_or(WireFormat::Payops);
+    // Microseconds from DATE_FORMAT, milliseconds as stored: RFC 3339 either way.
+    stored.content.paidAt = query.value(10).toString();
+    stored.responseCode = query.value(11).toInt();
     return stored;
+}
+
+std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo)
+{
+    QSqlQuery query = db::exec(db,
+                               QStringLiteral("SELECT %1 FROM pay_callback_log WHERE pay_no = ?")
+                                   .arg(storedCallbackColumns()),
+                               {payNo});
+    if (!query.next())
+        return std::nullopt;
+    return storedCallback(query);
 }
 
 std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
@@ -114,14 +129,14 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
 qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
                        const QString &instance)
 {
-    // As bytes, as CallbackRequest::isSuccess() compares: under any collation that ignores
-    // case or trailing spaces a stored "success" or "SUCCESS " would never be upgraded.
+    // As CallbackRequest::isSuccess() decides, in SQL: the stored row is a notice still.
     QSqlQuery update = db::exec(
         db,
         QStringLiteral("UPDATE pay_callback_log SET raw_body = ?, raw_headers = ?, "
                        "wire_format = ?, body_sha256 = ?, channel = ?, trade_status = ?, "
                        "status = 'PROCESSING', instance = ?, platform_paid_at = ? "
-                       "WHERE pay_no = ? AND CAST(trade_status AS BINARY) <> 'SUCCESS'"),
+                       "WHERE pay_no = ? AND NOT %1")
+            .arg(CallbackRequest::successSql()),
         {request.rawBody, QString::fromUtf8(request.rawHeaders),
          QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody), request.channel,
          request.tradeStatus, instance, platformPaidAt(request.paidAt), request.payNo});

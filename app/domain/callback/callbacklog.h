@@ -23,6 +23,12 @@ struct StoredCallback
 
 std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo);
 
+// The columns storedCallback reads, in its order, for a query that picks stored callbacks its
+// own way (the drains' claims). The content is rebuilt from the decoded columns, never from
+// the raw body: a WeChat Pay body is ciphertext, an Alipay body a form.
+QString storedCallbackColumns();
+StoredCallback storedCallback(const QSqlQuery &query);
+
 // The answer a resend of a stored callback gets: the first answer again when the content is
 // the same, 409 when it differs. nullopt when the resend supersedes the stored one: a
 // SUCCESS following a recorded non-SUCCESS notice of the same payment (e.g. WAIT_BUYER_PAY).

@@ -99,11 +99,45 @@ bool isRfc3339(const QByteArray &text)
 
 } // namespace
 
+QString paidAtProblem(const QByteArray &paidAt, const char *field)
+{
+    if (!isRfc3339(paidAt))
+        return QStringLiteral("%1 must be an RFC 3339 date-time such as 2026-12-02T09:00:00.123Z")
+            .arg(QLatin1String(field));
+    // RFC 3339 allows times the log's DATETIME(3) cannot hold; stored as NULL they would lose
+    // the platform's time, by which reconciliation finds the payment.
+    if (!platformPaidAt(QString::fromUtf8(paidAt)).isValid())
+        return paidAt.mid(17, 2) == "60"
+                   ? QStringLiteral("%1 is a leap second (:60), which the database cannot store")
+                         .arg(QLatin1String(field))
+                   : QStringLiteral("%1 must be in the years 1000 to 9999 once converted to UTC, "
+                                    "which the database can store")
+                         .arg(QLatin1String(field));
+    return {};
+}
+
+bool CallbackRequest::isSuccess() const
+{
+    if (wire == WireFormat::Alipay)
+        return tradeStatus == QLatin1String("TRADE_SUCCESS") ||
+               tradeStatus == QLatin1String("TRADE_FINISHED");
+    return tradeStatus == QLatin1String("SUCCESS");
+}
+
+QString CallbackRequest::successSql()
+{
+    // As bytes, as isSuccess() compares: under a collation that ignores case or trailing
+    // spaces a stored "success" or "SUCCESS " would count as a success.
+    return QStringLiteral(
+        "(CASE WHEN wire_format = 'alipay' THEN CAST(trade_status AS BINARY) IN "
+        "('TRADE_SUCCESS', 'TRADE_FINISHED') ELSE CAST(trade_status AS BINARY) = 'SUCCESS' END)");
+}
+
 bool CallbackRequest::sameContentAs(const CallbackRequest &other) const
 {
+    const bool sameStatus = tradeStatus == other.tradeStatus || (isSuccess() && other.isSuccess());
     return payNo == other.payNo && orderId == other.orderId && amountFen == other.amountFen &&
-           currency == other.currency && tradeStatus == other.tradeStatus &&
-           channel == other.channel;
+           currency == other.currency && sameStatus && channel == other.channel;
 }
 
 std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QString *error)
@@ -149,20 +183,10 @@ std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QS
     const auto paidAt = stringField(*members, "paid_at", false, 40, error);
     if (!paidAt)
         return std::nullopt;
-    if (members->contains("paid_at") && !isRfc3339(*paidAt)) {
-        *error = QStringLiteral(
-            "paid_at must be an RFC 3339 date-time such as 2026-12-02T09:00:00.123Z");
-        return std::nullopt;
-    }
-    // RFC 3339 allows times the log's DATETIME(3) cannot hold; stored as NULL they would lose
-    // the platform's time, by which reconciliation finds the payment.
-    if (members->contains("paid_at") && !platformPaidAt(QString::fromUtf8(*paidAt)).isValid()) {
-        *error =
-            paidAt->mid(17, 2) == "60"
-                ? QStringLiteral("paid_at is a leap second (:60), which the database cannot store")
-                : QStringLiteral("paid_at must be in the years 1000 to 9999 once converted to UTC, "
-                                 "which the database can store");
-        return std::nullopt;
+    if (members->contains("paid_at")) {
+        *error = paidAtProblem(*paidAt, "paid_at");
+        if (!error->isEmpty())
+            return std::nullopt;
     }
     request.paidAt = QString::fromUtf8(*paidAt);
     return request;

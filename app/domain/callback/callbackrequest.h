@@ -23,13 +23,22 @@ struct CallbackRequest
     WireFormat wire = WireFormat::Payops; // the format it arrived in
     QByteArray rawHeaders; // the platform's headers (platformHeaders), joinHeaders' form
 
-    bool isSuccess() const { return tradeStatus == QLatin1String("SUCCESS"); }
-    // Same payment content: what makes a resend a replay rather than a conflict (409).
+    // Whether the callback says the payment succeeded: SUCCESS, and for Alipay TRADE_SUCCESS
+    // or TRADE_FINISHED (the refund period over). successSql() is the same test in SQL.
+    bool isSuccess() const;
+    static QString successSql();
+    // Same payment content: what makes a resend a replay rather than a conflict (409). Decoded
+    // fields, never the raw body: WeChat Pay encrypts each resend afresh. Two success statuses
+    // are the same (Alipay's TRADE_FINISHED after TRADE_SUCCESS is the same payment).
     bool sameContentAs(const CallbackRequest &other) const;
 
     // Parses and validates a body, strictly (strictjson.h). On failure returns nullopt and
     // sets *error to a reason that is safe to send back to the platform.
     static std::optional<CallbackRequest> parse(const QByteArray &body, QString *error);
 };
+
+// Why a platform's payment time, in the field `field`, cannot be stored as paid_at: not RFC 3339,
+// a leap second, or a year outside DATETIME's once in UTC. Empty when it can.
+QString paidAtProblem(const QByteArray &paidAt, const char *field);
 
 } // namespace payops

@@ -83,31 +83,38 @@ const char *describe(SignatureCheck check)
 
 QString readSecretFile(const QString &path, QByteArray *secret)
 {
-    constexpr qint64 kLargestSecret = 64 * 1024;
     if (path.isEmpty())
         return Signature::tr("--secret-file is required");
+    QByteArray content;
+    const QString error = readPrivateFile(path, Signature::tr("the secret file"), &content);
+    if (error.isEmpty())
+        *secret = content.trimmed();
+    return error;
+}
+
+QString readPrivateFile(const QString &path, const QString &kind, QByteArray *content)
+{
+    constexpr qint64 kLargest = 64 * 1024;
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return Signature::tr("cannot read the secret file %1: %2").arg(path, file.errorString());
-    // Anyone who reads the secret can sign a callback that pays an order; refused as ssh
-    // refuses a private key others can read. Checked on the open file, not on its name.
+        return Signature::tr("cannot read %1 %2: %3").arg(kind, path, file.errorString());
+    // Anyone who reads the secret can sign a callback that pays an order, and anyone who can
+    // change a platform's key file can put their own key in it; refused as ssh refuses a
+    // private key others can read. Checked on the open file, not on its name.
     struct stat info
     {
     };
     if (::fstat(file.handle(), &info) != 0)
-        return Signature::tr("cannot read the secret file %1: %2")
-            .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        return Signature::tr("cannot read %1 %2: %3")
+            .arg(kind, path, QString::fromLocal8Bit(std::strerror(errno)));
     if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0)
-        return Signature::
-            tr("the secret file %1 is open to other users (mode %2): make it readable by its owner "
-               "only (chmod 600 %1)")
-                .arg(path,
-                     QString::number(info.st_mode & 07777, 8).rightJustified(4, QLatin1Char('0')));
-    const QByteArray content = file.read(kLargestSecret + 1);
-    if (content.size() > kLargestSecret)
-        return Signature::tr("the secret file %1 is larger than 64 KiB: is it the right file?")
-            .arg(path);
-    *secret = content.trimmed();
+        return Signature::tr("%1 %2 is open to other users (mode %3): make it readable by its "
+                             "owner only (chmod 600 %2)")
+            .arg(kind, path,
+                 QString::number(info.st_mode & 07777, 8).rightJustified(4, QLatin1Char('0')));
+    *content = file.read(kLargest + 1);
+    if (content->size() > kLargest)
+        return Signature::tr("%1 %2 is larger than 64 KiB: is it the right file?").arg(kind, path);
     return {};
 }
 

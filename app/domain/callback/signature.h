@@ -24,4 +24,9 @@ const char *describe(SignatureCheck check);
 // ssh refuses for a private key), or it is larger than a secret can be (64 KiB).
 QString readSecretFile(const QString &path, QByteArray *secret);
 
+// Reads a file only its owner may use, untrimmed: the secret's and the platforms' keys. Returns
+// an empty string, or one sentence naming the file as `kind` ("the secret file") when it cannot
+// be read, other users may use it, or it is larger than 64 KiB.
+QString readPrivateFile(const QString &path, const QString &kind, QByteArray *content);
+
 } // namespace payops

@@ -123,9 +123,14 @@ private:
         if (atEnd())
             return fail("unexpected end");
         switch (m_data[m_pos]) {
-        case '{':
+        case '{': {
             out->kind = Kind::Object;
-            return object(depth, members);
+            const qsizetype start = m_pos;
+            if (!object(depth, members))
+                return false;
+            out->text = QByteArray(m_data + start, m_pos - start);
+            return true;
+        }
         case '[':
             out->kind = Kind::Array;
             return array(depth);

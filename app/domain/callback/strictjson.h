@@ -19,7 +19,9 @@ enum class Kind { Null, Bool, Number, String, Object, Array };
 struct Value
 {
     Kind kind = Kind::Null;
-    QByteArray text; // String: decoded UTF-8; Number: as written; otherwise empty
+    // String: decoded UTF-8; Number and Object: as written (parseObject reads a nested
+    // object's members); otherwise empty
+    QByteArray text;
 };
 
 // The members of the top-level object, by decoded key.

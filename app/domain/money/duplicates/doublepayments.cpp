@@ -10,10 +10,11 @@ namespace {
 
 // The REJECTED rows that are second payments: a SUCCESS the CAS refused because another pay_no
 // had already paid the order. `<=>` so that an order without a recorded pay_no still counts.
+// Only a success is ever refused order_already_paid, whatever its platform calls it (Alipay's
+// TRADE_SUCCESS, TRADE_FINISHED), so the reason alone says it.
 constexpr auto kSecondPayments =
     "FROM pay_callback_log c FORCE INDEX (idx_callback_status) JOIN orders o ON o.id = c.order_id "
-    "WHERE c.status = 'REJECTED' AND c.reason = 'order_already_paid' AND c.trade_status = "
-    "'SUCCESS' "
+    "WHERE c.status = 'REJECTED' AND c.reason = 'order_already_paid' "
     "AND NOT (o.pay_no <=> c.pay_no)";
 
 } // namespace

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "callbackanswer.h"
+#include "callbackrequest.h"
+#include "channel.h"
+
+#include <QByteArray>
+
+#include <functional>
+#include <optional>
+#include <variant>
+
+namespace payops {
+
+// What the platforms' notifications (wechatpay.h, alipay.h) share on their way in.
+
+// A request header by name, case-insensitively; empty when absent.
+using HeaderLookup = std::function<QByteArray(const char *name)>;
+
+// A notification admitted as the pipeline's callback, or the refusal to answer: 401 when it is
+// not the platform's (signature, key, time, decryption), 400 when its content is wrong.
+using Admission = std::variant<CallbackRequest, CallbackAnswer>;
+
+CallbackAnswer unauthorized(const QString &reason);
+CallbackAnswer invalid(const QString &reason);
+
+// The platform's headers of `format` present in the request, as pay_callback_log.raw_headers
+// keeps them (joinHeaders).
+QByteArray capturedHeaders(WireFormat format, const HeaderLookup &header);
+
+// A payops order id from the merchant's order number the platform sends back (out_trade_no):
+// decimal digits only, 1 to the largest BIGINT; nullopt otherwise.
+std::optional<qint64> orderIdFrom(const QByteArray &outTradeNo);
+
+// *error, naming `field`, when `value` is not 1 to maxLength characters of UTF-8.
+bool checkLength(const QByteArray &value, const char *field, int maxLength, QString *error);
+
+} // namespace payops

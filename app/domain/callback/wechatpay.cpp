@@ -1,0 +1,180 @@
+#include "wechatpay.h"
+
+#include "signature.h"
+#include "strictjson.h"
+
+namespace payops {
+namespace {
+
+using strictjson::Kind;
+using strictjson::Members;
+
+// The member `name` of `members` (inside `where`, for the message) if it has `kind`; nullptr,
+// with *error, when it is absent or another kind.
+const strictjson::Value *member(const Members &members, const char *where, const char *name,
+                                Kind kind, QString *error)
+{
+    const auto found = members.constFind(QByteArray(name));
+    if (found != members.cend() && found->kind == kind)
+        return &*found;
+    const char *what = kind == Kind::String   ? "a string"
+                       : kind == Kind::Number ? "a number"
+                                              : "an object";
+    *error = QStringLiteral("%1%2 must be %3")
+                 .arg(QLatin1String(where), QLatin1String(name), QLatin1String(what));
+    return nullptr;
+}
+
+// The notification's resource, decrypted: the transaction as JSON text.
+std::variant<QByteArray, CallbackAnswer> openResource(const WechatPayKeys &keys,
+                                                      const QByteArray &body)
+{
+    QString error;
+    const auto outer = strictjson::parseObject(body, &error);
+    if (!outer)
+        return invalid(error);
+    const auto *resourceValue = member(*outer, "", "resource", Kind::Object, &error);
+    if (!resourceValue)
+        return invalid(error);
+    const auto resource = strictjson::parseObject(resourceValue->text, &error);
+    if (!resource)
+        return invalid(error);
+    const auto *algorithm = member(*resource, "resource.", "algorithm", Kind::String, &error);
+    const auto *ciphertext =
+        algorithm ? member(*resource, "resource.", "ciphertext", Kind::String, &error) : nullptr;
+    const auto *nonce =
+        ciphertext ? member(*resource, "resource.", "nonce", Kind::String, &error) : nullptr;
+    if (!nonce)
+        return invalid(error);
+    if (algorithm->text != "AEAD_AES_256_GCM")
+        return invalid(QStringLiteral("resource.algorithm must be AEAD_AES_256_GCM"));
+    const auto associated = resource->constFind("associated_data");
+    const QByteArray associatedData =
+        associated == resource->cend() ? QByteArray() : associated->text;
+    const auto sealed =
+        QByteArray::fromBase64Encoding(ciphertext->text, QByteArray::AbortOnBase64DecodingErrors);
+    if (!sealed)
+        return invalid(QStringLiteral("resource.ciphertext is not base64"));
+    // The platform's signature covered the body, so a resource that does not open was sealed
+    // with another APIv3 key, or by someone else: not the platform's either way.
+    const auto plain = openAes256Gcm(keys.apiV3Key, nonce->text, associatedData, *sealed);
+    if (!plain)
+        return unauthorized(QStringLiteral(
+            "resource does not decrypt with the APIv3 key (AEAD_AES_256_GCM tag mismatch)"));
+    return *plain;
+}
+
+// The decrypted transaction as the pipeline's callback.
+std::variant<CallbackRequest, CallbackAnswer> readTransaction(const WechatPayKeys &keys,
+                                                              const QByteArray &transaction)
+{
+    QString error;
+    const auto members = strictjson::parseObject(transaction, &error);
+    if (!members)
+        return invalid(QStringLiteral("decrypted resource: ") + error);
+    const char *where = "resource.";
+    const auto *mchid = member(*members, where, "mchid", Kind::String, &error);
+    const auto *appid = mchid ? member(*members, where, "appid", Kind::String, &error) : nullptr;
+    const auto *transactionId =
+        appid ? member(*members, where, "transaction_id", Kind::String, &error) : nullptr;
+    const auto *outTradeNo =
+        transactionId ? member(*members, where, "out_trade_no", Kind::String, &error) : nullptr;
+    const auto *tradeState =
+        outTradeNo ? member(*members, where, "trade_state", Kind::String, &error) : nullptr;
+    const auto *amountValue =
+        tradeState ? member(*members, where, "amount", Kind::Object, &error) : nullptr;
+    if (!amountValue)
+        return invalid(error);
+    if (mchid->text != keys.mchid)
+        return invalid(QStringLiteral("mchid is not this merchant's (--wechatpay-mchid)"));
+    if (appid->text != keys.appid)
+        return invalid(QStringLiteral("appid is not this merchant's app (--wechatpay-appid)"));
+
+    CallbackRequest request;
+    if (!checkLength(transactionId->text, "transaction_id", 64, &error) ||
+        !checkLength(tradeState->text, "trade_state", 32, &error))
+        return invalid(error);
+    request.payNo = transactionId->text;
+    request.tradeStatus = QString::fromUtf8(tradeState->text);
+    const auto orderId = orderIdFrom(outTradeNo->text);
+    if (!orderId)
+        return invalid(QStringLiteral("out_trade_no must be a payops order id (a positive "
+                                      "integer without sign or leading zero)"));
+    request.orderId = *orderId;
+
+    const auto amount = strictjson::parseObject(amountValue->text, &error);
+    if (!amount)
+        return invalid(error);
+    const auto *total = member(*amount, "resource.amount.", "total", Kind::Number, &error);
+    const auto *currency =
+        total ? member(*amount, "resource.amount.", "currency", Kind::String, &error) : nullptr;
+    if (!currency)
+        return invalid(error);
+    const auto fen = strictjson::integerValue(total->text);
+    if (!fen || *fen < 0)
+        return invalid(QStringLiteral("amount.total must be an integer number of fen, 0 or more"));
+    request.amountFen = *fen;
+    if (currency->text.size() != 3)
+        return invalid(QStringLiteral("amount.currency must be three letters"));
+    request.currency = QString::fromUtf8(currency->text).toUpper();
+
+    const auto successTime = members->constFind("success_time");
+    if (successTime != members->cend()) {
+        const QString problem = paidAtProblem(successTime->text, "success_time");
+        if (successTime->kind != Kind::String || !problem.isEmpty())
+            return invalid(problem.isEmpty() ? QStringLiteral("success_time must be a string")
+                                             : problem);
+        request.paidAt = QString::fromUtf8(successTime->text);
+    }
+    return request;
+}
+
+} // namespace
+
+bool WechatPayKeys::configured() const
+{
+    return !mchid.isEmpty() && !appid.isEmpty() && apiV3Key.size() == 32 && !platformKeys.isEmpty();
+}
+
+Admission admitWechatPay(const WechatPayKeys &keys, const HeaderLookup &header,
+                         const QByteArray &body, qint64 nowSeconds)
+{
+    const QByteArray serial = header("Wechatpay-Serial").trimmed();
+    const QByteArray signature = header("Wechatpay-Signature").trimmed();
+    const QByteArray timestamp = header("Wechatpay-Timestamp").trimmed();
+    const QByteArray nonce = header("Wechatpay-Nonce").trimmed();
+    if (serial.isEmpty() || signature.isEmpty() || timestamp.isEmpty() || nonce.isEmpty())
+        return unauthorized(QStringLiteral("Wechatpay-Serial, Wechatpay-Signature, "
+                                           "Wechatpay-Timestamp and Wechatpay-Nonce are required"));
+    const QByteArray type = header("Wechatpay-Signature-Type").trimmed();
+    if (!type.isEmpty() && type != "WECHATPAY2-SHA256-RSA2048")
+        return unauthorized(
+            QStringLiteral("Wechatpay-Signature-Type must be WECHATPAY2-SHA256-RSA2048"));
+    const auto key = keys.platformKeys.constFind(serial);
+    if (key == keys.platformKeys.cend())
+        return unauthorized(QStringLiteral(
+            "Wechatpay-Serial names no configured platform key (--wechatpay-platform-key)"));
+    bool ok = false;
+    const qint64 seconds = timestamp.toLongLong(&ok);
+    if (!ok || seconds < nowSeconds - kSignatureToleranceSeconds ||
+        seconds > nowSeconds + kSignatureToleranceSeconds)
+        return unauthorized(QStringLiteral("Wechatpay-Timestamp outside the 300 s tolerance"));
+    const auto decoded =
+        QByteArray::fromBase64Encoding(signature, QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || !key->verifySha256(timestamp + '\n' + nonce + '\n' + body + '\n', *decoded))
+        return unauthorized(QStringLiteral("Wechatpay-Signature does not match"));
+
+    const auto opened = openResource(keys, body);
+    if (const auto *refusal = std::get_if<CallbackAnswer>(&opened))
+        return *refusal;
+    auto read = readTransaction(keys, std::get<QByteArray>(opened));
+    if (auto *request = std::get_if<CallbackRequest>(&read)) {
+        request->channel = QStringLiteral("wechat"); // the statement readers' name
+        request->wire = WireFormat::WechatPay;
+        request->rawBody = body;
+        request->rawHeaders = capturedHeaders(WireFormat::WechatPay, header);
+    }
+    return read;
+}
+
+} // namespace payops

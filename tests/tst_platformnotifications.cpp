@@ -1,0 +1,309 @@
+#include "domain/callback/alipay.h"
+#include "domain/callback/wechatpay.h"
+#include "testmain.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace payops;
+
+namespace {
+
+// Vectors made by tests/data/platforms/make-vectors with openssl and Python, never by payops.
+QByteArray vector(const char *name)
+{
+    QFile file(QStringLiteral(PAYOPS_PLATFORM_VECTORS "/") + QLatin1String(name));
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(file.fileName()));
+    return file.readAll();
+}
+
+RsaPublicKey publicKey(const char *name)
+{
+    QString error;
+    const auto key = RsaPublicKey::fromPem(vector(name), &error);
+    if (!key)
+        qFatal("%s: %s", name, qPrintable(error));
+    return *key;
+}
+
+// What a refusal case changes in a vector or the keys.
+enum class Change { None, Later, OtherSerial, BodyByte, OtherMchid, OtherAppid, OtherApiV3Key };
+
+constexpr qint64 kSignedAt = 1796500000; // the vectors' Wechatpay-Timestamp
+const QByteArray kSerial = "5157F09EFDC096DE15EBE81A47057A72";
+
+WechatPayKeys wechatKeys()
+{
+    WechatPayKeys keys;
+    keys.mchid = "1900000109";
+    keys.appid = "wxd678efh567hg6787";
+    keys.apiV3Key = vector("apiv3.key");
+    keys.platformKeys.insert(kSerial, publicKey("wechat.pub.pem"));
+    return keys;
+}
+
+AlipayKeys alipayKeys()
+{
+    AlipayKeys keys;
+    keys.appId = "2021000000000001";
+    keys.publicKey = publicKey("alipay.pub.pem");
+    return keys;
+}
+
+struct Notification
+{
+    QByteArray body;
+    QHash<QByteArray, QByteArray> headers; // by lower-case name, as HTTP compares them
+};
+
+Notification wechatVector(const char *name)
+{
+    const QJsonObject made = QJsonDocument::fromJson(vector(name)).object();
+    Notification notification{made.value(QStringLiteral("body")).toString().toUtf8(), {}};
+    const QJsonObject headers = made.value(QStringLiteral("headers")).toObject();
+    for (auto it = headers.begin(); it != headers.end(); ++it)
+        notification.headers.insert(it.key().toUtf8().toLower(), it.value().toString().toUtf8());
+    return notification;
+}
+
+HeaderLookup lookup(const QHash<QByteArray, QByteArray> &headers)
+{
+    return [headers](const char *name) { return headers.value(QByteArray(name).toLower()); };
+}
+
+Admission admitWechat(const Notification &notification, const WechatPayKeys &keys = wechatKeys(),
+                      qint64 now = kSignedAt)
+{
+    return admitWechatPay(keys, lookup(notification.headers), notification.body, now);
+}
+
+// The refusal's status and message; 0 when admitted.
+std::pair<int, QString> refusal(const Admission &admission)
+{
+    const auto *answer = std::get_if<CallbackAnswer>(&admission);
+    if (!answer)
+        return {0, {}};
+    return {
+        answer->httpStatus,
+        QJsonDocument::fromJson(answer->body).object().value(QStringLiteral("message")).toString()};
+}
+
+// The decoded fields, in one line for one comparison.
+QString fields(const CallbackRequest &request)
+{
+    return QStringList{QString::fromUtf8(request.payNo),
+                       QString::number(request.orderId),
+                       QString::number(request.amountFen),
+                       request.currency,
+                       request.tradeStatus,
+                       request.paidAt,
+                       request.channel,
+                       QLatin1String(wireFormatName(request.wire))}
+        .join(QLatin1Char(' '));
+}
+
+} // namespace
+
+// The platforms' notifications as the domain admits them, against vectors made independently.
+class TestPlatformNotifications final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void wechatPayIsDecryptedAndRead()
+    {
+        const Notification notification = wechatVector("wechat.json");
+        const Admission admission = admitWechat(notification);
+        QVERIFY2(std::holds_alternative<CallbackRequest>(admission),
+                 qPrintable(refusal(admission).second));
+        const auto &request = std::get<CallbackRequest>(admission);
+        QCOMPARE(fields(request), QStringLiteral("4200000001202612020001 1001 9900 CNY SUCCESS "
+                                                 "2026-12-02T17:00:00+08:00 wechat wechatpay"));
+        QVERIFY(request.isSuccess());
+        QCOMPARE(request.rawBody, notification.body);
+        QVERIFY2(request.rawHeaders.contains("Wechatpay-Serial: " + kSerial),
+                 request.rawHeaders.constData());
+        QVERIFY(request.rawHeaders.contains("Wechatpay-Nonce: 593BEC0C930BF1AFEB40B4A08C8FB242"));
+    }
+
+    void wechatPayRefusals_data()
+    {
+        QTest::addColumn<QString>("vector");
+        QTest::addColumn<int>("change"); // what differs from the vector as made
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("message");
+        const QString good = QStringLiteral("wechat.json");
+        QTest::newRow("301 s later")
+            << good << int(Change::Later) << 401 << QStringLiteral("300 s");
+        QTest::newRow("serial not configured") << good << int(Change::OtherSerial) << 401
+                                               << QStringLiteral("no configured platform key");
+        QTest::newRow("a byte of the body changed")
+            << good << int(Change::BodyByte) << 401 << QStringLiteral("does not match");
+        QTest::newRow("flipped ciphertext bit")
+            << QStringLiteral("wechat-flipped-ciphertext.json") << int(Change::None) << 401
+            << QStringLiteral("does not decrypt");
+        QTest::newRow("flipped tag bit")
+            << QStringLiteral("wechat-flipped-tag.json") << int(Change::None) << 401
+            << QStringLiteral("does not decrypt");
+        QTest::newRow("another merchant")
+            << good << int(Change::OtherMchid) << 400 << QStringLiteral("mchid");
+        QTest::newRow("another app")
+            << good << int(Change::OtherAppid) << 400 << QStringLiteral("appid");
+        QTest::newRow("another APIv3 key")
+            << good << int(Change::OtherApiV3Key) << 401 << QStringLiteral("does not decrypt");
+    }
+
+    void wechatPayRefusals()
+    {
+        QFETCH(QString, vector);
+        QFETCH(int, change);
+        QFETCH(int, status);
+        QFETCH(QString, message);
+        Notification notification = wechatVector(vector.toUtf8().constData());
+        WechatPayKeys keys = wechatKeys();
+        qint64 now = kSignedAt;
+        switch (Change(change)) {
+        case Change::None:
+            break;
+        case Change::Later:
+            now += 301;
+            break;
+        case Change::OtherSerial:
+            keys.platformKeys = {{"PUB_KEY_ID_OTHER", keys.platformKeys.value(kSerial)}};
+            break;
+        case Change::BodyByte:
+            notification.body.replace("TRANSACTION.SUCCESS", "TRANSACTION.SUCCESs");
+            break;
+        case Change::OtherMchid:
+            keys.mchid = "1900000999";
+            break;
+        case Change::OtherAppid:
+            keys.appid = "wx0000000000000000";
+            break;
+        case Change::OtherApiV3Key:
+            keys.apiV3Key = QByteArray(32, 'k');
+            break;
+        }
+        const auto [code, text] = refusal(admitWechat(notification, keys, now));
+        QCOMPARE(code, status);
+        QVERIFY2(text.contains(message), qPrintable(text));
+    }
+
+    void alipayIsVerifiedInItsCharset_data()
+    {
+        QTest::addColumn<QString>("vector");
+        QTest::newRow("utf-8") << QStringLiteral("alipay-utf8.form");
+        QTest::newRow("gbk") << QStringLiteral("alipay-gbk.form");
+    }
+
+    void alipayIsVerifiedInItsCharset()
+    {
+        QFETCH(QString, vector);
+        const QByteArray body = ::vector(vector.toUtf8().constData());
+        const Admission admission = admitAlipay(alipayKeys(), lookup({}), body);
+        QVERIFY2(std::holds_alternative<CallbackRequest>(admission),
+                 qPrintable(refusal(admission).second));
+        const auto &request = std::get<CallbackRequest>(admission);
+        QCOMPARE(fields(request), QStringLiteral("2026120222001 1001 8880 CNY TRADE_FINISHED "
+                                                 "2026-12-02T17:00:00+08:00 alipay alipay"));
+        QVERIFY(request.isSuccess());
+        QCOMPARE(request.rawBody, body);
+    }
+
+    void alipayRefusals()
+    {
+        const QByteArray gbk = vector("alipay-gbk.form");
+        QCOMPARE(
+            refusal(admitAlipay(alipayKeys(), lookup({}), vector("alipay-gbk-signed-utf8.form")))
+                .first,
+            401);
+        AlipayKeys otherApp = alipayKeys();
+        otherApp.appId = "2021000000000999";
+        QCOMPARE(refusal(admitAlipay(otherApp, lookup({}), gbk)).first, 400);
+        AlipayKeys otherKey = alipayKeys();
+        otherKey.publicKey = publicKey("wechat.pub.pem");
+        QCOMPARE(refusal(admitAlipay(otherKey, lookup({}), gbk)).first, 401);
+        QCOMPARE(refusal(admitAlipay(alipayKeys(), lookup({}),
+                                     QByteArray(gbk).replace("88.80", "88.81")))
+                     .first,
+                 401);
+        QCOMPARE(refusal(admitAlipay(alipayKeys(), lookup({}), gbk + "&extra=%G1")).first, 400);
+        QCOMPARE(refusal(admitAlipay(alipayKeys(), lookup({}), gbk + "&charset=utf-8")).first, 400);
+        QCOMPARE(refusal(admitAlipay(alipayKeys(), lookup({}),
+                                     QByteArray(gbk).replace("sign_type=RSA2", "sign_type=RSA")))
+                     .first,
+                 400);
+    }
+
+    void yuanToFenIsExact_data()
+    {
+        QTest::addColumn<QByteArray>("yuan");
+        QTest::addColumn<qint64>("fen"); // -1: refused
+        QTest::newRow("whole") << QByteArray("88") << qint64(8800);
+        QTest::newRow("one decimal") << QByteArray("88.8") << qint64(8880);
+        QTest::newRow("two decimals") << QByteArray("88.80") << qint64(8880);
+        QTest::newRow("a fen") << QByteArray("0.01") << qint64(1);
+        QTest::newRow("zero") << QByteArray("0") << qint64(0);
+        // 0.29 * 100 is 28.999999999999996 in binary floating point.
+        QTest::newRow("no floating point") << QByteArray("0.29") << qint64(29);
+        QTest::newRow("15 digits") << QByteArray("999999999999999.99") << qint64(99999999999999999);
+        QTest::newRow("three decimals") << QByteArray("1.005") << qint64(-1);
+        QTest::newRow("16 digits") << QByteArray("1000000000000000") << qint64(-1);
+        QTest::newRow("negative") << QByteArray("-1.00") << qint64(-1);
+        QTest::newRow("plus") << QByteArray("+1.00") << qint64(-1);
+        QTest::newRow("leading zero") << QByteArray("01.00") << qint64(-1);
+        QTest::newRow("trailing point") << QByteArray("1.") << qint64(-1);
+        QTest::newRow("leading point") << QByteArray(".5") << qint64(-1);
+        QTest::newRow("exponent") << QByteArray("1e2") << qint64(-1);
+        QTest::newRow("space") << QByteArray(" 1") << qint64(-1);
+        QTest::newRow("comma") << QByteArray("1,00") << qint64(-1);
+        QTest::newRow("empty") << QByteArray() << qint64(-1);
+    }
+
+    void yuanToFenIsExact()
+    {
+        QFETCH(QByteArray, yuan);
+        QFETCH(qint64, fen);
+        QCOMPARE(yuanToFen(yuan).value_or(-1), fen);
+    }
+
+    // Alipay's two success statuses pay, and one following the other is the same payment.
+    void alipaySuccessStatuses()
+    {
+        CallbackRequest success;
+        success.wire = WireFormat::Alipay;
+        success.tradeStatus = QStringLiteral("TRADE_SUCCESS");
+        CallbackRequest finished = success;
+        finished.tradeStatus = QStringLiteral("TRADE_FINISHED");
+        CallbackRequest waiting = success;
+        waiting.tradeStatus = QStringLiteral("WAIT_BUYER_PAY");
+        QVERIFY(success.isSuccess());
+        QVERIFY(finished.isSuccess());
+        QVERIFY(!waiting.isSuccess());
+        QVERIFY(success.sameContentAs(finished));
+        QVERIFY(!success.sameContentAs(waiting));
+        CallbackRequest payops = success; // SUCCESS is payops's and WeChat Pay's word, not Alipay's
+        payops.wire = WireFormat::Payops;
+        QVERIFY(!payops.isSuccess());
+    }
+
+    void keysMustBePublicRsa()
+    {
+        QString error;
+        QVERIFY(!RsaPublicKey::fromPem(
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", &error));
+        QVERIFY2(error.contains(QStringLiteral("no public key")), qPrintable(error));
+        // An Ed25519 key (RFC 8410's example) is a public key, but not RSA.
+        QVERIFY(
+            !RsaPublicKey::fromPem("-----BEGIN PUBLIC KEY-----\n"
+                                   "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n"
+                                   "-----END PUBLIC KEY-----\n",
+                                   &error));
+        QVERIFY2(error.contains(QStringLiteral("not an RSA key")), qPrintable(error));
+    }
+};
+
+PAYOPS_TEST_MAIN_CORE(TestPlatformNotifications)
+#include "tst_platformnotifications.moc"
