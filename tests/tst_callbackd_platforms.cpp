@@ -192,7 +192,8 @@ private Q_SLOTS:
     }
 
     // An Alipay notice (WAIT_BUYER_PAY) is recorded and pays nothing; its TRADE_SUCCESS pays;
-    // the TRADE_FINISHED Alipay sends when the refund period ends is the same payment, a replay.
+    // the TRADE_FINISHED Alipay sends when the refund period ends is the same payment, a replay;
+    // its TRADE_CLOSED after a full refund is taken and stores nothing.
     void alipayNoticeThenSuccessThenFinished()
     {
         const auto send = [this](const QString &status) {
@@ -224,6 +225,24 @@ private Q_SLOTS:
         QCOMPARE(result.status, 200);
         QCOMPARE(result.body, QByteArray("success"));
         QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
+
+        // TRADE_CLOSED once the paid trade is refunded in full: taken, so that Alipay stops
+        // resending it, and nothing changes. Another amount is still a conflict.
+        result = send(QStringLiteral("TRADE_CLOSED"));
+        QCOMPARE(result.status, 200);
+        QCOMPARE(result.body, QByteArray("success"));
+        QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
+        QCOMPARE(text("SELECT outcome FROM callback_trace WHERE pay_no = '2026120222001' "
+                      "ORDER BY id DESC LIMIT 1"),
+                 QStringLiteral("ignored"));
+        result = test::postTo(m_service->port(), kAlipayPath,
+                              m_kit->alipay(test::alipayTrade(QStringLiteral("2026120222001"),
+                                                              QStringLiteral("1004"),
+                                                              QStringLiteral("98.00"),
+                                                              QStringLiteral("TRADE_CLOSED"))),
+                              {}, kForm);
+        QCOMPARE(result.status, 409);
+        QCOMPARE(result.body, QByteArray("fail"));
     }
 
     // A GBK form with a Chinese subject verifies over its GBK bytes, and its row keeps those

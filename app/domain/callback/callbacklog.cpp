@@ -105,6 +105,13 @@ std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
     successor.channel = request.channel;
     if (!stored.content.isSuccess() && request.isSuccess() && successor.sameContentAs(request))
         return std::nullopt;
+    // A notice after the payment, of the same payment (Alipay's TRADE_CLOSED once a paid trade
+    // is refunded in full): nothing payops keeps changes, so it is taken and not stored. A 409
+    // would have the platform resend it for a day, each time counted as a conflict.
+    if (stored.content.isSuccess() && !request.isSuccess() && successor.sameContentAs(request))
+        return CallbackAnswer::success(Outcome::Ignored,
+                                       QStringLiteral("notice after payment: ") +
+                                           request.tradeStatus);
     return CallbackAnswer::failure(
         409, Outcome::Conflict, QStringLiteral("pay_no already received with different content"));
 }

@@ -32,6 +32,8 @@ StoredCallback storedCallback(const QSqlQuery &query);
 // The answer a resend of a stored callback gets: the first answer again when the content is
 // the same, 409 when it differs. nullopt when the resend supersedes the stored one: a
 // SUCCESS following a recorded non-SUCCESS notice of the same payment (e.g. WAIT_BUYER_PAY).
+// A notice following a stored success of the same payment (TRADE_CLOSED after a full refund)
+// is answered as ignored, and nothing is stored.
 std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
                                               const CallbackRequest &request);
 
