@@ -18,7 +18,8 @@ QList<RecordedCallback> loadPage(const QSqlDatabase &db, const QString &status, 
         db::exec(db,
                  QStringLiteral("SELECT c.id, c.pay_no, c.order_id, c.amount_fen, c.currency, "
                                 "c.trade_status, c.instance, "
-                                "CAST(c.created_at AS CHAR), c.raw_body, o.status FROM "
+                                "CAST(c.created_at AS CHAR), c.raw_body, o.status, "
+                                "c.wire_format, c.raw_headers FROM "
                                 "pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id "
                                 "WHERE c.status = ? AND c.id > ? ORDER BY c.id LIMIT %1")
                      .arg(limit),
@@ -36,6 +37,8 @@ QList<RecordedCallback> loadPage(const QSqlDatabase &db, const QString &status, 
         row.receivedMicros = microsFromSql(query.value(7));
         row.rawBody = query.value(8).toByteArray();
         row.orderStatus = query.value(9).toString();
+        row.wireFormat = query.value(10).toString();
+        row.rawHeaders = query.value(11).toByteArray();
         rows << row;
     }
     return rows;

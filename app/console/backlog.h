@@ -29,6 +29,9 @@ struct RecordedCallback
     qint64 receivedMicros = 0;
     QByteArray rawBody;  // byte for byte as the platform sent it
     QString orderStatus; // unmatched ones: the order's status now, empty while it does not exist
+    // The format it came in (payops, wechatpay, alipay) and the platform's headers.
+    QString wireFormat;
+    QByteArray rawHeaders;
 };
 
 struct BacklogSummary

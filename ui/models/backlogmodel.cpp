@@ -25,6 +25,10 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
         return row.rawBody;
     if (role == OrderIdRole)
         return row.orderId;
+    if (role == WireFormatRole)
+        return row.wireFormat;
+    if (role == RawHeadersRole)
+        return row.rawHeaders;
     if (role == Qt::TextAlignmentRole && index.column() == AmountColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == OrderNowColumn)

@@ -25,7 +25,7 @@ public:
         OrderNowColumn,
         NUM_COLUMNS
     };
-    enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole };
+    enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole, WireFormatRole, RawHeadersRole };
 
     BacklogModel(console::Worker *worker, DrainSource source, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(BacklogModel)

@@ -6,16 +6,15 @@
 #include "models/backlogmodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
+#include "widgets/receivedcallbackview.h"
 #include "widgets/switchcontrol.h"
 
 #include <QCoreApplication>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -109,20 +108,11 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_lists->addTab(m_table, tr("Recorded"));
     m_lists->addTab(m_unmatchedTable, tr("Unmatched"));
     connect(m_lists, &QTabWidget::currentChanged, this, &BacklogPage::showBody);
-    auto *bodyPane = new QWidget(this);
-    auto *bodyLayout = new QVBoxLayout(bodyPane);
-    bodyLayout->setContentsMargins(0, 6, 0, 0);
-    m_bodyTitle = new QLabel(tr("Select a callback for its raw body."), bodyPane);
-    m_bodyTitle->setObjectName(QStringLiteral("bodyTitle"));
-    m_body = new QPlainTextEdit(bodyPane);
-    m_body->setObjectName(QStringLiteral("rawBody"));
-    m_body->setReadOnly(true);
-    m_body->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    bodyLayout->addWidget(m_bodyTitle);
-    bodyLayout->addWidget(m_body, 1);
+    m_received = new ReceivedCallbackView(this);
+    m_received->showNothing(tr("Select a callback for its raw body."));
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_lists);
-    splitter->addWidget(bodyPane);
+    splitter->addWidget(m_received);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
@@ -424,19 +414,13 @@ void BacklogPage::showBody()
     const auto *table = qobject_cast<QTableView *>(m_lists->currentWidget());
     const QModelIndex current = table ? table->selectionModel()->currentIndex() : QModelIndex();
     if (!current.isValid()) {
-        m_bodyTitle->setText(tr("Select a callback for its raw body."));
-        m_body->clear();
+        m_received->showNothing(tr("Select a callback for its raw body."));
         return;
     }
-    const QByteArray body = current.data(BacklogModel::RawBodyRole).toByteArray();
-    const QString text = QString::fromUtf8(body);
-    // The endpoint records only valid JSON, but a row edited by hand need not be UTF-8.
-    const bool exact = text.toUtf8() == body;
-    m_bodyTitle->setText(
-        tr("Raw body of callback %1, as received (%n byte(s))%2:", nullptr, int(body.size()))
-            .arg(current.siblingAtColumn(BacklogModel::IdColumn).data().toString(),
-                 exact ? QString() : tr("; not valid UTF-8, undecodable bytes shown as \uFFFD")));
-    m_body->setPlainText(text);
+    m_received->showCallback(current.siblingAtColumn(BacklogModel::IdColumn).data().toLongLong(),
+                             current.data(BacklogModel::WireFormatRole).toString(),
+                             current.data(BacklogModel::RawHeadersRole).toByteArray(),
+                             current.data(BacklogModel::RawBodyRole).toByteArray());
 }
 
 } // namespace payops

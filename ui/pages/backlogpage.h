@@ -8,7 +8,6 @@
 #include <memory>
 
 class QLabel;
-class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
@@ -17,9 +16,10 @@ class QTableView;
 namespace payops {
 
 class BacklogModel;
+class ReceivedCallbackView;
 class SwitchControl;
 
-// The callbacks waiting in pay_callback_log, oldest first, each with its raw body: those
+// The callbacks waiting in pay_callback_log, oldest first, each as the platform sent it: those
 // recorded while the endpoint was in RECORD_ONLY mode, with "Process backlog" (the drain of
 // `payops drain`), and those that arrived before their order (UNMATCHED), a finding with
 // "Apply matched callbacks" (`payops drain --unmatched`). Both drains show progress and stop
@@ -76,8 +76,7 @@ private:
     QTableView *m_unmatchedTable = nullptr;
     BacklogModel *m_model = nullptr;
     BacklogModel *m_unmatchedModel = nullptr;
-    QLabel *m_bodyTitle = nullptr;
-    QPlainTextEdit *m_body = nullptr;
+    ReceivedCallbackView *m_received = nullptr;
 };
 
 } // namespace payops

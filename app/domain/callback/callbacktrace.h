@@ -26,6 +26,11 @@ struct CallbackTrace
     qint64 responded = 0;
     QString outcome;
     int httpStatus = 0;
+    // A gateway's delivery: when it forwarded the callback to the upstream, when the upstream
+    // answered and with what HTTP status (0: no answer). 0 times: not forwarded.
+    qint64 forwarded = 0;
+    qint64 upstreamAnswered = 0;
+    int upstreamStatus = 0;
 
     // The incident's defect: whoever takes the lock next reads uncommitted state.
     bool releasedBeforeCommit() const
