@@ -1,11 +1,14 @@
 // The console core's jobs, run without a window: what a screen submits to its console::Worker
 // and what comes back. The screens only show these results; what they mean is checked here.
 
+#include "gatewayrows.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
 #include "console/account.h"
 #include "console/audit.h"
+#include "console/instances.h"
+#include "console/orderevidence.h"
 #include "console/reconciliationview.h"
 #include "console/worker.h"
 #include "db/connection.h"
@@ -20,10 +23,10 @@ using namespace payops;
 
 namespace {
 
-void migrate(const Dsn &dsn)
+void migrate(const Dsn &dsn, db::SchemaLevel level = db::SchemaLevel::Current)
 {
     db::Connection connection(dsn, QStringLiteral("t"));
-    db::Migrator(connection, checkMigrationRequirement).migrate(db::SchemaLevel::Current, false);
+    db::Migrator(connection, checkMigrationRequirement).migrate(level, false);
 }
 
 QString statementFile(const QString &name)
@@ -38,6 +41,22 @@ template <typename Result> Result run(const Dsn &dsn, const console::Job<Result>
     return job(connection.database());
 }
 
+// One database as root, who writes the rows a test reads, and as an account holding only
+// payops_operator, the role of the ops staff who read them.
+struct OperatorOn
+{
+    OperatorOn(const Dsn &server, const QString &database)
+        : root(server)
+        , asOperator(account.dsnFor(database))
+    {
+        root.database = database;
+    }
+
+    test::ScratchAccount account{QStringLiteral("payops_operator")};
+    Dsn root;
+    Dsn asOperator;
+};
+
 } // namespace
 
 class TestConsoleJobs final : public QObject
@@ -45,7 +64,111 @@ class TestConsoleJobs final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() { migrate(m_db.dsn()); }
+    void initTestCase()
+    {
+        migrate(m_db.dsn());
+        migrate(m_legacy.dsn(), db::SchemaLevel::Legacy);
+    }
+
+    // The instances page's job, as the operator who watches it: each instance's mode, and a
+    // gateway's upstream with its health and how long ago it was checked.
+    void instancesSayEachGatewaysUpstream_data() { schemaLevels(); }
+    void instancesSayEachGatewaysUpstream()
+    {
+        QFETCH(QString, database);
+        const OperatorOn on(m_db.dsn(), database);
+        const Dsn &root = on.root;
+        const Dsn &dsn = on.asOperator;
+        test::insertGatewayInstances(root);
+        const console::InstanceList list = run(dsn, console::jobOf(console::loadInstances));
+        test::deleteGatewayInstances(root);
+        QCOMPARE(list.rows.size(), 3);
+        const console::InstanceRow &a = list.rows.at(0);
+        const console::InstanceRow &b = list.rows.at(1);
+        const console::InstanceRow &handler = list.rows.at(2);
+        QCOMPARE(a.id, QStringLiteral("gateway-a"));
+        QVERIFY(a.isGateway() && b.isGateway() && !handler.isGateway());
+        QCOMPARE(handler.mode, QStringLiteral("handler"));
+        QCOMPARE(a.upstream, test::gatewayUpstream());
+        QCOMPARE(a.upstreamState, QStringLiteral("ok"));
+        QCOMPARE(b.upstreamState, QStringLiteral("failing"));
+        // By the server's clock, from when it was checked: 2 s and 40 s, and a moment more.
+        QVERIFY2(a.secondsSinceUpstreamCheck >= 2 && a.secondsSinceUpstreamCheck < 10,
+                 qPrintable(QString::number(a.secondsSinceUpstreamCheck)));
+        QVERIFY2(b.secondsSinceUpstreamCheck >= 40 && b.secondsSinceUpstreamCheck < 48,
+                 qPrintable(QString::number(b.secondsSinceUpstreamCheck)));
+        QCOMPARE(handler.upstream, QString());
+        QCOMPARE(handler.upstreamState, QString());
+        QCOMPARE(handler.secondsSinceUpstreamCheck, -1);
+    }
+
+    // An order's evidence, as the operator reads it: each delivery with its forward and the
+    // upstream's answer, and the callback as WeChat Pay sent it, headers and ciphertext body.
+    void evidenceShowsEachDeliverysForward_data() { schemaLevels(); }
+    void evidenceShowsEachDeliverysForward()
+    {
+        QFETCH(QString, database);
+        const OperatorOn on(m_db.dsn(), database);
+        const Dsn &root = on.root;
+        const Dsn &dsn = on.asOperator;
+        const test::ForwardedPayment payment = test::insertForwardedPayment(root);
+        const console::OrderEvidence evidence =
+            run(dsn, console::jobOf(console::loadOrderEvidence, payment.orderId));
+        QVERIFY(evidence.found);
+        QCOMPARE(evidence.traces.size(), 3);
+        const CallbackTrace &failed = evidence.traces.at(0);
+        const CallbackTrace &forwarded = evidence.traces.at(1);
+        const CallbackTrace &replayed = evidence.traces.at(2);
+        QCOMPARE(failed.instance, QStringLiteral("gateway-a"));
+        QCOMPARE(failed.upstreamStatus, 503);
+        QCOMPARE(failed.upstreamAnswered - failed.forwarded, 38'500); // µs
+        QCOMPARE(forwarded.instance, QStringLiteral("gateway-b"));
+        QCOMPARE(forwarded.upstreamStatus, 200);
+        QCOMPARE(forwarded.forwarded - failed.forwarded, 15'000'500);
+        QVERIFY(forwarded.upstreamAnswered > forwarded.forwarded);
+        // The duplicate got the stored answer: no forward, no answer from the upstream.
+        QCOMPARE(replayed.forwarded, 0);
+        QCOMPARE(replayed.upstreamAnswered, 0);
+        QCOMPARE(replayed.upstreamStatus, 0);
+        QCOMPARE(evidence.findings, QStringList());
+
+        QCOMPARE(evidence.callbacks.size(), 1);
+        const console::EvidenceCallback &callback = evidence.callbacks.first();
+        QCOMPARE(callback.id, payment.callbackId);
+        QCOMPARE(callback.wireFormat, QStringLiteral("wechatpay"));
+        QCOMPARE(callback.rawHeaders, payment.rawHeaders);
+        QCOMPARE(callback.rawBody, payment.rawBody);
+        QVERIFY(callback.gateway);
+        QCOMPARE(callback.forwards, 2);
+        QCOMPARE(callback.upstreamStatus, 200);
+        QCOMPARE(callback.status, QStringLiteral("FORWARDED"));
+        QStringList texts;
+        for (const console::EvidenceEvent &e : evidence.events)
+            texts << e.text;
+        QVERIFY2(texts.contains(QStringLiteral("callback %1 (wechatpay) FORWARDED → 200, "
+                                               "forwarded 2×, upstream answered 200")
+                                    .arg(QString::fromUtf8(payment.payNo))),
+                 qPrintable(texts.join(QLatin1Char('\n'))));
+
+        // A second forward the upstream accepted: its handler had the payment twice.
+        {
+            db::Connection connection(root, QStringLiteral("t"));
+            db::exec(connection.database(),
+                     QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, "
+                                    "handler, received_at, forwarded_at, upstream_answered_at, "
+                                    "upstream_status) SELECT pay_no, order_id, 'gateway-b', "
+                                    "'gateway', forwarded_at + INTERVAL 1 SECOND, "
+                                    "forwarded_at + INTERVAL 1 SECOND, upstream_answered_at + "
+                                    "INTERVAL 1 SECOND, 200 FROM callback_trace "
+                                    "WHERE order_id = ? AND upstream_status = 200"),
+                     {payment.orderId});
+        }
+        const console::OrderEvidence twice =
+            run(dsn, console::jobOf(console::loadOrderEvidence, payment.orderId));
+        QCOMPARE(twice.findings.size(), 1);
+        QVERIFY2(twice.findings.first().contains(QStringLiteral("answered with success 2 times")),
+                 qPrintable(twice.findings.first()));
+    }
 
     // The account the console shows is the authenticated one, with what its role's grants allow.
     void theAccountIsTheAuthenticatedOneWithItsRolesGrants()
@@ -162,7 +285,16 @@ private Q_SLOTS:
     }
 
 private:
+    // The gateway's columns are the same at both schema levels: the jobs read them at each.
+    void schemaLevels()
+    {
+        QTest::addColumn<QString>("database");
+        QTest::newRow("current") << m_db.name();
+        QTest::newRow("legacy") << m_legacy.name();
+    }
+
     test::ScratchDatabase m_db{QStringLiteral("consolejobs")};
+    test::ScratchDatabase m_legacy{QStringLiteral("consolejobs_legacy")};
 };
 
 PAYOPS_TEST_MAIN_CORE(TestConsoleJobs)

@@ -4,7 +4,11 @@
 #include "dialogs/connectiondialog.h"
 #include "dialogs/reportdialog.h"
 #include "dialogs/settingsdialog.h"
+#include "gatewayrows.h"
 #include "log/translation.h"
+#include "models/instancemodel.h"
+#include "pages/evidencepage.h"
+#include "pages/instancespage.h"
 #include "pages/pagetable.h"
 #include "playbook/playbookdock.h"
 #include "testmain.h"
@@ -17,6 +21,7 @@
 #include <QGraphicsTextItem>
 #include <QLabel>
 #include <QScreen>
+#include <QTabWidget>
 
 using namespace payops;
 
@@ -189,11 +194,20 @@ private Q_SLOTS:
         showAtLaptopSize(window);
         QTRY_VERIFY_WITH_TIMEOUT(window.playbook()->steps().size() > 0, 20000);
         for (const PageEntry &entry : pageTable()) {
-            // The evidence page with an incident order: its header and findings are long.
-            if (entry.id == Page::EvidenceId)
+            // The evidence page with an incident order: its header and findings are long. The
+            // instances page with two gateways beside the demo's handlers: its widest rows.
+            if (entry.id == Page::EvidenceId) {
                 window.openOrder(m_incidentOrder);
-            else
+            } else if (entry.id == Page::InstancesId) {
+                test::insertGatewayInstances(m_demo->dsn());
                 window.showPage(entry.id);
+                window.page(entry.id)->refresh();
+                QTRY_COMPARE_WITH_TIMEOUT(
+                    static_cast<InstancesPage *>(window.page(entry.id))->model()->rowCount(), 5,
+                    20000);
+            } else {
+                window.showPage(entry.id);
+            }
             test::waitForData(&window);
             QCoreApplication::processEvents();
             const QString name = QString::fromLatin1(entry.name);
@@ -224,6 +238,36 @@ private Q_SLOTS:
             const QStringList cut = cutChartTexts(&window);
             QVERIFY2(cut.isEmpty(), qPrintable(QStringLiteral("%1: chart texts cut short: %2")
                                                    .arg(name, cut.join(QStringLiteral("; ")))));
+            if (entry.id == Page::InstancesId)
+                test::deleteGatewayInstances(m_demo->dsn());
+        }
+    }
+
+    void aGatewaysEvidenceFits_data() { languages(); }
+
+    // A payment a gateway forwarded, delivered three times on two gateways: the swimlanes with
+    // their forwards, and the callback as WeChat Pay sent it, fit beside the playbook.
+    void aGatewaysEvidenceFits()
+    {
+        QFETCH(QString, language);
+        QCOMPARE(installTranslations(language), language);
+        if (!m_forwardedOrder)
+            m_forwardedOrder = test::insertForwardedPayment(m_demo->dsn()).orderId;
+        MainWindow window(m_demo->dsn());
+        showAtLaptopSize(window);
+        window.openOrder(m_forwardedOrder);
+        auto *page = static_cast<EvidencePage *>(window.page(Page::EvidenceId));
+        QTRY_COMPARE_WITH_TIMEOUT(page->details()->tabText(1).contains(QLatin1Char('1')), true,
+                                  20000);
+        test::waitForData(&window);
+        for (const int tab : {0, 1}) {
+            page->details()->setCurrentIndex(tab);
+            const QString name =
+                tab == 0 ? QStringLiteral("evidence-gateway") : QStringLiteral("evidence-received");
+            QVERIFY2(fits(&window, kLaptop), qPrintable(fitMessage(&window, name, kLaptop)));
+            screenshot(&window, language, name);
+            const QStringList clipped = clippedLabels(&window);
+            QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
         }
     }
 
@@ -298,6 +342,7 @@ private:
     }
 
     std::unique_ptr<test::ScratchDatabase> m_demo;
+    qint64 m_forwardedOrder = 0;
     qint64 m_incidentOrder = 0;
 };
 
