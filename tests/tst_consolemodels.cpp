@@ -295,16 +295,15 @@ private Q_SLOTS:
             model.setInstances(list);
             return model.index(0, InstanceModel::UpstreamColumn).data().toString();
         };
-        QCOMPARE(upstream(gateway),
-                 QStringLiteral("unknown, not checked yet · http://team-handler:8080/notify"));
+        QCOMPARE(upstream(gateway), QStringLiteral("unknown, not checked yet"));
         gateway.upstreamState = QStringLiteral("failing");
         gateway.secondsSinceUpstreamCheck = 150;
-        QVERIFY(upstream(gateway).startsWith(QStringLiteral("failing, checked 2 min ago")));
+        QCOMPARE(upstream(gateway), QStringLiteral("failing, checked 2 min ago"));
         QCOMPARE(model.index(0, InstanceModel::UpstreamColumn).data(Qt::ForegroundRole),
                  QVariant(QBrush(palette::danger())));
         gateway.upstreamState = QStringLiteral("ok");
         gateway.secondsSinceUpstreamCheck = 3 * 3600;
-        QVERIFY(upstream(gateway).startsWith(QStringLiteral("ok, checked 3 h ago")));
+        QCOMPARE(upstream(gateway), QStringLiteral("ok, checked 3 h ago"));
         QCOMPARE(model.index(0, InstanceModel::UpstreamColumn).data(Qt::ForegroundRole),
                  QVariant(QBrush(palette::ok())));
         gateway.alive = false;
@@ -313,7 +312,7 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, InstanceModel::UpstreamColumn).data(Qt::ForegroundRole),
                  QVariant(QBrush(palette::muted())));
         QCOMPARE(model.index(0, InstanceModel::HandlerColumn).data().toString(),
-                 QStringLiteral("gateway"));
+                 QStringLiteral("gateway → http://team-handler:8080/notify"));
         QCOMPARE(model.index(1, InstanceModel::HandlerColumn).data().toString(),
                  QStringLiteral("safe"));
         QCOMPARE(model.index(1, InstanceModel::UpstreamColumn).data().toString(),

@@ -320,12 +320,11 @@ private Q_SLOTS:
             return model->index(row, column).data().toString();
         };
         QCOMPARE(cell(2, InstanceModel::IdColumn), QStringLiteral("gateway-a"));
-        QCOMPARE(cell(2, InstanceModel::HandlerColumn), QStringLiteral("gateway"));
+        QCOMPARE(cell(2, InstanceModel::HandlerColumn),
+                 QStringLiteral("gateway → ") + test::gatewayUpstream());
         QCOMPARE(cell(4, InstanceModel::HandlerColumn), QStringLiteral("safe"));
         // Checked 2 s and 40 s before the rows were written, by the server's clock.
-        const QRegularExpression ok(QStringLiteral("^ok, checked [2-9] s ago · ") +
-                                    QRegularExpression::escape(test::gatewayUpstream()) +
-                                    QLatin1Char('$'));
+        const QRegularExpression ok(QStringLiteral("^ok, checked [2-9] s ago$"));
         QVERIFY2(ok.match(cell(2, InstanceModel::UpstreamColumn)).hasMatch(),
                  qPrintable(cell(2, InstanceModel::UpstreamColumn)));
         QVERIFY2(
@@ -387,7 +386,7 @@ private Q_SLOTS:
         QVERIFY(note->text().contains(QStringLiteral("ciphertext")));
         QVERIFY(page->findChild<QLabel *>(QStringLiteral("bodyTitle"))
                     ->text()
-                    .contains(QStringLiteral("wechatpay format")));
+                    .contains(QStringLiteral("as received (wechatpay)")));
         page->details()->setCurrentIndex(0);
     }
 

@@ -136,7 +136,7 @@
 <context>
     <name>payops::AuditPage</name>
     <message>
-        <location filename="../../ui/pages/auditpage.cpp" line="+84"/>
+        <location filename="../../ui/pages/auditpage.cpp" line="+75"/>
         <source>anyone</source>
         <translation>任何人</translation>
     </message>
@@ -1930,7 +1930,7 @@
         <translation>回调 %1 · pay_no %2 · %3 · %4</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Callbacks as received (%1)</source>
         <translation>收到的回调原文（%1）</translation>
     </message>
@@ -2569,9 +2569,9 @@
         <translation>失联（%1 秒）</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>gateway</source>
-        <translation>网关</translation>
+        <location line="+4"/>
+        <source>gateway → %1</source>
+        <translation>网关 → %1</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -2579,7 +2579,7 @@
         <translation>unsafe-demo ⚠ 提交前释放锁</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>v%1 (current)</source>
         <translation>v%1（当前）</translation>
     </message>
@@ -2651,11 +2651,11 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>Upstream %1. ok: its last forward got an answer; failing: it got none; unknown: nothing forwarded yet. From the gateway&apos;s heartbeat.</source>
-        <translation>上游 %1。正常：最近一次转发得到了应答；失败：没有得到应答；未知：尚未转发过。来自网关的心跳。</translation>
+        <source>ok: the gateway&apos;s last forward to its upstream got an answer; failing: it got none; unknown: nothing forwarded yet. From the gateway&apos;s heartbeat.</source>
+        <translation>正常：网关最近一次向上游的转发得到了应答；失败：没有得到应答；未知：尚未转发过。来自网关的心跳。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
         <source>Instance</source>
         <translation>实例</translation>
     </message>
@@ -3883,26 +3883,26 @@
 <context>
     <name>payops::ReceivedCallbackView</name>
     <message>
-        <location filename="../../ui/widgets/receivedcallbackview.cpp" line="+40"/>
+        <location filename="../../ui/widgets/receivedcallbackview.cpp" line="+27"/>
         <source>No platform headers kept.</source>
         <translation>未保存平台请求头。</translation>
     </message>
     <message numerus="yes">
         <location line="+20"/>
-        <source>Callback %1 as received, %2 format: the platform&apos;s headers, and the raw body (%n byte(s))%3:</source>
+        <source>Callback %1 as received (%2): the platform&apos;s headers, and the raw body (%n byte(s))%3:</source>
         <translation>
-            <numerusform>回调 %1 的原文，%2 格式：平台的请求头，以及原始报文（%n 字节）%3：</numerusform>
+            <numerusform>回调 %1 的原文（%2）：平台的请求头，以及原始报文（%n 字节）%3：</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>; not valid UTF-8, undecodable bytes shown as �</source>
-        <translation>；不是有效的 UTF-8，无法解码的字节显示为 �</translation>
+        <location line="+6"/>
+        <source>Encrypted by WeChat Pay: its resource is AES-256-GCM ciphertext, unreadable without the merchant&apos;s API v3 key; the payment&apos;s fields were decrypted from it.</source>
+        <translation>由微信支付加密：其 resource 是 AES-256-GCM 密文，没有商户的 API v3 密钥无法阅读；支付的各字段是从中解密得到的。</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>WeChat Pay encrypts the notification: its resource is AES-256-GCM ciphertext, unreadable without the merchant&apos;s API v3 key. The payment&apos;s fields (pay no, order, amount) are what the endpoint decrypted from it.</source>
-        <translation>微信支付对通知加密：其 resource 是 AES-256-GCM 密文，没有商户的 API v3 密钥无法阅读。支付的各字段（支付单号、订单、金额）是回调端点从中解密得到的。</translation>
+        <location line="-2"/>
+        <source>; not valid UTF-8, undecodable bytes shown as �</source>
+        <translation>；不是有效的 UTF-8，无法解码的字节显示为 �</translation>
     </message>
 </context>
 <context>
@@ -5312,7 +5312,7 @@
 <context>
     <name>payops::SwimlaneScene</name>
     <message>
-        <location filename="../../ui/widgets/swimlanescene.cpp" line="+88"/>
+        <location filename="../../ui/widgets/swimlanescene.cpp" line="+87"/>
         <source>Nothing was recorded for this order.</source>
         <translation>此订单没有任何记录。</translation>
     </message>

@@ -76,14 +76,14 @@ QVariant InstanceModel::display(const console::InstanceRow &row, int column) con
             return tr("stopped");
         return row.alive ? tr("alive") : tr("stale (%1 s)").arg(row.secondsSinceSeen);
     case HandlerColumn:
+        // The upstream's URL goes where a handler's name is: that is who handles its callbacks.
         if (row.isGateway())
-            return tr("gateway");
+            return tr("gateway → %1").arg(row.upstream);
         return row.handler == QLatin1String("unsafe-demo")
                    ? tr("unsafe-demo ⚠ releases lock before commit")
                    : row.handler;
     case UpstreamColumn:
-        return row.isGateway() ? QStringLiteral("%1 · %2").arg(upstreamHealth(row), row.upstream)
-                               : QStringLiteral("—");
+        return row.isGateway() ? upstreamHealth(row) : QStringLiteral("—");
     case ModeColumn:
         return probed && !health->mode.isEmpty() ? health->mode : row.modeApplied;
     case SwitchColumn: {
@@ -153,9 +153,8 @@ QVariant InstanceModel::data(const QModelIndex &index, int role) const
             return tr("Gateway mode: pays nothing itself; records each callback and forwards it, "
                       "exactly once, to the team's own handler (the upstream).");
         if (index.column() == UpstreamColumn && row.isGateway())
-            return tr("Upstream %1. ok: its last forward got an answer; failing: it got none; "
-                      "unknown: nothing forwarded yet. From the gateway's heartbeat.")
-                .arg(row.upstream);
+            return tr("ok: the gateway's last forward to its upstream got an answer; failing: it "
+                      "got none; unknown: nothing forwarded yet. From the gateway's heartbeat.");
         return {};
     default:
         return {};

@@ -168,7 +168,8 @@ void EvidencePage::showCallbacks(const QList<console::EvidenceCallback> &callbac
                 : tr("Callback %1 · pay_no %2 · %3 · %4")
                       .arg(QString::number(c.id), QString::fromUtf8(c.payNo), c.wireFormat,
                            c.status));
-    m_callbackList->setEnabled(callbacks.size() > 1);
+    // Most orders have one callback: then there is nothing to choose.
+    m_callbackList->setVisible(callbacks.size() > 1);
     m_details->setTabText(1, tr("Callbacks as received (%1)").arg(callbacks.size()));
     showReceived(m_callbackList->currentIndex());
 }

@@ -44,16 +44,15 @@ void ReceivedCallbackView::showCallback(qint64 id, const QString &wireFormat,
     // The endpoint records only what it could read, but a row edited by hand need not be UTF-8.
     const bool exact = text.toUtf8() == rawBody;
     m_title->setText(
-        tr("Callback %1 as received, %2 format: the platform's headers, and the raw body "
-           "(%n byte(s))%3:",
+        tr("Callback %1 as received (%2): the platform's headers, and the raw body (%n "
+           "byte(s))%3:",
            nullptr, int(rawBody.size()))
             .arg(QString::number(id), wireFormat,
                  exact ? QString() : tr("; not valid UTF-8, undecodable bytes shown as \uFFFD")));
     const bool cipher = wireFormatFromName(wireFormat.toUtf8()) == WireFormat::WechatPay;
-    m_note->setText(cipher ? tr("WeChat Pay encrypts the notification: its resource is "
-                                "AES-256-GCM ciphertext, unreadable without the merchant's API v3 "
-                                "key. The payment's fields (pay no, order, amount) are what the "
-                                "endpoint decrypted from it.")
+    m_note->setText(cipher ? tr("Encrypted by WeChat Pay: its resource is AES-256-GCM ciphertext, "
+                                "unreadable without the merchant's API v3 key; the payment's "
+                                "fields were decrypted from it.")
                            : QString());
     m_note->setVisible(cipher);
     QStringList lines;

@@ -51,14 +51,13 @@ void SwimlaneScene::buildAxis(const console::OrderEvidence &evidence)
     m_axis.clear();
     if (moments.isEmpty())
         return;
-    // Scale so that the first burst of activity fills about 640 px: the width of the view.
-    qint64 burstEnd = moments.first();
-    for (qint64 m : moments) {
-        if (m - burstEnd > foldAboveMicros)
-            break;
-        burstEnd = m;
-    }
-    const qreal burstMs = qMax<qreal>(1.0, qreal(burstEnd - moments.first()) / 1000.0);
+    // Scale so that the bursts of activity together fill about 640 px, the width of the view:
+    // a platform's retry seconds later (folded) stays in view beside the first delivery.
+    qint64 burstMicros = 0;
+    for (int i = 1; i < moments.size(); ++i)
+        if (const qint64 gap = moments.at(i) - moments.at(i - 1); gap <= foldAboveMicros)
+            burstMicros += gap;
+    const qreal burstMs = qMax<qreal>(1.0, qreal(burstMicros) / 1000.0);
     const qreal pxPerMs = qBound<qreal>(0.5, 640.0 / burstMs, 40.0);
     qreal at = laneLeft + 20;
     for (int i = 0; i < moments.size(); ++i) {
