@@ -7,6 +7,7 @@
 
 #include "console/account.h"
 #include "console/audit.h"
+#include "console/backlog.h"
 #include "console/instances.h"
 #include "console/orderevidence.h"
 #include "console/reconciliationview.h"
@@ -226,6 +227,64 @@ private Q_SLOTS:
             dsn, console::statementFileImportJob(statementFile(QStringLiteral("alipay_utf8.csv")),
                                                  StatementFormat::Auto, cancel, {}));
         QCOMPARE(stopped.outcome, Outcome::Cancelled);
+    }
+
+    // The backlog page's jobs, as the operator who drains: a gateway's rows without a final
+    // answer (RECORDED, FORWARDING) are a list of their own, apart from the payments the payment
+    // drain takes, with the gateways' upstream to drain them to.
+    void theBacklogKeepsAGatewaysRowsApart_data() { schemaLevels(); }
+    void theBacklogKeepsAGatewaysRowsApart()
+    {
+        QFETCH(QString, database);
+        const OperatorOn on(m_db.dsn(), database);
+        {
+            db::Connection connection(on.root, QStringLiteral("t"));
+            db::execDirect(connection.database(), QStringLiteral("DELETE FROM pay_callback_log"));
+            // A forwarded row got 502 from the upstream: no final answer yet.
+            const auto insert = [&](const char *payNo, const char *status, int gateway) {
+                const bool forwarded = QByteArrayView(status) == QByteArrayView("FORWARDING");
+                db::exec(connection.database(),
+                         QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, "
+                                        "amount_fen, status, gateway, forwards, upstream_status) "
+                                        "VALUES (?, 1, '{}', 100, ?, ?, ?, ?)"),
+                         {QByteArray(payNo), QLatin1String(status), gateway, int(forwarded),
+                          forwarded ? QVariant(502) : QVariant(QMetaType(QMetaType::Int))});
+            };
+            insert("PAY-1", "RECORDED", 0);
+            insert("GW-1", "FORWARDING", 1);
+            insert("GW-2", "RECORDED", 1);
+            insert("GW-3", "FORWARDED", 1); // a final answer: done
+            insert("PAY-2", "RECORDED", 0);
+            insert("GW-4", "FORWARDING", 1);
+        }
+        test::insertGatewayInstances(on.root);
+        const auto payNos = [](const QList<console::RecordedCallback> &rows) {
+            QStringList names;
+            for (const console::RecordedCallback &row : rows)
+                names << QString::fromUtf8(row.payNo);
+            return names;
+        };
+        const Dsn &dsn = on.asOperator;
+        QCOMPARE(payNos(run(dsn, console::jobOf(console::loadRecordedPage, qint64(0), 10))),
+                 QStringList({QStringLiteral("PAY-1"), QStringLiteral("PAY-2")}));
+        // Oldest first across both statuses, page by page.
+        const auto first = run(dsn, console::jobOf(console::loadGatewayPage, qint64(0), 2));
+        QCOMPARE(payNos(first), QStringList({QStringLiteral("GW-1"), QStringLiteral("GW-2")}));
+        QCOMPARE(first.first().status, QStringLiteral("FORWARDING"));
+        QCOMPARE(first.first().forwards, 1);
+        QCOMPARE(first.first().upstreamStatus, 502);
+        QCOMPARE(first.last().upstreamStatus, 0);
+        const auto second = run(dsn, console::jobOf(console::loadGatewayPage, first.last().id, 2));
+        QCOMPARE(payNos(second), QStringList({QStringLiteral("GW-4")}));
+
+        const console::BacklogSummary summary =
+            run(dsn, console::backlogSummaryJob(std::make_shared<console::BacklogTally>()));
+        test::deleteGatewayInstances(on.root);
+        QCOMPARE(summary.recorded, 2); // the payments only
+        QCOMPARE(summary.amountFen, 200);
+        QCOMPARE(summary.gateway.rows, 3); // GW-1, GW-2, GW-4
+        QVERIFY(!summary.gateway.more);
+        QCOMPARE(summary.gateway.upstreams, QStringList({test::gatewayUpstream()}));
     }
 
     // A file that cannot be written is the export's answer for the page to show, not a failed job.

@@ -425,7 +425,7 @@ private Q_SLOTS:
                 insert("UNM-" + QByteArray::number(order), order, "UNMATCHED");
         }
         console::Worker worker(scratch.dsn());
-        BacklogModel recorded(&worker, DrainSource::Recorded);
+        BacklogModel recorded(&worker, BacklogList::Recorded);
         QAbstractItemModelTester tester(&recorded,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         recorded.setPageSize(3);
@@ -441,7 +441,7 @@ private Q_SLOTS:
                  sqlColumn(scratch.dsn(), QStringLiteral("SELECT raw_body FROM pay_callback_log "
                                                          "WHERE status = 'RECORDED' ORDER BY id")));
 
-        BacklogModel unmatched(&worker, DrainSource::Unmatched);
+        BacklogModel unmatched(&worker, BacklogList::Unmatched);
         QAbstractItemModelTester unmatchedTester(
             &unmatched, QAbstractItemModelTester::FailureReportingMode::QtTest);
         unmatched.setPageSize(2);

@@ -5,10 +5,12 @@
 #include "fakeinstance.h"
 #include "gatewayrows.h"
 #include "mainwindow.h"
+#include "models/backlogmodel.h"
 #include "models/duplicatemodel.h"
 #include "models/instancemodel.h"
 #include "models/ordermodel.h"
 #include "pages/auditpage.h"
+#include "pages/backlogpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/evidencepage.h"
 #include "pages/instancespage.h"
@@ -355,7 +357,8 @@ private Q_SLOTS:
     // the callback is shown as WeChat Pay sent it, its body said to be ciphertext.
     void evidenceShowsTheForwards()
     {
-        const test::ForwardedPayment payment = test::insertForwardedPayment(m_demo->dsn());
+        m_forwarded = test::insertForwardedPayment(m_demo->dsn());
+        const test::ForwardedPayment &payment = m_forwarded;
         m_window->openOrder(payment.orderId);
         auto *page = static_cast<EvidencePage *>(m_window->page(Page::EvidenceId));
         QTRY_COMPARE_WITH_TIMEOUT(
@@ -388,6 +391,43 @@ private Q_SLOTS:
                     ->text()
                     .contains(QStringLiteral("as received (wechatpay)")));
         page->details()->setCurrentIndex(0);
+    }
+
+    // A gateway's row still without a final answer is on the backlog page, in a list of its
+    // own with its forwards so far, apart from the payments.
+    void theBacklogListsAGatewaysRowsApart()
+    {
+        QVERIFY(!m_forwarded.payNo.isEmpty());
+        const auto setStatus = [this](const QString &assignments) {
+            db::Connection c(m_demo->dsn(), QStringLiteral("t"));
+            db::exec(
+                c.database(),
+                QStringLiteral("UPDATE pay_callback_log SET %1 WHERE pay_no = ?").arg(assignments),
+                {m_forwarded.payNo});
+        };
+        setStatus(QStringLiteral("status = 'FORWARDING', upstream_status = NULL, "
+                                 "upstream_error = 'timed out after 5 s'"));
+        m_window->showPage(Page::BacklogId);
+        auto *page = static_cast<BacklogPage *>(m_window->page(Page::BacklogId));
+        page->refresh();
+        QTableView *gateway = page->gatewayTable();
+        QTRY_COMPARE_WITH_TIMEOUT(gateway->model()->rowCount(), 1, 20000);
+        QCOMPARE(gateway->model()->index(0, BacklogModel::ForwardsColumn).data().toString(),
+                 QStringLiteral("FORWARDING, forwarded 2 time(s), no answer from the upstream: "
+                                "timed out after 5 s"));
+        QTRY_VERIFY_WITH_TIMEOUT(page->lists()->isTabVisible(2), 20000);
+        QCOMPARE(page->lists()->tabText(2), QStringLiteral("Gateway (1)"));
+        auto *headline = page->findChild<QLabel *>(QStringLiteral("backlogHeadline"));
+        QVERIFY2(headline->text().contains(QStringLiteral("1 gateway callback(s)</b> without a "
+                                                          "final answer")),
+                 qPrintable(headline->text()));
+        for (int row = 0; row < page->table()->model()->rowCount(); ++row)
+            QVERIFY(page->table()->model()->index(row, BacklogModel::PayNoColumn).data() !=
+                    QString::fromUtf8(m_forwarded.payNo));
+        setStatus(QStringLiteral("status = 'FORWARDED', upstream_status = 200, "
+                                 "upstream_error = ''"));
+        page->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(gateway->model()->rowCount(), 0, 20000);
     }
 
     void connectionLossShowsABannerAndRecovers()
@@ -446,6 +486,7 @@ private Q_SLOTS:
 private:
     std::unique_ptr<test::ScratchDatabase> m_demo;
     std::unique_ptr<MainWindow> m_window;
+    test::ForwardedPayment m_forwarded; // written by evidenceShowsTheForwards
 };
 
 int main(int argc, char *argv[])

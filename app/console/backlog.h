@@ -9,6 +9,7 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <memory>
@@ -16,7 +17,8 @@
 namespace payops::console {
 
 // One callback waiting in pay_callback_log: recorded in RECORD_ONLY mode and not processed
-// yet, or UNMATCHED (it arrived before its order).
+// yet, UNMATCHED (it arrived before its order), or a gateway's without a final answer from
+// the upstream (RECORDED or FORWARDING).
 struct RecordedCallback
 {
     qint64 id = 0;
@@ -32,6 +34,25 @@ struct RecordedCallback
     // The format it came in (payops, wechatpay, alipay) and the platform's headers.
     QString wireFormat;
     QByteArray rawHeaders;
+    // A gateway's row: its status, how often it was forwarded, and the last forward's answer
+    // (0: none) or why it got none.
+    QString status;
+    int forwards = 0;
+    int upstreamStatus = 0;
+    QString upstreamError;
+};
+
+// A gateway's rows without a final answer, which the upstream drain forwards; payops never
+// pays them. Counted up to kCountLimit: FORWARDING rows come and go with live traffic, so the
+// count is read at every refresh, and it stays one bounded index range however large the
+// backlog.
+struct GatewayBacklog
+{
+    static constexpr qint64 kCountLimit = 10'000;
+
+    qint64 rows = 0;       // at most kCountLimit
+    bool more = false;     // more than kCountLimit
+    QStringList upstreams; // the gateways' upstreams, live gateways' first: where to drain to
 };
 
 struct BacklogSummary
@@ -42,6 +63,7 @@ struct BacklogSummary
     QString mode; // the switch: NORMAL | RECORD_ONLY
     qint64 switchVersion = 0;
     UnmatchedCount unmatched;
+    GatewayBacklog gateway;
 };
 
 // The backlog's count, oldest and amount, kept between refreshes. Counting it reads every
@@ -80,6 +102,7 @@ private:
 // Keyset paging by id, oldest first: the order in which a drain processes them. Throws db::Error.
 QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId, int limit);
 QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId, int limit);
+QList<RecordedCallback> loadGatewayPage(const QSqlDatabase &db, qint64 afterId, int limit);
 // The summary with the backlog's figures from `tally`. Throws db::Error.
 BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally);
 // The same as a worker's job; the tally lives on between refreshes, on that worker only.

@@ -315,7 +315,39 @@
 <context>
     <name>payops::BacklogModel</name>
     <message>
-        <location filename="../../ui/models/backlogmodel.cpp" line="+36"/>
+        <location filename="../../ui/models/backlogmodel.cpp" line="+17"/>
+        <source>%1, not forwarded yet</source>
+        <translation>%1，尚未转发</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the upstream answered %1</source>
+        <translation>上游应答 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no answer from the upstream</source>
+        <translation>上游无应答</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no answer from the upstream: %1</source>
+        <translation>上游无应答：%1</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%1, forwarded %n time(s), %2</source>
+        <translation>
+            <numerusform>%1，已转发 %n 次，%2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Forwarded to the team&apos;s handler (the upstream) by a gateway, never paid by payops: it waits for a final answer from the upstream.</source>
+        <translation>由网关转发给团队自己的处理器（上游），payops 从不为其执行支付：它在等待上游的最终应答。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>The order is not in the database yet; the callback waits for it.</source>
         <translation>数据库中还没有该订单，回调在等它到达。</translation>
     </message>
@@ -330,7 +362,7 @@
         <translation>订单状态为 %1：应用此回调会被拒绝，财务会看到一笔重复支付。</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+23"/>
         <source>missing</source>
         <translation>缺失</translation>
     </message>
@@ -379,17 +411,22 @@
         <source>Order now</source>
         <translation>订单现状</translation>
     </message>
+    <message>
+        <location line="+0"/>
+        <source>Forwards</source>
+        <translation>转发</translation>
+    </message>
 </context>
 <context>
     <name>payops::BacklogPage</name>
     <message>
-        <location filename="../../ui/pages/backlogpage.cpp" line="+55"/>
-        <location line="+196"/>
+        <location filename="../../ui/pages/backlogpage.cpp" line="+58"/>
+        <location line="+212"/>
         <source>Reading the backlog …</source>
         <translation>正在读取积压回调…</translation>
     </message>
     <message>
-        <location line="-179"/>
+        <location line="-195"/>
         <source>Process backlog…</source>
         <translation>处理积压回调…</translation>
     </message>
@@ -409,7 +446,7 @@
         <translation>刷新</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>Recorded</source>
         <translation>已记录</translation>
     </message>
@@ -419,13 +456,18 @@
         <translation>未匹配</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <location line="+305"/>
+        <location line="+1"/>
+        <source>Gateway</source>
+        <translation>网关</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+318"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-297"/>
+        <location line="-310"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint, one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑，每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -435,7 +477,7 @@
         <translation>将在当前回调处理完后停止…</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+64"/>
         <source>&lt;b&gt;The backlog is empty.&lt;/b&gt; No callback waits to be processed.</source>
         <translation>&lt;b&gt;没有积压回调。&lt;/b&gt;没有等待处理的回调。</translation>
     </message>
@@ -445,7 +487,17 @@
         <translation>&lt;b&gt;已记录 %1 条回调&lt;/b&gt;，尚未处理，金额 %2 元；最早一条接收于 %3 UTC。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
+        <source>&lt;b&gt;%1 gateway callback(s)&lt;/b&gt; without a final answer from the upstream (the &lt;i&gt;Gateway&lt;/i&gt; list): forwarded, never paid by payops.</source>
+        <translation>&lt;b&gt;%1 条网关回调&lt;/b&gt;尚未得到上游的最终应答（见&lt;i&gt;网关&lt;/i&gt;列表）：只转发，payops 从不为其执行支付。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>over %1</source>
+        <translation>超过 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source> Switch: &lt;b&gt;%1&lt;/b&gt; (version %2).</source>
         <translation>降级开关：&lt;b&gt;%1&lt;/b&gt;（版本 %2）。</translation>
     </message>
@@ -480,6 +532,11 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>Gateway (%1%2)</source>
+        <translation>网关（%1%2）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Unmatched (0)</source>
         <translation>未匹配（0）</translation>
     </message>

@@ -34,6 +34,9 @@ bool isRecordOnly(const console::BacklogSummary &summary)
     return summary.mode == callbackModeName(CallbackMode::RecordOnly);
 }
 
+// The lists' tabs: recorded payments, unmatched callbacks, a gateway's rows.
+constexpr int kGatewayTab = 2;
+
 // What the progress bar counts: an unmatched drain also walks past the callbacks still
 // waiting for their order.
 int walked(const DrainResult &result)
@@ -101,12 +104,16 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
 
     m_lists = new QTabWidget(this);
     m_lists->setObjectName(QStringLiteral("backlogLists"));
-    m_model = new BacklogModel(worker(), DrainSource::Recorded, this);
-    m_unmatchedModel = new BacklogModel(worker(), DrainSource::Unmatched, this);
+    m_model = new BacklogModel(worker(), BacklogList::Recorded, this);
+    m_unmatchedModel = new BacklogModel(worker(), BacklogList::Unmatched, this);
+    m_gatewayModel = new BacklogModel(worker(), BacklogList::Gateway, this);
     m_table = addList(m_model, QStringLiteral("backlogTable"));
     m_unmatchedTable = addList(m_unmatchedModel, QStringLiteral("unmatchedTable"));
+    m_gatewayTable = addList(m_gatewayModel, QStringLiteral("gatewayTable"));
     m_lists->addTab(m_table, tr("Recorded"));
     m_lists->addTab(m_unmatchedTable, tr("Unmatched"));
+    m_lists->addTab(m_gatewayTable, tr("Gateway"));
+    m_lists->setTabVisible(kGatewayTab, false); // until the database has a gateway
     connect(m_lists, &QTabWidget::currentChanged, this, &BacklogPage::showBody);
     m_received = new ReceivedCallbackView(this);
     m_received->showNothing(tr("Select a callback for its raw body."));
@@ -176,6 +183,7 @@ void BacklogPage::refresh()
     refreshSummary();
     m_model->reload();
     m_unmatchedModel->reload();
+    m_gatewayModel->reload();
 }
 
 void BacklogPage::refreshSummary()
@@ -200,6 +208,13 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
                  "%3 UTC.")
                   .arg(locale.toString(summary.recorded), console::formatYuan(summary.amountFen),
                        console::displayTime(summary.oldestMicros));
+    const console::GatewayBacklog &gateway = summary.gateway;
+    if (gateway.rows > 0)
+        text += QLatin1Char(' ') +
+                tr("<b>%1 gateway callback(s)</b> without a final answer from the upstream (the "
+                   "<i>Gateway</i> list): forwarded, never paid by payops.")
+                    .arg(gateway.more ? tr("over %1").arg(locale.toString(gateway.rows))
+                                      : locale.toString(gateway.rows));
     text += tr(" Switch: <b>%1</b> (version %2).")
                 .arg(summary.mode, QString::number(summary.switchVersion));
     m_headline->setText(text);
@@ -231,6 +246,10 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
     m_summary = summary;
     m_summaryKnown = true;
     m_lists->setTabText(0, tr("Recorded (%1)").arg(locale.toString(summary.recorded)));
+    m_lists->setTabVisible(kGatewayTab, gateway.rows > 0 || !gateway.upstreams.isEmpty());
+    m_lists->setTabText(kGatewayTab, tr("Gateway (%1%2)")
+                                         .arg(locale.toString(gateway.rows),
+                                              gateway.more ? QStringLiteral("+") : QString()));
     m_lists->setTabText(1, unmatched.callbacks == 0
                                ? tr("Unmatched (0)")
                                : tr("Unmatched (%1, %2 with their order)")
@@ -407,6 +426,7 @@ void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, c
     updateActions();
     m_model->reload();
     m_unmatchedModel->reload();
+    m_gatewayModel->reload();
 }
 
 void BacklogPage::showBody()

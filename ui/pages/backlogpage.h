@@ -22,7 +22,8 @@ class SwitchControl;
 // The callbacks waiting in pay_callback_log, oldest first, each as the platform sent it: those
 // recorded while the endpoint was in RECORD_ONLY mode, with "Process backlog" (the drain of
 // `payops drain`), and those that arrived before their order (UNMATCHED), a finding with
-// "Apply matched callbacks" (`payops drain --unmatched`). Both drains show progress and stop
+// "Apply matched callbacks" (`payops drain --unmatched`), and a gateway's rows that have no
+// final answer from the team's handler yet (gateway mode). Both drains show progress and stop
 // on request; both are refused while the switch is RECORD_ONLY, saying why, and the switch
 // is on this page too. A drain runs on a worker of its own, so the lists keep refreshing and
 // a page's cancel (KILL QUERY) can never hit it.
@@ -43,6 +44,7 @@ public:
     bool isDraining() const { return m_cancel != nullptr; }
     QTableView *table() const { return m_table; }
     QTableView *unmatchedTable() const { return m_unmatchedTable; }
+    QTableView *gatewayTable() const { return m_gatewayTable; }
     QTabWidget *lists() const { return m_lists; }
     SwitchControl *switchControl() const { return m_switch; }
 
@@ -74,8 +76,10 @@ private:
     QTabWidget *m_lists = nullptr;
     QTableView *m_table = nullptr;
     QTableView *m_unmatchedTable = nullptr;
+    QTableView *m_gatewayTable = nullptr;
     BacklogModel *m_model = nullptr;
     BacklogModel *m_unmatchedModel = nullptr;
+    BacklogModel *m_gatewayModel = nullptr;
     ReceivedCallbackView *m_received = nullptr;
 };
 
