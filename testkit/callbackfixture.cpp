@@ -76,7 +76,8 @@ HttpResult postRaw(int port, const QByteArray &body,
         client.Post("/callbacks/pay", httpHeaders, body.toStdString(), "application/json");
     if (!result)
         return {};
-    return {result->status, QByteArray::fromStdString(result->body)};
+    return {result->status, QByteArray::fromStdString(result->body),
+            QByteArray::fromStdString(result->get_header_value("Content-Type"))};
 }
 
 HttpResult postCallback(int port, const QByteArray &body, qint64 timestamp,
@@ -221,8 +222,9 @@ CallbackdProcess::CallbackdProcess(const Dsn &dsn, const QString &handler, const
     QStringList arguments{QStringLiteral("--db"),          dsn.toString(true),
                           QStringLiteral("--listen"),      QStringLiteral("127.0.0.1:0"),
                           QStringLiteral("--secret-file"), secretFilePath(),
-                          QStringLiteral("--handler"),     handler,
                           QStringLiteral("--log-level"),   QStringLiteral("warn")};
+    if (!handler.isEmpty())
+        arguments << QStringLiteral("--handler") << handler;
     if (!instance.isEmpty())
         arguments << QStringLiteral("--instance") << instance;
     arguments << extraArguments;

@@ -24,6 +24,7 @@ struct HttpResult
 {
     int status = 0; // 0: no answer (connection refused, reset, timed out)
     QByteArray body;
+    QByteArray contentType = {};
 };
 
 // POSTs a signed callback; timestamp 0 means now. Safe to call from any thread.
@@ -58,7 +59,8 @@ SideEffects sideEffectsOf(const QSqlDatabase &db, qint64 orderId);
 void insertDuplicateIncident(const QSqlDatabase &db, int orders);
 
 // One payops-callbackd process on 127.0.0.1 and a free port; stopped with SIGTERM when the
-// object goes.
+// object goes. An empty handler passes no --handler (gateway mode, with --upstream in
+// extraArguments).
 class CallbackdProcess final
 {
 public:

@@ -151,6 +151,46 @@ private Q_SLOTS:
             parse({QStringLiteral("--instance"), QString(64, QLatin1Char('x'))}).error.isEmpty());
     }
 
+    // Gateway mode: --upstream chooses it, and --handler with it is a start error.
+    void gatewayMode()
+    {
+        const QString url = QStringLiteral("https://team.example:8443/notify");
+        const ServiceCommandLine gateway =
+            parse({QStringLiteral("--upstream"), url, QStringLiteral("--upstream-timeout"),
+                   QStringLiteral("3")});
+        QVERIFY2(gateway.error.isEmpty(), qPrintable(gateway.error));
+        QCOMPARE(gateway.options.handler, QStringLiteral("gateway"));
+        QCOMPARE(gateway.options.upstream.url, url);
+        QCOMPARE(gateway.options.upstream.timeoutSeconds, 3);
+        QCOMPARE(parse({}).options.upstream.url, QString());
+        QCOMPARE(parse({QStringLiteral("--upstream"), url, QStringLiteral("--handler"),
+                        QStringLiteral("safe")})
+                     .error,
+                 QStringLiteral("--handler and --upstream exclude each other: a gateway pays "
+                                "nothing itself, the upstream does"));
+        QCOMPARE(
+            parse({QStringLiteral("--upstream"), QStringLiteral("ftp://team.example/x")}).error,
+            QStringLiteral("--upstream must be an http:// or https:// URL, not "
+                           "'ftp://team.example/x'"));
+        // The password of a URL is never repeated in a message.
+        QCOMPARE(
+            parse({QStringLiteral("--upstream"), QStringLiteral("gopher://u:pw@team.example/")})
+                .error,
+            QStringLiteral("--upstream must be an http:// or https:// URL, not "
+                           "'gopher://team.example/'"));
+        QCOMPARE(parse({QStringLiteral("--upstream"), url, QStringLiteral("--upstream-timeout"),
+                        QStringLiteral("61")})
+                     .error,
+                 QStringLiteral("--upstream-timeout must be 1-60 seconds"));
+        QCOMPARE(parse({QStringLiteral("--upstream"), url, QStringLiteral("--upstream-ca"),
+                        m_dir.filePath(QStringLiteral("no-such.pem"))})
+                     .error,
+                 QStringLiteral("--upstream-ca: cannot read %1")
+                     .arg(m_dir.filePath(QStringLiteral("no-such.pem"))));
+        QCOMPARE(parse({QStringLiteral("--upstream-timeout"), QStringLiteral("3")}).error,
+                 QStringLiteral("--upstream-ca and --upstream-timeout need --upstream"));
+    }
+
     void integersOutOfRange_data()
     {
         QTest::addColumn<QString>("flag");

@@ -6,9 +6,11 @@
 #include "domain/callback/backlogdrainer.h"
 #include "domain/callback/callbackswitch.h"
 #include "domain/callback/unmatchedcallbacks.h"
+#include "domain/callback/upstreamdrain.h"
 
 #include <QCoreApplication>
 #include <QSysInfo>
+#include <QTextStream>
 
 namespace payops::cli {
 namespace {
@@ -22,8 +24,11 @@ public:
         : Command(QStringLiteral("drain"),
                   tr("Process the callbacks recorded in record-only mode, or with --unmatched "
                      "those that "
-                     "arrived before their order, each exactly once."),
-                  QStringLiteral("--db DSN [--unmatched] [--limit N] [--force]"))
+                     "arrived before their order, each exactly once; with --upstream forward a "
+                     "gateway's recorded callbacks to the team's handler, each exactly once."),
+                  QStringLiteral("--db DSN [--unmatched] [--limit N] [--force] | --db DSN "
+                                 "--upstream URL [--rate N] [--concurrency N] [--upstream-ca "
+                                 "FILE] [--upstream-timeout S]"))
     {
     }
 
@@ -40,10 +45,29 @@ protected:
             {QStringLiteral("unmatched"),
              tr("Apply the UNMATCHED callbacks whose order exists now; the others stay "
                 "UNMATCHED and are counted.")});
+        parser.addOption({QStringLiteral("upstream"),
+                          tr("Forward a gateway's recorded and not yet answered callbacks to this "
+                             "URL, the team's own handler."),
+                          QStringLiteral("url")});
+        parser.addOption({QStringLiteral("rate"),
+                          tr("--upstream: forward at most N callbacks a second (default: no "
+                             "limit)."),
+                          QStringLiteral("n"), QStringLiteral("0")});
+        parser.addOption({QStringLiteral("concurrency"),
+                          tr("--upstream: forward over N connections at once."),
+                          QStringLiteral("n"), QStringLiteral("1")});
+        parser.addOption({QStringLiteral("upstream-ca"),
+                          tr("--upstream: verify its https certificate against this file."),
+                          QStringLiteral("file")});
+        parser.addOption({QStringLiteral("upstream-timeout"),
+                          tr("--upstream: seconds to wait for each answer."),
+                          QStringLiteral("seconds"), QStringLiteral("5")});
     }
 
     int execute(const QCommandLineParser &parser) override
     {
+        if (parser.isSet(QStringLiteral("upstream")))
+            return drainUpstream(parser);
         bool ok = false;
         DrainOptions options;
         options.limit = parser.value(QStringLiteral("limit")).toInt(&ok);
@@ -52,21 +76,14 @@ protected:
         options.force = parser.isSet(QStringLiteral("force"));
         if (parser.isSet(QStringLiteral("unmatched")))
             options.source = DrainSource::Unmatched;
-        options.worker = QStringLiteral("drain:%1:%2")
-                             .arg(QSysInfo::machineHostName(),
-                                  QString::number(QCoreApplication::applicationPid()));
+        options.worker = workerName();
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
         try {
             db::Connection connection(*dsn, QStringLiteral("drain"));
-            if (!options.force &&
-                readSwitch(connection.database()).mode == CallbackMode::RecordOnly)
-                return fail(
-                    Refused,
-                    tr("the switch is RECORD_ONLY: draining now would process callbacks while "
-                       "the endpoint is degraded. Turn it off first (payops degrade off), "
-                       "or pass --force"));
+            if (!options.force && refuseWhileRecordOnly(connection.database()))
+                return Refused;
             const DrainResult result = drainBacklog(connection.database(), options);
             if (options.source == DrainSource::Unmatched) {
                 // Counted again after the drain: another drainer may have applied some meanwhile.
@@ -94,6 +111,85 @@ protected:
             }
             if (result.stoppedBySwitch)
                 return fail(Refused, tr("stopped: the switch turned RECORD_ONLY while draining"));
+            return Success;
+        } catch (const db::Error &error) {
+            return failDatabase(error);
+        }
+    }
+
+private:
+    static QString workerName()
+    {
+        return QStringLiteral("drain:%1:%2")
+            .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
+    }
+
+    // True (having said why) when the switch is RECORD_ONLY.
+    bool refuseWhileRecordOnly(const QSqlDatabase &db) const
+    {
+        if (readSwitch(db).mode != CallbackMode::RecordOnly)
+            return false;
+        fail(Refused, tr("the switch is RECORD_ONLY: draining now would process callbacks while "
+                         "the endpoint is degraded. Turn it off first (payops degrade off), "
+                         "or pass --force"));
+        return true;
+    }
+
+    // A gateway's backlog, forwarded to the upstream (drainToUpstream); progress on stderr.
+    int drainUpstream(const QCommandLineParser &parser)
+    {
+        UpstreamDrainOptions options;
+        const QString wrong = checkUpstreamOptions(
+            parser.value(QStringLiteral("upstream")), parser.value(QStringLiteral("upstream-ca")),
+            parser.value(QStringLiteral("upstream-timeout")), &options.upstream);
+        if (!wrong.isEmpty())
+            return fail(UsageOrConnection, wrong);
+        bool rateOk = false;
+        bool concurrencyOk = false;
+        options.rate = parser.value(QStringLiteral("rate")).toInt(&rateOk);
+        options.concurrency = parser.value(QStringLiteral("concurrency")).toInt(&concurrencyOk);
+        if (!rateOk || options.rate < 0)
+            return fail(UsageOrConnection, tr("--rate must be a number of at least 0"));
+        if (!concurrencyOk || options.concurrency < 1 || options.concurrency > 64)
+            return fail(UsageOrConnection, tr("--concurrency must be 1-64"));
+        if (parser.isSet(QStringLiteral("unmatched")) || parser.isSet(QStringLiteral("force")) ||
+            parser.isSet(QStringLiteral("limit")))
+            return fail(UsageOrConnection,
+                        tr("--upstream takes neither --unmatched, --force nor --limit"));
+        options.worker = workerName();
+        QTextStream err(stderr);
+        options.progress = [&err](const UpstreamDrainResult &progress) {
+            err << tr("%1/%2: forwarded %3, failed %4, skipped %5 (%6/s)")
+                       .arg(progress.done())
+                       .arg(progress.candidates)
+                       .arg(progress.forwarded)
+                       .arg(progress.failed)
+                       .arg(progress.skipped)
+                       .arg(progress.perSecond, 0, 'f', 1)
+                << Qt::endl;
+        };
+        const auto dsn = dsnFrom(parser);
+        if (!dsn)
+            return UsageOrConnection;
+        try {
+            {
+                db::Connection connection(*dsn, QStringLiteral("drain"));
+                if (refuseWhileRecordOnly(connection.database()))
+                    return Refused;
+            }
+            const UpstreamDrainResult result = drainToUpstream(*dsn, options);
+            say(tr("forwarded %1, failed %2, skipped %3 of %4 to %5")
+                    .arg(result.forwarded)
+                    .arg(result.failed)
+                    .arg(result.skipped)
+                    .arg(result.candidates)
+                    .arg(upstreamWithoutCredentials(options.upstream.url)));
+            if (result.stoppedBySwitch)
+                return fail(Refused, tr("stopped: the switch turned RECORD_ONLY while draining"));
+            if (result.failed > 0)
+                return fail(Refused, tr("%1 callback(s) got no final answer from the upstream; "
+                                        "they stay for the next drain")
+                                         .arg(result.failed));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

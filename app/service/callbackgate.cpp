@@ -35,6 +35,16 @@ admitCallback(const QByteArray &secret, const HttpRequest &request, qint64 nowSe
     auto callback = CallbackRequest::parse(request.body, &parseError);
     if (!callback)
         return CallbackAnswer::failure(400, Outcome::Invalid, parseError);
+    // Kept with the raw body, so that a gateway forwards them and the team's handler can check
+    // the signature itself.
+    QList<std::pair<QByteArray, QByteArray>> headers;
+    for (const QByteArray &name : platformHeaders(WireFormat::Payops)) {
+        const QByteArray value = request.header(name.constData());
+        if (!value.isEmpty())
+            headers.append({name, value});
+    }
+    callback->wire = WireFormat::Payops;
+    callback->rawHeaders = joinHeaders(headers);
     return std::move(*callback);
 }
 

@@ -6,6 +6,7 @@
 #include "db/migrator.h"
 #include "domain/callback/callbackhandler.h"
 #include "domain/callback/callbackrequest.h"
+#include "domain/callback/gatewayhandler.h"
 #include "domain/callback/instanceliveness.h"
 #include "domain/callback/paymentapplier.h"
 #include "domain/callback/safehandler.h"
@@ -43,6 +44,8 @@ db::Connection &threadConnection(const Dsn &dsn)
 HttpResponse toResponse(const CallbackAnswer &callbackAnswer, bool signedCallback)
 {
     HttpResponse response{callbackAnswer.httpStatus, callbackAnswer.body};
+    if (callbackAnswer.verbatim)
+        response.contentType = callbackAnswer.contentType;
     response.useful = signedCallback;
     return response;
 }
@@ -120,7 +123,11 @@ int CallbackService::start()
             QStringLiteral("%1:%2").arg(QSysInfo::machineHostName(), QString::number(port));
     checkInstanceName();
 
-    if (m_options.handler == QLatin1String("unsafe-demo"))
+    if (gateway())
+        m_handler = std::make_unique<GatewayHandler>(
+            m_options.instance, m_options.upstream, *m_switch, m_options.lockTimeoutSeconds,
+            [this](const UpstreamAnswer &answer) { m_metrics->recordUpstream(answer); });
+    else if (m_options.handler == QLatin1String("unsafe-demo"))
         m_handler = std::make_unique<UnsafeHandler>(
             m_options.instance, m_options.unsafeCommitDelayMs, m_options.lockTimeoutSeconds);
     else
@@ -130,6 +137,10 @@ int CallbackService::start()
     InstanceInfo info{m_options.instance, QSysInfo::machineHostName(), qint64(::getpid()),
                       ServiceOptions::hostAndPort(m_options.host, port),
                       QString::fromLatin1(m_handler->name())};
+    if (gateway()) {
+        info.mode = QStringLiteral("gateway");
+        info.upstream = upstreamWithoutCredentials(m_options.upstream.url);
+    }
     m_heartbeat = std::make_unique<Heartbeat>(m_options.dsn, info, *m_switch, *m_metrics);
     try {
         m_heartbeat->start();
@@ -313,14 +324,19 @@ CallbackAnswer CallbackService::answerAfterFailure(const db::Error &error,
 HttpResponse CallbackService::health() const
 {
     const bool reachable = m_heartbeat->databaseReachable();
-    const QJsonObject health{
+    QJsonObject health{
         {QStringLiteral("status"), reachable ? QStringLiteral("ok") : QStringLiteral("degraded")},
         {QStringLiteral("instance"), m_options.instance},
         {QStringLiteral("handler"), QString::fromLatin1(m_handler->name())},
         {QStringLiteral("mode"), m_switch->recordOnlyHint.load() ? QStringLiteral("RECORD_ONLY")
                                                                  : QStringLiteral("NORMAL")},
         {QStringLiteral("switch_version"), m_switch->versionApplied.load()},
-        {QStringLiteral("db"), reachable ? QStringLiteral("ok") : QStringLiteral("unreachable")}};
+        {QStringLiteral("db"), reachable ? QStringLiteral("ok") : QStringLiteral("unreachable")},
+        {QStringLiteral("instance_mode"),
+         gateway() ? QStringLiteral("gateway") : QStringLiteral("handler")}};
+    if (gateway())
+        health.insert(QStringLiteral("upstream"),
+                      upstreamWithoutCredentials(m_options.upstream.url));
     return {reachable ? 200 : 503, QJsonDocument(health).toJson(QJsonDocument::Compact)};
 }
 
@@ -329,6 +345,7 @@ HttpResponse CallbackService::metrics() const
     const HttpServer::Counters http = m_server->counters();
     const std::string text =
         m_metrics->render(*m_switch, m_handler->name()) +
+        (gateway() ? m_metrics->renderUpstream() : std::string()) +
         "# HELP payops_http_open_connections Connections open now.\n# TYPE "
         "payops_http_open_connections gauge\n"
         "payops_http_open_connections " +

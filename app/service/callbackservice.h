@@ -59,6 +59,7 @@ private:
     HttpResponse health() const;
     HttpResponse metrics() const;
     void checkInstanceName();
+    bool gateway() const { return !m_options.upstream.url.isEmpty(); }
 
     ServiceOptions m_options;
     std::unique_ptr<HttpServer> m_server;

@@ -67,21 +67,28 @@ void Heartbeat::beat(const QSqlDatabase &db)
 {
     const SwitchState state = readSwitch(db);
     m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    static const char *const kUpstreamStates[] = {"", "ok", "failing"};
+    const qint64 checked = m_metrics.upstreamCheckedMicros();
     db::exec(db,
              QStringLiteral(
                  "INSERT INTO callback_instance (id, host, pid, listen, build_version, handler, "
                  "started_at, last_seen_at, "
-                 "switch_version_applied, mode_applied, stopped_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                 "NOW(3), ?, ?, NULL) "
+                 "switch_version_applied, mode_applied, stopped_at, mode, upstream, "
+                 "upstream_state, upstream_checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                 "NOW(3), ?, ?, NULL, ?, ?, ?, ?) "
                  "ON DUPLICATE KEY UPDATE host = VALUES(host), pid = VALUES(pid), listen = "
                  "VALUES(listen), "
                  "build_version = VALUES(build_version), handler = VALUES(handler), started_at = "
                  "VALUES(started_at), "
                  "last_seen_at = NOW(3), switch_version_applied = VALUES(switch_version_applied), "
-                 "mode_applied = VALUES(mode_applied), stopped_at = NULL"),
+                 "mode_applied = VALUES(mode_applied), stopped_at = NULL, mode = VALUES(mode), "
+                 "upstream = VALUES(upstream), upstream_state = VALUES(upstream_state), "
+                 "upstream_checked_at = VALUES(upstream_checked_at)"),
              {m_info.id, m_info.host, m_info.pid, m_info.listen, QStringLiteral(PAYOPS_VERSION),
               m_info.handler, formatMicros(m_startedAtMs * 1000), m_switch.versionApplied.load(),
-              callbackModeName(state.mode)});
+              callbackModeName(state.mode), m_info.mode, m_info.upstream.left(255),
+              QLatin1String(kUpstreamStates[int(m_metrics.upstreamState())]),
+              checked > 0 ? QVariant(formatMicros(checked)) : QVariant()});
     m_metrics.setBacklog(
         db::scalar(
             db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"))

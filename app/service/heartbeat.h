@@ -22,6 +22,8 @@ struct InstanceInfo
     qint64 pid = 0;
     QString listen;
     QString handler;
+    QString mode = QStringLiteral("handler"); // or gateway
+    QString upstream = {};                    // a gateway's, without credentials
 };
 
 // Every interval, on its own thread and connection: reads the switch (the hint and the

@@ -79,7 +79,9 @@ MHD_Result queue(MHD_Connection *connection, const HttpResponse &response, bool 
         MHD_RESPMEM_MUST_COPY);
     if (!reply)
         return MHD_NO;
-    MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE, response.contentType.constData());
+    if (!response.contentType.isEmpty()) // an upstream's answer may have none
+        MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                response.contentType.constData());
     if (close)
         MHD_add_response_header(reply, MHD_HTTP_HEADER_CONNECTION, "close");
     const MHD_Result result = MHD_queue_response(connection, unsigned(response.status), reply);

@@ -1,6 +1,7 @@
 #include "servicemetrics.h"
 
 #include "domain/callback/callbackhandler.h"
+#include "domain/callback/upstreamclient.h"
 
 #include <sstream>
 
@@ -23,6 +24,43 @@ void ServiceMetrics::record(const CallbackAnswer &answer, double seconds)
 qint64 ServiceMetrics::count(Outcome outcome) const
 {
     return m_outcomes[static_cast<size_t>(outcome)].load(std::memory_order_relaxed);
+}
+
+void ServiceMetrics::recordUpstream(const UpstreamAnswer &answer)
+{
+    const double seconds = answer.seconds();
+    {
+        std::lock_guard lock(m_upstreamMutex);
+        ++m_upstreamRequests[answer.answered() ? std::to_string(answer.status) : "error"];
+        for (size_t i = 0; i < kBuckets.size(); ++i) {
+            if (seconds <= kBuckets[i])
+                ++m_upstreamBuckets[i];
+        }
+        ++m_upstreamCount;
+        m_upstreamSeconds += seconds;
+    }
+    m_upstreamState.store(answer.answered() ? UpstreamState::Ok : UpstreamState::Failing);
+    m_upstreamChecked.store(answer.answeredMicros);
+}
+
+std::string ServiceMetrics::renderUpstream() const
+{
+    std::lock_guard lock(m_upstreamMutex);
+    std::ostringstream out;
+    out << "# HELP payops_upstream_requests_total Forwards to the upstream, by its answer's "
+           "status (error: no answer).\n"
+           "# TYPE payops_upstream_requests_total counter\n";
+    for (const auto &[status, count] : m_upstreamRequests)
+        out << "payops_upstream_requests_total{status=\"" << status << "\"} " << count << '\n';
+    out << "# HELP payops_upstream_duration_seconds Time from a forward to the upstream's answer.\n"
+           "# TYPE payops_upstream_duration_seconds histogram\n";
+    for (size_t i = 0; i < kBuckets.size(); ++i)
+        out << "payops_upstream_duration_seconds_bucket{le=\"" << kBuckets[i] << "\"} "
+            << m_upstreamBuckets[i] << '\n';
+    out << "payops_upstream_duration_seconds_bucket{le=\"+Inf\"} " << m_upstreamCount << '\n'
+        << "payops_upstream_duration_seconds_sum " << m_upstreamSeconds << '\n'
+        << "payops_upstream_duration_seconds_count " << m_upstreamCount << '\n';
+    return out.str();
 }
 
 std::string ServiceMetrics::render(const SwitchObserver &switchObserver, const char *handler) const

@@ -43,6 +43,17 @@ void addOptions(QCommandLineParser &parser)
          ServiceCommandLine::tr(
              "unsafe-demo only: time between lock release and commit (widens the window)."),
          QStringLiteral("ms"), QStringLiteral("60")},
+        {QStringLiteral("upstream"),
+         ServiceCommandLine::tr("Gateway mode: pay nothing, forward each callback exactly once to "
+                                "this URL (http or https), the team's own handler."),
+         QStringLiteral("url")},
+        {QStringLiteral("upstream-ca"),
+         ServiceCommandLine::tr("Verify the upstream's https certificate against this file "
+                                "instead of the system's CA store."),
+         QStringLiteral("file")},
+        {QStringLiteral("upstream-timeout"),
+         ServiceCommandLine::tr("Seconds to wait for the upstream's answer."),
+         QStringLiteral("seconds"), QStringLiteral("5")},
         {QStringLiteral("log-level"),
          ServiceCommandLine::tr("trace, debug, info, warn, error or off."),
          QStringLiteral("level")},
@@ -53,6 +64,24 @@ void addOptions(QCommandLineParser &parser)
             {QString::fromLatin1(limit.name),
              QCoreApplication::translate("payops::ServiceCommandLine", limit.description),
              QStringLiteral("n"), QString::number(defaults.*limit.field)});
+}
+
+// Gateway mode's options; returns the first fault, or an empty text.
+QString checkUpstream(const QCommandLineParser &parser, ServiceOptions &options)
+{
+    const bool gateway = parser.isSet(QStringLiteral("upstream"));
+    if (!gateway) {
+        if (parser.isSet(QStringLiteral("upstream-ca")) ||
+            parser.isSet(QStringLiteral("upstream-timeout")))
+            return ServiceCommandLine::tr("--upstream-ca and --upstream-timeout need --upstream");
+        return QString();
+    }
+    if (parser.isSet(QStringLiteral("handler")))
+        return ServiceCommandLine::tr("--handler and --upstream exclude each other: a gateway pays "
+                                      "nothing itself, the upstream does");
+    return checkUpstreamOptions(
+        parser.value(QStringLiteral("upstream")), parser.value(QStringLiteral("upstream-ca")),
+        parser.value(QStringLiteral("upstream-timeout")), &options.upstream);
 }
 
 // Every check after the parse; returns the first fault, or an empty text.
@@ -90,9 +119,14 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
         return ServiceCommandLine::tr("the secret in %1 is shorter than %2 bytes")
             .arg(secretPath, QString::number(kMinimumSecretBytes));
 
+    error = checkUpstream(parser, options);
+    if (!error.isEmpty())
+        return error;
     options.handler = parser.value(QStringLiteral("handler"));
     if (options.handler != QLatin1String("safe") && options.handler != QLatin1String("unsafe-demo"))
         return ServiceCommandLine::tr("--handler must be safe or unsafe-demo");
+    if (!options.upstream.url.isEmpty())
+        options.handler = QStringLiteral("gateway");
     options.instance = parser.value(QStringLiteral("instance"));
     if (options.instance.size() > kMaximumInstanceLength)
         return ServiceCommandLine::tr("--instance is longer than %1 characters")

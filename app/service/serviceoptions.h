@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "domain/callback/upstreamclient.h"
 #include "httplimits.h"
 
 #include <QByteArray>
@@ -23,6 +24,8 @@ struct ServiceOptions
     int lockTimeoutSeconds = 5;
     int unsafeCommitDelayMs = 60;
     bool takeOver = false; // start even if a live instance has this name
+    // With a url: gateway mode, forwarding to the team's own handler.
+    UpstreamOptions upstream;
     HttpLimits limits;
 
     // HOST:PORT as --listen and a URL write it: an IPv6 host in brackets ([::1]:8080).

@@ -661,7 +661,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+89"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+92"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -676,7 +676,7 @@
         <translation>拒绝 --handler unsafe-demo：数据库“%1”未标记为沙箱。不安全的处理器会故意重复发放，只能在沙箱上运行（payops sandbox start，或在可丢弃的数据库上运行 payops migrate --sandbox）</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+76"/>
         <source>instance name &apos;%1&apos; is in use by a live payops-callbackd (pid %2 on %3); choose another --instance, or pass --take-over if that process is gone</source>
         <translation>实例名“%1”正被一个运行中的 payops-callbackd 使用（%3 上的 pid %2）；请换一个 --instance，若该进程已不在，加 --take-over</translation>
     </message>
@@ -2131,7 +2131,7 @@
 <context>
     <name>payops::HttpServer</name>
     <message>
-        <location filename="../../app/service/httpserver.cpp" line="+449"/>
+        <location filename="../../app/service/httpserver.cpp" line="+451"/>
         <location line="+7"/>
         <location line="+12"/>
         <source>cannot listen on %1:%2: %3</source>
@@ -4513,12 +4513,12 @@
         <translation>仅 unsafe-demo：释放锁与提交之间的间隔（扩大时间窗口）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+15"/>
         <source>trace, debug, info, warn, error or off.</source>
         <translation>trace、debug、info、warn、error 或 off。</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+54"/>
         <source>--listen must be HOST:PORT, not &apos;%1&apos;</source>
         <translation>--listen 必须是 HOST:PORT，而不是“%1”</translation>
     </message>
@@ -4528,12 +4528,12 @@
         <translation>%1 中的密钥短于 %2 字节</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>--handler must be safe or unsafe-demo</source>
         <translation>--handler 必须是 safe 或 unsafe-demo</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>--instance is longer than %1 characters</source>
         <translation>--instance 超过 %1 个字符</translation>
     </message>
@@ -4556,6 +4556,31 @@
         <location line="+3"/>
         <source>--%1 must be %2-%3</source>
         <translation>--%1 必须是 %2-%3</translation>
+    </message>
+    <message>
+        <location line="-101"/>
+        <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
+        <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Verify the upstream&apos;s https certificate against this file instead of the system&apos;s CA store.</source>
+        <translation>用此文件而不是系统的 CA 证书库校验上游的 HTTPS 证书。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Seconds to wait for the upstream&apos;s answer.</source>
+        <translation>等待上游应答的秒数。</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>--upstream-ca and --upstream-timeout need --upstream</source>
+        <translation>--upstream-ca 和 --upstream-timeout 需要与 --upstream 一起使用</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--handler and --upstream exclude each other: a gateway pays nothing itself, the upstream does</source>
+        <translation>--handler 与 --upstream 不能同时使用：网关自身不入账，由上游入账</translation>
     </message>
 </context>
 <context>
@@ -5602,6 +5627,24 @@
     </message>
 </context>
 <context>
+    <name>payops::UpstreamOptionCheck</name>
+    <message>
+        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+108"/>
+        <source>--upstream must be an http:// or https:// URL, not &apos;%1&apos;</source>
+        <translation>--upstream 必须是 http:// 或 https:// 开头的 URL，而不是“%1”</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>--upstream-ca: cannot read %1</source>
+        <translation>--upstream-ca：无法读取 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream-timeout must be 1-60 seconds</source>
+        <translation>--upstream-timeout 必须为 1-60 秒</translation>
+    </message>
+</context>
+<context>
     <name>payops::WatchFeed</name>
     <message>
         <location filename="../../app/domain/money/duplicates/watchfeed.cpp" line="+288"/>
@@ -5952,12 +5995,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::DrainCommand</name>
     <message>
-        <location filename="../../app/cli/draincommand.cpp" line="+23"/>
-        <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once.</source>
-        <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调。每条只处理一次。</translation>
-    </message>
-    <message>
-        <location line="+12"/>
+        <location filename="../../app/cli/draincommand.cpp" line="+40"/>
         <source>Process at most N callbacks (default: all).</source>
         <translation>最多处理 N 条回调（默认全部）。</translation>
     </message>
@@ -5972,17 +6010,17 @@ Usage: payops %2 %3</source>
         <translation>处理订单现已存在的 UNMATCHED 回调；其余仍为 UNMATCHED，只计数。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+29"/>
         <source>--limit must be a number of at least 0</source>
         <translation>--limit 必须是不小于 0 的数</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+57"/>
         <source>the switch is RECORD_ONLY: draining now would process callbacks while the endpoint is degraded. Turn it off first (payops degrade off), or pass --force</source>
         <translation>降级开关为 RECORD_ONLY：此时回放会在回调接口降级期间处理回调。请先关闭降级（payops degrade off），或加 --force</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-41"/>
         <source>processed %1, rejected %2; %3 unmatched callback(s) left, %4 of them still without their order</source>
         <translation>已处理 %1 条，驳回 %2 条；剩余 %3 条未匹配回调，其中 %4 条的订单仍不存在</translation>
     </message>
@@ -5993,8 +6031,69 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+9"/>
+        <location line="+75"/>
         <source>stopped: the switch turned RECORD_ONLY while draining</source>
         <translation>已停止：回放期间降级开关切换为 RECORD_ONLY</translation>
+    </message>
+    <message>
+        <location line="-139"/>
+        <source>Forward a gateway&apos;s recorded and not yet answered callbacks to this URL, the team&apos;s own handler.</source>
+        <translation>把网关已记录、尚未得到最终应答的回调转发到此 URL，即团队自己的处理程序。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream: forward at most N callbacks a second (default: no limit).</source>
+        <translation>--upstream：每秒最多转发 N 条回调（默认不限）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream: forward over N connections at once.</source>
+        <translation>--upstream：同时使用 N 个连接转发。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>--upstream: verify its https certificate against this file.</source>
+        <translation>--upstream：用此文件校验其 HTTPS 证书。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>--upstream: seconds to wait for each answer.</source>
+        <translation>--upstream：每次等待应答的秒数。</translation>
+    </message>
+    <message>
+        <location line="+89"/>
+        <source>--rate must be a number of at least 0</source>
+        <translation>--rate 必须是不小于 0 的数字</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>--concurrency must be 1-64</source>
+        <translation>--concurrency 必须为 1-64</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--upstream takes neither --unmatched, --force nor --limit</source>
+        <translation>--upstream 不能与 --unmatched、--force 或 --limit 一起使用</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1/%2: forwarded %3, failed %4, skipped %5 (%6/s)</source>
+        <translation>%1/%2：已转发 %3，失败 %4，跳过 %5（%6 条/秒）</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>forwarded %1, failed %2, skipped %3 of %4 to %5</source>
+        <translation>共 %4 条：已转发 %1，失败 %2，跳过 %3，目标 %5</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1 callback(s) got no final answer from the upstream; they stay for the next drain</source>
+        <translation>%1 条回调未从上游得到最终应答；留待下次回放</translation>
+    </message>
+    <message>
+        <location line="-165"/>
+        <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once; with --upstream forward a gateway&apos;s recorded callbacks to the team&apos;s handler, each exactly once.</source>
+        <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调；加 --upstream 时把网关记录的回调转发给团队的处理程序。每条只处理一次。</translation>
     </message>
 </context>
 <context>

@@ -38,3 +38,11 @@ ALTER TABLE callback_instance
 GRANT UPDATE (raw_headers, wire_format, gateway, upstream_status, upstream_error, forwards,
               forwarded_at)
    ON ${database}.pay_callback_log TO payops_endpoint;
+
+-- ---------------------------------------------------------------------------------------------
+-- Gateway mode's drain (payops drain --upstream): its audit entry, and what the operator needs
+-- to store the upstream's answer of each callback it forwards.
+INSERT INTO ops_audit_action (name) VALUES ('backlog.drain_upstream');
+
+GRANT UPDATE (upstream_status, upstream_error, forwards, forwarded_at)
+   ON ${database}.pay_callback_log TO payops_operator;

@@ -80,8 +80,8 @@ Step drainRecorded(const QSqlDatabase &db, const QString &fromState, const Drain
     if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force)
         return Step::SwitchOn;
     QSqlQuery next = db::exec(db, QStringLiteral("SELECT id, raw_body FROM pay_callback_log WHERE "
-                                                 "status = 'RECORDED' ORDER BY id LIMIT 1 "
-                                                 "FOR UPDATE SKIP LOCKED"));
+                                                 "status = 'RECORDED' AND gateway = 0 "
+                                                 "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"));
     if (!next.next())
         return Step::Empty;
     const Settled settled = settle(db, next.value(1).toByteArray(), fromState, options.worker);

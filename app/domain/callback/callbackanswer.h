@@ -32,6 +32,10 @@ struct CallbackAnswer
     QByteArray body;
     Outcome outcome = Outcome::Processed;
     Defence suppressedBy = Defence::None;
+    // Set when the body is already the platform's answer (a gateway's upstream gave it): the
+    // HTTP layer sends status, body and this Content-Type as they are.
+    bool verbatim = false;
+    QByteArray contentType = {};
 
     static CallbackAnswer success(Outcome outcome, const QString &reason = {},
                                   Defence defence = Defence::None);

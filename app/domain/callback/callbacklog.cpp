@@ -57,7 +57,7 @@ std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteAr
 {
     QSqlQuery query = db::exec(db,
                                QStringLiteral("SELECT id, status, order_id, amount_fen, currency, "
-                                              "channel, trade_status, response_body "
+                                              "channel, trade_status, response_body, response_code "
                                               "FROM pay_callback_log WHERE pay_no = ?"),
                                {payNo});
     if (!query.next())
@@ -72,6 +72,7 @@ std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteAr
     stored.content.channel = query.value(5).toString();
     stored.content.tradeStatus = query.value(6).toString();
     stored.responseBody = query.value(7).toByteArray();
+    stored.responseCode = query.value(8).toInt();
     return stored;
 }
 

@@ -14,8 +14,10 @@ namespace payops {
 struct StoredCallback
 {
     qint64 id = 0;
-    QString status; // RECORDED, PROCESSING, PROCESSED, UNMATCHED, REJECTED, IGNORED
+    QString status; // RECORDED, PROCESSING, PROCESSED, UNMATCHED, REJECTED, IGNORED; a gateway's
+                    // FORWARDING, FORWARDED
     CallbackRequest content;
+    int responseCode = 200;
     QByteArray responseBody;
 };
 

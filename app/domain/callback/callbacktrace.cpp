@@ -31,11 +31,14 @@ void writeTrace(const QSqlDatabase &db, const CallbackTrace &trace)
     db::exec(db,
              QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
                             "received_at, lock_acquired_at, tx_begin_at,"
-                            " committed_at, lock_released_at, responded_at, outcome, http_status) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                            " committed_at, lock_released_at, responded_at, outcome, http_status,"
+                            " forwarded_at, upstream_answered_at, upstream_status) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
              {trace.payNo, trace.orderId, trace.instance, trace.handler, time(trace.received),
               time(trace.lockAcquired), time(trace.txBegin), time(trace.committed),
-              time(trace.lockReleased), time(trace.responded), trace.outcome, trace.httpStatus});
+              time(trace.lockReleased), time(trace.responded), trace.outcome, trace.httpStatus,
+              time(trace.forwarded), time(trace.upstreamAnswered),
+              trace.upstreamStatus > 0 ? QVariant(trace.upstreamStatus) : QVariant()});
 }
 
 } // namespace payops

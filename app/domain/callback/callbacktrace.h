@@ -26,8 +26,7 @@ struct CallbackTrace
     qint64 responded = 0;
     QString outcome;
     int httpStatus = 0;
-    // A gateway's delivery: when it forwarded the callback to the upstream, when the upstream
-    // answered and with what HTTP status (0: no answer). 0 times: not forwarded.
+    // A gateway's forward: when it went out, when the upstream answered, and with what (0: none).
     qint64 forwarded = 0;
     qint64 upstreamAnswered = 0;
     int upstreamStatus = 0;

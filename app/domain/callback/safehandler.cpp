@@ -42,8 +42,7 @@ std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db,
 {
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
-    const SwitchState state = readSwitchForProcessing(db);
-    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    const SwitchState state = m_switch.readForProcessing(db);
     if (state.mode != CallbackMode::RecordOnly)
         return std::nullopt; // flipped back meanwhile: take the full path
     const CallbackAnswer answer = CallbackAnswer::success(Outcome::Recorded);
@@ -97,8 +96,7 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
 {
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
-    const SwitchState state = readSwitchForProcessing(db);
-    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    const SwitchState state = m_switch.readForProcessing(db);
 
     qint64 id = 0;
     try {

@@ -1,0 +1,155 @@
+#include "gatewayforward.h"
+
+#include "callbackswitch.h"
+#include "db/connection.h"
+#include "platformreply.h"
+
+namespace payops {
+namespace {
+
+// response_body is a TEXT column: an upstream that answers more is cut short in the row (the
+// platform gets the whole answer of the forward itself).
+constexpr qsizetype kStoredBodyBytes = 60000;
+
+// The upstream's Content-Type is not stored; a replay says what the platform's success
+// answers say.
+QByteArray replayContentType(WireFormat wire, const QByteArray &body)
+{
+    if (wire == WireFormat::Alipay)
+        return "text/plain; charset=utf-8";
+    return body.isEmpty() ? QByteArray() : QByteArray("application/json");
+}
+
+QString upstreamError(const UpstreamAnswer &answer)
+{
+    if (!answer.answered())
+        return answer.error.left(255);
+    return QStringLiteral("answered %1, not the platform's success").arg(answer.status);
+}
+
+} // namespace
+
+bool holdsFinalAnswer(const StoredCallback &stored)
+{
+    return stored.status != QLatin1String("RECORDED") &&
+           stored.status != QLatin1String("FORWARDING") &&
+           stored.status != QLatin1String("PROCESSING");
+}
+
+std::optional<CallbackAnswer> answerFromRow(const StoredCallback &stored,
+                                            const CallbackRequest &request)
+{
+    const std::optional<CallbackAnswer> resend = answerForResend(stored, request);
+    if (!resend) // a SUCCESS after a recorded non-SUCCESS notice: forwarded as a new one
+        return std::nullopt;
+    if (resend->outcome == Outcome::Conflict)
+        return platformFailureAnswer(request.wire, 409, Outcome::Conflict,
+                                     QStringLiteral("pay_no already received with different "
+                                                    "content"));
+    if (!holdsFinalAnswer(stored))
+        return std::nullopt;
+    CallbackAnswer answer =
+        platformAnswer(stored.responseCode, stored.responseBody,
+                       replayContentType(request.wire, stored.responseBody), Outcome::Replayed);
+    answer.suppressedBy = Defence::Replay;
+    return answer;
+}
+
+CallbackAnswer platformAnswer(int status, const QByteArray &body, const QByteArray &contentType,
+                              Outcome outcome)
+{
+    CallbackAnswer answer;
+    answer.httpStatus = status;
+    answer.body = body;
+    answer.contentType = contentType;
+    answer.outcome = outcome;
+    answer.verbatim = true;
+    return answer;
+}
+
+CallbackAnswer platformFailureAnswer(WireFormat wire, int status, Outcome outcome,
+                                     const QString &message)
+{
+    const PlatformReply reply = platformFailure(wire, status, message);
+    return platformAnswer(reply.status, reply.body, reply.contentType, outcome);
+}
+
+qint64 recordForGateway(const QSqlDatabase &db, const CallbackRequest &request,
+                        const QString &status, const QString &instance)
+{
+    const qint64 id = insertCallback(db, request, status, instance, CallbackAnswer());
+    db::exec(db, QStringLiteral("UPDATE pay_callback_log SET gateway = 1 WHERE id = ?"), {id});
+    return id;
+}
+
+Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
+                   const QString &instance, CallbackTrace &trace)
+{
+    Forward forward;
+    db::Transaction transaction(db);
+    trace.txBegin = nowMicros();
+    const SwitchState state = readSwitchForProcessing(db);
+    const std::optional<StoredCallback> stored = findCallback(db, payNo);
+    if (!stored)
+        return forward;
+    forward.row = *stored;
+    if (holdsFinalAnswer(*stored)) {
+        forward.step = ForwardStep::Settled;
+        return forward;
+    }
+    QSqlQuery row = db::exec(db,
+                             QStringLiteral("SELECT raw_body, raw_headers, wire_format, forwards "
+                                            "FROM pay_callback_log WHERE id = ?"),
+                             {stored->id});
+    row.next();
+    forward.wire = wireFormatFromName(row.value(2).toByteArray()).value_or(WireFormat::Payops);
+    if (state.mode == CallbackMode::RecordOnly) {
+        db::exec(db,
+                 QStringLiteral("UPDATE pay_callback_log SET status = 'RECORDED', instance = ? "
+                                "WHERE id = ?"),
+                 {instance, stored->id});
+        transaction.commit();
+        trace.committed = nowMicros();
+        forward.step = ForwardStep::Recorded;
+        return forward;
+    }
+
+    auto headers = splitHeaders(row.value(1).toByteArray());
+    headers.append({"X-Payops-Pay-No", payNo});
+    headers.append({"X-Payops-Order-Id", QByteArray::number(stored->content.orderId)});
+    headers.append({"X-Payops-Delivery", QByteArray::number(row.value(3).toLongLong() + 1)});
+    headers.append({"Idempotency-Key", payNo});
+    forward.upstream = client.post(row.value(0).toByteArray(), headers);
+    trace.forwarded = forward.upstream.sentMicros;
+    if (forward.upstream.answered()) {
+        trace.upstreamAnswered = forward.upstream.answeredMicros;
+        trace.upstreamStatus = forward.upstream.status;
+    }
+
+    const UpstreamAnswer &upstream = forward.upstream;
+    const QVariant upstreamStatus = upstream.answered() ? QVariant(upstream.status) : QVariant();
+    if (upstream.answered() && isPlatformSuccess(forward.wire, upstream.status, upstream.body)) {
+        forward.step = ForwardStep::Final;
+        db::exec(db,
+                 QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDED', "
+                                "response_code = ?, response_body = ?, upstream_status = ?, "
+                                "upstream_error = '', forwards = forwards + 1, "
+                                "forwarded_at = NOW(3), instance = ?, processed_at = NOW(3) "
+                                "WHERE id = ?"),
+                 {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
+                  upstreamStatus, instance, stored->id});
+    } else {
+        forward.step = ForwardStep::NotFinal;
+        db::exec(db,
+                 QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING', "
+                                "upstream_status = ?, upstream_error = ?, "
+                                "forwards = forwards + 1, forwarded_at = NOW(3), instance = ? "
+                                "WHERE id = ?"),
+                 {upstreamStatus, upstreamError(upstream), instance, stored->id});
+    }
+    transaction.commit();
+    trace.committed = nowMicros();
+    return forward;
+}
+
+} // namespace payops

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "callbackhandler.h"
+#include "upstreamclient.h"
+
+#include <QString>
+
+#include <functional>
+
+namespace payops {
+
+// Gateway mode (payops-callbackd --upstream): pays nothing itself. Each verified callback is
+// recorded durably as received and forwarded exactly once to the team's own handler, the
+// upstream; the platform gets the upstream's answer (docs/gateway.md).
+//
+// A pay_no whose row holds the upstream's final answer gets it again without a forward.
+// Otherwise, under the pay_no's named lock (so a second delivery at another instance waits for
+// the first's outcome): the row is recorded if absent, then forwarded in a transaction that
+// holds the switch's shared lock (forwardRow). In RECORD_ONLY mode a delivery is recorded and
+// answered the platform's success at once, for the drain to forward later.
+class GatewayHandler final : public CallbackHandler
+{
+public:
+    // onForward is called after every forward, on the thread that made it.
+    GatewayHandler(QString instance, UpstreamOptions upstream, SwitchObserver &switchObserver,
+                   int lockTimeoutSeconds, std::function<void(const UpstreamAnswer &)> onForward);
+
+    const char *name() const override { return "gateway"; }
+    // A lost connection may have come after the upstream's answer: running again would forward
+    // again at once. The platform's own retry comes later and finds the row.
+    bool repeatable() const override { return false; }
+    CallbackAnswer handle(const QSqlDatabase &db, const CallbackRequest &request,
+                          CallbackTrace &trace) override;
+
+private:
+    std::optional<CallbackAnswer>
+    tryRecordOnly(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace);
+    CallbackAnswer forwardLocked(const QSqlDatabase &db, const CallbackRequest &request,
+                                 CallbackTrace &trace);
+    UpstreamClient &threadClient();
+
+    QString m_instance;
+    UpstreamOptions m_upstream;
+    SwitchObserver &m_switch;
+    int m_lockTimeoutSeconds;
+    std::function<void(const UpstreamAnswer &)> m_onForward;
+};
+
+} // namespace payops

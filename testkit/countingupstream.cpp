@@ -1,0 +1,94 @@
+#include "countingupstream.h"
+
+#include "domain/callback/callbacktrace.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <stdexcept>
+
+namespace payops::test {
+
+QByteArray CountingUpstream::Request::header(const QByteArray &name) const
+{
+    for (const auto &[key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs)
+    : m_server(std::make_unique<httplib::Server>())
+    , m_answer(std::move(answer))
+    , m_delayMs(delayMs)
+{
+    // Each kept-alive connection holds one of the server's threads: a gateway keeps one per
+    // worker, and two gateways' workers outnumber httplib's default pool.
+    m_server->new_task_queue = [] { return new httplib::ThreadPool(64); };
+    m_server->Post("/notify", [this](const httplib::Request &request, httplib::Response &response) {
+        Request kept;
+        kept.arrivedMicros = nowMicros();
+        kept.body = QByteArray::fromStdString(request.body);
+        for (const auto &[name, value] : request.headers)
+            kept.headers.append(
+                {QByteArray::fromStdString(name), QByteArray::fromStdString(value)});
+        {
+            std::lock_guard lock(m_mutex);
+            m_received.append(kept);
+        }
+        if (m_delayMs > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(m_delayMs));
+        response.status = m_answer.status;
+        response.set_content(answerBodyFor(kept.payNo()).toStdString(),
+                             m_answer.contentType.toStdString());
+    });
+    m_port = port == 0 ? m_server->bind_to_any_port("127.0.0.1")
+                       : (m_server->bind_to_port("127.0.0.1", port) ? port : -1);
+    if (m_port <= 0)
+        throw std::runtime_error("the counting upstream could not bind its port");
+    m_thread = std::thread([this] { m_server->listen_after_bind(); });
+    // stop() does nothing to a server that is not running yet: the destructor would wait for
+    // a loop that never ends.
+    while (!m_server->is_running())
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+CountingUpstream::~CountingUpstream()
+{
+    m_server->stop();
+    m_thread.join();
+}
+
+QString CountingUpstream::url() const
+{
+    return QStringLiteral("http://127.0.0.1:%1/notify").arg(m_port);
+}
+
+QByteArray CountingUpstream::answerBodyFor(const QByteArray &payNo) const
+{
+    return QByteArray(m_answer.body).replace("%PAY_NO%", payNo);
+}
+
+QList<CountingUpstream::Request> CountingUpstream::received() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_received;
+}
+
+int CountingUpstream::count() const
+{
+    std::lock_guard lock(m_mutex);
+    return int(m_received.size());
+}
+
+QHash<QByteArray, int> CountingUpstream::countByPayNo() const
+{
+    std::lock_guard lock(m_mutex);
+    QHash<QByteArray, int> counts;
+    for (const Request &request : m_received)
+        ++counts[request.payNo()];
+    return counts;
+}
+
+} // namespace payops::test
