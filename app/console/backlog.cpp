@@ -1,6 +1,7 @@
 #include "backlog.h"
 
 #include "db/connection.h"
+#include "db/dbworker.h"
 #include "domain/callback/callbackswitch.h"
 #include "domain/callback/instanceliveness.h"
 
@@ -171,6 +172,21 @@ Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> 
         run.result = drainBacklog(db, options);
         BacklogTally counted;
         run.after = loadBacklogSummary(db, counted);
+        return run;
+    };
+}
+
+StandaloneJob<UpstreamDrainRun> upstreamDrainJob(UpstreamDrainOptions options,
+                                                 std::shared_ptr<std::atomic<bool>> cancel)
+{
+    options.cancel = cancel.get();
+    return [options = std::move(options),
+            cancel = std::move(cancel)](const db::StandaloneContext &context) {
+        UpstreamDrainRun run;
+        run.result = drainToUpstream(context.dsn, options);
+        db::Connection connection(context.dsn, QStringLiteral("drain-upstream-after"));
+        BacklogTally counted;
+        run.after = loadBacklogSummary(connection.database(), counted);
         return run;
     };
 }

@@ -2,6 +2,7 @@
 
 #include "domain/callback/backlogdrainer.h"
 #include "domain/callback/unmatchedcallbacks.h"
+#include "domain/callback/upstreamdrain.h"
 #include "job.h"
 #include "sqltime.h"
 
@@ -119,5 +120,19 @@ struct DrainRun
 // (options.cancel is pointed at it). The backlog after it is counted afresh: the job runs
 // on a worker of its own, apart from the summary's tally.
 Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel);
+
+// A gateway's backlog forwarded to the upstream, and the backlog it left.
+struct UpstreamDrainRun
+{
+    UpstreamDrainResult result;
+    BacklogSummary after;
+};
+
+// drainToUpstream of `options` (which audits it) as a worker's standalone job: it opens its
+// connections with the worker's DSN, one per options.concurrency, and stops between forwards
+// once `cancel` is set (options.cancel is pointed at it). The backlog after it is counted
+// afresh.
+StandaloneJob<UpstreamDrainRun> upstreamDrainJob(UpstreamDrainOptions options,
+                                                 std::shared_ptr<std::atomic<bool>> cancel);
 
 } // namespace payops::console

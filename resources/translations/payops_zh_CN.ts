@@ -420,13 +420,13 @@
 <context>
     <name>payops::BacklogPage</name>
     <message>
-        <location filename="../../ui/pages/backlogpage.cpp" line="+58"/>
-        <location line="+212"/>
+        <location filename="../../ui/pages/backlogpage.cpp" line="+66"/>
+        <location line="+219"/>
         <source>Reading the backlog …</source>
         <translation>正在读取积压回调…</translation>
     </message>
     <message>
-        <location line="-195"/>
+        <location line="-202"/>
         <source>Process backlog…</source>
         <translation>处理积压回调…</translation>
     </message>
@@ -437,11 +437,16 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>Forward to upstream…</source>
+        <translation>转发给上游…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Stop after this callback</source>
         <translation>处理完当前回调后停止</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
@@ -462,17 +467,17 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+318"/>
+        <location line="+417"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-310"/>
+        <location line="-409"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint, one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑，每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Stopping after the current callback …</source>
         <translation>将在当前回调处理完后停止…</translation>
     </message>
@@ -531,7 +536,7 @@
         <translation>已记录（%1）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Gateway (%1%2)</source>
         <translation>网关（%1%2）</translation>
     </message>
@@ -566,7 +571,12 @@
         <translation>未匹配回调的订单都还没到。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+8"/>
+        <source>No gateway callback waits for the upstream.</source>
+        <translation>没有等待转发给上游的网关回调。</translation>
+    </message>
+    <message>
+        <location line="+29"/>
         <source>Apply matched callbacks</source>
         <translation>入账已匹配回调</translation>
     </message>
@@ -600,42 +610,46 @@
         <translation>按从早到晚的顺序每条恰好处理一次，走与回调接口相同的支付逻辑：订单标记为已支付，并发放其优惠券和积分。订单已支付的回调会被拒绝，不会重复入账；订单不存在的回调转为未匹配。降级开关一旦切到 RECORD_ONLY，回放自动停止。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+22"/>
         <source>Processing …</source>
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+12"/>
         <source>Processing … %1 of %2</source>
         <translation>正在处理… %1 / %2</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+47"/>
+        <location line="+96"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-95"/>
+        <location line="+96"/>
         <source>&lt;b&gt;Stopped.&lt;/b&gt;</source>
         <translation>&lt;b&gt;已停止。&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-95"/>
+        <location line="+96"/>
         <source>&lt;b&gt;Done.&lt;/b&gt;</source>
         <translation>&lt;b&gt;已完成。&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-94"/>
         <source>%1 %2&lt;br&gt;Every callback processed before it stays processed; the rest are still waiting.</source>
         <translation>%1%2&lt;br&gt;出错前已处理的回调保持已处理，其余仍在等待。</translation>
     </message>
     <message>
         <location line="+2"/>
+        <location line="+84"/>
         <source>Stopped by an error:</source>
         <translation>因出错停止：</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-81"/>
         <source>%1 Applied &lt;b&gt;%2&lt;/b&gt;, rejected %3 (the order was no longer pending, e.g. already paid: a second payment for finance); %4 unmatched callback(s) left, %5 of them still without their order.</source>
         <translation>%1入账 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（订单已不是待支付，例如已支付：交财务处理重复支付）；剩余未匹配回调 %4 条，其中 %5 条仍无对应订单。</translation>
     </message>
@@ -643,6 +657,26 @@
         <location line="+10"/>
         <source>%1 Processed &lt;b&gt;%2&lt;/b&gt;, rejected %3 (for a business reason, e.g. the order already paid), ignored %4 (not SUCCESS), unmatched %5 (no such order yet); %6 left in the backlog.</source>
         <translation>%1已处理 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（业务原因，例如订单已支付），忽略 %4 条（非 SUCCESS），未匹配 %5 条（订单尚不存在）；积压回调剩余 %6 条。</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Forwarding …</source>
+        <translation>正在转发…</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Forwarding … %1 of %2: forwarded %3, no final answer %4, skipped %5; %6 a second.</source>
+        <translation>正在转发… %1 / %2：已转发 %3，无最终应答 %4，跳过 %5；每秒 %6 条。</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>%1 %2&lt;br&gt;Every callback forwarded before it keeps its answer; the rest are still waiting.</source>
+        <translation>%1 %2&lt;br&gt;此前已转发的回调保留其应答；其余仍在等待。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 Forwarded &lt;b&gt;%2&lt;/b&gt; to %3 with a final answer; %4 got none and wait for the next drain; %5 skipped (live traffic was forwarding them, or they were settled meanwhile).</source>
+        <translation>%1 已转发 &lt;b&gt;%2&lt;/b&gt; 条到 %3 并得到最终应答；%4 条没有得到，等待下次回放；跳过 %5 条（实时流量正在转发它们，或期间已有结果）。</translation>
     </message>
 </context>
 <context>
@@ -5624,6 +5658,49 @@
         <location line="+3"/>
         <source>%1 unmatched callback(s), %2 of them now with their order (%3.%4 yuan waiting to be applied)</source>
         <translation>%1 个未匹配回调，其中 %2 个的订单已出现（%3.%4 元待入账）</translation>
+    </message>
+</context>
+<context>
+    <name>payops::UpstreamDrainDialog</name>
+    <message>
+        <location filename="../../ui/dialogs/upstreamdraindialog.cpp" line="+20"/>
+        <source>Forward to the upstream</source>
+        <translation>转发给上游</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forward %1 gateway callback(s) without a final answer to the team&apos;s handler, oldest first, each once, as a gateway forwards them: the platform&apos;s body and headers as received. A pay_no that live traffic is forwarding right now is skipped, and one that gets no final answer stays for the next drain. The drain stops by itself if the switch turns RECORD_ONLY.</source>
+        <translation>将 %1 条尚无最终应答的网关回调转发给团队自己的处理器：从最早的开始，每条一次，与网关转发的方式相同——平台的原始报文和请求头原样发送。实时流量正在转发的 pay_no 会被跳过，没有得到最终应答的留待下次回放。若开关切换为 RECORD_ONLY，回放会自行停止。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Upstream URL</source>
+        <translation>上游 URL</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> a second</source>
+        <translation> 条/秒</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Forwards at most</source>
+        <translation>最多转发</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Forward</source>
+        <translation>转发</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>The upstream must be an http:// or https:// URL with a host.</source>
+        <translation>上游必须是带主机名的 http:// 或 https:// URL。</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
 #include "console/worker.h"
+#include "dialogs/upstreamdraindialog.h"
 #include "models/backlogmodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
@@ -44,6 +45,13 @@ int walked(const DrainResult &result)
     return result.handled() + result.waiting;
 }
 
+// Who drains, as the audit log and callback_trace name it.
+QString drainWorkerName()
+{
+    return QStringLiteral("drain:console:%1:%2")
+        .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
+}
+
 } // namespace
 
 BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
@@ -76,6 +84,9 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_process->setObjectName(QStringLiteral("processBacklogButton"));
     m_apply = new QPushButton(tr("Apply matched callbacks…"), this);
     m_apply->setObjectName(QStringLiteral("applyUnmatchedButton"));
+    m_forward = new QPushButton(tr("Forward to upstream…"), this);
+    m_forward->setObjectName(QStringLiteral("forwardUpstreamButton"));
+    m_forward->hide(); // until the database has a gateway
     m_stop = new QPushButton(tr("Stop after this callback"), this);
     m_stop->setObjectName(QStringLiteral("stopDrainButton"));
     m_stop->hide();
@@ -88,6 +99,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     acts->addWidget(m_process, 0, Qt::AlignTop);
     acts->addWidget(m_apply, 0, Qt::AlignTop);
+    acts->addWidget(m_forward, 0, Qt::AlignTop);
     acts->addWidget(m_progress, 1, Qt::AlignTop);
     acts->addWidget(m_stop, 0, Qt::AlignTop);
     acts->addWidget(m_status, 2);
@@ -134,6 +146,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
 
     connect(m_process, &QPushButton::clicked, this, &BacklogPage::processBacklog);
     connect(m_apply, &QPushButton::clicked, this, &BacklogPage::applyMatched);
+    connect(m_forward, &QPushButton::clicked, this, &BacklogPage::forwardToUpstream);
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (m_cancel)
             m_cancel->store(true);
@@ -246,7 +259,9 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
     m_summary = summary;
     m_summaryKnown = true;
     m_lists->setTabText(0, tr("Recorded (%1)").arg(locale.toString(summary.recorded)));
-    m_lists->setTabVisible(kGatewayTab, gateway.rows > 0 || !gateway.upstreams.isEmpty());
+    const bool gateways = gateway.rows > 0 || !gateway.upstreams.isEmpty();
+    m_lists->setTabVisible(kGatewayTab, gateways);
+    m_forward->setVisible(gateways);
     m_lists->setTabText(kGatewayTab, tr("Gateway (%1%2)")
                                          .arg(locale.toString(gateway.rows),
                                               gateway.more ? QStringLiteral("+") : QString()));
@@ -274,20 +289,21 @@ void BacklogPage::updateActions()
                      "callback arriving meanwhile would only be recorded behind the drain. Turn "
                      "the switch back to "
                      "NORMAL first (the button above), then process the backlog.");
-    const QString processWhy = !blocked.isEmpty()        ? blocked
-                               : m_summary.recorded == 0 ? tr("Nothing to process.")
-                                                         : QString();
-    const QString applyWhy = !blocked.isEmpty() ? blocked
-                             : m_summary.unmatched.withOrder == 0
-                                 ? tr("No unmatched callback has its order yet.")
-                                 : QString();
-    m_process->setEnabled(!draining && processWhy.isEmpty());
-    m_process->setToolTip(processWhy);
-    m_apply->setEnabled(!draining && applyWhy.isEmpty());
-    m_apply->setToolTip(applyWhy);
+    // Each drain is refused as above, or has nothing to do; its tooltip says which.
+    const auto offer = [&](QPushButton *button, bool nothing, const QString &nothingWhy) {
+        const QString why = !blocked.isEmpty() ? blocked : nothing ? nothingWhy : QString();
+        button->setEnabled(!draining && why.isEmpty());
+        button->setToolTip(why);
+    };
+    offer(m_process, m_summary.recorded == 0, tr("Nothing to process."));
+    offer(m_apply, m_summary.unmatched.withOrder == 0,
+          tr("No unmatched callback has its order yet."));
+    offer(m_forward, m_summary.gateway.rows == 0,
+          tr("No gateway callback waits for the upstream."));
     // "Nothing to process" needs no banner; a refusal does.
     const bool work =
-        m_summaryKnown && (m_summary.recorded > 0 || m_summary.unmatched.withOrder > 0);
+        m_summaryKnown &&
+        (m_summary.recorded > 0 || m_summary.unmatched.withOrder > 0 || m_summary.gateway.rows > 0);
     m_refusal->setText(work ? blocked : QString());
     m_refusal->setVisible(!m_refusal->text().isEmpty());
 }
@@ -344,23 +360,14 @@ void BacklogPage::startDrain(DrainSource source)
 {
     if (isDraining())
         return;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     const qint64 total =
         source == DrainSource::Unmatched ? m_summary.unmatched.callbacks : m_summary.recorded;
-    m_progress->setRange(0, int(qMin<qint64>(total, INT_MAX)));
-    m_progress->setValue(0);
-    m_progress->show();
-    m_stop->setEnabled(true);
-    m_stop->show();
-    m_status->setText(tr("Processing …"));
-    updateActions();
+    showDrainStarted(total, tr("Processing …"));
 
     QPointer<BacklogPage> guard(this);
     DrainOptions options;
     options.source = source;
-    options.worker =
-        QStringLiteral("drain:console:%1:%2")
-            .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
+    options.worker = drainWorkerName();
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);
         console::Worker::postTo(guard, [done, total](BacklogPage *page) {
@@ -381,10 +388,35 @@ void BacklogPage::startDrain(DrainSource source)
         });
 }
 
-void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
+void BacklogPage::showDrainStarted(qint64 total, const QString &status)
+{
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_progress->setRange(0, int(qMin<qint64>(total, INT_MAX)));
+    m_progress->setValue(0);
+    m_progress->show();
+    m_stop->setEnabled(true);
+    m_stop->show();
+    m_status->setText(status);
+    updateActions();
+}
+
+void BacklogPage::showDrainEnded(const QString &status, bool failed)
 {
     m_cancel.reset();
     m_stop->hide();
+    m_status->setText(status);
+    m_progress->hide();
+    // A finished drain brought its summary along; a failed one did not.
+    if (failed)
+        refreshSummary();
+    updateActions();
+    m_model->reload();
+    m_unmatchedModel->reload();
+    m_gatewayModel->reload();
+}
+
+void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
+{
     QString text;
     const QString how =
         result.stoppedBySwitch
@@ -418,15 +450,88 @@ void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, c
                    .arg(result.unmatched)
                    .arg(m_summary.recorded);
     }
-    m_status->setText(text);
-    m_progress->hide();
-    // A finished drain brought its summary along; a failed one did not.
-    if (!error.isEmpty())
-        refreshSummary();
-    updateActions();
-    m_model->reload();
-    m_unmatchedModel->reload();
-    m_gatewayModel->reload();
+    showDrainEnded(text, !error.isEmpty());
+}
+
+void BacklogPage::forwardToUpstream()
+{
+    if (!m_forward->isEnabled())
+        return;
+    auto *dialog =
+        new UpstreamDrainDialog(m_summary.gateway.upstreams, m_summary.gateway.rows, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { startUpstreamDrain(dialog->upstream(), dialog->rate()); });
+    dialog->open();
+}
+
+void BacklogPage::startUpstreamDrain(const UpstreamOptions &upstream, int rate)
+{
+    if (isDraining())
+        return;
+    showDrainStarted(m_summary.gateway.rows, tr("Forwarding …"));
+    QPointer<BacklogPage> guard(this);
+    UpstreamDrainOptions options;
+    options.upstream = upstream;
+    options.rate = rate;
+    options.worker = drainWorkerName();
+    options.progress = [guard](const UpstreamDrainResult &sofar) {
+        console::Worker::postTo(guard, [sofar](BacklogPage *page) {
+            if (!page->isDraining())
+                return;
+            page->m_progress->setMaximum(qMax(sofar.candidates, 1));
+            page->m_progress->setValue(qMin(sofar.done(), page->m_progress->maximum()));
+            page->m_status->setText(
+                tr("Forwarding … %1 of %2: forwarded %3, no final answer %4, skipped %5; %6 a "
+                   "second.")
+                    .arg(sofar.done())
+                    .arg(sofar.candidates)
+                    .arg(sofar.forwarded)
+                    .arg(sofar.failed)
+                    .arg(sofar.skipped)
+                    .arg(QLocale().toString(sofar.perSecond, 'f', 1)));
+        });
+    };
+    const QString where = upstreamWithoutCredentials(upstream.url);
+    m_drainWorker->submitStandalone<console::UpstreamDrainRun>(
+        QStringLiteral("drain-upstream"), console::upstreamDrainJob(options, m_cancel), this,
+        [this, where](const console::UpstreamDrainRun &run) {
+            showSummary(run.after);
+            upstreamDrainFinished(run.result, where, QString());
+        },
+        [this, where](const db::Error &error) {
+            upstreamDrainFinished({}, where, db::userMessage(error));
+        });
+}
+
+void BacklogPage::upstreamDrainFinished(const UpstreamDrainResult &result, const QString &upstream,
+                                        const QString &error)
+{
+    QString text;
+    if (!error.isEmpty()) {
+        text = tr("%1 %2<br>Every callback forwarded before it keeps its answer; the rest are "
+                  "still waiting.")
+                   .arg(palette::strong(palette::Role::Danger, tr("Stopped by an error:")),
+                        error.toHtmlEscaped());
+    } else {
+        const QString how =
+            result.stoppedBySwitch
+                ? palette::strong(palette::Role::Warning,
+                                  tr("Stopped: the switch turned RECORD_ONLY while draining."))
+            : result.cancelled ? tr("<b>Stopped.</b>")
+                               : tr("<b>Done.</b>");
+        text = tr("%1 Forwarded <b>%2</b> to %3 with a final answer; %4 got none and wait for "
+                  "the next drain; %5 skipped (live traffic was forwarding them, or they were "
+                  "settled meanwhile).")
+                   .arg(how)
+                   .arg(result.forwarded)
+                   .arg(upstream.toHtmlEscaped())
+                   .arg(result.failed)
+                   .arg(result.skipped);
+        if (result.failed > 0)
+            text = palette::strong(palette::Role::Warning, text);
+    }
+    showDrainEnded(text, !error.isEmpty());
 }
 
 void BacklogPage::showBody()
