@@ -4,6 +4,7 @@
 #include "dialogs/connectiondialog.h"
 #include "dialogs/reportdialog.h"
 #include "dialogs/settingsdialog.h"
+#include "dialogs/upstreamdraindialog.h"
 #include "gatewayrows.h"
 #include "log/translation.h"
 #include "models/instancemodel.h"
@@ -322,6 +323,8 @@ private Q_SLOTS:
         CompensationDialog *dialog = test::openCompensationPreview(window);
         QVERIFY(dialog);
         check(dialog, QStringLiteral("compensation-preview"));
+        UpstreamDrainDialog upstream({test::gatewayUpstream()}, 1284, &window);
+        check(&upstream, QStringLiteral("upstream-drain"));
     }
 
 private:

@@ -128,6 +128,12 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(forwardButton(page)->isEnabled(), 10000);
         QVERIFY(!forwardButton(page)->isHidden());
         QCOMPARE(page->lists()->tabText(2), QStringLiteral("Gateway (%1)").arg(kRows));
+        QCOMPARE(page->lists()->currentIndex(), 2); // the only list with anything in it
+        const QString headline =
+            page->findChild<QLabel *>(QStringLiteral("backlogHeadline"))->text();
+        QVERIFY2(headline.contains(QStringLiteral("No payment waits")) &&
+                     headline.contains(QStringLiteral("%1 gateway callback(s)").arg(kRows)),
+                 qPrintable(headline));
         // The payment drain has nothing to do: these rows are never paid by payops.
         QVERIFY(
             !page->findChild<QPushButton *>(QStringLiteral("processBacklogButton"))->isEnabled());

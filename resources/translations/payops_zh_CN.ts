@@ -421,12 +421,12 @@
     <name>payops::BacklogPage</name>
     <message>
         <location filename="../../ui/pages/backlogpage.cpp" line="+66"/>
-        <location line="+219"/>
+        <location line="+223"/>
         <source>Reading the backlog …</source>
         <translation>正在读取积压回调…</translation>
     </message>
     <message>
-        <location line="-202"/>
+        <location line="-206"/>
         <source>Process backlog…</source>
         <translation>处理积压回调…</translation>
     </message>
@@ -467,12 +467,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+417"/>
+        <location line="+415"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-409"/>
+        <location line="-407"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint, one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑，每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -483,6 +483,11 @@
     </message>
     <message>
         <location line="+64"/>
+        <source>&lt;b&gt;No payment waits to be processed.&lt;/b&gt;</source>
+        <translation>&lt;b&gt;没有等待处理的支付。&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&lt;b&gt;The backlog is empty.&lt;/b&gt; No callback waits to be processed.</source>
         <translation>&lt;b&gt;没有积压回调。&lt;/b&gt;没有等待处理的回调。</translation>
     </message>
@@ -492,7 +497,7 @@
         <translation>&lt;b&gt;已记录 %1 条回调&lt;/b&gt;，尚未处理，金额 %2 元；最早一条接收于 %3 UTC。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>&lt;b&gt;%1 gateway callback(s)&lt;/b&gt; without a final answer from the upstream (the &lt;i&gt;Gateway&lt;/i&gt; list): forwarded, never paid by payops.</source>
         <translation>&lt;b&gt;%1 条网关回调&lt;/b&gt;尚未得到上游的最终应答（见&lt;i&gt;网关&lt;/i&gt;列表）：只转发，payops 从不为其执行支付。</translation>
     </message>
@@ -531,12 +536,12 @@
         <translation>未匹配回调已应答 &lt;tt&gt;unknown_order&lt;/tt&gt;，平台不会再推送；见&lt;i&gt;未匹配&lt;/i&gt;列表。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>Recorded (%1)</source>
         <translation>已记录（%1）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>Gateway (%1%2)</source>
         <translation>网关（%1%2）</translation>
     </message>
@@ -561,22 +566,22 @@
         <translation>降级开关为 RECORD_ONLY：现在处理会在回调接口降级期间入账并发放，而期间新到的回调只会被记录，排在回放之后。请先把开关切回 NORMAL（上方按钮），再处理积压回调。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+11"/>
         <source>Nothing to process.</source>
         <translation>没有需要处理的回调。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+2"/>
         <source>No unmatched callback has its order yet.</source>
         <translation>未匹配回调的订单都还没到。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+2"/>
         <source>No gateway callback waits for the upstream.</source>
         <translation>没有等待转发给上游的网关回调。</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+26"/>
         <source>Apply matched callbacks</source>
         <translation>入账已匹配回调</translation>
     </message>

@@ -213,15 +213,16 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
 {
     m_switch->setMode(summary.mode);
     const QLocale locale;
+    const console::GatewayBacklog &gateway = summary.gateway;
     QString text =
-        summary.recorded == 0
+        summary.recorded == 0 && gateway.rows > 0 ? tr("<b>No payment waits to be processed.</b>")
+        : summary.recorded == 0
             ? tr("<b>The backlog is empty.</b> No callback waits to be processed.")
             : tr("<b>%1 callback(s) recorded</b>, not processed yet, worth %2 yuan; the oldest was "
                  "received "
                  "%3 UTC.")
                   .arg(locale.toString(summary.recorded), console::formatYuan(summary.amountFen),
                        console::displayTime(summary.oldestMicros));
-    const console::GatewayBacklog &gateway = summary.gateway;
     if (gateway.rows > 0)
         text += QLatin1Char(' ') +
                 tr("<b>%1 gateway callback(s)</b> without a final answer from the upstream (the "
@@ -256,12 +257,15 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
     // The first time only: later the operator's choice of list stands.
     if (!m_summaryKnown && summary.recorded == 0 && unmatched.callbacks > 0)
         m_lists->setCurrentIndex(1);
+    const bool first = !m_summaryKnown;
     m_summary = summary;
     m_summaryKnown = true;
     m_lists->setTabText(0, tr("Recorded (%1)").arg(locale.toString(summary.recorded)));
     const bool gateways = gateway.rows > 0 || !gateway.upstreams.isEmpty();
     m_lists->setTabVisible(kGatewayTab, gateways);
     m_forward->setVisible(gateways);
+    if (first && summary.recorded == 0 && unmatched.callbacks == 0 && gateway.rows > 0)
+        m_lists->setCurrentIndex(kGatewayTab);
     m_lists->setTabText(kGatewayTab, tr("Gateway (%1%2)")
                                          .arg(locale.toString(gateway.rows),
                                               gateway.more ? QStringLiteral("+") : QString()));
