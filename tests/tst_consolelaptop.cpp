@@ -1,5 +1,6 @@
 #include "console/consolesettings.h"
 #include "consolewindow.h"
+#include "db/connection.h"
 #include "demodatabase.h"
 #include "dialogs/connectiondialog.h"
 #include "dialogs/reportdialog.h"
@@ -8,6 +9,7 @@
 #include "gatewayrows.h"
 #include "log/translation.h"
 #include "models/instancemodel.h"
+#include "pages/backlogpage.h"
 #include "pages/evidencepage.h"
 #include "pages/instancespage.h"
 #include "pages/pagetable.h"
@@ -23,6 +25,7 @@
 #include <QLabel>
 #include <QScreen>
 #include <QTabWidget>
+#include <QTableView>
 
 using namespace payops;
 
@@ -252,11 +255,9 @@ private Q_SLOTS:
     {
         QFETCH(QString, language);
         QCOMPARE(installTranslations(language), language);
-        if (!m_forwardedOrder)
-            m_forwardedOrder = test::insertForwardedPayment(m_demo->dsn()).orderId;
         MainWindow window(m_demo->dsn());
         showAtLaptopSize(window);
-        window.openOrder(m_forwardedOrder);
+        window.openOrder(forwardedPayment().orderId);
         auto *page = static_cast<EvidencePage *>(window.page(Page::EvidenceId));
         QTRY_COMPARE_WITH_TIMEOUT(page->details()->tabText(1).contains(QLatin1Char('1')), true,
                                   20000);
@@ -270,6 +271,36 @@ private Q_SLOTS:
             const QStringList clipped = clippedLabels(&window);
             QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
         }
+    }
+
+    void aGatewaysBacklogFits_data() { languages(); }
+
+    // The backlog with a gateway's row still waiting for its upstream: the third list, its
+    // headline and the upstream drain's button fit beside the playbook.
+    void aGatewaysBacklogFits()
+    {
+        QFETCH(QString, language);
+        QCOMPARE(installTranslations(language), language);
+        const auto setStatus = [this](const char *status) {
+            db::Connection connection(m_demo->dsn(), QStringLiteral("t"));
+            db::exec(connection.database(),
+                     QStringLiteral("UPDATE pay_callback_log SET status = ? WHERE pay_no = ?"),
+                     {QLatin1String(status), forwardedPayment().payNo});
+        };
+        setStatus("FORWARDING");
+        MainWindow window(m_demo->dsn());
+        showAtLaptopSize(window);
+        window.showPage(Page::BacklogId);
+        auto *page = static_cast<BacklogPage *>(window.page(Page::BacklogId));
+        page->lists()->setCurrentIndex(2);
+        QTRY_COMPARE_WITH_TIMEOUT(page->gatewayTable()->model()->rowCount(), 1, 20000);
+        test::waitForData(&window);
+        const QString name = QStringLiteral("backlog-gateway");
+        QVERIFY2(fits(&window, kLaptop), qPrintable(fitMessage(&window, name, kLaptop)));
+        screenshot(&window, language, name);
+        const QStringList clipped = clippedLabels(&window);
+        setStatus("FORWARDED");
+        QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
     }
 
     // A statement's title names its file, as long as the platform made it. Read before the
@@ -345,7 +376,15 @@ private:
     }
 
     std::unique_ptr<test::ScratchDatabase> m_demo;
-    qint64 m_forwardedOrder = 0;
+    // A gateway's payment, written once on the demo database by the first test that wants it.
+    const test::ForwardedPayment &forwardedPayment()
+    {
+        if (!m_forwarded.orderId)
+            m_forwarded = test::insertForwardedPayment(m_demo->dsn());
+        return m_forwarded;
+    }
+
+    test::ForwardedPayment m_forwarded;
     qint64 m_incidentOrder = 0;
 };
 

@@ -315,31 +315,26 @@
 <context>
     <name>payops::BacklogModel</name>
     <message>
-        <location filename="../../ui/models/backlogmodel.cpp" line="+17"/>
-        <source>%1, not forwarded yet</source>
-        <translation>%1，尚未转发</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>the upstream answered %1</source>
-        <translation>上游应答 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>no answer from the upstream</source>
-        <translation>上游无应答</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>no answer from the upstream: %1</source>
-        <translation>上游无应答：%1</translation>
+        <location filename="../../ui/models/backlogmodel.cpp" line="+18"/>
+        <source>%1 · not forwarded yet</source>
+        <translation>%1 · 尚未转发</translation>
     </message>
     <message numerus="yes">
         <location line="+1"/>
-        <source>%1, forwarded %n time(s), %2</source>
+        <source>%1 · %n forward(s) · %2</source>
         <translation>
-            <numerusform>%1，已转发 %n 次，%2</numerusform>
+            <numerusform>%1 · 转发 %n 次 · %2</numerusform>
         </translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>HTTP %1</source>
+        <translation>HTTP %1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no answer</source>
+        <translation>无应答</translation>
     </message>
     <message>
         <location line="+24"/>
@@ -347,7 +342,12 @@
         <translation>由网关转发给团队自己的处理器（上游），payops 从不为其执行支付：它在等待上游的最终应答。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
+        <source>The last forward got none: %1.</source>
+        <translation>最近一次转发没有得到应答：%1。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>The order is not in the database yet; the callback waits for it.</source>
         <translation>数据库中还没有该订单，回调在等它到达。</translation>
     </message>

@@ -13,14 +13,12 @@ BacklogModel::BacklogModel(console::Worker *worker, BacklogList list, QObject *p
 
 QString BacklogModel::forwards(const console::RecordedCallback &row) const
 {
+    // Short: the last column of a wide list. Why there was no answer is in the tooltip.
     if (row.forwards == 0)
-        return tr("%1, not forwarded yet").arg(row.status);
-    const QString answer = row.upstreamStatus
-                               ? tr("the upstream answered %1").arg(row.upstreamStatus)
-                           : row.upstreamError.isEmpty()
-                               ? tr("no answer from the upstream")
-                               : tr("no answer from the upstream: %1").arg(row.upstreamError);
-    return tr("%1, forwarded %n time(s), %2", nullptr, row.forwards).arg(row.status, answer);
+        return tr("%1 · not forwarded yet").arg(row.status);
+    return tr("%1 · %n forward(s) · %2", nullptr, row.forwards)
+        .arg(row.status,
+             row.upstreamStatus ? tr("HTTP %1").arg(row.upstreamStatus) : tr("no answer"));
 }
 
 void BacklogModel::reload()
@@ -45,7 +43,11 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && m_list == BacklogList::Gateway)
         return tr("Forwarded to the team's handler (the upstream) by a gateway, never paid by "
-                  "payops: it waits for a final answer from the upstream.");
+                  "payops: it waits for a final answer from the upstream.") +
+               (row.upstreamError.isEmpty()
+                    ? QString()
+                    : QLatin1Char(' ') +
+                          tr("The last forward got none: %1.").arg(row.upstreamError));
     if (role == Qt::ToolTipRole && index.column() == OrderNowColumn)
         return row.orderStatus.isEmpty()
                    ? tr("The order is not in the database yet; the callback waits for it.")
