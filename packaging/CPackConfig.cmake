@@ -19,8 +19,10 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "admin")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-mysql")
-# The Chinese font for the console and the report, Qt's own dialogs in Chinese.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mariadb-server, fonts-wqy-microhei, qt6-translations-l10n")
+# The Chinese font for the console and the report, Qt's own dialogs in Chinese; the system's CA
+# store, against which a gateway verifies an https upstream without --upstream-ca.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
+    "mariadb-server, fonts-wqy-microhei, qt6-translations-l10n, ca-certificates")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nginx")
 # xz makes the smaller package; the packaging test asks for gzip (`cpack -D
 # CPACK_DEBIAN_COMPRESSION_TYPE=gzip`), which is several times faster.

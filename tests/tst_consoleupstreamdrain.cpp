@@ -34,8 +34,9 @@ QByteArray payNoOf(int i)
     return "GW-CONSOLE-" + QByteArray::number(i);
 }
 
-// What a gateway leaves in RECORD_ONLY mode: kRows rows recorded as received, never forwarded;
-// and the gateway itself, stopped, its upstream the one to drain to.
+// What a gateway leaves when it stops before forwarding: kRows rows recorded as received
+// (FORWARDING, no final answer); and the gateway itself, stopped, its upstream the one to drain
+// to.
 void gatewayBacklog(const Dsn &dsn, const QString &upstream)
 {
     db::Connection connection(dsn, QStringLiteral("gateway"));
@@ -45,7 +46,7 @@ void gatewayBacklog(const Dsn &dsn, const QString &upstream)
         const auto request =
             CallbackRequest::parse(test::callbackBody(payNoOf(i), 1001 + i, 9900), &error);
         QVERIFY2(request, qPrintable(error));
-        recordForGateway(db, *request, QStringLiteral("RECORDED"), QStringLiteral("gw-1"));
+        recordForGateway(db, *request, QStringLiteral("gw-1"));
     }
     db::exec(db,
              QStringLiteral("INSERT INTO callback_instance (id, mode, upstream, last_seen_at, "

@@ -259,6 +259,37 @@ private Q_SLOTS:
             QStringLiteral("ok"), 5000);
     }
 
+    // An answer that is not the platform's success (here a 500) is passed on as it is, so the
+    // platform retries; the row keeps it, and the retry forwards again.
+    void aRefusalIsPassedOnAndForwardedAgain()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("gwrefused"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        test::CannedAnswer busy;
+        busy.status = 500;
+        busy.body = R"({"code":"FAIL","message":"busy %PAY_NO%"})";
+        test::CountingUpstream upstream(0, busy);
+        const auto service = gateway(scratch, upstream.url(), QStringLiteral("GF"));
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        const QSqlDatabase db = root.database();
+
+        const QByteArray payNo = "GW-REFUSED-1";
+        for (int delivery = 1; delivery <= 2; ++delivery) {
+            const test::HttpResult answer = test::postCallback(service->port(), bodyOf(payNo, 0));
+            QCOMPARE(answer.status, 500);
+            QCOMPARE(answer.body, upstream.answerBodyFor(payNo));
+            QCOMPARE(upstream.count(), delivery);
+            QCOMPARE(upstream.received().last().header("X-Payops-Delivery"),
+                     QByteArray::number(delivery));
+            QCOMPARE(db::scalar(db, QStringLiteral("SELECT CONCAT(status, ' ', forwards, ' ', "
+                                                   "upstream_status, ' ', upstream_error) FROM "
+                                                   "pay_callback_log"))
+                         .toString(),
+                     QStringLiteral("FORWARDING %1 500 answered 500, not the platform's success")
+                         .arg(delivery));
+        }
+    }
+
     // In RECORD_ONLY a gateway records and answers success without forwarding; the drain to
     // the upstream, run by an operator, forwards each once and skips a pay_no whose lock live
     // traffic holds; a second drain forwards nothing. The handler's drain leaves these rows be.

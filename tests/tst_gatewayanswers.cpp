@@ -92,6 +92,21 @@ private Q_SLOTS:
         QCOMPARE(answer->suppressedBy, Defence::Replay);
     }
 
+    // The HTTP layer renders every answer through platformReply: a verbatim one passes as it is,
+    // in every format (WeChat Pay's own success would otherwise lose the upstream's body).
+    void aVerbatimAnswerPassesUnchanged()
+    {
+        const CallbackAnswer upstream =
+            platformAnswer(201, "handled", "text/plain", Outcome::Processed);
+        for (const WireFormat wire :
+             {WireFormat::Payops, WireFormat::WechatPay, WireFormat::Alipay}) {
+            const PlatformReply reply = platformReply(wire, upstream);
+            QCOMPARE(reply.status, 201);
+            QCOMPARE(reply.body, QByteArray("handled"));
+            QCOMPARE(reply.contentType, QByteArray("text/plain"));
+        }
+    }
+
     // No final answer yet: the delivery is forwarded (nullopt), whether recorded or failed.
     void anOpenRowIsForwardedAgain()
     {

@@ -9,6 +9,7 @@
 #include "domain/callback/gatewayhandler.h"
 #include "domain/callback/instanceliveness.h"
 #include "domain/callback/paymentapplier.h"
+#include "domain/callback/platformreply.h"
 #include "domain/callback/safehandler.h"
 #include "domain/callback/unsafehandler.h"
 #include "heartbeat.h"
@@ -43,9 +44,8 @@ db::Connection &threadConnection(const Dsn &dsn)
 
 HttpResponse toResponse(const CallbackAnswer &callbackAnswer, bool signedCallback)
 {
-    HttpResponse response{callbackAnswer.httpStatus, callbackAnswer.body};
-    if (callbackAnswer.verbatim)
-        response.contentType = callbackAnswer.contentType;
+    const PlatformReply reply = platformReply(WireFormat::Payops, callbackAnswer);
+    HttpResponse response{reply.status, reply.body, reply.contentType};
     response.useful = signedCallback;
     return response;
 }

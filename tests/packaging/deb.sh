@@ -61,7 +61,7 @@ if grep -Ev '^[[:space:]]*(#|echo )' "$scratch/control/postinst" | grep -Eq 'sys
     fail "postinst enables or starts a unit"
 fi
 depends=$(dpkg-deb --field "$deb" Depends)
-for dependency in libqt6sql6-mysql libqt6core6 libmicrohttpd12; do
+for dependency in libqt6sql6-mysql libqt6core6 libmicrohttpd12 libcurl4; do
     grep -q "$dependency" <<<"$depends" || fail "Depends lacks $dependency: $depends"
 done
 

@@ -2,7 +2,6 @@
 
 #include "callbackanswer.h"
 #include "callbackrequest.h"
-#include "callbackswitch.h"
 #include "callbacktrace.h"
 
 #include <QSqlDatabase>
@@ -24,14 +23,6 @@ struct SwitchObserver
         qint64 seen = versionApplied.load();
         while (version > seen && !versionApplied.compare_exchange_weak(seen, version)) {
         }
-    }
-
-    // The barrier's read (readSwitchForProcessing) in the caller's transaction, observed.
-    SwitchState readForProcessing(const QSqlDatabase &db)
-    {
-        const SwitchState state = readSwitchForProcessing(db);
-        observe(state.mode == CallbackMode::RecordOnly, state.version);
-        return state;
     }
 };
 

@@ -75,9 +75,10 @@ CallbackAnswer platformFailureAnswer(WireFormat wire, int status, Outcome outcom
 }
 
 qint64 recordForGateway(const QSqlDatabase &db, const CallbackRequest &request,
-                        const QString &status, const QString &instance)
+                        const QString &instance)
 {
-    const qint64 id = insertCallback(db, request, status, instance, CallbackAnswer());
+    const qint64 id =
+        insertCallback(db, request, QStringLiteral("FORWARDING"), instance, CallbackAnswer());
     db::exec(db, QStringLiteral("UPDATE pay_callback_log SET gateway = 1 WHERE id = ?"), {id});
     return id;
 }

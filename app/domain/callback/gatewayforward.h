@@ -36,10 +36,10 @@ CallbackAnswer platformAnswer(int status, const QByteArray &body, const QByteArr
 CallbackAnswer platformFailureAnswer(WireFormat wire, int status, Outcome outcome,
                                      const QString &message);
 
-// Records a delivery as received (raw body, platform headers, format), gateway = 1, with
-// `status`; returns the id. Throws db::Error, isDuplicateKey() when the pay_no is there.
+// Records a delivery as received (raw body, platform headers, format), gateway = 1, status
+// FORWARDING; returns the id. Throws db::Error, isDuplicateKey() when the pay_no is there.
 qint64 recordForGateway(const QSqlDatabase &db, const CallbackRequest &request,
-                        const QString &status, const QString &instance);
+                        const QString &instance);
 
 enum class ForwardStep {
     Final,    // the upstream's answer is final: the row is FORWARDED

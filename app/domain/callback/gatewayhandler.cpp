@@ -1,9 +1,7 @@
 #include "gatewayhandler.h"
 
 #include "callbacklog.h"
-#include "callbackswitch.h"
 #include "db/connection.h"
-#include "db/dberror.h"
 #include "db/namedlock.h"
 #include "gatewayforward.h"
 #include "platformreply.h"
@@ -50,11 +48,6 @@ CallbackAnswer GatewayHandler::handle(const QSqlDatabase &db, const CallbackRequ
         if (auto answer = answerFromRow(*stored, request))
             return *answer;
     }
-    if (m_switch.recordOnlyHint.load(std::memory_order_relaxed)) {
-        if (auto answer = tryRecordOnly(db, request, trace))
-            return *answer;
-    }
-
     // The later of two deliveries waits here for the earlier's outcome, and then finds it in
     // the row: one forward per pay_no, however many instances and deliveries.
     db::NamedLock lock(db, db::payNoLockName(request.payNo));
@@ -67,34 +60,6 @@ CallbackAnswer GatewayHandler::handle(const QSqlDatabase &db, const CallbackRequ
     lock.release();
     trace.lockReleased = nowMicros();
     return answer;
-}
-
-std::optional<CallbackAnswer> GatewayHandler::tryRecordOnly(const QSqlDatabase &db,
-                                                            const CallbackRequest &request,
-                                                            CallbackTrace &trace)
-{
-    db::Transaction transaction(db);
-    trace.txBegin = nowMicros();
-    const SwitchState state = m_switch.readForProcessing(db);
-    if (state.mode != CallbackMode::RecordOnly)
-        return std::nullopt; // flipped back meanwhile: forward
-    try {
-        recordForGateway(db, request, QStringLiteral("RECORDED"), m_instance);
-    } catch (const db::Error &error) {
-        if (!error.isDuplicateKey())
-            throw;
-        // Recorded before, by this or another delivery: it is in the backlog already.
-        transaction.rollback();
-        const auto stored = findCallback(db, request.payNo);
-        if (stored) {
-            if (auto answer = answerFromRow(*stored, request))
-                return *answer;
-        }
-        return recordedAnswer(request.wire);
-    }
-    transaction.commit();
-    trace.committed = nowMicros();
-    return recordedAnswer(request.wire);
 }
 
 CallbackAnswer GatewayHandler::forwardLocked(const QSqlDatabase &db, const CallbackRequest &request,
@@ -110,7 +75,7 @@ CallbackAnswer GatewayHandler::forwardLocked(const QSqlDatabase &db, const Callb
     // platform's retry or the drain.
     db::Transaction record(db);
     if (!stored)
-        recordForGateway(db, request, QStringLiteral("FORWARDING"), m_instance);
+        recordForGateway(db, request, m_instance);
     else if (!stored->content.sameContentAs(request) && upgradeCallback(db, request, m_instance))
         db::exec(db, // a SUCCESS after a non-SUCCESS notice, forwarded as a new one
                  QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING' WHERE id = ?"),

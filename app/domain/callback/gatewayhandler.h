@@ -16,8 +16,9 @@ namespace payops {
 // A pay_no whose row holds the upstream's final answer gets it again without a forward.
 // Otherwise, under the pay_no's named lock (so a second delivery at another instance waits for
 // the first's outcome): the row is recorded if absent, then forwarded in a transaction that
-// holds the switch's shared lock (forwardRow). In RECORD_ONLY mode a delivery is recorded and
-// answered the platform's success at once, for the drain to forward later.
+// holds the switch's shared lock (forwardRow). In RECORD_ONLY mode that transaction reads the
+// switch and forwards nothing: the row is left RECORDED and the platform answered success at
+// once, for the drain to forward later.
 class GatewayHandler final : public CallbackHandler
 {
 public:
@@ -33,8 +34,6 @@ public:
                           CallbackTrace &trace) override;
 
 private:
-    std::optional<CallbackAnswer>
-    tryRecordOnly(const QSqlDatabase &db, const CallbackRequest &request, CallbackTrace &trace);
     CallbackAnswer forwardLocked(const QSqlDatabase &db, const CallbackRequest &request,
                                  CallbackTrace &trace);
     UpstreamClient &threadClient();

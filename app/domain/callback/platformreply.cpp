@@ -36,6 +36,8 @@ PlatformReply platformFailure(WireFormat format, int status, const QString &mess
 
 PlatformReply platformReply(WireFormat format, const CallbackAnswer &answer)
 {
+    if (answer.verbatim) // already the platform's answer: a gateway's upstream gave it
+        return {answer.httpStatus, answer.body, answer.contentType};
     if (!is2xx(answer.httpStatus))
         return format == WireFormat::Payops ? PlatformReply{answer.httpStatus, answer.body}
                                             : platformFailure(format, answer.httpStatus,

@@ -19,6 +19,7 @@ struct PlatformReply
     QByteArray contentType = "application/json";
 };
 
+// A verbatim answer (CallbackAnswer::verbatim) is returned as it is.
 PlatformReply platformReply(WireFormat format, const CallbackAnswer &answer);
 
 // A failure in the platform's format, so that it retries.

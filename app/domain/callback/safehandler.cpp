@@ -42,7 +42,8 @@ std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db,
 {
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
-    const SwitchState state = m_switch.readForProcessing(db);
+    const SwitchState state = readSwitchForProcessing(db);
+    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
     if (state.mode != CallbackMode::RecordOnly)
         return std::nullopt; // flipped back meanwhile: take the full path
     const CallbackAnswer answer = CallbackAnswer::success(Outcome::Recorded);
@@ -96,7 +97,8 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
 {
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
-    const SwitchState state = m_switch.readForProcessing(db);
+    const SwitchState state = readSwitchForProcessing(db);
+    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
 
     qint64 id = 0;
     try {
