@@ -1,10 +1,17 @@
 #include "console/consolesettings.h"
 #include "consolewindow.h"
+#include "db/connection.h"
 #include "demodatabase.h"
 #include "dialogs/connectiondialog.h"
 #include "dialogs/reportdialog.h"
 #include "dialogs/settingsdialog.h"
+#include "dialogs/upstreamdraindialog.h"
+#include "gatewayrows.h"
 #include "log/translation.h"
+#include "models/instancemodel.h"
+#include "pages/backlogpage.h"
+#include "pages/evidencepage.h"
+#include "pages/instancespage.h"
 #include "pages/pagetable.h"
 #include "playbook/playbookdock.h"
 #include "testmain.h"
@@ -17,6 +24,8 @@
 #include <QGraphicsTextItem>
 #include <QLabel>
 #include <QScreen>
+#include <QTabWidget>
+#include <QTableView>
 
 using namespace payops;
 
@@ -189,11 +198,20 @@ private Q_SLOTS:
         showAtLaptopSize(window);
         QTRY_VERIFY_WITH_TIMEOUT(window.playbook()->steps().size() > 0, 20000);
         for (const PageEntry &entry : pageTable()) {
-            // The evidence page with an incident order: its header and findings are long.
-            if (entry.id == Page::EvidenceId)
+            // The evidence page with an incident order: its header and findings are long. The
+            // instances page with two gateways beside the demo's handlers: its widest rows.
+            if (entry.id == Page::EvidenceId) {
                 window.openOrder(m_incidentOrder);
-            else
+            } else if (entry.id == Page::InstancesId) {
+                test::insertGatewayInstances(m_demo->dsn());
                 window.showPage(entry.id);
+                window.page(entry.id)->refresh();
+                QTRY_COMPARE_WITH_TIMEOUT(
+                    static_cast<InstancesPage *>(window.page(entry.id))->model()->rowCount(), 5,
+                    20000);
+            } else {
+                window.showPage(entry.id);
+            }
             test::waitForData(&window);
             QCoreApplication::processEvents();
             const QString name = QString::fromLatin1(entry.name);
@@ -224,7 +242,65 @@ private Q_SLOTS:
             const QStringList cut = cutChartTexts(&window);
             QVERIFY2(cut.isEmpty(), qPrintable(QStringLiteral("%1: chart texts cut short: %2")
                                                    .arg(name, cut.join(QStringLiteral("; ")))));
+            if (entry.id == Page::InstancesId)
+                test::deleteGatewayInstances(m_demo->dsn());
         }
+    }
+
+    void aGatewaysEvidenceFits_data() { languages(); }
+
+    // A payment a gateway forwarded, delivered three times on two gateways: the swimlanes with
+    // their forwards, and the callback as WeChat Pay sent it, fit beside the playbook.
+    void aGatewaysEvidenceFits()
+    {
+        QFETCH(QString, language);
+        QCOMPARE(installTranslations(language), language);
+        MainWindow window(m_demo->dsn());
+        showAtLaptopSize(window);
+        window.openOrder(forwardedPayment().orderId);
+        auto *page = static_cast<EvidencePage *>(window.page(Page::EvidenceId));
+        QTRY_COMPARE_WITH_TIMEOUT(page->details()->tabText(1).contains(QLatin1Char('1')), true,
+                                  20000);
+        test::waitForData(&window);
+        for (const int tab : {0, 1}) {
+            page->details()->setCurrentIndex(tab);
+            const QString name =
+                tab == 0 ? QStringLiteral("evidence-gateway") : QStringLiteral("evidence-received");
+            QVERIFY2(fits(&window, kLaptop), qPrintable(fitMessage(&window, name, kLaptop)));
+            screenshot(&window, language, name);
+            const QStringList clipped = clippedLabels(&window);
+            QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
+        }
+    }
+
+    void aGatewaysBacklogFits_data() { languages(); }
+
+    // The backlog with a gateway's row still waiting for its upstream: the third list, its
+    // headline and the upstream drain's button fit beside the playbook.
+    void aGatewaysBacklogFits()
+    {
+        QFETCH(QString, language);
+        QCOMPARE(installTranslations(language), language);
+        const auto setStatus = [this](const char *status) {
+            db::Connection connection(m_demo->dsn(), QStringLiteral("t"));
+            db::exec(connection.database(),
+                     QStringLiteral("UPDATE pay_callback_log SET status = ? WHERE pay_no = ?"),
+                     {QLatin1String(status), forwardedPayment().payNo});
+        };
+        setStatus("FORWARDING");
+        MainWindow window(m_demo->dsn());
+        showAtLaptopSize(window);
+        window.showPage(Page::BacklogId);
+        auto *page = static_cast<BacklogPage *>(window.page(Page::BacklogId));
+        page->lists()->setCurrentIndex(2);
+        QTRY_COMPARE_WITH_TIMEOUT(page->gatewayTable()->model()->rowCount(), 1, 20000);
+        test::waitForData(&window);
+        const QString name = QStringLiteral("backlog-gateway");
+        QVERIFY2(fits(&window, kLaptop), qPrintable(fitMessage(&window, name, kLaptop)));
+        screenshot(&window, language, name);
+        const QStringList clipped = clippedLabels(&window);
+        setStatus("FORWARDED");
+        QVERIFY2(clipped.isEmpty(), qPrintable(clippedMessage(name, clipped)));
     }
 
     // A statement's title names its file, as long as the platform made it. Read before the
@@ -278,6 +354,8 @@ private Q_SLOTS:
         CompensationDialog *dialog = test::openCompensationPreview(window);
         QVERIFY(dialog);
         check(dialog, QStringLiteral("compensation-preview"));
+        UpstreamDrainDialog upstream({test::gatewayUpstream()}, 1284, &window);
+        check(&upstream, QStringLiteral("upstream-drain"));
     }
 
 private:
@@ -298,6 +376,15 @@ private:
     }
 
     std::unique_ptr<test::ScratchDatabase> m_demo;
+    // A gateway's payment, written once on the demo database by the first test that wants it.
+    const test::ForwardedPayment &forwardedPayment()
+    {
+        if (!m_forwarded.orderId)
+            m_forwarded = test::insertForwardedPayment(m_demo->dsn());
+        return m_forwarded;
+    }
+
+    test::ForwardedPayment m_forwarded;
     qint64 m_incidentOrder = 0;
 };
 

@@ -17,10 +17,12 @@
 #include "models/eventmodel.h"
 #include "models/instancemodel.h"
 #include "models/ordermodel.h"
+#include "palette.h"
 #include "testmain.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QBrush>
 
 using namespace payops;
 
@@ -269,6 +271,55 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 1);
     }
 
+    // A gateway's upstream: its health, how long ago it was checked, in the health's colour
+    // while the gateway lives; a stopped gateway's last word is history, in muted colours.
+    void instanceModelSaysAGatewaysUpstream()
+    {
+        InstanceModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        console::InstanceRow gateway;
+        gateway.id = QStringLiteral("g");
+        gateway.mode = QStringLiteral("gateway");
+        gateway.upstream = QStringLiteral("http://team-handler:8080/notify");
+        gateway.alive = true;
+        console::InstanceRow handler;
+        handler.id = QStringLiteral("h");
+        handler.mode = QStringLiteral("handler");
+        handler.handler = QStringLiteral("safe");
+        handler.alive = true;
+        console::InstanceList list;
+        list.rows = {gateway, handler};
+        const auto upstream = [&](const console::InstanceRow &row) {
+            list.rows.first() = row;
+            model.setInstances(list);
+            return model.index(0, InstanceModel::UpstreamColumn).data().toString();
+        };
+        QCOMPARE(upstream(gateway), QStringLiteral("unknown, not checked yet"));
+        gateway.upstreamState = QStringLiteral("failing");
+        gateway.secondsSinceUpstreamCheck = 150;
+        QCOMPARE(upstream(gateway), QStringLiteral("failing, checked 2 min ago"));
+        QCOMPARE(model.index(0, InstanceModel::UpstreamColumn).data(Qt::ForegroundRole),
+                 QVariant(QBrush(palette::danger())));
+        gateway.upstreamState = QStringLiteral("ok");
+        gateway.secondsSinceUpstreamCheck = 3 * 3600;
+        QCOMPARE(upstream(gateway), QStringLiteral("ok, checked 3 h ago"));
+        QCOMPARE(model.index(0, InstanceModel::UpstreamColumn).data(Qt::ForegroundRole),
+                 QVariant(QBrush(palette::ok())));
+        gateway.alive = false;
+        gateway.stopped = true;
+        upstream(gateway);
+        QCOMPARE(model.index(0, InstanceModel::UpstreamColumn).data(Qt::ForegroundRole),
+                 QVariant(QBrush(palette::muted())));
+        QCOMPARE(model.index(0, InstanceModel::HandlerColumn).data().toString(),
+                 QStringLiteral("gateway → http://team-handler:8080/notify"));
+        QCOMPARE(model.index(1, InstanceModel::HandlerColumn).data().toString(),
+                 QStringLiteral("safe"));
+        QCOMPARE(model.index(1, InstanceModel::UpstreamColumn).data().toString(),
+                 QStringLiteral("—"));
+        QVERIFY(!model.index(1, InstanceModel::UpstreamColumn).data(Qt::ForegroundRole).isValid());
+    }
+
     void eventModelTellsTheStoryInOrder()
     {
         EventModel model;
@@ -374,7 +425,7 @@ private Q_SLOTS:
                 insert("UNM-" + QByteArray::number(order), order, "UNMATCHED");
         }
         console::Worker worker(scratch.dsn());
-        BacklogModel recorded(&worker, DrainSource::Recorded);
+        BacklogModel recorded(&worker, BacklogList::Recorded);
         QAbstractItemModelTester tester(&recorded,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         recorded.setPageSize(3);
@@ -390,7 +441,7 @@ private Q_SLOTS:
                  sqlColumn(scratch.dsn(), QStringLiteral("SELECT raw_body FROM pay_callback_log "
                                                          "WHERE status = 'RECORDED' ORDER BY id")));
 
-        BacklogModel unmatched(&worker, DrainSource::Unmatched);
+        BacklogModel unmatched(&worker, BacklogList::Unmatched);
         QAbstractItemModelTester unmatchedTester(
             &unmatched, QAbstractItemModelTester::FailureReportingMode::QtTest);
         unmatched.setPageSize(2);

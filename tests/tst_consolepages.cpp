@@ -3,11 +3,14 @@
 #include "db/connection.h"
 #include "demodatabase.h"
 #include "fakeinstance.h"
+#include "gatewayrows.h"
 #include "mainwindow.h"
+#include "models/backlogmodel.h"
 #include "models/duplicatemodel.h"
 #include "models/instancemodel.h"
 #include "models/ordermodel.h"
 #include "pages/auditpage.h"
+#include "pages/backlogpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/evidencepage.h"
 #include "pages/instancespage.h"
@@ -21,6 +24,7 @@
 
 #include <QApplication>
 #include <QBarSet>
+#include <QBrush>
 #include <QChart>
 #include <QComboBox>
 #include <QGraphicsItem>
@@ -28,8 +32,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QStackedBarSeries>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableView>
 
 using namespace payops;
@@ -300,6 +307,133 @@ private Q_SLOTS:
         }
     }
 
+    // A gateway's row says it forwards, to which upstream, and whether that upstream answers;
+    // a handler's row has no upstream.
+    void gatewaysShowTheirUpstream()
+    {
+        test::insertGatewayInstances(m_demo->dsn());
+        m_window->showPage(Page::InstancesId);
+        auto *page = static_cast<InstancesPage *>(m_window->page(Page::InstancesId));
+        page->refresh();
+        InstanceModel *model = page->model();
+        // Ordered by id: callbackd-a, callbackd-b, gateway-a, gateway-b, handler-c.
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 5, 20000);
+        const auto cell = [&](int row, int column) {
+            return model->index(row, column).data().toString();
+        };
+        QCOMPARE(cell(2, InstanceModel::IdColumn), QStringLiteral("gateway-a"));
+        QCOMPARE(cell(2, InstanceModel::HandlerColumn),
+                 QStringLiteral("gateway → ") + test::gatewayUpstream());
+        QCOMPARE(cell(4, InstanceModel::HandlerColumn), QStringLiteral("safe"));
+        // Checked 2 s and 40 s before the rows were written, by the server's clock.
+        const QRegularExpression ok(QStringLiteral("^ok, checked [2-9] s ago$"));
+        QVERIFY2(ok.match(cell(2, InstanceModel::UpstreamColumn)).hasMatch(),
+                 qPrintable(cell(2, InstanceModel::UpstreamColumn)));
+        QVERIFY2(
+            cell(3, InstanceModel::UpstreamColumn).startsWith(QStringLiteral("failing, checked 4")),
+            qPrintable(cell(3, InstanceModel::UpstreamColumn)));
+        QCOMPARE(cell(4, InstanceModel::UpstreamColumn), QStringLiteral("—"));
+        QCOMPARE(model->headerData(InstanceModel::UpstreamColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Upstream"));
+        // Read a moment after their heartbeat: alive, so the summary counts them.
+        QVERIFY(model->index(3, 0).data(InstanceModel::AliveRole).toBool());
+        QCOMPARE(model->index(3, InstanceModel::UpstreamColumn)
+                     .data(Qt::ForegroundRole)
+                     .value<QBrush>()
+                     .color(),
+                 palette::danger());
+        auto *summary = page->findChild<QLabel *>(QStringLiteral("instancesSummary"));
+        QVERIFY2(summary->text().contains(QStringLiteral("2 of them in gateway mode")),
+                 qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(
+                     QStringLiteral("1 gateway(s) get no answer from their upstream")),
+                 qPrintable(summary->text()));
+        test::deleteGatewayInstances(m_demo->dsn());
+        page->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(), 2, 20000);
+    }
+
+    // Each delivery of a gateway's payment has its forward drawn with the upstream's answer;
+    // the callback is shown as WeChat Pay sent it, its body said to be ciphertext.
+    void evidenceShowsTheForwards()
+    {
+        m_forwarded = test::insertForwardedPayment(m_demo->dsn());
+        const test::ForwardedPayment &payment = m_forwarded;
+        m_window->openOrder(payment.orderId);
+        auto *page = static_cast<EvidencePage *>(m_window->page(Page::EvidenceId));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            countItems(page->scene(), SwimlaneScene::KindKey, QStringLiteral("forward")), 2, 20000);
+        QStringList answers;
+        for (QGraphicsItem *item : page->scene()->items())
+            if (item->data(SwimlaneScene::KindKey).toString() == QLatin1String("forward"))
+                answers << item->data(SwimlaneScene::TextKey).toString();
+        answers.sort();
+        QCOMPARE(answers, QStringList({QStringLiteral("→ upstream answered HTTP 200"),
+                                       QStringLiteral("→ upstream answered HTTP 503")}));
+        auto *findings = page->findChild<QLabel *>(QStringLiteral("findingsLabel"));
+        QVERIFY2(findings->text().contains(QStringLiteral("Nothing wrong")),
+                 qPrintable(findings->text()));
+
+        QCOMPARE(page->details()->tabText(1), QStringLiteral("Callbacks as received (1)"));
+        page->details()->setCurrentIndex(1);
+        QCOMPARE(page->findChild<QPlainTextEdit *>(QStringLiteral("rawBody"))->toPlainText(),
+                 QString::fromUtf8(payment.rawBody));
+        const QString headers =
+            page->findChild<QPlainTextEdit *>(QStringLiteral("rawHeaders"))->toPlainText();
+        QVERIFY2(headers.contains(
+                     QStringLiteral("Wechatpay-Serial: 5157F09EFDC096DE15EBE81A47057A7232F1B8E1")),
+                 qPrintable(headers));
+        QCOMPARE(headers.count(QLatin1Char('\n')), 6); // seven headers, one a line
+        auto *note = page->findChild<QLabel *>(QStringLiteral("bodyNote"));
+        QVERIFY(note->isVisibleTo(page));
+        QVERIFY(note->text().contains(QStringLiteral("ciphertext")));
+        QVERIFY(page->findChild<QLabel *>(QStringLiteral("bodyTitle"))
+                    ->text()
+                    .contains(QStringLiteral("as received (wechatpay)")));
+        page->details()->setCurrentIndex(0);
+    }
+
+    // A gateway's row still without a final answer is on the backlog page, in a list of its
+    // own with its forwards so far, apart from the payments.
+    void theBacklogListsAGatewaysRowsApart()
+    {
+        QVERIFY(!m_forwarded.payNo.isEmpty());
+        const auto setStatus = [this](const QString &assignments) {
+            db::Connection c(m_demo->dsn(), QStringLiteral("t"));
+            db::exec(
+                c.database(),
+                QStringLiteral("UPDATE pay_callback_log SET %1 WHERE pay_no = ?").arg(assignments),
+                {m_forwarded.payNo});
+        };
+        setStatus(QStringLiteral("status = 'FORWARDING', upstream_status = NULL, "
+                                 "upstream_error = 'timed out after 5 s'"));
+        m_window->showPage(Page::BacklogId);
+        auto *page = static_cast<BacklogPage *>(m_window->page(Page::BacklogId));
+        page->refresh();
+        QTableView *gateway = page->gatewayTable();
+        QTRY_COMPARE_WITH_TIMEOUT(gateway->model()->rowCount(), 1, 20000);
+        const QModelIndex forwards = gateway->model()->index(0, BacklogModel::ForwardsColumn);
+        QCOMPARE(forwards.data().toString(),
+                 QStringLiteral("FORWARDING · 2 forward(s) · no answer"));
+        QVERIFY2(forwards.data(Qt::ToolTipRole)
+                     .toString()
+                     .contains(QStringLiteral("The last forward got none: timed out after 5 s.")),
+                 qPrintable(forwards.data(Qt::ToolTipRole).toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(page->lists()->isTabVisible(2), 20000);
+        QCOMPARE(page->lists()->tabText(2), QStringLiteral("Gateway (1)"));
+        auto *headline = page->findChild<QLabel *>(QStringLiteral("backlogHeadline"));
+        QVERIFY2(headline->text().contains(QStringLiteral("1 gateway callback(s)</b> without a "
+                                                          "final answer")),
+                 qPrintable(headline->text()));
+        for (int row = 0; row < page->table()->model()->rowCount(); ++row)
+            QVERIFY(page->table()->model()->index(row, BacklogModel::PayNoColumn).data() !=
+                    QString::fromUtf8(m_forwarded.payNo));
+        setStatus(QStringLiteral("status = 'FORWARDED', upstream_status = 200, "
+                                 "upstream_error = ''"));
+        page->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(gateway->model()->rowCount(), 0, 20000);
+    }
+
     void connectionLossShowsABannerAndRecovers()
     {
         m_window->showPage(Page::DuplicatesId);
@@ -356,6 +490,7 @@ private Q_SLOTS:
 private:
     std::unique_ptr<test::ScratchDatabase> m_demo;
     std::unique_ptr<MainWindow> m_window;
+    test::ForwardedPayment m_forwarded; // written by evidenceShowsTheForwards
 };
 
 int main(int argc, char *argv[])

@@ -1,7 +1,9 @@
 #include "backlog.h"
 
 #include "db/connection.h"
+#include "db/dbworker.h"
 #include "domain/callback/callbackswitch.h"
+#include "domain/callback/instanceliveness.h"
 
 #include <QSqlQuery>
 
@@ -9,20 +11,23 @@ namespace payops::console {
 
 namespace {
 
-// idx_callback_status (status, id) serves both the filter and the order; the order's status
-// is one primary-key look-up per row.
-QList<RecordedCallback> loadPage(const QSqlDatabase &db, const QString &status, qint64 afterId,
-                                 int limit)
+// A page's columns, from pay_callback_log c and the order o.
+const char *const kPageColumns =
+    "c.id, c.pay_no, c.order_id, c.amount_fen, c.currency, c.trade_status, c.instance, "
+    "CAST(c.created_at AS CHAR), c.raw_body, o.status, c.wire_format, c.raw_headers, c.status, "
+    "c.forwards, c.upstream_status, c.upstream_error";
+
+// `where` names one status: idx_callback_status (status, id) serves both the filter and the
+// order; the order's status is one primary-key look-up per row.
+QString pageSql(const QString &where, int limit)
 {
-    QSqlQuery query =
-        db::exec(db,
-                 QStringLiteral("SELECT c.id, c.pay_no, c.order_id, c.amount_fen, c.currency, "
-                                "c.trade_status, c.instance, "
-                                "CAST(c.created_at AS CHAR), c.raw_body, o.status FROM "
-                                "pay_callback_log c LEFT JOIN orders o ON o.id = c.order_id "
-                                "WHERE c.status = ? AND c.id > ? ORDER BY c.id LIMIT %1")
-                     .arg(limit),
-                 {status, afterId});
+    return QStringLiteral("SELECT %1 FROM pay_callback_log c LEFT JOIN orders o ON o.id = "
+                          "c.order_id WHERE %2 AND c.id > ? ORDER BY c.id LIMIT %3")
+        .arg(QLatin1String(kPageColumns), where, QString::number(limit));
+}
+
+QList<RecordedCallback> readPage(QSqlQuery query)
+{
     QList<RecordedCallback> rows;
     while (query.next()) {
         RecordedCallback row;
@@ -36,21 +41,68 @@ QList<RecordedCallback> loadPage(const QSqlDatabase &db, const QString &status, 
         row.receivedMicros = microsFromSql(query.value(7));
         row.rawBody = query.value(8).toByteArray();
         row.orderStatus = query.value(9).toString();
+        row.wireFormat = query.value(10).toString();
+        row.rawHeaders = query.value(11).toByteArray();
+        row.status = query.value(12).toString();
+        row.forwards = query.value(13).toInt();
+        row.upstreamStatus = query.value(14).toInt();
+        row.upstreamError = query.value(15).toString();
         rows << row;
     }
     return rows;
+}
+
+GatewayBacklog loadGatewayBacklog(const QSqlDatabase &db)
+{
+    GatewayBacklog backlog;
+    const qint64 counted = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM "
+                                                         "pay_callback_log WHERE status IN "
+                                                         "('RECORDED', 'FORWARDING') AND gateway = "
+                                                         "1 LIMIT %1) t")
+                                              .arg(GatewayBacklog::kCountLimit + 1))
+                               .toLongLong();
+    backlog.rows = qMin(counted, GatewayBacklog::kCountLimit);
+    backlog.more = counted > GatewayBacklog::kCountLimit;
+    // Every gateway's, not only the live ones': when they are all down, a drain from here is
+    // how the recorded callbacks still reach the team's handler.
+    QSqlQuery upstreams = db::exec(
+        db, QStringLiteral("SELECT upstream FROM callback_instance WHERE mode = 'gateway' AND "
+                           "upstream <> '' GROUP BY upstream ORDER BY MAX(%1) DESC, "
+                           "MAX(last_seen_at) DESC")
+                .arg(instanceLiveSql()));
+    while (upstreams.next())
+        backlog.upstreams << upstreams.value(0).toString();
+    return backlog;
 }
 
 } // namespace
 
 QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId, int limit)
 {
-    return loadPage(db, QStringLiteral("RECORDED"), afterId, limit);
+    // Payments only: a gateway's rows wait in the same status, for the upstream drain.
+    return readPage(db::exec(
+        db, pageSql(QStringLiteral("c.status = 'RECORDED' AND c.gateway = 0"), limit), {afterId}));
 }
 
 QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId, int limit)
 {
-    return loadPage(db, QStringLiteral("UNMATCHED"), afterId, limit);
+    return readPage(
+        db::exec(db, pageSql(QStringLiteral("c.status = 'UNMATCHED'"), limit), {afterId}));
+}
+
+QList<RecordedCallback> loadGatewayPage(const QSqlDatabase &db, qint64 afterId, int limit)
+{
+    // Oldest first across both statuses: each branch reads its own index range in id order.
+    return readPage(db::exec(db,
+                             QStringLiteral("(%1) UNION ALL (%2) ORDER BY 1 LIMIT %3")
+                                 .arg(pageSql(QStringLiteral("c.status = 'RECORDED' AND "
+                                                             "c.gateway = 1"),
+                                              limit),
+                                      pageSql(QStringLiteral("c.status = 'FORWARDING' AND "
+                                                             "c.gateway = 1"),
+                                              limit),
+                                      QString::number(limit)),
+                             {afterId, afterId}));
 }
 
 BacklogTally::Count BacklogTally::advance(const QSqlDatabase &db)
@@ -74,7 +126,7 @@ BacklogTally::Count BacklogTally::advance(const QSqlDatabase &db)
     QSqlQuery query =
         db::exec(db, QStringLiteral("SELECT COUNT(*), CAST(MIN(created_at) AS CHAR), "
                                     "COALESCE(SUM(amount_fen), 0) FROM pay_callback_log "
-                                    "WHERE status = 'RECORDED'"));
+                                    "WHERE status = 'RECORDED' AND gateway = 0"));
     Count count;
     if (query.next()) {
         count.recorded = query.value(0).toLongLong();
@@ -101,6 +153,7 @@ BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally)
     summary.mode = callbackModeName(state.mode);
     summary.switchVersion = state.version;
     summary.unmatched = countUnmatched(db);
+    summary.gateway = loadGatewayBacklog(db);
     return summary;
 }
 
@@ -119,6 +172,21 @@ Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> 
         run.result = drainBacklog(db, options);
         BacklogTally counted;
         run.after = loadBacklogSummary(db, counted);
+        return run;
+    };
+}
+
+StandaloneJob<UpstreamDrainRun> upstreamDrainJob(UpstreamDrainOptions options,
+                                                 std::shared_ptr<std::atomic<bool>> cancel)
+{
+    options.cancel = cancel.get();
+    return [options = std::move(options),
+            cancel = std::move(cancel)](const db::StandaloneContext &context) {
+        UpstreamDrainRun run;
+        run.result = drainToUpstream(context.dsn, options);
+        db::Connection connection(context.dsn, QStringLiteral("drain-upstream-after"));
+        BacklogTally counted;
+        run.after = loadBacklogSummary(connection.database(), counted);
         return run;
     };
 }

@@ -2,6 +2,7 @@
 
 #include "domain/callback/backlogdrainer.h"
 #include "domain/callback/unmatchedcallbacks.h"
+#include "domain/callback/upstreamdrain.h"
 #include "job.h"
 #include "sqltime.h"
 
@@ -9,6 +10,7 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <memory>
@@ -16,7 +18,8 @@
 namespace payops::console {
 
 // One callback waiting in pay_callback_log: recorded in RECORD_ONLY mode and not processed
-// yet, or UNMATCHED (it arrived before its order).
+// yet, UNMATCHED (it arrived before its order), or a gateway's without a final answer from
+// the upstream (RECORDED or FORWARDING).
 struct RecordedCallback
 {
     qint64 id = 0;
@@ -29,6 +32,28 @@ struct RecordedCallback
     qint64 receivedMicros = 0;
     QByteArray rawBody;  // byte for byte as the platform sent it
     QString orderStatus; // unmatched ones: the order's status now, empty while it does not exist
+    // The format it came in (payops, wechatpay, alipay) and the platform's headers.
+    QString wireFormat;
+    QByteArray rawHeaders;
+    // A gateway's row: its status, how often it was forwarded, and the last forward's answer
+    // (0: none) or why it got none.
+    QString status;
+    int forwards = 0;
+    int upstreamStatus = 0;
+    QString upstreamError;
+};
+
+// A gateway's rows without a final answer, which the upstream drain forwards; payops never
+// pays them. Counted up to kCountLimit: FORWARDING rows come and go with live traffic, so the
+// count is read at every refresh, and it stays one bounded index range however large the
+// backlog.
+struct GatewayBacklog
+{
+    static constexpr qint64 kCountLimit = 10'000;
+
+    qint64 rows = 0;       // at most kCountLimit
+    bool more = false;     // more than kCountLimit
+    QStringList upstreams; // the gateways' upstreams, live gateways' first: where to drain to
 };
 
 struct BacklogSummary
@@ -39,6 +64,7 @@ struct BacklogSummary
     QString mode; // the switch: NORMAL | RECORD_ONLY
     qint64 switchVersion = 0;
     UnmatchedCount unmatched;
+    GatewayBacklog gateway;
 };
 
 // The backlog's count, oldest and amount, kept between refreshes. Counting it reads every
@@ -77,6 +103,7 @@ private:
 // Keyset paging by id, oldest first: the order in which a drain processes them. Throws db::Error.
 QList<RecordedCallback> loadRecordedPage(const QSqlDatabase &db, qint64 afterId, int limit);
 QList<RecordedCallback> loadUnmatchedPage(const QSqlDatabase &db, qint64 afterId, int limit);
+QList<RecordedCallback> loadGatewayPage(const QSqlDatabase &db, qint64 afterId, int limit);
 // The summary with the backlog's figures from `tally`. Throws db::Error.
 BacklogSummary loadBacklogSummary(const QSqlDatabase &db, BacklogTally &tally);
 // The same as a worker's job; the tally lives on between refreshes, on that worker only.
@@ -93,5 +120,19 @@ struct DrainRun
 // (options.cancel is pointed at it). The backlog after it is counted afresh: the job runs
 // on a worker of its own, apart from the summary's tally.
 Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel);
+
+// A gateway's backlog forwarded to the upstream, and the backlog it left.
+struct UpstreamDrainRun
+{
+    UpstreamDrainResult result;
+    BacklogSummary after;
+};
+
+// drainToUpstream of `options` (which audits it) as a worker's standalone job: it opens its
+// connections with the worker's DSN, one per options.concurrency, and stops between forwards
+// once `cancel` is set (options.cancel is pointed at it). The backlog after it is counted
+// afresh.
+StandaloneJob<UpstreamDrainRun> upstreamDrainJob(UpstreamDrainOptions options,
+                                                 std::shared_ptr<std::atomic<bool>> cancel);
 
 } // namespace payops::console

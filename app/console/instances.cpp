@@ -22,7 +22,10 @@ InstanceList loadInstances(const QSqlDatabase &db)
                                     "CAST(started_at AS CHAR), CAST(last_seen_at AS CHAR), "
                                     "       TIMESTAMPDIFF(SECOND, last_seen_at, UTC_TIMESTAMP(3)), "
                                     "switch_version_applied, mode_applied, "
-                                    "       stopped_at IS NOT NULL, %1 "
+                                    "       stopped_at IS NOT NULL, %1, mode, upstream, "
+                                    "upstream_state, "
+                                    "       TIMESTAMPDIFF(SECOND, upstream_checked_at, "
+                                    "UTC_TIMESTAMP(3)) "
                                     "FROM callback_instance ORDER BY id")
                          .arg(instanceLiveSql()));
     list.aliveSeconds =
@@ -42,6 +45,10 @@ InstanceList loadInstances(const QSqlDatabase &db)
         row.modeApplied = q.value(10).toString();
         row.stopped = q.value(11).toBool();
         row.alive = q.value(12).toBool();
+        row.mode = q.value(13).toString();
+        row.upstream = q.value(14).toString();
+        row.upstreamState = q.value(15).toString();
+        row.secondsSinceUpstreamCheck = q.value(16).isNull() ? -1 : q.value(16).toLongLong();
         list.rows << row;
     }
     return list;

@@ -19,9 +19,20 @@ struct InstanceRow
     qint64 lastSeenMicros = 0;
     qint64 secondsSinceSeen = 0; // by the server's clock
     qint64 switchVersionApplied = 0;
-    QString modeApplied;
+    QString modeApplied; // the switch's mode it applied: NORMAL | RECORD_ONLY
+    // What it does with a callback: 'handler' pays orders itself, 'gateway' records each one
+    // and forwards it to the team's own handler at `upstream` (a URL).
+    QString mode;
+    QString upstream;
+    // The upstream's health by the gateway's heartbeat: 'ok' (its last forward got an
+    // answer), 'failing' (it got none), '' (no forward yet); checked that long ago by the
+    // server's clock, -1 when never.
+    QString upstreamState;
+    qint64 secondsSinceUpstreamCheck = -1;
     bool stopped = false;
     bool alive = false; // live by instanceLiveSql, as the switch counts it
+
+    bool isGateway() const { return mode == QLatin1String("gateway"); }
 };
 
 struct InstanceList

@@ -3,6 +3,7 @@
 #include "db/connection.h"
 
 #include <QHash>
+#include <QMap>
 #include <QSqlQuery>
 
 #include <algorithm>
@@ -36,8 +37,10 @@ void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
                                           "CHAR), CAST(lock_acquired_at AS CHAR), "
                                           "CAST(tx_begin_at AS CHAR), CAST(committed_at AS CHAR), "
                                           "CAST(lock_released_at AS CHAR), "
-                                          "CAST(responded_at AS CHAR), outcome, http_status FROM "
-                                          "callback_trace WHERE order_id = ? "
+                                          "CAST(responded_at AS CHAR), outcome, http_status, "
+                                          "CAST(forwarded_at AS CHAR), "
+                                          "CAST(upstream_answered_at AS CHAR), upstream_status "
+                                          "FROM callback_trace WHERE order_id = ? "
                                           "ORDER BY received_at, id"),
                            {orderId});
     while (q.next()) {
@@ -53,6 +56,9 @@ void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
         t.responded = microsFromSql(q.value(8));
         t.outcome = q.value(9).toString();
         t.httpStatus = q.value(10).toInt();
+        t.forwarded = microsFromSql(q.value(11));
+        t.upstreamAnswered = microsFromSql(q.value(12));
+        t.upstreamStatus = q.value(13).toInt();
         evidence.traces << t;
     }
 }
@@ -62,20 +68,45 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
     using Kind = EvidenceEvent::Kind;
     QSqlQuery callbacks = db::exec(
         db,
-        QStringLiteral(
-            "SELECT instance, CAST(created_at AS CHAR), pay_no, status, reason, response_code "
-            "FROM pay_callback_log WHERE order_id = ? ORDER BY created_at, id"),
+        QStringLiteral("SELECT instance, CAST(created_at AS CHAR), pay_no, status, reason, "
+                       "response_code, id, wire_format, raw_headers, raw_body, gateway, forwards, "
+                       "upstream_status, upstream_error "
+                       "FROM pay_callback_log WHERE order_id = ? ORDER BY created_at, id"),
         {orderId});
     while (callbacks.next()) {
+        EvidenceCallback callback;
+        callback.payNo = callbacks.value(2).toByteArray();
+        callback.status = callbacks.value(3).toString();
+        callback.id = callbacks.value(6).toLongLong();
+        callback.wireFormat = callbacks.value(7).toString();
+        callback.rawHeaders = callbacks.value(8).toByteArray();
+        callback.rawBody = callbacks.value(9).toByteArray();
+        callback.gateway = callbacks.value(10).toBool();
+        callback.forwards = callbacks.value(11).toInt();
+        callback.upstreamStatus = callbacks.value(12).toInt();
+        callback.upstreamError = callbacks.value(13).toString();
+        evidence.callbacks << callback;
         const QString reason = callbacks.value(4).toString();
+        // A gateway's answer to the platform is the upstream's: what the upstream said is
+        // the outcome, and how often it was asked.
+        const QString forwarded =
+            !callback.gateway ? QString()
+            : callback.upstreamStatus
+                ? QStringLiteral(", forwarded %1×, upstream answered %2")
+                      .arg(callback.forwards)
+                      .arg(callback.upstreamStatus)
+                : QStringLiteral(", forwarded %1×, no answer from upstream%2")
+                      .arg(QString::number(callback.forwards),
+                           callback.upstreamError.isEmpty()
+                               ? QString()
+                               : QStringLiteral(": ") + callback.upstreamError);
         evidence.events << EvidenceEvent{
             Kind::Callback, callbacks.value(0).toString(), microsFromSql(callbacks.value(1)),
-            QStringLiteral("callback %1 %2%3 → %4")
-                .arg(QString::fromUtf8(callbacks.value(2).toByteArray()),
-                     callbacks.value(3).toString(),
+            QStringLiteral("callback %1 (%2) %3%4 → %5%6")
+                .arg(QString::fromUtf8(callback.payNo), callback.wireFormat, callback.status,
                      reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason),
-                     QString::number(callbacks.value(5).toInt())),
-            callbacks.value(3).toString() == QLatin1String("REJECTED")};
+                     QString::number(callbacks.value(5).toInt()), forwarded),
+            callback.status == QLatin1String("REJECTED")};
     }
     QSqlQuery attempts = db::exec(
         db,
@@ -180,6 +211,23 @@ void describeTraces(OrderEvidence &evidence, qint64 origin)
     }
 }
 
+// A gateway forwards each callback once: a second success answer means the team's handler was
+// handed the same payment twice, the very thing the gateway stands in front of it to prevent.
+void describeForwards(OrderEvidence &evidence)
+{
+    QMap<QByteArray, int> accepted;
+    for (const CallbackTrace &t : evidence.traces)
+        if (t.forwarded && t.upstreamStatus >= 200 && t.upstreamStatus < 300)
+            ++accepted[t.payNo];
+    for (auto it = accepted.cbegin(); it != accepted.cend(); ++it)
+        if (it.value() > 1)
+            evidence.findings << QStringLiteral("pay_no %1 was forwarded to the upstream and "
+                                                "answered with success %2 times: the team's "
+                                                "handler was given the same payment more than "
+                                                "once.")
+                                     .arg(QString::fromUtf8(it.key()), QString::number(it.value()));
+}
+
 } // namespace
 
 QString formatGap(qint64 micros)
@@ -223,6 +271,7 @@ OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId)
             origin = origin ? std::min(origin, e.micros) : e.micros;
     evidence.originMicros = origin;
     describeTraces(evidence, origin);
+    describeForwards(evidence);
     for (const CallbackTrace &t : evidence.traces)
         if (!evidence.lanes.contains(t.instance))
             evidence.lanes << t.instance;

@@ -23,12 +23,30 @@ struct EvidenceEvent
     bool bad = false; // rejected attempt, duplicate copy
 };
 
+// One of the order's callbacks as the platform sent it (pay_callback_log): the wire format,
+// the platform's signature headers and the body, byte for byte, beside what became of it.
+struct EvidenceCallback
+{
+    qint64 id = 0;
+    QByteArray payNo;
+    QString wireFormat;    // payops | wechatpay | alipay
+    QByteArray rawHeaders; // "Name: value" lines (channel.h's joinHeaders)
+    QByteArray rawBody;
+    QString status;
+    bool gateway = false;   // a gateway's row: forwarded to the upstream, never paid by payops
+    int forwards = 0;       // how many times a gateway sent it to the upstream
+    int upstreamStatus = 0; // the last forward's answer; 0: never answered
+    QString upstreamError;  // why the last forward got no final answer
+};
+
 struct OrderEvidence
 {
     bool found = false;
     OrderRow order;
     QList<CallbackTrace> traces;
     QList<EvidenceEvent> events;
+    // The order's callbacks as received, oldest first.
+    QList<EvidenceCallback> callbacks;
     QStringList findings;    // the verdicts, in words
     QStringList lanes;       // in order of first appearance
     qint64 originMicros = 0; // the first thing that happened; offsets count from here

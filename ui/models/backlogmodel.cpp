@@ -5,10 +5,20 @@
 
 namespace payops {
 
-BacklogModel::BacklogModel(console::Worker *worker, DrainSource source, QObject *parent)
-    : PagedRowModel(worker, source == DrainSource::Unmatched ? NUM_COLUMNS : OrderNowColumn, parent)
-    , m_source(source)
+BacklogModel::BacklogModel(console::Worker *worker, BacklogList list, QObject *parent)
+    : PagedRowModel(worker, list == BacklogList::Recorded ? OrderNowColumn : NUM_COLUMNS, parent)
+    , m_list(list)
 {
+}
+
+QString BacklogModel::forwards(const console::RecordedCallback &row) const
+{
+    // Short: the last column of a wide list. Why there was no answer is in the tooltip.
+    if (row.forwards == 0)
+        return tr("%1 · not forwarded yet").arg(row.status);
+    return tr("%1 · %n forward(s) · %2", nullptr, row.forwards)
+        .arg(row.status,
+             row.upstreamStatus ? tr("HTTP %1").arg(row.upstreamStatus) : tr("no answer"));
 }
 
 void BacklogModel::reload()
@@ -25,8 +35,19 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
         return row.rawBody;
     if (role == OrderIdRole)
         return row.orderId;
+    if (role == WireFormatRole)
+        return row.wireFormat;
+    if (role == RawHeadersRole)
+        return row.rawHeaders;
     if (role == Qt::TextAlignmentRole && index.column() == AmountColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && m_list == BacklogList::Gateway)
+        return tr("Forwarded to the team's handler (the upstream) by a gateway, never paid by "
+                  "payops: it waits for a final answer from the upstream.") +
+               (row.upstreamError.isEmpty()
+                    ? QString()
+                    : QLatin1Char(' ') +
+                          tr("The last forward got none: %1.").arg(row.upstreamError));
     if (role == Qt::ToolTipRole && index.column() == OrderNowColumn)
         return row.orderStatus.isEmpty()
                    ? tr("The order is not in the database yet; the callback waits for it.")
@@ -53,6 +74,8 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
     case InstanceColumn:
         return row.instance;
     case OrderNowColumn:
+        if (m_list == BacklogList::Gateway)
+            return forwards(row);
         return row.orderStatus.isEmpty() ? tr("missing") : row.orderStatus;
     default:
         return {};
@@ -77,9 +100,9 @@ QVariant BacklogModel::headerData(int section, Qt::Orientation orientation, int 
     case TradeStatusColumn:
         return tr("Trade status");
     case InstanceColumn:
-        return m_source == DrainSource::Unmatched ? tr("Answered by") : tr("Recorded by");
+        return m_list == BacklogList::Unmatched ? tr("Answered by") : tr("Recorded by");
     case OrderNowColumn:
-        return tr("Order now");
+        return m_list == BacklogList::Gateway ? tr("Forwards") : tr("Order now");
     default:
         return {};
     }
@@ -91,12 +114,20 @@ void BacklogModel::fetchMore(const QModelIndex &parent)
         return;
     const qint64 after = rows().isEmpty() ? 0 : rows().last().id;
     const int limit = pageSize();
-    if (m_source == DrainSource::Unmatched)
-        fetchPage(QStringLiteral("unmatched-page"), limit,
-                  console::jobOf(console::loadUnmatchedPage, after, limit));
-    else
+    switch (m_list) {
+    case BacklogList::Recorded:
         fetchPage(QStringLiteral("backlog-page"), limit,
                   console::jobOf(console::loadRecordedPage, after, limit));
+        break;
+    case BacklogList::Unmatched:
+        fetchPage(QStringLiteral("unmatched-page"), limit,
+                  console::jobOf(console::loadUnmatchedPage, after, limit));
+        break;
+    case BacklogList::Gateway:
+        fetchPage(QStringLiteral("gateway-page"), limit,
+                  console::jobOf(console::loadGatewayPage, after, limit));
+        break;
+    }
 }
 
 } // namespace payops

@@ -1,14 +1,18 @@
 #pragma once
 
 #include "console/backlog.h"
-#include "domain/callback/backlogdrainer.h"
 
 #include "pagedtablemodel.h"
 
 namespace payops {
 
-// The callbacks one drain takes, RECORDED or UNMATCHED, oldest first, paged in by id as the
-// view scrolls. The unmatched list has one more column: the order as it is now.
+// The backlog's lists, each what one drain takes: the payments recorded in RECORD_ONLY mode,
+// the callbacks that arrived before their order, and a gateway's rows still to forward to
+// the upstream (RECORDED or FORWARDING).
+enum class BacklogList { Recorded, Unmatched, Gateway };
+
+// The callbacks of one list, oldest first, paged in by id as the view scrolls. The unmatched
+// and gateway lists have one more column: the order as it is now, or the forwards so far.
 class BacklogModel final : public PagedRowModel<console::RecordedCallback>
 {
     Q_OBJECT
@@ -23,11 +27,12 @@ public:
         TradeStatusColumn,
         InstanceColumn,
         OrderNowColumn,
-        NUM_COLUMNS
+        NUM_COLUMNS,
+        ForwardsColumn = OrderNowColumn // the gateway list's last column
     };
-    enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole };
+    enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole, WireFormatRole, RawHeadersRole };
 
-    BacklogModel(console::Worker *worker, DrainSource source, QObject *parent = nullptr);
+    BacklogModel(console::Worker *worker, BacklogList list, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(BacklogModel)
 
     void reload();
@@ -38,7 +43,9 @@ public:
     void fetchMore(const QModelIndex &parent = {}) override;
 
 private:
-    DrainSource m_source;
+    QString forwards(const console::RecordedCallback &row) const;
+
+    BacklogList m_list;
 };
 
 } // namespace payops

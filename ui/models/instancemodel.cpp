@@ -16,6 +16,13 @@ QColor unsafeBackground()
     return palette::tint(palette::Role::Warning, 0.3);
 }
 
+QColor upstreamColour(const console::InstanceRow &row)
+{
+    if (!row.alive || row.upstreamState.isEmpty())
+        return palette::muted(); // a stopped gateway's last word on its upstream is history
+    return row.upstreamState == QLatin1String("ok") ? palette::ok() : palette::danger();
+}
+
 } // namespace
 
 InstanceModel::InstanceModel(QObject *parent)
@@ -69,9 +76,14 @@ QVariant InstanceModel::display(const console::InstanceRow &row, int column) con
             return tr("stopped");
         return row.alive ? tr("alive") : tr("stale (%1 s)").arg(row.secondsSinceSeen);
     case HandlerColumn:
+        // The upstream's URL goes where a handler's name is: that is who handles its callbacks.
+        if (row.isGateway())
+            return tr("gateway → %1").arg(row.upstream);
         return row.handler == QLatin1String("unsafe-demo")
                    ? tr("unsafe-demo ⚠ releases lock before commit")
                    : row.handler;
+    case UpstreamColumn:
+        return row.isGateway() ? upstreamHealth(row) : QStringLiteral("—");
     case ModeColumn:
         return probed && !health->mode.isEmpty() ? health->mode : row.modeApplied;
     case SwitchColumn: {
@@ -99,6 +111,18 @@ QVariant InstanceModel::display(const console::InstanceRow &row, int column) con
     }
 }
 
+QString InstanceModel::upstreamHealth(const console::InstanceRow &row) const
+{
+    if (row.upstreamState.isEmpty() || row.secondsSinceUpstreamCheck < 0)
+        return tr("unknown, not checked yet");
+    const qint64 s = row.secondsSinceUpstreamCheck;
+    const QString ago = s < 120    ? tr("%n s ago", nullptr, int(s))
+                        : s < 7200 ? tr("%n min ago", nullptr, int(s / 60))
+                                   : tr("%n h ago", nullptr, int(s / 3600));
+    return row.upstreamState == QLatin1String("ok") ? tr("ok, checked %1").arg(ago)
+                                                    : tr("failing, checked %1").arg(ago);
+}
+
 QVariant InstanceModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -121,6 +145,16 @@ QVariant InstanceModel::data(const QModelIndex &index, int role) const
             return QBrush(palette::readableOn(palette::warning(), unsafeBackground()));
         if (index.column() == StateColumn)
             return QBrush(row.alive ? palette::ok() : palette::muted());
+        if (index.column() == UpstreamColumn && row.isGateway())
+            return QBrush(upstreamColour(row));
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == HandlerColumn && row.isGateway())
+            return tr("Gateway mode: pays nothing itself; records each callback and forwards it, "
+                      "exactly once, to the team's own handler (the upstream).");
+        if (index.column() == UpstreamColumn && row.isGateway())
+            return tr("ok: the gateway's last forward to its upstream got an answer; failing: it "
+                      "got none; unknown: nothing forwarded yet. From the gateway's heartbeat.");
         return {};
     default:
         return {};
@@ -138,8 +172,10 @@ QVariant InstanceModel::headerData(int section, Qt::Orientation orientation, int
         return tr("State");
     case HandlerColumn:
         return tr("Handler");
+    case UpstreamColumn:
+        return tr("Upstream");
     case ModeColumn:
-        return tr("Mode");
+        return tr("Switch mode");
     case SwitchColumn:
         return tr("Switch applied");
     case RateColumn:

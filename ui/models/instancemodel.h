@@ -19,6 +19,7 @@ public:
         IdColumn,
         StateColumn,
         HandlerColumn,
+        UpstreamColumn,
         ModeColumn,
         SwitchColumn,
         RateColumn,
@@ -46,6 +47,7 @@ public:
 
 private:
     QVariant display(const console::InstanceRow &row, int column) const;
+    QString upstreamHealth(const console::InstanceRow &row) const;
 
     console::InstanceList m_list;
     QHash<QString, console::InstanceHealth> m_health;

@@ -5,6 +5,7 @@
 #include "models/auditmodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
+#include "widgets/fixedtextview.h"
 #include "widgets/utctimeedit.h"
 
 #include <QCheckBox>
@@ -12,7 +13,6 @@
 #include <QDateTimeEdit>
 #include <QDir>
 #include <QFileDialog>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QJsonDocument>
@@ -39,15 +39,6 @@ QDateTimeEdit *timeEdit(const QString &objectName, const QDateTime &initial, QWi
     QDateTimeEdit *edit = utcTimeEdit(objectName, initial, parent);
     edit->setEnabled(false);
     return edit;
-}
-
-QPlainTextEdit *jsonView(const QString &objectName, QWidget *parent)
-{
-    auto *view = new QPlainTextEdit(parent);
-    view->setObjectName(objectName);
-    view->setReadOnly(true);
-    view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    return view;
 }
 
 QString prettyJson(const QString &json)
@@ -149,8 +140,8 @@ AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
     m_model = new AuditModel(worker(), this);
     m_table = new DataTable(QStringLiteral("auditTable"), m_model, this);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_before = jsonView(QStringLiteral("beforeJson"), this);
-    m_after = jsonView(QStringLiteral("afterJson"), this);
+    m_before = fixedTextView(QStringLiteral("beforeJson"), this);
+    m_after = fixedTextView(QStringLiteral("afterJson"), this);
     auto *detail = new QSplitter(Qt::Horizontal, this);
     detail->addWidget(labelled(tr("Before"), m_before, detail));
     detail->addWidget(labelled(tr("After"), m_after, detail));

@@ -3,19 +3,19 @@
 #include "console/consolesettings.h"
 #include "console/displayformat.h"
 #include "console/worker.h"
+#include "dialogs/upstreamdraindialog.h"
 #include "models/backlogmodel.h"
 #include "palette.h"
 #include "widgets/datatable.h"
+#include "widgets/receivedcallbackview.h"
 #include "widgets/switchcontrol.h"
 
 #include <QCoreApplication>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -35,11 +35,21 @@ bool isRecordOnly(const console::BacklogSummary &summary)
     return summary.mode == callbackModeName(CallbackMode::RecordOnly);
 }
 
+// The lists' tabs: recorded payments, unmatched callbacks, a gateway's rows.
+constexpr int kGatewayTab = 2;
+
 // What the progress bar counts: an unmatched drain also walks past the callbacks still
 // waiting for their order.
 int walked(const DrainResult &result)
 {
     return result.handled() + result.waiting;
+}
+
+// Who drains, as the audit log and callback_trace name it.
+QString drainWorkerName()
+{
+    return QStringLiteral("drain:console:%1:%2")
+        .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
 }
 
 } // namespace
@@ -74,6 +84,9 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_process->setObjectName(QStringLiteral("processBacklogButton"));
     m_apply = new QPushButton(tr("Apply matched callbacks…"), this);
     m_apply->setObjectName(QStringLiteral("applyUnmatchedButton"));
+    m_forward = new QPushButton(tr("Forward to upstream…"), this);
+    m_forward->setObjectName(QStringLiteral("forwardUpstreamButton"));
+    m_forward->hide(); // until the database has a gateway
     m_stop = new QPushButton(tr("Stop after this callback"), this);
     m_stop->setObjectName(QStringLiteral("stopDrainButton"));
     m_stop->hide();
@@ -86,6 +99,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     acts->addWidget(m_process, 0, Qt::AlignTop);
     acts->addWidget(m_apply, 0, Qt::AlignTop);
+    acts->addWidget(m_forward, 0, Qt::AlignTop);
     acts->addWidget(m_progress, 1, Qt::AlignTop);
     acts->addWidget(m_stop, 0, Qt::AlignTop);
     acts->addWidget(m_status, 2);
@@ -102,27 +116,22 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
 
     m_lists = new QTabWidget(this);
     m_lists->setObjectName(QStringLiteral("backlogLists"));
-    m_model = new BacklogModel(worker(), DrainSource::Recorded, this);
-    m_unmatchedModel = new BacklogModel(worker(), DrainSource::Unmatched, this);
+    m_model = new BacklogModel(worker(), BacklogList::Recorded, this);
+    m_unmatchedModel = new BacklogModel(worker(), BacklogList::Unmatched, this);
+    m_gatewayModel = new BacklogModel(worker(), BacklogList::Gateway, this);
     m_table = addList(m_model, QStringLiteral("backlogTable"));
     m_unmatchedTable = addList(m_unmatchedModel, QStringLiteral("unmatchedTable"));
+    m_gatewayTable = addList(m_gatewayModel, QStringLiteral("gatewayTable"));
     m_lists->addTab(m_table, tr("Recorded"));
     m_lists->addTab(m_unmatchedTable, tr("Unmatched"));
+    m_lists->addTab(m_gatewayTable, tr("Gateway"));
+    m_lists->setTabVisible(kGatewayTab, false); // until the database has a gateway
     connect(m_lists, &QTabWidget::currentChanged, this, &BacklogPage::showBody);
-    auto *bodyPane = new QWidget(this);
-    auto *bodyLayout = new QVBoxLayout(bodyPane);
-    bodyLayout->setContentsMargins(0, 6, 0, 0);
-    m_bodyTitle = new QLabel(tr("Select a callback for its raw body."), bodyPane);
-    m_bodyTitle->setObjectName(QStringLiteral("bodyTitle"));
-    m_body = new QPlainTextEdit(bodyPane);
-    m_body->setObjectName(QStringLiteral("rawBody"));
-    m_body->setReadOnly(true);
-    m_body->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    bodyLayout->addWidget(m_bodyTitle);
-    bodyLayout->addWidget(m_body, 1);
+    m_received = new ReceivedCallbackView(this);
+    m_received->showNothing(tr("Select a callback for its raw body."));
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_lists);
-    splitter->addWidget(bodyPane);
+    splitter->addWidget(m_received);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     layout->addWidget(splitter, 1);
@@ -137,6 +146,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
 
     connect(m_process, &QPushButton::clicked, this, &BacklogPage::processBacklog);
     connect(m_apply, &QPushButton::clicked, this, &BacklogPage::applyMatched);
+    connect(m_forward, &QPushButton::clicked, this, &BacklogPage::forwardToUpstream);
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (m_cancel)
             m_cancel->store(true);
@@ -186,6 +196,7 @@ void BacklogPage::refresh()
     refreshSummary();
     m_model->reload();
     m_unmatchedModel->reload();
+    m_gatewayModel->reload();
 }
 
 void BacklogPage::refreshSummary()
@@ -202,14 +213,22 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
 {
     m_switch->setMode(summary.mode);
     const QLocale locale;
+    const console::GatewayBacklog &gateway = summary.gateway;
     QString text =
-        summary.recorded == 0
+        summary.recorded == 0 && gateway.rows > 0 ? tr("<b>No payment waits to be processed.</b>")
+        : summary.recorded == 0
             ? tr("<b>The backlog is empty.</b> No callback waits to be processed.")
             : tr("<b>%1 callback(s) recorded</b>, not processed yet, worth %2 yuan; the oldest was "
                  "received "
                  "%3 UTC.")
                   .arg(locale.toString(summary.recorded), console::formatYuan(summary.amountFen),
                        console::displayTime(summary.oldestMicros));
+    if (gateway.rows > 0)
+        text += QLatin1Char(' ') +
+                tr("<b>%1 gateway callback(s)</b> without a final answer from the upstream (the "
+                   "<i>Gateway</i> list): forwarded, never paid by payops.")
+                    .arg(gateway.more ? tr("over %1").arg(locale.toString(gateway.rows))
+                                      : locale.toString(gateway.rows));
     text += tr(" Switch: <b>%1</b> (version %2).")
                 .arg(summary.mode, QString::number(summary.switchVersion));
     m_headline->setText(text);
@@ -238,9 +257,18 @@ void BacklogPage::showSummary(const console::BacklogSummary &summary)
     // The first time only: later the operator's choice of list stands.
     if (!m_summaryKnown && summary.recorded == 0 && unmatched.callbacks > 0)
         m_lists->setCurrentIndex(1);
+    const bool first = !m_summaryKnown;
     m_summary = summary;
     m_summaryKnown = true;
     m_lists->setTabText(0, tr("Recorded (%1)").arg(locale.toString(summary.recorded)));
+    const bool gateways = gateway.rows > 0 || !gateway.upstreams.isEmpty();
+    m_lists->setTabVisible(kGatewayTab, gateways);
+    m_forward->setVisible(gateways);
+    if (first && summary.recorded == 0 && unmatched.callbacks == 0 && gateway.rows > 0)
+        m_lists->setCurrentIndex(kGatewayTab);
+    m_lists->setTabText(kGatewayTab, tr("Gateway (%1%2)")
+                                         .arg(locale.toString(gateway.rows),
+                                              gateway.more ? QStringLiteral("+") : QString()));
     m_lists->setTabText(1, unmatched.callbacks == 0
                                ? tr("Unmatched (0)")
                                : tr("Unmatched (%1, %2 with their order)")
@@ -265,20 +293,21 @@ void BacklogPage::updateActions()
                      "callback arriving meanwhile would only be recorded behind the drain. Turn "
                      "the switch back to "
                      "NORMAL first (the button above), then process the backlog.");
-    const QString processWhy = !blocked.isEmpty()        ? blocked
-                               : m_summary.recorded == 0 ? tr("Nothing to process.")
-                                                         : QString();
-    const QString applyWhy = !blocked.isEmpty() ? blocked
-                             : m_summary.unmatched.withOrder == 0
-                                 ? tr("No unmatched callback has its order yet.")
-                                 : QString();
-    m_process->setEnabled(!draining && processWhy.isEmpty());
-    m_process->setToolTip(processWhy);
-    m_apply->setEnabled(!draining && applyWhy.isEmpty());
-    m_apply->setToolTip(applyWhy);
+    // Each drain is refused as above, or has nothing to do; its tooltip says which.
+    const auto offer = [&](QPushButton *button, bool nothing, const QString &nothingWhy) {
+        const QString why = !blocked.isEmpty() ? blocked : nothing ? nothingWhy : QString();
+        button->setEnabled(!draining && why.isEmpty());
+        button->setToolTip(why);
+    };
+    offer(m_process, m_summary.recorded == 0, tr("Nothing to process."));
+    offer(m_apply, m_summary.unmatched.withOrder == 0,
+          tr("No unmatched callback has its order yet."));
+    offer(m_forward, m_summary.gateway.rows == 0,
+          tr("No gateway callback waits for the upstream."));
     // "Nothing to process" needs no banner; a refusal does.
     const bool work =
-        m_summaryKnown && (m_summary.recorded > 0 || m_summary.unmatched.withOrder > 0);
+        m_summaryKnown &&
+        (m_summary.recorded > 0 || m_summary.unmatched.withOrder > 0 || m_summary.gateway.rows > 0);
     m_refusal->setText(work ? blocked : QString());
     m_refusal->setVisible(!m_refusal->text().isEmpty());
 }
@@ -335,23 +364,14 @@ void BacklogPage::startDrain(DrainSource source)
 {
     if (isDraining())
         return;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     const qint64 total =
         source == DrainSource::Unmatched ? m_summary.unmatched.callbacks : m_summary.recorded;
-    m_progress->setRange(0, int(qMin<qint64>(total, INT_MAX)));
-    m_progress->setValue(0);
-    m_progress->show();
-    m_stop->setEnabled(true);
-    m_stop->show();
-    m_status->setText(tr("Processing …"));
-    updateActions();
+    showDrainStarted(total, tr("Processing …"));
 
     QPointer<BacklogPage> guard(this);
     DrainOptions options;
     options.source = source;
-    options.worker =
-        QStringLiteral("drain:console:%1:%2")
-            .arg(QSysInfo::machineHostName(), QString::number(QCoreApplication::applicationPid()));
+    options.worker = drainWorkerName();
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);
         console::Worker::postTo(guard, [done, total](BacklogPage *page) {
@@ -372,10 +392,35 @@ void BacklogPage::startDrain(DrainSource source)
         });
 }
 
-void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
+void BacklogPage::showDrainStarted(qint64 total, const QString &status)
+{
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_progress->setRange(0, int(qMin<qint64>(total, INT_MAX)));
+    m_progress->setValue(0);
+    m_progress->show();
+    m_stop->setEnabled(true);
+    m_stop->show();
+    m_status->setText(status);
+    updateActions();
+}
+
+void BacklogPage::showDrainEnded(const QString &status, bool failed)
 {
     m_cancel.reset();
     m_stop->hide();
+    m_status->setText(status);
+    m_progress->hide();
+    // A finished drain brought its summary along; a failed one did not.
+    if (failed)
+        refreshSummary();
+    updateActions();
+    m_model->reload();
+    m_unmatchedModel->reload();
+    m_gatewayModel->reload();
+}
+
+void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
+{
     QString text;
     const QString how =
         result.stoppedBySwitch
@@ -409,14 +454,88 @@ void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, c
                    .arg(result.unmatched)
                    .arg(m_summary.recorded);
     }
-    m_status->setText(text);
-    m_progress->hide();
-    // A finished drain brought its summary along; a failed one did not.
-    if (!error.isEmpty())
-        refreshSummary();
-    updateActions();
-    m_model->reload();
-    m_unmatchedModel->reload();
+    showDrainEnded(text, !error.isEmpty());
+}
+
+void BacklogPage::forwardToUpstream()
+{
+    if (!m_forward->isEnabled())
+        return;
+    auto *dialog =
+        new UpstreamDrainDialog(m_summary.gateway.upstreams, m_summary.gateway.rows, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { startUpstreamDrain(dialog->upstream(), dialog->rate()); });
+    dialog->open();
+}
+
+void BacklogPage::startUpstreamDrain(const UpstreamOptions &upstream, int rate)
+{
+    if (isDraining())
+        return;
+    showDrainStarted(m_summary.gateway.rows, tr("Forwarding …"));
+    QPointer<BacklogPage> guard(this);
+    UpstreamDrainOptions options;
+    options.upstream = upstream;
+    options.rate = rate;
+    options.worker = drainWorkerName();
+    options.progress = [guard](const UpstreamDrainResult &sofar) {
+        console::Worker::postTo(guard, [sofar](BacklogPage *page) {
+            if (!page->isDraining())
+                return;
+            page->m_progress->setMaximum(qMax(sofar.candidates, 1));
+            page->m_progress->setValue(qMin(sofar.done(), page->m_progress->maximum()));
+            page->m_status->setText(
+                tr("Forwarding … %1 of %2: forwarded %3, no final answer %4, skipped %5; %6 a "
+                   "second.")
+                    .arg(sofar.done())
+                    .arg(sofar.candidates)
+                    .arg(sofar.forwarded)
+                    .arg(sofar.failed)
+                    .arg(sofar.skipped)
+                    .arg(QLocale().toString(sofar.perSecond, 'f', 1)));
+        });
+    };
+    const QString where = upstreamWithoutCredentials(upstream.url);
+    m_drainWorker->submitStandalone<console::UpstreamDrainRun>(
+        QStringLiteral("drain-upstream"), console::upstreamDrainJob(options, m_cancel), this,
+        [this, where](const console::UpstreamDrainRun &run) {
+            showSummary(run.after);
+            upstreamDrainFinished(run.result, where, QString());
+        },
+        [this, where](const db::Error &error) {
+            upstreamDrainFinished({}, where, db::userMessage(error));
+        });
+}
+
+void BacklogPage::upstreamDrainFinished(const UpstreamDrainResult &result, const QString &upstream,
+                                        const QString &error)
+{
+    QString text;
+    if (!error.isEmpty()) {
+        text = tr("%1 %2<br>Every callback forwarded before it keeps its answer; the rest are "
+                  "still waiting.")
+                   .arg(palette::strong(palette::Role::Danger, tr("Stopped by an error:")),
+                        error.toHtmlEscaped());
+    } else {
+        const QString how =
+            result.stoppedBySwitch
+                ? palette::strong(palette::Role::Warning,
+                                  tr("Stopped: the switch turned RECORD_ONLY while draining."))
+            : result.cancelled ? tr("<b>Stopped.</b>")
+                               : tr("<b>Done.</b>");
+        text = tr("%1 Forwarded <b>%2</b> to %3 with a final answer; %4 got none and wait for "
+                  "the next drain; %5 skipped (live traffic was forwarding them, or they were "
+                  "settled meanwhile).")
+                   .arg(how)
+                   .arg(result.forwarded)
+                   .arg(upstream.toHtmlEscaped())
+                   .arg(result.failed)
+                   .arg(result.skipped);
+        if (result.failed > 0)
+            text = palette::strong(palette::Role::Warning, text);
+    }
+    showDrainEnded(text, !error.isEmpty());
 }
 
 void BacklogPage::showBody()
@@ -424,19 +543,13 @@ void BacklogPage::showBody()
     const auto *table = qobject_cast<QTableView *>(m_lists->currentWidget());
     const QModelIndex current = table ? table->selectionModel()->currentIndex() : QModelIndex();
     if (!current.isValid()) {
-        m_bodyTitle->setText(tr("Select a callback for its raw body."));
-        m_body->clear();
+        m_received->showNothing(tr("Select a callback for its raw body."));
         return;
     }
-    const QByteArray body = current.data(BacklogModel::RawBodyRole).toByteArray();
-    const QString text = QString::fromUtf8(body);
-    // The endpoint records only valid JSON, but a row edited by hand need not be UTF-8.
-    const bool exact = text.toUtf8() == body;
-    m_bodyTitle->setText(
-        tr("Raw body of callback %1, as received (%n byte(s))%2:", nullptr, int(body.size()))
-            .arg(current.siblingAtColumn(BacklogModel::IdColumn).data().toString(),
-                 exact ? QString() : tr("; not valid UTF-8, undecodable bytes shown as \uFFFD")));
-    m_body->setPlainText(text);
+    m_received->showCallback(current.siblingAtColumn(BacklogModel::IdColumn).data().toLongLong(),
+                             current.data(BacklogModel::WireFormatRole).toString(),
+                             current.data(BacklogModel::RawHeadersRole).toByteArray(),
+                             current.data(BacklogModel::RawBodyRole).toByteArray());
 }
 
 } // namespace payops

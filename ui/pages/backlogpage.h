@@ -8,7 +8,6 @@
 #include <memory>
 
 class QLabel;
-class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
@@ -17,12 +16,15 @@ class QTableView;
 namespace payops {
 
 class BacklogModel;
+class ReceivedCallbackView;
 class SwitchControl;
 
-// The callbacks waiting in pay_callback_log, oldest first, each with its raw body: those
+// The callbacks waiting in pay_callback_log, oldest first, each as the platform sent it: those
 // recorded while the endpoint was in RECORD_ONLY mode, with "Process backlog" (the drain of
 // `payops drain`), and those that arrived before their order (UNMATCHED), a finding with
-// "Apply matched callbacks" (`payops drain --unmatched`). Both drains show progress and stop
+// "Apply matched callbacks" (`payops drain --unmatched`), and a gateway's rows that have no
+// final answer from the team's handler yet, with "Forward to upstream" (`payops drain
+// --upstream`). Every drain shows progress and stops
 // on request; both are refused while the switch is RECORD_ONLY, saying why, and the switch
 // is on this page too. A drain runs on a worker of its own, so the lists keep refreshing and
 // a page's cancel (KILL QUERY) can never hit it.
@@ -40,9 +42,12 @@ public:
     // Asks for a confirmation, then drains. Does nothing while it may not.
     void processBacklog();
     void applyMatched();
+    // Asks for the upstream and a rate, then forwards a gateway's backlog to it.
+    void forwardToUpstream();
     bool isDraining() const { return m_cancel != nullptr; }
     QTableView *table() const { return m_table; }
     QTableView *unmatchedTable() const { return m_unmatchedTable; }
+    QTableView *gatewayTable() const { return m_gatewayTable; }
     QTabWidget *lists() const { return m_lists; }
     SwitchControl *switchControl() const { return m_switch; }
 
@@ -54,6 +59,12 @@ private:
     void confirmDrain(DrainSource source);
     void startDrain(DrainSource source);
     void drainFinished(DrainSource source, const DrainResult &result, const QString &error);
+    void startUpstreamDrain(const UpstreamOptions &upstream, int rate);
+    void upstreamDrainFinished(const UpstreamDrainResult &result, const QString &upstream,
+                               const QString &error);
+    // Shows a drain as started or ended: buttons, progress, the lists read again after it.
+    void showDrainStarted(qint64 total, const QString &status);
+    void showDrainEnded(const QString &status, bool failed);
     void showBody();
 
     std::unique_ptr<console::Worker> m_drainWorker;
@@ -67,6 +78,7 @@ private:
     SwitchControl *m_switch = nullptr;
     QPushButton *m_process = nullptr;
     QPushButton *m_apply = nullptr;
+    QPushButton *m_forward = nullptr; // a gateway's backlog, to the upstream
     QPushButton *m_stop = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_status = nullptr;  // the drain's progress and result
@@ -74,10 +86,11 @@ private:
     QTabWidget *m_lists = nullptr;
     QTableView *m_table = nullptr;
     QTableView *m_unmatchedTable = nullptr;
+    QTableView *m_gatewayTable = nullptr;
     BacklogModel *m_model = nullptr;
     BacklogModel *m_unmatchedModel = nullptr;
-    QLabel *m_bodyTitle = nullptr;
-    QPlainTextEdit *m_body = nullptr;
+    BacklogModel *m_gatewayModel = nullptr;
+    ReceivedCallbackView *m_received = nullptr;
 };
 
 } // namespace payops

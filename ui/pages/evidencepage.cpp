@@ -8,15 +8,19 @@
 #include "palette.h"
 #include "widgets/busyindicator.h"
 #include "widgets/datatable.h"
+#include "widgets/receivedcallbackview.h"
 #include "widgets/swimlanescene.h"
 
+#include <QComboBox>
 #include <QGraphicsView>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpressionValidator>
+#include <QSignalBlocker>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -63,9 +67,22 @@ EvidencePage::EvidencePage(const Dsn &dsn, QWidget *parent)
     m_view->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_events = new EventModel(this);
     m_table = new DataTable(QStringLiteral("eventsTable"), m_events, this);
+    auto *receivedPane = new QWidget(this);
+    auto *receivedLayout = new QVBoxLayout(receivedPane);
+    m_callbackList = new QComboBox(receivedPane);
+    m_callbackList->setObjectName(QStringLiteral("evidenceCallbacks"));
+    m_callbackList->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_received = new ReceivedCallbackView(receivedPane);
+    receivedLayout->addWidget(m_callbackList);
+    receivedLayout->addWidget(m_received, 1);
+    connect(m_callbackList, &QComboBox::currentIndexChanged, this, &EvidencePage::showReceived);
+    m_details = new QTabWidget(this);
+    m_details->setObjectName(QStringLiteral("evidenceDetails"));
+    m_details->addTab(m_table, tr("Events"));
+    m_details->addTab(receivedPane, tr("Callbacks as received"));
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
-    splitter->addWidget(m_table);
+    splitter->addWidget(m_details);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setSizes({500, 260});
@@ -106,6 +123,7 @@ void EvidencePage::refresh()
                 m_findings->clear();
                 m_scene->setEvidence(evidence);
                 m_events->setEvidence(evidence);
+                showCallbacks(evidence.callbacks);
                 return;
             }
             const console::OrderRow &o = evidence.order;
@@ -128,11 +146,42 @@ void EvidencePage::refresh()
             m_scene->setEvidence(evidence);
             m_view->centerOn(m_scene->sceneRect().topLeft());
             m_events->setEvidence(evidence);
+            showCallbacks(evidence.callbacks);
         },
         [this](const db::Error &error) {
             m_busy->stop();
             m_header->setText(db::userMessage(error));
         });
+}
+
+void EvidencePage::showCallbacks(const QList<console::EvidenceCallback> &callbacks)
+{
+    m_callbacks = callbacks;
+    const QSignalBlocker quiet(m_callbackList);
+    m_callbackList->clear();
+    for (const console::EvidenceCallback &c : callbacks)
+        m_callbackList->addItem(
+            c.gateway
+                ? tr("Callback %1 · pay_no %2 · %3 · %4, forwarded %n time(s)", nullptr, c.forwards)
+                      .arg(QString::number(c.id), QString::fromUtf8(c.payNo), c.wireFormat,
+                           c.status)
+                : tr("Callback %1 · pay_no %2 · %3 · %4")
+                      .arg(QString::number(c.id), QString::fromUtf8(c.payNo), c.wireFormat,
+                           c.status));
+    // Most orders have one callback: then there is nothing to choose.
+    m_callbackList->setVisible(callbacks.size() > 1);
+    m_details->setTabText(1, tr("Callbacks as received (%1)").arg(callbacks.size()));
+    showReceived(m_callbackList->currentIndex());
+}
+
+void EvidencePage::showReceived(int index)
+{
+    if (index < 0 || index >= m_callbacks.size()) {
+        m_received->showNothing(tr("No callback was logged for this order."));
+        return;
+    }
+    const console::EvidenceCallback &c = m_callbacks.at(index);
+    m_received->showCallback(c.id, c.wireFormat, c.rawHeaders, c.rawBody);
 }
 
 } // namespace payops

@@ -1,16 +1,20 @@
 #pragma once
 
+#include "console/orderevidence.h"
 #include "page.h"
 
+class QComboBox;
 class QGraphicsView;
 class QLabel;
 class QLineEdit;
+class QTabWidget;
 class QTableView;
 
 namespace payops {
 
 class BusyIndicator;
 class EventModel;
+class ReceivedCallbackView;
 class SwimlaneScene;
 
 // One order's evidence: what each instance did and when, to the millisecond, and what
@@ -29,8 +33,14 @@ public:
     EventModel *events() const { return m_events; }
     qint64 orderId() const { return m_orderId; }
 
+    QTabWidget *details() const { return m_details; }
+
 private:
+    void showCallbacks(const QList<console::EvidenceCallback> &callbacks);
+    void showReceived(int index);
+
     qint64 m_orderId = 0;
+    QList<console::EvidenceCallback> m_callbacks;
     QLineEdit *m_orderEdit = nullptr;
     QLabel *m_header = nullptr;
     QLabel *m_findings = nullptr;
@@ -38,6 +48,9 @@ private:
     QGraphicsView *m_view = nullptr;
     QTableView *m_table = nullptr;
     EventModel *m_events = nullptr;
+    QTabWidget *m_details = nullptr; // the events, and the callbacks as received
+    QComboBox *m_callbackList = nullptr;
+    ReceivedCallbackView *m_received = nullptr;
     BusyIndicator *m_busy = nullptr;
 };
 

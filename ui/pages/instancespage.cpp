@@ -77,17 +77,30 @@ void InstancesPage::refresh()
             int alive = 0;
             int unsafe = 0;
             int behind = 0;
+            int gateways = 0;
+            int failing = 0;
             for (const console::InstanceRow &row : list.rows) {
                 if (!row.alive)
                     continue;
                 ++alive;
                 unsafe += row.handler == QLatin1String("unsafe-demo");
                 behind += row.switchVersionApplied != list.switchVersion;
+                gateways += row.isGateway();
+                failing += row.isGateway() && row.upstreamState == QLatin1String("failing");
                 m_prober->probe(row.id, row.listen);
             }
             QString text = tr("<b>%1 of %2 instances alive.</b> Switch: %3, version %4.")
                                .arg(QString::number(alive), QString::number(list.rows.size()),
                                     list.mode, QString::number(list.switchVersion));
+            if (gateways)
+                text +=
+                    QLatin1Char(' ') +
+                    tr("%n of them in gateway mode, forwarding to an upstream.", nullptr, gateways);
+            if (failing)
+                text += QLatin1Char(' ') +
+                        palette::strong(palette::Role::Danger,
+                                        tr("%n gateway(s) get no answer from their upstream.",
+                                           nullptr, failing));
             if (unsafe)
                 text += QLatin1Char(' ') +
                         palette::strong(

@@ -17,6 +17,7 @@ namespace {
 constexpr qreal laneLeft = 170;
 constexpr qreal laneBase = 112;     // room for a trace's bars
 constexpr qreal plainLaneBase = 36; // a lane with events only
+constexpr qreal forwardRow = 40;    // a gateway's lane: the forwards below the bars
 constexpr qreal eventRow = 17;
 constexpr qreal breakWidth = 90;
 constexpr qint64 foldAboveMicros = 500'000; // quiet stretches longer than this are folded
@@ -24,8 +25,8 @@ constexpr qint64 foldAboveMicros = 500'000; // quiet stretches longer than this 
 QList<qint64> stepsOf(const console::CallbackTrace &t)
 {
     QList<qint64> steps;
-    for (qint64 at :
-         {t.received, t.lockAcquired, t.txBegin, t.committed, t.lockReleased, t.responded})
+    for (qint64 at : {t.received, t.lockAcquired, t.txBegin, t.committed, t.lockReleased,
+                      t.forwarded, t.upstreamAnswered, t.responded})
         if (at)
             steps << at;
     return steps;
@@ -50,14 +51,13 @@ void SwimlaneScene::buildAxis(const console::OrderEvidence &evidence)
     m_axis.clear();
     if (moments.isEmpty())
         return;
-    // Scale so that the first burst of activity fills about 640 px: the width of the view.
-    qint64 burstEnd = moments.first();
-    for (qint64 m : moments) {
-        if (m - burstEnd > foldAboveMicros)
-            break;
-        burstEnd = m;
-    }
-    const qreal burstMs = qMax<qreal>(1.0, qreal(burstEnd - moments.first()) / 1000.0);
+    // Scale so that the bursts of activity together fill about 640 px, the width of the view:
+    // a platform's retry seconds later (folded) stays in view beside the first delivery.
+    qint64 burstMicros = 0;
+    for (int i = 1; i < moments.size(); ++i)
+        if (const qint64 gap = moments.at(i) - moments.at(i - 1); gap <= foldAboveMicros)
+            burstMicros += gap;
+    const qreal burstMs = qMax<qreal>(1.0, qreal(burstMicros) / 1000.0);
     const qreal pxPerMs = qBound<qreal>(0.5, 640.0 / burstMs, 40.0);
     qreal at = laneLeft + 20;
     for (int i = 0; i < moments.size(); ++i) {
@@ -96,8 +96,12 @@ void SwimlaneScene::setEvidence(const console::OrderEvidence &evidence)
         const bool hasTrace = std::any_of(
             evidence.traces.cbegin(), evidence.traces.cend(),
             [&](const console::CallbackTrace &t) { return t.instance == m_lanes.at(i); });
+        const bool hasForward = std::any_of(evidence.traces.cbegin(), evidence.traces.cend(),
+                                            [&](const console::CallbackTrace &t) {
+                                                return t.instance == m_lanes.at(i) && t.forwarded;
+                                            });
         m_laneTops << top;
-        m_laneBases << (hasTrace ? laneBase : plainLaneBase);
+        m_laneBases << (hasForward ? laneBase + forwardRow : hasTrace ? laneBase : plainLaneBase);
         top += m_laneBases.last() + rows.value(i) * eventRow + 16;
     }
     m_laneTops << top;
@@ -171,7 +175,10 @@ void SwimlaneScene::drawTrace(const console::CallbackTrace &t, qreal top)
     if (t.received && t.responded)
         addRect(QRectF(x(t.received), callY, x(t.responded) - x(t.received), 4), QPen(Qt::NoPen),
                 QBrush(palette::muted()));
-    auto *who = addSimpleText(tr("%1 · %2 handler").arg(QString::fromUtf8(t.payNo), t.handler));
+    auto *who =
+        addSimpleText(t.handler == QLatin1String("gateway")
+                          ? tr("%1 · gateway").arg(QString::fromUtf8(t.payNo))
+                          : tr("%1 · %2 handler").arg(QString::fromUtf8(t.payNo), t.handler));
     who->setBrush(palette::text());
     who->setPos(x(t.received), top + 22);
     drawSpan(t.lockAcquired, t.lockReleased, lockY, palette::colour(palette::Role::Lock),
@@ -198,11 +205,37 @@ void SwimlaneScene::drawTrace(const console::CallbackTrace &t, qreal top)
         text->setBrush(red);
         text->setPos(x(t.committed) + 8, lockY - 2);
     }
+    if (t.forwarded)
+        drawForward(t, top + 106);
     const auto steps = stepsOf(t);
     QColor guide = palette::muted();
     guide.setAlphaF(0.4f);
+    const qreal guideEnd = (t.forwarded ? top + 106 : txY) + bar;
     for (qint64 at : steps)
-        addLine(x(at), callY - 4, x(at), txY + bar, QPen(guide, 1, Qt::DotLine));
+        addLine(x(at), callY - 4, x(at), guideEnd, QPen(guide, 1, Qt::DotLine));
+}
+
+void SwimlaneScene::drawForward(const console::CallbackTrace &t, qreal y)
+{
+    // From the forward to the upstream's answer; without one, until the gateway gave up and
+    // answered the platform itself.
+    const qint64 end = t.upstreamAnswered ? t.upstreamAnswered : t.responded;
+    const bool accepted = t.upstreamStatus >= 200 && t.upstreamStatus < 300;
+    const QColor colour = !t.upstreamAnswered ? palette::danger()
+                          : accepted          ? palette::ok()
+                                              : palette::warning();
+    drawSpan(t.forwarded, end, y, colour, tr("upstream"),
+             t.upstreamAnswered ? tr("forwarded; the upstream answered after %1")
+                                : tr("forwarded; no answer from the upstream in %1"),
+             y + 16);
+    const QString words = t.upstreamAnswered
+                              ? tr("→ upstream answered HTTP %1").arg(t.upstreamStatus)
+                              : tr("→ upstream: no answer");
+    auto *text = addSimpleText(words);
+    text->setData(KindKey, QStringLiteral("forward"));
+    text->setData(TextKey, words);
+    text->setBrush(colour);
+    text->setPos(x(end ? end : t.forwarded) + 8, y - 2);
 }
 
 QList<int> SwimlaneScene::placeEvents(const console::OrderEvidence &evidence)

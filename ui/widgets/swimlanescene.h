@@ -12,7 +12,8 @@ namespace payops {
 // sequence diagram of the incident: each callback's lock and transaction as bars, every
 // other event as a marker, millisecond gaps labelled. Quiet stretches longer than a moment
 // (a refund hours later) are folded into a marked break so that milliseconds stay readable.
-// A lock released before its transaction committed is drawn red and named in words.
+// A lock released before its transaction committed is drawn red and named in words. A
+// gateway's delivery has a third bar, its forward to the upstream, with the upstream's answer.
 class SwimlaneScene final : public QGraphicsScene
 {
     Q_OBJECT
@@ -32,6 +33,8 @@ private:
     void drawSpan(qint64 from, qint64 to, qreal y, const QColor &colour, const QString &name,
                   const QString &tip, qreal gapLabelY);
     void drawTrace(const console::CallbackTrace &trace, qreal top);
+    // A gateway's forward of the callback to the upstream, and the upstream's answer.
+    void drawForward(const console::CallbackTrace &trace, qreal y);
     // Returns the number of label rows each lane needs.
     QList<int> placeEvents(const console::OrderEvidence &evidence);
     QString label(const console::EvidenceEvent &event) const;
