@@ -236,10 +236,9 @@ private Q_SLOTS:
                       "ORDER BY id DESC LIMIT 1"),
                  QStringLiteral("ignored"));
         result = test::postTo(m_service->port(), kAlipayPath,
-                              m_kit->alipay(test::alipayTrade(QStringLiteral("2026120222001"),
-                                                              QStringLiteral("1004"),
-                                                              QStringLiteral("98.00"),
-                                                              QStringLiteral("TRADE_CLOSED"))),
+                              m_kit->alipay(test::alipayTrade(
+                                  QStringLiteral("2026120222001"), QStringLiteral("1004"),
+                                  QStringLiteral("98.00"), QStringLiteral("TRADE_CLOSED"))),
                               {}, kForm);
         QCOMPARE(result.status, 409);
         QCOMPARE(result.body, QByteArray("fail"));

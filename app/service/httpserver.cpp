@@ -79,7 +79,8 @@ MHD_Result queue(MHD_Connection *connection, const HttpResponse &response, bool 
         MHD_RESPMEM_MUST_COPY);
     if (!reply)
         return MHD_NO;
-    if (!response.contentType.isEmpty()) // WeChat Pay's success, or an upstream's answer without one
+    if (!response.contentType
+             .isEmpty()) // WeChat Pay's success, or an upstream's answer without one
         MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE,
                                 response.contentType.constData());
     if (close)

@@ -2,8 +2,8 @@
 
 #include "db/dsn.h"
 #include "domain/callback/alipay.h"
-#include "domain/callback/wechatpay.h"
 #include "domain/callback/upstreamclient.h"
+#include "domain/callback/wechatpay.h"
 #include "httplimits.h"
 
 #include <QByteArray>

@@ -700,7 +700,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+92"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+93"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -1468,9 +1468,22 @@
     </message>
 </context>
 <context>
+    <name>payops::DemoStatements</name>
+    <message>
+        <location filename="../../app/lab/demostatements.cpp" line="+269"/>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>cannot create %1</source>
+        <translation>无法创建 %1</translation>
+    </message>
+</context>
+<context>
     <name>payops::DoublePayments</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/doublepayments.cpp" line="+24"/>
+        <location filename="../../app/domain/money/duplicates/doublepayments.cpp" line="+25"/>
         <source>no order paid twice by the customer</source>
         <translation>没有客户重复支付的订单</translation>
     </message>
@@ -3411,6 +3424,14 @@
     </message>
 </context>
 <context>
+    <name>payops::PlatformNotifier</name>
+    <message>
+        <location filename="../../app/lab/platformnotification.cpp" line="+264"/>
+        <source>the keys for %1 lack %2 (payops sandbox start makes them)</source>
+        <translation>%1 的密钥缺少 %2（payops sandbox start 会生成它们）</translation>
+    </message>
+</context>
+<context>
     <name>payops::PlaybookDock</name>
     <message>
         <location filename="../../ui/playbook/playbookdock.cpp" line="+41"/>
@@ -4012,7 +4033,7 @@
 <context>
     <name>payops::ReconciliationPage</name>
     <message>
-        <location filename="../../ui/pages/reconciliationpage.cpp" line="+32"/>
+        <location filename="../../ui/pages/reconciliationpage.cpp" line="+35"/>
         <source>WeChat Pay trade bill</source>
         <translation>微信支付交易账单</translation>
     </message>
@@ -4047,7 +4068,17 @@
         <translation>微信支付交易账单、支付宝业务明细 CSV 或通用 CSV。同一文件按 SHA-256 识别，只存储一次。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
+        <source>Demo statements</source>
+        <translation>演示对账单</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The sandbox&apos;s WeChat Pay bill and Alipay business detail of its demo payments, each with a few findings planted.</source>
+        <translation>沙箱按其演示支付生成的微信支付账单和支付宝业务明细，每份都预置了几处差异。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
@@ -4132,7 +4163,7 @@
         <translation>无法解析的行</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+93"/>
         <source>&lt;b&gt;Statement %1&lt;/b&gt;, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported by %9.</source>
         <translation>&lt;b&gt;对账单 %1&lt;/b&gt;，%2%3，渠道 %4，北京时间 %5 – %6（%7），%8 行，由 %9 导入。</translation>
     </message>
@@ -4222,7 +4253,7 @@
         <translation>正在导入 %1…</translation>
     </message>
     <message>
-        <location line="-304"/>
+        <location line="-332"/>
         <source>Not imported:</source>
         <translation>未导入：</translation>
     </message>
@@ -4232,12 +4263,12 @@
         <translation>%1 无法打开 %2：%3</translation>
     </message>
     <message>
-        <location line="+307"/>
+        <location line="+335"/>
         <source>Importing … %1 lines stored, %2 % of the file</source>
         <translation>正在导入… 已存储 %1 行，进度 %2 %</translation>
     </message>
     <message>
-        <location line="-302"/>
+        <location line="-330"/>
         <source>The import was stopped; nothing was stored.</source>
         <translation>导入已停止，未存储任何内容。</translation>
     </message>
@@ -4257,7 +4288,7 @@
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+324"/>
+        <location line="+352"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
@@ -4432,6 +4463,19 @@
     </message>
 </context>
 <context>
+    <name>payops::RsaPublicKey</name>
+    <message>
+        <location filename="../../app/domain/callback/platformkey.cpp" line="+40"/>
+        <source>it holds no public key (-----BEGIN PUBLIC KEY----- or a certificate)</source>
+        <translation>其中没有公钥（-----BEGIN PUBLIC KEY----- 或证书）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>its public key is not an RSA key</source>
+        <translation>其中的公钥不是 RSA 密钥</translation>
+    </message>
+</context>
+<context>
     <name>payops::Sandbox</name>
     <message>
         <location filename="../../app/lab/sandbox.cpp" line="+28"/>
@@ -4442,6 +4486,19 @@
         <location line="+37"/>
         <source>seeding demo data</source>
         <translation>正在写入演示数据</translation>
+    </message>
+</context>
+<context>
+    <name>payops::SandboxKeysText</name>
+    <message>
+        <location filename="../../app/lab/sandboxkeys.cpp" line="+30"/>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+74"/>
+        <source>cannot make %1 private to its owner (mode 0700)</source>
+        <translation>无法将 %1 设为仅属主可用（权限 0700）</translation>
     </message>
 </context>
 <context>
@@ -4557,7 +4614,77 @@
         <translation>trace、debug、info、warn、error 或 off。</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+3"/>
+        <source>WeChat Pay merchant id: serves /callbacks/wechatpay with the three options below.</source>
+        <translation>微信支付商户号：与下面三个选项一起启用 /callbacks/wechatpay。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>WeChat Pay app id the payments are for.</source>
+        <translation>支付所属的微信支付 AppID。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>File holding the 32-byte WeChat Pay APIv3 key (mode 0600).</source>
+        <translation>存放 32 字节微信支付 APIv3 密钥的文件（权限 0600）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A WeChat Pay platform public key by its serial; repeat while keys rotate.</source>
+        <translation>按序列号指定的微信支付平台公钥；密钥轮换期间可重复指定。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Alipay app id: serves /callbacks/alipay with --alipay-public-key.</source>
+        <translation>支付宝 AppID：与 --alipay-public-key 一起启用 /callbacks/alipay。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>PEM file holding Alipay&apos;s public key (mode 0600).</source>
+        <translation>存放支付宝公钥的 PEM 文件（权限 0600）。</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>the key file</source>
+        <translation>公钥文件</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 is not an RSA public key: %2</source>
+        <translation>%1 不是 RSA 公钥：%2</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>WeChat Pay needs all of --wechatpay-mchid, --wechatpay-appid, --wechatpay-apiv3-key-file and --wechatpay-platform-key</source>
+        <translation>微信支付需要同时指定 --wechatpay-mchid、--wechatpay-appid、--wechatpay-apiv3-key-file 和 --wechatpay-platform-key</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the APIv3 key file</source>
+        <translation>APIv3 密钥文件</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>the APIv3 key in %1 is %2 bytes; it must be 32</source>
+        <translation>%1 中的 APIv3 密钥为 %2 字节，必须是 32 字节</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>--wechatpay-platform-key must be SERIAL=PEMFILE, not &apos;%1&apos;</source>
+        <translation>--wechatpay-platform-key 必须是 SERIAL=PEMFILE，而不是“%1”</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--wechatpay-platform-key gives serial %1 twice</source>
+        <translation>--wechatpay-platform-key 两次指定了序列号 %1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Alipay needs both --alipay-app-id and --alipay-public-key</source>
+        <translation>支付宝需要同时指定 --alipay-app-id 和 --alipay-public-key</translation>
+    </message>
+    <message>
+        <location line="+29"/>
         <source>--listen must be HOST:PORT, not &apos;%1&apos;</source>
         <translation>--listen 必须是 HOST:PORT，而不是“%1”</translation>
     </message>
@@ -4597,7 +4724,7 @@
         <translation>--%1 必须是 %2-%3</translation>
     </message>
     <message>
-        <location line="-101"/>
+        <location line="-189"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>
@@ -4612,7 +4739,7 @@
         <translation>等待上游应答的秒数。</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+41"/>
         <source>--upstream-ca and --upstream-timeout need --upstream</source>
         <translation>--upstream-ca 和 --upstream-timeout 需要与 --upstream 一起使用</translation>
     </message>
@@ -4701,25 +4828,30 @@
 <context>
     <name>payops::Signature</name>
     <message>
-        <location filename="../../app/domain/callback/signature.cpp" line="+88"/>
+        <location filename="../../app/domain/callback/signature.cpp" line="+87"/>
         <source>--secret-file is required</source>
         <translation>必须指定 --secret-file</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <location line="+7"/>
-        <source>cannot read the secret file %1: %2</source>
-        <translation>无法读取密钥文件 %1：%2</translation>
+        <location line="+2"/>
+        <source>the secret file</source>
+        <translation>签名密钥文件</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>the secret file %1 is open to other users (mode %2): make it readable by its owner only (chmod 600 %1)</source>
-        <translation>密钥文件 %1 对其他用户开放（权限 %2）：请设为仅属主可读（chmod 600 %1）</translation>
+        <location line="+11"/>
+        <location line="+8"/>
+        <source>cannot read %1 %2: %3</source>
+        <translation>无法读取%1 %2：%3</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 %2 is open to other users (mode %3): make it readable by its owner only (chmod 600 %2)</source>
+        <translation>%1 %2 对其他用户开放（权限 %3）：请设为仅属主可读（chmod 600 %2）</translation>
     </message>
     <message>
         <location line="+6"/>
-        <source>the secret file %1 is larger than 64 KiB: is it the right file?</source>
-        <translation>密钥文件 %1 大于 64 KiB：是不是选错了文件？</translation>
+        <source>%1 %2 is larger than 64 KiB: is it the right file?</source>
+        <translation>%1 %2 大于 64 KiB：是不是选错了文件？</translation>
     </message>
 </context>
 <context>
@@ -5354,7 +5486,7 @@
 <context>
     <name>payops::Storm</name>
     <message>
-        <location filename="../../app/lab/storm.cpp" line="+27"/>
+        <location filename="../../app/lab/storm.cpp" line="+28"/>
         <source>this database is not marked as a sandbox: the storm pays orders out on purpose and runs only on a sandbox (payops sandbox, or payops migrate --sandbox on a database of test data)</source>
         <translation>该数据库未标记为沙箱：回调风暴会故意重复发放，只能在沙箱上运行（payops sandbox，或在测试数据库上运行 payops migrate --sandbox）</translation>
     </message>
@@ -5375,8 +5507,8 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>target &apos;%1&apos; must be only http://HOST:PORT: the storm posts to /callbacks/pay itself</source>
-        <translation>目标“%1”只能是 http://HOST:PORT：回调风暴会自己发送到 /callbacks/pay</translation>
+        <source>target &apos;%1&apos; must be only http://HOST:PORT: the storm adds the channel&apos;s path (/callbacks/pay, ...) itself</source>
+        <translation>目标“%1”只能是 http://HOST:PORT：回调风暴会自己加上渠道的路径（/callbacks/pay 等）</translation>
     </message>
     <message>
         <location line="+8"/>
@@ -5394,13 +5526,13 @@
         <translation>签名密钥为空</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <location line="+55"/>
+        <location line="+4"/>
+        <location line="+58"/>
         <source>the number of orders must be 1-%1</source>
         <translation>订单数必须是 1-%1</translation>
     </message>
     <message>
-        <location line="-53"/>
+        <location line="-56"/>
         <source>the number of copies must be 1-%1</source>
         <translation>份数必须是 1-%1</translation>
     </message>
@@ -5420,7 +5552,12 @@
         <translation>每个回调的尝试次数必须是 1-%1</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+2"/>
+        <source>the forged deliveries must be 0 to the number of orders (%1)</source>
+        <translation>伪造回调的数量必须在 0 到订单数（%1）之间</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>the number of orders to create must be 1-%1</source>
         <translation>要创建的订单数必须是 1-%1</translation>
     </message>
@@ -6623,11 +6760,11 @@ Usage: payops %2 %3</source>
     <name>payops::cli::SandboxCommand</name>
     <message>
         <location filename="../../app/cli/sandboxcommand.cpp" line="+19"/>
-        <source>Run the local sandbox database (private MariaDB with demo data).</source>
-        <translation>运行本地沙箱数据库（带演示数据的私有 MariaDB）。</translation>
+        <source>Run the local sandbox database (private MariaDB with demo data), with test keys for the WeChat Pay and Alipay formats and demo statements.</source>
+        <translation>运行本地沙箱数据库（带演示数据的私有 MariaDB），附带微信支付和支付宝格式的测试密钥以及演示对账单。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>start, stop or status</source>
         <translation>start、stop 或 status</translation>
     </message>
@@ -6682,7 +6819,22 @@ Usage: payops %2 %3</source>
         <translation>沙箱在 %1 中运行</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+3"/>
+        <source>demo statements (payops reconcile --db DSN --statement FILE): %1, %2</source>
+        <translation>演示对账单（payops reconcile --db DSN --statement FILE）：%1、%2</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>test keys in %1 (made once, 0600): WeChat Pay platform key %2 (serial %3), APIv3 key %4, mchid %5, appid %6; Alipay key %7, app_id %8</source>
+        <translation>测试密钥在 %1（只生成一次，权限 0600）：微信支付平台公钥 %2（序列号 %3），APIv3 密钥 %4，商户号 %5，appid %6；支付宝公钥 %7，app_id %8</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>payops-callbackd flags for /callbacks/wechatpay and /callbacks/alipay:</source>
+        <translation>payops-callbackd 用于 /callbacks/wechatpay 和 /callbacks/alipay 的参数：</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>also listening on 127.0.0.1:%1 as root, with the password kept in %2:</source>
         <translation>同时以 root 在 127.0.0.1:%1 监听，密码保存在 %2：</translation>
     </message>
@@ -6705,27 +6857,17 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::StormCommand</name>
     <message>
-        <location filename="../../app/cli/stormcommand.cpp" line="+31"/>
+        <location filename="../../app/cli/stormcommand.cpp" line="+33"/>
         <source>%1/%2 callbacks done: sent %3, 2xx %4, 4xx %5, 5xx %6, no answer %7, retries %8, never 2xx %9</source>
         <translation>已完成 %1/%2 条回调：发送 %3，2XX %4，4XX %5，5XX %6，无应答 %7，重试 %8，始终未得到 2XX %9</translation>
     </message>
     <message>
-        <location line="+23"/>
-        <source>Sandbox only: fire signed success callbacks at endpoints the way a platform does (copies, gaps, replays, retries); exit 1 when stopped or when some never got a 2xx.</source>
-        <translation>仅限沙箱：像支付平台那样向回调接口发送带签名的支付成功回调（多份、间隔、重放、重试）；被中止或有回调始终未得到 2XX 时退出码为 1。</translation>
-    </message>
-    <message>
-        <location line="+16"/>
+        <location line="+52"/>
         <source>Endpoints, comma-separated, each http://HOST:PORT; the copies of an order go round-robin over them.</source>
         <translation>回调接口，逗号分隔，每个为 http://HOST:PORT；同一订单的多份回调轮流发往各接口。</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>File holding the endpoints&apos; HMAC signing secret.</source>
-        <translation>存放回调接口 HMAC 签名密钥的文件。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+18"/>
         <source>Orders that get callbacks (default 100).</source>
         <translation>收到回调的订单数（默认 100）。</translation>
     </message>
@@ -6755,17 +6897,47 @@ Usage: payops %2 %3</source>
         <translation>每秒开始的订单数（默认 0：尽可能快）。</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>Retry any non-2xx answer or no answer with back-off (100 ms doubling, at most 5 s), as platforms do.</source>
-        <translation>像支付平台一样，对非 2XX 或无应答的回调退避重试（从 100 毫秒起翻倍，最长 5 秒）。</translation>
+        <location line="-69"/>
+        <source>; forged %1, of which accepted %2</source>
+        <translation>；伪造 %1 条，其中被接受 %2 条</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+14"/>
+        <source>Sandbox only: fire signed success callbacks at endpoints the way a platform does (copies, gaps, replays, retries, forged ones), in payops&apos;s JSON or as WeChat Pay or Alipay notifications; exit 1 when stopped, when some never got the platform&apos;s success answer or when a forged one was accepted.</source>
+        <translation>仅限沙箱：像支付平台那样向回调接口发送带签名的支付成功回调（多份、间隔、重放、重试、伪造），格式为 payops 的 JSON 或微信支付、支付宝的通知；被中止、有回调始终未得到平台认可的成功应答或有伪造回调被接受时退出码为 1。</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>The wire format: payops (default; its JSON to /callbacks/pay), wechatpay (WeChat Pay API v3 notifications, encrypted and signed, to /callbacks/wechatpay) or alipay (Alipay&apos;s signed form to /callbacks/alipay).</source>
+        <translation>回调格式：payops（默认；其 JSON 发往 /callbacks/pay）、wechatpay（加密并签名的微信支付 API v3 通知，发往 /callbacks/wechatpay）或 alipay（支付宝签名的表单，发往 /callbacks/alipay）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Channel payops: file holding the endpoints&apos; HMAC signing secret.</source>
+        <translation>渠道 payops：存放回调接口 HMAC 签名密钥的文件。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Channels wechatpay and alipay: the folder of the platform keys and ids that payops sandbox start made (default: %1).</source>
+        <translation>渠道 wechatpay 和 alipay：payops sandbox start 生成的平台密钥和标识所在的文件夹（默认：%1）。</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Retry any answer but the platform&apos;s success (a non-2xx; for Alipay also one that does not say success) and no answer, with back-off (100 ms doubling, at most 5 s), as platforms do.</source>
+        <translation>像支付平台一样，对平台不认可为成功的应答（非 2XX；对支付宝还包括内容不是 success 的应答）和无应答退避重试（从 100 毫秒起翻倍，最长 5 秒）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Attempts per callback with --retry-5xx (default 5).</source>
         <translation>使用 --retry-5xx 时每条回调的尝试次数（默认 5）。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+3"/>
+        <source>The first N orders also get one delivery with a bad signature, sent once with their first copy, as an attacker would (default 0).</source>
+        <translation>前 N 个订单另外收到一条签名错误的回调，与第一份同时发送且只发一次，就像攻击者那样（默认 0）。</translation>
+    </message>
+    <message>
+        <location line="+21"/>
         <source>%1 is not marked as a sandbox: the storm pays orders out on purpose and runs only on a sandbox</source>
         <translation>%1 未标记为沙箱：回调风暴会故意重复发放，只能在沙箱上运行</translation>
     </message>
@@ -6780,12 +6952,12 @@ Usage: payops %2 %3</source>
         <translation>payops storm：已创建 %1 个 PENDING 订单</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>payops storm: %1</source>
         <translation>payops storm：%1</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>stopped %1 storm on %2 order(s) (created) in %3 s: %4</source>
         <translation>已中止 %1 回调风暴，%2 个订单（新建），用时 %3 秒：%4</translation>
     </message>
@@ -6811,6 +6983,11 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+2"/>
+        <source>%1 forged callback(s) got the platform&apos;s success answer</source>
+        <translation>%1 条伪造回调得到了平台认可的成功应答</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>%1 callback(s) never got a 2xx answer</source>
         <translation>%1 条回调始终未得到 2XX 应答</translation>
     </message>
@@ -6825,12 +7002,22 @@ Usage: payops %2 %3</source>
         <translation>--targets：%1</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
+        <source>--channel must be payops, wechatpay or alipay</source>
+        <translation>--channel 必须是 payops、wechatpay 或 alipay</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>the secret file %1 is empty</source>
         <translation>密钥文件 %1 为空</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+8"/>
+        <source>--keys-dir %1: %2</source>
+        <translation>--keys-dir %1：%2</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>--%1 must be a whole number from %2 to %3</source>
         <translation>--%1 必须是 %2 到 %3 之间的整数</translation>
     </message>

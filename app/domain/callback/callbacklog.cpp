@@ -109,9 +109,8 @@ std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
     // is refunded in full): nothing payops keeps changes, so it is taken and not stored. A 409
     // would have the platform resend it for a day, each time counted as a conflict.
     if (stored.content.isSuccess() && !request.isSuccess() && successor.sameContentAs(request))
-        return CallbackAnswer::success(Outcome::Ignored,
-                                       QStringLiteral("notice after payment: ") +
-                                           request.tradeStatus);
+        return CallbackAnswer::success(Outcome::Ignored, QStringLiteral("notice after payment: ") +
+                                                             request.tradeStatus);
     return CallbackAnswer::failure(
         409, Outcome::Conflict, QStringLiteral("pay_no already received with different content"));
 }
