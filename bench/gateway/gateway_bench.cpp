@@ -28,9 +28,11 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRandomGenerator>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTextStream>
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <ctime>
@@ -61,6 +63,39 @@ std::vector<QByteArray> newPayments(qint64 &next, int count)
     for (int i = 0; i < count; ++i, ++next)
         bodies.push_back(test::callbackBody(payNoOf(next), next, 9900));
     return bodies;
+}
+
+// Where the gateway's time went for the payments [first, end), from their callback_trace rows:
+// each phase's p50 and p99 in ms.
+QString gatewayPhases(const QSqlDatabase &db, qint64 first, qint64 end)
+{
+    static const std::array<std::pair<const char *, const char *>, 6> kPhases{
+        {{"to the lock", "received_at, lock_acquired_at"},
+         {"recorded", "lock_acquired_at, tx_begin_at"},
+         {"switch read", "tx_begin_at, forwarded_at"},
+         {"upstream", "forwarded_at, upstream_answered_at"},
+         {"answer stored", "upstream_answered_at, committed_at"},
+         {"to the answer", "committed_at, responded_at"}}};
+    QStringList columns;
+    for (const auto &phase : kPhases)
+        columns
+            << QStringLiteral("TIMESTAMPDIFF(MICROSECOND, %1)").arg(QLatin1String(phase.second));
+    QSqlQuery rows = db::exec(db,
+                              QStringLiteral("SELECT %1 FROM callback_trace WHERE order_id >= ? "
+                                             "AND order_id < ?")
+                                  .arg(columns.join(QStringLiteral(", "))),
+                              {first, end});
+    std::array<bench::RunResult, kPhases.size()> phases;
+    while (rows.next())
+        for (size_t i = 0; i < kPhases.size(); ++i)
+            phases[i].latencies.push_back(rows.value(int(i)).toDouble() / 1e6);
+    QStringList parts;
+    for (size_t i = 0; i < kPhases.size(); ++i)
+        parts << QStringLiteral("%1 %2/%3")
+                     .arg(QLatin1String(kPhases[i].first))
+                     .arg(phases[i].percentile(0.5) * 1000, 0, 'f', 2)
+                     .arg(phases[i].percentile(0.99) * 1000, 0, 'f', 2);
+    return parts.join(QStringLiteral(", "));
 }
 
 // The output of the openssl command, fed `input`; throws when it fails.
@@ -251,6 +286,7 @@ int main(int argc, char *argv[])
 
     const QList<int> concurrency{8, 32};
     QStringList ratios;
+    QStringList phases; // inside the gateway, per concurrency
     QStringList summary{QStringLiteral("SUMMARY bench_gateway")};
     bool lost = false;
     {
@@ -264,6 +300,7 @@ int main(int argc, char *argv[])
             << " callbacks a run\n\n| run | callbacks/s | p50 ms | p99 ms | failed |\n"
                "|---|---|---|---|---|"
             << Qt::endl;
+        db::Connection check(dsn, QStringLiteral("check"));
         qint64 nextPayment = 1;
         int sentDirect = 0;
         std::vector<QByteArray> sentThrough;
@@ -276,6 +313,8 @@ int main(int argc, char *argv[])
                 bench::drive(clients, newPayments(nextPayment, requestsPerRun), through);
             for (qint64 n = firstThrough; n < nextPayment; ++n)
                 sentThrough.push_back(payNoOf(n));
+            phases << QStringLiteral("%1 clients: ").arg(clients) +
+                          gatewayPhases(check.database(), firstThrough, nextPayment);
             out << straight.row(QStringLiteral("%1 clients, direct").arg(clients), 24) << '\n'
                 << forwarded.row(QStringLiteral("%1 clients, through").arg(clients), 24)
                 << Qt::endl;
@@ -298,7 +337,6 @@ int main(int argc, char *argv[])
         for (const QByteArray &payNo : sentThrough)
             once += forwards.value(payNo) == 1 ? 1 : 0;
         const int received = upstream.count();
-        db::Connection check(dsn, QStringLiteral("check"));
         const int recorded =
             db::scalar(check.database(),
                        QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE gateway = 1 "
@@ -320,6 +358,8 @@ int main(int argc, char *argv[])
     out << "\n| clients | through / direct (goal >= 0.8) | p99 added ms (goal <= 5) |\n"
            "|---|---|---|\n"
         << ratios.join(QLatin1Char('\n')) << Qt::endl;
+    out << "\nInside the gateway, ms p50/p99 (callback_trace):\n"
+        << phases.join(QLatin1Char('\n')) << Qt::endl;
 
     const Rates rates = measureChecks();
     out << "\n| on one thread | per second | per CPU second | µs each (CPU) |\n"
