@@ -44,7 +44,8 @@ using namespace payops;
 namespace {
 
 // A handler that pays an order reads and writes its database: about this long a request. Against
-// an upstream that answers at once, the ratio would measure only the gateway's own two commits.
+// an upstream that answers at once, the ratio would measure the gateway's own database work
+// against nothing.
 constexpr int kServiceMillis = 5;
 constexpr int kDefaultRequestsPerRun = 2000;
 // Distinct notifications of each format, verified round and round for at least kCheckSeconds.
