@@ -4,7 +4,10 @@
 
 #include <httplib.h>
 
+#include <sys/socket.h>
+
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 
 namespace payops::test {
@@ -26,6 +29,17 @@ CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs)
     // Each kept-alive connection holds one of the server's threads: a gateway keeps one per
     // worker, and two gateways' workers outnumber httplib's default pool.
     m_server->new_task_queue = [] { return new httplib::ThreadPool(64); };
+    // As a handler behind a load balancer would: without it, Nagle's algorithm holds back the
+    // answer's last segment until the client's delayed ACK, about 40 ms a request.
+    m_server->set_tcp_nodelay(true);
+    // httplib listens with a backlog of 5: 32 clients (or a gateway's workers) connecting at
+    // once overflow it, and each connection refused costs a second's SYN retransmit. Once bound,
+    // the socket is listened on again with room for them all.
+    const auto listening = std::make_shared<int>(-1);
+    m_server->set_socket_options([listening](socket_t sock) {
+        httplib::default_socket_options(sock);
+        *listening = sock;
+    });
     m_server->Post("/notify", [this](const httplib::Request &request, httplib::Response &response) {
         Request kept;
         kept.arrivedMicros = nowMicros();
@@ -45,7 +59,7 @@ CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs)
     });
     m_port = port == 0 ? m_server->bind_to_any_port("127.0.0.1")
                        : (m_server->bind_to_port("127.0.0.1", port) ? port : -1);
-    if (m_port <= 0)
+    if (m_port <= 0 || ::listen(*listening, 256) != 0)
         throw std::runtime_error("the counting upstream could not bind its port");
     m_thread = std::thread([this] { m_server->listen_after_bind(); });
     // stop() does nothing to a server that is not running yet: the destructor would wait for

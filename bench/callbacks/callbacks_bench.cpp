@@ -25,24 +25,21 @@
 #include "domain/callback/callbacktrace.h"
 #include "domain/callback/paymentapplier.h"
 #include "domain/callback/safehandler.h"
-#include "domain/callback/signature.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "domain/money/duplicates/duplicatewatch.h"
 #include "lab/localserver.h"
+#include "loadrun.h"
 #include "log/application.h"
 #include "log/logging.h"
 #include "rawhttp.h"
 
 #include <QCoreApplication>
-#include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTextStream>
-
-#include <httplib.h>
 
 #include <algorithm>
 #include <array>
@@ -59,24 +56,6 @@ constexpr int kUniquePerRun = 1500;
 // The console's runs are three times as long, so that each holds several refreshes.
 constexpr int kUniquePerConsoleRun = 3 * kUniquePerRun;
 const QByteArray kSecret = "bench-secret-5b8e0c1d2f";
-
-struct Result
-{
-    double seconds = 0;
-    int requests = 0;
-    std::vector<double> latencies; // seconds
-    int failures = 0;
-
-    double throughput() const { return requests / seconds; }
-    double percentile(double p) const
-    {
-        if (latencies.empty())
-            return 0;
-        std::vector<double> sorted = latencies;
-        std::sort(sorted.begin(), sorted.end());
-        return sorted[std::min(sorted.size() - 1, size_t(p * double(sorted.size())))];
-    }
-};
 
 QByteArray body(qint64 order)
 {
@@ -124,60 +103,6 @@ void expectHandled(const QSqlDatabase &db, const Workload &run, const QString &s
         qFatal("a run handled %lld of its %d orders as %s", static_cast<long long>(handled),
                run.unique, qPrintable(status));
 }
-
-template <typename Send> Result drive(int clients, const Workload &run, Send send)
-{
-    const std::vector<QByteArray> &bodies = run.bodies;
-    Result result;
-    result.requests = int(bodies.size());
-    std::atomic<size_t> next{0};
-    std::atomic<int> failures{0};
-    std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
-    const auto started = std::chrono::steady_clock::now();
-    std::vector<std::thread> threads;
-    for (int c = 0; c < clients; ++c)
-        threads.emplace_back([&, c] {
-            auto state = send.makeClient();
-            for (size_t i = next++; i < bodies.size(); i = next++) {
-                const auto t0 = std::chrono::steady_clock::now();
-                if (!send(state, bodies[i]))
-                    ++failures;
-                latencies[size_t(c)].push_back(
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-            }
-        });
-    for (auto &thread : threads)
-        thread.join();
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    for (const auto &own : latencies)
-        result.latencies.insert(result.latencies.end(), own.begin(), own.end());
-    result.failures = failures.load();
-    return result;
-}
-
-struct HttpSender
-{
-    int port;
-    std::unique_ptr<httplib::Client> makeClient() const
-    {
-        auto client = std::make_unique<httplib::Client>("127.0.0.1", port);
-        client->set_keep_alive(true);
-        client->set_tcp_nodelay(true);
-        client->set_read_timeout(30, 0);
-        return client;
-    }
-    bool operator()(std::unique_ptr<httplib::Client> &client, const QByteArray &payload) const
-    {
-        const qint64 now = QDateTime::currentSecsSinceEpoch();
-        const httplib::Headers headers{
-            {"X-Payops-Timestamp", std::to_string(now)},
-            {"X-Payops-Signature", signatureHeader(kSecret, now, payload).toStdString()}};
-        const auto response =
-            client->Post("/callbacks/pay", headers, payload.toStdString(), "application/json");
-        return response && response->status == 200;
-    }
-};
 
 // The baseline: the same statements the service's safe pipeline sends (handler + trace),
 // straight from a plain client thread.
@@ -327,16 +252,6 @@ private:
     std::thread m_thread;
 };
 
-QString row(const QString &name, const Result &result)
-{
-    return QStringLiteral("| %1 | %2 | %3 | %4 | %5 |")
-        .arg(name, -28)
-        .arg(result.throughput(), 8, 'f', 0)
-        .arg(result.percentile(0.5) * 1000, 7, 'f', 2)
-        .arg(result.percentile(0.99) * 1000, 7, 'f', 2)
-        .arg(result.failures);
-}
-
 } // namespace
 
 int main(int argc, char *argv[])
@@ -434,7 +349,7 @@ int main(int argc, char *argv[])
     db::Connection operatorConnection(dsn, QStringLiteral("operator"));
     SwitchObserver baselineSwitch;
     DirectSender direct{dsn, paymentFromState(operatorConnection.database()), &baselineSwitch};
-    const HttpSender http{port};
+    const bench::SignedPoster http{port, kSecret};
 
     out << "\n| run | callbacks/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|\n";
     QStringList summary;
@@ -442,39 +357,39 @@ int main(int argc, char *argv[])
     const QString processed = QStringLiteral("PROCESSED");
     const auto measure = [&](int clients, const Workload &run, const auto &send,
                              const QString &status) {
-        const Result result = drive(clients, run, send);
+        const bench::RunResult result = bench::drive(clients, run.bodies, send);
         expectHandled(operatorConnection.database(), run, status);
         return result;
     };
     for (int clients : concurrency) {
-        const Result baseline = measure(clients, workload(nextOrder), direct, processed);
-        const Result normal = measure(clients, workload(nextOrder), http, processed);
+        const bench::RunResult baseline = measure(clients, workload(nextOrder), direct, processed);
+        const bench::RunResult normal = measure(clients, workload(nextOrder), http, processed);
         const qint64 version = flipSwitch(operatorConnection.database(), CallbackMode::RecordOnly,
                                           QStringLiteral("bench"))
                                    .after.version;
         waitForAcknowledgement(operatorConnection.database(), version, 5000);
-        const Result recordOnly =
+        const bench::RunResult recordOnly =
             measure(clients, workload(nextOrder), http, QStringLiteral("RECORDED"));
         flipSwitch(operatorConnection.database(), CallbackMode::Normal, QStringLiteral("bench"));
 
-        out << row(QStringLiteral("%1 clients, baseline SQL").arg(clients), baseline) << '\n'
-            << row(QStringLiteral("%1 clients, service NORMAL").arg(clients), normal) << '\n'
-            << row(QStringLiteral("%1 clients, service RECORD_ONLY").arg(clients), recordOnly)
+        out << baseline.row(QStringLiteral("%1 clients, baseline SQL").arg(clients), 28) << '\n'
+            << normal.row(QStringLiteral("%1 clients, service NORMAL").arg(clients), 28) << '\n'
+            << recordOnly.row(QStringLiteral("%1 clients, service RECORD_ONLY").arg(clients), 28)
             << Qt::endl;
         summary << QStringLiteral("| %1 | %2 | %3 |")
                        .arg(clients)
                        .arg(normal.throughput() / baseline.throughput(), 0, 'f', 2)
                        .arg(recordOnly.throughput() / normal.throughput(), 0, 'f', 2);
     }
-    const Result quiet = measure(8, workload(nextOrder), http, processed);
-    Result attacked;
+    const bench::RunResult quiet = measure(8, workload(nextOrder), http, processed);
+    bench::RunResult attacked;
     {
         const test::Crowd crowd(port, 500, 50);
         out << "attacker holds " << crowd.connected() << " connections" << Qt::endl;
         attacked = measure(8, workload(nextOrder), http, processed);
     }
-    out << row(QStringLiteral("8 clients, NORMAL, quiet"), quiet) << '\n'
-        << row(QStringLiteral("8 clients, NORMAL, 500 idle + 50 slow"), attacked) << Qt::endl;
+    out << quiet.row(QStringLiteral("8 clients, NORMAL, quiet"), 28) << '\n'
+        << attacked.row(QStringLiteral("8 clients, NORMAL, 500 idle + 50 slow"), 28) << Qt::endl;
     // The watch's first pass over what the runs above wrote, so that the pairs below measure a
     // console as it runs day to day: reading what is new.
     refreshDuplicateWatch(operatorConnection.database());
@@ -482,15 +397,15 @@ int main(int argc, char *argv[])
     {
         RefreshingConsole console(dsn);
         for (int pair = 0; pair < consolePairs; ++pair) {
-            const Result alone =
+            const bench::RunResult alone =
                 measure(8, workload(nextOrder, kUniquePerConsoleRun), http, processed);
             console.start();
-            const Result watched =
+            const bench::RunResult watched =
                 measure(8, workload(nextOrder, kUniquePerConsoleRun), http, processed);
             console.stop();
-            out << row(QStringLiteral("8 clients, NORMAL, no console"), alone) << '\n'
-                << row(QStringLiteral("8 clients, NORMAL, console (%1)").arg(console.report()),
-                       watched)
+            out << alone.row(QStringLiteral("8 clients, NORMAL, no console"), 28) << '\n'
+                << watched.row(
+                       QStringLiteral("8 clients, NORMAL, console (%1)").arg(console.report()), 28)
                 << Qt::endl;
             consoleRatios.push_back(watched.throughput() / alone.throughput());
         }
