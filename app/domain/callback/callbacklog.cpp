@@ -116,19 +116,19 @@ std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
 }
 
 qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
-                      const QString &instance, const CallbackAnswer &answer)
+                      const QString &instance, const CallbackAnswer &answer, bool gateway)
 {
     QSqlQuery query = db::exec(
         db,
         QStringLiteral(
             "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, raw_headers, wire_format, "
             "body_sha256, amount_fen, currency, channel, "
-            "trade_status, status, response_code, response_body, instance, platform_paid_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+            "trade_status, status, response_code, response_body, instance, platform_paid_at, "
+            "gateway) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         {request.payNo, request.orderId, request.rawBody, QString::fromUtf8(request.rawHeaders),
          QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody), request.amountFen,
          request.currency, request.channel, request.tradeStatus, status, answer.httpStatus,
-         QString::fromUtf8(answer.body), instance, platformPaidAt(request.paidAt)});
+         QString::fromUtf8(answer.body), instance, platformPaidAt(request.paidAt), int(gateway)});
     return query.lastInsertId().toLongLong();
 }
 

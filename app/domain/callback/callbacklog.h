@@ -44,8 +44,9 @@ QVariant platformPaidAt(const QString &paidAt);
 
 // Inserts the row (status and answer as given) and returns its id. A pay_no already present
 // throws db::Error with isDuplicateKey(): uk_pay_no is the defence.
+// gateway marks a row a gateway forwards rather than pays.
 qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
-                      const QString &instance, const CallbackAnswer &answer);
+                      const QString &instance, const CallbackAnswer &answer, bool gateway = false);
 
 // Replaces a stored non-SUCCESS notice with its SUCCESS successor, still under uk_pay_no.
 // Returns the id, or 0 when the row is no longer a non-SUCCESS notice.

@@ -2,7 +2,9 @@
 
 #include "callbackswitch.h"
 #include "db/connection.h"
+
 #include "platformreply.h"
+#include <QSqlRecord>
 
 namespace payops {
 namespace {
@@ -77,10 +79,8 @@ CallbackAnswer platformFailureAnswer(WireFormat wire, int status, Outcome outcom
 qint64 recordForGateway(const QSqlDatabase &db, const CallbackRequest &request,
                         const QString &instance)
 {
-    const qint64 id =
-        insertCallback(db, request, QStringLiteral("FORWARDING"), instance, CallbackAnswer());
-    db::exec(db, QStringLiteral("UPDATE pay_callback_log SET gateway = 1 WHERE id = ?"), {id});
-    return id;
+    return insertCallback(db, request, QStringLiteral("FORWARDING"), instance, CallbackAnswer(),
+                          true);
 }
 
 Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
@@ -90,37 +90,41 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
     const SwitchState state = readSwitchForProcessing(db);
-    const std::optional<StoredCallback> stored = findCallback(db, payNo);
-    if (!stored)
+    // The row as storedCallback reads it, and after its columns what the forward sends.
+    QSqlQuery row =
+        db::exec(db,
+                 QStringLiteral("SELECT %1, raw_body, raw_headers, forwards FROM pay_callback_log "
+                                "WHERE pay_no = ?")
+                     .arg(storedCallbackColumns()),
+                 {payNo});
+    if (!row.next())
         return forward;
-    forward.row = *stored;
-    if (holdsFinalAnswer(*stored)) {
+    const StoredCallback stored = storedCallback(row);
+    const int extra = row.record().count() - 3;
+    forward.row = stored;
+    if (holdsFinalAnswer(stored)) {
         forward.step = ForwardStep::Settled;
         return forward;
     }
-    QSqlQuery row = db::exec(db,
-                             QStringLiteral("SELECT raw_body, raw_headers, wire_format, forwards "
-                                            "FROM pay_callback_log WHERE id = ?"),
-                             {stored->id});
-    row.next();
-    forward.wire = wireFormatFromName(row.value(2).toByteArray()).value_or(WireFormat::Payops);
+    forward.wire = stored.content.wire;
     if (state.mode == CallbackMode::RecordOnly) {
         db::exec(db,
                  QStringLiteral("UPDATE pay_callback_log SET status = 'RECORDED', instance = ? "
                                 "WHERE id = ?"),
-                 {instance, stored->id});
+                 {instance, stored.id});
         transaction.commit();
         trace.committed = nowMicros();
         forward.step = ForwardStep::Recorded;
         return forward;
     }
 
-    auto headers = splitHeaders(row.value(1).toByteArray());
+    auto headers = splitHeaders(row.value(extra + 1).toByteArray());
     headers.append({"X-Payops-Pay-No", payNo});
-    headers.append({"X-Payops-Order-Id", QByteArray::number(stored->content.orderId)});
-    headers.append({"X-Payops-Delivery", QByteArray::number(row.value(3).toLongLong() + 1)});
+    headers.append({"X-Payops-Order-Id", QByteArray::number(stored.content.orderId)});
+    headers.append(
+        {"X-Payops-Delivery", QByteArray::number(row.value(extra + 2).toLongLong() + 1)});
     headers.append({"Idempotency-Key", payNo});
-    forward.upstream = client.post(row.value(0).toByteArray(), headers);
+    forward.upstream = client.post(row.value(extra).toByteArray(), headers);
     trace.forwarded = forward.upstream.sentMicros;
     if (forward.upstream.answered()) {
         trace.upstreamAnswered = forward.upstream.answeredMicros;
@@ -138,7 +142,7 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
                                 "forwarded_at = NOW(3), instance = ?, processed_at = NOW(3) "
                                 "WHERE id = ?"),
                  {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
-                  upstreamStatus, instance, stored->id});
+                  upstreamStatus, instance, stored.id});
     } else {
         forward.step = ForwardStep::NotFinal;
         db::exec(db,
@@ -146,7 +150,7 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
                                 "upstream_status = ?, upstream_error = ?, "
                                 "forwards = forwards + 1, forwarded_at = NOW(3), instance = ? "
                                 "WHERE id = ?"),
-                 {upstreamStatus, upstreamError(upstream), instance, stored->id});
+                 {upstreamStatus, upstreamError(upstream), instance, stored.id});
     }
     transaction.commit();
     trace.committed = nowMicros();

@@ -73,14 +73,17 @@ CallbackAnswer GatewayHandler::forwardLocked(const QSqlDatabase &db, const Callb
     }
     // Durable before the forward: a gateway that dies during it leaves the row for the
     // platform's retry or the drain.
-    db::Transaction record(db);
-    if (!stored)
-        recordForGateway(db, request, m_instance);
-    else if (!stored->content.sameContentAs(request) && upgradeCallback(db, request, m_instance))
-        db::exec(db, // a SUCCESS after a non-SUCCESS notice, forwarded as a new one
-                 QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING' WHERE id = ?"),
-                 {stored->id});
-    record.commit();
+    if (!stored) {
+        recordForGateway(db, request, m_instance); // one statement: committed on its own
+    } else if (!stored->content.sameContentAs(request)) {
+        db::Transaction record(db);
+        if (upgradeCallback(db, request, m_instance))
+            db::exec(
+                db, // a SUCCESS after a non-SUCCESS notice, forwarded as a new one
+                QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING' WHERE id = ?"),
+                {stored->id});
+        record.commit();
+    }
 
     const Forward forward = forwardRow(db, threadClient(), request.payNo, m_instance, trace);
     if (forward.step == ForwardStep::Final || forward.step == ForwardStep::NotFinal)
