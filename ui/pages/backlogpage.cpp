@@ -419,15 +419,19 @@ void BacklogPage::showDrainEnded(const QString &status, bool failed)
     m_gatewayModel->reload();
 }
 
+// How a drain ended, the first words of its summary: both drains end the same three ways.
+QString BacklogPage::drainEnding(bool stoppedBySwitch, bool cancelled)
+{
+    if (stoppedBySwitch)
+        return palette::strong(palette::Role::Warning,
+                               tr("Stopped: the switch turned RECORD_ONLY while draining."));
+    return cancelled ? tr("<b>Stopped.</b>") : tr("<b>Done.</b>");
+}
+
 void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, const QString &error)
 {
     QString text;
-    const QString how =
-        result.stoppedBySwitch
-            ? palette::strong(palette::Role::Warning,
-                              tr("Stopped: the switch turned RECORD_ONLY while draining."))
-        : result.cancelled ? tr("<b>Stopped.</b>")
-                           : tr("<b>Done.</b>");
+    const QString how = drainEnding(result.stoppedBySwitch, result.cancelled);
     if (!error.isEmpty()) {
         text = tr("%1 %2<br>Every callback processed before it stays processed; the rest are still "
                   "waiting.")
@@ -518,12 +522,7 @@ void BacklogPage::upstreamDrainFinished(const UpstreamDrainResult &result, const
                    .arg(palette::strong(palette::Role::Danger, tr("Stopped by an error:")),
                         error.toHtmlEscaped());
     } else {
-        const QString how =
-            result.stoppedBySwitch
-                ? palette::strong(palette::Role::Warning,
-                                  tr("Stopped: the switch turned RECORD_ONLY while draining."))
-            : result.cancelled ? tr("<b>Stopped.</b>")
-                               : tr("<b>Done.</b>");
+        const QString how = drainEnding(result.stoppedBySwitch, result.cancelled);
         text = tr("%1 Forwarded <b>%2</b> to %3 with a final answer; %4 got none and wait for "
                   "the next drain; %5 skipped (live traffic was forwarding them, or they were "
                   "settled meanwhile).")

@@ -58,6 +58,7 @@ private:
     void updateActions();
     void confirmDrain(DrainSource source);
     void startDrain(DrainSource source);
+    static QString drainEnding(bool stoppedBySwitch, bool cancelled);
     void drainFinished(DrainSource source, const DrainResult &result, const QString &error);
     void startUpstreamDrain(const UpstreamOptions &upstream, int rate);
     void upstreamDrainFinished(const UpstreamDrainResult &result, const QString &upstream,
