@@ -41,17 +41,19 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_kit = std::make_unique<PlatformKit>();
+        // Every instance, the handler's and the gateways', connects as an account holding only
+        // payops_endpoint.
+        m_endpoint = std::make_unique<test::ScratchAccount>(QStringLiteral("payops_endpoint"));
         // The team's database: the incident's schema, a sandbox (unsafe-demo starts on no other).
         m_handlerDb = std::make_unique<test::ScratchDatabase>(QStringLiteral("incident"));
         test::prepareCallbackDatabase(m_handlerDb->dsn(), QStringLiteral("legacy"), 2 * kOrders);
         for (const QString &instance : {QStringLiteral("UA"), QStringLiteral("UB")})
             m_handlers.push_back(std::make_unique<test::CallbackdProcess>(
-                m_handlerDb->dsn(), QStringLiteral("unsafe-demo"), instance,
+                m_endpoint->dsnFor(m_handlerDb->name()), QStringLiteral("unsafe-demo"), instance,
                 m_kit->callbackdArguments()));
         // The gateways' own database: their pay_callback_log is theirs, not the handler's.
         m_gatewayDb = std::make_unique<test::ScratchDatabase>(QStringLiteral("incidentgw"));
         test::prepareCallbackDatabase(m_gatewayDb->dsn(), QStringLiteral("current"), 0);
-        m_endpoint = std::make_unique<test::ScratchAccount>(QStringLiteral("payops_endpoint"));
         for (size_t i = 0; i < m_handlers.size(); ++i) {
             const QString upstream = QStringLiteral("http://127.0.0.1:%1%2")
                                          .arg(m_handlers[i]->port())
@@ -192,9 +194,9 @@ private:
     }
 
     std::unique_ptr<PlatformKit> m_kit;
+    std::unique_ptr<test::ScratchAccount> m_endpoint;
     std::unique_ptr<test::ScratchDatabase> m_handlerDb;
     std::unique_ptr<test::ScratchDatabase> m_gatewayDb;
-    std::unique_ptr<test::ScratchAccount> m_endpoint;
     std::vector<std::unique_ptr<test::CallbackdProcess>> m_handlers;
     std::vector<std::unique_ptr<test::CallbackdProcess>> m_gateways;
 };
