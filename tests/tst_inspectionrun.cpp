@@ -181,6 +181,32 @@ private Q_SLOTS:
         QVERIFY(usesStatusRange);
     }
 
+    // A gateway's rows without a final answer are a backlog of their own, for drain --upstream:
+    // never counted as payments waiting for payops drain.
+    void aGatewaysRowsAreABacklogOfTheirOwn()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("inspectgateway"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 0);
+        {
+            db::Connection connection(scratch.dsn(), QStringLiteral("setup"));
+            db::execDirect(
+                connection.database(),
+                QStringLiteral(
+                    "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, status, gateway) "
+                    "VALUES ('P-PAY', 1, '{}', 'RECORDED', 0), ('G-HELD', 2, '{}', 'RECORDED', 1), "
+                    "('G-FAILED', 3, '{}', 'FORWARDING', 1), ('G-DONE', 4, '{}', 'FORWARDED', 1)"));
+        }
+        const QJsonObject json = parsed(inspect(scratch.dsn()).out);
+        QCOMPARE(json.value(QStringLiteral("backlog")).toInteger(), 1);
+        QCOMPARE(json.value(QStringLiteral("gateway_backlog")).toInteger(), 2);
+        const test::CliRun text = inspect(scratch.dsn(), false);
+        QVERIFY2(text.out.contains(QLatin1String("backlog: 1 recorded callback(s)")),
+                 qPrintable(text.out));
+        QVERIFY2(text.out.contains(QLatin1String("gateway backlog: 2 callback(s)")) &&
+                     text.out.contains(QLatin1String("payops drain --upstream URL")),
+                 qPrintable(text.out));
+    }
+
     // Every field monitoring reads stays, and double_payments joins them.
     void theJsonKeepsItsFieldsAndAddsDoublePayments()
     {
@@ -188,8 +214,8 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 0);
         const QJsonObject json = parsed(inspect(scratch.dsn()).out);
         for (const char *key :
-             {"backlog", "duplicates", "switch", "unmatched", "unmatched_with_order",
-              "unmatched_with_order_fen", "double_payments"})
+             {"backlog", "gateway_backlog", "duplicates", "switch", "unmatched",
+              "unmatched_with_order", "unmatched_with_order_fen", "double_payments"})
             QVERIFY2(json.contains(QLatin1String(key)), key);
         const QJsonObject duplicates = json.value(QStringLiteral("duplicates")).toObject();
         for (const char *key :

@@ -109,6 +109,10 @@ protected:
                         .arg(callbackModeName(state.mode))
                         .arg(state.version));
                 say(tr("backlog: %1 recorded callback(s)").arg(findings.backlog));
+                if (findings.gatewayBacklog > 0)
+                    say(tr("gateway backlog: %1 callback(s) without the upstream's final "
+                           "answer; forward them with payops drain --upstream URL")
+                            .arg(findings.gatewayBacklog));
                 say((findings.unmatched.withOrder > 0
                          ? tr("unmatched: %1; apply them with payops drain --unmatched")
                          : tr("unmatched: %1"))

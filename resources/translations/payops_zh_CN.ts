@@ -467,12 +467,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+415"/>
+        <location line="+414"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-407"/>
+        <location line="-406"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint, one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑，每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -625,25 +625,22 @@
         <translation>正在处理… %1 / %2</translation>
     </message>
     <message>
-        <location line="+47"/>
-        <location line="+96"/>
+        <location line="+46"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
     <message>
-        <location line="-95"/>
-        <location line="+96"/>
+        <location line="+1"/>
         <source>&lt;b&gt;Stopped.&lt;/b&gt;</source>
         <translation>&lt;b&gt;已停止。&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="-95"/>
-        <location line="+96"/>
+        <location line="+0"/>
         <source>&lt;b&gt;Done.&lt;/b&gt;</source>
         <translation>&lt;b&gt;已完成。&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="-94"/>
+        <location line="+8"/>
         <source>%1 %2&lt;br&gt;Every callback processed before it stays processed; the rest are still waiting.</source>
         <translation>%1%2&lt;br&gt;出错前已处理的回调保持已处理，其余仍在等待。</translation>
     </message>
@@ -679,7 +676,7 @@
         <translation>%1 %2&lt;br&gt;此前已转发的回调保留其应答；其余仍在等待。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+6"/>
         <source>%1 Forwarded &lt;b&gt;%2&lt;/b&gt; to %3 with a final answer; %4 got none and wait for the next drain; %5 skipped (live traffic was forwarding them, or they were settled meanwhile).</source>
         <translation>%1 已转发 &lt;b&gt;%2&lt;/b&gt; 条到 %3 并得到最终应答；%4 条没有得到，等待下次回放；跳过 %5 条（实时流量正在转发它们，或期间已有结果）。</translation>
     </message>
@@ -2183,7 +2180,7 @@
 <context>
     <name>payops::HttpServer</name>
     <message>
-        <location filename="../../app/service/httpserver.cpp" line="+451"/>
+        <location filename="../../app/service/httpserver.cpp" line="+452"/>
         <location line="+7"/>
         <location line="+12"/>
         <source>cannot listen on %1:%2: %3</source>
@@ -6442,6 +6439,11 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+2"/>
+        <source>gateway backlog: %1 callback(s) without the upstream&apos;s final answer; forward them with payops drain --upstream URL</source>
+        <translation>网关积压：%1 条回调尚未得到上游的最终应答；用 payops drain --upstream URL 转发</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>unmatched: %1; apply them with payops drain --unmatched</source>
         <translation>未匹配回调：%1；用 payops drain --unmatched 处理</translation>
     </message>

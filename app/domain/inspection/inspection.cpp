@@ -22,11 +22,15 @@ InspectionFindings readInspection(const QSqlDatabase &db, const DuplicateWatchFi
     InspectionFindings findings;
     findings.duplicates = figures.liveCount(openDuplicateOrders(db));
     findings.switchState = readSwitch(db);
-    // idx_callback_status: the backlog's own rows, not the callback history.
-    findings.backlog =
-        db::scalar(
-            db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"))
-            .toLongLong();
+    // idx_callback_status: the backlogs' own rows, not the callback history. A gateway's rows
+    // wait for another drain (to the team's handler), so they are counted apart.
+    QSqlQuery backlogs =
+        db::exec(db, QStringLiteral("SELECT COALESCE(SUM(gateway = 0 AND status = 'RECORDED'), 0), "
+                                    "COALESCE(SUM(gateway = 1), 0) FROM pay_callback_log "
+                                    "WHERE status IN ('RECORDED', 'FORWARDING')"));
+    backlogs.next();
+    findings.backlog = backlogs.value(0).toLongLong();
+    findings.gatewayBacklog = backlogs.value(1).toLongLong();
     findings.unmatched = countUnmatched(db);
     findings.doublePayments = countDoublePayments(db);
     return findings;
@@ -56,6 +60,7 @@ QJsonObject InspectionReport::toJson() const
                      {QStringLiteral("sample_orders"), idArray(duplicates.sampleOrderIds)},
                      {QStringLiteral("as_of"), figures.refreshedAt}}},
         {QStringLiteral("backlog"), findings.backlog},
+        {QStringLiteral("gateway_backlog"), findings.gatewayBacklog},
         {QStringLiteral("unmatched"), unmatched.callbacks},
         {QStringLiteral("unmatched_with_order"), unmatched.withOrder},
         {QStringLiteral("unmatched_with_order_fen"), unmatched.withOrderFen},

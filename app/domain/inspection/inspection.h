@@ -17,7 +17,8 @@ struct InspectionFindings
 {
     LiveDuplicateCount duplicates;
     SwitchState switchState;
-    qint64 backlog = 0; // RECORDED callbacks waiting for a drain
+    qint64 backlog = 0;        // RECORDED payments waiting for payops drain
+    qint64 gatewayBacklog = 0; // a gateway's callbacks without a final answer: drain --upstream
     UnmatchedCount unmatched;
     DoublePayments doublePayments;
 
