@@ -21,9 +21,10 @@ QByteArray CountingUpstream::Request::header(const QByteArray &name) const
     return {};
 }
 
-CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs)
+CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs, Answerer answerer)
     : m_server(std::make_unique<httplib::Server>())
     , m_answer(std::move(answer))
+    , m_answerer(std::move(answerer))
     , m_delayMs(delayMs)
 {
     // Each kept-alive connection holds one of the server's threads: a gateway keeps one per
@@ -40,9 +41,10 @@ CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs)
         httplib::default_socket_options(sock);
         *listening = sock;
     });
-    m_server->Post("/notify", [this](const httplib::Request &request, httplib::Response &response) {
+    m_server->Post(".*", [this](const httplib::Request &request, httplib::Response &response) {
         Request kept;
         kept.arrivedMicros = nowMicros();
+        kept.path = QByteArray::fromStdString(request.path);
         kept.body = QByteArray::fromStdString(request.body);
         for (const auto &[name, value] : request.headers)
             kept.headers.append(
@@ -53,6 +55,12 @@ CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs)
         }
         if (m_delayMs > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(m_delayMs));
+        if (m_answerer) {
+            const CannedAnswer decided = m_answerer(kept);
+            response.status = decided.status;
+            response.set_content(decided.body.toStdString(), decided.contentType.toStdString());
+            return;
+        }
         response.status = m_answer.status;
         response.set_content(answerBodyFor(kept.payNo()).toStdString(),
                              m_answer.contentType.toStdString());
@@ -77,6 +85,11 @@ CountingUpstream::~CountingUpstream()
 QString CountingUpstream::url() const
 {
     return QStringLiteral("http://127.0.0.1:%1/notify").arg(m_port);
+}
+
+QString CountingUpstream::baseUrl() const
+{
+    return QStringLiteral("http://127.0.0.1:%1").arg(m_port);
 }
 
 QByteArray CountingUpstream::answerBodyFor(const QByteArray &payNo) const

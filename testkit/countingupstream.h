@@ -5,6 +5,8 @@
 #include <QList>
 #include <QString>
 
+#include <functional>
+
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -25,14 +27,16 @@ struct CannedAnswer
     QByteArray contentType = "application/json";
 };
 
-// A stand-in for a team's own handler behind a gateway: an HTTP server on 127.0.0.1 that
-// keeps every request it gets (with the server time it arrived) and answers each with the
-// answer it is told, after an optional delay.
+// A stand-in for a team's own handler behind a gateway, or for an endpoint in front of a client
+// under test (the storm): an HTTP server on 127.0.0.1 that keeps every POST it gets, on any
+// path (with the server time it arrived), and answers each with the answer it is told, after
+// an optional delay.
 class CountingUpstream final
 {
 public:
     struct Request
     {
+        QByteArray path;
         QByteArray body;
         QList<std::pair<QByteArray, QByteArray>> headers;
         qint64 arrivedMicros = 0; // nowMicros() on arrival
@@ -41,14 +45,23 @@ public:
         QByteArray payNo() const { return header("X-Payops-Pay-No"); }
     };
 
+    // Decides each request's answer, for a test whose answers depend on the request.
+    using Answerer = std::function<CannedAnswer(const Request &)>;
+
     // port 0: any free port; a port of an upstream stopped before brings it back there.
-    explicit CountingUpstream(int port = 0, CannedAnswer answer = {}, int delayMs = 0);
+    explicit CountingUpstream(int port = 0, CannedAnswer answer = {}, int delayMs = 0,
+                              Answerer answerer = {});
+    explicit CountingUpstream(Answerer answerer)
+        : CountingUpstream(0, {}, 0, std::move(answerer))
+    {
+    }
     ~CountingUpstream();
     CountingUpstream(const CountingUpstream &) = delete;
     CountingUpstream &operator=(const CountingUpstream &) = delete;
 
     int port() const { return m_port; }
-    QString url() const; // http://127.0.0.1:PORT/notify
+    QString url() const;     // http://127.0.0.1:PORT/notify
+    QString baseUrl() const; // http://127.0.0.1:PORT
     // The answer it gives a request for this pay_no.
     QByteArray answerBodyFor(const QByteArray &payNo) const;
 
@@ -62,6 +75,7 @@ private:
     std::thread m_thread;
     int m_port = 0;
     CannedAnswer m_answer;
+    Answerer m_answerer;
     int m_delayMs = 0;
     mutable std::mutex m_mutex;
     QList<Request> m_received;

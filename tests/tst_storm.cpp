@@ -2,7 +2,7 @@
 // payops-callbackd processes on a sandbox, and refused anywhere else.
 
 #include "callbackfixture.h"
-#include "capturereceiver.h"
+#include "countingupstream.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/callback/callbackrequest.h"
@@ -257,15 +257,15 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
         QTemporaryDir sandbox;
         const SandboxKeys keys = ensureSandboxKeys(sandbox.path());
-        test::CaptureReceiver receiver([](const test::CaptureReceiver::Request &) {
-            return test::CaptureReceiver::Answer{200, "success"};
+        test::CountingUpstream receiver([](const test::CountingUpstream::Request &) {
+            return test::CannedAnswer{200, "success", "text/plain"};
         });
         const test::CliRun run = test::runCli(
             {QStringLiteral("storm"), QStringLiteral("--db"), scratch.dsn().toString(true),
-             QStringLiteral("--targets"), QString::fromLatin1(receiver.url()),
-             QStringLiteral("--channel"), QStringLiteral("alipay"), QStringLiteral("--keys-dir"),
-             keys.directory, QStringLiteral("--create-orders"), QStringLiteral("--orders"),
-             QStringLiteral("3"), QStringLiteral("--forged"), QStringLiteral("1")});
+             QStringLiteral("--targets"), receiver.baseUrl(), QStringLiteral("--channel"),
+             QStringLiteral("alipay"), QStringLiteral("--keys-dir"), keys.directory,
+             QStringLiteral("--create-orders"), QStringLiteral("--orders"), QStringLiteral("3"),
+             QStringLiteral("--forged"), QStringLiteral("1")});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.out.contains(QStringLiteral("forged 1, of which accepted 1")),
                  qPrintable(run.out));
@@ -283,7 +283,7 @@ private Q_SLOTS:
                                .arg(orders.value(1).toLongLong() / 100)
                                .arg(orders.value(1).toLongLong() % 100, 2, 10, QLatin1Char('0')));
         QCOMPARE(amounts.size(), 3);
-        const QList<test::CaptureReceiver::Request> requests = receiver.requests();
+        const QList<test::CountingUpstream::Request> requests = receiver.received();
         QCOMPARE(requests.size(), 3 * 2 + 1);
         for (const auto &request : requests) {
             QCOMPARE(request.path, QByteArray("/callbacks/alipay"));

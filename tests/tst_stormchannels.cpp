@@ -3,7 +3,7 @@
 // signatures, Python's cryptography decrypts WeChat Pay's resource, Python's urllib reads
 // Alipay's form and builds its string to sign.
 
-#include "capturereceiver.h"
+#include "countingupstream.h"
 #include "lab/sandboxkeys.h"
 #include "lab/storm.h"
 #include "testmain.h"
@@ -106,10 +106,10 @@ bool alipayFormVerifies(const QByteArray &body, const QString &publicKey,
     return opensslVerifies(publicKey, *signedText, signatureFile.readAll(), scratch);
 }
 
-StormPlan planFor(WireFormat channel, const QString &keysDir, const QByteArray &target)
+StormPlan planFor(WireFormat channel, const QString &keysDir, const QString &target)
 {
     StormPlan plan;
-    plan.targets = {QString::fromLatin1(target)};
+    plan.targets = {target};
     plan.channel = channel;
     plan.keys = PlatformKeys::read(keysDir);
     plan.orders = kOrders;
@@ -140,17 +140,21 @@ private Q_SLOTS:
 
     void wechatPayNotificationsVerifyAndDecrypt()
     {
-        test::CaptureReceiver receiver; // 200, empty: WeChat Pay's success
+        test::CountingUpstream receiver( // 200, empty: WeChat Pay's success
+            [](const test::CountingUpstream::Request &) {
+                return test::CannedAnswer{200, {}, {}};
+            });
         QVERIFY(receiver.port() > 0);
         const std::atomic<bool> stop{false};
-        const StormCounts counts = runStorm(
-            planFor(WireFormat::WechatPay, m_keys.directory, receiver.url()), kOrderIds, {}, stop);
+        const StormCounts counts =
+            runStorm(planFor(WireFormat::WechatPay, m_keys.directory, receiver.baseUrl()),
+                     kOrderIds, {}, stop);
         QCOMPARE(counts.planned, qint64(kOrders * kCopies + 1));
         QCOMPARE(counts.forged, qint64(1));
         QCOMPARE(counts.gaveUp, qint64(0));
 
         const PlatformKeys keys = PlatformKeys::read(m_keys.directory);
-        const QList<test::CaptureReceiver::Request> requests = receiver.requests();
+        const QList<test::CountingUpstream::Request> requests = receiver.received();
         QCOMPARE(requests.size(), kOrders * kCopies + 1);
         int forged = 0;
         QHash<QString, QSet<QByteArray>> idsByOrder, noncesByOrder;
@@ -220,7 +224,7 @@ private Q_SLOTS:
         // and the storm retries it as Alipay does.
         QSet<QByteArray> answered;
         QMutex mutex;
-        test::CaptureReceiver receiver([&](const test::CaptureReceiver::Request &request) {
+        test::CountingUpstream receiver([&](const test::CountingUpstream::Request &request) {
             const QByteArray notifyId =
                 QUrlQuery(QString::fromLatin1(request.body))
                     .queryItemValue(QStringLiteral("notify_id"), QUrl::FullyDecoded)
@@ -228,10 +232,10 @@ private Q_SLOTS:
             const QMutexLocker lock(&mutex);
             const bool first = !answered.contains(notifyId);
             answered << notifyId;
-            return test::CaptureReceiver::Answer{200, first ? "fail" : "success"};
+            return test::CannedAnswer{200, first ? "fail" : "success", "text/plain"};
         });
         QVERIFY(receiver.port() > 0);
-        StormPlan plan = planFor(WireFormat::Alipay, m_keys.directory, receiver.url());
+        StormPlan plan = planFor(WireFormat::Alipay, m_keys.directory, receiver.baseUrl());
         plan.forged = 0;
         plan.copies = 1;
         plan.retryNon2xx = true;
@@ -241,7 +245,7 @@ private Q_SLOTS:
         QCOMPARE(counts.retries, qint64(kOrders));
 
         const PlatformKeys keys = PlatformKeys::read(m_keys.directory);
-        const QList<test::CaptureReceiver::Request> requests = receiver.requests();
+        const QList<test::CountingUpstream::Request> requests = receiver.received();
         QCOMPARE(requests.size(), 2 * kOrders);
         for (const auto &request : requests) {
             QCOMPARE(request.path, QByteArray("/callbacks/alipay"));
@@ -270,10 +274,10 @@ private Q_SLOTS:
 
     void alipayForgedFormFails()
     {
-        test::CaptureReceiver receiver([](const test::CaptureReceiver::Request &) {
-            return test::CaptureReceiver::Answer{200, "success"};
+        test::CountingUpstream receiver([](const test::CountingUpstream::Request &) {
+            return test::CannedAnswer{200, "success", "text/plain"};
         });
-        StormPlan plan = planFor(WireFormat::Alipay, m_keys.directory, receiver.url());
+        StormPlan plan = planFor(WireFormat::Alipay, m_keys.directory, receiver.baseUrl());
         plan.copies = 1;
         const std::atomic<bool> stop{false};
         const StormCounts counts = runStorm(plan, kOrderIds, {}, stop);
@@ -281,19 +285,20 @@ private Q_SLOTS:
         QCOMPARE(counts.forged, qint64(1));
         QCOMPARE(counts.forgedAccepted, qint64(1));
         int failing = 0;
-        for (const auto &request : receiver.requests()) {
+        for (const auto &request : receiver.received()) {
             QByteArray signed_;
             if (!alipayFormVerifies(request.body, m_keys.alipayPublicKey, m_scratch, &signed_))
                 ++failing;
         }
-        QCOMPARE(receiver.requests().size(), kOrders + 1);
+        QCOMPARE(receiver.received().size(), kOrders + 1);
         QCOMPARE(failing, 1);
     }
 
     void missingKeysAreNamed()
     {
         QTemporaryDir empty;
-        StormPlan plan = planFor(WireFormat::WechatPay, empty.path(), "http://127.0.0.1:9");
+        StormPlan plan =
+            planFor(WireFormat::WechatPay, empty.path(), QStringLiteral("http://127.0.0.1:9"));
         const QString invalid = validateStormPlan(plan);
         QVERIFY2(invalid.contains(QStringLiteral("wechatpay-platform-private.pem")),
                  qPrintable(invalid));
