@@ -326,7 +326,7 @@ void LocalServer::secureAccounts() const
         db, QStringLiteral("GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION"));
 }
 
-void LocalServer::start(int tcpPort, const Progress &progress)
+void LocalServer::start(int tcpPort, const Progress &progress, const QStringList &serverOptions)
 {
     if (!QDir().mkpath(m_dir))
         throw std::runtime_error(LocalServer::tr("cannot create %1").arg(m_dir).toStdString());
@@ -387,6 +387,7 @@ void LocalServer::start(int tcpPort, const Progress &progress)
         args << QStringLiteral("--skip-networking");
     if (runningAsRoot())
         args << QStringLiteral("--user=root");
+    args << serverOptions;
 
     if (progress)
         progress(LocalServer::tr("starting MariaDB in %1").arg(m_dir));

@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -61,8 +62,11 @@ public:
     Status status() const;
     // Starts the server unless it already runs; recovers from a stale pid or socket file
     // left by a crash; creates the data directory on first use. tcpPort 0 means no TCP.
+    // serverOptions go to mariadbd after the class's own, so they override them (a benchmark
+    // of production's durability settings).
     // Throws std::runtime_error naming what failed, with the tail of the server's log.
-    void start(int tcpPort = 0, const Progress &progress = {});
+    void start(int tcpPort = 0, const Progress &progress = {},
+               const QStringList &serverOptions = {});
     // Stops it cleanly (SIGTERM, then waits). Returns false if it was not running.
     bool stop(int timeoutSeconds = 60);
 
