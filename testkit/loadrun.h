@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,7 +34,9 @@ struct RunResult
 
 // Sends every body once, from `clients` threads that each take the next one not yet sent,
 // and times each. `send` makes one client per thread (send.makeClient()) and sends one body
-// on it (send(client, body), true for a success).
+// on it (send(client, body), true for a success). The clients are made one at a time (256
+// database connections asked for at once overflow the server's listen queue), and the clock
+// starts once every client is made: connections opening are not what a run measures.
 template <typename Send>
 RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &send)
 {
@@ -40,12 +44,20 @@ RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &
     result.requests = int(bodies.size());
     std::atomic<size_t> next{0};
     std::atomic<int> failures{0};
+    std::mutex making;
+    std::condition_variable changed;
+    int ready = 0;
+    bool go = false;
     std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
-    const auto started = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
     for (int c = 0; c < clients; ++c)
         threads.emplace_back([&, c] {
+            std::unique_lock<std::mutex> lock(making);
             auto state = send.makeClient();
+            ++ready;
+            changed.notify_all();
+            changed.wait(lock, [&] { return go; });
+            lock.unlock();
             for (size_t i = next++; i < bodies.size(); i = next++) {
                 const auto t0 = std::chrono::steady_clock::now();
                 if (!send(state, bodies[i]))
@@ -54,6 +66,12 @@ RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
             }
         });
+    std::unique_lock<std::mutex> lock(making);
+    changed.wait(lock, [&] { return ready == clients; });
+    const auto started = std::chrono::steady_clock::now();
+    go = true;
+    lock.unlock();
+    changed.notify_all();
     for (auto &thread : threads)
         thread.join();
     result.seconds =
@@ -65,15 +83,41 @@ RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &
 }
 
 // payops callbacks (X-Payops-Signature with `secret`, signed when sent) POSTed to `path` at
-// 127.0.0.1:port, each client on one kept-alive connection; a success is a 200.
+// 127.0.0.1:port, each client on one kept-alive connection; a success is a 200. An answer
+// not received within timeoutSeconds is no answer.
 struct SignedPoster
 {
     int port = 0;
     QByteArray secret;
     std::string path = "/callbacks/pay";
+    int timeoutSeconds = 30;
 
     std::unique_ptr<httplib::Client> makeClient() const;
-    bool operator()(std::unique_ptr<httplib::Client> &client, const QByteArray &body) const;
+    // The answer's HTTP status, 0 for none (refused, reset, timed out).
+    int post(std::unique_ptr<httplib::Client> &client, const QByteArray &body) const;
+    bool operator()(std::unique_ptr<httplib::Client> &client, const QByteArray &body) const
+    {
+        return post(client, body) == 200;
+    }
 };
+
+// An open-loop run: request i is due at i / rate seconds from the start, whatever the answers
+// to earlier ones, as a platform's storm arrives. Each of `connections` threads takes the next
+// request due, waits for its time, sends it and waits for its answer; as long as a thread is
+// free when a request falls due, the schedule holds. `late` counts requests sent more than
+// 100 ms after their time: the schedule, not the endpoint, set those.
+struct OfferResult
+{
+    double rate = 0;               // offered, requests a second
+    double sendSeconds = 0;        // from the start to the last request sent
+    double seconds = 0;            // from the start to the last answer
+    std::vector<int> statuses;     // each request's answer, 0 for none
+    std::vector<double> latencies; // seconds, each request's from its send to its answer
+    int late = 0;
+
+    int count(int lowStatus, int highStatus) const; // answers with lowStatus <= status <= high
+};
+OfferResult offer(const SignedPoster &poster, const std::vector<QByteArray> &bodies, double rate,
+                  int connections);
 
 } // namespace payops::bench

@@ -293,16 +293,31 @@ CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteAr
     return run;
 }
 
-qint64 residentKiB(qint64 pid)
+namespace {
+
+// One "Name:   123 kB" line of /proc/PID/status, in KiB; -1 when the process is gone.
+qint64 statusKiB(qint64 pid, const QByteArray &field)
 {
     QFile status(QStringLiteral("/proc/%1/status").arg(pid));
     if (!status.open(QIODevice::ReadOnly))
         return -1;
     for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+        if (line.startsWith(field + ':'))
+            return line.mid(field.size() + 1).trimmed().split(' ').value(0).toLongLong();
     }
     return -1;
+}
+
+} // namespace
+
+qint64 residentKiB(qint64 pid)
+{
+    return statusKiB(pid, "VmRSS");
+}
+
+qint64 peakResidentKiB(qint64 pid)
+{
+    return statusKiB(pid, "VmHWM");
 }
 
 } // namespace payops::test

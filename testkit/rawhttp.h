@@ -87,7 +87,9 @@ struct CallbackRun
 CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix,
                               qint64 firstOrderId, int count, int timeoutMs, int maxUnanswered);
 
-// Resident memory of a process in KiB, from /proc.
+// Resident memory of a process in KiB, from /proc: now (VmRSS), and the most it has held
+// since it started (VmHWM).
 qint64 residentKiB(qint64 pid);
+qint64 peakResidentKiB(qint64 pid);
 
 } // namespace payops::test
