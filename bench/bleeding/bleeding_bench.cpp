@@ -268,10 +268,18 @@ int main(int argc, char *argv[])
         [](const Phase &p) { return QString::number(p.recordedAfterAck); });
     row("duplicate groups over the run",
         [](const Phase &p) { return QString::number(p.duplicateGroups); });
-    out.flush();
 
     const bool held = std::all_of(phases.cbegin(), phases.cend(), [](const Phase &p) {
         return p.allAcked && p.rowsAfterAck() == 0;
     });
+    QStringList summary{QStringLiteral("SUMMARY bench_bleeding")};
+    for (const Phase &p : phases) {
+        const QString handler = QString(p.handler).remove(QLatin1Char('-'));
+        summary << QStringLiteral("%1_ack_ms=%2").arg(handler).arg(p.lastAckMs)
+                << QStringLiteral("%1_all_acked=%2").arg(handler).arg(p.allAcked ? 1 : 0)
+                << QStringLiteral("%1_rows_after_ack=%2").arg(handler).arg(p.rowsAfterAck());
+    }
+    summary << QStringLiteral("held=%1").arg(held ? 1 : 0);
+    out << '\n' << summary.join(QLatin1Char(' ')) << Qt::endl;
     return held ? 0 : 1;
 }

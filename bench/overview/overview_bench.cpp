@@ -254,11 +254,19 @@ int main(int argc, char *argv[])
             << f.refreshRows << " | " << 10 * f.newRows + 1000 << " | "
             << QString::number(f.refreshMs, 'f', 1) << " | " << f.idleRows << " |" << Qt::endl;
     }
-    if (all.size() > 1)
+    QStringList summary{QStringLiteral("SUMMARY bench_overview")};
+    for (const Figures &f : all)
+        summary << QStringLiteral("first_pass_ratio_%1=%2").arg(f.orders).arg(f.firstPassRatio, 0,
+                                                                              'f', 2)
+                << QStringLiteral("refresh_rows_%1=%2").arg(f.orders).arg(f.refreshRows)
+                << QStringLiteral("new_rows_%1=%2").arg(f.orders).arg(f.newRows);
+    if (all.size() > 1) {
+        const double growth = double(all.last().refreshRows) / double(all.first().refreshRows);
         out << "\nrefresh rows read, largest / smallest database: "
-            << QString::number(double(all.last().refreshRows) / double(all.first().refreshRows),
-                               'f', 2)
-            << " (goal <= 1.2)" << Qt::endl;
+            << QString::number(growth, 'f', 2) << " (goal <= 1.2)" << Qt::endl;
+        summary << QStringLiteral("refresh_rows_largest_smallest=%1").arg(growth, 0, 'f', 2);
+    }
+    out << '\n' << summary.join(QLatin1Char(' ')) << Qt::endl;
     server.stop();
     return 0;
 }

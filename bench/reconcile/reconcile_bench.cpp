@@ -218,6 +218,12 @@ int main(int argc, char *argv[])
         << QString::number(ours.measured.seconds / plain.seconds, 'f', 2) << " | "
         << mib(ours.rssAtTenth) << " | " << mib(ours.rssAtEnd) << " | "
         << mib(ours.rssAtEnd - ours.rssAtTenth) << " |" << Qt::endl;
+    const bool same = plain.findings == ours.measured.findings;
+    out << "\nSUMMARY bench_reconcile lines=" << lines << " ratio="
+        << QString::number(ours.measured.seconds / plain.seconds, 'f', 2)
+        << " import_s=" << QString::number(ours.importSeconds, 'f', 2)
+        << " rss_growth_mb=" << mib(ours.rssAtEnd - ours.rssAtTenth)
+        << " mismatch=" << (same ? 0 : 1) << Qt::endl;
     server.stop();
-    return plain.findings == ours.measured.findings ? 0 : 1;
+    return same ? 0 : 1;
 }
