@@ -19,8 +19,9 @@
 // the overview and the state machine, refreshing every second (the duplicate watch's refresh
 // included).
 //
-// It ends with one SUMMARY line (bench/README.md names its keys) and exits 1 when a run's
-// callbacks were not all handled, or the storm left a request unanswered or a 2xx unrecorded.
+// It ends with one SUMMARY line (bench/README.md names its keys). It stops at once when a run's
+// callbacks were not all handled as expected, and exits 1 when the storm left a request
+// unanswered, answered otherwise than 2xx or 503, or a 2xx unrecorded.
 
 #include "bulkdata.h"
 #include "callbackfixture.h"
