@@ -8,6 +8,13 @@
 
 namespace payops::bench {
 
+int requestsPerRun(int fallback)
+{
+    bool ok = false;
+    const int requests = qEnvironmentVariableIntValue("REQUESTS", &ok);
+    return ok && requests > 0 ? requests : fallback;
+}
+
 double RunResult::percentile(double p) const
 {
     if (latencies.empty())

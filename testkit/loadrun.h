@@ -17,6 +17,10 @@
 
 namespace payops::bench {
 
+// Requests a measured run sends: REQUESTS from the environment, or `fallback` (a shorter run
+// for a quick look, the default for the figures).
+int requestsPerRun(int fallback);
+
 // One measured run of requests: its wall time and each request's latency.
 struct RunResult
 {

@@ -53,7 +53,6 @@
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDateTime>
-#include <QProcessEnvironment>
 #include <QSet>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -71,7 +70,7 @@ using namespace payops;
 
 namespace {
 
-// Callbacks a measured run sends; REQUESTS in the environment sets it.
+// Callbacks a measured run sends unless REQUESTS says otherwise (bench::requestsPerRun).
 constexpr int kDefaultRequests = 3000;
 const QList<int> kConcurrency{8, 32, 256};
 constexpr int kPairs = 3;         // NORMAL and its SQL at 32 clients, alternating
@@ -698,9 +697,7 @@ int main(int argc, char *argv[])
     setApplicationIdentity();
     setupLogging(QStringLiteral("bench"), 4 /* error */);
     QTextStream out(stdout);
-    const int requests = QProcessEnvironment::systemEnvironment()
-                             .value(QStringLiteral("REQUESTS"), QString::number(kDefaultRequests))
-                             .toInt();
+    const int requests = bench::requestsPerRun(kDefaultRequests);
     const QString tableHead =
         QStringLiteral("\n| run | callbacks/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|");
     out << requests << " callbacks a run, every one a new pay_no; payops-callbackd --threads "

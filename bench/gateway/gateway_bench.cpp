@@ -26,7 +26,6 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QProcess>
-#include <QProcessEnvironment>
 #include <QRandomGenerator>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -268,10 +267,7 @@ int main(int argc, char *argv[])
     setApplicationIdentity();
     setupLogging(QStringLiteral("bench"), 4 /* error */);
     QTextStream out(stdout);
-    const int requestsPerRun =
-        QProcessEnvironment::systemEnvironment()
-            .value(QStringLiteral("REQUESTS"), QString::number(kDefaultRequestsPerRun))
-            .toInt();
+    const int requestsPerRun = bench::requestsPerRun(kDefaultRequestsPerRun);
 
     QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
     LocalServer server(dir.path());
