@@ -256,8 +256,9 @@ int main(int argc, char *argv[])
     }
     QStringList summary{QStringLiteral("SUMMARY bench_overview")};
     for (const Figures &f : all)
-        summary << QStringLiteral("first_pass_ratio_%1=%2").arg(f.orders).arg(f.firstPassRatio, 0,
-                                                                              'f', 2)
+        summary << QStringLiteral("first_pass_ratio_%1=%2")
+                       .arg(f.orders)
+                       .arg(f.firstPassRatio, 0, 'f', 2)
                 << QStringLiteral("refresh_rows_%1=%2").arg(f.orders).arg(f.refreshRows)
                 << QStringLiteral("new_rows_%1=%2").arg(f.orders).arg(f.newRows);
     if (all.size() > 1) {
