@@ -122,41 +122,47 @@ QString balancesCorrected(const QString &ids)
         .arg(ids);
 }
 
-QString targetsOf(const char *table, const QString &ids)
-{
-    return QStringLiteral("(c.target_table = '%1' AND c.target_id IN (%2))")
-        .arg(QLatin1String(table), ids);
-}
-
 // The audit entries are read back from the rows a batch just wrote, so that they say what the
 // database now holds (the reversal row, the balance after it); in action order. By target, not
 // by batch id: a run's batches share one id, so that would read every earlier batch's rows again.
-QString auditEntries(const QStringList &targets)
+// One statement per table, coupons first as the plan lists them: a coupon's entry needs no
+// reversal row or balance, and joining them for it cost a lookup per entry.
+const QString kAuditEntries =
+    QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, "
+                   "after_json) "
+                   "SELECT CONCAT('compensation.', LOWER(c.action)), "
+                   "CONCAT(c.target_table, ':', c.target_id), c.reason, c.ticket, ");
+
+QString couponAuditEntries(const QString &ids)
 {
-    return QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, "
-                          "after_json) "
-                          "SELECT CONCAT('compensation.', LOWER(c.action)), CONCAT(c.target_table, "
-                          "':', c.target_id), c.reason, c.ticket, "
-                          "  IF(c.action = 'FREEZE_COUPON', JSON_OBJECT('id', c.target_id, "
-                          "'superseded_by', NULL, 'status', 'ISSUED'), "
-                          "     JSON_OBJECT('id', c.target_id, 'superseded_by', NULL)), "
-                          "  CASE c.action "
-                          "    WHEN 'FREEZE_COUPON' THEN JSON_OBJECT('id', c.target_id, "
-                          "'superseded_by', c.kept_id, 'order_id', c.order_id, "
-                          "      'amount_fen', c.amount_fen, 'status', 'FROZEN') "
-                          "    WHEN 'REVERSE_POINTS' THEN JSON_OBJECT('id', c.target_id, "
-                          "'superseded_by', c.kept_id, 'order_id', c.order_id, "
-                          "      'amount_fen', c.amount_fen, 'reversal_id', r.id, 'points', "
-                          "-c.points, 'user_balance', u.points_balance) "
-                          "    ELSE JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, "
-                          "'order_id', c.order_id, "
-                          "      'amount_fen', c.amount_fen) END "
-                          "FROM compensation c "
-                          "LEFT JOIN point_log r ON c.target_table = 'point_log' AND r.reverses_id "
-                          "= c.target_id "
-                          "LEFT JOIN users u ON u.id = r.user_id "
-                          "WHERE %1 ORDER BY c.id")
-        .arg(targets.join(QStringLiteral(" OR ")));
+    return kAuditEntries +
+           QStringLiteral(
+               "IF(c.action = 'FREEZE_COUPON', "
+               "   JSON_OBJECT('id', c.target_id, 'superseded_by', NULL, 'status', 'ISSUED'), "
+               "   JSON_OBJECT('id', c.target_id, 'superseded_by', NULL)), "
+               "IF(c.action = 'FREEZE_COUPON', "
+               "   JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', "
+               "c.order_id, 'amount_fen', c.amount_fen, 'status', 'FROZEN'), "
+               "   JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', "
+               "c.order_id, 'amount_fen', c.amount_fen)) "
+               "FROM compensation c "
+               "WHERE c.target_table = 'user_coupon' AND c.target_id IN (%1) ORDER BY c.id")
+               .arg(ids);
+}
+
+QString pointAuditEntries(const QString &ids)
+{
+    return kAuditEntries +
+           QStringLiteral(
+               "JSON_OBJECT('id', c.target_id, 'superseded_by', NULL), "
+               "JSON_OBJECT('id', c.target_id, 'superseded_by', c.kept_id, 'order_id', c.order_id, "
+               "'amount_fen', c.amount_fen, 'reversal_id', r.id, 'points', -c.points, "
+               "'user_balance', u.points_balance) "
+               "FROM compensation c "
+               "LEFT JOIN point_log r ON r.reverses_id = c.target_id "
+               "LEFT JOIN users u ON u.id = r.user_id "
+               "WHERE c.target_table = 'point_log' AND c.target_id IN (%1) ORDER BY c.id")
+               .arg(ids);
 }
 
 // One batch as a handful of set-based statements: the compensation rows, the corrections
@@ -192,11 +198,10 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
     // Who and when are the database's own (the trigger of migration 0014 sets them), not
     // something the client says.
     db::execDirect(db, kCompensationRows + db::valueRows(db, rows));
-    QStringList targets;
     if (!couponIds.isEmpty()) {
         const QString ids = idList(couponIds);
         db::execDirect(db, couponCorrection(ids));
-        targets << targetsOf("user_coupon", ids);
+        db::execDirect(db, couponAuditEntries(ids));
     }
     QList<qint64> negative;
     if (!pointIds.isEmpty()) {
@@ -210,9 +215,8 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
                     .arg(idList(pointUsers)));
         while (below.next())
             negative << below.value(0).toLongLong();
-        targets << targetsOf("point_log", ids);
+        db::execDirect(db, pointAuditEntries(ids));
     }
-    db::execDirect(db, auditEntries(targets));
     return negative;
 }
 
@@ -226,7 +230,8 @@ QStringList compensationStatements()
             pointReversals(none),
             pointsSuperseded(none),
             balancesCorrected(none),
-            auditEntries({targetsOf("user_coupon", none), targetsOf("point_log", none)})};
+            couponAuditEntries(none),
+            pointAuditEntries(none)};
 }
 
 QString compensationActionName(CompensationAction action)
