@@ -3,6 +3,7 @@
 // account holding payops_endpoint only, records concurrent callbacks in shared commits behind
 // the switch's barrier, bounded.
 #include "callbackfixture.h"
+#include "countingupstream.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/callback/callbackhandler.h"
@@ -390,6 +391,35 @@ private Q_SLOTS:
                      .toInt(),
                  0);
         QCOMPARE(service.terminate(), 0);
+    }
+
+    // A gateway's recording step goes through the group commit too: deliveries at the same
+    // moment share one commit, and each is still forwarded exactly once, after it.
+    void aGatewayRecordsInGroups()
+    {
+        test::CountingUpstream upstream;
+        test::CallbackdProcess gateway(
+            m_endpoint->dsnFor(m_db->name()), QString(), QStringLiteral("GW"),
+            {QStringLiteral("--upstream"), upstream.url(), QStringLiteral("--record-batch-ms"),
+             QStringLiteral("200")});
+        QList<QByteArray> bodies;
+        for (int i = 0; i < 8; ++i)
+            bodies << test::callbackBody("G-" + QByteArray::number(i), 2001 + i, 9900);
+        const QList<test::HttpResult> results = postTogether(gateway.port(), bodies);
+        for (const test::HttpResult &result : results)
+            QCOMPARE(result.status, 200);
+        const QHash<QByteArray, int> forwards = upstream.countByPayNo();
+        QCOMPARE(forwards.size(), 8);
+        for (int count : forwards)
+            QCOMPARE(count, 1);
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no "
+                                              "LIKE 'G-%' AND gateway = 1 AND status = "
+                                              "'FORWARDED'")),
+                 8);
+        const qint64 batches = metric(gateway.port(), "payops_record_batches_total");
+        QCOMPARE(metric(gateway.port(), "payops_record_batch_rows_total"), qint64(8));
+        QVERIFY2(batches >= 1 && batches < 8, qPrintable(QString::number(batches)));
+        QCOMPARE(gateway.terminate(), 0);
     }
 
 private:

@@ -12,6 +12,7 @@
 #include "domain/callback/platformreply.h"
 #include "domain/callback/safehandler.h"
 #include "domain/callback/unsafehandler.h"
+#include "gatewayrecorder.h"
 #include "heartbeat.h"
 #include "jobqueue.h"
 #include "recordbatcher.h"
@@ -126,9 +127,16 @@ int CallbackService::start()
     checkInstanceName();
 
     if (gateway())
+        m_gatewayRecorder = std::make_unique<GatewayRecorder>(
+            m_options.dsn, m_options.instance, m_options.threads, m_options.recordBatchRows,
+            std::chrono::milliseconds(m_options.recordBatchMs), *m_metrics);
+    if (gateway())
         m_handler = std::make_unique<GatewayHandler>(
             m_options.instance, m_options.upstream, *m_switch, m_options.lockTimeoutSeconds,
-            [this](const UpstreamAnswer &answer) { m_metrics->recordUpstream(answer); });
+            [this](const UpstreamAnswer &answer) { m_metrics->recordUpstream(answer); },
+            [this](const QSqlDatabase &db, const CallbackRequest &request) {
+                m_gatewayRecorder->record(db, request);
+            });
     else if (m_options.handler == QLatin1String("unsafe-demo"))
         m_handler = std::make_unique<UnsafeHandler>(
             m_options.instance, m_options.unsafeCommitDelayMs, m_options.lockTimeoutSeconds);
@@ -211,6 +219,8 @@ void CallbackService::run()
     if (m_batcher)
         m_batcher->stop(); // before the workers: a batch may hand callbacks to them
     m_jobs->stop();
+    if (m_gatewayRecorder)
+        m_gatewayRecorder->stop(); // after the workers, who wait for it
     m_heartbeat->stop();
 }
 

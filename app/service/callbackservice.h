@@ -22,6 +22,7 @@ class CallbackHandler;
 namespace db {
 class Error;
 }
+class GatewayRecorder;
 class Heartbeat;
 class JobQueue;
 class RecordBatcher;
@@ -66,6 +67,7 @@ private:
 
     ServiceOptions m_options;
     std::unique_ptr<HttpServer> m_server;
+    std::unique_ptr<GatewayRecorder> m_gatewayRecorder; // outlives the workers that wait for it
     std::unique_ptr<JobQueue> m_jobs;
     std::unique_ptr<RecordBatcher> m_batcher; // RECORD_ONLY's group commit; safe handler only
     std::unique_ptr<SwitchObserver> m_switch;

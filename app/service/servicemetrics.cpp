@@ -90,8 +90,8 @@ std::string ServiceMetrics::render(const SwitchObserver &switchObserver, const c
            "drained.\n"
            "# TYPE payops_backlog_recorded gauge\n"
         << "payops_backlog_recorded " << m_backlog.load() << '\n';
-    out << "# HELP payops_record_batches_total Record-only batches committed, each one "
-           "transaction.\n"
+    out << "# HELP payops_record_batches_total Batches of recorded callbacks committed, each one "
+           "transaction (record-only, or a gateway's recording step).\n"
            "# TYPE payops_record_batches_total counter\n"
         << "payops_record_batches_total " << m_recordBatches.load() << '\n'
         << "# HELP payops_record_batch_rows_total Callbacks recorded by those batches.\n"

@@ -21,7 +21,7 @@ class ServiceMetrics final
 {
 public:
     void record(const CallbackAnswer &answer, double seconds);
-    // A committed record-only batch and how many callbacks it recorded.
+    // A committed batch (record-only's, or a gateway's recording) and how many it recorded.
     void recordBatch(int rows)
     {
         m_recordBatches.fetch_add(1, std::memory_order_relaxed);

@@ -156,14 +156,15 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
 }
 
 void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
-                     const QString &status, const QString &instance, const CallbackAnswer &answer)
+                     const QString &status, const QString &instance, const CallbackAnswer &answer,
+                     bool gateway)
 {
     if (requests.isEmpty())
         return;
     QList<QVariantList> rows;
     rows.reserve(requests.size());
     for (const CallbackRequest &request : requests)
-        rows << callbackRow(request, status, instance, answer, false);
+        rows << callbackRow(request, status, instance, answer, gateway);
     db::execDirect(db, kInsertCallback + db::valueRows(db, rows));
 }
 

@@ -56,7 +56,8 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
 // insertCallback for many callbacks in one statement (a record-only batch): every row gets the
 // same status and answer. One pay_no already present fails the whole statement (uk_pay_no).
 void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
-                     const QString &status, const QString &instance, const CallbackAnswer &answer);
+                     const QString &status, const QString &instance, const CallbackAnswer &answer,
+                     bool gateway = false);
 
 // Replaces a stored non-SUCCESS notice with its SUCCESS successor, still under uk_pay_no.
 // Returns the id, or 0 when the row is no longer a non-SUCCESS notice.
