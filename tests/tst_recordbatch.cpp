@@ -281,7 +281,7 @@ private Q_SLOTS:
     {
         test::CallbackdProcess service(
             m_endpoint->dsnFor(m_db->name()), QStringLiteral("safe"), QStringLiteral("RB"),
-            {QStringLiteral("--record-batch-ms"), QStringLiteral("300")});
+            {QStringLiteral("--record-batch-ms"), QStringLiteral("500")});
         waitForRecordOnly(service.port());
         db::execDirect(root(), kPoison);
         const QList<test::HttpResult> results =
@@ -329,6 +329,31 @@ private Q_SLOTS:
             count(root(),
                   QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no LIKE 'S-%'")),
             ok);
+        QCOMPARE(service.terminate(), 0);
+    }
+
+    // The batch's COMMIT reply is lost (PAYOPS_TEST_LOSE_COMMIT_REPLY): every callback of the
+    // batch is looked up again on another connection and answered from what was stored.
+    void aLostCommitReplyIsLookedUp()
+    {
+        qputenv("PAYOPS_TEST_LOSE_COMMIT_REPLY", "L-1");
+        test::CallbackdProcess service(
+            m_endpoint->dsnFor(m_db->name()), QStringLiteral("safe"), QStringLiteral("RB"),
+            {QStringLiteral("--record-batch-ms"), QStringLiteral("500")});
+        qunsetenv("PAYOPS_TEST_LOSE_COMMIT_REPLY");
+        waitForRecordOnly(service.port());
+        const QList<test::HttpResult> results =
+            postTogether(service.port(), {test::callbackBody("L-1", 1301, 9900),
+                                          test::callbackBody("L-2", 1302, 9900)});
+        for (const test::HttpResult &result : results) {
+            QCOMPARE(result.status, 200);
+            QCOMPARE(outcomeOf(result), QStringLiteral("recorded"));
+        }
+        QCOMPARE(metric(service.port(), "payops_record_batches_total"), qint64(1));
+        QCOMPARE(metric(service.port(), "payops_callbacks_total{outcome=\"replayed\"}"), qint64(2));
+        QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no "
+                                              "IN ('L-1', 'L-2') AND status = 'RECORDED'")),
+                 2);
         QCOMPARE(service.terminate(), 0);
     }
 
