@@ -1,7 +1,6 @@
 #include "gatewayrecorder.h"
 
 #include "db/connection.h"
-#include "db/dberror.h"
 #include "domain/callback/gatewayforward.h"
 #include "servicemetrics.h"
 
@@ -48,11 +47,13 @@ void GatewayRecorder::run(std::vector<Queue::Entry> &batch)
             else
                 batch[i].item.committed.set_value();
         }
-    } catch (const db::Error &error) {
-        if (error.isConnectionFailure())
-            connection.reset();
+    } catch (...) {
+        // Whatever failed, each worker waiting for this batch hears of it and never waits on;
+        // the next batch starts on a fresh connection.
+        const std::exception_ptr error = std::current_exception();
+        connection.reset();
         for (Queue::Entry &entry : batch)
-            entry.item.committed.set_exception(std::current_exception());
+            entry.item.committed.set_exception(error);
     }
 }
 
