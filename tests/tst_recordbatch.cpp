@@ -240,7 +240,7 @@ private Q_SLOTS:
     {
         test::CallbackdProcess service(
             m_endpoint->dsnFor(m_db->name()), QStringLiteral("safe"), QStringLiteral("RB"),
-            {QStringLiteral("--record-batch-ms"), QStringLiteral("150"),
+            {QStringLiteral("--record-batch-ms"), QStringLiteral("300"),
              QStringLiteral("--record-batch-rows"), QStringLiteral("50")});
         waitForRecordOnly(service.port());
         QList<QByteArray> bodies;
@@ -426,7 +426,7 @@ private Q_SLOTS:
         test::CallbackdProcess gateway(
             m_endpoint->dsnFor(m_db->name()), QString(), QStringLiteral("GW"),
             {QStringLiteral("--upstream"), upstream.url(), QStringLiteral("--record-batch-ms"),
-             QStringLiteral("200")});
+             QStringLiteral("500")});
         QList<QByteArray> bodies;
         for (int i = 0; i < 8; ++i)
             bodies << test::callbackBody("G-" + QByteArray::number(i), 2001 + i, 9900);
