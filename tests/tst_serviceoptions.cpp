@@ -33,7 +33,8 @@ private Q_SLOTS:
              QStringLiteral("unsafe-demo"), QStringLiteral("--instance"), QStringLiteral("edge-1"),
              QStringLiteral("--threads"), QStringLiteral("3"), QStringLiteral("--max-body-bytes"),
              QStringLiteral("2048"), QStringLiteral("--take-over"), QStringLiteral("--log-level"),
-             QStringLiteral("debug")});
+             QStringLiteral("debug"), QStringLiteral("--record-batch-rows"), QStringLiteral("7"),
+             QStringLiteral("--record-batch-ms"), QStringLiteral("0")});
         QVERIFY2(command.error.isEmpty(), qPrintable(command.error));
         QCOMPARE(command.action, ServiceCommandLine::Action::Run);
         const ServiceOptions &o = command.options;
@@ -43,6 +44,8 @@ private Q_SLOTS:
         QCOMPARE(o.handler, QStringLiteral("unsafe-demo"));
         QCOMPARE(o.instance, QStringLiteral("edge-1"));
         QCOMPARE(o.threads, 3);
+        QCOMPARE(o.recordBatchRows, 7);
+        QCOMPARE(o.recordBatchMs, 0);
         QCOMPARE(o.limits.maxBodyBytes, 2048);
         QCOMPARE(o.limits.maxHeaderBytes, HttpLimits().maxHeaderBytes);
         QVERIFY(o.takeOver);
@@ -56,6 +59,8 @@ private Q_SLOTS:
         QCOMPARE(plain.options.port, 8080);
         QCOMPARE(plain.options.handler, QStringLiteral("safe"));
         QVERIFY(!plain.options.takeOver);
+        QCOMPARE(plain.options.recordBatchRows, 100);
+        QCOMPARE(plain.options.recordBatchMs, 2);
     }
 
     void ipv6ListenAddressesGoInBrackets()
@@ -205,6 +210,13 @@ private Q_SLOTS:
         QTest::newRow("commit-delay-ms")
             << QStringLiteral("commit-delay-ms") << QStringLiteral("-1")
             << QStringLiteral("--commit-delay-ms must be 0-60000");
+        const QString rows = QStringLiteral("--record-batch-rows must be 1-1000");
+        QTest::newRow("record-batch-rows 0")
+            << QStringLiteral("record-batch-rows") << QStringLiteral("0") << rows;
+        QTest::newRow("record-batch-rows 1001")
+            << QStringLiteral("record-batch-rows") << QStringLiteral("1001") << rows;
+        QTest::newRow("record-batch-ms") << QStringLiteral("record-batch-ms") << QStringLiteral("x")
+                                         << QStringLiteral("--record-batch-ms must be 0-1000");
         // Every limit flag, just below its minimum, just above its maximum, and not a number.
         for (const HttpLimitOption &limit : httpLimitOptions()) {
             const QString flag = QString::fromLatin1(limit.name);

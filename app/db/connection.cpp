@@ -191,6 +191,12 @@ QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const
         case QMetaType::UInt:
         case QMetaType::ULongLong:
             return value.toString();
+        case QMetaType::QByteArray:
+            // Bytes as a hex literal: the driver's escaping hands its result back through
+            // QString::fromUtf8, which would replace every byte that is not UTF-8 (a raw body
+            // in GBK) before the statement reaches the server.
+            return QStringLiteral("X'") + QString::fromLatin1(value.toByteArray().toHex()) +
+                   QLatin1Char('\'');
         case QMetaType::QString: {
             const QString text = value.toString();
             auto known = escaped.constFind(text);

@@ -56,7 +56,8 @@ void execDirect(const QSqlDatabase &db, const QString &sql);
 // this connection (mysql_real_escape_string), for multi-row INSERTs. A statement with
 // thousands of placeholders costs a server-side prepare and a bind per value on every run,
 // which made a compensation batch's inserts several times slower than the changes they
-// record. A null QString is an empty text, as with exec(). `rowTail` ends each row as SQL
+// record. A null QString is an empty text, as with exec(); a QByteArray goes byte for byte (a
+// hex literal). `rowTail` ends each row as SQL
 // (e.g. ",USER()").
 QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows,
                   const QString &rowTail = {});

@@ -12,8 +12,10 @@
 #include "domain/callback/platformreply.h"
 #include "domain/callback/safehandler.h"
 #include "domain/callback/unsafehandler.h"
+#include "gatewayrecorder.h"
 #include "heartbeat.h"
 #include "jobqueue.h"
+#include "recordbatcher.h"
 #include "servicemetrics.h"
 
 #include <QDateTime>
@@ -125,9 +127,16 @@ int CallbackService::start()
     checkInstanceName();
 
     if (gateway())
+        m_gatewayRecorder = std::make_unique<GatewayRecorder>(
+            m_options.dsn, m_options.instance, m_options.threads, m_options.recordBatchRows,
+            std::chrono::milliseconds(m_options.recordBatchMs), *m_metrics);
+    if (gateway())
         m_handler = std::make_unique<GatewayHandler>(
             m_options.instance, m_options.upstream, *m_switch, m_options.lockTimeoutSeconds,
-            [this](const UpstreamAnswer &answer) { m_metrics->recordUpstream(answer); });
+            [this](const UpstreamAnswer &answer) { m_metrics->recordUpstream(answer); },
+            [this](const QSqlDatabase &db, const CallbackRequest &request) {
+                m_gatewayRecorder->record(db, request);
+            });
     else if (m_options.handler == QLatin1String("unsafe-demo"))
         m_handler = std::make_unique<UnsafeHandler>(
             m_options.instance, m_options.unsafeCommitDelayMs, m_options.lockTimeoutSeconds);
@@ -150,6 +159,18 @@ int CallbackService::start()
     }
     m_jobs = std::make_unique<JobQueue>(m_options.threads, m_options.limits.queueDepth,
                                         std::chrono::milliseconds(m_options.limits.queueWaitMs));
+    if (!gateway() && m_options.handler == QLatin1String("safe"))
+        m_batcher = std::make_unique<RecordBatcher>(
+            m_options.dsn, m_options.instance,
+            RecordBatcher::Limits{m_options.recordBatchRows,
+                                  std::chrono::milliseconds(m_options.recordBatchMs),
+                                  m_options.limits.queueDepth,
+                                  std::chrono::milliseconds(m_options.limits.queueWaitMs)},
+            *m_switch, *m_metrics,
+            [this](const QSqlDatabase &db, const QList<CallbackRequest> &requests) {
+                for (const CallbackRequest &request : requests)
+                    loseCommitReplyOnce(db, request.payNo);
+            });
     m_server->start();
     return port;
 }
@@ -195,7 +216,11 @@ void CallbackService::run()
     // The server answers every request already taken (their jobs run to the end) before the
     // workers go; then the instance is marked stopped.
     m_server->stop();
+    if (m_batcher)
+        m_batcher->stop(); // before the workers: a batch may hand callbacks to them
     m_jobs->stop();
+    if (m_gatewayRecorder)
+        m_gatewayRecorder->stop(); // after the workers, who wait for it
     m_heartbeat->stop();
 }
 
@@ -247,18 +272,30 @@ void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpRe
     if (const auto *refusal = std::get_if<CallbackAnswer>(&admitted))
         return finish(respond, *refusal);
 
-    auto job = [this, finish, respond, trace,
-                request = std::get<CallbackRequest>(std::move(admitted))](bool expired) {
+    const CallbackAnswer overloaded = CallbackAnswer::failure(
+        503, Outcome::Unavailable, QStringLiteral("the endpoint is overloaded; retry later"));
+    auto request = std::get<CallbackRequest>(std::move(admitted));
+    auto job = [this, finish, respond, trace, request, overloaded](bool expired) {
         if (expired)
-            return finish(respond, CallbackAnswer::failure(
-                                       503, Outcome::Unavailable,
-                                       QStringLiteral("the endpoint is overloaded; retry later")));
+            return finish(respond, overloaded);
         finish(respond, processPay(request, *trace));
     };
+    // In RECORD_ONLY a callback goes to the group commit straight from the I/O thread, not
+    // through a worker's place: batches are then bounded by their window, not the workers.
+    if (m_batcher && m_switch->recordOnlyHint.load(std::memory_order_relaxed)) {
+        RecordBatcher::Callback callback{
+            std::move(request), trace,
+            [finish, respond](const CallbackAnswer &answer) { finish(respond, answer); },
+            [this, job, finish, respond, overloaded] {
+                if (!m_jobs->submit(job))
+                    finish(respond, overloaded);
+            }};
+        if (!m_batcher->submit(std::move(callback)))
+            finish(respond, overloaded);
+        return;
+    }
     if (!m_jobs->submit(job))
-        finish(respond,
-               CallbackAnswer::failure(503, Outcome::Unavailable,
-                                       QStringLiteral("the endpoint is overloaded; retry later")));
+        finish(respond, overloaded);
 }
 
 CallbackAnswer CallbackService::processPay(const CallbackRequest &request, CallbackTrace &trace)
@@ -295,13 +332,18 @@ CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &
 {
     db::Connection &connection = threadConnection(m_options.dsn);
     CallbackAnswer answer = m_handler->handle(connection.database(), request, trace);
+    loseCommitReplyOnce(connection.database(), request.payNo);
+    return answer;
+}
+
+void CallbackService::loseCommitReplyOnce(const QSqlDatabase &db, const QByteArray &payNo)
+{
     // The fault a test cannot time from outside: the server ends this connection after the
     // COMMIT was executed, so its reply is lost (payops-callbackd(8),
     // PAYOPS_TEST_LOSE_COMMIT_REPLY).
-    if (!m_loseCommitReplyOf.isEmpty() && request.payNo == m_loseCommitReplyOf &&
+    if (!m_loseCommitReplyOf.isEmpty() && payNo == m_loseCommitReplyOf &&
         !m_commitReplyLost.exchange(true))
-        db::exec(connection.database(), QStringLiteral("KILL CONNECTION_ID()"));
-    return answer;
+        db::exec(db, QStringLiteral("KILL CONNECTION_ID()"));
 }
 
 CallbackAnswer CallbackService::answerAfterFailure(const db::Error &error,
@@ -363,10 +405,12 @@ HttpResponse CallbackService::metrics() const
         "payops_http_request_timeouts_total " +
         std::to_string(http.closedFor(HttpServer::CloseReason::RequestTimeout)) + "\n" +
         closedConnectionsText(http) +
-        "# HELP payops_queue_waiting Callbacks waiting for a database worker.\n# TYPE "
+        "# HELP payops_queue_waiting Callbacks waiting for a database worker or a record-only "
+        "batch.\n# TYPE "
         "payops_queue_waiting gauge\n"
         "payops_queue_waiting " +
-        std::to_string(m_jobs ? m_jobs->waiting() : 0) + "\n";
+        std::to_string((m_jobs ? m_jobs->waiting() : 0) + (m_batcher ? m_batcher->waiting() : 0)) +
+        "\n";
     return {200, QByteArray::fromStdString(text), "text/plain; version=0.0.4"};
 }
 

@@ -8,6 +8,7 @@
 
 #include <QByteArray>
 #include <QCoreApplication>
+#include <QSqlDatabase>
 #include <QString>
 
 #include <atomic>
@@ -21,8 +22,10 @@ class CallbackHandler;
 namespace db {
 class Error;
 }
+class GatewayRecorder;
 class Heartbeat;
 class JobQueue;
+class RecordBatcher;
 class ServiceMetrics;
 struct SwitchObserver;
 
@@ -54,6 +57,7 @@ private:
     void handlePay(WireFormat wire, HttpRequest request, HttpResponder respond);
     CallbackAnswer processPay(const CallbackRequest &request, CallbackTrace &trace);
     CallbackAnswer handleOnThreadConnection(const CallbackRequest &request, CallbackTrace &trace);
+    void loseCommitReplyOnce(const QSqlDatabase &db, const QByteArray &payNo);
     CallbackAnswer answerAfterFailure(const db::Error &error, const CallbackRequest &request,
                                       CallbackTrace &trace);
     HttpResponse health() const;
@@ -63,7 +67,9 @@ private:
 
     ServiceOptions m_options;
     std::unique_ptr<HttpServer> m_server;
+    std::unique_ptr<GatewayRecorder> m_gatewayRecorder; // outlives the workers that wait for it
     std::unique_ptr<JobQueue> m_jobs;
+    std::unique_ptr<RecordBatcher> m_batcher; // RECORD_ONLY's group commit; safe handler only
     std::unique_ptr<SwitchObserver> m_switch;
     std::unique_ptr<ServiceMetrics> m_metrics;
     std::unique_ptr<CallbackHandler> m_handler;

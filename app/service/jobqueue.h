@@ -1,12 +1,9 @@
 #pragma once
 
+#include "batchqueue.h"
+
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace payops {
 
@@ -21,31 +18,17 @@ public:
     using Job = std::function<void(bool expired)>;
 
     JobQueue(int threads, int depth, std::chrono::milliseconds maxWait);
-    ~JobQueue();
     JobQueue(const JobQueue &) = delete;
     JobQueue &operator=(const JobQueue &) = delete;
 
     // False when the queue is full or stopped: the caller answers for the job itself.
-    bool submit(Job job);
+    bool submit(Job job) { return m_queue.submit(std::move(job)); }
     // Runs every job already queued, then joins the workers.
-    void stop();
-    int waiting() const;
+    void stop() { m_queue.stop(); }
+    int waiting() const { return m_queue.waiting(); }
 
 private:
-    struct Entry
-    {
-        Job job;
-        std::chrono::steady_clock::time_point queuedAt;
-    };
-    void work();
-
-    const size_t m_depth;
-    const std::chrono::milliseconds m_maxWait;
-    mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<Entry> m_entries;
-    bool m_stopping = false;
-    std::vector<std::thread> m_threads;
+    BatchQueue<Job> m_queue;
 };
 
 } // namespace payops

@@ -90,6 +90,13 @@ std::string ServiceMetrics::render(const SwitchObserver &switchObserver, const c
            "drained.\n"
            "# TYPE payops_backlog_recorded gauge\n"
         << "payops_backlog_recorded " << m_backlog.load() << '\n';
+    out << "# HELP payops_record_batches_total Batches of recorded callbacks committed, each one "
+           "transaction (record-only, or a gateway's recording step).\n"
+           "# TYPE payops_record_batches_total counter\n"
+        << "payops_record_batches_total " << m_recordBatches.load() << '\n'
+        << "# HELP payops_record_batch_rows_total Callbacks recorded by those batches.\n"
+           "# TYPE payops_record_batch_rows_total counter\n"
+        << "payops_record_batch_rows_total " << m_recordBatchRows.load() << '\n';
     const bool recordOnly = switchObserver.recordOnlyHint.load();
     out << "# HELP payops_mode The switch mode this instance applies.\n# TYPE payops_mode gauge\n"
         << "payops_mode{mode=\"NORMAL\"} " << (recordOnly ? 0 : 1) << '\n'

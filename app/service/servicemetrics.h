@@ -21,6 +21,12 @@ class ServiceMetrics final
 {
 public:
     void record(const CallbackAnswer &answer, double seconds);
+    // A committed batch (record-only's, or a gateway's recording) and how many it recorded.
+    void recordBatch(int rows)
+    {
+        m_recordBatches.fetch_add(1, std::memory_order_relaxed);
+        m_recordBatchRows.fetch_add(rows, std::memory_order_relaxed);
+    }
     void setBacklog(qint64 recorded) { m_backlog.store(recorded, std::memory_order_relaxed); }
     qint64 count(Outcome outcome) const;
     // A gateway's forward: counted by the upstream's status ("error": no answer), timed, and
@@ -44,6 +50,8 @@ private:
     std::atomic<qint64> m_durationCount{0};
     std::atomic<qint64> m_durationMicros{0};
     std::atomic<qint64> m_backlog{0};
+    std::atomic<qint64> m_recordBatches{0};
+    std::atomic<qint64> m_recordBatchRows{0};
 
     // Statuses are whatever the upstream answers: a map, under a mutex, per forward.
     mutable std::mutex m_upstreamMutex;

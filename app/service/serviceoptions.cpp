@@ -39,6 +39,13 @@ void addOptions(QCommandLineParser &parser)
          ServiceCommandLine::tr("Seconds to wait for a pay_no's lock before answering "
                                 "503."),
          QStringLiteral("seconds"), QStringLiteral("5")},
+        {QStringLiteral("record-batch-rows"),
+         ServiceCommandLine::tr("RECORD_ONLY: at most this many callbacks share one commit."),
+         QStringLiteral("n"), QStringLiteral("100")},
+        {QStringLiteral("record-batch-ms"),
+         ServiceCommandLine::tr("RECORD_ONLY: milliseconds a batch waits for more callbacks "
+                                "before it commits."),
+         QStringLiteral("ms"), QStringLiteral("2")},
         {QStringLiteral("commit-delay-ms"),
          ServiceCommandLine::tr(
              "unsafe-demo only: time between lock release and commit (widens the window)."),
@@ -229,6 +236,10 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
         return ServiceCommandLine::tr("--threads must be 1-256");
     if (!inRange("lock-timeout", 0, 600, &options.lockTimeoutSeconds))
         return ServiceCommandLine::tr("--lock-timeout must be 0-600 seconds");
+    if (!inRange("record-batch-rows", 1, 1000, &options.recordBatchRows))
+        return ServiceCommandLine::tr("--record-batch-rows must be 1-1000");
+    if (!inRange("record-batch-ms", 0, 1000, &options.recordBatchMs))
+        return ServiceCommandLine::tr("--record-batch-ms must be 0-1000");
     if (!inRange("commit-delay-ms", 0, 60000, &options.unsafeCommitDelayMs))
         return ServiceCommandLine::tr("--commit-delay-ms must be 0-60000");
     for (const HttpLimitOption &limit : httpLimitOptions()) {

@@ -25,6 +25,10 @@ struct ServiceOptions
     int threads = 8;                          // database workers, each with its own connection
     int lockTimeoutSeconds = 5;
     int unsafeCommitDelayMs = 60;
+    // Record-only group commit: callbacks arriving within recordBatchMs share one transaction
+    // of at most recordBatchRows rows (docs/decisions/0054-group-commit.md).
+    int recordBatchRows = 100;
+    int recordBatchMs = 2;
     bool takeOver = false; // start even if a live instance has this name
     // With a url: gateway mode, forwarding to the team's own handler.
     UpstreamOptions upstream;

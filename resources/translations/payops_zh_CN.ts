@@ -697,7 +697,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+93"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+94"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -712,7 +712,7 @@
         <translation>拒绝 --handler unsafe-demo：数据库“%1”未标记为沙箱。不安全的处理器会故意重复发放，只能在沙箱上运行（payops sandbox start，或在可丢弃的数据库上运行 payops migrate --sandbox）</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+88"/>
         <source>instance name &apos;%1&apos; is in use by a live payops-callbackd (pid %2 on %3); choose another --instance, or pass --take-over if that process is gone</source>
         <translation>实例名“%1”正被一个运行中的 payops-callbackd 使用（%3 上的 pid %2）；请换一个 --instance，若该进程已不在，加 --take-over</translation>
     </message>
@@ -4602,6 +4602,16 @@
     </message>
     <message>
         <location line="+4"/>
+        <source>RECORD_ONLY: at most this many callbacks share one commit.</source>
+        <translation>RECORD_ONLY：一次提交最多记录这么多条回调。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>RECORD_ONLY: milliseconds a batch waits for more callbacks before it commits.</source>
+        <translation>RECORD_ONLY：一批在提交前等待更多回调的毫秒数。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>unsafe-demo only: time between lock release and commit (widens the window).</source>
         <translation>仅 unsafe-demo：释放锁与提交之间的间隔（扩大时间窗口）。</translation>
     </message>
@@ -4712,6 +4722,16 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>--record-batch-rows must be 1-1000</source>
+        <translation>--record-batch-rows 必须是 1-1000</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>--record-batch-ms must be 0-1000</source>
+        <translation>--record-batch-ms 必须是 0-1000</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>--commit-delay-ms must be 0-60000</source>
         <translation>--commit-delay-ms 必须是 0-60000</translation>
     </message>
@@ -4721,7 +4741,7 @@
         <translation>--%1 必须是 %2-%3</translation>
     </message>
     <message>
-        <location line="-189"/>
+        <location line="-193"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>

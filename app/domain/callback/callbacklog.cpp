@@ -115,21 +115,78 @@ std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
         409, Outcome::Conflict, QStringLiteral("pay_no already received with different content"));
 }
 
+namespace {
+
+const QString kInsertCallback = QStringLiteral(
+    "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, raw_headers, wire_format, "
+    "body_sha256, amount_fen, currency, channel, "
+    "trade_status, status, response_code, response_body, instance, platform_paid_at, "
+    "gateway) VALUES ");
+
+QVariantList callbackRow(const CallbackRequest &request, const QString &status,
+                         const QString &instance, const CallbackAnswer &answer, bool gateway)
+{
+    return {QString::fromUtf8(request.payNo),
+            request.orderId,
+            request.rawBody,
+            QString::fromUtf8(request.rawHeaders),
+            QLatin1String(wireFormatName(request.wire)),
+            sha256Hex(request.rawBody),
+            request.amountFen,
+            request.currency,
+            request.channel,
+            request.tradeStatus,
+            status,
+            answer.httpStatus,
+            QString::fromUtf8(answer.body),
+            instance,
+            platformPaidAt(request.paidAt),
+            int(gateway)};
+}
+
+} // namespace
+
 qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
                       const QString &instance, const CallbackAnswer &answer, bool gateway)
 {
     QSqlQuery query = db::exec(
-        db,
-        QStringLiteral(
-            "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, raw_headers, wire_format, "
-            "body_sha256, amount_fen, currency, channel, "
-            "trade_status, status, response_code, response_body, instance, platform_paid_at, "
-            "gateway) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-        {request.payNo, request.orderId, request.rawBody, QString::fromUtf8(request.rawHeaders),
-         QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody), request.amountFen,
-         request.currency, request.channel, request.tradeStatus, status, answer.httpStatus,
-         QString::fromUtf8(answer.body), instance, platformPaidAt(request.paidAt), int(gateway)});
+        db, kInsertCallback + QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        callbackRow(request, status, instance, answer, gateway));
     return query.lastInsertId().toLongLong();
+}
+
+void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
+                     const QString &status, const QString &instance, const CallbackAnswer &answer,
+                     bool gateway)
+{
+    if (requests.isEmpty())
+        return;
+    QList<QVariantList> rows;
+    rows.reserve(requests.size());
+    for (const CallbackRequest &request : requests)
+        rows << callbackRow(request, status, instance, answer, gateway);
+    db::execDirect(db, kInsertCallback + db::valueRows(db, rows));
+}
+
+QHash<QByteArray, StoredCallback> findCallbacks(const QSqlDatabase &db,
+                                                const QList<QByteArray> &payNos)
+{
+    QHash<QByteArray, StoredCallback> found;
+    if (payNos.isEmpty())
+        return found;
+    QVariantList list;
+    list.reserve(payNos.size());
+    for (const QByteArray &payNo : payNos)
+        list << QString::fromUtf8(payNo);
+    // valueRows of one row is "(a,b,...)": the IN list, each pay_no escaped.
+    QSqlQuery query =
+        db::exec(db, QStringLiteral("SELECT %1 FROM pay_callback_log WHERE pay_no IN %2")
+                         .arg(storedCallbackColumns(), db::valueRows(db, {list})));
+    while (query.next()) {
+        StoredCallback stored = storedCallback(query);
+        found.insert(stored.content.payNo, stored);
+    }
+    return found;
 }
 
 qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,

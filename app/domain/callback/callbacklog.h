@@ -3,6 +3,8 @@
 #include "callbackanswer.h"
 #include "callbackrequest.h"
 
+#include <QHash>
+#include <QList>
 #include <QSqlDatabase>
 #include <QVariant>
 
@@ -22,6 +24,9 @@ struct StoredCallback
 };
 
 std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteArray &payNo);
+// The stored callbacks of these pay_nos, in one statement; a pay_no not stored is absent.
+QHash<QByteArray, StoredCallback> findCallbacks(const QSqlDatabase &db,
+                                                const QList<QByteArray> &payNos);
 
 // The columns storedCallback reads, in its order, for a query that picks stored callbacks its
 // own way (the drains' claims). The content is rebuilt from the decoded columns, never from
@@ -47,6 +52,12 @@ QVariant platformPaidAt(const QString &paidAt);
 // gateway marks a row a gateway forwards rather than pays.
 qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
                       const QString &instance, const CallbackAnswer &answer, bool gateway = false);
+
+// insertCallback for many callbacks in one statement (a record-only batch): every row gets the
+// same status and answer. One pay_no already present fails the whole statement (uk_pay_no).
+void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
+                     const QString &status, const QString &instance, const CallbackAnswer &answer,
+                     bool gateway = false);
 
 // Replaces a stored non-SUCCESS notice with its SUCCESS successor, still under uk_pay_no.
 // Returns the id, or 0 when the row is no longer a non-SUCCESS notice.

@@ -25,20 +25,41 @@ QString formatMicros(qint64 micros)
 
 void writeTrace(const QSqlDatabase &db, const CallbackTrace &trace)
 {
+    writeTraces(db, {trace});
+}
+
+void writeTraces(const QSqlDatabase &db, const QList<CallbackTrace> &traces)
+{
+    if (traces.isEmpty())
+        return;
     const auto time = [](qint64 micros) {
         return micros > 0 ? QVariant(formatMicros(micros)) : QVariant();
     };
-    db::exec(db,
-             QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
-                            "received_at, lock_acquired_at, tx_begin_at,"
-                            " committed_at, lock_released_at, responded_at, outcome, http_status,"
-                            " forwarded_at, upstream_answered_at, upstream_status) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-             {trace.payNo, trace.orderId, trace.instance, trace.handler, time(trace.received),
-              time(trace.lockAcquired), time(trace.txBegin), time(trace.committed),
-              time(trace.lockReleased), time(trace.responded), trace.outcome, trace.httpStatus,
-              time(trace.forwarded), time(trace.upstreamAnswered),
-              trace.upstreamStatus > 0 ? QVariant(trace.upstreamStatus) : QVariant()});
+    QList<QVariantList> rows;
+    rows.reserve(traces.size());
+    for (const CallbackTrace &trace : traces)
+        rows << QVariantList{QString::fromUtf8(trace.payNo),
+                             trace.orderId,
+                             trace.instance,
+                             trace.handler,
+                             time(trace.received),
+                             time(trace.lockAcquired),
+                             time(trace.txBegin),
+                             time(trace.committed),
+                             time(trace.lockReleased),
+                             time(trace.responded),
+                             trace.outcome,
+                             trace.httpStatus,
+                             time(trace.forwarded),
+                             time(trace.upstreamAnswered),
+                             trace.upstreamStatus > 0 ? QVariant(trace.upstreamStatus)
+                                                      : QVariant()};
+    db::execDirect(db, QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, "
+                                      "handler, received_at, lock_acquired_at, tx_begin_at,"
+                                      " committed_at, lock_released_at, responded_at, outcome, "
+                                      "http_status, forwarded_at, upstream_answered_at, "
+                                      "upstream_status) VALUES ") +
+                           db::valueRows(db, rows));
 }
 
 } // namespace payops

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QSqlDatabase>
 #include <QString>
 
@@ -40,5 +41,7 @@ struct CallbackTrace
 
 // Throws db::Error.
 void writeTrace(const QSqlDatabase &db, const CallbackTrace &trace);
+// A record-only batch's traces, one statement for all of them. Throws db::Error.
+void writeTraces(const QSqlDatabase &db, const QList<CallbackTrace> &traces);
 
 } // namespace payops

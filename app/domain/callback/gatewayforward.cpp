@@ -2,6 +2,7 @@
 
 #include "callbackswitch.h"
 #include "db/connection.h"
+#include "db/dberror.h"
 
 #include "platformreply.h"
 #include <QSqlRecord>
@@ -81,6 +82,33 @@ qint64 recordForGateway(const QSqlDatabase &db, const CallbackRequest &request,
 {
     return insertCallback(db, request, QStringLiteral("FORWARDING"), instance, CallbackAnswer(),
                           true);
+}
+
+QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
+                                                const QList<CallbackRequest> &requests,
+                                                const QString &instance)
+{
+    QList<std::exception_ptr> errors(requests.size());
+    {
+        db::Transaction transaction(db);
+        try {
+            insertCallbacks(db, requests, QStringLiteral("FORWARDING"), instance, CallbackAnswer(),
+                            true);
+            transaction.commit();
+            return errors;
+        } catch (const db::Error &error) {
+            if (!error.isDuplicateKey())
+                throw;
+        }
+    }
+    for (qsizetype i = 0; i < requests.size(); ++i) {
+        try {
+            recordForGateway(db, requests.at(i), instance);
+        } catch (const db::Error &) {
+            errors[i] = std::current_exception();
+        }
+    }
+    return errors;
 }
 
 Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,

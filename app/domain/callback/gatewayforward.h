@@ -6,9 +6,11 @@
 #include "channel.h"
 #include "upstreamclient.h"
 
+#include <QList>
 #include <QSqlDatabase>
 #include <QString>
 
+#include <exception>
 #include <optional>
 
 namespace payops {
@@ -40,6 +42,13 @@ CallbackAnswer platformFailureAnswer(WireFormat wire, int status, Outcome outcom
 // FORWARDING; returns the id. Throws db::Error, isDuplicateKey() when the pay_no is there.
 qint64 recordForGateway(const QSqlDatabase &db, const CallbackRequest &request,
                         const QString &instance);
+// recordForGateway for several deliveries in one transaction, one INSERT (the endpoint's group
+// commit). When one of the pay_nos is there already the transaction is rolled back and each
+// delivery is recorded on its own, so that only that one fails. Returns, per request in order,
+// null or what its own recordForGateway threw. Throws db::Error when the batch fails as a whole.
+QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
+                                                const QList<CallbackRequest> &requests,
+                                                const QString &instance);
 
 enum class ForwardStep {
     Final,    // the upstream's answer is final: the row is FORWARDED

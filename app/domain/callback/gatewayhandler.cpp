@@ -21,13 +21,18 @@ CallbackAnswer recordedAnswer(WireFormat wire)
 
 GatewayHandler::GatewayHandler(QString instance, UpstreamOptions upstream,
                                SwitchObserver &switchObserver, int lockTimeoutSeconds,
-                               std::function<void(const UpstreamAnswer &)> onForward)
+                               std::function<void(const UpstreamAnswer &)> onForward, Record record)
     : m_instance(std::move(instance))
     , m_upstream(std::move(upstream))
     , m_switch(switchObserver)
     , m_lockTimeoutSeconds(lockTimeoutSeconds)
     , m_onForward(std::move(onForward))
+    , m_record(std::move(record))
 {
+    if (!m_record)
+        m_record = [this](const QSqlDatabase &db, const CallbackRequest &request) {
+            m_record(db, request); // committed before it returns
+        };
 }
 
 UpstreamClient &GatewayHandler::threadClient()
@@ -74,7 +79,7 @@ CallbackAnswer GatewayHandler::forwardLocked(const QSqlDatabase &db, const Callb
     // Durable before the forward: a gateway that dies during it leaves the row for the
     // platform's retry or the drain.
     if (!stored) {
-        recordForGateway(db, request, m_instance); // one statement: committed on its own
+        m_record(db, request); // committed before it returns
     } else if (!stored->content.sameContentAs(request)) {
         db::Transaction record(db);
         if (upgradeCallback(db, request, m_instance))

@@ -22,9 +22,15 @@ namespace payops {
 class GatewayHandler final : public CallbackHandler
 {
 public:
-    // onForward is called after every forward, on the thread that made it.
+    // Makes a delivery durable (gateway = 1, FORWARDING) before its forward; throws db::Error as
+    // recordForGateway does.
+    using Record = std::function<void(const QSqlDatabase &db, const CallbackRequest &request)>;
+
+    // onForward is called after every forward, on the thread that made it. record defaults to
+    // recordForGateway on the worker's own connection; the endpoint passes its group commit.
     GatewayHandler(QString instance, UpstreamOptions upstream, SwitchObserver &switchObserver,
-                   int lockTimeoutSeconds, std::function<void(const UpstreamAnswer &)> onForward);
+                   int lockTimeoutSeconds, std::function<void(const UpstreamAnswer &)> onForward,
+                   Record record = {});
 
     const char *name() const override { return "gateway"; }
     // A lost connection may have come after the upstream's answer: running again would forward
@@ -43,6 +49,7 @@ private:
     SwitchObserver &m_switch;
     int m_lockTimeoutSeconds;
     std::function<void(const UpstreamAnswer &)> m_onForward;
+    Record m_record;
 };
 
 } // namespace payops

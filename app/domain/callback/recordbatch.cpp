@@ -1,0 +1,69 @@
+#include "recordbatch.h"
+
+#include "callbackhandler.h"
+#include "callbacklog.h"
+#include "callbackswitch.h"
+#include "callbacktrace.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+
+#include <QHash>
+
+namespace payops {
+
+RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
+                              const QString &instance, SwitchObserver &switchObserver)
+{
+    RecordBatchResult result;
+    result.answers.resize(requests.size());
+    db::Transaction transaction(db);
+    result.txBegin = nowMicros();
+    // The barrier, as for one callback: a flip back to NORMAL waits for this transaction.
+    const SwitchState state = readSwitchForProcessing(db);
+    switchObserver.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    result.recordOnly = state.mode == CallbackMode::RecordOnly;
+    if (!result.recordOnly)
+        return result;
+
+    QList<QByteArray> payNos;
+    payNos.reserve(requests.size());
+    for (const CallbackRequest &request : requests)
+        payNos << request.payNo;
+    // What the table holds, then what this batch adds, each as answerForResend reads it.
+    QHash<QByteArray, StoredCallback> known = findCallbacks(db, payNos);
+    const CallbackAnswer recorded = CallbackAnswer::success(Outcome::Recorded);
+    QList<CallbackRequest> toInsert;
+    for (qsizetype i = 0; i < requests.size(); ++i) {
+        const CallbackRequest &request = requests.at(i);
+        const auto stored = known.constFind(request.payNo);
+        if (stored != known.constEnd()) {
+            result.answers[i] = answerForResend(*stored, request);
+            continue;
+        }
+        StoredCallback added;
+        added.status = QStringLiteral("RECORDED");
+        added.content = request;
+        added.responseCode = recorded.httpStatus;
+        added.responseBody = recorded.body;
+        known.insert(request.payNo, added);
+        toInsert << request;
+        result.answers[i] = recorded;
+    }
+    try {
+        insertCallbacks(db, toInsert, QStringLiteral("RECORDED"), instance, recorded);
+    } catch (const db::Error &error) {
+        if (!error.isDuplicateKey())
+            throw;
+        // Another writer stored one of these pay_nos since the lookup: the handler's path
+        // answers each of them from what is stored by then.
+        transaction.rollback();
+        result.answers.fill(std::nullopt);
+        return result;
+    }
+    transaction.commit();
+    result.committed = nowMicros();
+    result.inserted = int(toInsert.size());
+    return result;
+}
+
+} // namespace payops
