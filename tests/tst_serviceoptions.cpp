@@ -60,7 +60,7 @@ private Q_SLOTS:
         QCOMPARE(plain.options.handler, QStringLiteral("safe"));
         QVERIFY(!plain.options.takeOver);
         QCOMPARE(plain.options.recordBatchRows, 100);
-        QCOMPARE(plain.options.recordBatchMs, 2);
+        QCOMPARE(plain.options.recordBatchMs, 0);
     }
 
     void ipv6ListenAddressesGoInBrackets()

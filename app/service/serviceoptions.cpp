@@ -45,7 +45,7 @@ void addOptions(QCommandLineParser &parser)
         {QStringLiteral("record-batch-ms"),
          ServiceCommandLine::tr("RECORD_ONLY: milliseconds a batch waits for more callbacks "
                                 "before it commits."),
-         QStringLiteral("ms"), QStringLiteral("2")},
+         QStringLiteral("ms"), QStringLiteral("0")},
         {QStringLiteral("commit-delay-ms"),
          ServiceCommandLine::tr(
              "unsafe-demo only: time between lock release and commit (widens the window)."),

@@ -28,7 +28,7 @@ struct ServiceOptions
     // Record-only group commit: callbacks arriving within recordBatchMs share one transaction
     // of at most recordBatchRows rows (docs/decisions/0054-group-commit.md).
     int recordBatchRows = 100;
-    int recordBatchMs = 2;
+    int recordBatchMs = 0;
     bool takeOver = false; // start even if a live instance has this name
     // With a url: gateway mode, forwarding to the team's own handler.
     UpstreamOptions upstream;
