@@ -372,16 +372,21 @@ void BacklogPage::startDrain(DrainSource source)
     DrainOptions options;
     options.source = source;
     options.worker = drainWorkerName();
+    // The defaults of payops drain: the recorded backlog over several connections in batches.
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);
-        console::Worker::postTo(guard, [done, total](BacklogPage *page) {
+        const double perSecond = sofar.perSecond;
+        console::Worker::postTo(guard, [done, total, perSecond](BacklogPage *page) {
             if (!page->isDraining())
                 return;
             page->m_progress->setValue(int(qMin<qint64>(done, page->m_progress->maximum())));
-            page->m_status->setText(tr("Processing … %1 of %2").arg(done).arg(total));
+            page->m_status->setText(tr("Processing … %1 of %2 (%3 a second)")
+                                        .arg(done)
+                                        .arg(total)
+                                        .arg(QLocale().toString(perSecond, 'f', 1)));
         });
     };
-    m_drainWorker->submit<console::DrainRun>(
+    m_drainWorker->submitStandalone<console::DrainRun>(
         QStringLiteral("drain"), console::drainJob(options, m_cancel), this,
         [this, source](const console::DrainRun &run) {
             showSummary(run.after);
