@@ -137,8 +137,9 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(splitter, 1);
     auto *note = new QLabel(
         tr("A drain processes each callback exactly once, oldest first, through the same payment "
-           "logic as the endpoint, one transaction each; several consoles or <tt>payops drain</tt> "
-           "may run at once. Double-click a row for the order's evidence."),
+           "logic as the endpoint: the recorded ones in batches over several connections, the "
+           "unmatched ones one transaction each; several consoles or <tt>payops drain</tt> may "
+           "run at once. Double-click a row for the order's evidence."),
         this);
     note->setWordWrap(true);
     palette::setTextRole(note, palette::Role::Muted);
