@@ -98,17 +98,17 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("batcheddrain"));
         // Legacy: no side-effect keys, so only the drain's claim and the CAS keep the side
         // effects single, and a duplicate would show.
-        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 2400, kFirstOrder);
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 1600, kFirstOrder);
         db::Connection root(scratch.dsn(), QStringLiteral("check"));
         const QSqlDatabase db = root.database();
-        // 600 users with four orders each, far apart: batches share some users and wait for
+        // 600 users with two or three orders each, far apart: batches share some users and wait for
         // each other there, not everywhere.
         db::exec(db, QStringLiteral("INSERT INTO users (id, nickname) SELECT seq, CONCAT('u', seq) "
                                     "FROM seq_51_to_600"));
         db::exec(
             db,
             QStringLiteral("UPDATE orders SET user_id = 1 + MOD(id - %1, 600)").arg(kFirstOrder));
-        const Backlog backlog = recordBacklog(db, 2400, 400, 200, 200, 100);
+        const Backlog backlog = recordBacklog(db, 1600, 250, 150, 150, 60);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
 
         const QStringList arguments{QStringLiteral("--connections"), QStringLiteral("3"),
@@ -217,6 +217,30 @@ private Q_SLOTS:
                                           "LIKE 'S-%' AND status = 'REJECTED' AND reason = "
                                           "'order_already_paid'")),
                  qint64(200));
+    }
+
+    // --limit holds across connections: batches claim only what is left of it.
+    void limitHoldsAcrossConnections()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("batchlimit"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 300, kFirstOrder);
+        db::Connection root(scratch.dsn(), QStringLiteral("check"));
+        const QSqlDatabase db = root.database();
+        recordBacklog(db, 300, 0, 0, 0, 0);
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        std::unique_ptr<QProcess> drain(startDrain(
+            operatorAccount, scratch,
+            {QStringLiteral("--limit"), QStringLiteral("130"), QStringLiteral("--connections"),
+             QStringLiteral("4"), QStringLiteral("--batch"), QStringLiteral("50")}));
+        QVERIFY(drain->waitForFinished(60000));
+        const QString out = QString::fromUtf8(drain->readAllStandardOutput());
+        QVERIFY2(drain->exitCode() == 0,
+                 qPrintable(out + QString::fromUtf8(drain->readAllStandardError())));
+        QVERIFY2(out.contains(QStringLiteral("processed 130, rejected 0, ignored 0, unmatched 0; "
+                                             "170 left in the backlog")),
+                 qPrintable(out));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")),
+                 qint64(130));
     }
 
     // Wrong --connections and --batch are refused before anything is drained.
