@@ -254,7 +254,10 @@ private Q_SLOTS:
             {{QStringLiteral("--batch"), QStringLiteral("1001")},
              QStringLiteral("--batch must be 1-1000")},
             {{QStringLiteral("--unmatched"), QStringLiteral("--batch"), QStringLiteral("10")},
-             QStringLiteral("takes neither --connections nor --batch")}};
+             QStringLiteral("takes neither --connections nor --batch")},
+            {{QStringLiteral("--upstream"), QStringLiteral("http://127.0.0.1:1/"),
+              QStringLiteral("--connections"), QStringLiteral("2")},
+             QStringLiteral("its connections are --concurrency")}};
         for (const auto &[arguments, message] : wrong) {
             const test::CliRun run =
                 test::runCli(QStringList{QStringLiteral("drain"), QStringLiteral("--db"),

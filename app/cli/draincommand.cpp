@@ -222,6 +222,9 @@ private:
             parser.isSet(QStringLiteral("limit")))
             return fail(UsageOrConnection,
                         tr("--upstream takes neither --unmatched, --force nor --limit"));
+        if (parser.isSet(QStringLiteral("connections")) || parser.isSet(QStringLiteral("batch")))
+            return fail(UsageOrConnection, tr("--upstream takes neither --connections nor --batch: "
+                                              "its connections are --concurrency"));
         options.worker = workerName();
         QTextStream err(stderr);
         options.progress = [&err](const UpstreamDrainResult &progress) {

@@ -6242,12 +6242,12 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+24"/>
-        <location line="+109"/>
+        <location line="+112"/>
         <source>stopped: the switch turned RECORD_ONLY while draining</source>
         <translation>已停止：回放期间降级开关切换为 RECORD_ONLY</translation>
     </message>
     <message>
-        <location line="-192"/>
+        <location line="-195"/>
         <source>Forward a gateway&apos;s recorded and not yet answered callbacks to this URL, the team&apos;s own handler.</source>
         <translation>把网关已记录、尚未得到最终应答的回调转发到此 URL，即团队自己的处理程序。</translation>
     </message>
@@ -6322,7 +6322,12 @@ Usage: payops %2 %3</source>
         <translation>--upstream 不能与 --unmatched、--force 或 --limit 一起使用</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+2"/>
+        <source>--upstream takes neither --connections nor --batch: its connections are --concurrency</source>
+        <translation>--upstream 不接受 --connections 或 --batch：它的连接数由 --concurrency 指定</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1/%2: forwarded %3, failed %4, skipped %5 (%6/s)</source>
         <translation>%1/%2：已转发 %3，失败 %4，跳过 %5（%6 条/秒）</translation>
     </message>
@@ -6337,7 +6342,7 @@ Usage: payops %2 %3</source>
         <translation>%1 条回调未从上游得到最终应答；留待下次回放</translation>
     </message>
     <message>
-        <location line="-228"/>
+        <location line="-231"/>
         <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once; with --upstream forward a gateway&apos;s recorded callbacks to the team&apos;s handler, each exactly once.</source>
         <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调；加 --upstream 时把网关记录的回调转发给团队的处理程序。每条只处理一次。</translation>
     </message>
