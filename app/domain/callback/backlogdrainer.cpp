@@ -14,7 +14,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QList>
-#include <QStringList>
 
 #include <algorithm>
 #include <chrono>
@@ -81,15 +80,6 @@ void writeDrainTrace(const QSqlDatabase &db, CallbackTrace &trace, const Settled
     writeTrace(db, trace);
 }
 
-// Numbers for an IN list: ids the database gave, never text from outside.
-QString idList(const QList<qint64> &ids)
-{
-    QStringList numbers;
-    for (const qint64 id : ids)
-        numbers << QString::number(id);
-    return numbers.join(QLatin1Char(','));
-}
-
 // Locks the orders the batch may pay, then their users, each in ascending id, before its first
 // payment. That is the order the endpoint takes them in (its CAS locks the order, its points
 // then the user), and every batch takes all of its own at once, so batches wait for each other
@@ -107,7 +97,7 @@ void lockOrdersAndUsers(const QSqlDatabase &db, const QList<StoredCallback> &cla
         return;
     QSqlQuery orders = db::exec(
         db, QStringLiteral("SELECT user_id FROM orders WHERE id IN (%1) ORDER BY id FOR UPDATE")
-                .arg(idList(orderIds)));
+                .arg(db::idList(orderIds)));
     QList<qint64> userIds;
     while (orders.next())
         userIds << orders.value(0).toLongLong();
@@ -115,7 +105,7 @@ void lockOrdersAndUsers(const QSqlDatabase &db, const QList<StoredCallback> &cla
     userIds.erase(std::unique(userIds.begin(), userIds.end()), userIds.end());
     if (!userIds.isEmpty())
         db::exec(db, QStringLiteral("SELECT id FROM users WHERE id IN (%1) ORDER BY id FOR UPDATE")
-                         .arg(idList(userIds)));
+                         .arg(db::idList(userIds)));
 }
 
 // One claimed batch after its commit: what each callback came to, and when.
@@ -164,7 +154,7 @@ Batch drainBatch(const QSqlDatabase &db, const QString &fromState, const DrainOp
         db::exec(db, QStringLiteral("SELECT %1 FROM pay_callback_log FORCE INDEX (PRIMARY) "
                                     "WHERE id IN (%2) AND status = 'RECORDED' ORDER BY id "
                                     "LIMIT %3 FOR UPDATE SKIP LOCKED")
-                         .arg(storedCallbackColumns(), idList(candidates))
+                         .arg(storedCallbackColumns(), db::idList(candidates))
                          .arg(size));
     // Read whole before the payments, which run on the same connection.
     QList<StoredCallback> claimed;
