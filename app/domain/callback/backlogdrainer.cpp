@@ -173,18 +173,26 @@ Batch drainBatch(const QSqlDatabase &db, const QString &fromState, const DrainOp
     return batch;
 }
 
-// The traces of a committed batch, in one transaction of their own.
+// The traces of a committed batch, in one statement: what writeDrainTrace writes for each,
+// without a round trip (three, as a prepared statement) per callback.
 void writeBatchTraces(const QSqlDatabase &db, const Batch &batch, const QString &worker)
 {
-    db::Transaction transaction(db);
+    const QString began = formatMicros(batch.began);
+    const QString committed = formatMicros(batch.committed);
+    const QString responded = formatMicros(nowMicros());
+    QList<QVariantList> rows;
     for (const Settled &settled : batch.settled) {
-        CallbackTrace trace;
-        trace.received = batch.began;
-        trace.txBegin = batch.began;
-        trace.committed = batch.committed;
-        writeDrainTrace(db, trace, settled, worker);
+        if (settled.request)
+            rows.append({settled.request->payNo, settled.request->orderId, worker,
+                         QStringLiteral("drain"), began, began, committed, responded,
+                         QString::fromLatin1(outcomeLabel(settled.verdict.answer.outcome)), 200});
     }
-    transaction.commit();
+    if (rows.isEmpty())
+        return;
+    db::exec(db, QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
+                                "received_at, tx_begin_at, committed_at, responded_at, outcome, "
+                                "http_status) VALUES ") +
+                     db::valueRows(db, rows));
 }
 
 // One unmatched callback whose order was there when it was picked: the pipeline of the
