@@ -65,6 +65,17 @@ Backlog recordBacklog(const QSqlDatabase &db, int orders, int adjacentPairs, int
     return backlog;
 }
 
+// `payops drain` as `account`, waited for.
+test::CliRun drainAs(const test::ScratchAccount &account, const test::ScratchDatabase &scratch,
+                     const QStringList &arguments)
+{
+    return test::runCli(QStringList{QStringLiteral("drain"), QStringLiteral("--db"),
+                                    account.dsnFor(scratch.name()).toString()} +
+                            arguments,
+                        {{QStringLiteral("PAYOPS_DB_PASSWORD"), account.password()}});
+}
+
+// The same, started, for drains at once.
 QProcess *startDrain(const test::ScratchAccount &account, const test::ScratchDatabase &scratch,
                      const QStringList &arguments)
 {
@@ -204,12 +215,10 @@ private Q_SLOTS:
         recordBacklog(db, 200, 200, 0, 0, 0);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         // One batch holds the whole backlog.
-        std::unique_ptr<QProcess> drain(
-            startDrain(operatorAccount, scratch,
-                       {QStringLiteral("--connections"), QStringLiteral("1"),
-                        QStringLiteral("--batch"), QStringLiteral("1000")}));
-        QVERIFY(drain->waitForFinished(60000));
-        QVERIFY2(drain->exitCode() == 0, drain->readAllStandardError().constData());
+        const test::CliRun drain = drainAs(operatorAccount, scratch,
+                                           {QStringLiteral("--connections"), QStringLiteral("1"),
+                                            QStringLiteral("--batch"), QStringLiteral("1000")});
+        QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no "
                                           "LIKE 'P-%' AND status = 'PROCESSED'")),
                  qint64(200));
@@ -228,17 +237,14 @@ private Q_SLOTS:
         const QSqlDatabase db = root.database();
         recordBacklog(db, 300, 0, 0, 0, 0);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        std::unique_ptr<QProcess> drain(startDrain(
-            operatorAccount, scratch,
-            {QStringLiteral("--limit"), QStringLiteral("130"), QStringLiteral("--connections"),
-             QStringLiteral("4"), QStringLiteral("--batch"), QStringLiteral("50")}));
-        QVERIFY(drain->waitForFinished(60000));
-        const QString out = QString::fromUtf8(drain->readAllStandardOutput());
-        QVERIFY2(drain->exitCode() == 0,
-                 qPrintable(out + QString::fromUtf8(drain->readAllStandardError())));
-        QVERIFY2(out.contains(QStringLiteral("processed 130, rejected 0, ignored 0, unmatched 0; "
-                                             "170 left in the backlog")),
-                 qPrintable(out));
+        const test::CliRun drain = drainAs(operatorAccount, scratch,
+                                           {QStringLiteral("--limit"), QStringLiteral("130"),
+                                            QStringLiteral("--connections"), QStringLiteral("4"),
+                                            QStringLiteral("--batch"), QStringLiteral("50")});
+        QVERIFY2(drain.exitCode == 0, qPrintable(drain.out + drain.err));
+        QVERIFY2(drain.out.contains(QStringLiteral("processed 130, rejected 0, ignored 0, "
+                                                   "unmatched 0; 170 left in the backlog")),
+                 qPrintable(drain.out));
         QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")),
                  qint64(130));
     }
