@@ -65,6 +65,15 @@ Backlog recordBacklog(const QSqlDatabase &db, int orders, int adjacentPairs, int
     return backlog;
 }
 
+// A database at level current with `orders` PENDING orders, each with its recorded payment,
+// the first `adjacentPairs` of them with a second payment right after it.
+void prepareBacklog(const Dsn &dsn, int orders, int adjacentPairs)
+{
+    test::prepareCallbackDatabase(dsn, QStringLiteral("current"), orders, kFirstOrder);
+    db::Connection connection(dsn, QStringLiteral("backlog"));
+    recordBacklog(connection.database(), orders, adjacentPairs, 0, 0, 0);
+}
+
 // `payops drain` as `account`, waited for.
 test::CliRun drainAs(const test::ScratchAccount &account, const test::ScratchDatabase &scratch,
                      const QStringList &arguments)
@@ -209,10 +218,9 @@ private Q_SLOTS:
     void secondPaymentInOneBatchIsRejected()
     {
         test::ScratchDatabase scratch(QStringLiteral("batchpairs"));
-        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 200, kFirstOrder);
+        prepareBacklog(scratch.dsn(), 200, 200);
         db::Connection root(scratch.dsn(), QStringLiteral("check"));
         const QSqlDatabase db = root.database();
-        recordBacklog(db, 200, 200, 0, 0, 0);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         // One batch holds the whole backlog.
         const test::CliRun drain = drainAs(operatorAccount, scratch,
@@ -234,10 +242,9 @@ private Q_SLOTS:
     void deadlockRetriesTheBatch()
     {
         test::ScratchDatabase scratch(QStringLiteral("batchdeadlock"));
-        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 10, kFirstOrder);
+        prepareBacklog(scratch.dsn(), 10, 0);
         db::Connection root(scratch.dsn(), QStringLiteral("check"));
         const QSqlDatabase db = root.database();
-        recordBacklog(db, 10, 0, 0, 0, 0);
         db::execDirect(db, QStringLiteral("CREATE TABLE ballast (id INT PRIMARY KEY)"));
         const auto deadlocks = [&db] {
             return count(db, QStringLiteral("SELECT VARIABLE_VALUE FROM "
@@ -280,10 +287,9 @@ private Q_SLOTS:
     void limitHoldsAcrossConnections()
     {
         test::ScratchDatabase scratch(QStringLiteral("batchlimit"));
-        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 300, kFirstOrder);
+        prepareBacklog(scratch.dsn(), 300, 0);
         db::Connection root(scratch.dsn(), QStringLiteral("check"));
         const QSqlDatabase db = root.database();
-        recordBacklog(db, 300, 0, 0, 0, 0);
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         const test::CliRun drain = drainAs(operatorAccount, scratch,
                                            {QStringLiteral("--limit"), QStringLiteral("130"),
