@@ -62,14 +62,14 @@ struct DrainOptions
 // Recorded: every RECORDED callback, over `connections` connections at once, each claiming
 // `batch` rows at a time (by primary key, among the oldest RECORDED ids read without a lock,
 // FOR UPDATE SKIP LOCKED) and applying them one after the other in that one transaction:
-// one commit per batch instead of one per callback. The batch locks its orders, then their
-// users, in id order before its first payment, so batches wait for each other but do not
-// deadlock. Two payments of one order in a batch
+// one commit per batch instead of one per callback. Two payments of one order in a batch
 // therefore come out as one at a time would: the first applied, the second rejected as
 // order_already_paid. In different batches (or drains) the one whose transaction reaches the
-// order first is applied and the other rejected; either way exactly one is. A deadlock rolls
-// back that batch only, which is claimed again at half its size. A callback whose order does
-// not exist becomes UNMATCHED.
+// order first is applied and the other rejected; either way exactly one is. A batch locks its
+// orders, then their users, in id order before its first payment, so batches wait for each
+// other rather than deadlock; a deadlock all the same (with other traffic) rolls back that
+// batch only, which is claimed again at half its size. A callback whose order does not exist
+// becomes UNMATCHED.
 //
 // Unmatched: each UNMATCHED callback whose order exists now, as the endpoint would have, one
 // transaction each on one connection: the lock on pay_no taken before BEGIN (one another
