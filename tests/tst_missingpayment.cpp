@@ -105,14 +105,14 @@ private Q_SLOTS:
         // The drain applies the recorded callback through the payment pipeline, once.
         DrainOptions options;
         options.worker = QStringLiteral("test-drain");
-        const DrainResult drained = drainBacklog(operatorDb.database(), options);
+        const DrainResult drained = drainBacklog(operatorDb.dsn(), options);
         QCOMPARE(drained.processed, 1);
         QCOMPARE(
             count(scratch,
                   QStringLiteral("SELECT COUNT(*) FROM orders WHERE id = 1001 AND status = 'PAID' "
                                  "AND pay_no = 'WX-LOST'")),
             1);
-        QCOMPARE(drainBacklog(operatorDb.database(), options).processed, 0);
+        QCOMPARE(drainBacklog(operatorDb.dsn(), options).processed, 0);
 
         // Drafted and confirmed, each audited by the database under the account that did it.
         QCOMPARE(

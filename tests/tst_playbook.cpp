@@ -363,7 +363,7 @@ private Q_SLOTS:
         // 8. Resume and drain.
         flipSwitch(db, CallbackMode::Normal, QStringLiteral("INC-13 fixed"));
         QCOMPARE(check(db).state(PlaybookStep::Drain), StepState::ToDo);
-        const DrainResult drained = drainBacklog(db, DrainOptions{});
+        const DrainResult drained = drainBacklog(scratch.dsn(), DrainOptions{});
         QCOMPARE(drained.processed, 1);
 
         // 9. Green, as payops inspect says.

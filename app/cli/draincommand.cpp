@@ -9,8 +9,11 @@
 #include "domain/callback/upstreamdrain.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QSysInfo>
 #include <QTextStream>
+
+#include <memory>
 
 namespace payops::cli {
 namespace {
@@ -26,7 +29,8 @@ public:
                      "those that "
                      "arrived before their order, each exactly once; with --upstream forward a "
                      "gateway's recorded callbacks to the team's handler, each exactly once."),
-                  QStringLiteral("--db DSN [--unmatched] [--limit N] [--force] | --db DSN "
+                  QStringLiteral("--db DSN [--limit N] [--force] [--connections N] [--batch N] | "
+                                 "--db DSN --unmatched [--limit N] [--force] | --db DSN "
                                  "--upstream URL [--rate N] [--concurrency N] [--upstream-ca "
                                  "FILE] [--upstream-timeout S]"))
     {
@@ -41,6 +45,15 @@ protected:
                           QStringLiteral("0")});
         parser.addOption(
             {QStringLiteral("force"), tr("Drain even while the switch is RECORD_ONLY.")});
+        parser.addOption({QStringLiteral("connections"),
+                          tr("Apply the recorded callbacks over N connections at once (default: "
+                             "%1).")
+                              .arg(DrainOptions::kDefaultConnections),
+                          QStringLiteral("n"), QString::number(DrainOptions::kDefaultConnections)});
+        parser.addOption({QStringLiteral("batch"),
+                          tr("Claim and apply N recorded callbacks per transaction (default: %1).")
+                              .arg(DrainOptions::kDefaultBatch),
+                          QStringLiteral("n"), QString::number(DrainOptions::kDefaultBatch)});
         parser.addOption(
             {QStringLiteral("unmatched"),
              tr("Apply the UNMATCHED callbacks whose order exists now; the others stay "
@@ -76,7 +89,24 @@ protected:
         options.force = parser.isSet(QStringLiteral("force"));
         if (parser.isSet(QStringLiteral("unmatched")))
             options.source = DrainSource::Unmatched;
+        const QString wrong = readConnectionsAndBatch(parser, &options);
+        if (!wrong.isEmpty())
+            return fail(UsageOrConnection, wrong);
         options.worker = workerName();
+        QTextStream err(stderr);
+        if (options.source == DrainSource::Recorded)
+            options.progress = everySecond([&err](const DrainResult &progress) {
+                err << tr("%1 done, %2 left: processed %3, rejected %4, ignored %5, unmatched %6 "
+                          "(%7/s)")
+                           .arg(progress.handled())
+                           .arg(progress.left())
+                           .arg(progress.processed)
+                           .arg(progress.rejected)
+                           .arg(progress.ignored)
+                           .arg(progress.unmatched)
+                           .arg(progress.perSecond, 0, 'f', 1)
+                    << Qt::endl;
+            });
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
@@ -84,7 +114,7 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("drain"));
             if (!options.force && refuseWhileRecordOnly(connection.database()))
                 return Refused;
-            const DrainResult result = drainBacklog(connection.database(), options);
+            const DrainResult result = drainBacklog(*dsn, options);
             if (options.source == DrainSource::Unmatched) {
                 // Counted again after the drain: another drainer may have applied some meanwhile.
                 const UnmatchedCount left = countUnmatched(connection.database());
@@ -102,12 +132,14 @@ protected:
                             "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"))
                         .toLongLong();
                 say(tr("processed %1, rejected %2, ignored %3, unmatched %4; %5 left in the "
-                       "backlog")
+                       "backlog (%6 callbacks a second over %7 connection(s))")
                         .arg(result.processed)
                         .arg(result.rejected)
                         .arg(result.ignored)
                         .arg(result.unmatched)
-                        .arg(left));
+                        .arg(left)
+                        .arg(result.perSecond, 0, 'f', 1)
+                        .arg(options.connections));
             }
             if (result.stoppedBySwitch)
                 return fail(Refused, tr("stopped: the switch turned RECORD_ONLY while draining"));
@@ -118,6 +150,40 @@ protected:
     }
 
 private:
+    // --connections and --batch into `options`; what is wrong with them, or empty.
+    static QString readConnectionsAndBatch(const QCommandLineParser &parser, DrainOptions *options)
+    {
+        const bool given =
+            parser.isSet(QStringLiteral("connections")) || parser.isSet(QStringLiteral("batch"));
+        if (given && options->source == DrainSource::Unmatched)
+            return tr("--unmatched drains one callback at a time: it takes neither --connections "
+                      "nor --batch");
+        bool connectionsOk = false;
+        bool batchOk = false;
+        options->connections = parser.value(QStringLiteral("connections")).toInt(&connectionsOk);
+        options->batch = parser.value(QStringLiteral("batch")).toInt(&batchOk);
+        if (!connectionsOk || options->connections < 1 ||
+            options->connections > DrainOptions::kMaxConnections)
+            return tr("--connections must be 1-%1").arg(DrainOptions::kMaxConnections);
+        if (!batchOk || options->batch < 1 || options->batch > DrainOptions::kMaxBatch)
+            return tr("--batch must be 1-%1").arg(DrainOptions::kMaxBatch);
+        return QString();
+    }
+
+    // `say` for the first progress and then at most once a second: a drain of thousands a
+    // second would otherwise flood the terminal. Called one call at a time (DrainOptions).
+    static std::function<void(const DrainResult &)>
+    everySecond(std::function<void(const DrainResult &)> say)
+    {
+        auto last = std::make_shared<QElapsedTimer>();
+        return [last, say = std::move(say)](const DrainResult &progress) {
+            if (last->isValid() && last->elapsed() < 1000)
+                return;
+            last->start();
+            say(progress);
+        };
+    }
+
     static QString workerName()
     {
         return QStringLiteral("drain:%1:%2")
@@ -156,6 +222,9 @@ private:
             parser.isSet(QStringLiteral("limit")))
             return fail(UsageOrConnection,
                         tr("--upstream takes neither --unmatched, --force nor --limit"));
+        if (parser.isSet(QStringLiteral("connections")) || parser.isSet(QStringLiteral("batch")))
+            return fail(UsageOrConnection, tr("--upstream takes neither --connections nor --batch: "
+                                              "its connections are --concurrency"));
         options.worker = workerName();
         QTextStream err(stderr);
         options.progress = [&err](const UpstreamDrainResult &progress) {

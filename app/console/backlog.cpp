@@ -164,14 +164,16 @@ Job<BacklogSummary> backlogSummaryJob(std::shared_ptr<BacklogTally> tally)
     };
 }
 
-Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel)
+StandaloneJob<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel)
 {
     options.cancel = cancel.get();
-    return [options = std::move(options), cancel = std::move(cancel)](const QSqlDatabase &db) {
+    return [options = std::move(options),
+            cancel = std::move(cancel)](const db::StandaloneContext &context) {
         DrainRun run;
-        run.result = drainBacklog(db, options);
+        run.result = drainBacklog(context.dsn, options);
+        db::Connection connection(context.dsn, QStringLiteral("drain-after"));
         BacklogTally counted;
-        run.after = loadBacklogSummary(db, counted);
+        run.after = loadBacklogSummary(connection.database(), counted);
         return run;
     };
 }

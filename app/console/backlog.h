@@ -116,10 +116,11 @@ struct DrainRun
     BacklogSummary after; // the backlog when the drain ended
 };
 
-// The drain of `options` as a worker's job, stopped between batches once `cancel` is set
-// (options.cancel is pointed at it). The backlog after it is counted afresh: the job runs
-// on a worker of its own, apart from the summary's tally.
-Job<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel);
+// The drain of `options` as a worker's standalone job: it opens its connections with the
+// worker's DSN (options.connections of them for the recorded backlog) and stops between
+// batches once `cancel` is set (options.cancel is pointed at it). The backlog after it is
+// counted afresh: the job runs on a worker of its own, apart from the summary's tally.
+StandaloneJob<DrainRun> drainJob(DrainOptions options, std::shared_ptr<std::atomic<bool>> cancel);
 
 // A gateway's backlog forwarded to the upstream, and the backlog it left.
 struct UpstreamDrainRun

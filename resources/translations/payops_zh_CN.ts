@@ -421,12 +421,12 @@
     <name>payops::BacklogPage</name>
     <message>
         <location filename="../../ui/pages/backlogpage.cpp" line="+66"/>
-        <location line="+223"/>
+        <location line="+224"/>
         <source>Reading the backlog …</source>
         <translation>正在读取积压回调…</translation>
     </message>
     <message>
-        <location line="-206"/>
+        <location line="-207"/>
         <source>Process backlog…</source>
         <translation>处理积压回调…</translation>
     </message>
@@ -467,17 +467,17 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+414"/>
+        <location line="+420"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-406"/>
-        <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint, one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
-        <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑，每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
+        <location line="-412"/>
+        <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint: the recorded ones in batches over several connections, the unmatched ones one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
+        <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑：积压回调分批、通过多个连接处理，未匹配回调每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Stopping after the current callback …</source>
         <translation>将在当前回调处理完后停止…</translation>
     </message>
@@ -620,12 +620,12 @@
         <translation>正在处理…</translation>
     </message>
     <message>
-        <location line="+12"/>
-        <source>Processing … %1 of %2</source>
-        <translation>正在处理… %1 / %2</translation>
+        <location line="+14"/>
+        <source>Processing … %1 of %2 (%3 a second)</source>
+        <translation>正在处理… %1 / %2（每秒 %3 条）</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+49"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
@@ -6231,7 +6231,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::DrainCommand</name>
     <message>
-        <location filename="../../app/cli/draincommand.cpp" line="+40"/>
+        <location filename="../../app/cli/draincommand.cpp" line="+44"/>
         <source>Process at most N callbacks (default: all).</source>
         <translation>最多处理 N 条回调（默认全部）。</translation>
     </message>
@@ -6241,7 +6241,7 @@ Usage: payops %2 %3</source>
         <translation>即使降级开关为 RECORD_ONLY 也回放。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+12"/>
         <source>Apply the UNMATCHED callbacks whose order exists now; the others stay UNMATCHED and are counted.</source>
         <translation>处理订单现已存在的 UNMATCHED 回调；其余仍为 UNMATCHED，只计数。</translation>
     </message>
@@ -6251,33 +6251,38 @@ Usage: payops %2 %3</source>
         <translation>--limit 必须是不小于 0 的数</translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+110"/>
         <source>the switch is RECORD_ONLY: draining now would process callbacks while the endpoint is degraded. Turn it off first (payops degrade off), or pass --force</source>
         <translation>降级开关为 RECORD_ONLY：此时回放会在回调接口降级期间处理回调。请先关闭降级（payops degrade off），或加 --force</translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-77"/>
         <source>processed %1, rejected %2; %3 unmatched callback(s) left, %4 of them still without their order</source>
         <translation>已处理 %1 条，驳回 %2 条；剩余 %3 条未匹配回调，其中 %4 条的订单仍不存在</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>processed %1, rejected %2, ignored %3, unmatched %4; %5 left in the backlog</source>
-        <translation>已处理 %1 条，驳回 %2 条，忽略 %3 条，未匹配 %4 条；积压回调剩余 %5 条</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <location line="+75"/>
+        <location line="+24"/>
+        <location line="+112"/>
         <source>stopped: the switch turned RECORD_ONLY while draining</source>
         <translation>已停止：回放期间降级开关切换为 RECORD_ONLY</translation>
     </message>
     <message>
-        <location line="-139"/>
+        <location line="-195"/>
         <source>Forward a gateway&apos;s recorded and not yet answered callbacks to this URL, the team&apos;s own handler.</source>
         <translation>把网关已记录、尚未得到最终应答的回调转发到此 URL，即团队自己的处理程序。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-13"/>
+        <source>Apply the recorded callbacks over N connections at once (default: %1).</source>
+        <translation>同时通过 N 个连接处理积压回调（默认 %1）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Claim and apply N recorded callbacks per transaction (default: %1).</source>
+        <translation>每个事务认领并处理 N 条积压回调（默认 %1）。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>--upstream: forward at most N callbacks a second (default: no limit).</source>
         <translation>--upstream：每秒最多转发 N 条回调（默认不限）。</translation>
     </message>
@@ -6297,7 +6302,32 @@ Usage: payops %2 %3</source>
         <translation>--upstream：每次等待应答的秒数。</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+23"/>
+        <source>%1 done, %2 left: processed %3, rejected %4, ignored %5, unmatched %6 (%7/s)</source>
+        <translation>已完成 %1 条，剩余 %2 条：已处理 %3 条，驳回 %4 条，忽略 %5 条，未匹配 %6 条（每秒 %7 条）</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>processed %1, rejected %2, ignored %3, unmatched %4; %5 left in the backlog (%6 callbacks a second over %7 connection(s))</source>
+        <translation>已处理 %1 条，驳回 %2 条，忽略 %3 条，未匹配 %4 条；积压回调剩余 %5 条（每秒 %6 条，%7 个连接）</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>--unmatched drains one callback at a time: it takes neither --connections nor --batch</source>
+        <translation>--unmatched 每次只回放一条回调：不接受 --connections 或 --batch</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>--connections must be 1-%1</source>
+        <translation>--connections 必须在 1-%1 之间</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>--batch must be 1-%1</source>
+        <translation>--batch 必须在 1-%1 之间</translation>
+    </message>
+    <message>
+        <location line="+49"/>
         <source>--rate must be a number of at least 0</source>
         <translation>--rate 必须是不小于 0 的数字</translation>
     </message>
@@ -6312,7 +6342,12 @@ Usage: payops %2 %3</source>
         <translation>--upstream 不能与 --unmatched、--force 或 --limit 一起使用</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+2"/>
+        <source>--upstream takes neither --connections nor --batch: its connections are --concurrency</source>
+        <translation>--upstream 不接受 --connections 或 --batch：它的连接数由 --concurrency 指定</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1/%2: forwarded %3, failed %4, skipped %5 (%6/s)</source>
         <translation>%1/%2：已转发 %3，失败 %4，跳过 %5（%6 条/秒）</translation>
     </message>
@@ -6327,7 +6362,7 @@ Usage: payops %2 %3</source>
         <translation>%1 条回调未从上游得到最终应答；留待下次回放</translation>
     </message>
     <message>
-        <location line="-165"/>
+        <location line="-231"/>
         <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once; with --upstream forward a gateway&apos;s recorded callbacks to the team&apos;s handler, each exactly once.</source>
         <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调；加 --upstream 时把网关记录的回调转发给团队的处理程序。每条只处理一次。</translation>
     </message>

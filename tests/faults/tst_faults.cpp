@@ -133,10 +133,10 @@ void flip(const Dsn &dsn, CallbackMode mode, const test::Platform &platform)
 
 DrainResult drain(const Dsn &dsn, const QString &worker)
 {
-    return withDatabase(dsn, worker, [&](const QSqlDatabase &db) {
+    return withDatabase(dsn, worker, [&](const QSqlDatabase &) {
         DrainOptions options;
         options.worker = worker;
-        return drainBacklog(db, options);
+        return drainBacklog(dsn, options);
     });
 }
 

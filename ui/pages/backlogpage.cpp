@@ -137,8 +137,9 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     layout->addWidget(splitter, 1);
     auto *note = new QLabel(
         tr("A drain processes each callback exactly once, oldest first, through the same payment "
-           "logic as the endpoint, one transaction each; several consoles or <tt>payops drain</tt> "
-           "may run at once. Double-click a row for the order's evidence."),
+           "logic as the endpoint: the recorded ones in batches over several connections, the "
+           "unmatched ones one transaction each; several consoles or <tt>payops drain</tt> may "
+           "run at once. Double-click a row for the order's evidence."),
         this);
     note->setWordWrap(true);
     palette::setTextRole(note, palette::Role::Muted);
@@ -372,16 +373,21 @@ void BacklogPage::startDrain(DrainSource source)
     DrainOptions options;
     options.source = source;
     options.worker = drainWorkerName();
+    // The defaults of payops drain: the recorded backlog over several connections in batches.
     options.progress = [guard, total](const DrainResult &sofar) {
         const int done = walked(sofar);
-        console::Worker::postTo(guard, [done, total](BacklogPage *page) {
+        const double perSecond = sofar.perSecond;
+        console::Worker::postTo(guard, [done, total, perSecond](BacklogPage *page) {
             if (!page->isDraining())
                 return;
             page->m_progress->setValue(int(qMin<qint64>(done, page->m_progress->maximum())));
-            page->m_status->setText(tr("Processing … %1 of %2").arg(done).arg(total));
+            page->m_status->setText(tr("Processing … %1 of %2 (%3 a second)")
+                                        .arg(done)
+                                        .arg(total)
+                                        .arg(QLocale().toString(perSecond, 'f', 1)));
         });
     };
-    m_drainWorker->submit<console::DrainRun>(
+    m_drainWorker->submitStandalone<console::DrainRun>(
         QStringLiteral("drain"), console::drainJob(options, m_cancel), this,
         [this, source](const console::DrainRun &run) {
             showSummary(run.after);

@@ -15,11 +15,18 @@
 #include <QJsonObject>
 #include <QList>
 
+#include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <optional>
+#include <thread>
+#include <vector>
 
 namespace payops {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 enum class Step { Processed, Rejected, Ignored, Unmatched, Skipped, Empty, SwitchOn };
 
@@ -73,30 +80,119 @@ void writeDrainTrace(const QSqlDatabase &db, CallbackTrace &trace, const Settled
     writeTrace(db, trace);
 }
 
-// One recorded callback, one transaction.
-Step drainRecorded(const QSqlDatabase &db, const QString &fromState, const DrainOptions &options)
+// Locks the orders the batch may pay, then their users, each in ascending id, before its first
+// payment. That is the order the endpoint takes them in (its CAS locks the order, its points
+// then the user), and every batch takes all of its own at once, so batches wait for each other
+// but never deadlock, however many share users. And since nobody else can change these orders
+// until the commit, what the payments read of them later in the batch (the reason a CAS moved
+// nothing) is current, although the batch's snapshot is older than its last payment.
+void lockOrdersAndUsers(const QSqlDatabase &db, const QList<StoredCallback> &claimed)
 {
-    CallbackTrace trace;
-    trace.received = nowMicros();
-    db::Transaction transaction(db);
-    trace.txBegin = nowMicros();
-    if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force)
-        return Step::SwitchOn;
+    QList<qint64> orderIds;
+    for (const StoredCallback &stored : claimed)
+        orderIds << stored.content.orderId;
+    std::sort(orderIds.begin(), orderIds.end());
+    orderIds.erase(std::unique(orderIds.begin(), orderIds.end()), orderIds.end());
+    if (orderIds.isEmpty())
+        return;
+    QSqlQuery orders = db::exec(
+        db, QStringLiteral("SELECT user_id FROM orders WHERE id IN (%1) ORDER BY id FOR UPDATE")
+                .arg(db::idList(orderIds)));
+    QList<qint64> userIds;
+    while (orders.next())
+        userIds << orders.value(0).toLongLong();
+    std::sort(userIds.begin(), userIds.end());
+    userIds.erase(std::unique(userIds.begin(), userIds.end()), userIds.end());
+    if (!userIds.isEmpty())
+        db::exec(db, QStringLiteral("SELECT id FROM users WHERE id IN (%1) ORDER BY id FOR UPDATE")
+                         .arg(db::idList(userIds)));
+}
+
+// One claimed batch after its commit: what each callback came to, and when.
+struct Batch
+{
+    bool switchOn = false;
+    QList<Settled> settled;
+    qint64 lastId = 0; // the newest callback it claimed
+    qint64 began = 0;
+    qint64 committed = 0;
+};
+
+// The oldest recorded callbacks after `afterId`, `limit` of them, by a plain read that locks
+// nothing: the candidates a batch claims from.
+QList<qint64> recordedAfter(const QSqlDatabase &db, qint64 afterId, int limit)
+{
     // A gateway's rows (gateway = 1) are forwarded to the team's handler, never paid here.
-    QSqlQuery next = db::exec(db, QStringLiteral("SELECT %1 FROM pay_callback_log WHERE "
-                                                 "status = 'RECORDED' AND gateway = 0 "
-                                                 "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED")
-                                      .arg(storedCallbackColumns()));
-    if (!next.next())
-        return Step::Empty;
-    const StoredCallback stored = storedCallback(next);
-    const Settled settled = settle(db, stored, fromState, options.worker);
-    finishCallback(db, stored.id, settled.verdict.status, settled.verdict.reason, options.worker,
-                   settled.verdict.answer);
+    QSqlQuery query = db::exec(db,
+                               QStringLiteral("SELECT id FROM pay_callback_log WHERE status = "
+                                              "'RECORDED' AND gateway = 0 AND id > ? "
+                                              "ORDER BY id LIMIT %1")
+                                   .arg(limit),
+                               {afterId});
+    QList<qint64> ids;
+    while (query.next())
+        ids << query.value(0).toLongLong();
+    return ids;
+}
+
+// Claims up to `size` of the candidates still RECORDED that no one else holds and applies
+// them, oldest first, in one transaction: the same statements per callback as one
+// transaction each, one commit for all of them. The claim goes by primary key only: a
+// locking scan of the status index would lock entries the other batches' status updates
+// must then wait for, a deadlock the moment two batches do it to each other.
+Batch drainBatch(const QSqlDatabase &db, const QString &fromState, const DrainOptions &options,
+                 const QList<qint64> &candidates, int size)
+{
+    Batch batch;
+    batch.began = nowMicros();
+    db::Transaction transaction(db);
+    if (readSwitchForProcessing(db).mode == CallbackMode::RecordOnly && !options.force) {
+        batch.switchOn = true;
+        return batch;
+    }
+    QSqlQuery claim =
+        db::exec(db, QStringLiteral("SELECT %1 FROM pay_callback_log FORCE INDEX (PRIMARY) "
+                                    "WHERE id IN (%2) AND status = 'RECORDED' ORDER BY id "
+                                    "LIMIT %3 FOR UPDATE SKIP LOCKED")
+                         .arg(storedCallbackColumns(), db::idList(candidates))
+                         .arg(size));
+    // Read whole before the payments, which run on the same connection.
+    QList<StoredCallback> claimed;
+    while (claim.next())
+        claimed.append(storedCallback(claim));
+    lockOrdersAndUsers(db, claimed);
+    for (const StoredCallback &stored : std::as_const(claimed)) {
+        batch.settled.append(settle(db, stored, fromState, options.worker));
+        const PaymentVerdict &verdict = batch.settled.last().verdict;
+        finishCallback(db, stored.id, verdict.status, verdict.reason, options.worker,
+                       verdict.answer);
+        batch.lastId = stored.id;
+    }
     transaction.commit();
-    trace.committed = nowMicros();
-    writeDrainTrace(db, trace, settled, options.worker);
-    return settled.step;
+    batch.committed = nowMicros();
+    return batch;
+}
+
+// The traces of a committed batch, in one statement: what writeDrainTrace writes for each,
+// without a round trip (three, as a prepared statement) per callback.
+void writeBatchTraces(const QSqlDatabase &db, const Batch &batch, const QString &worker)
+{
+    const QString began = formatMicros(batch.began);
+    const QString committed = formatMicros(batch.committed);
+    const QString responded = formatMicros(nowMicros());
+    QList<QVariantList> rows;
+    for (const Settled &settled : batch.settled) {
+        if (settled.request)
+            rows.append({settled.request->payNo, settled.request->orderId, worker,
+                         QStringLiteral("drain"), began, began, committed, responded,
+                         QString::fromLatin1(outcomeLabel(settled.verdict.answer.outcome)), 200});
+    }
+    if (rows.isEmpty())
+        return;
+    db::exec(db, QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
+                                "received_at, tx_begin_at, committed_at, responded_at, outcome, "
+                                "http_status) VALUES ") +
+                     db::valueRows(db, rows));
 }
 
 // One unmatched callback whose order was there when it was picked: the pipeline of the
@@ -150,17 +246,10 @@ template <typename Attempt> Step retryingDeadlocks(Attempt attempt)
     }
 }
 
-// Counts a step; false when the drain ends with it.
-bool count(Step step, DrainResult &result, const DrainOptions &options)
+// Adds a callback's step to the counts.
+void tally(Step step, DrainResult &result, DrainSource source)
 {
     switch (step) {
-    case Step::Empty:
-        return false;
-    case Step::SwitchOn:
-        result.stoppedBySwitch = true;
-        return false;
-    case Step::Skipped:
-        return true;
     case Step::Processed:
         ++result.processed;
         break;
@@ -171,9 +260,34 @@ bool count(Step step, DrainResult &result, const DrainOptions &options)
         ++result.ignored;
         break;
     case Step::Unmatched:
-        ++(options.source == DrainSource::Recorded ? result.unmatched : result.waiting);
+        ++(source == DrainSource::Recorded ? result.unmatched : result.waiting);
+        break;
+    case Step::Empty:
+    case Step::SwitchOn:
+    case Step::Skipped:
         break;
     }
+}
+
+double perSecond(int done, Clock::time_point started)
+{
+    const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return seconds > 0 ? done / seconds : 0;
+}
+
+// Counts an unmatched callback's step; false when the drain ends with it.
+bool count(Step step, DrainResult &result, const DrainOptions &options, Clock::time_point started)
+{
+    if (step == Step::Empty)
+        return false;
+    if (step == Step::SwitchOn) {
+        result.stoppedBySwitch = true;
+        return false;
+    }
+    if (step == Step::Skipped)
+        return true;
+    tally(step, result, options.source);
+    result.perSecond = perSecond(result.handled() + result.waiting, started);
     if (options.progress)
         options.progress(result);
     return true;
@@ -189,14 +303,155 @@ bool mayGoOn(const DrainOptions &options, DrainResult &result)
     return options.limit == 0 || result.handled() < options.limit;
 }
 
-void drainRecordedLoop(const QSqlDatabase &db, const DrainOptions &options, DrainResult &result)
+// What the threads of a recorded drain share: the counts, the limit, the first error.
+class RecordedDrain
+{
+public:
+    RecordedDrain(const DrainOptions &options, int backlog)
+        : m_options(options)
+        , m_started(Clock::now())
+    {
+        m_result.backlog = backlog;
+    }
+
+    // How many callbacks, `most` at most, the next batch may claim; 0 when the drain is over.
+    // Under a limit, what a batch may claim is reserved until it is counted.
+    int reserve(int most)
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_error || m_result.stoppedBySwitch)
+            return 0;
+        if (m_options.cancel && m_options.cancel->load()) {
+            m_result.cancelled = true;
+            return 0;
+        }
+        if (m_options.limit == 0)
+            return most;
+        const int size = std::min(most, m_options.limit - m_result.handled() - m_reserved);
+        if (size <= 0)
+            return 0;
+        m_reserved += size;
+        return size;
+    }
+
+    // A committed batch that had reserved `reserved`.
+    void count(const Batch &batch, int reserved)
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_options.limit > 0)
+            m_reserved -= reserved;
+        if (batch.switchOn) {
+            m_result.stoppedBySwitch = true;
+            return;
+        }
+        for (const Settled &settled : batch.settled)
+            tally(settled.step, m_result, DrainSource::Recorded);
+        m_result.perSecond = perSecond(m_result.handled(), m_started);
+        if (m_options.progress && !batch.settled.isEmpty())
+            m_options.progress(m_result);
+    }
+
+    void fail(const db::Error &error)
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_error)
+            m_error = error;
+    }
+
+    DrainResult result() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_result;
+    }
+    const std::optional<db::Error> &error() const { return m_error; }
+
+private:
+    const DrainOptions &m_options;
+    const Clock::time_point m_started;
+    mutable std::mutex m_mutex;
+    int m_reserved = 0; // claimed by batches not yet counted, under a limit
+    DrainResult m_result;
+    std::optional<db::Error> m_error;
+};
+
+// A deadlock rolled the batch back: its rows are as they were, and a batch half the size is
+// claimed, down to one callback a transaction, so that it deadlocks less each time. `size`
+// is left at the size that committed.
+Batch drainBatchRetryingDeadlocks(const QSqlDatabase &db, const QString &fromState,
+                                  const DrainOptions &options, const QList<qint64> &candidates,
+                                  int &size)
+{
+    // From the largest batch down to one callback, then two more tries at one, as before
+    // batches.
+    constexpr int kTries = 13;
+    for (int tries = 1;; ++tries) {
+        try {
+            return drainBatch(db, fromState, options, candidates, size);
+        } catch (const db::Error &error) {
+            if (!error.isDeadlock() || tries == kTries)
+                throw;
+            size = std::max(1, size / 2);
+        }
+    }
+}
+
+// One thread of a recorded drain, on a connection of its own, batch after batch, walking the
+// backlog forward by id until no candidate is left. Candidates that other connections or
+// drains hold are theirs: the walk goes past them. After a deadlock its batches grow back,
+// doubling with each commit, to options.batch.
+void drainRecordedBatches(const Dsn &dsn, const QString &fromState, RecordedDrain &drain,
+                          const DrainOptions &options)
+{
+    // Room in each window for the batches other connections hold at the head of the backlog.
+    constexpr int kWindowBatches = 4;
+    try {
+        db::Connection connection(dsn, QStringLiteral("drain"));
+        const QSqlDatabase db = connection.database();
+        int ceiling = options.batch;
+        qint64 after = 0;
+        for (int reserved = drain.reserve(ceiling); reserved > 0;
+             reserved = drain.reserve(ceiling)) {
+            const QList<qint64> candidates =
+                recordedAfter(db, after, kWindowBatches * options.batch);
+            int size = reserved;
+            const Batch batch =
+                candidates.isEmpty()
+                    ? Batch{}
+                    : drainBatchRetryingDeadlocks(db, fromState, options, candidates, size);
+            drain.count(batch, reserved);
+            if (candidates.isEmpty() || batch.switchOn)
+                return;
+            if (batch.settled.isEmpty()) {
+                after = candidates.last(); // all held by others: look further on
+                continue;
+            }
+            after = batch.lastId;
+            writeBatchTraces(db, batch, options.worker);
+            ceiling = std::min(options.batch, 2 * size);
+        }
+    } catch (const db::Error &error) {
+        drain.fail(error);
+    }
+}
+
+// Throws the first thread's db::Error once all have stopped; `result` holds the counts anyway.
+void drainRecorded(const Dsn &dsn, const QSqlDatabase &db, const DrainOptions &options,
+                   DrainResult &result)
 {
     const QString fromState = paymentFromState(db);
-    while (mayGoOn(options, result)) {
-        if (!count(retryingDeadlocks([&] { return drainRecorded(db, fromState, options); }), result,
-                   options))
-            return;
-    }
+    const int backlog =
+        db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = "
+                                      "'RECORDED' AND gateway = 0"))
+            .toInt();
+    RecordedDrain drain(options, backlog);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < std::max(1, options.connections); ++i)
+        threads.emplace_back([&] { drainRecordedBatches(dsn, fromState, drain, options); });
+    for (std::thread &thread : threads)
+        thread.join();
+    result = drain.result();
+    if (drain.error())
+        throw *drain.error();
 }
 
 struct Candidate
@@ -228,6 +483,7 @@ QList<Candidate> unmatchedAfter(const QSqlDatabase &db, qint64 afterId)
 void drainUnmatchedLoop(const QSqlDatabase &db, const DrainOptions &options, DrainResult &result)
 {
     const QString fromState = paymentFromState(db);
+    const Clock::time_point started = Clock::now();
     qint64 after = 0;
     for (QList<Candidate> batch = unmatchedAfter(db, after); !batch.isEmpty();
          batch = unmatchedAfter(db, after)) {
@@ -239,7 +495,7 @@ void drainUnmatchedLoop(const QSqlDatabase &db, const DrainOptions &options, Dra
                 return drainUnmatched(db, fromState, options, candidate.id, candidate.payNo);
             })
                                                     : Step::Unmatched;
-            if (!count(step, result, options))
+            if (!count(step, result, options, started))
                 return;
         }
     }
@@ -262,6 +518,8 @@ void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const Drain
     } else {
         after.insert(QStringLiteral("ignored"), result.ignored);
         after.insert(QStringLiteral("unmatched"), result.unmatched);
+        after.insert(QStringLiteral("connections"), options.connections);
+        after.insert(QStringLiteral("batch"), options.batch);
     }
     appendAudit(
         db, unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),
@@ -272,19 +530,21 @@ void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const Drain
 
 } // namespace
 
-DrainResult drainBacklog(const QSqlDatabase &db, const DrainOptions &options)
+DrainResult drainBacklog(const Dsn &dsn, const DrainOptions &options)
 {
+    db::Connection connection(dsn, QStringLiteral("drain"));
+    const QSqlDatabase db = connection.database();
     DrainResult result;
     try {
         if (options.source == DrainSource::Unmatched)
             drainUnmatchedLoop(db, options, result);
         else
-            drainRecordedLoop(db, options, result);
+            drainRecorded(dsn, db, options, result);
     } catch (const db::Error &) {
         try {
             auditDrain(db, options, result, QStringLiteral("error"));
         } catch (const db::Error &) {
-            // The connection that failed the drain fails its audit too; the first error counts.
+            // A server that failed the drain may fail its audit too; the first error counts.
         }
         throw;
     }
