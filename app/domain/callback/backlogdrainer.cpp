@@ -173,26 +173,29 @@ Batch drainBatch(const QSqlDatabase &db, const QString &fromState, const DrainOp
     return batch;
 }
 
-// The traces of a committed batch, in one statement: what writeDrainTrace writes for each,
-// without a round trip (three, as a prepared statement) per callback.
+// The traces of a committed batch, in one statement (writeTraces): what writeDrainTrace writes
+// for each, without a round trip per callback.
 void writeBatchTraces(const QSqlDatabase &db, const Batch &batch, const QString &worker)
 {
-    const QString began = formatMicros(batch.began);
-    const QString committed = formatMicros(batch.committed);
-    const QString responded = formatMicros(nowMicros());
-    QList<QVariantList> rows;
+    const qint64 responded = nowMicros();
+    QList<CallbackTrace> traces;
     for (const Settled &settled : batch.settled) {
-        if (settled.request)
-            rows.append({settled.request->payNo, settled.request->orderId, worker,
-                         QStringLiteral("drain"), began, began, committed, responded,
-                         QString::fromLatin1(outcomeLabel(settled.verdict.answer.outcome)), 200});
+        if (!settled.request)
+            continue;
+        CallbackTrace trace;
+        trace.payNo = settled.request->payNo;
+        trace.orderId = settled.request->orderId;
+        trace.instance = worker;
+        trace.handler = QStringLiteral("drain");
+        trace.received = batch.began;
+        trace.txBegin = batch.began;
+        trace.committed = batch.committed;
+        trace.responded = responded;
+        trace.outcome = QString::fromLatin1(outcomeLabel(settled.verdict.answer.outcome));
+        trace.httpStatus = 200;
+        traces << trace;
     }
-    if (rows.isEmpty())
-        return;
-    db::exec(db, QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
-                                "received_at, tx_begin_at, committed_at, responded_at, outcome, "
-                                "http_status) VALUES ") +
-                     db::valueRows(db, rows));
+    writeTraces(db, traces);
 }
 
 // One unmatched callback whose order was there when it was picked: the pipeline of the
