@@ -384,7 +384,7 @@ void BacklogPage::startDrain(DrainSource source)
             page->m_status->setText(tr("Processing … %1 of %2 (%3 a second)")
                                         .arg(done)
                                         .arg(total)
-                                        .arg(QLocale().toString(perSecond, 'f', 1)));
+                                        .arg(QLocale().toString(qRound64(perSecond))));
         });
     };
     m_drainWorker->submitStandalone<console::DrainRun>(
