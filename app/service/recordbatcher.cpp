@@ -72,31 +72,11 @@ void RecordBatcher::run(std::vector<Queue::Entry> &batch)
     }
 }
 
-void RecordBatcher::record(std::vector<Queue::Entry> &batch, const QSqlDatabase &db)
+// The traces of a batch's answered callbacks (those taking the handler's path write their own).
+QList<CallbackTrace> RecordBatcher::tracesOf(std::vector<Queue::Entry> &batch,
+                                             const QList<CallbackRequest> &requests,
+                                             const RecordBatchResult &result) const
 {
-    QList<CallbackRequest> requests;
-    requests.reserve(qsizetype(batch.size()));
-    for (const Queue::Entry &entry : batch)
-        requests << entry.item.request;
-
-    RecordBatchResult result;
-    try {
-        result = recordBatch(db, requests, m_instance, m_switch);
-        if (result.committed > 0) {
-            m_metrics.recordBatch(result.inserted);
-            if (m_afterCommit)
-                m_afterCommit(db, requests);
-        }
-    } catch (const db::Error &error) {
-        if (error.isConnectionFailure())
-            throw;
-        // One transaction: nothing of the batch stays, and each of its callbacks hears so.
-        spdlog::warn("record-only batch of {} not recorded: {}", batch.size(), error.what());
-        result.answers.fill(unavailable("database unavailable; retry later"),
-                            qsizetype(batch.size()));
-    }
-
-    // The batch's traces in one statement, before the answers, as one callback's trace is.
     QList<CallbackTrace> traces;
     for (size_t i = 0; i < batch.size(); ++i) {
         const std::optional<CallbackAnswer> &answer = result.answers.at(qsizetype(i));
@@ -116,11 +96,50 @@ void RecordBatcher::record(std::vector<Queue::Entry> &batch, const QSqlDatabase 
         trace.httpStatus = answer->httpStatus;
         traces << trace;
     }
+    return traces;
+}
+
+void RecordBatcher::record(std::vector<Queue::Entry> &batch, const QSqlDatabase &db)
+{
+    QList<CallbackRequest> requests;
+    requests.reserve(qsizetype(batch.size()));
+    for (const Queue::Entry &entry : batch)
+        requests << entry.item.request;
+
+    RecordBatchResult result;
+    bool traced = false;
     try {
-        writeTraces(db, traces);
+        // The traces go in the batch's own transaction: one commit (one flush of the log, on a
+        // server that syncs each) a batch, not two.
+        result =
+            recordBatch(db, requests, m_instance, m_switch, [&](const RecordBatchResult &recorded) {
+                writeTraces(db, tracesOf(batch, requests, recorded));
+                traced = true;
+            });
+        if (result.committed > 0) {
+            m_metrics.recordBatch(result.inserted);
+            if (m_afterCommit)
+                m_afterCommit(db, requests);
+        }
     } catch (const db::Error &error) {
-        spdlog::warn("traces of a record-only batch of {} not written: {}", traces.size(),
-                     error.what());
+        if (error.isConnectionFailure())
+            throw;
+        // One transaction: nothing of the batch stays, and each of its callbacks hears so.
+        spdlog::warn("record-only batch of {} not recorded: {}", batch.size(), error.what());
+        result.answers.fill(unavailable("database unavailable; retry later"),
+                            qsizetype(batch.size()));
+        traced = false;
+    }
+
+    // Otherwise (a batch that failed or wrote nothing) the traces in one statement of their
+    // own, before the answers, as one callback's trace is.
+    if (!traced) {
+        try {
+            writeTraces(db, tracesOf(batch, requests, result));
+        } catch (const db::Error &error) {
+            spdlog::warn("traces of a record-only batch of {} not written: {}", batch.size(),
+                         error.what());
+        }
     }
     for (size_t i = 0; i < batch.size(); ++i) {
         const std::optional<CallbackAnswer> &answer = result.answers.at(qsizetype(i));

@@ -18,6 +18,7 @@
 namespace payops {
 
 class ServiceMetrics;
+struct RecordBatchResult;
 struct SwitchObserver;
 
 // RECORD_ONLY's group commit (docs/decisions/0054-group-commit.md): callbacks that arrive
@@ -65,6 +66,9 @@ private:
     using Queue = BatchQueue<Callback>;
     void run(std::vector<Queue::Entry> &batch);
     void record(std::vector<Queue::Entry> &batch, const QSqlDatabase &db);
+    QList<CallbackTrace> tracesOf(std::vector<Queue::Entry> &batch,
+                                  const QList<CallbackRequest> &requests,
+                                  const RecordBatchResult &result) const;
 
     // Two writers: one batch is filled while the other commits.
     static constexpr int kWriters = 2;

@@ -12,7 +12,8 @@
 namespace payops {
 
 RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
-                              const QString &instance, SwitchObserver &switchObserver)
+                              const QString &instance, SwitchObserver &switchObserver,
+                              const BeforeCommit &beforeCommit)
 {
     RecordBatchResult result;
     result.answers.resize(requests.size());
@@ -60,9 +61,14 @@ RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackReques
         result.answers.fill(std::nullopt);
         return result;
     }
-    transaction.commit();
-    result.committed = nowMicros();
     result.inserted = int(toInsert.size());
+    if (beforeCommit) {
+        result.committed = nowMicros(); // as the COMMIT is sent: what the traces say
+        beforeCommit(result);
+    }
+    transaction.commit();
+    if (!beforeCommit)
+        result.committed = nowMicros();
     return result;
 }
 

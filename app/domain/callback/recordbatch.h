@@ -7,6 +7,7 @@
 #include <QSqlDatabase>
 #include <QString>
 
+#include <functional>
 #include <optional>
 
 namespace payops {
@@ -31,9 +32,12 @@ struct RecordBatchResult
 // RECORD_ONLY's group commit: in one transaction, reads the switch with its barrier lock,
 // looks every pay_no up in one statement, answers replays and conflicts as answerForResend
 // does (a pay_no twice in the batch: the second copy is answered from the first), and records
-// the rest as RECORDED in one multi-row INSERT. Throws db::Error; then nothing of the batch
-// stays.
+// the rest as RECORDED in one multi-row INSERT. `beforeCommit`, when set, runs in the same
+// transaction once the answers are known and before COMMIT (the batch's traces: one commit,
+// and one flush of the log, a batch). Throws db::Error; then nothing of the batch stays.
+using BeforeCommit = std::function<void(const RecordBatchResult &)>;
 RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
-                              const QString &instance, SwitchObserver &switchObserver);
+                              const QString &instance, SwitchObserver &switchObserver,
+                              const BeforeCommit &beforeCommit = {});
 
 } // namespace payops
