@@ -21,6 +21,15 @@ namespace payops::bench {
 // for a quick look, the default for the figures).
 int requestsPerRun(int fallback);
 
+// The median of `values` (the mean of the middle two for an even count): the figure of rounds
+// taken on a noisy machine.
+template <typename Values> double median(Values values)
+{
+    std::sort(values.begin(), values.end());
+    const auto count = values.size();
+    return (values[(count - 1) / 2] + values[count / 2]) / 2;
+}
+
 // One measured run of requests: its wall time and each request's latency.
 struct RunResult
 {

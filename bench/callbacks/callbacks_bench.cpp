@@ -458,12 +458,6 @@ private:
     qint64 m_nextOrder = 1000000;
 };
 
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return (values[(values.size() - 1) / 2] + values[values.size() / 2]) / 2;
-}
-
 const QString kRecorded = QStringLiteral("RECORDED");
 const QString kProcessed = QStringLiteral("PROCESSED");
 constexpr int kNameWidth = 36;
@@ -478,7 +472,7 @@ struct Figures
     {
         return recordOnly.at(clients).throughput() / raw.at(clients).throughput();
     }
-    double normalMedian() const { return median(normal32); }
+    double normalMedian() const { return bench::median(normal32); }
     double roOverNormal() const { return recordOnly.at(32).throughput() / normalMedian(); }
     double roP99Ms() const { return recordOnly.at(32).percentile(0.99) * 1000; }
     double absorbed() const
@@ -500,7 +494,7 @@ struct Figures
              << QStringLiteral("%1ro_p99_32_ms=%2").arg(prefix).arg(roP99Ms(), 0, 'f', 1)
              << QStringLiteral("%1normal_sql32_median=%2")
                     .arg(prefix)
-                    .arg(median(sqlRatios32), 0, 'f', 2)
+                    .arg(bench::median(sqlRatios32), 0, 'f', 2)
              << QStringLiteral("%1raw32_per_s=%2")
                     .arg(prefix)
                     .arg(raw.at(32).throughput(), 0, 'f', 0)
@@ -755,7 +749,8 @@ int main(int argc, char *argv[])
         << "| RECORD_ONLY p99 ms, 32 clients (goal <= 50) | "
         << pair(sandbox.roP99Ms(), production.roP99Ms(), 1) << '\n'
         << "| NORMAL / its SQL, 32 clients, median (goal >= 0.9) | "
-        << pair(median(sandbox.sqlRatios32), median(production.sqlRatios32), 2) << Qt::endl;
+        << pair(bench::median(sandbox.sqlRatios32), bench::median(production.sqlRatios32), 2)
+        << Qt::endl;
     const auto ratios = [](const std::vector<double> &values) {
         QStringList texts;
         for (double value : values)
@@ -769,7 +764,7 @@ int main(int argc, char *argv[])
     out << "NORMAL with a console refreshing every second / without, at 8 clients (goal >= "
            "0.95): "
         << ratios(neighbours.consoleRatios) << "; median "
-        << QString::number(median(neighbours.consoleRatios), 'f', 2) << Qt::endl;
+        << QString::number(bench::median(neighbours.consoleRatios), 'f', 2) << Qt::endl;
 
     QStringList summary{QStringLiteral("SUMMARY bench_callbacks")};
     summary << sandbox.summary(QString())
@@ -786,7 +781,8 @@ int main(int argc, char *argv[])
             << QStringLiteral("storm_rss_peak_mb=%1").arg(storm.rssPeakMb, 0, 'f', 1)
             << QStringLiteral("storm_rss_after_mb=%1").arg(storm.rssAfterMb, 0, 'f', 1)
             << QStringLiteral("attack8=%1").arg(neighbours.attackRatio, 0, 'f', 2)
-            << QStringLiteral("console8_median=%1").arg(median(neighbours.consoleRatios), 0, 'f', 2)
+            << QStringLiteral("console8_median=%1")
+                   .arg(bench::median(neighbours.consoleRatios), 0, 'f', 2)
             << production.summary(QStringLiteral("prod_"))
             << QStringLiteral("failed=%1").arg(storm.failed() ? 1 : 0);
     out << '\n' << summary.join(QLatin1Char(' ')) << Qt::endl;

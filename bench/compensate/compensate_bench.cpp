@@ -9,6 +9,7 @@
 #include "domain/money/compensation.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "lab/localserver.h"
+#include "loadrun.h"
 #include "log/application.h"
 #include "log/logging.h"
 
@@ -198,12 +199,6 @@ Timing runEngine(const LocalServer &server, const QString &name,
     return timing;
 }
 
-double median(QList<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.at(values.size() / 2);
-}
-
 } // namespace
 
 int main(int argc, char *argv[])
@@ -252,16 +247,16 @@ int main(int argc, char *argv[])
             << QString::number(eng.serverCpu, 'f', 2) << " | "
             << QString::number(cpuRatios.last(), 'f', 2) << " |" << Qt::endl;
     }
-    const double ratio = median(ratios);
+    const double ratio = bench::median(ratios);
     out << "\nengine / baseline, median of " << kRounds
         << " rounds: " << QString::number(ratio, 'f', 2) << " (goal <= " << kGoal
         << "); server CPU, engine / baseline, median: "
-        << QString::number(median(cpuRatios), 'f', 2) << Qt::endl;
+        << QString::number(bench::median(cpuRatios), 'f', 2) << Qt::endl;
     out << "SUMMARY bench_compensate ratio=" << QString::number(ratio, 'f', 2)
-        << " cpu_ratio=" << QString::number(median(cpuRatios), 'f', 2)
-        << " baseline_s=" << QString::number(median(baselineSeconds), 'f', 2)
-        << " engine_s=" << QString::number(median(engineSeconds), 'f', 2) << " goal=" << kGoal
-        << " met=" << (ratio <= kGoal ? 1 : 0) << Qt::endl;
+        << " cpu_ratio=" << QString::number(bench::median(cpuRatios), 'f', 2)
+        << " baseline_s=" << QString::number(bench::median(baselineSeconds), 'f', 2)
+        << " engine_s=" << QString::number(bench::median(engineSeconds), 'f', 2)
+        << " goal=" << kGoal << " met=" << (ratio <= kGoal ? 1 : 0) << Qt::endl;
     server.stop();
     return 0;
 }

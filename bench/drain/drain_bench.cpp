@@ -12,6 +12,7 @@
 #include "domain/callback/callbacklog.h"
 #include "domain/callback/paymentapplier.h"
 #include "lab/localserver.h"
+#include "loadrun.h"
 #include "log/application.h"
 #include "log/logging.h"
 
@@ -166,12 +167,6 @@ Run runDrain(const Dsn &dsn)
     return finish(dsn, seconds, "the drain");
 }
 
-double median(QList<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.at(values.size() / 2);
-}
-
 } // namespace
 
 int main(int argc, char *argv[])
@@ -213,8 +208,8 @@ int main(int argc, char *argv[])
             << QString::number(drained.perSecond, 'f', 0) << " | "
             << QString::number(drained.perSecond / baseline.perSecond, 'f', 2) << " |" << Qt::endl;
     }
-    const double rate = median(rates);
-    const double baselineRate = median(baselineRates);
+    const double rate = bench::median(rates);
+    const double baselineRate = bench::median(baselineRates);
     out << "\n"
         << kCallbacks << " callbacks, " << kConnections << " connections, batches of " << kBatch
         << "; goals: at least 2000 callbacks/s and 0.5 x the baseline, 0 duplicates\n";
