@@ -103,4 +103,28 @@ std::optional<Dsn> Command::dsnFrom(const QCommandLineParser &parser) const
     return dsn;
 }
 
+QCommandLineOption Command::mappingOption()
+{
+    return QCommandLineOption(QStringLiteral("mapping"),
+                              tr("The team's own tables, described by a TOML mapping file "
+                                 "(docs/mapping.md). Default: PAYOPS_MAPPING; without one, "
+                                 "payops's own tables."),
+                              QStringLiteral("file"));
+}
+
+bool Command::mappingFrom(const QCommandLineParser &parser,
+                          std::optional<mapping::Mapping> *mapping) const
+{
+    const QString path = mapping::mappingPathFrom(parser.value(mappingOption()));
+    if (path.isEmpty())
+        return true;
+    try {
+        *mapping = mapping::loadMapping(path);
+        return true;
+    } catch (const mapping::MappingError &error) {
+        fail(UsageOrConnection, error.message());
+        return false;
+    }
+}
+
 } // namespace payops::cli

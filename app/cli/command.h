@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "domain/mapping/mapping.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -47,6 +48,14 @@ protected:
     static QCommandLineOption dbOption();
     // Parses --db (or PAYOPS_DB); on failure prints the reason and returns nullopt.
     std::optional<Dsn> dsnFrom(const QCommandLineParser &parser) const;
+
+    // --mapping FILE, with PAYOPS_MAPPING as its fallback: the team's own tables
+    // (docs/mapping.md).
+    static QCommandLineOption mappingOption();
+    // Reads the mapping the options name. `*mapping` stays empty when none is named; false, with
+    // the reason printed, when the file cannot be used.
+    bool mappingFrom(const QCommandLineParser &parser,
+                     std::optional<mapping::Mapping> *mapping) const;
 
 private:
     QString m_name;

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "db/migrator.h"
+#include "scratchdatabase.h"
+
+#include <QString>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace payops::test {
+
+// A team's own shop on the test server (tests/data/teamshop/schema.sql), seeded with planted
+// duplicates, beside a scratch database with payops's own tables, and its mapping file written
+// out for the database the test got. The business database is dropped with the object.
+class TeamShop final
+{
+public:
+    // What the seed plants: open duplicate groups and extra live copies per side effect.
+    static constexpr int kOrders = 300;
+    static constexpr int kCouponGroups = 8; // one of them with its extra copy USED
+    static constexpr int kGiftCardGroups = 3;
+    static constexpr int kPointGroups = 5;
+    static constexpr qint64 kFirstOrder = 100001;
+    static constexpr qint64 kUsedCouponOrder = 100012; // its extra coupon was used
+
+    explicit TeamShop(db::SchemaLevel level = db::SchemaLevel::Current);
+    ~TeamShop();
+    Q_DISABLE_COPY_MOVE(TeamShop)
+
+    const Dsn &dsn() const { return m_payops.dsn(); } // payops's own database
+    const QString &business() const { return m_business; }
+    const QString &mappingPath() const { return m_mappingPath; }
+    // Writes another mapping beside the first (mode 644), @BUSINESS@ replaced; returns its path.
+    QString writeMapping(const QString &name, const QByteArray &toml) const;
+    // The test mapping's text, @BUSINESS@ replaced.
+    QByteArray mappingText() const;
+    // CHECKSUM TABLE of every business table, by name: compare before and after.
+    QMap<QString, qint64> checksums() const;
+
+private:
+    ScratchDatabase m_payops;
+    QString m_business;
+    QTemporaryDir m_dir;
+    QString m_mappingPath;
+};
+
+} // namespace payops::test

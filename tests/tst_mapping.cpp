@@ -1,0 +1,200 @@
+#include "domain/mapping/mapping.h"
+#include "testmain.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+
+using namespace payops::mapping;
+
+namespace {
+
+QByteArray sourceFile(const QString &path)
+{
+    QFile file(QStringLiteral(PAYOPS_SOURCE_DIR "/") + path);
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(file.fileName()));
+    return file.readAll();
+}
+
+QByteArray teamMapping()
+{
+    return sourceFile(QStringLiteral("tests/data/teamshop/teamshop.toml"));
+}
+
+// The message parseMapping throws for `text`; empty when it accepts it.
+QString refusalOf(const QByteArray &text)
+{
+    try {
+        parseMapping(text, QStringLiteral("m.toml"));
+    } catch (const MappingError &error) {
+        return error.message();
+    }
+    return {};
+}
+
+} // namespace
+
+class TestMapping final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void readsEveryKeyOfTheFormat()
+    {
+        const Mapping mapping = parseMapping(teamMapping(), QStringLiteral("teamshop.toml"));
+        QCOMPARE(mapping.database, QStringLiteral("@BUSINESS@"));
+        QCOMPARE(mapping.orders.table, QStringLiteral("t_order"));
+        QCOMPARE(mapping.orders.id, QStringLiteral("order_no"));
+        QCOMPARE(mapping.orders.amountUnit, Unit::Yuan);
+        QCOMPARE(mapping.orders.paidAt, QStringLiteral("pay_time"));
+        QCOMPARE(mapping.orders.states.size(), 5);
+        QCOMPARE(mapping.orders.valueOf(QStringLiteral("PAID")), QVariant(qlonglong(1)));
+        QVERIFY(!mapping.orders.valueOf(QStringLiteral("NOPE")).isValid());
+        QVERIFY(mapping.payments);
+        QCOMPARE(mapping.payments->payNo, QStringLiteral("trade_no"));
+        QCOMPARE(mapping.payments->amountUnit, Unit::Fen);
+        QCOMPARE(mapping.sideEffects.size(), 3);
+        const SideEffectMapping *card = mapping.sideEffect(QStringLiteral("gift_card"));
+        QVERIFY(card);
+        QCOMPARE(card->key, (QStringList{QStringLiteral("card_type"), QStringLiteral("batch")}));
+        QCOMPARE(card->compensate, Compensate::Freeze);
+        QCOMPARE(card->freeze, QStringLiteral("status = 9"));
+        const SideEffectMapping *points = mapping.sideEffect(QStringLiteral("points"));
+        QCOMPARE(points->compensate, Compensate::Reverse);
+        QCOMPARE(points->valueUnit, Unit::Points);
+        QCOMPARE(points->reverseSet.size(), 1);
+        QCOMPARE(points->reverseSet.first().first, QStringLiteral("remark"));
+        QCOMPARE(points->reverseSet.first().second, QStringLiteral("'payops reversal'"));
+        QCOMPARE(mapping.sha256.size(), 64);
+        QCOMPARE(mapping.table(QStringLiteral("t`x")), QStringLiteral("`@BUSINESS@`.`t``x`"));
+    }
+
+    void referenceMappingReads()
+    {
+        const Mapping mapping = parseMapping(sourceFile(QStringLiteral("docs/mapping/payops.toml")),
+                                             QStringLiteral("payops.toml"));
+        QVERIFY(mapping.database.isEmpty());
+        QVERIFY(!mapping.payments);
+        QCOMPARE(mapping.table(QStringLiteral("orders")), QStringLiteral("`orders`"));
+        QCOMPARE(mapping.orders.valueOf(QStringLiteral("REFUNDED")),
+                 QVariant(QStringLiteral("REFUNDED")));
+        QCOMPARE(mapping.sideEffects.size(), 2);
+        // docs/mapping.md shows the same file, from [orders] on.
+        const QByteArray file = sourceFile(QStringLiteral("docs/mapping/payops.toml"));
+        QVERIFY(sourceFile(QStringLiteral("docs/mapping.md"))
+                    .contains(file.mid(file.indexOf("[orders]")).trimmed()));
+    }
+
+    void refusesWhatItCannotUse_data()
+    {
+        QTest::addColumn<QByteArray>("from");
+        QTest::addColumn<QByteArray>("to");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not toml") << QByteArray("[orders]\n") << QByteArray("[orders\n")
+                                  << QStringLiteral("m.toml:5: not TOML");
+        QTest::newRow("missing key") << QByteArray("status = \"state\"\n") << QByteArray()
+                                     << QStringLiteral("[orders] 'status' is missing");
+        QTest::newRow("misspelt key")
+            << QByteArray("paid_at = \"pay_time\"") << QByteArray("paidat = \"pay_time\"")
+            << QStringLiteral("unknown key 'paidat'");
+        QTest::newRow("misspelt section") << QByteArray("[payments]") << QByteArray("[payment]")
+                                          << QStringLiteral("unknown key 'payment'");
+        QTest::newRow("bad unit") << QByteArray("amount_unit = \"yuan\"")
+                                  << QByteArray("amount_unit = \"cents\"")
+                                  << QStringLiteral("must be \"yuan\" or \"fen\"");
+        QTest::newRow("points for orders")
+            << QByteArray("amount_unit = \"yuan\"") << QByteArray("amount_unit = \"points\"")
+            << QStringLiteral("must be \"yuan\" or \"fen\"");
+        QTest::newRow("number as name")
+            << QByteArray("table = \"t_order\"") << QByteArray("table = 7")
+            << QStringLiteral("'table' must be a non-empty string");
+        QTest::newRow("unknown state") << QByteArray("REFUNDED = 4") << QByteArray("LOST = 4")
+                                       << QStringLiteral("'LOST' is not a payops state");
+        QTest::newRow("same state value")
+            << QByteArray("REFUNDED = 4") << QByteArray("REFUNDED = 3")
+            << QStringLiteral("have the same value 3");
+        QTest::newRow("no PAID") << QByteArray("PAID = 1\n") << QByteArray()
+                                 << QStringLiteral("PAID must be named");
+        QTest::newRow("state as float") << QByteArray("CLOSED = 2") << QByteArray("CLOSED = 2.5")
+                                        << QStringLiteral("must be a number or a string");
+        QTest::newRow("bad compensate")
+            << QByteArray("compensate = \"reverse\"") << QByteArray("compensate = \"delete\"")
+            << QStringLiteral("'compensate' must be");
+        QTest::newRow("freeze without clause")
+            << QByteArray("freeze = \"status = 'VOID'\"\n") << QByteArray()
+            << QStringLiteral("[side_effects #1] 'freeze' is missing");
+        QTest::newRow("reverse_set on a freeze")
+            << QByteArray("freeze = \"status = 9\"")
+            << QByteArray("freeze = \"status = 9\"\nreverse_set = { a = \"1\" }")
+            << QStringLiteral("'reverse_set' is for compensate = \"reverse\"");
+        QTest::newRow("same name twice")
+            << QByteArray("name = \"gift_card\"") << QByteArray("name = \"coupon\"")
+            << QStringLiteral("two side effects are named \"coupon\"");
+        QTest::newRow("name with space")
+            << QByteArray("name = \"gift_card\"") << QByteArray("name = \"gift card\"")
+            << QStringLiteral("must be lowercase letters");
+        QTest::newRow("key not an array")
+            << QByteArray("key = [\"biz_type\"]") << QByteArray("key = \"biz_type\"")
+            << QStringLiteral("'key' must be an array");
+        QTest::newRow("name too long")
+            << QByteArray("table = \"t_order\"")
+            << QByteArray("table = \"") + QByteArray(65, 'x') + QByteArray("\"")
+            << QStringLiteral("not a name MariaDB allows");
+    }
+
+    void refusesWhatItCannotUse()
+    {
+        QFETCH(QByteArray, from);
+        QFETCH(QByteArray, to);
+        QFETCH(QString, expected);
+        QByteArray text = teamMapping();
+        const qsizetype at = text.indexOf(from);
+        QVERIFY2(at >= 0, from.constData());
+        text.replace(at, from.size(), to);
+        const QString message = refusalOf(text);
+        QVERIFY2(message.contains(expected), qPrintable(message));
+        QVERIFY2(message.startsWith(QStringLiteral("m.toml")), qPrintable(message));
+    }
+
+    void errorsNameTheLine()
+    {
+        QByteArray text = teamMapping();
+        text.replace("amount_unit = \"fen\"\nchannel", "amount_unit = \"pounds\"\nchannel");
+        const QString message = refusalOf(text);
+        const int line = int(text.left(text.indexOf("pounds")).count('\n')) + 1;
+        QVERIFY2(message.startsWith(QStringLiteral("m.toml:%1: [payments]").arg(line)),
+                 qPrintable(message));
+    }
+
+    void refusesAFileOthersMayWrite()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("m.toml"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(teamMapping());
+        file.close();
+        file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup |
+                            QFile::ReadOther);
+        const Mapping mapping = loadMapping(path);
+        QCOMPARE(mapping.path, path);
+        file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::WriteGroup);
+        try {
+            loadMapping(path);
+            QFAIL("a group-writable mapping was read");
+        } catch (const MappingError &error) {
+            QVERIFY2(error.message().contains(QStringLiteral("may be changed by other users")),
+                     error.what());
+        }
+        try {
+            loadMapping(dir.filePath(QStringLiteral("absent.toml")));
+            QFAIL("a missing mapping was read");
+        } catch (const MappingError &error) {
+            QVERIFY2(error.message().contains(QStringLiteral("cannot read the mapping file")),
+                     error.what());
+        }
+    }
+};
+
+PAYOPS_TEST_MAIN_CORE(TestMapping)
+#include "tst_mapping.moc"
