@@ -55,6 +55,19 @@
     </message>
 </context>
 <context>
+    <name>Mapping</name>
+    <message>
+        <location filename="../../app/domain/mapping/mapping.cpp" line="+121"/>
+        <source>[%1] is missing</source>
+        <translation>缺少 [%1]</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&apos;%1&apos; must be a table</source>
+        <translation>&apos;%1&apos; 必须是一个表</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <location filename="../../ui/dialogs/switchdialog.cpp" line="+20"/>
@@ -697,7 +710,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+94"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+95"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -712,7 +725,7 @@
         <translation>拒绝 --handler unsafe-demo：数据库“%1”未标记为沙箱。不安全的处理器会故意重复发放，只能在沙箱上运行（payops sandbox start，或在可丢弃的数据库上运行 payops migrate --sandbox）</translation>
     </message>
     <message>
-        <location line="+88"/>
+        <location line="+95"/>
         <source>instance name &apos;%1&apos; is in use by a live payops-callbackd (pid %2 on %3); choose another --instance, or pass --take-over if that process is gone</source>
         <translation>实例名“%1”正被一个运行中的 payops-callbackd 使用（%3 上的 pid %2）；请换一个 --instance，若该进程已不在，加 --take-over</translation>
     </message>
@@ -733,7 +746,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/money/compensation.cpp" line="+249"/>
+        <location filename="../../app/domain/money/compensation.cpp" line="+254"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -3028,7 +3041,7 @@
         <translation>目录 %1 太长，不能用作 unix socket 路径；请用 --dir 指定一个更短的目录</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+36"/>
         <source>starting MariaDB in %1</source>
         <translation>正在 %1 中启动 MariaDB</translation>
     </message>
@@ -6066,6 +6079,11 @@ Usage: payops %2 %3</source>
         <source>Database: mysql://USER[:PASS]@HOST[:PORT]/DB or mysql://USER@localhost/DB?socket=/path. Default: PAYOPS_DB. The password may come from PAYOPS_DB_PASSWORD.</source>
         <translation>数据库：mysql://USER[:PASS]@HOST[:PORT]/DB 或 mysql://USER@localhost/DB?socket=/path。默认取 PAYOPS_DB。密码可由 PAYOPS_DB_PASSWORD 提供。</translation>
     </message>
+    <message>
+        <location line="+22"/>
+        <source>The team&apos;s own tables, described by a TOML mapping file (docs/mapping.md). Default: PAYOPS_MAPPING; without one, payops&apos;s own tables.</source>
+        <translation>团队自己的表，由 TOML 映射文件描述（docs/mapping.md）。默认：PAYOPS_MAPPING；未指定时使用 payops 自己的表。</translation>
+    </message>
 </context>
 <context>
     <name>payops::cli::CompensateCommand</name>
@@ -7715,6 +7733,141 @@ Usage: payops %2 %3</source>
         <location filename="../../app/db/namedlock.cpp" line="+15"/>
         <source>lock name longer than 64 characters: %1</source>
         <translation>锁名超过 64 个字符：%1</translation>
+    </message>
+</context>
+<context>
+    <name>payops::mapping::Mapping</name>
+    <message>
+        <location filename="../../app/domain/mapping/mapping.cpp" line="-72"/>
+        <source>%1:%2: [%3] %4</source>
+        <translation>%1:%2: [%3] %4</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1: [%2] %3</source>
+        <translation>%1: [%2] %3</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>&apos;%1&apos; is missing</source>
+        <translation>缺少 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&apos;%1&apos; must be a non-empty string</source>
+        <translation>&apos;%1&apos; 必须是非空字符串</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>&apos;%1&apos; is not a name MariaDB allows: %2</source>
+        <translation>&apos;%1&apos; 不是 MariaDB 允许的名称：%2</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>&apos;%1&apos; must be &quot;yuan&quot;, &quot;fen&quot; or &quot;points&quot;, not &quot;%2&quot;</source>
+        <translation>&apos;%1&apos; 必须是 &quot;yuan&quot;、&quot;fen&quot; 或 &quot;points&quot;，而不是 &quot;%2&quot;</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&apos;%1&apos; must be &quot;yuan&quot; or &quot;fen&quot;, not &quot;%2&quot;</source>
+        <translation>&apos;%1&apos; 必须是 &quot;yuan&quot; 或 &quot;fen&quot;，而不是 &quot;%2&quot;</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>unknown key &apos;%1&apos;</source>
+        <translation>未知的键 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>&apos;%1&apos; is not a payops state (%2)</source>
+        <translation>&apos;%1&apos; 不是 payops 的状态（%2）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>the value of %1 must be a number or a string</source>
+        <translation>%1 的值必须是数字或字符串</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 and %2 have the same value %3</source>
+        <translation>%1 与 %2 的值相同：%3</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>PAID must be named: it is the state a payment leads to</source>
+        <translation>必须给出 PAID：支付成功后订单进入该状态</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>&apos;key&apos; is missing (use key = [] when an order has one row)</source>
+        <translation>缺少 &apos;key&apos;（每个订单只有一行时写 key = []）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+5"/>
+        <source>&apos;key&apos; must be an array of column names</source>
+        <translation>&apos;key&apos; 必须是列名数组</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>&apos;reverse_set&apos; must be a table of column = SQL expression</source>
+        <translation>&apos;reverse_set&apos; 必须是“列 = SQL 表达式”的表</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>reverse_set.%1 must be a non-empty SQL expression</source>
+        <translation>reverse_set.%1 必须是非空的 SQL 表达式</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>name &quot;%1&quot; must be lowercase letters, digits and _, at most 32, starting with a letter</source>
+        <translation>名称 &quot;%1&quot; 只能由小写字母、数字和 _ 组成，以字母开头，最多 32 个字符</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>&apos;compensate&apos; must be &quot;freeze&quot; or &quot;reverse&quot;, not &quot;%1&quot;</source>
+        <translation>&apos;compensate&apos; 必须是 &quot;freeze&quot; 或 &quot;reverse&quot;，而不是 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&apos;freeze&apos; is for compensate = &quot;freeze&quot;</source>
+        <translation>&apos;freeze&apos; 只用于 compensate = &quot;freeze&quot;</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&apos;reverse_set&apos; is for compensate = &quot;reverse&quot;</source>
+        <translation>&apos;reverse_set&apos; 只用于 compensate = &quot;reverse&quot;</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>side_effects must be written as [[side_effects]] tables</source>
+        <translation>side_effects 必须写成 [[side_effects]] 表</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>two side effects are named &quot;%1&quot;</source>
+        <translation>有两个副作用都名为 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <location line="+57"/>
+        <source>%1:%2: not TOML: %3</source>
+        <translation>%1:%2: 不是有效的 TOML：%3</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <location line="+7"/>
+        <source>cannot read the mapping file %1: %2</source>
+        <translation>无法读取映射文件 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the mapping file %1 may be changed by other users (mode %2): its conditions are SQL that compensation runs, so make it writable by its owner only (chmod 644 %1)</source>
+        <translation>映射文件 %1 可被其他用户修改（权限 %2）：其中的条件是补偿会执行的 SQL，请设为只有所有者可写（chmod 644 %1）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the mapping file %1 is larger than 1 MiB: is it the right file?</source>
+        <translation>映射文件 %1 超过 1 MiB：是不是选错了文件？</translation>
     </message>
 </context>
 </TS>

@@ -113,6 +113,17 @@ public:
         }
     }
 
+    // A table inside this one, which must be there.
+    const toml::table &child(const char *key, const QString &name)
+    {
+        const toml::node *value = node(key);
+        if (!value)
+            fail(Mapping::tr("[%1] is missing").arg(name));
+        if (!value->as_table())
+            fail(Mapping::tr("'%1' must be a table").arg(QString::fromLatin1(key)), value);
+        return *value->as_table();
+    }
+
     const toml::table &table() const { return m_table; }
     const QString &source() const { return m_source; }
 
@@ -123,20 +134,10 @@ private:
     QSet<QString> m_known;
 };
 
-const toml::table &subTable(Section &parent, const char *key, const QString &name)
-{
-    const toml::node *node = parent.node(key);
-    if (!node)
-        parent.fail(Mapping::tr("[%1] is missing").arg(name));
-    if (!node->as_table())
-        parent.fail(Mapping::tr("'%1' must be a table").arg(QString::fromLatin1(key)), node);
-    return *node->as_table();
-}
-
 QList<StateValue> readStates(Section &orders)
 {
     const QString name = QStringLiteral("orders.states");
-    Section states(subTable(orders, "states", name), name, orders.source());
+    Section states(orders.child("states", name), name, orders.source());
     QList<StateValue> values;
     for (const auto &[key, node] : states.table()) {
         const QString state = fromStd(key.str());
@@ -167,7 +168,7 @@ QList<StateValue> readStates(Section &orders)
 
 OrdersMapping readOrders(Section &file)
 {
-    Section section(subTable(file, "orders", QStringLiteral("orders")), QStringLiteral("orders"),
+    Section section(file.child("orders", QStringLiteral("orders")), QStringLiteral("orders"),
                     file.source());
     OrdersMapping orders;
     orders.table = section.name("table");
@@ -189,8 +190,8 @@ std::optional<PaymentsMapping> readPayments(Section &file)
         file.node("payments");
         return std::nullopt;
     }
-    Section section(subTable(file, "payments", QStringLiteral("payments")),
-                    QStringLiteral("payments"), file.source());
+    Section section(file.child("payments", QStringLiteral("payments")), QStringLiteral("payments"),
+                    file.source());
     PaymentsMapping payments;
     payments.table = section.name("table");
     payments.payNo = section.name("pay_no");
@@ -365,7 +366,7 @@ Mapping parseMapping(const QByteArray &text, const QString &source)
     Mapping mapping;
     mapping.sha256 = QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex();
     if (root.contains("business")) {
-        Section business(subTable(file, "business", QStringLiteral("business")),
+        Section business(file.child("business", QStringLiteral("business")),
                          QStringLiteral("business"), source);
         mapping.database = business.name("database", false);
         business.rejectUnknownKeys();
