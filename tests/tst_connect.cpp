@@ -170,6 +170,55 @@ private Q_SLOTS:
         QCOMPARE(dialog.dsn()->database, scratch.name());
     }
 
+    // A profile's mapping file is kept with the profile and read before connecting: one that
+    // cannot be used is said in the dialog, which stays open; one that can comes with the DSN.
+    void aProfileCarriesItsMappingFile()
+    {
+        test::ScratchDatabase scratch;
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("shop.toml"));
+        QFile::copy(QStringLiteral(PAYOPS_TEST_SOURCE_DIR "/../docs/mapping/payops.toml"), path);
+        QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup |
+                                        QFile::WriteGroup);
+        console::ConnectionProfile p;
+        p.name = QStringLiteral("team tables");
+        p.socket = test::serverDsn().socket;
+        p.user = test::serverDsn().user;
+        p.database = scratch.name();
+        p.mapping = path;
+        console::saveProfile(p);
+        QCOMPARE(console::loadProfiles().at(0).mapping, path);
+
+        ConnectionDialog dialog;
+        dialog.show();
+        auto *list = dialog.findChild<QListWidget *>(QStringLiteral("profilesList"));
+        list->setCurrentRow(1);
+        QCOMPARE(dialog.findChild<QLineEdit *>(QStringLiteral("mappingEdit"))->text(), path);
+        auto *connectButton = dialog.findChild<QPushButton *>(QStringLiteral("connectButton"));
+        auto *status = dialog.findChild<QLabel *>(QStringLiteral("connectStatus"));
+        connectButton->click();
+        QVERIFY2(status->text().contains(QStringLiteral("may be changed by other users")),
+                 qPrintable(status->text()));
+        QVERIFY(dialog.isVisible());
+        QVERIFY(!dialog.dsn());
+
+        QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup);
+        connectButton->click();
+        QTRY_COMPARE_WITH_TIMEOUT(dialog.result(), int(QDialog::Accepted), 20000);
+        QVERIFY(dialog.mapping());
+        QCOMPARE(dialog.mapping()->path, path);
+        QCOMPARE(dialog.mapping()->sideEffects.size(), 2);
+        console::removeProfile(p.name);
+
+        QString error;
+        QVERIFY(!console::startupMapping(QString(), &error));
+        QVERIFY(error.isEmpty());
+        const auto started = console::startupMapping(path, &error);
+        QVERIFY2(started, qPrintable(error));
+        QVERIFY(!console::startupMapping(dir.filePath(QStringLiteral("none.toml")), &error));
+        QVERIFY(error.contains(QStringLiteral("cannot read the mapping file")));
+    }
+
     void theSandboxStartsOnAThreadOfItsOwn()
     {
         QTemporaryDir dir;

@@ -35,6 +35,7 @@ public:
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addOption(db);
+        parser.addOption(mapping);
         parser.addOption(sandbox);
         parser.addOption(page);
         parser.addOption(order);
@@ -46,6 +47,11 @@ public:
     const QCommandLineOption db{QStringLiteral("db"),
                                 tr("Connect to this database and skip the connection dialog."),
                                 QStringLiteral("dsn")};
+    const QCommandLineOption mapping{
+        QStringLiteral("mapping"),
+        tr("Read the team's own tables of that database, as this TOML mapping file describes "
+           "them (docs/mapping.md). Default: PAYOPS_MAPPING."),
+        QStringLiteral("file")};
     const QCommandLineOption logLevel{QStringLiteral("log-level"),
                                       tr("trace, debug, info, warn, error or off."),
                                       QStringLiteral("level")};
@@ -134,6 +140,13 @@ int main(int argc, char *argv[])
             payops::Dsn::commandLinePasswordWarning(parser.value(commandLine.db));
         !warning.isEmpty())
         spdlog::warn("{}", warning.toStdString());
+    QString mappingError;
+    const std::optional<payops::mapping::Mapping> mapping =
+        payops::console::startupMapping(parser.value(commandLine.mapping), &mappingError);
+    if (!mappingError.isEmpty()) {
+        QMessageBox::critical(nullptr, title, mappingError);
+        return 2;
+    }
     const payops::PageEntry *startPage = parser.isSet(commandLine.page)
                                              ? payops::findPage(parser.value(commandLine.page))
                                              : &payops::pageTable().front();
@@ -144,7 +157,9 @@ int main(int argc, char *argv[])
         return 2;
     }
     const qint64 orderId = parser.value(commandLine.order).toLongLong();
-    payops::MainWindow window(dsn);
+    payops::MainWindow window(std::nullopt);
+    if (dsn)
+        window.connectTo(payops::console::Target{*dsn, mapping});
     // Applied whenever a database is connected, whichever way it was chosen.
     const auto openStartPage = [&window, startPage, orderId] {
         if (orderId > 0)

@@ -166,15 +166,18 @@ void MainWindow::clearPages()
     m_pages.clear();
 }
 
-void MainWindow::connectTo(const Dsn &dsn)
+void MainWindow::connectTo(const console::Target &target)
 {
+    const Dsn &dsn = target.dsn;
     clearPages();
     m_dsn = dsn;
     m_accountProbed = false;
-    m_connectionLabel->setText(dsn.toDisplayString());
+    m_connectionLabel->setText(
+        target.mapping ? tr("%1 · tables of %2").arg(dsn.toDisplayString(), target.mapping->path)
+                       : dsn.toDisplayString());
     // In the table's order, as the navigation lists them: a page's row is its place in both.
     for (const PageEntry &entry : pageTable())
-        m_pages << entry.make(dsn, m_stack);
+        m_pages << entry.make(target, m_stack);
     for (Page *p : std::as_const(m_pages)) {
         m_stack->addWidget(p);
         connect(p, &Page::navigate, this, &MainWindow::showPage);
@@ -260,7 +263,7 @@ void MainWindow::openConnectionDialog()
 {
     ConnectionDialog dialog(this);
     if (dialog.exec() == QDialog::Accepted && dialog.dsn())
-        connectTo(*dialog.dsn());
+        connectTo(console::Target{*dialog.dsn(), dialog.mapping()});
 }
 
 void MainWindow::openSettings()

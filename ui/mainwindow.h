@@ -39,7 +39,8 @@ public:
     ~MainWindow() override;
     Q_DISABLE_COPY_MOVE(MainWindow)
 
-    void connectTo(const Dsn &dsn);
+    // Reads the team's own tables through the target's mapping when it has one.
+    void connectTo(const console::Target &target);
     void showPage(Page::Id id);
     Page *page(Page::Id id) const;
     void refresh();

@@ -21,6 +21,19 @@ Dsn ConnectionProfile::toDsn(const QString &password) const
     return dsn;
 }
 
+std::optional<mapping::Mapping> startupMapping(const QString &mappingOption, QString *error)
+{
+    const QString path = mapping::mappingPathFrom(mappingOption);
+    if (path.isEmpty())
+        return std::nullopt;
+    try {
+        return mapping::loadMapping(path);
+    } catch (const mapping::MappingError &failure) {
+        *error = failure.message();
+        return std::nullopt;
+    }
+}
+
 std::optional<Dsn> startupDsn(const QString &dbOption, bool sandbox,
                               const QProcessEnvironment &environment, QString *error)
 {
@@ -50,6 +63,7 @@ QList<ConnectionProfile> loadProfiles()
         p.sslCa = settings.value(QStringLiteral("sslCa")).toString();
         p.sslCert = settings.value(QStringLiteral("sslCert")).toString();
         p.sslKey = settings.value(QStringLiteral("sslKey")).toString();
+        p.mapping = settings.value(QStringLiteral("mapping")).toString();
         if (!p.name.isEmpty())
             profiles << p;
     }
@@ -77,6 +91,7 @@ void writeProfiles(const QList<ConnectionProfile> &profiles)
         settings.setValue(QStringLiteral("sslCa"), p.sslCa);
         settings.setValue(QStringLiteral("sslCert"), p.sslCert);
         settings.setValue(QStringLiteral("sslKey"), p.sslKey);
+        settings.setValue(QStringLiteral("mapping"), p.mapping);
     }
     settings.endArray();
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "db/dsn.h"
+#include "domain/mapping/mapping.h"
 
 #include <QList>
 #include <QProcessEnvironment>
@@ -27,6 +28,7 @@ struct ConnectionProfile
     QString sslCa;
     QString sslCert;
     QString sslKey;
+    QString mapping; // a mapping file of the team's own tables (docs/mapping.md); empty: none
 
     Dsn toDsn(const QString &password) const;
     // The keychain entry of this profile's password.
@@ -40,6 +42,25 @@ struct ConnectionProfile
 // with PAYOPS_DB_PASSWORD, as every payops binary reads them. None when neither is set or the
 // sandbox is asked for (then the connection dialog or the sandbox chooses). A DSN that does not
 // parse gives nullopt and *error one line.
+// What the console is connected to: a database, and the mapping of the team's own tables when
+// the pages read those instead of payops's own.
+// A DSN alone converts to a target on payops's own tables.
+struct Target
+{
+    Target(Dsn database, std::optional<mapping::Mapping> tables = std::nullopt)
+        : dsn(std::move(database))
+        , mapping(std::move(tables))
+    {
+    }
+
+    Dsn dsn;
+    std::optional<mapping::Mapping> mapping;
+};
+
+// The mapping the console starts with: --mapping when given, else PAYOPS_MAPPING; none when
+// neither is set. A file that cannot be used gives nullopt and *error its one line.
+std::optional<mapping::Mapping> startupMapping(const QString &mappingOption, QString *error);
+
 std::optional<Dsn> startupDsn(const QString &dbOption, bool sandbox,
                               const QProcessEnvironment &environment, QString *error);
 

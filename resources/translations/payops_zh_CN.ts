@@ -9,12 +9,17 @@
         <translation>支付回调事故的运维控制台。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>Connect to this database and skip the connection dialog.</source>
         <translation>连接到此数据库，跳过连接对话框。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
+        <source>Read the team&apos;s own tables of that database, as this TOML mapping file describes them (docs/mapping.md). Default: PAYOPS_MAPPING.</source>
+        <translation>读取该数据库中团队自己的表，其位置由此映射文件（TOML格式）描述。默认：PAYOPS_MAPPING。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>trace, debug, info, warn, error or off.</source>
         <translation>trace、debug、info、warn、error 或 off。</translation>
     </message>
@@ -39,12 +44,12 @@
         <translation>payops 控制台</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+46"/>
         <source>unknown page; one of: %1</source>
         <translation>未知页面；可选：%1</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+23"/>
         <source>Local sandbox started.</source>
         <translation>本地沙箱已启动。</translation>
     </message>
@@ -1264,7 +1269,7 @@
 <context>
     <name>payops::ConnectionDialog</name>
     <message>
-        <location filename="../../ui/dialogs/connectiondialog.cpp" line="+28"/>
+        <location filename="../../ui/dialogs/connectiondialog.cpp" line="+29"/>
         <source>Connect — payops console</source>
         <translation>连接 — payops 控制台</translation>
     </message>
@@ -1274,7 +1279,33 @@
         <translation>unix socket 路径（代替主机和端口）</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
+        <source>optional: your own tables, described by a TOML file</source>
+        <translation>可选：用 TOML 文件描述的自有表</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Without a mapping the console reads payops&apos;s own tables. With one it reads the team&apos;s own orders, payments and side effects where the file says they are (docs/mapping.md).</source>
+        <translation>不指定映射时，控制台读取 payops 自己的表；指定后，按文件所写的位置读取团队自己的订单、支付记录和副作用（格式见映射文件的说明文档）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+17"/>
+        <source>Mapping file</source>
+        <translation>映射文件</translation>
+    </message>
+    <message>
+        <location line="-17"/>
+        <source>Mapping files (*.toml)</source>
+        <translation>映射文件 (*.toml)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Remember in the system keychain</source>
         <translation>将密码保存到系统密钥环</translation>
     </message>
@@ -1324,7 +1355,7 @@
         <translation>TLS 私钥</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Password</source>
         <translation>密码</translation>
     </message>
@@ -1379,7 +1410,7 @@
         <translation>在 ~/.local/share/payops/sandbox 启动一个带演示数据的私有 MariaDB（首次启动需要一些时间），然后连接到它。</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+48"/>
         <source>Give the profile a name first.</source>
         <translation>请先给配置命名。</translation>
     </message>
@@ -1389,7 +1420,7 @@
         <translation>配置 %1 已保存（不含密码）。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>Starting the local sandbox …</source>
         <translation>正在启动本地沙箱…</translation>
     </message>
@@ -1399,7 +1430,7 @@
         <translation>需要填写用户和数据库。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+19"/>
         <source>Connecting to %1 …</source>
         <translation>正在连接 %1…</translation>
     </message>
@@ -3119,7 +3150,12 @@
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+35"/>
+        <source>%1 · tables of %2</source>
+        <translation>%1 · 表由 %2 描述</translation>
+    </message>
+    <message>
+        <location line="+26"/>
         <source>checking grants …</source>
         <translation>正在检查权限…</translation>
     </message>

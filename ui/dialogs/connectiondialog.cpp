@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -48,6 +49,23 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     m_sslCa = new QLineEdit(m_form);
     m_sslCert = new QLineEdit(m_form);
     m_sslKey = new QLineEdit(m_form);
+    m_mappingPath = new QLineEdit(m_form);
+    m_mappingPath->setObjectName(QStringLiteral("mappingEdit"));
+    m_mappingPath->setPlaceholderText(tr("optional: your own tables, described by a TOML file"));
+    m_mappingPath->setToolTip(
+        tr("Without a mapping the console reads payops's own tables. With one it reads the "
+           "team's own orders, payments and side effects where the file says they are "
+           "(docs/mapping.md)."));
+    auto *mappingRow = new QHBoxLayout;
+    mappingRow->addWidget(m_mappingPath, 1);
+    auto *browse = new QPushButton(tr("Choose…"), m_form);
+    mappingRow->addWidget(browse);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Mapping file"), m_mappingPath->text(), tr("Mapping files (*.toml)"));
+        if (!path.isEmpty())
+            m_mappingPath->setText(path);
+    });
     m_password = new QLineEdit(m_form);
     m_password->setObjectName(QStringLiteral("passwordEdit"));
     m_password->setEchoMode(QLineEdit::Password);
@@ -61,6 +79,7 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     form->addRow(tr("TLS CA file"), m_sslCa);
     form->addRow(tr("TLS certificate"), m_sslCert);
     form->addRow(tr("TLS key"), m_sslKey);
+    form->addRow(tr("Mapping file"), mappingRow);
     form->addRow(tr("Password"), m_password);
     form->addRow(QString(), m_remember);
     right->addWidget(m_form);
@@ -158,6 +177,7 @@ void ConnectionDialog::showProfile(int row)
     m_sslCa->setText(profile.sslCa);
     m_sslCert->setText(profile.sslCert);
     m_sslKey->setText(profile.sslKey);
+    m_mappingPath->setText(profile.mapping);
     m_password->clear();
     if (!profile.name.isEmpty() &&
         m_passwords->availability() == PasswordStore::Availability::Available) {
@@ -181,6 +201,7 @@ console::ConnectionProfile ConnectionDialog::profileFromForm() const
     p.sslCa = m_sslCa->text().trimmed();
     p.sslCert = m_sslCert->text().trimmed();
     p.sslKey = m_sslKey->text().trimmed();
+    p.mapping = m_mappingPath->text().trimmed();
     return p;
 }
 
@@ -216,6 +237,7 @@ void ConnectionDialog::setWorking(bool working, const QString &text)
 
 void ConnectionDialog::connectNow()
 {
+    m_mapping.reset();
     if (sandboxSelected()) {
         setWorking(true, tr("Starting the local sandbox …"));
         m_sandbox->start();
@@ -225,6 +247,16 @@ void ConnectionDialog::connectNow()
     if (p.user.isEmpty() || p.database.isEmpty()) {
         m_status->setText(tr("A user and a database are needed."));
         return;
+    }
+    // A small local file: read here, so that a mapping that cannot be used is said before
+    // anything is connected to.
+    if (!p.mapping.isEmpty()) {
+        try {
+            m_mapping = mapping::loadMapping(p.mapping);
+        } catch (const mapping::MappingError &error) {
+            m_status->setText(error.message());
+            return;
+        }
     }
     tryConnect(p.toDsn(m_password->text()), m_remember->isChecked() && m_remember->isEnabled(),
                p.keychainKey());

@@ -35,6 +35,8 @@ public:
     Q_DISABLE_COPY_MOVE(ConnectionDialog)
 
     std::optional<Dsn> dsn() const { return m_dsn; }
+    // The mapping file of the profile connected to, read; none for payops's own tables.
+    const std::optional<mapping::Mapping> &mapping() const { return m_mapping; }
 
 private:
     void reloadProfiles(const QString &select = QString());
@@ -57,6 +59,7 @@ private:
     QLineEdit *m_sslCa = nullptr;
     QLineEdit *m_sslCert = nullptr;
     QLineEdit *m_sslKey = nullptr;
+    QLineEdit *m_mappingPath = nullptr;
     QLineEdit *m_password = nullptr;
     QCheckBox *m_remember = nullptr;
     QLabel *m_keychainStatus = nullptr;
@@ -67,6 +70,7 @@ private:
     console::SandboxLauncher *m_sandbox = nullptr;
     console::Worker *m_probe = nullptr; // the last attempt's, with the DSN it tries
     std::optional<Dsn> m_dsn;
+    std::optional<mapping::Mapping> m_mapping;
 };
 
 } // namespace payops

@@ -61,9 +61,9 @@ QWidget *labelled(const QString &title, QWidget *content, QWidget *parent)
 
 } // namespace
 
-AuditPage::AuditPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
-    , m_jobWorker(std::make_unique<console::Worker>(dsn))
+AuditPage::AuditPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
+    , m_jobWorker(std::make_unique<console::Worker>(target.dsn))
 {
     setObjectName(QStringLiteral("auditPage"));
     auto *layout = new QVBoxLayout(this);

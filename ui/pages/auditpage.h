@@ -29,7 +29,7 @@ class AuditPage final : public Page
     Q_OBJECT
 
 public:
-    AuditPage(const Dsn &dsn, QWidget *parent = nullptr);
+    AuditPage(const console::Target &target, QWidget *parent = nullptr);
     ~AuditPage() override;
     Q_DISABLE_COPY_MOVE(AuditPage)
 

@@ -54,9 +54,9 @@ QString drainWorkerName()
 
 } // namespace
 
-BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
-    , m_drainWorker(std::make_unique<console::Worker>(dsn))
+BacklogPage::BacklogPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
+    , m_drainWorker(std::make_unique<console::Worker>(target.dsn))
 {
     setObjectName(QStringLiteral("backlogPage"));
     auto *layout = new QVBoxLayout(this);
@@ -66,7 +66,7 @@ BacklogPage::BacklogPage(const Dsn &dsn, QWidget *parent)
     m_headline = new QLabel(tr("Reading the backlog …"), this);
     m_headline->setObjectName(QStringLiteral("backlogHeadline"));
     m_headline->setWordWrap(true);
-    m_switch = new SwitchControl(dsn, this);
+    m_switch = new SwitchControl(target.dsn, this);
     connect(m_switch, &SwitchControl::flipped, this, &BacklogPage::refresh);
     header->addWidget(m_headline, 1);
     header->addWidget(m_switch, 0, Qt::AlignTop);

@@ -33,7 +33,7 @@ class BacklogPage final : public Page
     Q_OBJECT
 
 public:
-    BacklogPage(const Dsn &dsn, QWidget *parent = nullptr);
+    BacklogPage(const console::Target &target, QWidget *parent = nullptr);
     ~BacklogPage() override;
     Q_DISABLE_COPY_MOVE(BacklogPage)
 

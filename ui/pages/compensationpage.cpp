@@ -40,8 +40,8 @@ QLabel *heading(const QString &text, QWidget *parent)
 
 } // namespace
 
-CompensationPage::CompensationPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+CompensationPage::CompensationPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("compensationPage"));
     auto *layout = new QVBoxLayout(this);

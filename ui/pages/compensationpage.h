@@ -25,7 +25,7 @@ class CompensationPage final : public Page
     Q_OBJECT
 
 public:
-    CompensationPage(const Dsn &dsn, QWidget *parent = nullptr);
+    CompensationPage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(CompensationPage)
 
     void refresh() override;

@@ -35,8 +35,8 @@ const QString &summaryKey()
 
 } // namespace
 
-DuplicatesPage::DuplicatesPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
     , m_pointsPerYuan(console::ConsoleSettings::instance().pointsPerYuan())
 {
     setObjectName(QStringLiteral("duplicatesPage"));

@@ -24,7 +24,7 @@ class DuplicatesPage final : public Page
     Q_OBJECT
 
 public:
-    DuplicatesPage(const Dsn &dsn, QWidget *parent = nullptr);
+    DuplicatesPage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(DuplicatesPage)
 
     enum class CompensateWhat { SelectedGroups, SelectedOrders, AllInFilter };

@@ -26,8 +26,8 @@
 
 namespace payops {
 
-EvidencePage::EvidencePage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+EvidencePage::EvidencePage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("evidencePage"));
     auto *layout = new QVBoxLayout(this);

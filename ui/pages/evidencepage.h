@@ -24,7 +24,7 @@ class EvidencePage final : public Page
     Q_OBJECT
 
 public:
-    EvidencePage(const Dsn &dsn, QWidget *parent = nullptr);
+    EvidencePage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(EvidencePage)
 
     void showOrder(qint64 orderId);

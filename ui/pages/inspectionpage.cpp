@@ -36,8 +36,8 @@ QString idList(const QJsonValue &value)
 
 } // namespace
 
-InspectionPage::InspectionPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+InspectionPage::InspectionPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("inspectionPage"));
     auto *layout = new QVBoxLayout(this);
@@ -74,7 +74,7 @@ InspectionPage::InspectionPage(const Dsn &dsn, QWidget *parent)
     split->addWidget(lower);
     layout->addWidget(split, 1);
 
-    m_scheduler = new console::InspectionScheduler(dsn, this);
+    m_scheduler = new console::InspectionScheduler(target.dsn, this);
     connect(m_scheduler, &console::InspectionScheduler::finished, this,
             &InspectionPage::onRunFinished);
     connect(m_scheduler, &console::InspectionScheduler::failed, this,

@@ -22,7 +22,7 @@ class InspectionPage final : public Page
     Q_OBJECT
 
 public:
-    InspectionPage(const Dsn &dsn, QWidget *parent = nullptr);
+    InspectionPage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(InspectionPage)
 
     void refresh() override;

@@ -17,8 +17,8 @@
 
 namespace payops {
 
-InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+InstancesPage::InstancesPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("instancesPage"));
     auto *layout = new QVBoxLayout(this);
@@ -26,7 +26,7 @@ InstancesPage::InstancesPage(const Dsn &dsn, QWidget *parent)
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("instancesSummary"));
     m_summary->setWordWrap(true);
-    m_switch = new SwitchControl(dsn, this);
+    m_switch = new SwitchControl(target.dsn, this);
     connect(m_switch, &SwitchControl::flipped, this, &InstancesPage::refresh);
     auto *header = new QHBoxLayout;
     header->addWidget(m_summary, 1);

@@ -20,7 +20,7 @@ class InstancesPage final : public Page
     Q_OBJECT
 
 public:
-    InstancesPage(const Dsn &dsn, QWidget *parent = nullptr);
+    InstancesPage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(InstancesPage)
 
     void refresh() override;

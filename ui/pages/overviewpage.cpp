@@ -22,8 +22,8 @@
 
 namespace payops {
 
-OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+OverviewPage::OverviewPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
     , m_traffic(std::make_shared<console::LiveTrafficReader>())
 {
     setObjectName(QStringLiteral("overviewPage"));
@@ -40,7 +40,7 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
     m_details->setObjectName(QStringLiteral("details"));
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setWordWrap(true);
-    m_switch = new SwitchControl(dsn, this);
+    m_switch = new SwitchControl(target.dsn, this);
     connect(m_switch, &SwitchControl::flipped, this, &OverviewPage::refresh);
     auto *header = new QHBoxLayout;
     header->addWidget(m_headline, 1);
@@ -62,9 +62,9 @@ OverviewPage::OverviewPage(const Dsn &dsn, QWidget *parent)
         {m_backlog, BacklogId}, {m_money, DuplicatesId},  {m_instances, InstancesId}};
     for (int i = 0; i < tiles.size(); ++i) {
         grid->addWidget(tiles.at(i).first, i / 3, i % 3);
-        const Page::Id target = tiles.at(i).second;
+        const Page::Id destination = tiles.at(i).second;
         connect(tiles.at(i).first, &Tile::clicked, this,
-                [this, target] { Q_EMIT navigate(target); });
+                [this, destination] { Q_EMIT navigate(destination); });
     }
     layout->addLayout(grid);
     m_chart = new LiveTrafficChart(this);

@@ -27,7 +27,7 @@ class OverviewPage final : public Page
     Q_OBJECT
 
 public:
-    OverviewPage(const Dsn &dsn, QWidget *parent = nullptr);
+    OverviewPage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(OverviewPage)
 
     void refresh() override;

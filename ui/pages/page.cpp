@@ -7,9 +7,10 @@
 
 namespace payops {
 
-Page::Page(const Dsn &dsn, QWidget *parent)
+Page::Page(const console::Target &target, QWidget *parent)
     : QWidget(parent)
-    , m_worker(std::make_unique<console::Worker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(target.dsn))
+    , m_mapping(target.mapping)
 {
 }
 

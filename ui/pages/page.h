@@ -1,5 +1,6 @@
 #pragma once
 
+#include "console/connectionprofile.h"
 #include "db/dsn.h"
 #include "domain/inspection/privileges.h"
 
@@ -39,7 +40,7 @@ public:
         NUM_PAGES
     };
 
-    Page(const Dsn &dsn, QWidget *parent = nullptr);
+    Page(const console::Target &target, QWidget *parent = nullptr);
     ~Page() override;
     Q_DISABLE_COPY_MOVE(Page)
 
@@ -50,6 +51,8 @@ public:
     // disable the actions it may not take; until the probe answers, every action is disabled.
     virtual void setPrivileges(const Privileges &privileges) { m_privileges = privileges; }
     const Privileges &privileges() const { return m_privileges; }
+    // The mapping of the team's own tables the console reads, or nullptr on payops's own.
+    const mapping::Mapping *mapping() const { return m_mapping ? &*m_mapping : nullptr; }
 
 Q_SIGNALS:
     void navigate(payops::Page::Id page);
@@ -64,6 +67,7 @@ protected:
 private:
     std::unique_ptr<console::Worker> m_worker;
     Privileges m_privileges;
+    std::optional<mapping::Mapping> m_mapping;
 };
 
 } // namespace payops

@@ -22,9 +22,9 @@
 namespace payops {
 namespace {
 
-template <typename P> Page *make(const Dsn &dsn, QWidget *parent)
+template <typename P> Page *make(const console::Target &target, QWidget *parent)
 {
-    return new P(dsn, parent);
+    return new P(target, parent);
 }
 
 // The titles keep the translation context they had when the window listed them itself.

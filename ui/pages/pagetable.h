@@ -16,7 +16,7 @@ struct PageEntry
     Page::Id id;
     const char *name;
     const char *title; // untranslated: see pageTitle()
-    Page *(*make)(const Dsn &dsn, QWidget *parent);
+    Page *(*make)(const console::Target &target, QWidget *parent);
 };
 
 // Every page of the console, in the order the navigation lists them. The window's navigation

@@ -13,8 +13,8 @@
 
 namespace payops {
 
-PosturePage::PosturePage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+PosturePage::PosturePage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("posturePage"));
     auto *layout = new QVBoxLayout(this);

@@ -19,7 +19,7 @@ class PosturePage final : public Page
     Q_OBJECT
 
 public:
-    PosturePage(const Dsn &dsn, QWidget *parent = nullptr);
+    PosturePage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(PosturePage)
 
     void refresh() override;

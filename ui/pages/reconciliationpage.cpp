@@ -96,8 +96,8 @@ qint64 findingTotal(const console::ReconciliationView &view)
 
 } // namespace
 
-ReconciliationPage::ReconciliationPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+ReconciliationPage::ReconciliationPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("reconciliationPage"));
     auto *layout = new QVBoxLayout(this);

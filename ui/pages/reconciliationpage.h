@@ -29,7 +29,7 @@ class ReconciliationPage final : public Page
     Q_OBJECT
 
 public:
-    ReconciliationPage(const Dsn &dsn, QWidget *parent = nullptr);
+    ReconciliationPage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(ReconciliationPage)
 
     void refresh() override;

@@ -53,8 +53,8 @@ QPushButton *button(const QString &objectName, const QString &text, QWidget *par
 
 } // namespace
 
-SimulationPage::SimulationPage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+SimulationPage::SimulationPage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("simulationPage"));
     auto *layout = new QVBoxLayout(this);

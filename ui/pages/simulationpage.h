@@ -34,7 +34,7 @@ class SimulationPage final : public Page
     Q_OBJECT
 
 public:
-    SimulationPage(const Dsn &dsn, QWidget *parent = nullptr);
+    SimulationPage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(SimulationPage)
 
     void attach(console::LocalInstances *instances, console::StormRunner *storm);

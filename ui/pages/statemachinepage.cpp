@@ -19,8 +19,8 @@
 
 namespace payops {
 
-StateMachinePage::StateMachinePage(const Dsn &dsn, QWidget *parent)
-    : Page(dsn, parent)
+StateMachinePage::StateMachinePage(const console::Target &target, QWidget *parent)
+    : Page(target, parent)
 {
     setObjectName(QStringLiteral("stateMachinePage"));
     auto *layout = new QVBoxLayout(this);

@@ -26,7 +26,7 @@ class StateMachinePage final : public Page
     Q_OBJECT
 
 public:
-    StateMachinePage(const Dsn &dsn, QWidget *parent = nullptr);
+    StateMachinePage(const console::Target &target, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(StateMachinePage)
 
     void refresh() override;
