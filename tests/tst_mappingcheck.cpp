@@ -320,6 +320,16 @@ private Q_SLOTS:
         QVERIFY2(cli.out.contains(
                      QLatin1String("\"name\":\"mapped_key_gift_card\",\"state\":\"missing\"")),
                  qPrintable(cli.out));
+
+        // An orders id that is not a key: a CAS by id may change several rows.
+        const mapping::Mapping byUser = mapping::loadMapping(
+            variant(QStringLiteral("byuser"), "id = \"order_no\"", "id = \"uid\""));
+        db::Connection connection(m_shop->dsn(), QStringLiteral("t"));
+        const Defence cas = defenceNamed(inspectMappedPosture(connection.database(), byUser),
+                                         QStringLiteral("mapped_order_cas"));
+        QCOMPARE(cas.state, DefenceState::Missing);
+        QVERIFY2(cas.evidence.contains(QLatin1String("no primary or unique key on (uid)")),
+                 qPrintable(cas.evidence));
     }
 };
 
