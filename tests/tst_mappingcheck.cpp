@@ -279,6 +279,21 @@ private Q_SLOTS:
         QVERIFY2(reverse && reverse->message.contains(QLatin1String("lacks INSERT")), listed(team));
         // The reads need only SELECT: their conditions were checked.
         QVERIFY2(!problemAt(team, QStringLiteral("side_effects.coupon.live")), listed(team));
+
+        // The same account runs the command and reads the mapped posture.
+        const Dsn financeDsn = finance.dsnFor(shop.dsn().database);
+        const test::CliRun cli = test::runCli(
+            {QStringLiteral("mapping"), QStringLiteral("check"), QStringLiteral("--mapping"),
+             shop.mappingPath(), QStringLiteral("--db"), financeDsn.toString()},
+            {{QStringLiteral("PAYOPS_DB_PASSWORD"), finance.password()}});
+        QCOMPARE(cli.exitCode, 0);
+        QVERIFY2(cli.out.contains(QLatin1String("lacks UPDATE")), qPrintable(cli.out + cli.err));
+        db::Connection connection(financeDsn, QStringLiteral("finance"));
+        QCOMPARE(defenceNamed(inspectMappedPosture(connection.database(),
+                                                   mapping::loadMapping(shop.mappingPath())),
+                              QStringLiteral("mapped_order_cas"))
+                     .state,
+                 DefenceState::Present);
     }
 
     void postureReportsTheTeamsKeys()
