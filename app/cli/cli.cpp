@@ -23,6 +23,7 @@ std::vector<std::unique_ptr<Command>> allCommands()
     commands.push_back(makeReportCommand());
     commands.push_back(makeGrantCommand());
     commands.push_back(makeAccountsCommand());
+    commands.push_back(makeMappingCommand());
     return commands;
 }
 

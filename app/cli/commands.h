@@ -20,6 +20,7 @@ std::unique_ptr<Command> makeReconcileCommand();
 std::unique_ptr<Command> makeReportCommand();
 std::unique_ptr<Command> makeGrantCommand();
 std::unique_ptr<Command> makeAccountsCommand();
+std::unique_ptr<Command> makeMappingCommand();
 
 // Every command `payops` knows, in the order `payops --help` lists them.
 std::vector<std::unique_ptr<Command>> allCommands();

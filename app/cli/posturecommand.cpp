@@ -25,7 +25,7 @@ public:
                   tr("List each defence against paying twice as present, missing or unknown, with "
                      "what a "
                      "missing one lets through; exit 1 when any is missing, 2 on an error."),
-                  QStringLiteral("--db DSN [--json]"))
+                  QStringLiteral("--db DSN [--mapping FILE] [--json]"))
     {
     }
 
@@ -33,18 +33,23 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
+        parser.addOption(mappingOption());
         parser.addOption(m_json);
     }
 
     int execute(const QCommandLineParser &parser) override
     {
+        std::optional<mapping::Mapping> mapping;
+        if (!mappingFrom(parser, &mapping))
+            return UsageOrConnection;
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
         QList<Defence> defences;
         try {
             db::Connection connection(*dsn, QStringLiteral("posture"));
-            defences = inspectPosture(connection.database());
+            defences = mapping ? inspectMappedPosture(connection.database(), *mapping)
+                               : inspectPosture(connection.database());
         } catch (const db::Error &error) {
             // 1 means a missing defence here, so every failure is a 2.
             return fail(UsageOrConnection, db::userMessage(error));

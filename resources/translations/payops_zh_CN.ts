@@ -3742,7 +3742,7 @@
 <context>
     <name>payops::Posture</name>
     <message>
-        <location filename="../../app/domain/inspection/posture.cpp" line="+66"/>
+        <location filename="../../app/domain/inspection/posture.cpp" line="+67"/>
         <source>this database has no payops schema (no %1); run payops migrate first</source>
         <translation>该数据库没有 payops 表结构（缺少 %1），请先运行 payops migrate</translation>
     </message>
@@ -3753,11 +3753,12 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+334"/>
         <source>%1 has unique key %2 (%3)</source>
         <translation>%1 有唯一索引 %2（%3）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-327"/>
         <source>%1 has no unique key on (%2); the database is at level legacy: compensate the live duplicates, then add the keys (payops migrate --level current, or the playbook&apos;s fix step)</source>
         <translation>%1 在 (%2) 上没有唯一索引；数据库处于 legacy 级别：请先补偿未处理的重复记录，再添加幂等键（payops migrate --level current，或处置手册的修复步骤）</translation>
     </message>
@@ -3942,7 +3943,62 @@
         <translation>最近一次巡检在 %1 UTC（%2），已超过 %3 小时：定时巡检已停止</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+16"/>
+        <source>Key of side effect %1 (order, %2)</source>
+        <translation>副作用 %1 的键（订单, %2）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>a second live copy for one order whenever anything upstream is bypassed: a lock released early, an unchecked CAS, a message consumed twice</source>
+        <translation>只要上游任何一环被绕过（锁提前释放、CAS 未检查、消息被消费两次），同一订单就会多出一份有效副本</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>%1 has no unique key on exactly (%2)</source>
+        <translation>%1 没有恰好建在 (%2) 上的唯一键</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 has no unique key on exactly (%2); %3 has more columns, so it does not keep a group to one row</source>
+        <translation>%1 没有恰好建在 (%2) 上的唯一键；%3 多了列，因此不能把一组限制为一行</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Order state writable by CAS (the order id a key)</source>
+        <translation>订单状态可用 CAS 写入（订单 ID 是键）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the state change by order id may match several rows, so its affected rows no longer tell whether this callback won: two callbacks can both pay</source>
+        <translation>按订单 ID 修改状态可能匹配多行，影响行数就无法说明本次回调是否抢到：两个回调都可能完成支付</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 has %2 on (%3): a CAS on %4 changes one row at most</source>
+        <translation>%1 在 (%3) 上有%2：对 %4 的 CAS 最多改一行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the primary key</source>
+        <translation>主键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unique key %1</source>
+        <translation>唯一键 %1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 has no index at all, or does not exist</source>
+        <translation>%1 没有任何索引，或不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 has no primary or unique key on (%2)</source>
+        <translation>%1 在 (%2) 上没有主键或唯一键</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Unique key on pay_no (each callback accepted once)</source>
         <translation>pay_no 唯一索引（每个回调只接受一次）</translation>
     </message>
@@ -3952,7 +4008,7 @@
         <translation>绕过重放检查的平台重试被当作新支付再记录、再处理一次</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+14"/>
         <source>Coupon key (order, coupon template)</source>
         <translation>优惠券幂等键（订单，券模板）</translation>
     </message>
@@ -6054,7 +6110,7 @@
 <context>
     <name>payops::cli::Cli</name>
     <message>
-        <location filename="../../app/cli/cli.cpp" line="+38"/>
+        <location filename="../../app/cli/cli.cpp" line="+39"/>
         <source>payops %1 - operate a payment-callback endpoint during an incident</source>
         <translation>payops %1 - 事故期间运维支付回调接口</translation>
     </message>
@@ -6593,6 +6649,49 @@ Usage: payops %2 %3</source>
     </message>
 </context>
 <context>
+    <name>payops::cli::MappingCommand</name>
+    <message>
+        <location filename="../../app/cli/mappingcommand.cpp" line="+26"/>
+        <source>Check a mapping file against the team&apos;s tables: names, types, state values, conditions and indexes; exit 1 on an error in the mapping, 2 when it could not check.</source>
+        <translation>对照团队自己的表检查映射文件：名称、类型、状态值、条件和索引；映射有错误时退出码为 1，无法检查时为 2。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Check the mapping.</source>
+        <translation>检查映射。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>say: payops mapping check --mapping FILE --db DSN</source>
+        <translation>请输入：payops mapping check --mapping FILE --db DSN</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>--mapping FILE is required (or PAYOPS_MAPPING): the file to check</source>
+        <translation>需要 --mapping FILE（或 PAYOPS_MAPPING）：要检查的文件</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>%1: %2 error(s), %3 warning(s): fix the errors before using it</source>
+        <translation>%1：%2 个错误，%3 个警告：请先修正错误再使用</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1: usable, %2 warning(s)</source>
+        <translation>%1：可用，%2 个警告</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1: usable, nothing to warn about</source>
+        <translation>%1：可用，没有警告</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Print the problems as one JSON object.</source>
+        <translation>以一个 JSON 对象输出问题。</translation>
+    </message>
+</context>
+<context>
     <name>payops::cli::MigrateCommand</name>
     <message>
         <location filename="../../app/cli/migratecommand.cpp" line="+19"/>
@@ -6638,7 +6737,7 @@ Usage: payops %2 %3</source>
         <translation>列出每项防重复发放的防护措施是已有、缺失还是未知，以及缺失时会放过什么；有缺失时退出码为 1，出错时为 2。</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+51"/>
         <source>%1. Lets through: %2</source>
         <translation>%1。会放过：%2</translation>
     </message>
@@ -7769,6 +7868,102 @@ Usage: payops %2 %3</source>
         <location filename="../../app/db/namedlock.cpp" line="+15"/>
         <source>lock name longer than 64 characters: %1</source>
         <translation>锁名超过 64 个字符：%1</translation>
+    </message>
+</context>
+<context>
+    <name>payops::mapping::Check</name>
+    <message>
+        <location filename="../../app/domain/mapping/mappingcheck.cpp" line="+119"/>
+        <source>table %1 does not exist in database %2 (or this account may not see it)</source>
+        <translation>数据库 %2 中不存在表 %1（或该账号看不到它）</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>table %1 has no column %2</source>
+        <translation>表 %1 没有列 %2</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <location line="+201"/>
+        <source>%1.%2 is %3, not an integer column</source>
+        <translation>%1.%2 是 %3，不是整数列</translation>
+    </message>
+    <message>
+        <location line="-190"/>
+        <source>%1.%2 is %3, not DATETIME or TIMESTAMP</source>
+        <translation>%1.%2 是 %3，不是 DATETIME 或 TIMESTAMP</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1.%2 is %3, but yuan needs a DECIMAL with 2 decimal places</source>
+        <translation>%1.%2 是 %3，但 yuan 需要 2 位小数的 DECIMAL</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1.%2 is %3, but %4 needs an integer column%5</source>
+        <translation>%1.%2 是 %3，但 %4 需要整数列%5</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> (a DECIMAL with 2 places is unit &quot;yuan&quot;)</source>
+        <translation>（2 位小数的 DECIMAL 对应单位 &quot;yuan&quot;）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 has no index leading with (%2): each refresh would read about %3 row(s)</source>
+        <translation>%1 没有以 (%2) 开头的索引：每次刷新约读取 %3 行</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>is not valid SQL (the server stops near &quot;%1&quot;)</source>
+        <translation>不是有效的 SQL（服务器在 &quot;%1&quot; 附近停下）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>names column %1, which %2 has not</source>
+        <translation>引用了列 %1，但 %2 没有该列</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>not checked: this account lacks %1 on %2, which the check needs (and compensation too)</source>
+        <translation>未检查：该账号缺少 %2 上的 %1 权限，检查需要它（补偿也需要）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>is refused by the server: %1</source>
+        <translation>被服务器拒绝：%1</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>%1.%2 is %3, neither an integer nor a text column</source>
+        <translation>%1.%2 是 %3，既不是整数列也不是文本列</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>%1.%2 is %3, so states are numbers, not strings: %4</source>
+        <translation>%1.%2 是 %3，因此状态值应为数字而不是字符串：%4</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1.%2 is %3, so states are strings, not numbers: %4</source>
+        <translation>%1.%2 是 %3，因此状态值应为字符串而不是数字：%4</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+26"/>
+        <source>%1 (%n order(s))</source>
+        <translation>
+            <numerusform>%1（%n 个订单）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>values in %1.%2 that no state names, shown as themselves: %3</source>
+        <translation>%1.%2 中有未映射到任何状态的值，将按原值显示：%3</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>%1.%2 is not AUTO_INCREMENT: the watch reads past the last id seen and would miss rows written below it</source>
+        <translation>%1.%2 不是 AUTO_INCREMENT：监视从上次看到的 ID 往后读，会漏掉写在它之前的行</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,7 @@
 
 #include "domain/callback/callbackswitch.h"
 #include "domain/callback/instanceliveness.h"
+#include "domain/mapping/mappingcheck.h"
 #include "domain/money/auditlog.h"
 
 #include "db/connection.h"
@@ -414,22 +415,78 @@ Defence inspectionDefence(const QSqlDatabase &db)
     return defence;
 }
 
-} // namespace
-
-QString defenceStateName(DefenceState state)
+// A side effect's table keeps a group to one row only with a unique key on exactly (order,
+// key...): a unique key with one more column (the team's uk_gift_order adds the card's own id)
+// lets every copy in.
+Defence mappedKeyDefence(const QSqlDatabase &db, const mapping::Mapping &mapping,
+                         const mapping::SideEffectMapping &effect)
 {
-    switch (state) {
-    case DefenceState::Present:
-        return QStringLiteral("present");
-    case DefenceState::Missing:
-        return QStringLiteral("missing");
-    case DefenceState::Unknown:
-        break;
+    Defence defence;
+    defence.name = QStringLiteral("mapped_key_") + effect.name;
+    defence.title = Posture::tr("Key of side effect %1 (order, %2)")
+                        .arg(effect.name, effect.key.join(QStringLiteral(", ")));
+    defence.letsThrough = Posture::tr(
+        "a second live copy for one order whenever anything upstream is bypassed: a lock "
+        "released early, an unchecked CAS, a message consumed twice");
+    const QStringList columns = QStringList{effect.order} + effect.key;
+    const QList<mapping::TableIndex> indexes = mapping::tableIndexes(db, mapping, effect.table);
+    if (const mapping::TableIndex *key = mapping::indexLeadingWith(indexes, columns, true)) {
+        defence.state = DefenceState::Present;
+        defence.evidence =
+            Posture::tr("%1 has unique key %2 (%3)")
+                .arg(effect.table, key->name, key->columns.join(QStringLiteral(", ")));
+        return defence;
     }
-    return QStringLiteral("unknown");
+    defence.state = DefenceState::Missing;
+    QStringList wider;
+    for (const mapping::TableIndex &index : indexes)
+        if (index.unique && index.columns.size() > columns.size() &&
+            mapping::indexLeadingWith({index}, columns))
+            wider << QStringLiteral("%1 (%2)").arg(index.name,
+                                                   index.columns.join(QStringLiteral(", ")));
+    defence.evidence =
+        wider.isEmpty()
+            ? Posture::tr("%1 has no unique key on exactly (%2)")
+                  .arg(effect.table, columns.join(QStringLiteral(", ")))
+            : Posture::tr("%1 has no unique key on exactly (%2); %3 has more columns, so it "
+                          "does not keep a group to one row")
+                  .arg(effect.table, columns.join(QStringLiteral(", ")),
+                       wider.join(QStringLiteral(", ")));
+    return defence;
 }
 
-QList<Defence> inspectPosture(const QSqlDatabase &db)
+// A CAS on the order's state (UPDATE ... WHERE id = ? AND state = ?) tells that this callback
+// won only when the id picks one row.
+Defence mappedCasDefence(const QSqlDatabase &db, const mapping::Mapping &mapping)
+{
+    const mapping::OrdersMapping &orders = mapping.orders;
+    Defence defence = makeDefence(
+        "mapped_order_cas",
+        QT_TRANSLATE_NOOP("payops::Posture", "Order state writable by CAS (the order id a key)"),
+        QT_TRANSLATE_NOOP("payops::Posture",
+                          "the state change by order id may match several rows, so its affected "
+                          "rows no longer tell whether this callback won: two callbacks can both "
+                          "pay"));
+    const QList<mapping::TableIndex> indexes = mapping::tableIndexes(db, mapping, orders.table);
+    if (const mapping::TableIndex *key = mapping::indexLeadingWith(indexes, {orders.id}, true)) {
+        defence.state = DefenceState::Present;
+        defence.evidence = Posture::tr("%1 has %2 on (%3): a CAS on %4 changes one row at most")
+                               .arg(orders.table,
+                                    key->name == QLatin1String("PRIMARY")
+                                        ? Posture::tr("the primary key")
+                                        : Posture::tr("unique key %1").arg(key->name),
+                                    orders.id, orders.status);
+        return defence;
+    }
+    defence.state = DefenceState::Missing;
+    defence.evidence =
+        indexes.isEmpty()
+            ? Posture::tr("%1 has no index at all, or does not exist").arg(orders.table)
+            : Posture::tr("%1 has no primary or unique key on (%2)").arg(orders.table, orders.id);
+    return defence;
+}
+
+QList<Defence> readPosture(const QSqlDatabase &db, const mapping::Mapping *mapping)
 {
     requireMigrated(db);
     const QString level =
@@ -447,35 +504,67 @@ QList<Defence> inspectPosture(const QSqlDatabase &db)
                               "processed again as a new payment")),
         QStringLiteral("pay_callback_log"), {{QStringLiteral("pay_no")}}, level);
     defences << casDefence(db);
-    defences << keyDefence(
-        db,
-        makeDefence(
-            "uk_order_tpl",
-            QT_TRANSLATE_NOOP("payops::Posture", "Coupon key (order, coupon template)"),
-            QT_TRANSLATE_NOOP("payops::Posture",
-                              "a second coupon of one template for one order whenever anything "
-                              "upstream is bypassed: a lock released early, an unchecked CAS, a "
-                              "message consumed twice")),
-        QStringLiteral("user_coupon"),
-        {{QStringLiteral("order_id"), QStringLiteral("coupon_template_id")},
-         {QStringLiteral("live_order_id"), QStringLiteral("coupon_template_id")}},
-        level);
-    defences << keyDefence(
-        db,
-        makeDefence(
-            "uk_order_type", QT_TRANSLATE_NOOP("payops::Posture", "Points key (order, point type)"),
-            QT_TRANSLATE_NOOP("payops::Posture",
-                              "a second points row of one type for one order whenever anything "
-                              "upstream is bypassed, paid out to the user's balance")),
-        QStringLiteral("point_log"),
-        {{QStringLiteral("order_id"), QStringLiteral("point_type")},
-         {QStringLiteral("live_order_id"), QStringLiteral("point_type")}},
-        level);
+    if (mapping) {
+        defences << mappedCasDefence(db, *mapping);
+        for (const mapping::SideEffectMapping &effect : mapping->sideEffects)
+            defences << mappedKeyDefence(db, *mapping, effect);
+    } else {
+        defences << keyDefence(
+            db,
+            makeDefence(
+                "uk_order_tpl",
+                QT_TRANSLATE_NOOP("payops::Posture", "Coupon key (order, coupon template)"),
+                QT_TRANSLATE_NOOP("payops::Posture",
+                                  "a second coupon of one template for one order whenever "
+                                  "anything upstream is bypassed: a lock released early, an "
+                                  "unchecked CAS, a message consumed twice")),
+            QStringLiteral("user_coupon"),
+            {{QStringLiteral("order_id"), QStringLiteral("coupon_template_id")},
+             {QStringLiteral("live_order_id"), QStringLiteral("coupon_template_id")}},
+            level);
+        defences << keyDefence(
+            db,
+            makeDefence("uk_order_type",
+                        QT_TRANSLATE_NOOP("payops::Posture", "Points key (order, point type)"),
+                        QT_TRANSLATE_NOOP("payops::Posture",
+                                          "a second points row of one type for one order "
+                                          "whenever anything upstream is bypassed, paid out to "
+                                          "the user's balance")),
+            QStringLiteral("point_log"),
+            {{QStringLiteral("order_id"), QStringLiteral("point_type")},
+             {QStringLiteral("live_order_id"), QStringLiteral("point_type")}},
+            level);
+    }
     defences << lockDefence(db);
     defences << switchDefence(db);
     defences << auditDefence(db);
     defences << inspectionDefence(db);
     return defences;
+}
+
+} // namespace
+
+QString defenceStateName(DefenceState state)
+{
+    switch (state) {
+    case DefenceState::Present:
+        return QStringLiteral("present");
+    case DefenceState::Missing:
+        return QStringLiteral("missing");
+    case DefenceState::Unknown:
+        break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QList<Defence> inspectPosture(const QSqlDatabase &db)
+{
+    return readPosture(db, nullptr);
+}
+
+QList<Defence> inspectMappedPosture(const QSqlDatabase &db, const mapping::Mapping &mapping)
+{
+    return readPosture(db, &mapping);
 }
 
 bool allPresent(const QList<Defence> &defences)

@@ -5,6 +5,9 @@
 #include <QString>
 
 namespace payops {
+namespace mapping {
+struct Mapping;
+}
 
 enum class DefenceState { Present, Missing, Unknown };
 QString defenceStateName(DefenceState state); // "present" | "missing" | "unknown"
@@ -27,6 +30,11 @@ struct Defence
 // enough for a timer. The audit chain is checked from a recent tail only (the evidence says
 // how far). Throws db::Error, also for a database payops never migrated.
 QList<Defence> inspectPosture(const QSqlDatabase &db);
+// The same for a team's own tables (docs/mapping.md): the coupon and points keys of payops's own
+// tables give way to one key per side effect ("mapped_key_<name>", a unique key on exactly
+// (order, key...) in any order) and to "mapped_order_cas" (the orders id a primary or unique key,
+// so that a state change by CAS changes one row at most).
+QList<Defence> inspectMappedPosture(const QSqlDatabase &db, const mapping::Mapping &mapping);
 
 // True when no defence is missing. Unknown does not count as missing: it means there was
 // nothing to judge by (no callbacks in the last hour, a check that does not exist yet), and a
