@@ -163,6 +163,84 @@ private Q_SLOTS:
         QVERIFY(!own.out.contains(QStringLiteral("amount_mismatch")));
     }
 
+    // Without [payments], the statement is matched against payops's callback log beside the
+    // team's orders: a second payment refused order_already_paid is a double payment there too.
+    void withoutPaymentsTheCallbackLogIsOurs_data() { test::addSchemaLevelRows(); }
+
+    void withoutPaymentsTheCallbackLogIsOurs()
+    {
+        QFETCH(QString, level);
+        test::TeamShop shop(*db::parseSchemaLevel(level));
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        shop.grantBusiness(finance, QStringLiteral("SELECT"));
+        QByteArray text = shop.mappingText();
+        const qsizetype from = text.indexOf("[payments]");
+        text.remove(from, text.indexOf("[[side_effects]]") - from);
+        const mapping::Mapping mapping =
+            mapping::loadMapping(shop.writeMapping(QStringLiteral("no-payments.toml"), text));
+        QVERIFY(!mapping.payments);
+
+        // Orders i = 0, 2, 4 are paid (9.90, 11.90, 13.90 yuan); i = 18 is CLOSED.
+        const qint64 a = test::TeamShop::kFirstOrder, b = a + 2, c = a + 4, closed = kClosed;
+        {
+            db::Connection admin(test::serverDsn().withDatabase(shop.dsn().database),
+                                 QStringLiteral("test-admin"));
+            db::execDirect(
+                admin.database(),
+                QStringLiteral(
+                    "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, amount_fen, "
+                    "channel, status, reason, platform_paid_at) VALUES "
+                    "('WX-A1', %1, '', 990, 'wechat', 'PROCESSED', '', '2026-12-01 01:00:00'),"
+                    "('WX-B', %2, '', 1190, 'wechat', 'PROCESSED', '', '2026-12-01 02:00:00'),"
+                    "('WX-A2', %1, '', 990, 'wechat', 'REJECTED', 'order_already_paid', "
+                    "'2026-12-01 02:30:00'),"
+                    "('WX-D', %4, '', 2790, 'wechat', 'PROCESSED', '', '2026-12-01 02:40:00'),"
+                    "('WX-C', %3, '', 1390, 'wechat', 'PROCESSED', '', '2026-12-01 03:00:00')")
+                    .arg(a)
+                    .arg(b)
+                    .arg(c)
+                    .arg(closed));
+        }
+        const QByteArray csv = QStringLiteral("pay_no,order_id,amount_fen,status,paid_at,channel\n"
+                                              "WX-A1,%1,990,SUCCESS,2026-12-01T01:00:00Z,wechat\n"
+                                              "WX-A2,%1,990,SUCCESS,2026-12-01T02:30:00Z,wechat\n"
+                                              "WX-D,%3,2790,SUCCESS,2026-12-01T02:40:00Z,wechat\n"
+                                              "WX-C,%2,1290,SUCCESS,2026-12-01T03:00:00Z,wechat\n")
+                                   .arg(a)
+                                   .arg(c)
+                                   .arg(closed)
+                                   .toUtf8();
+        QFile file(writeFile(m_dir, QStringLiteral("log-%1.csv").arg(level), csv));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+
+        db::Connection connection(finance.dsnFor(shop.dsn().database), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        StatementImportOptions options;
+        options.format = StatementFormat::Generic;
+        const StatementImport imported = importStatement(db, file, options);
+        const PaymentSide side = mapping::mappedPaymentSide(db, mapping);
+        const Reconciliation result = reconcileStatement(db, imported.statement.id, side);
+        QMap<QByteArray, FindingKind> found;
+        readStoredFindings(db, side, result.runId, [&found](const ReconciliationFinding &finding) {
+            found.insert(finding.payNo, finding.kind);
+            return true;
+        });
+        const QMap<QByteArray, FindingKind> expected{{"WX-A2", FindingKind::DoublePayment},
+                                                     {"WX-B", FindingKind::MissingPlatform},
+                                                     {"WX-C", FindingKind::AmountMismatch},
+                                                     {"WX-D", FindingKind::MissingOurs}};
+        QCOMPARE(found, expected);
+        QCOMPARE(result.total(), qint64(4));
+
+        // The order's evidence reads its payments from the same log.
+        const mapping::MappedOrderEvidence evidence =
+            mapping::loadMappedOrderEvidence(db, mapping, a);
+        QCOMPARE(evidence.payments.size(), 2);
+        QCOMPARE(evidence.payments[0].payNo, QByteArray("WX-A1"));
+        QCOMPARE(evidence.payments[1].status, QStringLiteral("REJECTED"));
+        QCOMPARE(evidence.callbacks.size(), 2);
+    }
+
 private:
     QTemporaryDir m_dir;
 };
