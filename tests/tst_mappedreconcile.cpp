@@ -65,6 +65,23 @@ QByteArray plantedStatement(const test::TeamShop &shop)
     return csv;
 }
 
+// The team's alipay payments between their first and last wechatpay payment: the period of
+// plantedStatement(), half open, whose paid alipay orders are all PAID, REFUNDING or REFUNDED.
+qint64 alipayInPeriod(const test::TeamShop &shop)
+{
+    db::Connection admin(test::serverDsn().withDatabase(shop.business()),
+                         QStringLiteral("test-admin"));
+    QSqlQuery query = db::exec(
+        admin.database(),
+        QStringLiteral("SELECT COUNT(*) FROM t_pay_record a JOIN t_order o ON o.order_no = "
+                       "a.order_no AND o.state IN (1, 3, 4) WHERE a.channel = 'alipay' AND "
+                       "a.paid_time >= (SELECT MIN(paid_time) FROM t_pay_record WHERE channel = "
+                       "'wechatpay') AND a.paid_time < (SELECT MAX(paid_time) FROM t_pay_record "
+                       "WHERE channel = 'wechatpay')"));
+    query.next();
+    return query.value(0).toLongLong();
+}
+
 QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &text)
 {
     const QString path = dir.filePath(name);
@@ -130,6 +147,19 @@ private Q_SLOTS:
         QCOMPARE(found.value(payNo(kClosed)).kind, FindingKind::MissingOurs);
         QCOMPARE(*found.value(payNo(kClosed)).orderId, kClosed);
         QCOMPARE(found.value(payNo(kClosed)).orderStatus, QStringLiteral("CLOSED"));
+
+        // Payments that name no channel: the 多单 search reads every payment of the period. The
+        // alipay payments in it are not listed by this (wechatpay) statement, so each is 多单.
+        QByteArray text = shop.mappingText();
+        text.replace("channel = \"channel\"\n", "");
+        const mapping::Mapping noChannel =
+            mapping::loadMapping(shop.writeMapping(QStringLiteral("no-channel.toml"), text));
+        QVERIFY(noChannel.payments && noChannel.payments->channel.isEmpty());
+        const Reconciliation anyChannel = reconcileStatement(
+            db, imported.statement.id, mapping::mappedPaymentSide(db, noChannel));
+        QCOMPARE(anyChannel.count(FindingKind::MissingPlatform), qint64(1) + alipayInPeriod(shop));
+        QCOMPARE(anyChannel.count(FindingKind::AmountMismatch), qint64(1));
+        QCOMPARE(anyChannel.count(FindingKind::MissingOurs), qint64(2));
     }
 
     // The command line, once: the same findings through --mapping.

@@ -86,7 +86,8 @@ PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping)
             .arg(db::quoteIdentifier(orders.id), firstPayNo,
                  stateNameExpression(db, orders, column(QStringLiteral("y"), orders.status)),
                  mapping.table(orders.table));
-    return {payments, orderTable, firstKey};
+    return {payments, orderTable, firstKey,
+            !mapping.payments || !mapping.payments->channel.isEmpty()};
 }
 
 std::optional<QList<MappedStateCount>> mappedStateCounts(const QSqlDatabase &db,

@@ -265,7 +265,9 @@ void findMissingOnPlatform(const QSqlDatabase &db, const PaymentSide &side,
                            const std::function<bool(QList<ReconciliationFinding> &&)> &sink)
 {
     QStringList channels;
-    if (!statement.header.channel.isEmpty()) {
+    if (!side.channelKnown) {
+        channels << QStringLiteral(""); // not a null QString: that would be bound as NULL
+    } else if (!statement.header.channel.isEmpty()) {
         channels << statement.header.channel;
     } else {
         // A loose scan of the index: one step per channel.
@@ -425,7 +427,8 @@ qint64 Reconciliation::total() const
 
 PaymentSide ownPaymentSide()
 {
-    return {QStringLiteral("pay_callback_log"), QStringLiteral("orders"), QVariant(qint64(0))};
+    return {QStringLiteral("pay_callback_log"), QStringLiteral("orders"), QVariant(qint64(0)),
+            true};
 }
 
 Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId,

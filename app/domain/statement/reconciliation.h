@@ -78,6 +78,9 @@ struct PaymentSide
     QString payments;
     QString orders;
     QVariant firstKey; // below every payments.id: where the 多单 pages start
+    // False when the payments name no channel (their channel is ''): the 多单 search then reads
+    // every payment of the period, whatever channel the statement is of.
+    bool channelKnown = true;
 };
 
 // payops's own callback log and orders.
