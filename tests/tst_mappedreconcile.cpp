@@ -186,6 +186,15 @@ private Q_SLOTS:
         QCOMPARE(kinds.size(), 3);
         QCOMPARE(shop.checksums(), before); // reconciling reads the team's tables, nothing more
 
+        // A mapping that cannot be read is an error before anything is imported.
+        const QString missing = m_dir.filePath(QStringLiteral("absent.toml"));
+        const test::CliRun refused = test::runCli(
+            {QStringLiteral("reconcile"), QStringLiteral("--db"),
+             finance.dsnFor(shop.dsn().database).toString(true), QStringLiteral("--statement"),
+             path, QStringLiteral("--mapping"), missing});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(missing), qPrintable(refused.err));
+
         // Without the mapping the same statement is matched against payops's own, empty, log.
         const test::CliRun own =
             test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
