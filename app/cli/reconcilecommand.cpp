@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/mapping/mappedorders.h"
 #include "domain/money/money.h"
 #include "domain/statement/reconciliation.h"
 #include "domain/statement/statementimport.h"
@@ -86,8 +87,9 @@ public:
                      "and reconcile it by pay_no; exit 1 on findings or unreadable lines, 2 on an "
                      "error. The "
                      "same file imported again is reconciled again, not stored twice."),
-                  QStringLiteral(
-                      "--db DSN --statement FILE [--format auto|generic|wechat|alipay] [--json]"))
+                  QStringLiteral("--db DSN --statement FILE [--format auto|generic|wechat|alipay] "
+                                 "[--mapping FILE] "
+                                 "[--json]"))
     {
     }
 
@@ -98,6 +100,7 @@ protected:
         parser.addOption(m_statement);
         parser.addOption(m_format);
         parser.addOption(m_json);
+        parser.addOption(mappingOption());
     }
 
     int execute(const QCommandLineParser &parser) override
@@ -123,14 +126,19 @@ protected:
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
+        std::optional<mapping::Mapping> mapping;
+        if (!mappingFrom(parser, &mapping))
+            return UsageOrConnection;
         try {
             db::Connection connection(*dsn, QStringLiteral("reconcile"));
             const QSqlDatabase db = connection.database();
+            // The team's payments and orders when a mapping names them, else payops's own.
+            m_side = mapping ? mapping::mappedPaymentSide(db, *mapping) : ownPaymentSide();
             const StatementImport imported = importFile(db, file, *format, info.fileName());
             if (imported.cancelled)
                 return fail(UsageOrConnection,
                             tr("interrupted: nothing of the statement was stored"));
-            const Reconciliation result = reconcileStatement(db, imported.statement.id);
+            const Reconciliation result = reconcileStatement(db, imported.statement.id, m_side);
             if (parser.isSet(m_json))
                 printJson(db, imported, result);
             else
@@ -212,7 +220,7 @@ private:
                     .arg(result.counts[kind], 6)
                     .arg(kindTitle(findingKind)));
         }
-        readStoredFindings(db, result.runId, [this](const ReconciliationFinding &finding) {
+        readStoredFindings(db, m_side, result.runId, [this](const ReconciliationFinding &finding) {
             QString text =
                 tr("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
                     .arg(findingKindName(finding.kind).leftJustified(18),
@@ -261,18 +269,19 @@ private:
             first = false;
             return true;
         };
-        readStoredFindings(db, result.runId, [&element](const ReconciliationFinding &finding) {
-            return element(QJsonObject{
-                {QStringLiteral("kind"), findingKindName(finding.kind)},
-                {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
-                {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
-                {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
-                {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
-                {QStringLiteral("line"), jsonNumber(finding.lineNo)},
-                {QStringLiteral("count"), jsonNumber(finding.listed)},
-                {QStringLiteral("platform_status"), textOrNull(finding.platformStatus)},
-                {QStringLiteral("our_status"), textOrNull(finding.ourStatus)}});
-        });
+        readStoredFindings(
+            db, m_side, result.runId, [&element](const ReconciliationFinding &finding) {
+                return element(QJsonObject{
+                    {QStringLiteral("kind"), findingKindName(finding.kind)},
+                    {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
+                    {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
+                    {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
+                    {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
+                    {QStringLiteral("line"), jsonNumber(finding.lineNo)},
+                    {QStringLiteral("count"), jsonNumber(finding.listed)},
+                    {QStringLiteral("platform_status"), textOrNull(finding.platformStatus)},
+                    {QStringLiteral("our_status"), textOrNull(finding.ourStatus)}});
+            });
         out << "],\"errors\":[";
         first = true;
         readStatementErrors(db, statement.id, [&element](const StatementLineError &error) {
@@ -290,6 +299,8 @@ private:
         QStringLiteral("format"),
         tr("auto (default: detected from the file), generic, wechat or alipay."),
         QStringLiteral("format"), QStringLiteral("auto")};
+    // Where our side of the statement is read: set once connected.
+    PaymentSide m_side;
     const QCommandLineOption m_json{QStringLiteral("json"),
                                     tr("Print the result as one JSON object.")};
 };

@@ -195,4 +195,16 @@ QMap<QString, qint64> TeamShop::checksums() const
     return sums;
 }
 
+void TeamShop::execBusiness(const QString &sql) const
+{
+    db::Connection admin(serverDsn().withDatabase(m_business), QStringLiteral("test-admin"));
+    db::execDirect(admin.database(), sql);
+}
+
+void TeamShop::grantBusiness(const ScratchAccount &account, const QString &privileges) const
+{
+    execBusiness(QStringLiteral("GRANT %1 ON %2.* TO '%3'@'localhost'")
+                     .arg(privileges, db::quoteIdentifier(m_business), account.user()));
+}
+
 } // namespace payops::test

@@ -37,6 +37,10 @@ public:
     QByteArray mappingText() const;
     // CHECKSUM TABLE of every business table, by name: compare before and after.
     QMap<QString, qint64> checksums() const;
+    // Runs `sql` as root with the business database selected: the team's own changes.
+    void execBusiness(const QString &sql) const;
+    // What the team's DBA grants an account on the business database, e.g. "SELECT".
+    void grantBusiness(const ScratchAccount &account, const QString &privileges) const;
 
 private:
     ScratchDatabase m_payops;

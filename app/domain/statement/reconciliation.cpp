@@ -25,6 +25,23 @@ constexpr const char *kKindNames[kFindingKinds] = {"missing_ours",       "missin
 // A payment with us: the callback's order is paid by the callback's pay_no.
 constexpr auto kOurs = "(o.pay_no = p.pay_no AND o.status IN ('PAID', 'REFUNDING', 'REFUNDED'))";
 
+// The SQL below names our side as %P (payments) and %O (orders); this puts the side's tables in,
+// in one pass, so that a %O inside a mapped name is never taken for a place.
+QString onSide(const QString &sql, const PaymentSide &side)
+{
+    QString filled;
+    for (qsizetype i = 0; i < sql.size(); ++i) {
+        const QChar next = i + 1 < sql.size() ? sql[i + 1] : QChar();
+        if (sql[i] == u'%' && (next == u'P' || next == u'O')) {
+            filled += next == u'P' ? side.payments : side.orders;
+            ++i;
+        } else {
+            filled += sql[i];
+        }
+    }
+    return filled;
+}
+
 constexpr int kResultBatch = 1000;
 
 std::optional<qint64> optionalNumber(const QVariant &value)
@@ -114,7 +131,8 @@ QString otherLine(const QString &condition)
 //   when any is a payment, else what its first line says (CLOSED, REVOKED ...); the line that
 //   speaks is the first of that status. Ours is SUCCESS for a PAID order, else REFUND
 //   (REFUNDING, REFUNDED).
-void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &writer)
+void findLineKinds(const QSqlDatabase &db, const PaymentSide &side, qint64 statementId,
+                   FindingWriter &writer)
 {
     const QString ours = QStringLiteral("COALESCE(%1, 0)").arg(QLatin1String(kOurs));
     const QString earlier = QStringLiteral("e.line_no < l.line_no");
@@ -127,7 +145,7 @@ void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &wr
                  otherLine(QStringLiteral("e.status = 'REFUND'")),
                  otherLine(QStringLiteral("e.status = 'SUCCESS' AND ") + earlier),
                  otherLine(QStringLiteral("e.status = 'SUCCESS'")), otherLine(earlier));
-    const QString sql =
+    const QString sql = onSide(
         QStringLiteral("SELECT l.line_no, l.pay_no, l.order_id, l.amount_fen, l.status, "
                        "p.order_id, p.amount_fen, p.status, o.status, "
                        " %1 AS ours,"
@@ -138,8 +156,8 @@ void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &wr
                        " CASE WHEN %1 = 0 THEN 0 ELSE COALESCE(%3 <> IF(o.status = 'PAID', "
                        "'SUCCESS', 'REFUND'), 0) END AS status_mismatch "
                        "FROM platform_statement_line l"
-                       " LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no"
-                       " LEFT JOIN orders o ON o.id = p.order_id "
+                       " LEFT JOIN %P p ON p.pay_no = l.pay_no"
+                       " LEFT JOIN %O o ON o.id = p.order_id "
                        "WHERE l.statement_id = ? AND l.line_no > ?"
                        " AND NOT (l.status = 'SUCCESS' AND %1 = 1 AND l.amount_fen = p.amount_fen "
                        "AND o.status = 'PAID') "
@@ -151,7 +169,8 @@ void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &wr
                          "e.status = 'SUCCESS' AND %1 AND (%2 = 0 OR e.amount_fen <> p.amount_fen)")
                          .arg(earlier, ours)),
                  verdict)
-            .arg(kPageRows);
+            .arg(kPageRows),
+        side);
     qint64 after = 0;
     for (int rows = kPageRows; rows == kPageRows;) {
         rows = 0;
@@ -195,9 +214,10 @@ void findLineKinds(const QSqlDatabase &db, qint64 statementId, FindingWriter &wr
 // One finding per pay_no on more than one payment line, at its first line, in pages by pay_no.
 // The grouping reads the (statement_id, pay_no, status) index alone, in its order, and stops
 // at a page of pay_nos listed twice; only those are joined to their line and payment.
-void findDuplicates(const QSqlDatabase &db, qint64 statementId, FindingWriter &writer)
+void findDuplicates(const QSqlDatabase &db, const PaymentSide &side, qint64 statementId,
+                    FindingWriter &writer)
 {
-    const QString sql =
+    const QString sql = onSide(
         QStringLiteral(
             "SELECT STRAIGHT_JOIN d.pay_no, d.listed, l.line_no, l.order_id, l.amount_fen, "
             "p.order_id, IF(%1, p.amount_fen, NULL) "
@@ -207,11 +227,12 @@ void findDuplicates(const QSqlDatabase &db, qint64 statementId, FindingWriter &w
             "HAVING COUNT(*) > 1"
             "      ORDER BY pay_no LIMIT %2) d "
             "JOIN platform_statement_line l ON l.statement_id = ? AND l.line_no = d.first_line "
-            "LEFT JOIN pay_callback_log p ON p.pay_no = l.pay_no "
-            "LEFT JOIN orders o ON o.id = p.order_id "
+            "LEFT JOIN %P p ON p.pay_no = l.pay_no "
+            "LEFT JOIN %O o ON o.id = p.order_id "
             "ORDER BY d.pay_no")
             .arg(QLatin1String(kOurs))
-            .arg(kPageRows);
+            .arg(kPageRows),
+        side);
     QByteArray after(""); // not a null QByteArray: that would be bound as NULL
     for (int rows = kPageRows; rows == kPageRows;) {
         rows = 0;
@@ -239,39 +260,43 @@ void findDuplicates(const QSqlDatabase &db, qint64 statementId, FindingWriter &w
 // key, reading the whole statement for each payment. It comes before the order
 // (STRAIGHT_JOIN), so that only the payments no line lists are looked up in orders: on a
 // statement that agrees with us, none. `sink` takes each page; false stops.
-void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statement,
+void findMissingOnPlatform(const QSqlDatabase &db, const PaymentSide &side,
+                           const StoredStatement &statement,
                            const std::function<bool(QList<ReconciliationFinding> &&)> &sink)
 {
     QStringList channels;
-    if (!statement.header.channel.isEmpty()) {
+    if (!side.channelKnown) {
+        channels << QStringLiteral(""); // not a null QString: that would be bound as NULL
+    } else if (!statement.header.channel.isEmpty()) {
         channels << statement.header.channel;
     } else {
         // A loose scan of the index: one step per channel.
         QSqlQuery known =
-            db::exec(db, QStringLiteral("SELECT channel FROM pay_callback_log GROUP BY channel"));
+            db::exec(db, onSide(QStringLiteral("SELECT channel FROM %P p GROUP BY channel"), side));
         while (known.next())
             channels << known.value(0).toString();
     }
     const auto utc = [](const QDateTime &time) {
         return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
     };
-    const QString sql =
+    const QString sql = onSide(
         QStringLiteral("SELECT p.pay_no, p.order_id, p.amount_fen, o.status, "
                        "DATE_FORMAT(p.platform_paid_at, '%Y-%m-%d %H:%i:%s.%f'), p.id "
-                       "FROM pay_callback_log p "
+                       "FROM %P p "
                        "LEFT JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
                        " ON l.statement_id = ? AND l.pay_no = p.pay_no "
-                       "STRAIGHT_JOIN orders o ON o.id = p.order_id AND %1 "
+                       "STRAIGHT_JOIN %O o ON o.id = p.order_id AND %1 "
                        "WHERE p.channel = ? AND p.platform_paid_at < ?"
                        " AND (p.platform_paid_at > ? OR (p.platform_paid_at = ? AND p.id > ?)) AND "
                        "l.pay_no IS NULL "
                        "ORDER BY p.platform_paid_at, p.id LIMIT %2")
             .arg(QLatin1String(kOurs))
-            .arg(kPageRows);
+            .arg(kPageRows),
+        side);
     for (const QString &channel : std::as_const(channels)) {
         // The first page starts at the period's start: ids are positive.
         QString afterTime = utc(statement.header.periodStart);
-        qint64 afterId = 0;
+        QVariant afterId = side.firstKey;
         for (int rows = kPageRows; rows == kPageRows;) {
             QList<ReconciliationFinding> page;
             QSqlQuery query = db::exec(db, sql,
@@ -285,7 +310,7 @@ void findMissingOnPlatform(const QSqlDatabase &db, const StoredStatement &statem
                 finding.ourAmountFen = query.value(2).toLongLong();
                 finding.ourStatus = query.value(3).toString();
                 afterTime = query.value(4).toString();
-                afterId = query.value(5).toLongLong();
+                afterId = query.value(5);
                 page.append(finding);
             }
             rows = int(page.size());
@@ -355,12 +380,12 @@ private:
 // is true as of one of the two. Its pages go through `pages`; the future says false when no
 // second connection could be opened (the caller's QSqlDatabase is not a db::Connection's, or
 // the server refuses one): the caller searches itself.
-std::future<bool> findMissingOnPlatformAside(const QSqlDatabase &db,
+std::future<bool> findMissingOnPlatformAside(const QSqlDatabase &db, const PaymentSide &side,
                                              const StoredStatement &statement,
                                              const std::shared_ptr<MissingPages> &pages)
 {
     const std::optional<Dsn> dsn = db::dsnOf(db);
-    return std::async(std::launch::async, [dsn, statement, pages]() -> bool {
+    return std::async(std::launch::async, [dsn, side, statement, pages]() -> bool {
         struct Ended
         {
             MissingPages &pages;
@@ -377,9 +402,9 @@ std::future<bool> findMissingOnPlatformAside(const QSqlDatabase &db,
         const QSqlDatabase asideDb = aside->database();
         db::execDirect(asideDb,
                        QStringLiteral("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY"));
-        findMissingOnPlatform(asideDb, statement, [&pages](QList<ReconciliationFinding> &&page) {
-            return pages->put(std::move(page));
-        });
+        findMissingOnPlatform(
+            asideDb, side, statement,
+            [&pages](QList<ReconciliationFinding> &&page) { return pages->put(std::move(page)); });
         db::execDirect(asideDb, QStringLiteral("COMMIT"));
         return true;
     });
@@ -400,7 +425,14 @@ qint64 Reconciliation::total() const
     return sum;
 }
 
-Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
+PaymentSide ownPaymentSide()
+{
+    return {QStringLiteral("pay_callback_log"), QStringLiteral("orders"), QVariant(qint64(0)),
+            true};
+}
+
+Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId,
+                                  const PaymentSide &side)
 {
     const StoredStatement statement = readStoredStatement(db, statementId);
     if (statement.id == 0)
@@ -431,11 +463,11 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
         ~Abandon() { pages.abandon(); }
     } abandon{*missingPages};
     if (result.periodKnown)
-        searchedAside = findMissingOnPlatformAside(db, statement, missingPages);
+        searchedAside = findMissingOnPlatformAside(db, side, statement, missingPages);
 
     FindingWriter writer(db, result.runId);
-    findLineKinds(db, statementId, writer);
-    findDuplicates(db, statementId, writer);
+    findLineKinds(db, side, statementId, writer);
+    findDuplicates(db, side, statementId, writer);
     if (result.periodKnown) {
         const auto store = [&writer](QList<ReconciliationFinding> &&page) {
             for (const ReconciliationFinding &finding : std::as_const(page))
@@ -445,7 +477,7 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
         while (std::optional<QList<ReconciliationFinding>> page = missingPages->take())
             store(std::move(*page));
         if (!searchedAside.get())
-            findMissingOnPlatform(db, statement, store);
+            findMissingOnPlatform(db, side, statement, store);
     }
     writer.flush();
     result.counts = writer.counts();
@@ -463,8 +495,14 @@ Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId)
 
 void readStoredFindings(const QSqlDatabase &db, qint64 runId, const FindingSink &sink)
 {
+    readStoredFindings(db, ownPaymentSide(), runId, sink);
+}
+
+void readStoredFindings(const QSqlDatabase &db, const PaymentSide &side, qint64 runId,
+                        const FindingSink &sink)
+{
     // By kind on the (run_id, kind) index, each kind in the order its findings were stored.
-    const QString sql =
+    const QString sql = onSide(
         QStringLiteral(
             "SELECT r.id, r.pay_no, r.order_id, r.platform_amount_fen, r.our_amount_fen, "
             "r.line_no, l.status, o.status, "
@@ -476,10 +514,11 @@ void readStoredFindings(const QSqlDatabase &db, qint64 runId, const FindingSink 
             "JOIN reconciliation_run u ON u.id = r.run_id "
             "LEFT JOIN platform_statement_line l ON l.statement_id = u.statement_id AND l.line_no "
             "= r.line_no "
-            "LEFT JOIN orders o ON o.id = r.order_id "
-            "LEFT JOIN pay_callback_log p ON p.pay_no = r.pay_no "
+            "LEFT JOIN %O o ON o.id = r.order_id "
+            "LEFT JOIN %P p ON p.pay_no = r.pay_no "
             "WHERE r.run_id = ? AND r.kind = ? AND r.id > ? ORDER BY r.id LIMIT %1")
-            .arg(kPageRows);
+            .arg(kPageRows),
+        side);
     for (int kind = 0; kind < kFindingKinds; ++kind) {
         qint64 after = 0;
         for (int rows = kPageRows; rows == kPageRows;) {

@@ -5,6 +5,7 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QVariant>
 
 #include <array>
 #include <functional>
@@ -66,13 +67,34 @@ public:
     bool clean() const { return total() == 0; }
 };
 
+// "Our side" of a reconciliation: where the payments and orders a statement is matched against
+// are read. Each is a table or a derived table the queries alias as p and o, with payops's own
+// columns: payments (pay_no, order_id, amount_fen in fen, channel, platform_paid_at, id, status,
+// reason; status 'REJECTED' with reason 'order_already_paid' for an order's second payment) and
+// orders (id, pay_no: the payment that paid it, status: payops's state name). One matching
+// serves payops's own tables and a team's, mapped (domain/mapping/mappedorders.h).
+struct PaymentSide
+{
+    QString payments;
+    QString orders;
+    QVariant firstKey; // below every payments.id: where the 多单 pages start
+    // False when the payments name no channel (their channel is ''): the 多单 search then reads
+    // every payment of the period, whatever channel the statement is of.
+    bool channelKnown = true;
+};
+
+// payops's own callback log and orders.
+PaymentSide ownPaymentSide();
+
 // Reconciles a stored statement against the payments as they are now, in set-based statements
-// (joins on pay_no, a range of pay_callback_log's (channel, platform_paid_at) index for 多单)
+// (joins on pay_no, a range of (channel, platform_paid_at) for 多单: pay_callback_log's index,
+// or the mapped payments' paid_at)
 // read in one snapshot without locking a row, and stores the run and its findings
 // (reconciliation_run, reconciliation_result). Everything is read and written a page at a
 // time: memory stays flat whatever the statement's size or the number of findings. Throws
 // db::Error.
-Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId);
+Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId,
+                                  const PaymentSide &side = ownPaymentSide());
 
 // Called with each finding; false stops the reading.
 using FindingSink = std::function<bool(const ReconciliationFinding &finding)>;
@@ -82,5 +104,8 @@ using FindingSink = std::function<bool(const ReconciliationFinding &finding)>;
 // not stored with a finding but read as they are now: platformStatus is its line's, ourStatus
 // as for a finding found, orderStatus that of the order it names. Throws db::Error.
 void readStoredFindings(const QSqlDatabase &db, qint64 runId, const FindingSink &sink);
+// The same, with the statuses read from `side`: the one the run was reconciled against.
+void readStoredFindings(const QSqlDatabase &db, const PaymentSide &side, qint64 runId,
+                        const FindingSink &sink);
 
 } // namespace payops
