@@ -33,21 +33,20 @@ db::SchemaLevel levelOf(const QString &name)
     return *db::parseSchemaLevel(name);
 }
 
-// The business grants the team's DBA gives compensation (docs/mapping.md), `without` left out.
-void grantBusiness(const test::TeamShop &shop, const test::ScratchAccount &account,
-                   const QString &without = {})
+// The business grants the team's DBA gives compensation (docs/mapping.md).
+const QString kCouponUpdate = QStringLiteral("GRANT UPDATE ON %1.t_coupon_grant TO %2");
+const QStringList kBusinessGrants{QStringLiteral("GRANT SELECT ON %1.* TO %2"), kCouponUpdate,
+                                  QStringLiteral("GRANT UPDATE ON %1.t_gift_card TO %2"),
+                                  QStringLiteral("GRANT INSERT ON %1.t_point_flow TO %2")};
+
+void grant(const test::TeamShop &shop, const test::ScratchAccount &account,
+           const QStringList &grants = kBusinessGrants)
 {
     db::Connection admin(test::serverDsn(), QStringLiteral("test-admin"));
-    const QString who = QStringLiteral("'%1'@'localhost'").arg(account.user());
-    const QString business = db::quoteIdentifier(shop.business());
-    QStringList grants{QStringLiteral("GRANT SELECT ON %1.* TO %2"),
-                       QStringLiteral("GRANT UPDATE ON %1.t_coupon_grant TO %2"),
-                       QStringLiteral("GRANT UPDATE ON %1.t_gift_card TO %2"),
-                       QStringLiteral("GRANT INSERT ON %1.t_point_flow TO %2")};
-    for (const QString &grant : grants) {
-        if (without.isEmpty() || !grant.contains(without))
-            db::execDirect(admin.database(), grant.arg(business, who));
-    }
+    for (const QString &grant : grants)
+        db::execDirect(admin.database(),
+                       grant.arg(db::quoteIdentifier(shop.business()),
+                                 QStringLiteral("'%1'@'localhost'").arg(account.user())));
 }
 
 // The extra live copies, found independently of the planner: in every (order, key...) group of
@@ -133,7 +132,10 @@ private Q_SLOTS:
         QFETCH(QString, level);
         test::TeamShop shop(levelOf(level));
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        grantBusiness(shop, operatorAccount);
+        // Every business grant but UPDATE on the coupons, until the refusal below was seen.
+        QStringList grants = kBusinessGrants;
+        grants.removeOne(kCouponUpdate);
+        grant(shop, operatorAccount, grants);
         const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
         db::Connection root(shop.dsn(), QStringLiteral("root"));
         db::Connection asOperator(operatorAccount.dsnFor(shop.dsn().database),
@@ -176,6 +178,20 @@ private Q_SLOTS:
 
         const qint64 auditBefore =
             count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"));
+        // Without the UPDATE grant on the coupons the refusal names it, before anything is
+        // written anywhere (the gift cards and points it may change are left alone too).
+        const QString refusal = test::refusal(
+            [&] { mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket()); });
+        QVERIFY2(refusal.contains(
+                     QStringLiteral("GRANT UPDATE ON `%1`.`t_coupon_grant`").arg(shop.business())),
+                 qPrintable(refusal));
+        QCOMPARE(shop.checksums(), before);
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
+                 qint64(0));
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")),
+                 auditBefore);
+        grant(shop, operatorAccount, {kCouponUpdate});
+
         const mapping::MappedCompensationOutcome outcome =
             mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket(), 4);
         QCOMPARE(outcome.done.size(), extra.size() - 1);
@@ -293,8 +309,8 @@ private Q_SLOTS:
         test::TeamShop shop;
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
-        grantBusiness(shop, alice);
-        grantBusiness(shop, bob);
+        grant(shop, alice);
+        grant(shop, bob);
         const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
         std::atomic<int> ready{0};
         std::atomic<int> done{0};
@@ -335,43 +351,12 @@ private Q_SLOTS:
         QCOMPARE(extraLiveCopies(root.database(), shop).size(), 1);
     }
 
-    // Without the UPDATE grant on the coupon table the refusal names it, before anything is
-    // written anywhere.
-    void aMissingGrantIsNamed()
-    {
-        test::TeamShop shop;
-        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        grantBusiness(shop, operatorAccount, QStringLiteral("UPDATE ON %1.t_coupon_grant"));
-        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
-        db::Connection root(shop.dsn(), QStringLiteral("root"));
-        db::Connection asOperator(operatorAccount.dsnFor(shop.dsn().database),
-                                  QStringLiteral("operator"));
-        const QMap<QString, qint64> before = shop.checksums();
-        const qint64 audited =
-            count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"));
-        const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
-            asOperator.database(), mapping, mapping::MappedScope::all());
-        QVERIFY(!plan.isEmpty());
-        const QString refusal = test::refusal([&] {
-            mapping::executeMappedCompensation(asOperator.database(), mapping, plan, reason(),
-                                               ticket());
-        });
-        QVERIFY2(refusal.contains(
-                     QStringLiteral("GRANT UPDATE ON `%1`.`t_coupon_grant`").arg(shop.business())),
-                 qPrintable(refusal));
-        QCOMPARE(shop.checksums(), before);
-        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
-                 qint64(0));
-        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")),
-                 audited);
-    }
-
     // The command line: a dry run that lists and changes nothing, then the run.
     void theCommandLine()
     {
         test::TeamShop shop;
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        grantBusiness(shop, operatorAccount);
+        grant(shop, operatorAccount);
         const QStringList base{QStringLiteral("compensate"), QStringLiteral("--db"),
                                operatorAccount.dsnFor(shop.dsn().database).toString(true),
                                QStringLiteral("--mapping"), shop.mappingPath()};
@@ -384,16 +369,26 @@ private Q_SLOTS:
         QVERIFY2(dry.out.contains(QStringLiteral("points: 5 to reverse")), qPrintable(dry.out));
         QCOMPARE(shop.checksums(), before);
 
-        const test::CliRun run =
-            test::runCli(base + QStringList{QStringLiteral("--reason"), reason(),
-                                            QStringLiteral("--ticket"), ticket()});
+        // Above the four-eyes threshold a mapped compensation is refused: it files no request.
+        db::Connection root(shop.dsn(), QStringLiteral("root"));
+        db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '1000' "
+                                                       "WHERE name = 'four_eyes_threshold_fen'"));
+        const QStringList act{QStringLiteral("--reason"), reason(), QStringLiteral("--ticket"),
+                              ticket()};
+        const test::CliRun refused = test::runCli(base + act);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(QStringLiteral("four-eyes")), qPrintable(refused.err));
+        QCOMPARE(shop.checksums(), before);
+        db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '0' "
+                                                       "WHERE name = 'four_eyes_threshold_fen'"));
+
+        const test::CliRun run = test::runCli(base + act);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains(QStringLiteral("gift_card: 3 frozen (30.00 yuan, 0 points)")),
                  qPrintable(run.out));
         QVERIFY2(run.out.contains(QStringLiteral("points: 5 reversed")), qPrintable(run.out));
         QVERIFY2(run.out.contains(QStringLiteral("left to finance: coupon row")),
                  qPrintable(run.out));
-        db::Connection root(shop.dsn(), QStringLiteral("root"));
         QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
                  qint64(15));
     }
