@@ -6088,7 +6088,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::CompensateCommand</name>
     <message>
-        <location filename="../../app/cli/compensatecommand.cpp" line="+19"/>
+        <location filename="../../app/cli/compensatecommand.cpp" line="+22"/>
         <source>Compensate duplicate side effects: freeze, write off or reverse, with an audit trail.</source>
         <translation>补偿重复发放的副作用：冻结、核销或冲回，全程记入审计日志。</translation>
     </message>
@@ -6123,7 +6123,7 @@ Usage: payops %2 %3</source>
         <translation>100 积分折合的金额，单位分（默认 100）。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Approve and run another operator&apos;s pending request (four eyes).</source>
         <translation>批准并执行另一位运维人员待批的申请（双人复核）。</translation>
     </message>
@@ -6153,7 +6153,12 @@ Usage: payops %2 %3</source>
         <translation>--approve 需要申请编号，并同时给出 --reason 和 --ticket，不能与 --dry-run 或 --order 同用</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+8"/>
+        <source>--approve is for payops&apos;s own tables; with --mapping a compensation above the four-eyes threshold is refused instead</source>
+        <translation>--approve 只用于 payops 自己的表；使用 --mapping 时，超过双人复核阈值的补偿会被直接拒绝</translation>
+    </message>
+    <message>
+        <location line="+27"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
     </message>
@@ -6171,6 +6176,51 @@ Usage: payops %2 %3</source>
         <location line="+6"/>
         <source>  user %1&apos;s points balance is now negative</source>
         <translation>  用户 %1 的积分余额现为负数</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>%1: %2 %3 (%4), %5 used and left to finance (%6)</source>
+        <translation>%1：%2 条%3（%4），%5 条已使用，留给财务处理（%6）</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>%1 yuan, %2 points</source>
+        <translation>%1 元，%2 积分</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>to freeze</source>
+        <translation>待冻结</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>to reverse</source>
+        <translation>待冲正</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen; compensation through a mapping files no request: compensate fewer orders (--order) or ask for the threshold to be raised</source>
+        <translation>%1 分，加上本账号在双人复核窗口内单独补偿的 %2 分，超过了 %3 分的阈值；通过映射文件的补偿不会提交申请：请减少订单（--order），或申请提高阈值</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>frozen</source>
+        <translation>已冻结</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>reversed</source>
+        <translation>已冲正</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>  left to finance: %1 row %2 of order %3 (%4 fen, %5 points)</source>
+        <translation>  留给财务：%1 第 %2 行，订单 %3（%4 分，%5 积分）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>skipped %1 (done by someone else or changed since planned); batch %2</source>
+        <translation>跳过 %1 条（已被他人处理，或计划后已变化）；批次 %2</translation>
     </message>
 </context>
 <context>
@@ -7733,6 +7783,29 @@ Usage: payops %2 %3</source>
         <location filename="../../app/db/namedlock.cpp" line="+15"/>
         <source>lock name longer than 64 characters: %1</source>
         <translation>锁名超过 64 个字符：%1</translation>
+    </message>
+</context>
+<context>
+    <name>payops::mapping::MappedCompensation</name>
+    <message>
+        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+127"/>
+        <source>this account may not read %1, which compensating %2 needs: the team&apos;s DBA grants it with GRANT SELECT ON %1 TO the account</source>
+        <translation>此账号不能读取 %1，而补偿 %2 需要它：请团队的 DBA 执行 GRANT SELECT ON %1 TO 该账号</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>this account may not %1 %2, which compensating %3 needs: the team&apos;s DBA grants it with GRANT %1 ON %2 TO the account; nothing was changed</source>
+        <translation>此账号不能对 %2 执行 %1，而补偿 %3 需要它：请团队的 DBA 执行 GRANT %1 ON %2 TO 该账号；未做任何改动</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>this account may not record a compensation in payops&apos;s own database: it needs the role payops_operator; nothing was changed</source>
+        <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
+    </message>
+    <message>
+        <location line="+205"/>
+        <source>a compensation needs a reason and a ticket</source>
+        <translation>补偿必须填写原因和工单号</translation>
     </message>
 </context>
 <context>
