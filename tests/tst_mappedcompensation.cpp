@@ -7,6 +7,9 @@
 #include "teamshop.h"
 #include "testmain.h"
 
+#include <QProcess>
+#include <QRegularExpression>
+
 #include <thread>
 
 using namespace payops;
@@ -174,7 +177,10 @@ private Q_SLOTS:
                      db, mapping, mapping::MappedScope{{test::TeamShop::kUsedCouponOrder}, false})
                      .copies.size(),
                  1);
-        QCOMPARE(shop.checksums(), before);
+        // Stopped, planning does not go on (nor the run, below).
+        const std::atomic<bool> stop{true};
+        QVERIFY(mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all(), &stop)
+                    .cancelled);
 
         const qint64 auditBefore =
             count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"));
@@ -191,6 +197,10 @@ private Q_SLOTS:
         QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")),
                  auditBefore);
         grant(shop, operatorAccount, {kCouponUpdate});
+        QVERIFY(
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket(), 200, &stop)
+                .cancelled);
+        QCOMPARE(shop.checksums(), before);
 
         const mapping::MappedCompensationOutcome outcome =
             mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket(), 4);
@@ -303,68 +313,25 @@ private Q_SLOTS:
         QVERIFY(verifyAuditChain(root.database()).intact);
     }
 
-    // Two operators at once on the same orders: each row is compensated once.
-    void twoCompensatorsAtOnce()
+    // The command line, and two operators at once on the same orders: one running the command,
+    // one in process. Each row is compensated once.
+    void theCommandLineBesideAnotherOperator()
     {
         test::TeamShop shop;
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
         grant(shop, alice);
         grant(shop, bob);
-        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
-        std::atomic<int> ready{0};
-        std::atomic<int> done{0};
-        QStringList failures;
-        std::mutex failed;
-        const auto compensator = [&](const test::ScratchAccount &account) {
-            try {
-                db::Connection connection(account.dsnFor(shop.dsn().database), account.user());
-                const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
-                    connection.database(), mapping, mapping::MappedScope::all());
-                ++ready;
-                while (ready.load() < 2)
-                    std::this_thread::yield();
-                done += int(mapping::executeMappedCompensation(connection.database(), mapping, plan,
-                                                               reason(), ticket(), 2)
-                                .done.size());
-            } catch (const db::Error &error) {
-                std::lock_guard lock(failed);
-                failures << error.message();
-            }
-        };
-        std::thread a(compensator, std::cref(alice));
-        std::thread b(compensator, std::cref(bob));
-        a.join();
-        b.join();
-        QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
-        const int expected = test::TeamShop::kCouponGroups - 1 + test::TeamShop::kGiftCardGroups +
-                             test::TeamShop::kPointGroups;
-        QCOMPARE(done.load(), expected);
-        db::Connection root(shop.dsn(), QStringLiteral("root"));
-        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
-                 qint64(expected));
-        QCOMPARE(count(root.database(),
-                       QStringLiteral(
-                           "SELECT COUNT(*) FROM %1.t_point_flow WHERE remark = 'payops reversal'")
-                           .arg(db::quoteIdentifier(shop.business()))),
-                 qint64(test::TeamShop::kPointGroups));
-        QCOMPARE(extraLiveCopies(root.database(), shop).size(), 1);
-    }
-
-    // The command line: a dry run that lists and changes nothing, then the run.
-    void theCommandLine()
-    {
-        test::TeamShop shop;
-        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        grant(shop, operatorAccount);
         const QStringList base{QStringLiteral("compensate"), QStringLiteral("--db"),
-                               operatorAccount.dsnFor(shop.dsn().database).toString(true),
+                               bob.dsnFor(shop.dsn().database).toString(true),
                                QStringLiteral("--mapping"), shop.mappingPath()};
         const QMap<QString, qint64> before = shop.checksums();
         const test::CliRun dry = test::runCli(base + QStringList{QStringLiteral("--dry-run")});
         QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
         QVERIFY2(dry.out.contains(QStringLiteral("coupon: 7 to freeze (35.00 yuan, 0 points), 1 "
                                                  "used and left to finance (5.00 yuan, 0 points)")),
+                 qPrintable(dry.out));
+        QVERIFY2(dry.out.contains(QStringLiteral("gift_card: 3 to freeze (30.00 yuan, 0 points)")),
                  qPrintable(dry.out));
         QVERIFY2(dry.out.contains(QStringLiteral("points: 5 to reverse")), qPrintable(dry.out));
         QCOMPARE(shop.checksums(), before);
@@ -382,15 +349,51 @@ private Q_SLOTS:
         db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '0' "
                                                        "WHERE name = 'four_eyes_threshold_fen'"));
 
-        const test::CliRun run = test::runCli(base + act);
-        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QVERIFY2(run.out.contains(QStringLiteral("gift_card: 3 frozen (30.00 yuan, 0 points)")),
-                 qPrintable(run.out));
-        QVERIFY2(run.out.contains(QStringLiteral("points: 5 reversed")), qPrintable(run.out));
-        QVERIFY2(run.out.contains(QStringLiteral("left to finance: coupon row")),
-                 qPrintable(run.out));
+        // Alice, in process, a transaction per copy, starts as Bob's command does.
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        QProcess command;
+        command.start(test::cliPath(), base + act);
+        QVERIFY(command.waitForStarted());
+        int aliceDid = 0;
+        QString failure;
+        std::thread inProcess([&] {
+            try {
+                db::Connection connection(alice.dsnFor(shop.dsn().database), alice.user());
+                const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
+                    connection.database(), mapping, mapping::MappedScope::all());
+                aliceDid = int(mapping::executeMappedCompensation(connection.database(), mapping,
+                                                                  plan, reason(), ticket(), 1)
+                                   .done.size());
+            } catch (const db::Error &error) {
+                failure = error.message();
+            }
+        });
+        QVERIFY(command.waitForFinished(60000));
+        inProcess.join();
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        const QString out = QString::fromUtf8(command.readAllStandardOutput());
+        QVERIFY2(command.exitCode() == 0, command.readAllStandardError().constData());
+        // What the command did, from its lines after the plan's ("gift_card: 2 frozen (...").
+        int bobDid = 0;
+        QRegularExpressionMatchIterator did =
+            QRegularExpression(QStringLiteral("^\\w+: (\\d+) (frozen|reversed) "),
+                               QRegularExpression::MultilineOption)
+                .globalMatch(out);
+        while (did.hasNext())
+            bobDid += did.next().captured(1).toInt();
+        QVERIFY2(out.contains(QStringLiteral("left to finance: coupon row")), qPrintable(out));
+
+        const int expected = test::TeamShop::kCouponGroups - 1 + test::TeamShop::kGiftCardGroups +
+                             test::TeamShop::kPointGroups;
+        QCOMPARE(aliceDid + bobDid, expected);
         QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
-                 qint64(15));
+                 qint64(expected));
+        QCOMPARE(count(root.database(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM %1.t_point_flow WHERE remark = 'payops reversal'")
+                           .arg(db::quoteIdentifier(shop.business()))),
+                 qint64(test::TeamShop::kPointGroups));
+        QCOMPARE(extraLiveCopies(root.database(), shop).size(), 1);
     }
 };
 

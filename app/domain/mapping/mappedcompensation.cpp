@@ -268,12 +268,17 @@ QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEff
 }
 
 MappedCompensationPlan planMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
-                                              const MappedScope &scope)
+                                              const MappedScope &scope,
+                                              const std::atomic<bool> *cancel)
 {
     MappedCompensationPlan plan;
     if (!scope.everything && scope.orders.isEmpty())
         return plan;
     for (const SideEffectMapping &se : mapping.sideEffects) {
+        if (cancel && cancel->load()) {
+            plan.cancelled = true;
+            return plan;
+        }
         const QString table = mapping.table(se.table);
         // The group's columns under names of payops's own, so that the trusted conditions,
         // which name the team's columns unqualified, never meet two of the same name.

@@ -47,6 +47,7 @@ struct MappedCopy
 struct MappedCompensationPlan
 {
     QList<MappedCopy> copies; // by side effect as the mapping lists them, then by id
+    bool cancelled = false;   // stopped between side effects: the plan is partial
 
     bool isEmpty() const { return copies.isEmpty(); }
     int count(const QString &sideEffect, MappedAction action) const;
@@ -59,9 +60,11 @@ private:
 
 // Every extra live copy in the scope: per side effect, the rows where `live` holds and that
 // mapped_compensation does not record, grouped by (order, key...); the lowest id of each group
-// stays. Reads the business tables and payops's own; changes nothing. Throws db::Error.
+// stays. Reads the business tables and payops's own; changes nothing. `cancel` is looked at
+// between side effects (one statement each). Throws db::Error.
 MappedCompensationPlan planMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
-                                              const MappedScope &scope);
+                                              const MappedScope &scope,
+                                              const std::atomic<bool> *cancel = nullptr);
 
 struct MappedCompensationOutcome
 {
