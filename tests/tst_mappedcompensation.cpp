@@ -172,6 +172,9 @@ private Q_SLOTS:
                  test::TeamShop::kPointGroups);
         // Yuan in fen exactly: seven 5.00 coupons.
         QCOMPARE(plan.valueFen(QStringLiteral("coupon"), MappedAction::Freeze), qint64(3500));
+        // What four eyes counts: the coupons, three 10-yuan gift cards and 255 points at 1 fen
+        // each, not the used coupon.
+        QCOMPARE(plan.moneyFen(100), qint64(3500 + 3000 + 255));
         QVERIFY(mapping::planMappedCompensation(db, mapping, {}).isEmpty());
         QCOMPARE(mapping::planMappedCompensation(
                      db, mapping, mapping::MappedScope{{test::TeamShop::kUsedCouponOrder}, false})

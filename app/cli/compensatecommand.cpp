@@ -192,7 +192,6 @@ private:
                          const QList<qint64> &orders, bool dryRun, const QString &reason,
                          const QString &ticket, qint64 fenPerHundredPoints) const
     {
-        using mapping::MappedAction;
         try {
             db::Connection connection(dsn, QStringLiteral("compensate"));
             const QSqlDatabase db = connection.database();
@@ -206,11 +205,7 @@ private:
                 return Success;
             // The four-eyes threshold holds here too; a mapped compensation has no request to
             // file, so one above it is refused and changes nothing.
-            qint64 moneyFen = 0;
-            for (const mapping::MappedCopy &copy : plan.copies) {
-                if (copy.action != MappedAction::Finance)
-                    moneyFen += copy.valueFen + copy.points * fenPerHundredPoints / 100;
-            }
+            const qint64 moneyFen = plan.moneyFen(fenPerHundredPoints);
             CompensationPlan asOwn;
             asOwn.moneyFen = moneyFen;
             const qint64 threshold = fourEyesThresholdFen(db);

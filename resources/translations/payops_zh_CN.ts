@@ -6188,7 +6188,7 @@ Usage: payops %2 %3</source>
         <translation>%1 元，%2 积分</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+18"/>
         <source>to freeze</source>
         <translation>待冻结</translation>
     </message>
@@ -6198,7 +6198,7 @@ Usage: payops %2 %3</source>
         <translation>待冲正</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+12"/>
         <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen; compensation through a mapping files no request: compensate fewer orders (--order) or ask for the threshold to be raised</source>
         <translation>%1 分，加上本账号在双人复核窗口内单独补偿的 %2 分，超过了 %3 分的阈值；通过映射文件的补偿不会提交申请：请减少订单（--order），或申请提高阈值</translation>
     </message>
@@ -7803,7 +7803,7 @@ Usage: payops %2 %3</source>
         <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
     </message>
     <message>
-        <location line="+205"/>
+        <location line="+220"/>
         <source>a compensation needs a reason and a ticket</source>
         <translation>补偿必须填写原因和工单号</translation>
     </message>

@@ -251,6 +251,16 @@ qint64 MappedCompensationPlan::points(const QString &sideEffect, MappedAction ac
     return sum(sideEffect, action, &MappedCopy::points);
 }
 
+qint64 MappedCompensationPlan::moneyFen(qint64 fenPerHundredPoints) const
+{
+    qint64 fen = 0;
+    for (const MappedCopy &copy : copies) {
+        if (copy.action != MappedAction::Finance)
+            fen += copy.valueFen + copy.points * fenPerHundredPoints / 100;
+    }
+    return fen;
+}
+
 qint64 MappedCompensationPlan::sum(const QString &sideEffect, MappedAction action,
                                    qint64 MappedCopy::*field) const
 {

@@ -53,6 +53,9 @@ struct MappedCompensationPlan
     int count(const QString &sideEffect, MappedAction action) const;
     qint64 valueFen(const QString &sideEffect, MappedAction action) const;
     qint64 points(const QString &sideEffect, MappedAction action) const;
+    // Everything frozen or reversed, in fen, the points at `fenPerHundredPoints`: what the
+    // four-eyes threshold is held against (the copies left to finance are not compensated).
+    qint64 moneyFen(qint64 fenPerHundredPoints) const;
 
 private:
     qint64 sum(const QString &sideEffect, MappedAction action, qint64 MappedCopy::*field) const;
