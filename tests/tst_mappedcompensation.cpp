@@ -339,6 +339,12 @@ private Q_SLOTS:
         QVERIFY2(dry.out.contains(QStringLiteral("points: 5 to reverse")), qPrintable(dry.out));
         QCOMPARE(shop.checksums(), before);
 
+        // The used-coupon choice is payops's own; a mapping leaves used copies to finance.
+        QCOMPARE(test::runCli(base + QStringList{QStringLiteral("--dry-run"),
+                                                 QStringLiteral("--used-coupons"),
+                                                 QStringLiteral("receivable")})
+                     .exitCode,
+                 2);
         // Above the four-eyes threshold a mapped compensation is refused: it files no request.
         db::Connection root(shop.dsn(), QStringLiteral("root"));
         db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '1000' "

@@ -97,6 +97,10 @@ protected:
             return fail(UsageOrConnection,
                         tr("--approve is for payops's own tables; with --mapping a compensation "
                            "above the four-eyes threshold is refused instead"));
+        if (mapped && parser.isSet(QStringLiteral("used-coupons")))
+            return fail(UsageOrConnection,
+                        tr("--used-coupons is for payops's own tables; with --mapping a used "
+                           "copy is left to finance"));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;

@@ -6158,6 +6158,11 @@ Usage: payops %2 %3</source>
         <translation>--approve 只用于 payops 自己的表；使用 --mapping 时，超过双人复核阈值的补偿会被直接拒绝</translation>
     </message>
     <message>
+        <location line="+4"/>
+        <source>--used-coupons is for payops&apos;s own tables; with --mapping a used copy is left to finance</source>
+        <translation>--used-coupons 只用于 payops 自己的表；使用 --mapping 时，已使用的副本留给财务处理</translation>
+    </message>
+    <message>
         <location line="+27"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
