@@ -316,6 +316,35 @@ private Q_SLOTS:
         QVERIFY(verifyAuditChain(root.database()).intact);
     }
 
+    // A copy used since the dry run is not frozen: the run re-reads each row under its lock.
+    void aCopyUsedSinceThePlanIsLeftAlone()
+    {
+        test::TeamShop shop;
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        db::Connection connection(shop.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
+            db, mapping, mapping::MappedScope{{test::TeamShop::kFirstOrder + 10}, false});
+        QCOMPARE(plan.copies.size(), 1);
+        QCOMPARE(plan.copies.first().action, MappedAction::Freeze);
+        db::execDirect(db,
+                       QStringLiteral("UPDATE %1.t_coupon_grant SET status = 'USED' WHERE id = %2")
+                           .arg(db::quoteIdentifier(shop.business()))
+                           .arg(plan.copies.first().targetId));
+        const QMap<QString, qint64> before = shop.checksums();
+        const mapping::MappedCompensationOutcome outcome =
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket());
+        QVERIFY(outcome.done.isEmpty());
+        QCOMPARE(outcome.skipped, 1);
+        QCOMPARE(shop.checksums(), before);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")), qint64(0));
+        // Planned again, it is the finance's.
+        QCOMPARE(mapping::planMappedCompensation(
+                     db, mapping, mapping::MappedScope{{test::TeamShop::kFirstOrder + 10}, false})
+                     .count(QStringLiteral("coupon"), MappedAction::Finance),
+                 1);
+    }
+
     // The command line, and two operators at once on the same orders: one running the command,
     // one in process. Each row is compensated once.
     void theCommandLineBesideAnotherOperator()
