@@ -1,3 +1,4 @@
+#include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
@@ -343,6 +344,39 @@ private Q_SLOTS:
                      db, mapping, mapping::MappedScope{{test::TeamShop::kFirstOrder + 10}, false})
                      .count(QStringLiteral("coupon"), MappedAction::Finance),
                  1);
+    }
+
+    // The reference mapping, payops's own schema at the incident's level: the same copies are
+    // taken back as payops's own compensation would, once.
+    void theReferenceMappingOnPayopsOwnTables()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("ref"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 0);
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        test::insertDuplicateIncident(db, 6);
+        const mapping::Mapping mapping = mapping::loadMapping(
+            QStringLiteral(PAYOPS_TEST_SOURCE_DIR "/../docs/mapping/payops.toml"));
+        const mapping::MappedCompensationPlan plan =
+            mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all());
+        // Six orders: two templates' coupons and the points twice each; every third order's
+        // second coupon of template 1 already used.
+        QCOMPARE(plan.count(QStringLiteral("coupon"), MappedAction::Freeze), 10);
+        QCOMPARE(plan.count(QStringLiteral("coupon"), MappedAction::Finance), 2);
+        QCOMPARE(plan.count(QStringLiteral("points"), MappedAction::Reverse), 6);
+        const mapping::MappedCompensationOutcome outcome =
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket());
+        QCOMPARE(outcome.done.size(), 16);
+        QCOMPARE(
+            count(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon WHERE status = 'FROZEN'")),
+            qint64(10));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM point_log r JOIN point_log o ON "
+                                          "o.id = r.reverses_id WHERE r.points = -o.points AND "
+                                          "r.pay_no <=> o.pay_no AND r.user_id = o.user_id")),
+                 qint64(6));
+        QCOMPARE(
+            mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all()).copies.size(),
+            2);
     }
 
     // The command line, and two operators at once on the same orders: one running the command,
