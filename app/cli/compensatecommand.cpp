@@ -132,9 +132,7 @@ protected:
                     say(plan.summary());
                 }
             };
-            job.progress = [this](int done, int total) {
-                say(QStringLiteral("  %1 / %2").arg(done).arg(total));
-            };
+            job.progress = progress();
             const CompensationResult result = runCompensation(db, job);
             if (!result.refusal.isEmpty())
                 return fail(Refused, result.refusal);
@@ -163,6 +161,13 @@ protected:
     }
 
 private:
+    // "  done / total" after each batch.
+    std::function<void(int, int)> progress() const
+    {
+        return
+            [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); };
+    }
+
     // What the plan or the run does to each side effect of the mapping, one line each.
     void sayPerSideEffect(const mapping::Mapping &mapping,
                           const mapping::MappedCompensationPlan &plan, const QString &freezeText,
@@ -223,8 +228,8 @@ private:
                                 .arg(moneyFen)
                                 .arg(solo)
                                 .arg(threshold));
-            const mapping::MappedCompensationOutcome outcome =
-                mapping::executeMappedCompensation(db, mapping, plan, reason, ticket);
+            const mapping::MappedCompensationOutcome outcome = mapping::executeMappedCompensation(
+                db, mapping, plan, reason, ticket, 200, nullptr, progress());
             mapping::MappedCompensationPlan done;
             done.copies = outcome.done + outcome.finance;
             sayPerSideEffect(mapping, done, tr("frozen"), tr("reversed"));

@@ -6168,7 +6168,7 @@ Usage: payops %2 %3</source>
         <translation>已批准 %2 提交的申请 %1</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+13"/>
         <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate --approve %4 --reason ... --ticket ...)</source>
         <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate --approve %4 --reason ... --ticket ...）</translation>
     </message>
@@ -6183,7 +6183,7 @@ Usage: payops %2 %3</source>
         <translation>  用户 %1 的积分余额现为负数</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+25"/>
         <source>%1: %2 %3 (%4), %5 used and left to finance (%6)</source>
         <translation>%1：%2 条%3（%4），%5 条已使用，留给财务处理（%6）</translation>
     </message>
