@@ -3,7 +3,10 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/mapping/mappedcompensation.h"
+#include "domain/money/compensationrequest.h"
 #include "domain/money/compensationworkflow.h"
+#include "domain/money/money.h"
 
 namespace payops::cli {
 namespace {
@@ -21,7 +24,7 @@ public:
               QStringLiteral("--db DSN (--dry-run | --reason TEXT --ticket ID | --approve REQUEST "
                              "--reason TEXT "
                              "--ticket ID) [--order ID ...] [--used-coupons write-off|receivable] "
-                             "[--fen-per-100-points N]"))
+                             "[--fen-per-100-points N] [--mapping FILE]"))
     {
     }
 
@@ -45,6 +48,7 @@ protected:
         parser.addOption({QStringLiteral("fen-per-100-points"),
                           tr("Cash value of 100 points (default 100)."), QStringLiteral("fen"),
                           QStringLiteral("100")});
+        parser.addOption(mappingOption());
         parser.addOption({QStringLiteral("approve"),
                           tr("Approve and run another operator's pending request (four eyes)."),
                           QStringLiteral("request")});
@@ -86,9 +90,23 @@ protected:
                             tr("--approve takes a request id, with --reason and --ticket "
                                "and without --dry-run or --order"));
         }
+        std::optional<mapping::Mapping> mapped;
+        if (!mappingFrom(parser, &mapped))
+            return UsageOrConnection;
+        if (mapped && approve > 0)
+            return fail(UsageOrConnection,
+                        tr("--approve is for payops's own tables; with --mapping a compensation "
+                           "above the four-eyes threshold is refused instead"));
+        if (mapped && parser.isSet(QStringLiteral("used-coupons")))
+            return fail(UsageOrConnection,
+                        tr("--used-coupons is for payops's own tables; with --mapping a used "
+                           "copy is left to finance"));
         const auto dsn = dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
+        if (mapped)
+            return compensateMapped(*dsn, *mapped, orders, dryRun, reason, ticket,
+                                    settings.fenPerHundredPoints);
         try {
             db::Connection connection(*dsn, QStringLiteral("compensate"));
             const QSqlDatabase db = connection.database();
@@ -114,9 +132,7 @@ protected:
                     say(plan.summary());
                 }
             };
-            job.progress = [this](int done, int total) {
-                say(QStringLiteral("  %1 / %2").arg(done).arg(total));
-            };
+            job.progress = progress();
             const CompensationResult result = runCompensation(db, job);
             if (!result.refusal.isEmpty())
                 return fail(Refused, result.refusal);
@@ -138,6 +154,95 @@ protected:
                     .arg(outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)
                 say(tr("  user %1's points balance is now negative").arg(user));
+            return Success;
+        } catch (const db::Error &error) {
+            return failDatabase(error);
+        }
+    }
+
+private:
+    // "  done / total" after each batch.
+    std::function<void(int, int)> progress() const
+    {
+        return
+            [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); };
+    }
+
+    // What the plan or the run does to each side effect of the mapping, one line each.
+    void sayPerSideEffect(const mapping::Mapping &mapping,
+                          const mapping::MappedCompensationPlan &plan, const QString &freezeText,
+                          const QString &reverseText) const
+    {
+        using mapping::MappedAction;
+        for (const mapping::SideEffectMapping &se : mapping.sideEffects) {
+            const MappedAction takeBack = se.compensate == mapping::Compensate::Freeze
+                                              ? MappedAction::Freeze
+                                              : MappedAction::Reverse;
+            say(tr("%1: %2 %3 (%4), %5 used and left to finance (%6)")
+                    .arg(se.name)
+                    .arg(plan.count(se.name, takeBack))
+                    .arg(takeBack == MappedAction::Freeze ? freezeText : reverseText,
+                         valueText(plan, se.name, takeBack))
+                    .arg(plan.count(se.name, MappedAction::Finance))
+                    .arg(valueText(plan, se.name, MappedAction::Finance)));
+        }
+    }
+
+    static QString valueText(const mapping::MappedCompensationPlan &plan, const QString &name,
+                             mapping::MappedAction action)
+    {
+        return tr("%1 yuan, %2 points")
+            .arg(fenToYuan(plan.valueFen(name, action)))
+            .arg(plan.points(name, action));
+    }
+
+    // Compensation on a team's own tables through the mapping (docs/mapping.md).
+    int compensateMapped(const Dsn &dsn, const mapping::Mapping &mapping,
+                         const QList<qint64> &orders, bool dryRun, const QString &reason,
+                         const QString &ticket, qint64 fenPerHundredPoints) const
+    {
+        try {
+            db::Connection connection(dsn, QStringLiteral("compensate"));
+            const QSqlDatabase db = connection.database();
+            const mapping::MappedScope scope = orders.isEmpty()
+                                                   ? mapping::MappedScope::all()
+                                                   : mapping::MappedScope{orders, false};
+            const mapping::MappedCompensationPlan plan =
+                mapping::planMappedCompensation(db, mapping, scope);
+            sayPerSideEffect(mapping, plan, tr("to freeze"), tr("to reverse"));
+            if (dryRun)
+                return Success;
+            // The four-eyes threshold holds here too; a mapped compensation has no request to
+            // file, so one above it is refused and changes nothing.
+            const qint64 moneyFen = plan.moneyFen(fenPerHundredPoints);
+            CompensationPlan asOwn;
+            asOwn.moneyFen = moneyFen;
+            const qint64 threshold = fourEyesThresholdFen(db);
+            const qint64 solo = soloCompensatedFen(db);
+            if (needsSecondOperator(asOwn, threshold, solo))
+                return fail(Refused,
+                            tr("%1 fen, with the %2 fen this account compensated alone in the "
+                               "four-eyes window, is above the threshold of %3 fen; compensation "
+                               "through a mapping files no request: compensate fewer orders "
+                               "(--order) or ask for the threshold to be raised")
+                                .arg(moneyFen)
+                                .arg(solo)
+                                .arg(threshold));
+            const mapping::MappedCompensationOutcome outcome = mapping::executeMappedCompensation(
+                db, mapping, plan, reason, ticket, 200, nullptr, progress());
+            mapping::MappedCompensationPlan done;
+            done.copies = outcome.done + outcome.finance;
+            sayPerSideEffect(mapping, done, tr("frozen"), tr("reversed"));
+            for (const mapping::MappedCopy &copy : outcome.finance)
+                say(tr("  left to finance: %1 row %2 of order %3 (%4 fen, %5 points)")
+                        .arg(copy.sideEffect)
+                        .arg(copy.targetId)
+                        .arg(copy.orderId)
+                        .arg(copy.valueFen)
+                        .arg(copy.points));
+            say(tr("skipped %1 (done by someone else or changed since planned); batch %2")
+                    .arg(outcome.skipped)
+                    .arg(outcome.batchId));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

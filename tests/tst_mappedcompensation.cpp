@@ -1,0 +1,473 @@
+#include "callbackfixture.h"
+#include "db/connection.h"
+#include "db/dberror.h"
+#include "db/migrator.h"
+#include "domain/mapping/mappedcompensation.h"
+#include "domain/money/auditlog.h"
+#include "scratchdatabase.h"
+#include "teamshop.h"
+#include "testmain.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <thread>
+
+using namespace payops;
+using mapping::MappedAction;
+
+namespace {
+
+QString reason()
+{
+    return QStringLiteral("duplicate payout, INC-9");
+}
+QString ticket()
+{
+    return QStringLiteral("INC-9");
+}
+
+qint64 count(const QSqlDatabase &db, const QString &sql)
+{
+    return db::scalar(db, sql).toLongLong();
+}
+
+db::SchemaLevel levelOf(const QString &name)
+{
+    return *db::parseSchemaLevel(name);
+}
+
+// The business grants the team's DBA gives compensation (docs/mapping.md).
+const QString kCouponUpdate = QStringLiteral("GRANT UPDATE ON %1.t_coupon_grant TO %2");
+const QStringList kBusinessGrants{QStringLiteral("GRANT SELECT ON %1.* TO %2"), kCouponUpdate,
+                                  QStringLiteral("GRANT UPDATE ON %1.t_gift_card TO %2"),
+                                  QStringLiteral("GRANT INSERT ON %1.t_point_flow TO %2")};
+
+void grant(const test::TeamShop &shop, const test::ScratchAccount &account,
+           const QStringList &grants = kBusinessGrants)
+{
+    db::Connection admin(test::serverDsn(), QStringLiteral("test-admin"));
+    for (const QString &grant : grants)
+        db::execDirect(admin.database(),
+                       grant.arg(db::quoteIdentifier(shop.business()),
+                                 QStringLiteral("'%1'@'localhost'").arg(account.user())));
+}
+
+// The extra live copies, found independently of the planner: in every (order, key...) group of
+// live rows not recorded in mapped_compensation, every row but the lowest id. "table:id" each.
+QStringList extraLiveCopies(const QSqlDatabase &root, const test::TeamShop &shop)
+{
+    struct Side
+    {
+        const char *table, *id, *group, *live;
+    };
+    const Side sides[] = {{"t_coupon_grant", "id", "order_no, tpl_code", "status <> 'VOID'"},
+                          {"t_gift_card", "card_id", "order_ref, card_type, batch", "status <> 9"},
+                          {"t_point_flow", "id", "biz_no, biz_type", "delta > 0"}};
+    QStringList copies;
+    for (const Side &side : sides) {
+        const QString table =
+            db::quoteIdentifier(shop.business()) + QLatin1Char('.') + QLatin1String(side.table);
+        const QString live =
+            QStringLiteral("%1 AND %2 NOT IN (SELECT target_id FROM mapped_compensation WHERE "
+                           "business_table = '%3.%4')")
+                .arg(QLatin1String(side.live), QLatin1String(side.id), shop.business(),
+                     QLatin1String(side.table));
+        QSqlQuery rows = db::exec(
+            root, QStringLiteral("SELECT t.%1 FROM %2 t WHERE %3 AND t.%1 NOT IN (SELECT MIN(%1) "
+                                 "FROM %2 WHERE %3 GROUP BY %4) AND (%4) IN (SELECT %4 FROM %2 "
+                                 "WHERE %3 GROUP BY %4 HAVING COUNT(*) > 1) ORDER BY t.%1")
+                      .arg(QLatin1String(side.id), table, live, QLatin1String(side.group)));
+        while (rows.next())
+            copies << QStringLiteral("%1:%2").arg(QLatin1String(side.table),
+                                                  rows.value(0).toString());
+    }
+    return copies;
+}
+
+QStringList planned(const mapping::Mapping &mapping, const mapping::MappedCompensationPlan &plan)
+{
+    QStringList copies;
+    for (const mapping::MappedCopy &copy : plan.copies)
+        copies << QStringLiteral("%1:%2")
+                      .arg(mapping.sideEffect(copy.sideEffect)->table)
+                      .arg(copy.targetId);
+    return copies;
+}
+
+// A checksum of a side-effect table's rows compensation must not touch: every row of the
+// seed but `targets`.
+QString untouched(const QSqlDatabase &root, const test::TeamShop &shop, const QString &table,
+                  const QString &id, const QStringList &targets, qint64 lastSeeded)
+{
+    QStringList ids{QStringLiteral("0")};
+    for (const QString &target : targets) {
+        if (target.startsWith(table + QLatin1Char(':')))
+            ids << target.section(QLatin1Char(':'), 1);
+    }
+    QSqlQuery columns = db::exec(
+        root,
+        QStringLiteral("SELECT GROUP_CONCAT(CONCAT('`', COLUMN_NAME, '`')) FROM "
+                       "information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"),
+        {shop.business(), table});
+    columns.next();
+    return db::scalar(root,
+                      QStringLiteral("SELECT CONCAT(COUNT(*), '/', BIT_XOR(CRC32(CONCAT_WS('|', "
+                                     "%1)))) FROM %2.%3 WHERE %4 <= %5 AND %4 NOT IN (%6)")
+                          .arg(columns.value(0).toString(), db::quoteIdentifier(shop.business()),
+                               table, id)
+                          .arg(lastSeeded)
+                          .arg(ids.join(QLatin1Char(','))))
+        .toString();
+}
+
+} // namespace
+
+class TestMappedCompensation final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // The whole story as an operator with only the business grants compensation needs: a dry
+    // run, the run, a rerun, and what each left behind, at both schema levels.
+    void compensatesTheExtraCopiesOnce_data() { test::addSchemaLevelRows(); }
+    void compensatesTheExtraCopiesOnce()
+    {
+        QFETCH(QString, level);
+        test::TeamShop shop(levelOf(level));
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        // Every business grant but UPDATE on the coupons, until the refusal below was seen.
+        QStringList grants = kBusinessGrants;
+        grants.removeOne(kCouponUpdate);
+        grant(shop, operatorAccount, grants);
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        db::Connection root(shop.dsn(), QStringLiteral("root"));
+        db::Connection asOperator(operatorAccount.dsnFor(shop.dsn().database),
+                                  QStringLiteral("operator"));
+        const QSqlDatabase db = asOperator.database();
+
+        const QMap<QString, qint64> before = shop.checksums();
+        const QStringList extra = extraLiveCopies(root.database(), shop);
+        QCOMPARE(extra.size(), test::TeamShop::kCouponGroups + test::TeamShop::kGiftCardGroups +
+                                   test::TeamShop::kPointGroups);
+        const qint64 lastPoint =
+            count(root.database(), QStringLiteral("SELECT MAX(id) FROM %1.t_point_flow")
+                                       .arg(db::quoteIdentifier(shop.business())));
+        const QStringList sums{untouched(root.database(), shop, QStringLiteral("t_coupon_grant"),
+                                         QStringLiteral("id"), extra, 1 << 30),
+                               untouched(root.database(), shop, QStringLiteral("t_gift_card"),
+                                         QStringLiteral("card_id"), extra, 1 << 30),
+                               untouched(root.database(), shop, QStringLiteral("t_point_flow"),
+                                         QStringLiteral("id"), extra, lastPoint)};
+
+        // The dry run plans exactly the extra copies and writes nothing.
+        const mapping::MappedCompensationPlan plan =
+            mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all());
+        QCOMPARE(planned(mapping, plan), extra);
+        QCOMPARE(plan.count(QStringLiteral("coupon"), MappedAction::Freeze),
+                 test::TeamShop::kCouponGroups - 1);
+        QCOMPARE(plan.count(QStringLiteral("coupon"), MappedAction::Finance), 1);
+        QCOMPARE(plan.count(QStringLiteral("gift_card"), MappedAction::Freeze),
+                 test::TeamShop::kGiftCardGroups);
+        QCOMPARE(plan.count(QStringLiteral("points"), MappedAction::Reverse),
+                 test::TeamShop::kPointGroups);
+        // Yuan in fen exactly: seven 5.00 coupons.
+        QCOMPARE(plan.valueFen(QStringLiteral("coupon"), MappedAction::Freeze), qint64(3500));
+        // What four eyes counts: the coupons, three 10-yuan gift cards and 255 points at 1 fen
+        // each, not the used coupon.
+        QCOMPARE(plan.moneyFen(100), qint64(3500 + 3000 + 255));
+        QVERIFY(mapping::planMappedCompensation(db, mapping, {}).isEmpty());
+        QCOMPARE(mapping::planMappedCompensation(
+                     db, mapping, mapping::MappedScope{{test::TeamShop::kUsedCouponOrder}, false})
+                     .copies.size(),
+                 1);
+        // Stopped, planning does not go on (nor the run, below).
+        const std::atomic<bool> stop{true};
+        QVERIFY(mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all(), &stop)
+                    .cancelled);
+
+        const qint64 auditBefore =
+            count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"));
+        // Without the UPDATE grant on the coupons the refusal names it, before anything is
+        // written anywhere (the gift cards and points it may change are left alone too).
+        const QString refusal = test::refusal(
+            [&] { mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket()); });
+        QVERIFY2(refusal.contains(
+                     QStringLiteral("GRANT UPDATE ON `%1`.`t_coupon_grant`").arg(shop.business())),
+                 qPrintable(refusal));
+        QCOMPARE(shop.checksums(), before);
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
+                 qint64(0));
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")),
+                 auditBefore);
+        grant(shop, operatorAccount, {kCouponUpdate});
+        QVERIFY(
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket(), 200, &stop)
+                .cancelled);
+        QCOMPARE(shop.checksums(), before);
+
+        const mapping::MappedCompensationOutcome outcome =
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket(), 4);
+        QCOMPARE(outcome.done.size(), extra.size() - 1);
+        QCOMPARE(outcome.finance.size(), 1);
+        QCOMPARE(outcome.finance.first().orderId, test::TeamShop::kUsedCouponOrder);
+        QCOMPARE(outcome.skipped, 0);
+
+        // Only the USED copy is still a live duplicate, and it is as it was.
+        const QStringList left = extraLiveCopies(root.database(), shop);
+        QCOMPARE(left, QStringList{planned(mapping, {outcome.finance})});
+        QCOMPARE(db::scalar(root.database(),
+                            QStringLiteral("SELECT status FROM %1.t_coupon_grant WHERE id = %2")
+                                .arg(db::quoteIdentifier(shop.business()))
+                                .arg(outcome.finance.first().targetId))
+                     .toString(),
+                 QStringLiteral("USED"));
+        // Nothing else changed: the tables compensation never writes, and every row of the side
+        // effects it did not target.
+        const QMap<QString, qint64> after = shop.checksums();
+        for (const char *table : {"t_order", "t_pay_record", "t_member"})
+            QCOMPARE(after.value(QLatin1String(table)), before.value(QLatin1String(table)));
+        QCOMPARE((QStringList{untouched(root.database(), shop, QStringLiteral("t_coupon_grant"),
+                                        QStringLiteral("id"), extra, 1 << 30),
+                              untouched(root.database(), shop, QStringLiteral("t_gift_card"),
+                                        QStringLiteral("card_id"), extra, 1 << 30),
+                              untouched(root.database(), shop, QStringLiteral("t_point_flow"),
+                                        QStringLiteral("id"), extra, lastPoint)}),
+                 sums);
+
+        // Each reversal row negates its row, copies user, order and key, and says what it is.
+        const QString business = db::quoteIdentifier(shop.business());
+        QCOMPARE(count(root.database(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM mapped_compensation m "
+                           "JOIN %1.t_point_flow o ON o.id = m.target_id "
+                           "JOIN %1.t_point_flow r ON r.id = m.reversal_id "
+                           "WHERE m.action = 'REVERSE' AND r.delta = -o.delta AND r.uid = o.uid "
+                           "AND r.biz_no = o.biz_no AND r.biz_type = o.biz_type "
+                           "AND r.remark = 'payops reversal' AND o.remark = ''")
+                           .arg(business)),
+                 qint64(test::TeamShop::kPointGroups));
+        QCOMPARE(count(root.database(),
+                       QStringLiteral("SELECT COUNT(*) FROM %1.t_point_flow WHERE id > %2")
+                           .arg(business)
+                           .arg(lastPoint)),
+                 qint64(test::TeamShop::kPointGroups));
+        // The records and the audit carry the mapping's SHA-256, the statement and the account.
+        QCOMPARE(db::scalar(root.database(),
+                            QStringLiteral("SELECT COUNT(*) FROM mapped_compensation WHERE "
+                                           "mapping_sha256 = ? AND created_by = ? AND statement = "
+                                           "CASE side_effect WHEN 'coupon' THEN ? "
+                                           "WHEN 'gift_card' THEN ? ELSE ? END"),
+                            {QString::fromLatin1(mapping.sha256),
+                             operatorAccount.user() + QStringLiteral("@localhost"),
+                             mapping::mappedStatement(mapping, mapping.sideEffects[0]),
+                             mapping::mappedStatement(mapping, mapping.sideEffects[1]),
+                             mapping::mappedStatement(mapping, mapping.sideEffects[2])})
+                     .toLongLong(),
+                 qint64(outcome.done.size()));
+        QSqlQuery audit = db::exec(
+            root.database(),
+            QStringLiteral(
+                "SELECT action, target, JSON_VALUE(after_json, '$.mapping_sha256'), "
+                "JSON_VALUE(after_json, '$.statement'), actor FROM ops_audit_log WHERE id > ? "
+                "ORDER BY id"),
+            {auditBefore});
+        int entries = 0;
+        while (audit.next()) {
+            ++entries;
+            const bool freeze =
+                audit.value(0).toString() == QLatin1String("compensation.mapped_freeze");
+            QVERIFY2(freeze ||
+                         audit.value(0).toString() == QLatin1String("compensation.mapped_reverse"),
+                     qPrintable(audit.value(0).toString()));
+            QVERIFY(audit.value(1).toString().startsWith(shop.business() + QLatin1Char('.')));
+            QCOMPARE(audit.value(2).toByteArray(), mapping.sha256);
+            QCOMPARE(
+                audit.value(3).toString(),
+                mapping::mappedStatement(
+                    mapping,
+                    mapping.sideEffects
+                        [audit.value(1).toString().contains(QLatin1String("t_coupon_grant")) ? 0
+                         : audit.value(1).toString().contains(QLatin1String("t_gift_card"))  ? 1
+                                                                                             : 2]));
+            QCOMPARE(audit.value(4).toString(),
+                     operatorAccount.user() + QStringLiteral("@localhost"));
+        }
+        QCOMPARE(entries, outcome.done.size());
+
+        // A rerun plans only the used copy, and changes nothing.
+        const qint64 records =
+            count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation"));
+        const qint64 audited =
+            count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"));
+        const mapping::MappedCompensationPlan again =
+            mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all());
+        QCOMPARE(again.copies.size(), 1);
+        const mapping::MappedCompensationOutcome rerun =
+            mapping::executeMappedCompensation(db, mapping, again, reason(), ticket());
+        QVERIFY(rerun.done.isEmpty());
+        // Even the first plan, carried out again, does nothing twice.
+        QVERIFY(mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket())
+                    .done.isEmpty());
+        QCOMPARE(shop.checksums(), after);
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
+                 records);
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")),
+                 audited);
+        QVERIFY(verifyAuditChain(root.database()).intact);
+    }
+
+    // A copy used since the dry run is not frozen: the run re-reads each row under its lock.
+    void aCopyUsedSinceThePlanIsLeftAlone()
+    {
+        test::TeamShop shop;
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        db::Connection connection(shop.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
+            db, mapping, mapping::MappedScope{{test::TeamShop::kFirstOrder + 10}, false});
+        QCOMPARE(plan.copies.size(), 1);
+        QCOMPARE(plan.copies.first().action, MappedAction::Freeze);
+        db::execDirect(db,
+                       QStringLiteral("UPDATE %1.t_coupon_grant SET status = 'USED' WHERE id = %2")
+                           .arg(db::quoteIdentifier(shop.business()))
+                           .arg(plan.copies.first().targetId));
+        const QMap<QString, qint64> before = shop.checksums();
+        const mapping::MappedCompensationOutcome outcome =
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket());
+        QVERIFY(outcome.done.isEmpty());
+        QCOMPARE(outcome.skipped, 1);
+        QCOMPARE(shop.checksums(), before);
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")), qint64(0));
+        // Planned again, it is the finance's.
+        QCOMPARE(mapping::planMappedCompensation(
+                     db, mapping, mapping::MappedScope{{test::TeamShop::kFirstOrder + 10}, false})
+                     .count(QStringLiteral("coupon"), MappedAction::Finance),
+                 1);
+    }
+
+    // The reference mapping, payops's own schema at the incident's level: the same copies are
+    // taken back as payops's own compensation would, once.
+    void theReferenceMappingOnPayopsOwnTables()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("ref"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("legacy"), 0);
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        test::insertDuplicateIncident(db, 6);
+        const mapping::Mapping mapping = mapping::loadMapping(
+            QStringLiteral(PAYOPS_TEST_SOURCE_DIR "/../docs/mapping/payops.toml"));
+        const mapping::MappedCompensationPlan plan =
+            mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all());
+        // Six orders: two templates' coupons and the points twice each; every third order's
+        // second coupon of template 1 already used.
+        QCOMPARE(plan.count(QStringLiteral("coupon"), MappedAction::Freeze), 10);
+        QCOMPARE(plan.count(QStringLiteral("coupon"), MappedAction::Finance), 2);
+        QCOMPARE(plan.count(QStringLiteral("points"), MappedAction::Reverse), 6);
+        const mapping::MappedCompensationOutcome outcome =
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket());
+        QCOMPARE(outcome.done.size(), 16);
+        QCOMPARE(
+            count(db, QStringLiteral("SELECT COUNT(*) FROM user_coupon WHERE status = 'FROZEN'")),
+            qint64(10));
+        QCOMPARE(count(db, QStringLiteral("SELECT COUNT(*) FROM point_log r JOIN point_log o ON "
+                                          "o.id = r.reverses_id WHERE r.points = -o.points AND "
+                                          "r.pay_no <=> o.pay_no AND r.user_id = o.user_id")),
+                 qint64(6));
+        QCOMPARE(
+            mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all()).copies.size(),
+            2);
+    }
+
+    // The command line, and two operators at once on the same orders: one running the command,
+    // one in process. Each row is compensated once.
+    void theCommandLineBesideAnotherOperator()
+    {
+        test::TeamShop shop;
+        test::ScratchAccount alice(QStringLiteral("payops_operator"));
+        test::ScratchAccount bob(QStringLiteral("payops_operator"));
+        grant(shop, alice);
+        grant(shop, bob);
+        const QStringList base{QStringLiteral("compensate"), QStringLiteral("--db"),
+                               bob.dsnFor(shop.dsn().database).toString(true),
+                               QStringLiteral("--mapping"), shop.mappingPath()};
+        const QMap<QString, qint64> before = shop.checksums();
+        const test::CliRun dry = test::runCli(base + QStringList{QStringLiteral("--dry-run")});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err));
+        QVERIFY2(dry.out.contains(QStringLiteral("coupon: 7 to freeze (35.00 yuan, 0 points), 1 "
+                                                 "used and left to finance (5.00 yuan, 0 points)")),
+                 qPrintable(dry.out));
+        QVERIFY2(dry.out.contains(QStringLiteral("gift_card: 3 to freeze (30.00 yuan, 0 points)")),
+                 qPrintable(dry.out));
+        QVERIFY2(dry.out.contains(QStringLiteral("points: 5 to reverse")), qPrintable(dry.out));
+        QCOMPARE(shop.checksums(), before);
+
+        // The used-coupon choice is payops's own; a mapping leaves used copies to finance.
+        QCOMPARE(test::runCli(base + QStringList{QStringLiteral("--dry-run"),
+                                                 QStringLiteral("--used-coupons"),
+                                                 QStringLiteral("receivable")})
+                     .exitCode,
+                 2);
+        // Above the four-eyes threshold a mapped compensation is refused: it files no request.
+        db::Connection root(shop.dsn(), QStringLiteral("root"));
+        db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '1000' "
+                                                       "WHERE name = 'four_eyes_threshold_fen'"));
+        const QStringList act{QStringLiteral("--reason"), reason(), QStringLiteral("--ticket"),
+                              ticket()};
+        const test::CliRun refused = test::runCli(base + act);
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains(QStringLiteral("four-eyes")), qPrintable(refused.err));
+        QCOMPARE(shop.checksums(), before);
+        db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '0' "
+                                                       "WHERE name = 'four_eyes_threshold_fen'"));
+
+        // Alice, in process, a transaction per copy, starts as Bob's command does.
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        QProcess command;
+        command.start(test::cliPath(), base + act);
+        QVERIFY(command.waitForStarted());
+        int aliceDid = 0;
+        QString failure;
+        std::thread inProcess([&] {
+            try {
+                db::Connection connection(alice.dsnFor(shop.dsn().database), alice.user());
+                const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
+                    connection.database(), mapping, mapping::MappedScope::all());
+                aliceDid = int(mapping::executeMappedCompensation(connection.database(), mapping,
+                                                                  plan, reason(), ticket(), 1)
+                                   .done.size());
+            } catch (const db::Error &error) {
+                failure = error.message();
+            }
+        });
+        QVERIFY(command.waitForFinished(60000));
+        inProcess.join();
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        const QString out = QString::fromUtf8(command.readAllStandardOutput());
+        QVERIFY2(command.exitCode() == 0, command.readAllStandardError().constData());
+        // What the command did, from its lines after the plan's ("gift_card: 2 frozen (...").
+        int bobDid = 0;
+        QRegularExpressionMatchIterator did =
+            QRegularExpression(QStringLiteral("^\\w+: (\\d+) (frozen|reversed) "),
+                               QRegularExpression::MultilineOption)
+                .globalMatch(out);
+        while (did.hasNext())
+            bobDid += did.next().captured(1).toInt();
+        QVERIFY2(out.contains(QStringLiteral("left to finance: coupon row")), qPrintable(out));
+
+        const int expected = test::TeamShop::kCouponGroups - 1 + test::TeamShop::kGiftCardGroups +
+                             test::TeamShop::kPointGroups;
+        QCOMPARE(aliceDid + bobDid, expected);
+        QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
+                 qint64(expected));
+        QCOMPARE(count(root.database(),
+                       QStringLiteral(
+                           "SELECT COUNT(*) FROM %1.t_point_flow WHERE remark = 'payops reversal'")
+                           .arg(db::quoteIdentifier(shop.business()))),
+                 qint64(test::TeamShop::kPointGroups));
+        QCOMPARE(extraLiveCopies(root.database(), shop).size(), 1);
+    }
+};
+
+PAYOPS_TEST_MAIN_CORE(TestMappedCompensation)
+#include "tst_mappedcompensation.moc"
