@@ -1784,17 +1784,17 @@
 <context>
     <name>payops::DuplicateWatch</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+270"/>
+        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+268"/>
         <source>another session was refreshing the duplicate watch; these are its last figures</source>
         <translation>另一个会话正在刷新重复监控，以下是它上次的数据</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+38"/>
         <source>this database has no duplicate watch yet: run payops migrate (migration 0010) with an account that may change the schema</source>
         <translation>该数据库还没有重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0010）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-30"/>
         <source>this account may not update the duplicate watch (payops_operator and payops_finance may); these are the figures of its last refresh</source>
         <translation>该账号无权更新重复监控（payops_operator 和 payops_finance 可以），以下是上次刷新的数据</translation>
     </message>
@@ -5896,7 +5896,7 @@
 <context>
     <name>payops::WatchFeed</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/watchfeed.cpp" line="+288"/>
+        <location filename="../../app/domain/money/duplicates/watchfeed.cpp" line="+89"/>
         <source>the duplicate watch has no state row; run payops migrate again</source>
         <translation>重复监控没有状态行，请重新运行 payops migrate</translation>
     </message>
@@ -6471,17 +6471,17 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::InspectCommand</name>
     <message>
-        <location filename="../../app/cli/inspectcommand.cpp" line="+43"/>
+        <location filename="../../app/cli/inspectcommand.cpp" line="+46"/>
         <source>Count live duplicate side effects, orders paid twice by the customer (refunds owed), unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run goes on).</source>
         <translation>统计当前重复发放的副作用、客户重复支付的订单（应退款）、未匹配回调、积压回调和降级开关，并保存本次巡检；有重复、应退款或订单已存在的未匹配回调时退出码为 1，出错时为 2。对一个数据库的首次巡检会把历史数据读一遍（进度输出到标准错误输出；按 CTRL+C 可中止，下次巡检接着读）。</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+30"/>
         <source>--points-per-yuan takes a positive whole number</source>
         <translation>--points-per-yuan 需要正整数</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+75"/>
         <source>interrupted at %1 % of the first count of duplicates; run payops inspect again to go on from there</source>
         <translation>首次重复统计在 %1 % 处中断；再次运行 payops inspect 会从中断处继续</translation>
     </message>
@@ -6496,7 +6496,7 @@ Usage: payops %2 %3</source>
         <translation>payops inspect：%1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-54"/>
         <source>payops inspect: warning: this run was not stored: %1</source>
         <translation>payops inspect：警告：本次巡检未能保存：%1</translation>
     </message>
@@ -6531,7 +6531,7 @@ Usage: payops %2 %3</source>
         <translation>重复发放：%1</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>paid twice: %1</source>
         <translation>重复支付：%1</translation>
     </message>
@@ -6541,7 +6541,22 @@ Usage: payops %2 %3</source>
         <translation>重复支付：%1；请向每位客户退还第二笔付款</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+38"/>
+        <source>%1: %2 group(s), %3 extra copies worth %4 fen</source>
+        <translation>%1：%2 组，多出 %3 份，价值 %4 分</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>no live duplicates in the mapped tables</source>
+        <translation>映射的表中没有未处理的重复记录</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1; e.g. order(s) %2</source>
+        <translation>%1；例如订单 %2</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>payops inspect: first count of duplicates: %1 % of the orders read</source>
         <translation>payops inspect：首次重复统计：已读取 %1 % 的订单</translation>
     </message>
@@ -7733,6 +7748,14 @@ Usage: payops %2 %3</source>
         <location filename="../../app/db/namedlock.cpp" line="+15"/>
         <source>lock name longer than 64 characters: %1</source>
         <translation>锁名超过 64 个字符：%1</translation>
+    </message>
+</context>
+<context>
+    <name>payops::mapping::MappedWatch</name>
+    <message>
+        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+616"/>
+        <source>this database has no duplicate watch for mapped tables yet: run payops migrate (migration 0020) with an account that may change the schema</source>
+        <translation>该数据库还没有映射表的重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0020）</translation>
     </message>
 </context>
 <context>

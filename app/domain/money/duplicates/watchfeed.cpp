@@ -46,8 +46,7 @@ QList<WatchSourceRow> readRows(const QSqlDatabase &db, const FeedSource &source,
         QSqlQuery query = db::exec(
             db, QStringLiteral("SELECT id, order_id FROM %1 WHERE %2").arg(source.table, where));
         while (query.next())
-            rows << WatchSourceRow{query.value(0).toLongLong(), query.value(1).toLongLong(),
-                                   kinds};
+            rows << WatchSourceRow{query.value(0).toLongLong(), query.value(1).toLongLong(), kinds};
         return rows;
     }
     // A compensation supersedes a copy (in the same transaction as its row): the group is
@@ -67,16 +66,15 @@ QList<WatchSourceRow> readRows(const QSqlDatabase &db, const FeedSource &source,
 
 WatchSource watchSource(const QSqlDatabase &db, const FeedSource &source)
 {
-    return WatchSource{
-        source.table,
-        QStringLiteral("id"),
-        QStringLiteral("duplicate_watch_gap"),
-        QStringLiteral("source = %1").arg(source.id),
-        QStringLiteral("source"),
-        QString::number(source.id),
-        QStringLiteral("UPDATE duplicate_watch_state SET %1 = %2 WHERE id = 1")
-            .arg(source.seenColumn, QStringLiteral("%1")),
-        [&db, source](const QString &where) { return readRows(db, source, where); }};
+    return WatchSource{source.table,
+                       QStringLiteral("id"),
+                       QStringLiteral("duplicate_watch_gap"),
+                       QStringLiteral("source = %1").arg(source.id),
+                       QStringLiteral("source"),
+                       QString::number(source.id),
+                       QStringLiteral("UPDATE duplicate_watch_state SET %1 = %2 WHERE id = 1")
+                           .arg(source.seenColumn, QStringLiteral("%1")),
+                       [&db, source](const QString &where) { return readRows(db, source, where); }};
 }
 
 QHash<int, WatchSourceState> readSourceStates(const QSqlDatabase &db)

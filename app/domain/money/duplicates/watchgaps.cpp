@@ -136,11 +136,10 @@ void readLateWatchRows(const WatchSource &source, WatchSourceState &state, Watch
 bool readNewWatchRows(const WatchSource &source, WatchSourceState &state, int batchRows,
                       WatchOrders &orders, QStringList &updates, qint64 &rowsRead)
 {
-    const QList<WatchSourceRow> rows =
-        source.rows(QStringLiteral("%1 > %2 ORDER BY %1 LIMIT %3")
-                        .arg(source.idColumn)
-                        .arg(state.seen)
-                        .arg(batchRows));
+    const QList<WatchSourceRow> rows = source.rows(QStringLiteral("%1 > %2 ORDER BY %1 LIMIT %3")
+                                                       .arg(source.idColumn)
+                                                       .arg(state.seen)
+                                                       .arg(batchRows));
     if (rows.isEmpty())
         return false;
     QList<WatchGap> fresh;

@@ -45,10 +45,10 @@ using WatchOrders = QMap<qint64, int>;
 // One table the watch reads, and where its gaps are kept.
 struct WatchSource
 {
-    QString name;      // for the log
-    QString idColumn;  // as SQL, e.g. a quoted column
-    QString gapTable;  // duplicate_watch_gap or mapped_watch_gap
-    QString gapKey;    // SQL condition on gapTable selecting this source's gaps
+    QString name;       // for the log
+    QString idColumn;   // as SQL, e.g. a quoted column
+    QString gapTable;   // duplicate_watch_gap or mapped_watch_gap
+    QString gapKey;     // SQL condition on gapTable selecting this source's gaps
     QString gapColumns; // gapTable's columns naming the source, and their values as SQL
     QString gapValues;
     QString watermarkUpdate; // a statement with %1 for the new watermark
