@@ -259,6 +259,8 @@ private Q_SLOTS:
                               shopSideEffects(QStringLiteral("status NOT IN ('VOID', 'USED')")));
         QCOMPARE(figuresOf(refresh.figures, QStringLiteral("coupon")).openGroups,
                  qint64(test::TeamShop::kCouponGroups + 1));
+        // The count of open orders across side effects followed the restart.
+        QCOMPARE(mapping::openMappedOrders(db, changed, 1000).size(), refresh.figures.openOrders);
     }
 };
 

@@ -44,6 +44,23 @@ CREATE TABLE mapped_watch_total (
   PRIMARY KEY (side_effect, unit)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
+-- Per order, how many side effects have an open group on it, and how many orders have any: the
+-- count across side effects, kept by each recount without reading every open group.
+CREATE TABLE mapped_watch_order (
+  order_id      BIGINT          NOT NULL,
+  open_effects  INT             NOT NULL,
+  PRIMARY KEY (order_id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
+CREATE TABLE mapped_watch_summary (
+  id           TINYINT UNSIGNED NOT NULL,
+  open_orders  BIGINT           NOT NULL DEFAULT 0,
+  PRIMARY KEY (id),
+  CONSTRAINT ck_mapped_watch_summary_single CHECK (id = 1)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
+INSERT INTO mapped_watch_summary (id) VALUES (1);
+
 -- Ids below a watermark that were missing when it passed them. source 1 is the side effect's
 -- table, 2 is mapped_compensation.
 CREATE TABLE mapped_watch_gap (
@@ -61,3 +78,5 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON ${database}.mapped_watch_state TO payops
 GRANT SELECT, INSERT, UPDATE, DELETE ON ${database}.mapped_watch_group TO payops_operator, payops_finance;
 GRANT SELECT, INSERT, UPDATE, DELETE ON ${database}.mapped_watch_total TO payops_operator, payops_finance;
 GRANT SELECT, INSERT, DELETE ON ${database}.mapped_watch_gap TO payops_operator, payops_finance;
+GRANT SELECT, INSERT, UPDATE ON ${database}.mapped_watch_order TO payops_operator, payops_finance;
+GRANT SELECT, UPDATE ON ${database}.mapped_watch_summary TO payops_operator, payops_finance;

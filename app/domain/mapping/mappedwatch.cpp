@@ -151,6 +151,45 @@ Sums sumsOf(const QList<Group> &groups)
     return sums;
 }
 
+// Orders that gained (+1) or lost (-1) an open group of one side effect, folded into
+// mapped_watch_order (side effects open per order) and the count of orders with any, so that
+// the count across side effects costs the orders that changed, not every open group.
+void countOpenOrders(const QSqlDatabase &db, const QHash<qint64, int> &changes)
+{
+    QList<qint64> orders;
+    QList<QVariantList> rows;
+    for (auto it = changes.cbegin(); it != changes.cend(); ++it)
+        if (it.value() != 0) {
+            orders << it.key();
+            rows << QVariantList{it.key(), it.value()};
+        }
+    if (rows.isEmpty())
+        return;
+    QHash<qint64, qint64> before;
+    forEachSlice(orders, [&](const QString &ids) {
+        QSqlQuery query = db::exec(db, QStringLiteral("SELECT order_id, open_effects FROM "
+                                                      "mapped_watch_order WHERE order_id IN (%1)")
+                                           .arg(ids));
+        while (query.next())
+            before.insert(query.value(0).toLongLong(), query.value(1).toLongLong());
+    });
+    qint64 delta = 0;
+    for (const QVariantList &row : std::as_const(rows)) {
+        const qint64 was = before.value(row.at(0).toLongLong());
+        const qint64 now = was + row.at(1).toLongLong();
+        delta += (now > 0 ? 1 : 0) - (was > 0 ? 1 : 0);
+    }
+    for (qsizetype from = 0; from < rows.size(); from += kRowsPerInsert)
+        db::execDirect(db, QStringLiteral("INSERT INTO mapped_watch_order (order_id, open_effects) "
+                                          "VALUES %1 ON DUPLICATE KEY UPDATE open_effects = "
+                                          "open_effects + VALUES(open_effects)")
+                               .arg(db::valueRows(db, rows.mid(from, kRowsPerInsert))));
+    if (delta != 0)
+        db::execDirect(db, QStringLiteral("UPDATE mapped_watch_summary SET open_orders = "
+                                          "open_orders + %1 WHERE id = 1")
+                               .arg(delta));
+}
+
 // Counts the groups of these orders again and folds the difference into mapped_watch_group,
 // _total and the state's open_orders, with `updates` in the same transaction: a recount, so
 // counting an order twice changes nothing.
@@ -211,6 +250,14 @@ void recount(const QSqlDatabase &db, const Watched &w, const QList<qint64> &orde
                                               "open_orders + %1 WHERE side_effect = %2")
                                    .arg(now.openOrders.size() - was.openOrders.size())
                                    .arg(w.nameLiteral));
+        QHash<qint64, int> changes;
+        for (qint64 order : now.openOrders)
+            if (!was.openOrders.contains(order))
+                changes[order] += 1;
+        for (qint64 order : was.openOrders)
+            if (!now.openOrders.contains(order))
+                changes[order] -= 1;
+        countOpenOrders(db, changes);
     }
     for (const QString &statement : updates)
         db::execDirect(db, statement);
@@ -240,6 +287,15 @@ void adopt(const QSqlDatabase &db, const Mapping &mapping, const Watched &w)
     if (stored.toString() == fingerprint)
         return;
     db::Transaction transaction(db);
+    // What the old definition counted open leaves the count across side effects.
+    QHash<qint64, int> closing;
+    QSqlQuery open = db::exec(db,
+                              QStringLiteral("SELECT DISTINCT order_id FROM mapped_watch_group "
+                                             "WHERE side_effect = ? AND is_open = 1"),
+                              {w.sideEffect->name});
+    while (open.next())
+        closing.insert(open.value(0).toLongLong(), -1);
+    countOpenOrders(db, closing);
     for (const char *table : {"mapped_watch_group", "mapped_watch_total", "mapped_watch_gap"})
         db::exec(db,
                  QStringLiteral("DELETE FROM %1 WHERE side_effect = ?").arg(QLatin1String(table)),
@@ -513,8 +569,7 @@ MappedWatchFigures readMappedWatch(const QSqlDatabase &db, const Mapping &mappin
         db, QStringLiteral("SELECT s.side_effect, s.fingerprint, s.scan_state, s.scan_start, "
                            "s.scan_cursor, s.scan_end, s.open_orders, CAST(s.refreshed_at AS "
                            "CHAR), t.unit, t.open_groups, t.extra_copies, "
-                           "(SELECT COUNT(DISTINCT g.order_id) FROM mapped_watch_group g WHERE "
-                           "g.side_effect IN %1 AND g.is_open = 1) "
+                           "(SELECT open_orders FROM mapped_watch_summary WHERE id = 1) "
                            "FROM mapped_watch_state s LEFT JOIN mapped_watch_total t "
                            "ON t.side_effect = s.side_effect WHERE s.side_effect IN %1")
                 .arg(in));
