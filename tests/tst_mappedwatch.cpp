@@ -243,6 +243,13 @@ private Q_SLOTS:
             QCOMPARE(object.value(QStringLiteral("unit")).toString(), mapping::unitName(f.unit));
         }
         QVERIFY(!duplicates.contains(QStringLiteral("coupon_groups")));
+        const test::CliRun plain = test::runCli(
+            {QStringLiteral("inspect"), QStringLiteral("--mapping"), shop.mappingPath(),
+             QStringLiteral("--db"), account.dsnFor(shop.dsn().database).toString(true)});
+        QVERIFY2(plain.exitCode == 1, qPrintable(plain.err));
+        QVERIFY2(plain.out.contains(QStringLiteral("gift_card: 3 group(s), 3 extra copies worth "
+                                                   "3000 fen")),
+                 qPrintable(plain.out));
 
         // Another `live` for the coupons: that side effect starts over and counts by it; the
         // others keep their watermarks.
