@@ -17,6 +17,9 @@
 #include <QJsonObject>
 #include <QSqlQuery>
 
+#include <algorithm>
+#include <atomic>
+
 using namespace payops;
 
 namespace {
@@ -268,6 +271,42 @@ private Q_SLOTS:
                  qint64(test::TeamShop::kCouponGroups + 1));
         // The count of open orders across side effects followed the restart.
         QCOMPARE(mapping::openMappedOrders(db, changed, 1000).size(), refresh.figures.openOrders);
+    }
+
+    // The first pass keeps to its budget, stops on cancel, reports progress and goes on from
+    // where it stopped.
+    void firstPassIsResumable()
+    {
+        const test::TeamShop shop;
+        db::Connection connection(shop.dsn(), QStringLiteral("watch"));
+        const QSqlDatabase db = connection.database();
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+
+        WatchRefreshOptions options;
+        options.firstPassBudgetMs = 0;
+        mapping::MappedWatchRefresh refresh = mapping::refreshMappedWatch(db, mapping, options);
+        QVERIFY(refresh.refreshed);
+        QVERIFY(!refresh.figures.complete());
+        QCOMPARE(refresh.figures.percentScanned(), 0);
+
+        std::atomic<bool> cancel{true};
+        options.firstPassBudgetMs = -1;
+        options.cancel = &cancel;
+        QVERIFY(mapping::refreshMappedWatch(db, mapping, options).cancelled);
+
+        cancel = false;
+        options.firstPassChunk = 40; // several steps over the shop's 300 orders
+        QList<int> percents;
+        options.progress = [&percents](const DuplicateWatchFigures &figures) {
+            percents << figures.percentScanned();
+        };
+        refresh = mapping::refreshMappedWatch(db, mapping, options);
+        QVERIFY(refresh.figures.complete());
+        QVERIFY2(percents.size() > 3, qPrintable(QString::number(percents.size())));
+        QVERIFY(std::is_sorted(percents.cbegin(), percents.cend()));
+        QCOMPARE(percents.last(), 100);
+        db::Connection rootConnection(shop.dsn(), QStringLiteral("root"));
+        COMPARE_WITH_GROUP_BY(rootConnection.database(), shop, refresh.figures, shopSideEffects());
     }
 };
 
