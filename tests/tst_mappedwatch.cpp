@@ -82,9 +82,9 @@ const mapping::MappedSideEffectFigures &figuresOf(const mapping::MappedWatchFigu
 
 #define COMPARE_WITH_GROUP_BY(root, shop, figures, expected)                                       \
     do {                                                                                           \
-        for (const Expected &e : expected) {                                                       \
+        for (const Expected &e : (expected)) {                                                     \
             const Count count = groupBy(root, (shop).business(), e);                               \
-            const mapping::MappedSideEffectFigures &f = figuresOf(figures, e.name);                \
+            const mapping::MappedSideEffectFigures &f = figuresOf((figures), e.name);              \
             QVERIFY2(f.complete(), qPrintable(e.name));                                            \
             QCOMPARE(f.openGroups, count.groups);                                                  \
             QCOMPARE(f.extraCopies, count.extra);                                                  \
@@ -237,7 +237,7 @@ private Q_SLOTS:
                  refresh.figures.openOrders);
         const QJsonArray sideEffects = duplicates.value(QStringLiteral("side_effects")).toArray();
         QCOMPARE(sideEffects.size(), 3);
-        for (const QJsonValue &value : sideEffects) {
+        for (const QJsonValue value : sideEffects) {
             const QJsonObject object = value.toObject();
             const auto &f =
                 figuresOf(refresh.figures, object.value(QStringLiteral("name")).toString());

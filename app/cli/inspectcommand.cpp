@@ -202,7 +202,7 @@ private:
                            .arg(figures.percentScanned())
                     << Qt::endl;
             };
-        const auto watch = run(options);
+        auto watch = run(options);
         std::signal(SIGINT, previous);
         return watch;
     }

@@ -31,7 +31,7 @@ using namespace payops;
 namespace {
 
 constexpr int kRounds = 3;
-constexpr int kNewOrders = 100; // three rows each, and a tenth of them issued twice
+constexpr qint64 kNewOrders = 100; // three rows each, and a tenth of them issued twice
 
 const QString kBusiness = QStringLiteral("bench_shop");
 

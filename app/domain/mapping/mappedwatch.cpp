@@ -545,6 +545,18 @@ QString businessTable(const QSqlDatabase &db, const Mapping &mapping,
            sideEffect.table;
 }
 
+namespace {
+
+qsizetype indexOfName(const QStringList &names, const QString &name)
+{
+    for (qsizetype i = 0; i < names.size(); ++i)
+        if (names.at(i).compare(name, Qt::CaseInsensitive) == 0)
+            return i;
+    return -1;
+}
+
+} // namespace
+
 MappedWatchFigures readMappedWatch(const QSqlDatabase &db, const Mapping &mapping)
 {
     MappedWatchFigures figures;
@@ -575,7 +587,10 @@ MappedWatchFigures readMappedWatch(const QSqlDatabase &db, const Mapping &mappin
                 .arg(in));
     QStringList refreshed;
     while (query.next()) {
-        const int at = names.indexOf(query.value(0).toString());
+        // The column compares names without case, as the server matched them.
+        const qsizetype at = indexOfName(names, query.value(0).toString());
+        if (at < 0)
+            continue;
         const SideEffectMapping &effect = mapping.sideEffects.at(at);
         if (query.value(1).toByteArray() != watchFingerprint(mapping, effect))
             continue;
