@@ -6,6 +6,7 @@
 #include "domain/callback/callbackswitch.h"
 #include "domain/inspection/inspection.h"
 #include "domain/inspection/inspectionrun.h"
+#include "domain/mapping/mappedwatch.h"
 #include "domain/money/duplicates/duplicatewatch.h"
 
 #include <QElapsedTimer>
@@ -13,6 +14,8 @@
 #include <QTextStream>
 
 #include <csignal>
+#include <optional>
+#include <type_traits>
 
 namespace payops::cli {
 namespace {
@@ -49,7 +52,7 @@ public:
                      "on a database reads its history once (progress on stderr; Ctrl-C stops it, "
                      "the next run "
                      "goes on)."),
-                  QStringLiteral("--db DSN [--json] [--points-per-yuan N]"))
+                  QStringLiteral("--db DSN [--mapping FILE] [--json] [--points-per-yuan N]"))
     {
     }
 
@@ -57,6 +60,7 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
+        parser.addOption(mappingOption());
         parser.addOption(m_json);
         parser.addOption(m_pointsPerYuan);
     }
@@ -70,29 +74,32 @@ protected:
         const qint64 pointsPerYuan = parser.value(m_pointsPerYuan).toLongLong(&ok);
         if (!ok || pointsPerYuan <= 0)
             return fail(UsageOrConnection, tr("--points-per-yuan takes a positive whole number"));
+        std::optional<mapping::Mapping> mapping;
+        if (!mappingFrom(parser, &mapping))
+            return UsageOrConnection;
         try {
             db::Connection connection(*dsn, QStringLiteral("inspect"));
             const QSqlDatabase db = connection.database();
             const QDateTime startedAt = serverTime(db);
-            const WatchRefresh watch = refreshWatch(db);
-            if (watch.missing)
-                return fail(UsageOrConnection, watch.why);
-            if (watch.cancelled)
-                return fail(UsageOrConnection,
-                            tr("interrupted at %1 % of the first count of duplicates; run "
-                               "payops inspect again to go on from there")
-                                .arg(watch.figures.percentScanned()));
-            if (!watch.figures.complete())
-                return fail(UsageOrConnection,
-                            tr("the first count of duplicates is not done (%1 %): %2")
-                                .arg(watch.figures.percentScanned())
-                                .arg(watch.why));
-            if (!watch.why.isEmpty())
-                QTextStream(stderr) << tr("payops inspect: %1").arg(watch.why) << Qt::endl;
             InspectionReport report;
-            report.figures = watch.figures;
-            report.findings = readInspection(db, watch.figures);
             report.pointsPerYuan = pointsPerYuan;
+            if (mapping) {
+                const mapping::MappedWatchRefresh watch =
+                    refreshWatch([&](const WatchRefreshOptions &options) {
+                        return mapping::refreshMappedWatch(db, *mapping, options);
+                    });
+                if (const std::optional<int> failed = unusable(watch))
+                    return *failed;
+                report.findings = readInspection(db, *mapping, watch.figures);
+            } else {
+                const WatchRefresh watch = refreshWatch([&](const WatchRefreshOptions &options) {
+                    return refreshDuplicateWatch(db, options);
+                });
+                if (const std::optional<int> failed = unusable(watch))
+                    return *failed;
+                report.figures = watch.figures;
+                report.findings = readInspection(db, watch.figures);
+            }
             const StoredRun stored =
                 storeInspectionRun(db, InspectionRun::of(report, startedAt, QStringLiteral("cli")));
             if (!stored.stored())
@@ -117,7 +124,10 @@ protected:
                          ? tr("unmatched: %1; apply them with payops drain --unmatched")
                          : tr("unmatched: %1"))
                         .arg(findings.unmatched.describe()));
-                say(tr("duplicates: %1").arg(findings.duplicates.describe()));
+                say(tr("duplicates: %1")
+                        .arg(findings.mapped ? describe(*findings.mapped,
+                                                        findings.mappedSampleOrders, pointsPerYuan)
+                                             : findings.duplicates.describe()));
                 say((findings.doublePayments.isEmpty()
                          ? tr("paid twice: %1")
                          : tr("paid twice: %1; refund the second payment to each customer"))
@@ -131,7 +141,50 @@ protected:
     }
 
 private:
-    WatchRefresh refreshWatch(const QSqlDatabase &db) const
+    // A refresh that leaves no figures to report on: why, printed, and the exit code.
+    template <typename Refresh> std::optional<int> unusable(const Refresh &watch) const
+    {
+        if (watch.missing)
+            return fail(UsageOrConnection, watch.why);
+        if (watch.cancelled)
+            return fail(UsageOrConnection,
+                        tr("interrupted at %1 % of the first count of duplicates; run "
+                           "payops inspect again to go on from there")
+                            .arg(watch.figures.percentScanned()));
+        if (!watch.figures.complete())
+            return fail(UsageOrConnection,
+                        tr("the first count of duplicates is not done (%1 %): %2")
+                            .arg(watch.figures.percentScanned())
+                            .arg(watch.why));
+        if (!watch.why.isEmpty())
+            QTextStream(stderr) << tr("payops inspect: %1").arg(watch.why) << Qt::endl;
+        return std::nullopt;
+    }
+
+    // "coupon: 8 group(s), 8 extra copies worth 4000 fen; ...; e.g. order(s) 100001, ..."
+    static QString describe(const mapping::MappedWatchFigures &figures,
+                            const QList<qint64> &sampleOrders, qint64 pointsPerYuan)
+    {
+        QStringList parts;
+        for (const mapping::MappedSideEffectFigures &f : figures.sideEffects)
+            if (f.openGroups > 0)
+                parts << tr("%1: %2 group(s), %3 extra copies worth %4 fen")
+                             .arg(f.name)
+                             .arg(f.openGroups)
+                             .arg(f.extraCopies)
+                             .arg(f.valueFen(pointsPerYuan));
+        if (parts.isEmpty())
+            return tr("no live duplicates in the mapped tables");
+        QStringList orders;
+        for (qint64 id : sampleOrders)
+            orders << QString::number(id);
+        return tr("%1; e.g. order(s) %2")
+            .arg(parts.join(QStringLiteral("; ")), orders.join(QStringLiteral(", ")));
+    }
+
+    // Runs a refresh of the watch with progress on stderr and Ctrl-C as its cancel.
+    template <typename Run>
+    auto refreshWatch(Run run) const -> std::invoke_result_t<Run, const WatchRefreshOptions &>
     {
         g_interrupted.store(false);
         const auto previous = std::signal(SIGINT, interrupt);
@@ -149,7 +202,7 @@ private:
                            .arg(figures.percentScanned())
                     << Qt::endl;
             };
-        const WatchRefresh watch = refreshDuplicateWatch(db, options);
+        auto watch = run(options);
         std::signal(SIGINT, previous);
         return watch;
     }

@@ -15,12 +15,10 @@ QJsonArray idArray(const QList<qint64> &ids)
     return array;
 }
 
-} // namespace
-
-InspectionFindings readInspection(const QSqlDatabase &db, const DuplicateWatchFigures &figures)
+// Everything but the duplicates: payops's own tables, with or without a mapping.
+InspectionFindings readOwnFindings(const QSqlDatabase &db)
 {
     InspectionFindings findings;
-    findings.duplicates = figures.liveCount(openDuplicateOrders(db));
     findings.switchState = readSwitch(db);
     // idx_callback_status: the backlogs' own rows, not the callback history. A gateway's rows
     // wait for another drain (to the team's handler), so they are counted apart.
@@ -36,7 +34,58 @@ InspectionFindings readInspection(const QSqlDatabase &db, const DuplicateWatchFi
     return findings;
 }
 
+QJsonArray sideEffectArray(const mapping::MappedWatchFigures &figures, qint64 pointsPerYuan)
+{
+    QJsonArray array;
+    for (const mapping::MappedSideEffectFigures &f : figures.sideEffects)
+        array << QJsonObject{{QStringLiteral("name"), f.name},
+                             {QStringLiteral("groups"), f.openGroups},
+                             {QStringLiteral("extra_copies"), f.extraCopies},
+                             {QStringLiteral("orders"), f.openOrders},
+                             {QStringLiteral("unit"), mapping::unitName(f.unit)},
+                             {QStringLiteral("value_fen"), f.valueFen(pointsPerYuan)},
+                             {QStringLiteral("as_of"), f.refreshedAt}};
+    return array;
+}
+
+} // namespace
+
+InspectionFindings readInspection(const QSqlDatabase &db, const DuplicateWatchFigures &figures)
+{
+    InspectionFindings findings = readOwnFindings(db);
+    findings.duplicates = figures.liveCount(openDuplicateOrders(db));
+    return findings;
+}
+
+InspectionFindings readInspection(const QSqlDatabase &db, const mapping::Mapping &mapping,
+                                  const mapping::MappedWatchFigures &figures)
+{
+    InspectionFindings findings = readOwnFindings(db);
+    findings.mapped = figures;
+    findings.mappedSampleOrders = mapping::openMappedOrders(db, mapping);
+    return findings;
+}
+
 QJsonObject InspectionReport::toJson() const
+{
+    QJsonObject json = ownJson();
+    if (!findings.mapped)
+        return json;
+    // The keys of today's duplicates where they apply, and one object per side effect.
+    const mapping::MappedWatchFigures &mapped = *findings.mapped;
+    json[QStringLiteral("duplicates")] =
+        QJsonObject{{QStringLiteral("groups"), duplicateGroups()},
+                    {QStringLiteral("extra_copies"), extraCopies()},
+                    {QStringLiteral("orders"), mapped.openOrders},
+                    {QStringLiteral("money_at_risk_fen"), moneyAtRiskFen()},
+                    {QStringLiteral("points_per_yuan"), pointsPerYuan},
+                    {QStringLiteral("sample_orders"), idArray(findings.mappedSampleOrders)},
+                    {QStringLiteral("as_of"), mapped.refreshedAt},
+                    {QStringLiteral("side_effects"), sideEffectArray(mapped, pointsPerYuan)}};
+    return json;
+}
+
+QJsonObject InspectionReport::ownJson() const
 {
     const LiveDuplicateCount &duplicates = findings.duplicates;
     const UnmatchedCount &unmatched = findings.unmatched;

@@ -250,11 +250,9 @@ QList<qint64> openDuplicateOrders(const QSqlDatabase &db, int limit)
     return orders;
 }
 
-WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOptions &options)
+QString underWatchLock(const QSqlDatabase &db, int lockWaitSeconds,
+                       const std::function<void()> &advance)
 {
-    WatchRefresh result;
-    QElapsedTimer clock;
-    clock.start();
     try {
         const QString name = duplicateWatchLockName(db.databaseName());
         // GET_LOCK nests within a session: a cancel (KILL QUERY) that hit a RELEASE_LOCK left
@@ -266,11 +264,28 @@ WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOpt
                    .toInt() == 1) {
         }
         db::NamedLock lock(db, name);
-        if (!lock.acquire(options.lockWaitSeconds)) {
-            result.why = DuplicateWatch::tr(
+        if (!lock.acquire(lockWaitSeconds))
+            return DuplicateWatch::tr(
                 "another session was refreshing the duplicate watch; these are its last "
                 "figures");
-        } else {
+        advance();
+        return QString();
+    } catch (const db::Error &error) {
+        if (error.serverCode() == 1146 || !mayNotWrite(error))
+            throw;
+        return DuplicateWatch::tr(
+            "this account may not update the duplicate watch (payops_operator and "
+            "payops_finance may); these are the figures of its last refresh");
+    }
+}
+
+WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOptions &options)
+{
+    WatchRefresh result;
+    QElapsedTimer clock;
+    clock.start();
+    try {
+        result.why = underWatchLock(db, options.lockWaitSeconds, [&] {
             if (readDuplicateWatch(db).scanState == QLatin1String("NEW"))
                 initialise(db);
             const WatchFeedResult fed = feedDuplicateWatch(db, options.batchRows, options.cancel);
@@ -282,21 +297,16 @@ WatchRefresh refreshDuplicateWatch(const QSqlDatabase &db, const WatchRefreshOpt
                 result.cancelled = !scan(db, options, clock, figures);
             db::execDirect(db, QStringLiteral("UPDATE duplicate_watch_state SET refreshed_at = "
                                               "UTC_TIMESTAMP(3) WHERE id = 1"));
-            result.refreshed = true;
-        }
+        });
+        result.refreshed = result.why.isEmpty();
     } catch (const db::Error &error) {
-        if (error.serverCode() == 1146) { // no such table
-            result.missing = true;
-            result.why = DuplicateWatch::tr(
-                "this database has no duplicate watch yet: run payops migrate (migration "
-                "0010) with an account that may change the schema");
-            return result;
-        }
-        if (!mayNotWrite(error))
+        if (error.serverCode() != 1146) // no such table
             throw;
+        result.missing = true;
         result.why = DuplicateWatch::tr(
-            "this account may not update the duplicate watch (payops_operator and "
-            "payops_finance may); these are the figures of its last refresh");
+            "this database has no duplicate watch yet: run payops migrate (migration "
+            "0010) with an account that may change the schema");
+        return result;
     }
     result.figures = readDuplicateWatch(db);
     return result;

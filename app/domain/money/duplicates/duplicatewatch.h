@@ -92,6 +92,14 @@ QList<qint64> openDuplicateOrders(const QSqlDatabase &db, int limit = 10);
 // GET_LOCK name of the refresher of one database: at most 64 characters on every server.
 QString duplicateWatchLockName(const QString &database);
 
+// Runs `advance` holding the database's watch lock, so that two consoles and a cron job never
+// count one row twice; the watch on a team's mapped tables takes the same lock. Returns an
+// empty string when it ran, or why it did not: another session kept the lock past
+// `lockWaitSeconds`, or this account may not write the watch (or the server is read-only).
+// Other errors, a missing table among them, are thrown (db::Error).
+QString underWatchLock(const QSqlDatabase &db, int lockWaitSeconds,
+                       const std::function<void()> &advance);
+
 // Seconds a missing id below a watermark is read again for, waiting for its transaction.
 constexpr int kWatchLateSeconds = 300;
 

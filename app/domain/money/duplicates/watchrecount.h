@@ -1,15 +1,13 @@
 #pragma once
 
 #include "sideeffecttables.h"
+#include "watchgaps.h"
 
 #include <QMap>
 #include <QSqlDatabase>
 #include <QStringList>
 
 namespace payops {
-
-// Orders whose groups are to be counted again, each with the kinds (SideEffectKindBit) to count.
-using WatchOrders = QMap<qint64, int>;
 
 // Counts the groups of these orders again from user_coupon and point_log, through their
 // (order_id, key) indexes, and folds the difference into duplicate_watch_group and its totals:
