@@ -1815,17 +1815,17 @@
 <context>
     <name>payops::DuplicateWatch</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+270"/>
+        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+268"/>
         <source>another session was refreshing the duplicate watch; these are its last figures</source>
         <translation>另一个会话正在刷新重复监控，以下是它上次的数据</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+38"/>
         <source>this database has no duplicate watch yet: run payops migrate (migration 0010) with an account that may change the schema</source>
         <translation>该数据库还没有重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0010）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-30"/>
         <source>this account may not update the duplicate watch (payops_operator and payops_finance may); these are the figures of its last refresh</source>
         <translation>该账号无权更新重复监控（payops_operator 和 payops_finance 可以），以下是上次刷新的数据</translation>
     </message>
@@ -4127,7 +4127,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/statement/reconciliation.cpp" line="+407"/>
+        <location filename="../../app/domain/statement/reconciliation.cpp" line="+439"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -5988,7 +5988,7 @@
 <context>
     <name>payops::WatchFeed</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/watchfeed.cpp" line="+288"/>
+        <location filename="../../app/domain/money/duplicates/watchfeed.cpp" line="+89"/>
         <source>the duplicate watch has no state row; run payops migrate again</source>
         <translation>重复监控没有状态行，请重新运行 payops migrate</translation>
     </message>
@@ -6180,7 +6180,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::CompensateCommand</name>
     <message>
-        <location filename="../../app/cli/compensatecommand.cpp" line="+19"/>
+        <location filename="../../app/cli/compensatecommand.cpp" line="+22"/>
         <source>Compensate duplicate side effects: freeze, write off or reverse, with an audit trail.</source>
         <translation>补偿重复发放的副作用：冻结、核销或冲回，全程记入审计日志。</translation>
     </message>
@@ -6215,7 +6215,7 @@ Usage: payops %2 %3</source>
         <translation>100 积分折合的金额，单位分（默认 100）。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Approve and run another operator&apos;s pending request (four eyes).</source>
         <translation>批准并执行另一位运维人员待批的申请（双人复核）。</translation>
     </message>
@@ -6245,12 +6245,22 @@ Usage: payops %2 %3</source>
         <translation>--approve 需要申请编号，并同时给出 --reason 和 --ticket，不能与 --dry-run 或 --order 同用</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+8"/>
+        <source>--approve is for payops&apos;s own tables; with --mapping a compensation above the four-eyes threshold is refused instead</source>
+        <translation>--approve 只用于 payops 自己的表；使用 --mapping 时，超过双人复核阈值的补偿会被直接拒绝</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>--used-coupons is for payops&apos;s own tables; with --mapping a used copy is left to finance</source>
+        <translation>--used-coupons 只用于 payops 自己的表；使用 --mapping 时，已使用的副本留给财务处理</translation>
+    </message>
+    <message>
+        <location line="+27"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+13"/>
         <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate --approve %4 --reason ... --ticket ...)</source>
         <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate --approve %4 --reason ... --ticket ...）</translation>
     </message>
@@ -6263,6 +6273,51 @@ Usage: payops %2 %3</source>
         <location line="+6"/>
         <source>  user %1&apos;s points balance is now negative</source>
         <translation>  用户 %1 的积分余额现为负数</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>%1: %2 %3 (%4), %5 used and left to finance (%6)</source>
+        <translation>%1：%2 条%3（%4），%5 条已使用，留给财务处理（%6）</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>%1 yuan, %2 points</source>
+        <translation>%1 元，%2 积分</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>to freeze</source>
+        <translation>待冻结</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>to reverse</source>
+        <translation>待冲正</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen; compensation through a mapping files no request: compensate fewer orders (--order) or ask for the threshold to be raised</source>
+        <translation>%1 分，加上本账号在双人复核窗口内单独补偿的 %2 分，超过了 %3 分的阈值；通过映射文件的补偿不会提交申请：请减少订单（--order），或申请提高阈值</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>frozen</source>
+        <translation>已冻结</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>reversed</source>
+        <translation>已冲正</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>  left to finance: %1 row %2 of order %3 (%4 fen, %5 points)</source>
+        <translation>  留给财务：%1 第 %2 行，订单 %3（%4 分，%5 积分）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>skipped %1 (done by someone else or changed since planned); batch %2</source>
+        <translation>跳过 %1 条（已被他人处理，或计划后已变化）；批次 %2</translation>
     </message>
 </context>
 <context>
@@ -6563,17 +6618,17 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::InspectCommand</name>
     <message>
-        <location filename="../../app/cli/inspectcommand.cpp" line="+43"/>
+        <location filename="../../app/cli/inspectcommand.cpp" line="+46"/>
         <source>Count live duplicate side effects, orders paid twice by the customer (refunds owed), unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run goes on).</source>
         <translation>统计当前重复发放的副作用、客户重复支付的订单（应退款）、未匹配回调、积压回调和降级开关，并保存本次巡检；有重复、应退款或订单已存在的未匹配回调时退出码为 1，出错时为 2。对一个数据库的首次巡检会把历史数据读一遍（进度输出到标准错误输出；按 CTRL+C 可中止，下次巡检接着读）。</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+30"/>
         <source>--points-per-yuan takes a positive whole number</source>
         <translation>--points-per-yuan 需要正整数</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+75"/>
         <source>interrupted at %1 % of the first count of duplicates; run payops inspect again to go on from there</source>
         <translation>首次重复统计在 %1 % 处中断；再次运行 payops inspect 会从中断处继续</translation>
     </message>
@@ -6588,7 +6643,7 @@ Usage: payops %2 %3</source>
         <translation>payops inspect：%1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-54"/>
         <source>payops inspect: warning: this run was not stored: %1</source>
         <translation>payops inspect：警告：本次巡检未能保存：%1</translation>
     </message>
@@ -6623,7 +6678,7 @@ Usage: payops %2 %3</source>
         <translation>重复发放：%1</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>paid twice: %1</source>
         <translation>重复支付：%1</translation>
     </message>
@@ -6633,7 +6688,22 @@ Usage: payops %2 %3</source>
         <translation>重复支付：%1；请向每位客户退还第二笔付款</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+38"/>
+        <source>%1: %2 group(s), %3 extra copies worth %4 fen</source>
+        <translation>%1：%2 组，多出 %3 份，价值 %4 分</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>no live duplicates in the mapped tables</source>
+        <translation>映射的表中没有未处理的重复记录</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1; e.g. order(s) %2</source>
+        <translation>%1；例如订单 %2</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>payops inspect: first count of duplicates: %1 % of the orders read</source>
         <translation>payops inspect：首次重复统计：已读取 %1 % 的订单</translation>
     </message>
@@ -6750,7 +6820,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::ReconcileCommand</name>
     <message>
-        <location filename="../../app/cli/reconcilecommand.cpp" line="+35"/>
+        <location filename="../../app/cli/reconcilecommand.cpp" line="+36"/>
         <source>paid on the platform, not with us (漏单)</source>
         <translation>平台已支付，我方没有（漏单）</translation>
     </message>
@@ -6775,12 +6845,12 @@ Usage: payops %2 %3</source>
         <translation>平台重复记录</translation>
     </message>
     <message>
-        <location line="+179"/>
+        <location line="+186"/>
         <source>listed %1 times</source>
         <translation>平台记录 %1 次</translation>
     </message>
     <message>
-        <location line="-176"/>
+        <location line="-183"/>
         <source>order paid twice by the customer (refund owed)</source>
         <translation>客户重复支付的订单（应退款）</translation>
     </message>
@@ -6790,7 +6860,7 @@ Usage: payops %2 %3</source>
         <translation>导入平台对账单（通用 CSV、微信支付交易账单、支付宝业务明细）并按 pay_no 对账；发现问题或有无法读取的行时退出码为 1，出错时为 2。同一文件再次导入会重新对账，但不会重复保存。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+26"/>
         <source>--format takes auto, generic, wechat or alipay, not &apos;%1&apos;</source>
         <translation>--format 只能是 auto、generic、wechat 或 alipay，而不是“%1”</translation>
     </message>
@@ -6815,7 +6885,7 @@ Usage: payops %2 %3</source>
         <translation>无法读取对账单 %1：%2</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+15"/>
         <source>interrupted: nothing of the statement was stored</source>
         <translation>已中断：对账单的内容均未保存</translation>
     </message>
@@ -6875,7 +6945,7 @@ Usage: payops %2 %3</source>
         <translation>无法读取第 %1 行：%2</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+59"/>
         <source>The platform&apos;s statement file (read twice: it must be a file).</source>
         <translation>平台的对账单文件（会读两遍，必须是普通文件）。</translation>
     </message>
@@ -6885,7 +6955,7 @@ Usage: payops %2 %3</source>
         <translation>auto（默认：从文件识别）、generic、wechat 或 alipay。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Print the result as one JSON object.</source>
         <translation>以一个 JSON 对象输出结果。</translation>
     </message>
@@ -7964,6 +8034,37 @@ Usage: payops %2 %3</source>
         <location line="+33"/>
         <source>%1.%2 is not AUTO_INCREMENT: the watch reads past the last id seen and would miss rows written below it</source>
         <translation>%1.%2 不是 AUTO_INCREMENT：监视从上次看到的 ID 往后读，会漏掉写在它之前的行</translation>
+    </message>
+</context>
+<context>
+    <name>payops::mapping::MappedCompensation</name>
+    <message>
+        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+127"/>
+        <source>this account may not read %1, which compensating %2 needs: the team&apos;s DBA grants it with GRANT SELECT ON %1 TO the account</source>
+        <translation>此账号不能读取 %1，而补偿 %2 需要它：请团队的 DBA 执行 GRANT SELECT ON %1 TO 该账号</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>this account may not %1 %2, which compensating %3 needs: the team&apos;s DBA grants it with GRANT %1 ON %2 TO the account; nothing was changed</source>
+        <translation>此账号不能对 %2 执行 %1，而补偿 %3 需要它：请团队的 DBA 执行 GRANT %1 ON %2 TO 该账号；未做任何改动</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>this account may not record a compensation in payops&apos;s own database: it needs the role payops_operator; nothing was changed</source>
+        <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
+    </message>
+    <message>
+        <location line="+220"/>
+        <source>a compensation needs a reason and a ticket</source>
+        <translation>补偿必须填写原因和工单号</translation>
+    </message>
+</context>
+<context>
+    <name>payops::mapping::MappedWatch</name>
+    <message>
+        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+686"/>
+        <source>this database has no duplicate watch for mapped tables yet: run payops migrate (migration 0020) with an account that may change the schema</source>
+        <translation>该数据库还没有映射表的重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0020）</translation>
     </message>
 </context>
 <context>
