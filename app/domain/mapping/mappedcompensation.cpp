@@ -24,14 +24,6 @@ QString q(const QString &name)
     return db::quoteIdentifier(name);
 }
 
-// How mapped_compensation names a side effect's table: database.table as the mapping names
-// it, or the DSN's database when the mapping names none. The unique key is this and the id.
-QString businessTable(const QSqlDatabase &db, const Mapping &mapping, const SideEffectMapping &se)
-{
-    return (mapping.database.isEmpty() ? db.databaseName() : mapping.database) + QLatin1Char('.') +
-           se.table;
-}
-
 // One copy's value as an integer: yuan through DECIMAL arithmetic (exact), never a double.
 QString integerValue(const SideEffectMapping &se, const QString &alias)
 {
@@ -272,9 +264,10 @@ qint64 MappedCompensationPlan::sum(const QString &sideEffect, MappedAction actio
     return total;
 }
 
-QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEffect)
+QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEffect,
+                        const QString &ids)
 {
-    return takeBack(mapping, sideEffect, QStringLiteral("?"));
+    return takeBack(mapping, sideEffect, ids);
 }
 
 MappedCompensationPlan planMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,

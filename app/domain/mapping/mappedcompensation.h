@@ -78,9 +78,12 @@ struct MappedCompensationOutcome
     bool cancelled = false;
 };
 
-// The statements compensation runs on one side effect's table, with `?` for the ids: kept in
-// mapped_compensation.statement and the audit, and asked about before anything is written.
-QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEffect);
+// The statement compensation runs on the copies `ids` of one side effect's table: an UPDATE
+// with the mapping's SET clause, or an INSERT ... SELECT of the reversed row. With `?` for the
+// ids it is the shape kept in mapped_compensation.statement and the audit; the mapping check
+// asks the server about it with ids that match no row.
+QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEffect,
+                        const QString &ids = QStringLiteral("?"));
 
 // Carries the plan out in transactions of `batchSize` copies. Each transaction locks its rows,
 // keeps those still live, unused and unrecorded, records them in mapped_compensation (unique per

@@ -179,9 +179,6 @@ MappedOrderEvidence loadMappedOrderEvidence(const QSqlDatabase &db, const Mappin
         QStringList keys;
         for (const QString &key : effect.key)
             keys << QStringLiteral("CAST(%1 AS CHAR)").arg(column(x, key));
-        const QString businessTable = mapping.database.isEmpty()
-                                          ? effect.table
-                                          : mapping.database + QLatin1Char('.') + effect.table;
         QSqlQuery rows = db::exec(
             db,
             QStringLiteral(
@@ -195,7 +192,7 @@ MappedOrderEvidence loadMappedOrderEvidence(const QSqlDatabase &db, const Mappin
                      effect.used.isEmpty() ? QStringLiteral("0") : effect.used,
                      keys.isEmpty() ? QString() : QStringLiteral(", ") + keys.join(u", "),
                      mapping.table(effect.table), db::quoteIdentifier(effect.order)),
-            {businessTable, orderId});
+            {businessTable(db, mapping, effect), orderId});
         while (rows.next()) {
             MappedSideEffectRow row;
             row.sideEffect = effect.name;

@@ -538,13 +538,6 @@ QByteArray watchFingerprint(const Mapping &mapping, const SideEffectMapping &sid
         .toHex();
 }
 
-QString businessTable(const QSqlDatabase &db, const Mapping &mapping,
-                      const SideEffectMapping &sideEffect)
-{
-    return (mapping.database.isEmpty() ? db.databaseName() : mapping.database) + QLatin1Char('.') +
-           sideEffect.table;
-}
-
 namespace {
 
 qsizetype indexOfName(const QStringList &names, const QString &name)

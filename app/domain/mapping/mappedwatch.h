@@ -77,9 +77,4 @@ QList<qint64> openMappedOrders(const QSqlDatabase &db, const Mapping &mapping, i
 // live and value. The watch starts over when it changes.
 QByteArray watchFingerprint(const Mapping &mapping, const SideEffectMapping &sideEffect);
 
-// `database.table` of a side effect as mapped_compensation names it: the mapping's database,
-// or else the connection's.
-QString businessTable(const QSqlDatabase &db, const Mapping &mapping,
-                      const SideEffectMapping &sideEffect);
-
 } // namespace payops::mapping

@@ -350,6 +350,13 @@ const SideEffectMapping *Mapping::sideEffect(const QString &name) const
     return nullptr;
 }
 
+QString businessTable(const QSqlDatabase &db, const Mapping &mapping,
+                      const SideEffectMapping &sideEffect)
+{
+    return (mapping.database.isEmpty() ? db.databaseName() : mapping.database) + QLatin1Char('.') +
+           sideEffect.table;
+}
+
 Mapping parseMapping(const QByteArray &text, const QString &source)
 {
     toml::table root;

@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QList>
 #include <QPair>
+#include <QSqlDatabase>
 #include <QString>
 #include <QStringList>
 #include <QVariant>
@@ -103,6 +104,11 @@ public:
     QString table(const QString &name) const;
     const SideEffectMapping *sideEffect(const QString &name) const;
 };
+
+// `database.table` of a side effect as payops's own records name it (mapped_compensation's
+// unique key is this and the row's id): the mapping's database, or else the connection's.
+QString businessTable(const QSqlDatabase &db, const Mapping &mapping,
+                      const SideEffectMapping &sideEffect);
 
 // Reads and checks a mapping file. Refused when the group or others may write it: its
 // conditions are SQL that compensation runs. Throws MappingError.

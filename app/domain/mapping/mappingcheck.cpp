@@ -1,5 +1,7 @@
 #include "mappingcheck.h"
 
+#include "mappedcompensation.h"
+
 #include "db/connection.h"
 #include "db/dberror.h"
 
@@ -379,42 +381,12 @@ private:
         checkCondition(at("live"), effect.table, effect.live);
         if (!effect.used.isEmpty())
             checkCondition(at("used"), effect.table, effect.used);
-        const QString quoted = m_mapping.table(effect.table);
-        if (effect.compensate == Compensate::Freeze) {
-            tryStatement(at("freeze"), effect.table,
-                         QStringLiteral("UPDATE %1 SET %2 WHERE 1 = 0").arg(quoted, effect.freeze),
-                         QStringLiteral("UPDATE"));
-            return;
-        }
-        // The reversal compensation inserts: user, order and key copied, the value negated,
-        // the creation time now unless reverse_set says otherwise, and reverse_set's
-        // expressions over the reversed row.
-        QStringList columns{effect.user, effect.order};
-        columns += effect.key;
-        QStringList values;
-        for (const QString &name : std::as_const(columns))
-            values << db::quoteIdentifier(name);
-        columns << effect.value;
-        values << QStringLiteral("-%1").arg(db::quoteIdentifier(effect.value));
-        const bool createdSet =
-            std::any_of(effect.reverseSet.cbegin(), effect.reverseSet.cend(),
-                        [&effect](const auto &set) { return set.first == effect.createdAt; });
-        if (!createdSet && !columns.contains(effect.createdAt)) {
-            columns << effect.createdAt;
-            values << QStringLiteral("NOW()");
-        }
-        for (const auto &[name, expression] : effect.reverseSet) {
-            columns << name;
-            values << QStringLiteral("(%1)").arg(expression);
-        }
-        QStringList quotedColumns;
-        for (const QString &name : std::as_const(columns))
-            quotedColumns << db::quoteIdentifier(name);
-        tryStatement(at("reverse_set"), effect.table,
-                     QStringLiteral("INSERT INTO %1 (%2) SELECT %3 FROM %1 WHERE 1 = 0")
-                         .arg(quoted, quotedColumns.join(QStringLiteral(", ")),
-                              values.join(QStringLiteral(", "))),
-                     QStringLiteral("INSERT"));
+        // The very statement compensation runs, with an id that matches no row.
+        const QString statement = mappedStatement(m_mapping, effect, QStringLiteral("NULL"));
+        if (effect.compensate == Compensate::Freeze)
+            tryStatement(at("freeze"), effect.table, statement, QStringLiteral("UPDATE"));
+        else
+            tryStatement(at("reverse_set"), effect.table, statement, QStringLiteral("INSERT"));
     }
 
     QSqlDatabase m_db;
