@@ -48,6 +48,11 @@ struct Watched
     QString groupKey;     // the key columns joined by CHAR(31)
     QString value;        // one copy's value: fen, or points
     QString nameLiteral;  // the side effect's name as an SQL literal
+    // Whether compensation has recorded any row of this table yet. Until it has, a row's
+    // `live` alone decides, and a recount reads no mapped_compensation at all: on a table
+    // payops never compensated, the watch reads what payops's own watch reads. A compensation
+    // committed after this was read asks for its orders' recount through its own rows.
+    bool compensated = false;
 };
 
 Watched watched(const QSqlDatabase &db, const Mapping &mapping, const SideEffectMapping &effect)
@@ -69,16 +74,23 @@ Watched watched(const QSqlDatabase &db, const Mapping &mapping, const SideEffect
                         .arg(column(effect.value))
                   : QStringLiteral("CAST(%1 AS SIGNED)").arg(column(effect.value));
     w.nameLiteral = db::valueRows(db, {{effect.name}}).mid(1).chopped(1);
+    w.compensated = db::exec(db,
+                             QStringLiteral("SELECT 1 FROM mapped_compensation "
+                                            "WHERE business_table = ? LIMIT 1"),
+                             {w.businessName})
+                        .next();
     return w;
 }
 
 // A row counts while its `live` holds and compensation has not recorded it: a reversed points
 // row keeps `delta > 0`, so mapped_compensation decides.
-QString liveRows(const Watched &w)
+QString liveRows(const QSqlDatabase &db, const Watched &w)
 {
+    if (!w.compensated)
+        return QStringLiteral("(%1)").arg(w.sideEffect->live);
     return QStringLiteral("(%1) AND NOT EXISTS (SELECT 1 FROM mapped_compensation c WHERE "
-                          "c.business_table = ? AND c.target_id = %2)")
-        .arg(w.sideEffect->live, w.id);
+                          "c.business_table = %2 AND c.target_id = %3)")
+        .arg(w.sideEffect->live, db::valueRows(db, {{w.businessName}}).mid(1).chopped(1), w.id);
 }
 
 struct Group
@@ -117,12 +129,10 @@ QList<Group> countedGroups(const QSqlDatabase &db, const Watched &w, const QList
 {
     QList<Group> groups;
     forEachSlice(orders, [&](const QString &ids) {
-        QSqlQuery query =
-            db::exec(db,
-                     QStringLiteral("SELECT %1, %2, COUNT(*), MAX(%3) FROM %4 s WHERE %1 IN (%5) "
-                                    "AND %6 GROUP BY %1, %7")
-                         .arg(w.order, w.groupKey, w.value, w.table, ids, liveRows(w), w.keys),
-                     {w.businessName});
+        QSqlQuery query = db::exec(
+            db, QStringLiteral("SELECT %1, %2, COUNT(*), MAX(%3) FROM %4 s WHERE %1 IN (%5) "
+                               "AND %6 GROUP BY %1, %7")
+                    .arg(w.order, w.groupKey, w.value, w.table, ids, liveRows(db, w), w.keys));
         while (query.next())
             groups << Group{query.value(0).toLongLong(), query.value(1).toString(),
                             query.value(2).toLongLong(), query.value(3).toLongLong()};
