@@ -143,7 +143,6 @@ private Q_SLOTS:
         QVERIFY2(text->toolTip().contains(
                      QLatin1String("error orders.paid_at: table t_order has no column pay_tim")),
                  qPrintable(text->toolTip()));
-        screenshot(&window, QStringLiteral("mapping-check-error"));
 
         // On payops's own tables there is nothing to check and no line.
         window.connectTo(console::Target{account.dsnFor(m_shop->dsn().database)});
@@ -257,7 +256,6 @@ private Q_SLOTS:
         QVERIFY2(findings.contains(QStringLiteral("  coupon: %1 open group(s)")
                                        .arg(test::TeamShop::kCouponGroups)),
                  qPrintable(findings));
-        screenshot(&page, QStringLiteral("mapping-inspections"));
     }
 
 private:
