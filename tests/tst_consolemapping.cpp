@@ -6,10 +6,10 @@
 #include "domain/inspection/posture.h"
 #include "domain/mapping/mapping.h"
 #include "mainwindow.h"
-#include "palette.h"
 #include "models/posturemodel.h"
 #include "pages/inspectionpage.h"
 #include "pages/posturepage.h"
+#include "palette.h"
 #include "scratchdatabase.h"
 #include "teamshop.h"
 #include "testmain.h"
@@ -90,15 +90,16 @@ private Q_SLOTS:
 
     // Connecting with the team's mapping checks it at once: the account compensation runs as
     // (payops_operator with the DBA's business grants) sees the one warning, the gift card's
-    // issued_at without an index; a column renamed in the file is an error in the danger colour.
+    // issued_at without an index; a column renamed in the file is an error in the danger colour;
+    // a check that hangs can be cancelled and run again.
     void theMappingCheckOnConnect()
     {
         test::ScratchAccount account(QStringLiteral("payops_operator"));
         // The business grants docs/mapping.md gives the account compensation runs as.
         m_shop->grantBusiness(account, QStringLiteral("SELECT"));
-        for (const QString &grant : {QStringLiteral("UPDATE ON t_coupon_grant"),
-                                     QStringLiteral("UPDATE ON t_gift_card"),
-                                     QStringLiteral("INSERT ON t_point_flow")})
+        for (const QString &grant :
+             {QStringLiteral("UPDATE ON t_coupon_grant"), QStringLiteral("UPDATE ON t_gift_card"),
+              QStringLiteral("INSERT ON t_point_flow")})
             m_shop->execBusiness(
                 QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, account.user()));
         MainWindow window(std::nullopt);
@@ -129,8 +130,7 @@ private Q_SLOTS:
         QByteArray broken = m_shop->mappingText();
         QVERIFY(broken.contains("paid_at = \"pay_time\""));
         broken.replace("paid_at = \"pay_time\"", "paid_at = \"pay_tim\"");
-        const QString brokenPath =
-            m_shop->writeMapping(QStringLiteral("broken.toml"), broken);
+        const QString brokenPath = m_shop->writeMapping(QStringLiteral("broken.toml"), broken);
         window.connectTo(console::Target{account.dsnFor(m_shop->dsn().database),
                                          mapping::loadMapping(brokenPath)});
         QTRY_VERIFY_WITH_TIMEOUT(bar->result().has_value(), 20000);
@@ -143,6 +143,28 @@ private Q_SLOTS:
         QVERIFY2(text->toolTip().contains(
                      QLatin1String("error orders.paid_at: table t_order has no column pay_tim")),
                  qPrintable(text->toolTip()));
+
+        // A check held up on the server (the team's orders table locked by someone else) is
+        // cancelled from the line, which says the figures are unchecked; checked again once the
+        // table is free, it answers.
+        {
+            db::Connection locker(m_shop->dsn(), QStringLiteral("locker"));
+            db::execDirect(locker.database(), QStringLiteral("LOCK TABLES %1.t_order WRITE")
+                                                  .arg(db::quoteIdentifier(m_shop->business())));
+            window.connectTo(console::Target{account.dsnFor(m_shop->dsn().database), m_mapping});
+            auto *cancel = bar->findChild<QPushButton *>(QStringLiteral("mappingCheckCancel"));
+            QVERIFY(cancel->isVisible());
+            QTest::qWait(500);
+            QVERIFY(!bar->result());
+            cancel->click();
+            QTRY_VERIFY_WITH_TIMEOUT(bar->text().contains(QLatin1String("cancelled")), 10000);
+            QVERIFY(!cancel->isVisible());
+            db::execDirect(locker.database(), QStringLiteral("UNLOCK TABLES"));
+        }
+        bar->findChild<QPushButton *>(QStringLiteral("mappingCheckAgain"))->click();
+        QTRY_VERIFY_WITH_TIMEOUT(bar->result().has_value(), 20000);
+        QVERIFY2(bar->text().contains(QLatin1String("Mapping OK with 1 warning")),
+                 qPrintable(bar->text()));
 
         // On payops's own tables there is nothing to check and no line.
         window.connectTo(console::Target{account.dsnFor(m_shop->dsn().database)});
@@ -197,8 +219,7 @@ private Q_SLOTS:
         // The first count may take more than one run's budget: click until a run is stored.
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
-                if (!finished.isEmpty() &&
-                    finished.last().stored.stored())
+                if (!finished.isEmpty() && finished.last().stored.stored())
                     return true;
                 if (runNow->isEnabled())
                     runNow->click();
@@ -216,12 +237,12 @@ private Q_SLOTS:
         QCOMPARE(expected.value(QStringLiteral("gift_card")).first,
                  qint64(test::TeamShop::kGiftCardGroups));
         const QJsonObject stored =
-            QJsonDocument::fromJson(
-                db::scalar(root, QStringLiteral("SELECT findings FROM inspection_run "
-                                                "WHERE id = ?"),
-                           {result.run.id})
-                    .toString()
-                    .toUtf8())
+            QJsonDocument::fromJson(db::scalar(root,
+                                               QStringLiteral("SELECT findings FROM inspection_run "
+                                                              "WHERE id = ?"),
+                                               {result.run.id})
+                                        .toString()
+                                        .toUtf8())
                 .object();
         QMap<QString, QPair<qint64, qint64>> counted;
         qint64 groups = 0;
@@ -253,9 +274,10 @@ private Q_SLOTS:
                                        .arg(expected.value(QStringLiteral("gift_card")).first)
                                        .arg(expected.value(QStringLiteral("gift_card")).second)),
                  qPrintable(findings));
-        QVERIFY2(findings.contains(QStringLiteral("  coupon: %1 open group(s)")
-                                       .arg(test::TeamShop::kCouponGroups)),
-                 qPrintable(findings));
+        QVERIFY2(
+            findings.contains(
+                QStringLiteral("  coupon: %1 open group(s)").arg(test::TeamShop::kCouponGroups)),
+            qPrintable(findings));
     }
 
 private:

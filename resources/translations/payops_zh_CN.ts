@@ -3303,17 +3303,17 @@
         <translation>正在对照团队自己的表检查映射…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+26"/>
         <source>Mapping check cancelled: figures from the team&apos;s tables are unchecked.</source>
         <translation>映射检查已取消：来自团队表的数字未经检查。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-10"/>
         <source>Mapping not checked: %1</source>
         <translation>映射未检查：%1</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+33"/>
         <source>Mapping has 1 error: figures from the team&apos;s tables may be wrong.</source>
         <translation>映射有 1 个错误：来自团队表的数字可能有误。</translation>
     </message>

@@ -62,7 +62,7 @@ MappingCheckBar::MappingCheckBar(QWidget *parent)
     layout->addWidget(m_again);
     layout->addStretch(1);
     connect(m_details, &QPushButton::clicked, this, &MappingCheckBar::showDetails);
-    connect(m_cancel, &QPushButton::clicked, this, [this] { m_worker->cancel(kJob); });
+    connect(m_cancel, &QPushButton::clicked, this, &MappingCheckBar::cancel);
     connect(m_again, &QPushButton::clicked, this, &MappingCheckBar::run);
     hide();
 }
@@ -99,22 +99,36 @@ void MappingCheckBar::run()
     m_again->hide();
     m_cancel->show();
     const mapping::Mapping mapping = *m_mapping;
+    m_stop = std::make_shared<std::atomic<bool>>(false);
     m_worker->submit<mapping::MappingCheck>(
         kJob,
-        [mapping](const QSqlDatabase &db) { return mapping::checkMapping(db, mapping); }, this,
-        [this](const mapping::MappingCheck &check) { showCheck(check); },
+        [mapping, stop = m_stop](const QSqlDatabase &db) {
+            return mapping::checkMapping(db, mapping, stop.get());
+        },
+        this, [this](const mapping::MappingCheck &check) { showCheck(check); },
         [this](const db::Error &error) {
-            m_cancel->hide();
-            m_again->show();
-            tintBy(palette::Role::Warning);
-            m_text->setText(console::Worker::isCancelled(error)
-                                ? tr("Mapping check cancelled: figures from the team's tables "
-                                     "are unchecked.")
-                                : palette::coloured(palette::Role::Warning,
-                                                    tr("Mapping not checked: %1")
-                                                        .arg(db::userMessage(error).toHtmlEscaped())));
-            Q_EMIT finished();
+            showUnchecked(palette::coloured(
+                palette::Role::Warning,
+                tr("Mapping not checked: %1").arg(db::userMessage(error).toHtmlEscaped())));
         });
+}
+
+void MappingCheckBar::cancel()
+{
+    // The flag first: the statement the kill interrupts counts as a refused condition, and the
+    // check must stop there rather than wait on the next one. Its result is dropped anyway.
+    m_stop->store(true);
+    m_worker->cancel(kJob);
+    showUnchecked(tr("Mapping check cancelled: figures from the team's tables are unchecked."));
+}
+
+void MappingCheckBar::showUnchecked(const QString &text)
+{
+    m_cancel->hide();
+    m_again->show();
+    tintBy(palette::Role::Warning);
+    m_text->setText(text);
+    Q_EMIT finished();
 }
 
 void MappingCheckBar::showCheck(const mapping::MappingCheck &check)
@@ -127,10 +141,9 @@ void MappingCheckBar::showCheck(const mapping::MappingCheck &check)
     if (errors)
         text = palette::strong(
             palette::Role::Danger,
-            errors == 1
-                ? tr("Mapping has 1 error: figures from the team's tables may be wrong.")
-                : tr("Mapping has %1 errors: figures from the team's tables may be wrong.")
-                      .arg(errors));
+            errors == 1 ? tr("Mapping has 1 error: figures from the team's tables may be wrong.")
+                        : tr("Mapping has %1 errors: figures from the team's tables may be wrong.")
+                              .arg(errors));
     else if (warnings)
         text = palette::coloured(palette::Role::Warning,
                                  warnings == 1 ? tr("Mapping OK with 1 warning")
@@ -147,18 +160,19 @@ void MappingCheckBar::showCheck(const mapping::MappingCheck &check)
 
 void MappingCheckBar::tintBy(palette::Role role)
 {
-    setStyleSheet(QStringLiteral("#mappingCheckBar { background: %1; border-bottom: 1px solid %2; }")
-                      .arg(palette::tint(role, 0.12).name(), palette::tint(role, 0.4).name()));
+    setStyleSheet(
+        QStringLiteral("#mappingCheckBar { background: %1; border-bottom: 1px solid %2; }")
+            .arg(palette::tint(role, 0.12).name(), palette::tint(role, 0.4).name()));
 }
 
 void MappingCheckBar::showDetails()
 {
     if (!m_result)
         return;
-    auto *box = new QMessageBox(m_result->hasErrors() ? QMessageBox::Warning
-                                                      : QMessageBox::Information,
-                                tr("Mapping check"), tr("%1 on this database:").arg(m_mapping->path),
-                                QMessageBox::Close, this);
+    auto *box =
+        new QMessageBox(m_result->hasErrors() ? QMessageBox::Warning : QMessageBox::Information,
+                        tr("Mapping check"), tr("%1 on this database:").arg(m_mapping->path),
+                        QMessageBox::Close, this);
     box->setObjectName(QStringLiteral("mappingCheckDialog"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setInformativeText(problemLines(*m_result));

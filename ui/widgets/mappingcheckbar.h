@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -45,11 +46,14 @@ private:
     void run();
     void showCheck(const mapping::MappingCheck &check);
     void showDetails();
+    void cancel();
+    void showUnchecked(const QString &text);
     void tintBy(palette::Role role);
 
     std::unique_ptr<console::Worker> m_worker;
     std::optional<mapping::Mapping> m_mapping;
     std::optional<mapping::MappingCheck> m_result;
+    std::shared_ptr<std::atomic<bool>> m_stop; // the running check's cancel flag
     QLabel *m_text = nullptr;
     QPushButton *m_details = nullptr;
     QPushButton *m_cancel = nullptr;
