@@ -16,6 +16,7 @@
 #include "palette.h"
 #include "playbook/playbookdock.h"
 #include "widgets/findingsnotifier.h"
+#include "widgets/mappingcheckbar.h"
 
 #include <QAction>
 #include <QApplication>
@@ -64,6 +65,8 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     bannerLayout->addWidget(retry);
     m_banner->hide();
     outer->addWidget(m_banner);
+    m_mappingCheck = new MappingCheckBar(central);
+    outer->addWidget(m_mappingCheck);
 
     auto *body = new QHBoxLayout;
     m_nav = new QListWidget(central);
@@ -194,6 +197,7 @@ void MainWindow::connectTo(const console::Target &target)
     showPage(Page::OverviewId);
     m_playbook->setDatabase(dsn);
     probeAccount();
+    m_mappingCheck->check(target);
     Q_EMIT connected();
 }
 

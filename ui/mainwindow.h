@@ -19,6 +19,7 @@ class DuplicatesPage;
 class EvidencePage;
 class FindingsNotifier;
 class InstancesPage;
+class MappingCheckBar;
 class OverviewPage;
 namespace console {
 class LocalInstances;
@@ -53,6 +54,8 @@ public:
     PlaybookDock *playbook() const { return m_playbook; }
     // Tells the desktop about new findings of the console's scheduled inspections.
     FindingsNotifier *findingsNotifier() const { return m_findingsNotifier; }
+    // Whether the mapping holds on the connected database, checked on connecting.
+    MappingCheckBar *mappingCheck() const { return m_mappingCheck; }
 
 Q_SIGNALS:
     void connected();
@@ -85,6 +88,7 @@ private:
     bool m_lost = false;
     PlaybookDock *m_playbook = nullptr;
     FindingsNotifier *m_findingsNotifier = nullptr;
+    MappingCheckBar *m_mappingCheck = nullptr;
 };
 
 } // namespace payops

@@ -3,6 +3,7 @@
 #include "consolesettings.h"
 #include "db/dbworker.h"
 #include "displayformat.h"
+#include "domain/mapping/mappedwatch.h"
 #include "domain/money/duplicates/duplicatewatch.h"
 
 #include <QCoreApplication>
@@ -21,23 +22,49 @@ struct Text
 // worker for the whole of a first pass.
 constexpr int kFirstPassBudgetMs = 5000;
 
-ScheduledInspection inspectOnce(const QSqlDatabase &db, qint64 pointsPerYuan)
+// The watch's first count within the budget, then the report read from its figures; nullopt
+// (and `result` saying how far the count got) while the first count is not done.
+template <typename Refresh, typename Read>
+std::optional<InspectionReport> reportFromWatch(ScheduledInspection &result, const Refresh &watch,
+                                                Read read)
 {
-    ScheduledInspection result;
-    const QDateTime startedAt = serverTime(db);
-    WatchRefreshOptions options;
-    options.firstPassBudgetMs = kFirstPassBudgetMs;
-    const WatchRefresh watch = refreshDuplicateWatch(db, options);
     if (watch.missing)
         throw db::Error(watch.why);
     if (!watch.figures.complete()) {
         result.waitingForFirstCount = true;
         result.percentScanned = watch.figures.percentScanned();
-        return result;
+        return std::nullopt;
     }
     InspectionReport report;
-    report.figures = watch.figures;
-    report.findings = readInspection(db, watch.figures);
+    read(report, watch.figures);
+    return report;
+}
+
+ScheduledInspection inspectOnce(const QSqlDatabase &db,
+                                const std::optional<mapping::Mapping> &mapping,
+                                qint64 pointsPerYuan)
+{
+    ScheduledInspection result;
+    const QDateTime startedAt = serverTime(db);
+    WatchRefreshOptions options;
+    options.firstPassBudgetMs = kFirstPassBudgetMs;
+    // On a team's own tables the mapped watch counts per side effect, as payops inspect
+    // --mapping does; findings and figures are stored the same way.
+    const std::optional<InspectionReport> read =
+        mapping
+            ? reportFromWatch(
+                  result, mapping::refreshMappedWatch(db, *mapping, options),
+                  [&](InspectionReport &report, const mapping::MappedWatchFigures &figures) {
+                      report.findings = readInspection(db, *mapping, figures);
+                  })
+            : reportFromWatch(result, refreshDuplicateWatch(db, options),
+                              [&](InspectionReport &report, const DuplicateWatchFigures &figures) {
+                                  report.figures = figures;
+                                  report.findings = readInspection(db, figures);
+                              });
+    if (!read)
+        return result;
+    InspectionReport report = *read;
     report.pointsPerYuan = pointsPerYuan;
     result.run = InspectionRun::of(report, startedAt, QStringLiteral("console"));
     result.previous = previousInspectionRun(db, 0);
@@ -78,9 +105,11 @@ QString NewFindings::describe(const InspectionRun &run) const
     return parts.join(QStringLiteral("; "));
 }
 
-InspectionScheduler::InspectionScheduler(const Dsn &dsn, QObject *parent)
+InspectionScheduler::InspectionScheduler(const Dsn &dsn, std::optional<mapping::Mapping> mapping,
+                                         QObject *parent)
     : QObject(parent)
     , m_worker(std::make_unique<db::DbWorker>(dsn))
+    , m_mapping(std::move(mapping))
 {
     m_timer.setObjectName(QStringLiteral("inspectionTimer"));
     connect(&m_timer, &QTimer::timeout, this, &InspectionScheduler::runNow);
@@ -123,7 +152,10 @@ void InspectionScheduler::runNow()
     const qint64 pointsPerYuan = ConsoleSettings::instance().pointsPerYuan();
     m_worker->submit<ScheduledInspection>(
         QStringLiteral("scheduled-inspection"),
-        [pointsPerYuan](const QSqlDatabase &db) { return inspectOnce(db, pointsPerYuan); }, this,
+        [mapping = m_mapping, pointsPerYuan](const QSqlDatabase &db) {
+            return inspectOnce(db, mapping, pointsPerYuan);
+        },
+        this,
         [this](const ScheduledInspection &result) {
             m_running = false;
             Q_EMIT finished(result);

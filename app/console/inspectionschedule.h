@@ -2,6 +2,7 @@
 
 #include "db/dsn.h"
 #include "domain/inspection/inspectionrun.h"
+#include "domain/mapping/mapping.h"
 
 #include <QObject>
 #include <QString>
@@ -58,7 +59,11 @@ class InspectionScheduler final : public QObject
     Q_OBJECT
 
 public:
-    explicit InspectionScheduler(const Dsn &dsn, QObject *parent = nullptr);
+    // With a mapping, each run counts the duplicates of the team's own tables per side effect
+    // through the mapped watch, as payops inspect --mapping does.
+    explicit InspectionScheduler(const Dsn &dsn,
+                                 std::optional<mapping::Mapping> mapping = std::nullopt,
+                                 QObject *parent = nullptr);
     ~InspectionScheduler() override;
     Q_DISABLE_COPY_MOVE(InspectionScheduler)
 
@@ -79,6 +84,7 @@ private:
     void applyInterval(std::chrono::milliseconds interval);
 
     std::unique_ptr<db::DbWorker> m_worker;
+    std::optional<mapping::Mapping> m_mapping;
     QTimer m_timer;
     bool m_running = false;
     bool m_overridden = false;

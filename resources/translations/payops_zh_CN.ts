@@ -2598,7 +2598,12 @@
         <translation>重复发放：无未补偿项。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
+        <source>  %1: %2 open group(s), %3 extra copies, %4 yuan.</source>
+        <translation>  %1：%2 个未处理组，%3 份多余副本，%4 元。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Late payments: %1 unmatched callback(s) whose order exists now, %2 yuan to apply. Drain them on the backlog page.</source>
         <translation>迟到的支付：%1 条未匹配回调的订单现已存在，待入账 %2 元。请在“积压回调”页回放。</translation>
     </message>
@@ -3090,7 +3095,7 @@
 <context>
     <name>payops::MainWindow</name>
     <message>
-        <location filename="../../ui/mainwindow.cpp" line="+39"/>
+        <location filename="../../ui/mainwindow.cpp" line="+40"/>
         <source>payops console</source>
         <translation>payops 控制台</translation>
     </message>
@@ -3100,7 +3105,7 @@
         <translation>立即重试</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+23"/>
         <source>Not connected. File → Connect… opens the connection dialog; payops-console --db mysql://USER@HOST/DB skips it.</source>
         <translation>未连接。“文件 → 连接…”打开连接对话框；用 payops-console --db mysql://USER@HOST/DB 启动可跳过此步。</translation>
     </message>
@@ -3155,7 +3160,7 @@
         <translation>%1 · 表由 %2 描述</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <source>checking grants …</source>
         <translation>正在检查权限…</translation>
     </message>
@@ -3273,6 +3278,74 @@
         <location line="+2"/>
         <source>Reconciliation</source>
         <translation>对账</translation>
+    </message>
+</context>
+<context>
+    <name>payops::MappingCheckBar</name>
+    <message>
+        <location filename="../../ui/widgets/mappingcheckbar.cpp" line="+51"/>
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Check again</source>
+        <translation>重新检查</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Checking the mapping against the team&apos;s tables…</source>
+        <translation>正在对照团队自己的表检查映射…</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Mapping check cancelled: figures from the team&apos;s tables are unchecked.</source>
+        <translation>映射检查已取消：来自团队表的数字未经检查。</translation>
+    </message>
+    <message>
+        <location line="-10"/>
+        <source>Mapping not checked: %1</source>
+        <translation>映射未检查：%1</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Mapping has 1 error: figures from the team&apos;s tables may be wrong.</source>
+        <translation>映射有 1 个错误：来自团队表的数字可能有误。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mapping has %1 errors: figures from the team&apos;s tables may be wrong.</source>
+        <translation>映射有 %1 个错误：来自团队表的数字可能有误。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Mapping OK with 1 warning</source>
+        <translation>映射可用，有 1 个警告</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mapping OK with %1 warnings</source>
+        <translation>映射可用，有 %1 个警告</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mapping OK</source>
+        <translation>映射可用</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Mapping check</source>
+        <translation>映射检查</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 on this database:</source>
+        <translation>%1 在此数据库上：</translation>
     </message>
 </context>
 <context>
@@ -4079,7 +4152,7 @@
         <translation>依据表结构、最近一小时的回调追踪和支付尝试、心跳以及最新的审计条目判断，不看历史数据。“未知”表示没有可供判断的依据，payops posture 不将其计为缺失。</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+46"/>
         <source>&lt;b&gt;%1 of %2 defences present.&lt;/b&gt;</source>
         <translation>&lt;b&gt;%2 项防护措施中已具备 %1 项。&lt;/b&gt;</translation>
     </message>
@@ -7315,7 +7388,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::console::InspectionScheduler</name>
     <message>
-        <location filename="../../app/console/inspectionschedule.cpp" line="+69"/>
+        <location filename="../../app/console/inspectionschedule.cpp" line="+96"/>
         <source>new duplicate side effects (%1 open group(s), %2 yuan at risk)</source>
         <translation>新增重复发放（%1 个未处理重复组，风险金额 %2 元）</translation>
     </message>

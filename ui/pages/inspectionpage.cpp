@@ -74,7 +74,7 @@ InspectionPage::InspectionPage(const console::Target &target, QWidget *parent)
     split->addWidget(lower);
     layout->addWidget(split, 1);
 
-    m_scheduler = new console::InspectionScheduler(target.dsn, this);
+    m_scheduler = new console::InspectionScheduler(target.dsn, target.mapping, this);
     connect(m_scheduler, &console::InspectionScheduler::finished, this,
             &InspectionPage::onRunFinished);
     connect(m_scheduler, &console::InspectionScheduler::failed, this,
@@ -201,6 +201,17 @@ QString InspectionPage::findingsText(const InspectionRun &run)
                           idList(duplicates.value(QStringLiteral("sample_orders"))));
     else
         lines << tr("Duplicate side effects: none open.");
+    // A run on a team's own tables (payops inspect --mapping, or this console with a mapping)
+    // counted each side effect of the mapping apart.
+    for (const QJsonValue &value : duplicates.value(QStringLiteral("side_effects")).toArray()) {
+        const QJsonObject sideEffect = value.toObject();
+        lines << tr("  %1: %2 open group(s), %3 extra copies, %4 yuan.")
+                     .arg(sideEffect.value(QStringLiteral("name")).toString())
+                     .arg(sideEffect.value(QStringLiteral("groups")).toInteger())
+                     .arg(sideEffect.value(QStringLiteral("extra_copies")).toInteger())
+                     .arg(console::formatYuan(
+                         sideEffect.value(QStringLiteral("value_fen")).toInteger()));
+    }
     if (run.unmatchedWithOrder > 0)
         lines << tr("Late payments: %1 unmatched callback(s) whose order exists now, %2 yuan to "
                     "apply. Drain them on "

@@ -66,8 +66,13 @@ void PosturePage::refresh()
     if (m_pending)
         return;
     m_pending = true;
+    // On the team's own tables the defences are its side effects' unique keys and the orders'
+    // compare-and-set key, not payops's.
     worker()->submit<QList<Defence>>(
-        QStringLiteral("posture"), console::jobOf(inspectPosture), this,
+        QStringLiteral("posture"),
+        mapping() ? console::jobOf(inspectMappedPosture, *mapping())
+                  : console::jobOf(inspectPosture),
+        this,
         [this](const QList<Defence> &defences) {
             m_pending = false;
             showDefences(defences);
