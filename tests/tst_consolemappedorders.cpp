@@ -13,6 +13,7 @@
 #include "scratchdatabase.h"
 #include "teamshop.h"
 #include "testmain.h"
+#include "widgets/datatable.h"
 #include "widgets/statemachinescene.h"
 
 #include <QApplication>
@@ -228,6 +229,32 @@ private Q_SLOTS:
         QCOMPARE(missing, (QStringList{payNo(test::TeamShop::kClosedPaidOrder),
                                        QString::fromLatin1(test::TeamShop::kUnknownPayNo)}));
         QCOMPARE(findings->rowCount(), 4);
+        // The statuses beside the findings, on the page and in its export, are the team's: the
+        // payment for the order the team closed names it CLOSED.
+        const auto closedRow = [&](const QString &text) {
+            for (const QString &line : text.split(QLatin1Char('\n')))
+                if (line.contains(payNo(test::TeamShop::kClosedPaidOrder)))
+                    return line;
+            return QString();
+        };
+        QStringList shown;
+        for (int row = 0; row < findings->rowCount(); ++row) {
+            QStringList cells;
+            for (int column = 0; column < FindingModel::NUM_COLUMNS; ++column)
+                cells << findings->index(row, column).data().toString();
+            shown << cells.join(QLatin1Char(','));
+        }
+        QVERIFY2(closedRow(shown.join(QLatin1Char('\n'))).contains(QStringLiteral("CLOSED")),
+                 qPrintable(shown.join(QLatin1Char('\n'))));
+        auto *table = page.findChild<DataTable *>(QStringLiteral("findingTable"));
+        const QString csv = dir.filePath(QStringLiteral("findings.csv"));
+        QSignalSpy exported(table, &DataTable::exportFinished);
+        table->exportCsv(csv);
+        QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 20000);
+        QFile written(csv);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(written.readAll());
+        QVERIFY2(closedRow(text).contains(QStringLiteral("CLOSED")), qPrintable(text));
         // A drafted payment would go to payops's own orders: not offered on the team's.
         QVERIFY(!page.findChild<QPushButton *>(QStringLiteral("draftMissingPayment"))->isEnabled());
     }

@@ -21,11 +21,6 @@ Job<ReconciliationView> thenView(qint64 statementId, std::function<void(const QS
         };
 }
 
-PaymentSide sideOf(const QSqlDatabase &db, const std::optional<mapping::Mapping> &mapping)
-{
-    return mapping::paymentSide(db, mapping ? &*mapping : nullptr);
-}
-
 } // namespace
 
 QList<StoredStatement> loadStatements(const QSqlDatabase &db, int limit)
@@ -61,7 +56,7 @@ ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 stateme
         view.reconciledBy = run.value(2).toString();
         for (int kind = 0; kind < kFindingKinds; ++kind)
             view.counts[kind] = run.value(3 + kind).toLongLong();
-        readStoredFindings(db, sideOf(db, mapping), view.runId,
+        readStoredFindings(db, mapping::paymentSide(db, mapping), view.runId,
                            [&view](const ReconciliationFinding &finding) {
                                view.findings << finding;
                                return view.findings.size() < kFindingRows;
@@ -101,8 +96,9 @@ statementFileImportJob(QString path, StatementFormat format,
                 result.outcome = StatementFileImport::Outcome::Cancelled;
                 return result;
             }
-            result.findings =
-                reconcileStatement(db, result.imported.statement.id, sideOf(db, mapping)).total();
+            result.findings = reconcileStatement(db, result.imported.statement.id,
+                                                 mapping::paymentSide(db, mapping))
+                                  .total();
             result.view = loadReconciliationView(db, result.imported.statement.id, mapping);
             result.outcome = StatementFileImport::Outcome::Reconciled;
         } catch (const StatementError &error) {
@@ -119,7 +115,7 @@ Job<ReconciliationView> reconcileAgainJob(qint64 statementId,
     return thenView(
         statementId,
         [statementId, mapping](const QSqlDatabase &db) {
-            reconcileStatement(db, statementId, sideOf(db, mapping));
+            reconcileStatement(db, statementId, mapping::paymentSide(db, mapping));
         },
         mapping);
 }

@@ -341,7 +341,7 @@ void ReconciliationPage::showView(const console::ReconciliationView &view)
                         .arg(QLocale().toString(view.findings.size()));
     }
     m_summary->setText(text);
-    m_findingModel->setFindings(view.findings, view.runId);
+    m_findingModel->setFindings(view.findings, view.runId, tables());
     m_draftModel->setDrafts(view.drafts);
     QStringList errors;
     for (const StatementLineError &e : view.errors)

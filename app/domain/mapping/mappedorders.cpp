@@ -90,7 +90,7 @@ PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping)
             !mapping.payments || !mapping.payments->channel.isEmpty()};
 }
 
-PaymentSide paymentSide(const QSqlDatabase &db, const Mapping *mapping)
+PaymentSide paymentSide(const QSqlDatabase &db, const std::optional<Mapping> &mapping)
 {
     return mapping ? mappedPaymentSide(db, *mapping) : ownPaymentSide();
 }

@@ -34,7 +34,7 @@ QString stateNameExpression(const QSqlDatabase &db, const OrdersMapping &orders,
 PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping);
 // The side a reconciliation compares with: mappedPaymentSide() when `mapping` is given, else
 // payops's own payments and orders.
-PaymentSide paymentSide(const QSqlDatabase &db, const Mapping *mapping);
+PaymentSide paymentSide(const QSqlDatabase &db, const std::optional<Mapping> &mapping);
 
 struct MappedStateCount
 {
