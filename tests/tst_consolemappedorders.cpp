@@ -153,6 +153,17 @@ private Q_SLOTS:
     {
         FinanceOnShop f;
         const qint64 order = test::TeamShop::kFirstOrder + 10; // 19.90 yuan, PAID
+        { // a second payment payops's endpoint refused for it
+            db::Connection admin(test::serverDsn().withDatabase(f.shop.dsn().database),
+                                 QStringLiteral("test-admin"));
+            db::execDirect(admin.database(),
+                           QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, "
+                                          "raw_body, amount_fen, channel, status, reason, "
+                                          "platform_paid_at) VALUES ('WX-AGAIN', %1, '', 1990, "
+                                          "'wechat', 'REJECTED', 'order_already_paid', "
+                                          "'2026-11-01 00:30:00')")
+                               .arg(order));
+        }
         EvidencePage page(f.target());
         page.resize(1366, 740);
         page.show();
@@ -172,6 +183,10 @@ private Q_SLOTS:
         QVERIFY2(coupons.at(1).contains(QStringLiteral("copy 2")), qPrintable(coupons.at(1)));
         QCOMPARE(texts.filter(QStringLiteral("paid ¥19.90")).size(), 1);
         QCOMPARE(texts.filter(QStringLiteral("points PAY_REWARD")).size(), 1);
+        QCOMPARE(
+            texts.filter(QStringLiteral("pay_no WX-AGAIN ¥19.90: REJECTED (order_already_paid)"))
+                .size(),
+            1);
         auto *findings = page.findChild<QLabel *>(QStringLiteral("findingsLabel"));
         QVERIFY2(findings->text().contains(QStringLiteral("coupon NEWUSER5 has 2 live copies")),
                  qPrintable(findings->text()));
