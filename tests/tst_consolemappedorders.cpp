@@ -270,6 +270,16 @@ private Q_SLOTS:
         QVERIFY(written.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(written.readAll());
         QVERIFY2(closedRow(text).contains(QStringLiteral("CLOSED")), qPrintable(text));
+
+        // Reconciling again reads the team's payments as they are now: once the team has struck
+        // the payment the platform never listed, that 多单 is gone.
+        f.shop.execBusiness(QStringLiteral("DELETE FROM t_pay_record WHERE order_no = %1")
+                                .arg(test::TeamShop::kLeftOutOrder));
+        page.reconcileAgain();
+        QTRY_COMPARE_WITH_TIMEOUT(findings->rowCount(), 3, 20000);
+        for (int row = 0; row < findings->rowCount(); ++row)
+            QVERIFY(findings->index(row, 0).data(FindingModel::KindRole).toInt() !=
+                    int(FindingKind::MissingPlatform));
         // A drafted payment would go to payops's own orders: not offered on the team's.
         QVERIFY(!page.findChild<QPushButton *>(QStringLiteral("draftMissingPayment"))->isEnabled());
     }
