@@ -20,53 +20,14 @@
 namespace payops {
 namespace {
 
-constexpr qint64 kLeftOut = test::TeamShop::kFirstOrder + 100; // paid, not on the statement
-constexpr qint64 kLow = test::TeamShop::kFirstOrder + 102;     // listed 1.00 yuan low
-constexpr qint64 kClosed = test::TeamShop::kFirstOrder + 18;   // CLOSED, yet paid
-constexpr auto kUnknown = "4200999999999999";                  // the team has no record of it
-
-// The platform's side, written from the team's own records of WeChat Pay payments, with the
-// planted differences; refunded orders are listed with their refund, as the platform does.
-QByteArray plantedStatement(const test::TeamShop &shop)
-{
-    const QString business = db::quoteIdentifier(shop.business());
-    shop.execBusiness(
-        QStringLiteral("INSERT INTO t_pay_record (trade_no, order_no, amount, channel, "
-                       "paid_time) VALUES ('42000%1', %1, 2790, 'wechatpay', "
-                       "'2026-11-01 00:19:30')")
-            .arg(kClosed));
-    db::Connection admin(test::serverDsn(), QStringLiteral("test-admin"));
-    QSqlQuery query = db::exec(
-        admin.database(),
-        QStringLiteral("SELECT p.trade_no, p.order_no, p.amount, "
-                       "DATE_FORMAT(p.paid_time, '%Y-%m-%dT%H:%i:%sZ'), o.state "
-                       "FROM %1.t_pay_record p JOIN %1.t_order o ON o.order_no = p.order_no "
-                       "WHERE p.channel = 'wechatpay' ORDER BY p.paid_time")
-            .arg(business));
-    QByteArray csv = "pay_no,order_id,amount_fen,status,paid_at,channel\n";
-    const auto line = [&csv](const QByteArray &payNo, qint64 order, qint64 fen, const char *status,
-                             const QByteArray &paidAt) {
-        csv += payNo + ',' + QByteArray::number(order) + ',' + QByteArray::number(fen) + ',' +
-               status + ',' + paidAt + ",wechatpay\n";
-    };
-    while (query.next()) {
-        const qint64 order = query.value(1).toLongLong();
-        const qint64 fen = query.value(2).toLongLong();
-        const QByteArray payNo = query.value(0).toByteArray();
-        const QByteArray paidAt = query.value(3).toByteArray();
-        if (order == kLeftOut)
-            continue;
-        line(payNo, order, order == kLow ? fen - 100 : fen, "SUCCESS", paidAt);
-        if (query.value(4).toInt() == 3 || query.value(4).toInt() == 4) // REFUNDING, REFUNDED
-            line(payNo, order, -fen, "REFUND", paidAt);
-        if (order == test::TeamShop::kFirstOrder + 150)
-            line(kUnknown, 0, 1990, "SUCCESS", paidAt);
-    }
-    return csv;
-}
+constexpr qint64 kLeftOut = test::TeamShop::kLeftOutOrder;
+constexpr qint64 kLow = test::TeamShop::kLowOrder;
+constexpr qint64 kClosed = test::TeamShop::kClosedPaidOrder;
+constexpr auto kUnknown = test::TeamShop::kUnknownPayNo;
 
 // The team's alipay payments between their first and last wechatpay payment: the period of
-// plantedStatement(), half open, whose paid alipay orders are all PAID, REFUNDING or REFUNDED.
+// TeamShop::plantedStatement(), half open, whose paid alipay orders are all PAID, REFUNDING or
+// REFUNDED.
 qint64 alipayInPeriod(const test::TeamShop &shop)
 {
     db::Connection admin(test::serverDsn().withDatabase(shop.business()),
@@ -108,7 +69,7 @@ private Q_SLOTS:
         shop.grantBusiness(finance, QStringLiteral("SELECT"));
         const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
         const QString path =
-            writeFile(m_dir, QStringLiteral("team-%1.csv").arg(level), plantedStatement(shop));
+            writeFile(m_dir, QStringLiteral("team-%1.csv").arg(level), shop.plantedStatement());
 
         db::Connection connection(finance.dsnFor(shop.dsn().database), QStringLiteral("t"));
         const QSqlDatabase db = connection.database();
@@ -169,7 +130,7 @@ private Q_SLOTS:
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
         shop.grantBusiness(finance, QStringLiteral("SELECT"));
         const QString path =
-            writeFile(m_dir, QStringLiteral("team-cli.csv"), plantedStatement(shop));
+            writeFile(m_dir, QStringLiteral("team-cli.csv"), shop.plantedStatement());
         const QMap<QString, qint64> before = shop.checksums();
         const test::CliRun run = test::runCli(
             {QStringLiteral("reconcile"), QStringLiteral("--db"),

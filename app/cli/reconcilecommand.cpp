@@ -133,7 +133,7 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("reconcile"));
             const QSqlDatabase db = connection.database();
             // The team's payments and orders when a mapping names them, else payops's own.
-            m_side = mapping ? mapping::mappedPaymentSide(db, *mapping) : ownPaymentSide();
+            m_side = mapping::paymentSide(db, mapping);
             const StatementImport imported = importFile(db, file, *format, info.fileName());
             if (imported.cancelled)
                 return fail(UsageOrConnection,

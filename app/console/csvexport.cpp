@@ -1,6 +1,7 @@
 #include "csvexport.h"
 
 #include "domain/export/csvwriter.h"
+#include "domain/mapping/mappedorders.h"
 
 namespace payops::console {
 
@@ -44,14 +45,16 @@ CsvRows duplicateCsvRows(DuplicateFilter filter, int pageSize,
 }
 
 CsvRows findingCsvRows(qint64 runId,
-                       std::function<QStringList(const ReconciliationFinding &)> cells)
+                       std::function<QStringList(const ReconciliationFinding &)> cells,
+                       std::optional<mapping::Mapping> mapping)
 {
-    return [runId, cells = std::move(cells)](const QSqlDatabase &db, const RowSink &sink,
-                                             const std::atomic<bool> &cancel) {
-        readStoredFindings(db, runId, [&](const ReconciliationFinding &finding) {
-            sink(cells(finding));
-            return !cancel.load();
-        });
+    return [runId, cells = std::move(cells), mapping = std::move(mapping)](
+               const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
+        readStoredFindings(db, mapping::paymentSide(db, mapping), runId,
+                           [&](const ReconciliationFinding &finding) {
+                               sink(cells(finding));
+                               return !cancel.load();
+                           });
     };
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "console/duplicatescan.h"
+#include "domain/mapping/mapping.h"
 #include "domain/money/auditquery.h"
 #include "domain/statement/reconciliation.h"
 #include "job.h"
@@ -25,8 +26,10 @@ using CsvRows = std::function<void(const QSqlDatabase &db, const RowSink &sink,
 CsvRows auditCsvRows(AuditFilter filter, std::function<QStringList(const AuditEntry &)> cells);
 CsvRows duplicateCsvRows(DuplicateFilter filter, int pageSize,
                          std::function<QStringList(const DuplicateGroup &)> cells);
+// With `mapping`, the findings' statuses are read from the team's tables.
 CsvRows findingCsvRows(qint64 runId,
-                       std::function<QStringList(const ReconciliationFinding &)> cells);
+                       std::function<QStringList(const ReconciliationFinding &)> cells,
+                       std::optional<mapping::Mapping> mapping = std::nullopt);
 
 // Writes `titles`, then every row `rows` reads, to `path`, nothing held in memory; `progress`
 // is called with the count every thousand rows. Returns the count, or -1 once `cancel` is

@@ -1,6 +1,8 @@
 #include "orderevidence.h"
 
 #include "db/connection.h"
+#include "domain/mapping/mappedorders.h"
+#include "domain/money/money.h"
 
 #include <QHash>
 #include <QMap>
@@ -228,6 +230,33 @@ void describeForwards(OrderEvidence &evidence)
                                      .arg(QString::fromUtf8(it.key()), QString::number(it.value()));
 }
 
+// Sorts the events, takes the first thing that happened as the origin offsets count from, and
+// gives each instance and event lane its place, in order of first appearance.
+void placeOnLanes(OrderEvidence &evidence)
+{
+    std::stable_sort(
+        evidence.events.begin(), evidence.events.end(),
+        [](const EvidenceEvent &a, const EvidenceEvent &b) { return a.micros < b.micros; });
+    qint64 origin = 0;
+    for (const CallbackTrace &t : evidence.traces)
+        origin = origin ? std::min(origin, t.received) : t.received;
+    for (const EvidenceEvent &e : evidence.events)
+        if (e.kind != EvidenceEvent::Kind::Compensation)
+            origin = origin ? std::min(origin, e.micros) : e.micros;
+    evidence.originMicros = origin;
+    for (const CallbackTrace &t : evidence.traces)
+        if (!evidence.lanes.contains(t.instance))
+            evidence.lanes << t.instance;
+    for (const EvidenceEvent &e : evidence.events)
+        if (!evidence.lanes.contains(e.lane))
+            evidence.lanes << e.lane;
+}
+
+qint64 micros(const QDateTime &time)
+{
+    return time.isValid() ? time.toMSecsSinceEpoch() * 1000 : 0;
+}
+
 } // namespace
 
 QString formatGap(qint64 micros)
@@ -260,24 +289,82 @@ OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId)
     evidence.order = order.first();
     loadTraces(db, orderId, evidence);
     loadEvents(db, orderId, evidence);
-    std::stable_sort(
-        evidence.events.begin(), evidence.events.end(),
-        [](const EvidenceEvent &a, const EvidenceEvent &b) { return a.micros < b.micros; });
-    qint64 origin = 0;
-    for (const CallbackTrace &t : evidence.traces)
-        origin = origin ? std::min(origin, t.received) : t.received;
-    for (const EvidenceEvent &e : evidence.events)
-        if (e.kind != EvidenceEvent::Kind::Compensation)
-            origin = origin ? std::min(origin, e.micros) : e.micros;
-    evidence.originMicros = origin;
-    describeTraces(evidence, origin);
+    placeOnLanes(evidence);
+    describeTraces(evidence, evidence.originMicros);
     describeForwards(evidence);
-    for (const CallbackTrace &t : evidence.traces)
-        if (!evidence.lanes.contains(t.instance))
-            evidence.lanes << t.instance;
-    for (const EvidenceEvent &e : evidence.events)
-        if (!evidence.lanes.contains(e.lane))
-            evidence.lanes << e.lane;
+    return evidence;
+}
+
+OrderEvidence loadMappedOrderEvidence(const QSqlDatabase &db, const mapping::Mapping &mapping,
+                                      qint64 orderId)
+{
+    const mapping::MappedOrderEvidence mapped =
+        mapping::loadMappedOrderEvidence(db, mapping, orderId);
+    OrderEvidence evidence;
+    if (!mapped.found)
+        return evidence;
+    evidence.found = true;
+    const mapping::MappedOrder &o = mapped.order;
+    evidence.order =
+        OrderRow{o.id, o.user, o.state, o.amountFen, {}, micros(o.createdAt), micros(o.paidAt)};
+    if (!mapped.payments.isEmpty())
+        evidence.order.payNo = mapped.payments.first().payNo;
+    using Kind = EvidenceEvent::Kind;
+    for (qsizetype i = 0; i < mapped.payments.size(); ++i) {
+        const mapping::MappedPayment &p = mapped.payments.at(i);
+        // The first payment paid the order; a later one is the customer paying twice.
+        evidence.events << EvidenceEvent{
+            Kind::Callback, QStringLiteral("payments"), micros(p.paidAt),
+            QStringLiteral("paid ¥%1 by %2, pay_no %3 (%4)%5")
+                .arg(fenToYuan(p.amountFen), p.channel, QString::fromUtf8(p.payNo), p.status,
+                     i > 0 ? QStringLiteral(" — paid twice") : QString()),
+            i > 0};
+    }
+    if (mapped.payments.size() > 1)
+        evidence.findings << QStringLiteral("The order was paid %1 times: a refund is owed.")
+                                 .arg(mapped.payments.size());
+    // Copies per side effect and key: a second live row is the duplicate the incident made.
+    QMap<QString, int> live;
+    for (const mapping::MappedSideEffectRow &row : mapped.sideEffects) {
+        const QString what =
+            QStringLiteral("%1 %2").arg(row.sideEffect, row.key.join(QLatin1Char('/')));
+        const int copy = row.live ? ++live[what] : 0;
+        QString state = row.used   ? QStringLiteral("used")
+                        : row.live ? QStringLiteral("live")
+                                   : QStringLiteral("not live");
+        if (row.compensated == QLatin1String("FREEZE"))
+            state = QStringLiteral("frozen by payops");
+        else if (row.compensated == QLatin1String("REVERSE"))
+            state = QStringLiteral("reversed by payops");
+        evidence.events << EvidenceEvent{
+            row.points ? Kind::Points : Kind::Coupon, sideEffectLane(), micros(row.createdAt),
+            QStringLiteral("%1 #%2, %3 — %4%5")
+                .arg(what, QString::number(row.id),
+                     row.points ? QStringLiteral("%1 points").arg(row.value)
+                                : QStringLiteral("¥%1").arg(fenToYuan(row.value)),
+                     state, copy > 1 ? QStringLiteral(", copy %1").arg(copy) : QString()),
+            copy > 1};
+    }
+    for (auto it = live.cbegin(); it != live.cend(); ++it)
+        if (it.value() > 1)
+            evidence.findings << QStringLiteral("%1 has %2 live copies for this order.")
+                                     .arg(it.key(), QString::number(it.value()));
+    // What payops's own tables saw of the order, when its callbacks came through payops.
+    for (const mapping::MappedCallback &c : mapped.callbacks)
+        evidence.events << EvidenceEvent{
+            Kind::Callback, QStringLiteral("payops callbacks"), micros(c.createdAt),
+            QStringLiteral("callback #%1 pay_no %2 ¥%3: %4%5")
+                .arg(QString::number(c.id), QString::fromUtf8(c.payNo), fenToYuan(c.amountFen),
+                     c.status,
+                     c.reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(c.reason)),
+            false};
+    for (const mapping::MappedTrace &t : mapped.traces)
+        evidence.events << EvidenceEvent{
+            Kind::Callback, t.instance, micros(t.receivedAt),
+            QStringLiteral("received pay_no %1, answered %2 (%3)")
+                .arg(QString::fromUtf8(t.payNo), QString::number(t.httpStatus), t.outcome),
+            false};
+    placeOnLanes(evidence);
     return evidence;
 }
 

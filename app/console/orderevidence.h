@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/callback/callbacktrace.h"
+#include "domain/mapping/mapping.h"
 #include "orderlist.h"
 
 #include <QList>
@@ -54,6 +55,12 @@ struct OrderEvidence
 
 // Throws db::Error.
 OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId);
+// The same order on the team's own tables (mapping::loadMappedOrderEvidence): its state by
+// payops's name, its payments on a "payments" lane, each side effect's rows with what payops
+// did to them, and payops's own callbacks and traces for the order id. No callback as received
+// (the team's tables keep none) and no lock timings. Throws db::Error.
+OrderEvidence loadMappedOrderEvidence(const QSqlDatabase &db, const mapping::Mapping &mapping,
+                                      qint64 orderId);
 
 // "+41.500 ms" relative to origin.
 QString formatOffset(qint64 micros, qint64 origin);

@@ -1,6 +1,7 @@
 #include "reconciliationview.h"
 
 #include "db/connection.h"
+#include "domain/mapping/mappedorders.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -10,12 +11,14 @@ namespace payops::console {
 namespace {
 
 // `act` on the statement, then its view as it left it.
-Job<ReconciliationView> thenView(qint64 statementId, std::function<void(const QSqlDatabase &)> act)
+Job<ReconciliationView> thenView(qint64 statementId, std::function<void(const QSqlDatabase &)> act,
+                                 std::optional<mapping::Mapping> mapping = std::nullopt)
 {
-    return [statementId, act = std::move(act)](const QSqlDatabase &db) {
-        act(db);
-        return loadReconciliationView(db, statementId);
-    };
+    return
+        [statementId, act = std::move(act), mapping = std::move(mapping)](const QSqlDatabase &db) {
+            act(db);
+            return loadReconciliationView(db, statementId, mapping);
+        };
 }
 
 } // namespace
@@ -34,7 +37,8 @@ QList<StoredStatement> loadStatements(const QSqlDatabase &db, int limit)
     return statements;
 }
 
-ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 statementId)
+ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 statementId,
+                                          const std::optional<mapping::Mapping> &mapping)
 {
     ReconciliationView view;
     view.statement = readStoredStatement(db, statementId);
@@ -52,10 +56,11 @@ ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 stateme
         view.reconciledBy = run.value(2).toString();
         for (int kind = 0; kind < kFindingKinds; ++kind)
             view.counts[kind] = run.value(3 + kind).toLongLong();
-        readStoredFindings(db, view.runId, [&view](const ReconciliationFinding &finding) {
-            view.findings << finding;
-            return view.findings.size() < kFindingRows;
-        });
+        readStoredFindings(db, mapping::paymentSide(db, mapping), view.runId,
+                           [&view](const ReconciliationFinding &finding) {
+                               view.findings << finding;
+                               return view.findings.size() < kFindingRows;
+                           });
     }
     readStatementErrors(db, statementId, [&view](const StatementLineError &error) {
         view.errors.append(error);
@@ -68,15 +73,16 @@ ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 stateme
 Job<StatementFileImport>
 statementFileImportJob(QString path, StatementFormat format,
                        std::shared_ptr<std::atomic<bool>> cancel,
-                       std::function<void(const StatementImportProgress &)> progress)
+                       std::function<void(const StatementImportProgress &)> progress,
+                       std::optional<mapping::Mapping> mapping)
 {
     StatementImportOptions options;
     options.format = format;
     options.sourceName = QFileInfo(path).fileName();
     options.cancel = cancel.get();
     options.progress = std::move(progress);
-    return [path = std::move(path), options = std::move(options),
-            cancel = std::move(cancel)](const QSqlDatabase &db) {
+    return [path = std::move(path), options = std::move(options), cancel = std::move(cancel),
+            mapping = std::move(mapping)](const QSqlDatabase &db) {
         StatementFileImport result;
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly)) {
@@ -90,8 +96,10 @@ statementFileImportJob(QString path, StatementFormat format,
                 result.outcome = StatementFileImport::Outcome::Cancelled;
                 return result;
             }
-            result.findings = reconcileStatement(db, result.imported.statement.id).total();
-            result.view = loadReconciliationView(db, result.imported.statement.id);
+            result.findings = reconcileStatement(db, result.imported.statement.id,
+                                                 mapping::paymentSide(db, mapping))
+                                  .total();
+            result.view = loadReconciliationView(db, result.imported.statement.id, mapping);
             result.outcome = StatementFileImport::Outcome::Reconciled;
         } catch (const StatementError &error) {
             result.outcome = StatementFileImport::Outcome::Unreadable;
@@ -101,10 +109,15 @@ statementFileImportJob(QString path, StatementFormat format,
     };
 }
 
-Job<ReconciliationView> reconcileAgainJob(qint64 statementId)
+Job<ReconciliationView> reconcileAgainJob(qint64 statementId,
+                                          std::optional<mapping::Mapping> mapping)
 {
-    return thenView(statementId,
-                    [statementId](const QSqlDatabase &db) { reconcileStatement(db, statementId); });
+    return thenView(
+        statementId,
+        [statementId, mapping](const QSqlDatabase &db) {
+            reconcileStatement(db, statementId, mapping::paymentSide(db, mapping));
+        },
+        mapping);
 }
 
 Job<ReconciliationView> draftPaymentJob(qint64 statementId, qint64 lineNo, qint64 orderId,

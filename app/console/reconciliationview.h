@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/callback/missingpayment.h"
+#include "domain/mapping/mapping.h"
 #include "domain/statement/reconciliation.h"
 #include "domain/statement/statement.h"
 #include "domain/statement/statementimport.h"
@@ -39,7 +40,10 @@ QList<StoredStatement> loadStatements(const QSqlDatabase &db, int limit = 200);
 // Reads the statement's view; its findings are the newest run's, the first kFindingRows of
 // them (`counts` and the streamed CSV export, readStoredFindings(), have them all). Throws
 // db::Error.
-ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 statementId);
+// With `mapping`, the statuses beside the findings are read from the team's tables, the side
+// the statement was reconciled against. Throws db::Error.
+ReconciliationView loadReconciliationView(const QSqlDatabase &db, qint64 statementId,
+                                          const std::optional<mapping::Mapping> &mapping = {});
 
 // How importing a statement file ended.
 struct StatementFileImport
@@ -54,17 +58,20 @@ struct StatementFileImport
 };
 
 // The reconciliation page's import as a worker's job: imports the file at `path` and
-// reconciles the statement, a new one or the one stored earlier from the same file. Stops,
-// storing nothing, once `cancel` is set; `progress` is called on the worker's thread. Throws
-// db::Error.
+// reconciles the statement, a new one or the one stored earlier from the same file, against
+// the team's payments when `mapping` is given (as `payops reconcile --mapping` does), else
+// payops's own. Stops, storing nothing, once `cancel` is set; `progress` is called on the
+// worker's thread. Throws db::Error.
 Job<StatementFileImport>
 statementFileImportJob(QString path, StatementFormat format,
                        std::shared_ptr<std::atomic<bool>> cancel,
-                       std::function<void(const StatementImportProgress &)> progress);
+                       std::function<void(const StatementImportProgress &)> progress,
+                       std::optional<mapping::Mapping> mapping = std::nullopt);
 
 // The page's acts on a statement as worker's jobs, each answering with the statement's view
 // after it. Throw db::Error, whose message says which rule refused the act.
-Job<ReconciliationView> reconcileAgainJob(qint64 statementId);
+Job<ReconciliationView> reconcileAgainJob(qint64 statementId,
+                                          std::optional<mapping::Mapping> mapping = std::nullopt);
 Job<ReconciliationView> draftPaymentJob(qint64 statementId, qint64 lineNo, qint64 orderId,
                                         QString reason);
 Job<ReconciliationView> confirmDraftJob(qint64 statementId, qint64 draftId, QString reason);

@@ -2,6 +2,7 @@
 
 #include "databasesummary.h"
 #include "db/connection.h"
+#include "domain/mapping/mappedorders.h"
 
 #include <QHash>
 #include <QSet>
@@ -38,6 +39,27 @@ void assignLayers(QList<StateNode> &states, const QList<StateEdge> &edges)
     }
 }
 
+// payops's states and the legal edges between them, without counts: two small tables.
+StateMachineSnapshot readDiagram(const QSqlDatabase &db)
+{
+    StateMachineSnapshot snapshot;
+    QSqlQuery states = db::exec(
+        db, QStringLiteral("SELECT name, is_terminal FROM order_state ORDER BY sort_order, name"));
+    while (states.next())
+        snapshot.states << StateNode{states.value(0).toString(), states.value(1).toBool()};
+    QSqlQuery legal =
+        db::exec(db, QStringLiteral("SELECT from_state, to_state, event FROM order_transition "
+                                    "ORDER BY from_state, to_state"));
+    while (legal.next()) {
+        StateEdge edge;
+        edge.from = legal.value(0).toString();
+        edge.to = legal.value(1).toString();
+        edge.event = legal.value(2).toString();
+        snapshot.edges << edge;
+    }
+    return snapshot;
+}
+
 } // namespace
 
 const StateNode *StateMachineSnapshot::state(const QString &name) const
@@ -50,27 +72,13 @@ const StateNode *StateMachineSnapshot::state(const QString &name) const
 
 StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tally)
 {
-    StateMachineSnapshot snapshot;
     const RecentActivity activity = tally.advance(db);
-    QSqlQuery states = db::exec(
-        db, QStringLiteral("SELECT name, is_terminal FROM order_state ORDER BY sort_order, name"));
-    while (states.next()) {
-        const QString name = states.value(0).toString();
-        snapshot.states << StateNode{name, states.value(1).toBool(), activity.entered(name)};
-    }
-
+    StateMachineSnapshot snapshot = readDiagram(db);
+    for (StateNode &node : snapshot.states)
+        node.orders = activity.entered(node.name);
     QSet<QPair<QString, QString>> legalEdges;
-    QSqlQuery legal =
-        db::exec(db, QStringLiteral("SELECT from_state, to_state, event FROM order_transition "
-                                    "ORDER BY from_state, to_state"));
-    while (legal.next()) {
-        StateEdge edge;
-        edge.from = legal.value(0).toString();
-        edge.to = legal.value(1).toString();
-        edge.event = legal.value(2).toString();
+    for (const StateEdge &edge : std::as_const(snapshot.edges))
         legalEdges.insert({edge.from, edge.to});
-        snapshot.edges << edge;
-    }
 
     // Accepted transitions the table does not allow would be a defect of their own: show them.
     for (const TransitionCount &attempt : activity.transitions) {
@@ -109,6 +117,37 @@ Job<StateMachineSnapshot> stateMachineJob(std::shared_ptr<ActivityTally> tally, 
         tally->setWindowSeconds(seconds);
         return loadStateMachine(db, *tally);
     };
+}
+
+StateMachineSnapshot loadMappedStateMachine(const QSqlDatabase &db, const mapping::Mapping &mapping,
+                                            qint64 seconds)
+{
+    StateMachineSnapshot snapshot = readDiagram(db);
+    snapshot.transitionsKnown = false;
+    const auto counts =
+        mapping::mappedStateCounts(db, mapping, QDateTime::currentDateTimeUtc().addSecs(-seconds));
+    assignLayers(snapshot.states, snapshot.edges);
+    int apart = 0;
+    for (const StateNode &node : std::as_const(snapshot.states))
+        apart = std::max(apart, node.layer + 1);
+    int row = 0;
+    for (const mapping::MappedStateCount &count :
+         counts.value_or(QList<mapping::MappedStateCount>{})) {
+        if (count.named) {
+            for (StateNode &node : snapshot.states)
+                if (node.name == count.state)
+                    node.orders = count.orders;
+            continue;
+        }
+        StateNode raw;
+        raw.name = count.state;
+        raw.orders = count.orders;
+        raw.named = false;
+        raw.layer = apart; // a column of its own: no edge leads there
+        raw.row = row++;
+        snapshot.states << raw;
+    }
+    return snapshot;
 }
 
 } // namespace payops::console

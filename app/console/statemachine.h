@@ -1,6 +1,7 @@
 #pragma once
 
 #include "activitytally.h"
+#include "domain/mapping/mapping.h"
 #include "job.h"
 
 #include <QList>
@@ -18,6 +19,7 @@ struct StateNode
     qint64 orders = 0; // orders that entered this state in the window (PENDING: created in it)
     int layer = 0;     // distance from the initial state along legal edges, for drawing
     int row = 0;       // position within its layer
+    bool named = true; // false: a value of the team's status column no state of payops names
 };
 
 // An edge as the diagram draws it: a legal edge with its accepted transitions, or the
@@ -37,6 +39,9 @@ struct StateMachineSnapshot
 {
     QList<StateNode> states;
     QList<StateEdge> edges;
+    // False on the team's own tables: they keep no log of transitions, so no edge has a count
+    // and a state counts the orders created in the window that are in it now.
+    bool transitionsKnown = true;
 
     const StateNode *state(const QString &name) const;
 };
@@ -48,5 +53,12 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tal
 // The state machine page's refresh as a worker's job, over the last `seconds`; the tally
 // lives on between refreshes and is used on the worker's thread only.
 Job<StateMachineSnapshot> stateMachineJob(std::shared_ptr<ActivityTally> tally, qint64 seconds);
+
+// The same on the team's own tables: payops's states and legal edges, each state with the
+// orders created in the last `seconds` that are in it now (mapping::mappedStateCounts, one
+// GROUP BY on the created_at index over the window), and each value no state names as a
+// state of its own, drawn apart. Throws db::Error.
+StateMachineSnapshot loadMappedStateMachine(const QSqlDatabase &db, const mapping::Mapping &mapping,
+                                            qint64 seconds);
 
 } // namespace payops::console

@@ -2053,7 +2053,7 @@
         <translation>正在读取证据</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>Order %1 does not exist.</source>
         <translation>订单 %1 不存在。</translation>
     </message>
@@ -2064,11 +2064,16 @@
     </message>
     <message>
         <location line="+12"/>
+        <source>Nothing wrong found: one payment, and no side effect with a second live copy.</source>
+        <translation>未发现问题：只有一笔支付，没有任何副作用存在第二份有效副本。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Nothing wrong found: every lock was released after its commit and no side effect was issued twice.</source>
         <translation>未发现问题：每把锁都在事务提交之后释放，没有副作用被重复发放。</translation>
     </message>
     <message numerus="yes">
-        <location line="+22"/>
+        <location line="+23"/>
         <source>Callback %1 · pay_no %2 · %3 · %4, forwarded %n time(s)</source>
         <translation>
             <numerusform>回调 %1 · pay_no %2 · %3 · %4，已转发 %n 次</numerusform>
@@ -2085,7 +2090,12 @@
         <translation>收到的回调原文（%1）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
+        <source>The team&apos;s own tables keep no callback as received; payops&apos;s callbacks for this order, if any, are among the events.</source>
+        <translation>团队自己的表不保存收到的原始回调；payops 自己记录的该订单回调（如有）列在事件中。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>No callback was logged for this order.</source>
         <translation>此订单没有记录任何回调。</translation>
     </message>
@@ -4308,6 +4318,11 @@
         <translation>经另一个账号确认后，将平台上的这笔支付记为本应收到的回调；之后由积压回调回放来处理。</translation>
     </message>
     <message>
+        <location line="+3"/>
+        <source>Not on the team&apos;s own tables: a drafted payment is applied to payops&apos;s orders; the team pays its order itself.</source>
+        <translation>团队自己的表上不可用：草拟的支付会作用于 payops 自己的订单；团队的订单由团队自行补单。</translation>
+    </message>
+    <message>
         <location line="+4"/>
         <source>Findings</source>
         <translation>发现的问题</translation>
@@ -4338,7 +4353,7 @@
         <translation>无法解析的行</translation>
     </message>
     <message>
-        <location line="+93"/>
+        <location line="+98"/>
         <source>&lt;b&gt;Statement %1&lt;/b&gt;, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported by %9.</source>
         <translation>&lt;b&gt;对账单 %1&lt;/b&gt;，%2%3，渠道 %4，北京时间 %5 – %6（%7），%8 行，由 %9 导入。</translation>
     </message>
@@ -4413,7 +4428,7 @@
         <translation>无法解析的行（%1）</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>Import a platform statement</source>
         <translation>导入平台对账单</translation>
     </message>
@@ -4428,7 +4443,7 @@
         <translation>正在导入 %1…</translation>
     </message>
     <message>
-        <location line="-332"/>
+        <location line="-342"/>
         <source>Not imported:</source>
         <translation>未导入：</translation>
     </message>
@@ -4438,12 +4453,12 @@
         <translation>%1 无法打开 %2：%3</translation>
     </message>
     <message>
-        <location line="+335"/>
+        <location line="+345"/>
         <source>Importing … %1 lines stored, %2 % of the file</source>
         <translation>正在导入… 已存储 %1 行，进度 %2 %</translation>
     </message>
     <message>
-        <location line="-330"/>
+        <location line="-340"/>
         <source>The import was stopped; nothing was stored.</source>
         <translation>导入已停止，未存储任何内容。</translation>
     </message>
@@ -4463,7 +4478,7 @@
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+352"/>
+        <location line="+362"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
@@ -5316,9 +5331,19 @@
         <translation>被拒绝的尝试以红色显示</translation>
     </message>
     <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;Order state machine&lt;/b&gt; — payops&apos;s states; each counts the orders of the team&apos;s own tables created in the window that are in it now</source>
+        <translation>&lt;b&gt;订单状态机&lt;/b&gt; — payops 的状态；每个状态统计团队自己表中在时间窗口内创建、当前处于该状态的订单</translation>
+    </message>
+    <message>
         <location line="+7"/>
         <source>States count the orders that entered them in this window (PENDING: the orders created in it); edges count the transition attempts made in it. Counted by the minute.</source>
         <translation>状态统计本时间窗口内进入该状态的订单（PENDING：窗口内创建的订单）；边统计窗口内的流转尝试次数。按分钟统计。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>States count the orders created in this window, by the state they are in now.</source>
+        <translation>各状态统计在此时间窗口内创建的订单，按其当前所处状态计数。</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -5336,12 +5361,17 @@
         <translation>点击状态或边列出相关订单；双击订单查看证据。</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+12"/>
+        <source>The team&apos;s own tables keep no log of transitions: how many orders took each edge, and the attempts payops would have rejected, cannot be known here. Look up an order on the Order evidence page.</source>
+        <translation>团队自己的表不记录状态流转日志：每条边经过了多少订单、以及 payops 本会拒绝的尝试，在这里无从得知。请在“订单证据”页按订单号查询。</translation>
+    </message>
+    <message>
+        <location line="+45"/>
         <source>Counting</source>
         <translation>正在统计</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+62"/>
         <source>%1 — double-click an order for its evidence</source>
         <translation>%1 — 双击订单查看证据</translation>
     </message>
@@ -5349,12 +5379,27 @@
 <context>
     <name>payops::StateMachineScene</name>
     <message>
-        <location filename="../../ui/widgets/statemachinescene.cpp" line="+140"/>
+        <location filename="../../ui/widgets/statemachinescene.cpp" line="+144"/>
+        <source>%1: %2 orders created in the window hold this value, which no state of the mapping names.</source>
+        <translation>%1：窗口内创建的 %2 个订单取此值，映射中没有任何状态对应它。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1: %2 orders created in the window are in this state now.</source>
+        <translation>%1：窗口内创建的 %2 个订单当前处于此状态。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>%1: %2 orders entered it in the window. Click to list them.</source>
         <translation>%1：时间窗口内有 %2 个订单进入此状态。点击列出。</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+3"/>
+        <source>value %1, unnamed</source>
+        <translation>值 %1，未命名</translation>
+    </message>
+    <message>
+        <location line="+65"/>
         <source>✗ %1 rejected
 %2</source>
         <translation>✗ 拒绝 %1 次
@@ -5366,7 +5411,7 @@
         <translation>%1 — 不在 order_transition 中！</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>%1
 %2 in window</source>
         <translation>%1
@@ -5381,6 +5426,11 @@
         <location line="+2"/>
         <source>%1 → %2: %3 transitions. Click to list the orders.</source>
         <translation>%1 → %2：%3 次流转。点击列出订单。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 → %2: how many orders took this edge cannot be known: the team&apos;s tables keep no log of transitions.</source>
+        <translation>%1 → %2：经过这条边的订单数无从得知：团队自己的表不记录状态流转日志。</translation>
     </message>
 </context>
 <context>

@@ -207,4 +207,41 @@ void TeamShop::grantBusiness(const ScratchAccount &account, const QString &privi
                      .arg(privileges, db::quoteIdentifier(m_business), account.user()));
 }
 
+QByteArray TeamShop::plantedStatement() const
+{
+    const QString business = db::quoteIdentifier(m_business);
+    execBusiness(QStringLiteral("INSERT INTO t_pay_record (trade_no, order_no, amount, channel, "
+                                "paid_time) VALUES ('42000%1', %1, 2790, 'wechatpay', "
+                                "'2026-11-01 00:19:30')")
+                     .arg(kClosedPaidOrder));
+    db::Connection admin(serverDsn(), QStringLiteral("test-admin"));
+    QSqlQuery query = db::exec(
+        admin.database(),
+        QStringLiteral("SELECT p.trade_no, p.order_no, p.amount, "
+                       "DATE_FORMAT(p.paid_time, '%Y-%m-%dT%H:%i:%sZ'), o.state "
+                       "FROM %1.t_pay_record p JOIN %1.t_order o ON o.order_no = p.order_no "
+                       "WHERE p.channel = 'wechatpay' ORDER BY p.paid_time")
+            .arg(business));
+    QByteArray csv = "pay_no,order_id,amount_fen,status,paid_at,channel\n";
+    const auto line = [&csv](const QByteArray &payNo, qint64 order, qint64 fen, const char *status,
+                             const QByteArray &paidAt) {
+        csv += payNo + ',' + QByteArray::number(order) + ',' + QByteArray::number(fen) + ',' +
+               status + ',' + paidAt + ",wechatpay\n";
+    };
+    while (query.next()) {
+        const qint64 order = query.value(1).toLongLong();
+        const qint64 fen = query.value(2).toLongLong();
+        const QByteArray payNo = query.value(0).toByteArray();
+        const QByteArray paidAt = query.value(3).toByteArray();
+        if (order == kLeftOutOrder)
+            continue;
+        line(payNo, order, order == kLowOrder ? fen - 100 : fen, "SUCCESS", paidAt);
+        if (query.value(4).toInt() == 3 || query.value(4).toInt() == 4) // REFUNDING, REFUNDED
+            line(payNo, order, -fen, "REFUND", paidAt);
+        if (order == kFirstOrder + 150)
+            line(kUnknownPayNo, 0, 1990, "SUCCESS", paidAt);
+    }
+    return csv;
+}
+
 } // namespace payops::test

@@ -23,6 +23,11 @@ public:
     static constexpr int kPointGroups = 5;
     static constexpr qint64 kFirstOrder = 100001;
     static constexpr qint64 kUsedCouponOrder = 100012; // its extra coupon was used
+    // plantedStatement()'s differences.
+    static constexpr qint64 kLeftOutOrder = kFirstOrder + 100;   // paid, not on the statement
+    static constexpr qint64 kLowOrder = kFirstOrder + 102;       // listed 1.00 yuan low
+    static constexpr qint64 kClosedPaidOrder = kFirstOrder + 18; // CLOSED, yet paid
+    static constexpr auto kUnknownPayNo = "4200999999999999";    // the team has no record of it
 
     explicit TeamShop(db::SchemaLevel level = db::SchemaLevel::Current);
     ~TeamShop();
@@ -39,6 +44,11 @@ public:
     QMap<QString, qint64> checksums() const;
     // Runs `sql` as root with the business database selected: the team's own changes.
     void execBusiness(const QString &sql) const;
+    // The platform's side, a generic CSV statement written from the team's own records of
+    // WeChat Pay payments, with planted differences: kLeftOutOrder missing (多单), kLowOrder
+    // 1.00 yuan low, a payment of kClosedPaidOrder (added to t_pay_record here) and one of
+    // kUnknownPayNo the team has no order for (漏单 both); refunds listed as the platform does.
+    QByteArray plantedStatement() const;
     // What the team's DBA grants an account on the business database, e.g. "SELECT".
     void grantBusiness(const ScratchAccount &account, const QString &privileges) const;
 

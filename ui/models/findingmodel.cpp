@@ -112,12 +112,15 @@ QString FindingModel::displayText(const ReconciliationFinding &f, int column)
 
 StreamedCsvSource::Job FindingModel::csvJob() const
 {
-    return console::findingCsvRows(m_runId, [](const ReconciliationFinding &finding) {
-        QStringList cells;
-        for (int column = 0; column < NUM_COLUMNS; ++column)
-            cells << displayText(finding, column);
-        return cells;
-    });
+    return console::findingCsvRows(
+        m_runId,
+        [](const ReconciliationFinding &finding) {
+            QStringList cells;
+            for (int column = 0; column < NUM_COLUMNS; ++column)
+                cells << displayText(finding, column);
+            return cells;
+        },
+        m_mapping);
 }
 
 QVariant FindingModel::headerData(int section, Qt::Orientation orientation, int role) const

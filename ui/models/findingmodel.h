@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/mapping/mapping.h"
 #include "domain/statement/reconciliation.h"
 
 #include "rowtablemodel.h"
@@ -31,10 +32,13 @@ public:
     FindingModel(console::Worker *worker, QObject *parent);
     Q_DISABLE_COPY_MOVE(FindingModel)
 
-    // The first findings of run `runId` (0: none).
-    void setFindings(const QList<ReconciliationFinding> &findings, qint64 runId)
+    // The first findings of run `runId` (0: none), reconciled against the team's tables when
+    // `mapping` is given: the export reads the statuses from the same side.
+    void setFindings(const QList<ReconciliationFinding> &findings, qint64 runId,
+                     std::optional<mapping::Mapping> mapping = std::nullopt)
     {
         m_runId = runId;
+        m_mapping = std::move(mapping);
         setRows(findings);
     }
     // "漏单 · not with us", as finance says it; the tooltip says the rest.
@@ -55,6 +59,7 @@ private:
 
     console::Worker *m_worker;
     qint64 m_runId = 0;
+    std::optional<mapping::Mapping> m_mapping;
 };
 
 } // namespace payops

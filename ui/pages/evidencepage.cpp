@@ -115,7 +115,10 @@ void EvidencePage::refresh()
     m_busy->start(tr("Reading the evidence"));
     const qint64 id = m_orderId;
     worker()->submit<console::OrderEvidence>(
-        QStringLiteral("evidence"), console::jobOf(console::loadOrderEvidence, id), this,
+        QStringLiteral("evidence"),
+        mapping() ? console::jobOf(console::loadMappedOrderEvidence, *mapping(), id)
+                  : console::jobOf(console::loadOrderEvidence, id),
+        this,
         [this](const console::OrderEvidence &evidence) {
             m_busy->stop();
             if (!evidence.found) {
@@ -139,10 +142,13 @@ void EvidencePage::refresh()
             QFont font = m_findings->font();
             font.setBold(found);
             m_findings->setFont(font);
-            m_findings->setText(found ? evidence.findings.join(QLatin1Char('\n'))
-                                      : tr("Nothing wrong found: every lock was released after its "
-                                           "commit and no side "
-                                           "effect was issued twice."));
+            const QString nothing =
+                mapping() ? tr("Nothing wrong found: one payment, and no side effect with a "
+                               "second live copy.")
+                          : tr("Nothing wrong found: every lock was released after its "
+                               "commit and no side "
+                               "effect was issued twice.");
+            m_findings->setText(found ? evidence.findings.join(QLatin1Char('\n')) : nothing);
             m_scene->setEvidence(evidence);
             m_view->centerOn(m_scene->sceneRect().topLeft());
             m_events->setEvidence(evidence);
@@ -177,7 +183,10 @@ void EvidencePage::showCallbacks(const QList<console::EvidenceCallback> &callbac
 void EvidencePage::showReceived(int index)
 {
     if (index < 0 || index >= m_callbacks.size()) {
-        m_received->showNothing(tr("No callback was logged for this order."));
+        m_received->showNothing(
+            mapping() ? tr("The team's own tables keep no callback as received; payops's "
+                           "callbacks for this order, if any, are among the events.")
+                      : tr("No callback was logged for this order."));
         return;
     }
     const console::EvidenceCallback &c = m_callbacks.at(index);

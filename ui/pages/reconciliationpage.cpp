@@ -178,6 +178,9 @@ ReconciliationPage::ReconciliationPage(const console::Target &target, QWidget *p
     m_draft->setToolTip(
         tr("Records the platform's payment as the callback it should have been, once a second "
            "account confirms it; the backlog drain then applies it."));
+    if (mapping())
+        m_draft->setToolTip(tr("Not on the team's own tables: a drafted payment is applied to "
+                               "payops's orders; the team pays its order itself."));
     findingsBar->addWidget(m_draft);
     findingsLayout->addLayout(findingsBar);
     m_tabs->addTab(findingsTab, tr("Findings"));
@@ -288,11 +291,16 @@ void ReconciliationPage::showStatement(qint64 statementId)
 {
     worker()->submit<console::ReconciliationView>(
         QStringLiteral("statement-view"),
-        console::jobOf(console::loadReconciliationView, statementId), this,
+        console::jobOf(console::loadReconciliationView, statementId, tables()), this,
         [this](const console::ReconciliationView &view) { showView(view); },
         [this](const db::Error &error) {
             m_status->setText(db::userMessage(error).toHtmlEscaped());
         });
+}
+
+std::optional<mapping::Mapping> ReconciliationPage::tables() const
+{
+    return mapping() ? std::optional(*mapping()) : std::nullopt;
 }
 
 void ReconciliationPage::showView(const console::ReconciliationView &view)
@@ -333,7 +341,7 @@ void ReconciliationPage::showView(const console::ReconciliationView &view)
                         .arg(QLocale().toString(view.findings.size()));
     }
     m_summary->setText(text);
-    m_findingModel->setFindings(view.findings, view.runId);
+    m_findingModel->setFindings(view.findings, view.runId, tables());
     m_draftModel->setDrafts(view.drafts);
     QStringList errors;
     for (const StatementLineError &e : view.errors)
@@ -354,7 +362,9 @@ void ReconciliationPage::setPrivileges(const Privileges &privileges)
 void ReconciliationPage::updateButtons()
 {
     const QModelIndex finding = m_findingTable->selectionModel()->currentIndex();
-    m_draft->setEnabled(!m_busy && privileges().draftPayments && finding.isValid() &&
+    // A drafted payment is applied to payops's own orders through the backlog: on the team's
+    // tables the team pays the order itself.
+    m_draft->setEnabled(!mapping() && !m_busy && privileges().draftPayments && finding.isValid() &&
                         finding.data(FindingModel::KindRole).toInt() ==
                             static_cast<int>(FindingKind::MissingOurs));
     const QModelIndex draft = m_draftTable->selectionModel()->currentIndex();
@@ -411,7 +421,7 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
     };
     worker()->submit<console::StatementFileImport>(
         QStringLiteral("statement-import"),
-        console::statementFileImportJob(path, format, m_cancel, progress), this,
+        console::statementFileImportJob(path, format, m_cancel, progress, tables()), this,
         [this, path](const console::StatementFileImport &result) {
             const bool ok = result.outcome == console::StatementFileImport::Outcome::Reconciled;
             const QString message = importMessage(path, result);
@@ -437,7 +447,7 @@ void ReconciliationPage::reconcileAgain()
         return;
     startJob(tr("Reconciling statement %1 …").arg(id));
     worker()->submit<console::ReconciliationView>(
-        QStringLiteral("statement-reconcile"), console::reconcileAgainJob(id), this,
+        QStringLiteral("statement-reconcile"), console::reconcileAgainJob(id, tables()), this,
         [this](const console::ReconciliationView &view) {
             endJob(tr("Reconciled statement %1 again.").arg(view.statement.id));
             showView(view);

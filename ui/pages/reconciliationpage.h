@@ -58,6 +58,8 @@ private:
     void showStatement(qint64 statementId);
     void showView(const console::ReconciliationView &view);
     void updateButtons();
+    // The page's mapping, copied into the jobs that run on the worker's thread.
+    std::optional<mapping::Mapping> tables() const;
     void startJob(const QString &text);
     void endJob(const QString &text);
     void runDraftAction(const QString &what, console::Job<console::ReconciliationView> action);

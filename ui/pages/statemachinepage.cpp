@@ -31,6 +31,9 @@ StateMachinePage::StateMachinePage(const console::Target &target, QWidget *paren
            "window; edges with their transitions in the window; %1")
             .arg(palette::coloured(palette::Role::Danger, tr("rejected attempts in red"))),
         this);
+    if (mapping())
+        title->setText(tr("<b>Order state machine</b> — payops's states; each counts the orders "
+                          "of the team's own tables created in the window that are in it now"));
     title->setWordWrap(true); // a long line here would hold the whole window wider than the screen
     // No "all time": counting every transition of a production database is not for a page
     // that reads again whenever it is refreshed. The window is read once, then what is new.
@@ -38,6 +41,9 @@ StateMachinePage::StateMachinePage(const console::Target &target, QWidget *paren
     m_window->setToolTip(
         tr("States count the orders that entered them in this window (PENDING: the orders created "
            "in it); edges count the transition attempts made in it. Counted by the minute."));
+    if (mapping())
+        m_window->setToolTip(tr("States count the orders created in this window, by the state "
+                                "they are in now."));
     auto *refreshButton = new QPushButton(tr("Refresh"), this);
     m_busy = new BusyIndicator(this);
     bar->addWidget(title, 1);
@@ -65,6 +71,15 @@ StateMachinePage::StateMachinePage(const console::Target &target, QWidget *paren
     m_table->setAlternatingRowColors(true);
     lowerLayout->addWidget(m_selection);
     lowerLayout->addWidget(m_table);
+    if (mapping()) {
+        // The team's tables keep an order's state, not how it got there: nothing to count on
+        // an edge, and no list of the orders that took one. Said, rather than shown as 0.
+        m_selection->setText(
+            tr("The team's own tables keep no log of transitions: how many orders took each "
+               "edge, and the attempts payops would have rejected, cannot be known here. Look up "
+               "an order on the Order evidence page."));
+        m_selection->setWordWrap(true);
+    }
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
@@ -72,6 +87,10 @@ StateMachinePage::StateMachinePage(const console::Target &target, QWidget *paren
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     layout->addWidget(splitter, 1);
+    if (mapping()) { // no order list: the diagram takes the page, the note sits above it
+        lower->hide();
+        layout->insertWidget(1, m_selection);
+    }
 
     connect(refreshButton, &QPushButton::clicked, this, &StateMachinePage::refresh);
     connect(m_window, &QComboBox::currentIndexChanged, this, &StateMachinePage::refresh);
@@ -80,12 +99,14 @@ StateMachinePage::StateMachinePage(const console::Target &target, QWidget *paren
         m_pending = false;
         m_busy->stop();
     });
-    connect(m_scene, &StateMachineScene::stateActivated, this,
-            [this](const QString &state) { select(state, {}, {}, false); });
-    connect(m_scene, &StateMachineScene::edgeActivated, this,
-            [this](const QString &from, const QString &to, bool rejected) {
-                select({}, from, to, rejected);
-            });
+    if (!mapping()) { // the order list reads payops's own orders
+        connect(m_scene, &StateMachineScene::stateActivated, this,
+                [this](const QString &state) { select(state, {}, {}, false); });
+        connect(m_scene, &StateMachineScene::edgeActivated, this,
+                [this](const QString &from, const QString &to, bool rejected) {
+                    select({}, from, to, rejected);
+                });
+    }
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
         Q_EMIT openOrder(index.data(OrderModel::OrderIdRole).toLongLong());
     });
@@ -104,7 +125,10 @@ void StateMachinePage::refresh()
     if (!m_tally)
         m_tally = std::make_shared<console::ActivityTally>(seconds);
     worker()->submit<console::StateMachineSnapshot>(
-        QStringLiteral("state-machine"), console::stateMachineJob(m_tally, seconds), this,
+        QStringLiteral("state-machine"),
+        mapping() ? console::jobOf(console::loadMappedStateMachine, *mapping(), seconds)
+                  : console::stateMachineJob(m_tally, seconds),
+        this,
         [this](const console::StateMachineSnapshot &snapshot) {
             m_pending = false;
             m_busy->stop();
@@ -112,7 +136,7 @@ void StateMachinePage::refresh()
             fitDiagram();
             // Until the user picks something, list the orders of the most frequent rejected
             // attempt: at 3 a.m. that is the question this page is opened for.
-            if (m_orders->selection().kind == console::OrderSelection::Kind::None)
+            if (!mapping() && m_orders->selection().kind == console::OrderSelection::Kind::None)
                 m_scene->selectWorstRejectedEdge();
         },
         [this](const db::Error &error) {

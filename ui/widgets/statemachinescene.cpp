@@ -129,17 +129,29 @@ void StateMachineScene::selectWorstRejectedEdge()
 void StateMachineScene::addState(const console::StateNode &node)
 {
     const QRectF rect = nodeRect(node);
-    auto *box =
-        addRect(rect, QPen(palette::colour(palette::Role::Neutral), node.terminal ? 3 : 1.5),
-                QBrush(palette::tint(palette::Role::Lock, 0.12)));
+    // A value no state names is drawn in the colour of trouble: the mapping misses a state.
+    const palette::Role role = node.named ? palette::Role::Lock : palette::Role::Danger;
+    auto *box = addRect(
+        rect,
+        QPen(palette::colour(node.named ? palette::Role::Neutral : role), node.terminal ? 3 : 1.5),
+        QBrush(palette::tint(role, 0.12)));
     box->setData(KindKey, QStringLiteral("state"));
     box->setData(NameKey, node.name);
     box->setData(CountKey, node.orders);
     box->setFlag(QGraphicsItem::ItemIsSelectable);
     box->setCursor(QCursor(Qt::PointingHandCursor));
-    box->setToolTip(tr("%1: %2 orders entered it in the window. Click to list them.")
-                        .arg(node.name, QLocale().toString(node.orders)));
-    auto *name = new QGraphicsSimpleTextItem(node.name, box);
+    if (!node.named)
+        box->setToolTip(tr("%1: %2 orders created in the window hold this value, which no state "
+                           "of the mapping names.")
+                            .arg(node.name, QLocale().toString(node.orders)));
+    else if (!m_snapshot.transitionsKnown)
+        box->setToolTip(tr("%1: %2 orders created in the window are in this state now.")
+                            .arg(node.name, QLocale().toString(node.orders)));
+    else
+        box->setToolTip(tr("%1: %2 orders entered it in the window. Click to list them.")
+                            .arg(node.name, QLocale().toString(node.orders)));
+    auto *name = new QGraphicsSimpleTextItem(
+        node.named ? node.name : tr("value %1, unnamed").arg(node.name), box);
     name->setBrush(palette::text());
     QFont bold = name->font();
     bold.setBold(true);
@@ -207,6 +219,8 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
         text = tr("✗ %1 rejected\n%2").arg(count, edge.reasons);
     else if (!edge.legal)
         text = tr("%1 — not in order_transition!").arg(count);
+    else if (!m_snapshot.transitionsKnown)
+        text = edge.event; // no count: the team's tables keep no log of transitions
     else
         text = tr("%1\n%2 in window").arg(edge.event, count);
     auto *label = addSimpleText(text);
@@ -226,8 +240,12 @@ void StateMachineScene::addEdge(const console::StateEdge &edge, int parallelInde
                                   .arg(edge.from, edge.to, count)
                             : tr("%1 → %2: %3 transitions. Click to list the orders.")
                                   .arg(edge.from, edge.to, count);
-    line->setToolTip(tip);
-    label->setToolTip(tip);
+    const QString unknown =
+        tr("%1 → %2: how many orders took this edge cannot be known: the team's tables keep no "
+           "log of transitions.")
+            .arg(edge.from, edge.to);
+    line->setToolTip(m_snapshot.transitionsKnown ? tip : unknown);
+    label->setToolTip(m_snapshot.transitionsKnown ? tip : unknown);
 }
 
 void StateMachineScene::onSelectionChanged()

@@ -90,6 +90,11 @@ PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping)
             !mapping.payments || !mapping.payments->channel.isEmpty()};
 }
 
+PaymentSide paymentSide(const QSqlDatabase &db, const std::optional<Mapping> &mapping)
+{
+    return mapping ? mappedPaymentSide(db, *mapping) : ownPaymentSide();
+}
+
 std::optional<QList<MappedStateCount>> mappedStateCounts(const QSqlDatabase &db,
                                                          const Mapping &mapping,
                                                          const QDateTime &since,

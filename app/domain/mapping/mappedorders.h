@@ -32,6 +32,9 @@ QString stateNameExpression(const QSqlDatabase &db, const OrdersMapping &orders,
 // first payment (by paid_at, then pay_no) is the one that paid it; a later one for the same
 // order is a double payment.
 PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping);
+// The side a reconciliation compares with: mappedPaymentSide() when `mapping` is given, else
+// payops's own payments and orders.
+PaymentSide paymentSide(const QSqlDatabase &db, const std::optional<Mapping> &mapping);
 
 struct MappedStateCount
 {
