@@ -2168,7 +2168,7 @@
         <translation>该订单被支付了两次，第二笔被拒绝：请将其退还给客户。</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+77"/>
         <source>Finding</source>
         <translation>问题</translation>
     </message>
@@ -3323,7 +3323,7 @@
         <translation>映射未检查：%1</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+32"/>
         <source>Mapping has 1 error: figures from the team&apos;s tables may be wrong.</source>
         <translation>映射有 1 个错误：来自团队表的数字可能有误。</translation>
     </message>
@@ -3348,7 +3348,7 @@
         <translation>映射可用</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+22"/>
         <source>Mapping check</source>
         <translation>映射检查</translation>
     </message>
@@ -8066,7 +8066,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::Check</name>
     <message>
-        <location filename="../../app/domain/mapping/mappingcheck.cpp" line="+119"/>
+        <location filename="../../app/domain/mapping/mappingcheck.cpp" line="+121"/>
         <source>table %1 does not exist in database %2 (or this account may not see it)</source>
         <translation>数据库 %2 中不存在表 %1（或该账号看不到它）</translation>
     </message>
@@ -8162,7 +8162,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedCompensation</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+127"/>
+        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+119"/>
         <source>this account may not read %1, which compensating %2 needs: the team&apos;s DBA grants it with GRANT SELECT ON %1 TO the account</source>
         <translation>此账号不能读取 %1，而补偿 %2 需要它：请团队的 DBA 执行 GRANT SELECT ON %1 TO 该账号</translation>
     </message>
@@ -8177,7 +8177,7 @@ Usage: payops %2 %3</source>
         <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
     </message>
     <message>
-        <location line="+220"/>
+        <location line="+221"/>
         <source>a compensation needs a reason and a ticket</source>
         <translation>补偿必须填写原因和工单号</translation>
     </message>
@@ -8185,7 +8185,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedWatch</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+686"/>
+        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+689"/>
         <source>this database has no duplicate watch for mapped tables yet: run payops migrate (migration 0020) with an account that may change the schema</source>
         <translation>该数据库还没有映射表的重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0020）</translation>
     </message>
@@ -8304,7 +8304,7 @@ Usage: payops %2 %3</source>
         <translation>有两个副作用都名为 &quot;%1&quot;</translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+64"/>
         <source>%1:%2: not TOML: %3</source>
         <translation>%1:%2: 不是有效的 TOML：%3</translation>
     </message>
