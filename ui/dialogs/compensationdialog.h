@@ -12,6 +12,7 @@
 #include <optional>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -49,6 +50,11 @@ public:
 
     // The preview on screen; empty until it has been read.
     const CompensationPlan &plan() const { return m_plan; }
+
+    // What every compensation dialog shares (MappedCompensationDialog too): the required reason
+    // and ticket as a form, and the run step's result text.
+    static QFormLayout *reasonAndTicket(QWidget *parent, QLineEdit *&reason, QLineEdit *&ticket);
+    static QLabel *resultText(QWidget *parent);
 
 Q_SIGNALS:
     // The database changed: compensations done or a request filed or decided.

@@ -42,6 +42,11 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
     setObjectName(QStringLiteral("duplicatesPage"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 12);
+    if (mapping()) {
+        buildMapped(layout);
+        refresh();
+        return;
+    }
 
     auto *filters = new QHBoxLayout;
     m_window = new WindowCombo(this, 4);
@@ -169,6 +174,16 @@ void DuplicatesPage::setPrivileges(const Privileges &privileges)
 void DuplicatesPage::updateActions()
 {
     const bool allowed = privileges().compensate;
+    if (mapping()) {
+        const bool selected = m_mappedOrders->selectionModel()->hasSelection();
+        m_compensateOrders->setEnabled(allowed && selected);
+        m_compensateAll->setEnabled(allowed && !m_mapped.orders.isEmpty());
+        const QString refused = tr("This database account may not compensate (the "
+                                   "payops_operator role may, with the grants of docs/mapping.md).");
+        for (QPushButton *button : {m_compensateOrders, m_compensateAll})
+            button->setToolTip(allowed ? QString() : refused);
+        return;
+    }
     const bool selected = m_table->selectionModel()->hasSelection();
     m_compensateSelected->setEnabled(allowed && selected);
     m_compensateOrders->setEnabled(allowed && selected);
@@ -223,6 +238,10 @@ console::DuplicateFilter DuplicatesPage::filter() const
 
 void DuplicatesPage::refresh()
 {
+    if (mapping()) {
+        loadMapped();
+        return;
+    }
     m_model->reload(filter());
     loadSummary();
 }

@@ -78,6 +78,19 @@ struct MappedCompensationOutcome
     bool cancelled = false;
 };
 
+// The four-eyes threshold a mapped run is held against, as for payops's own tables. A mapped
+// compensation files no request, so one above the threshold is refused and changes nothing:
+// the command line and the console both ask this before executeMappedCompensation().
+struct MappedFourEyes
+{
+    qint64 moneyFen = 0;     // the plan's, MappedCompensationPlan::moneyFen()
+    qint64 soloFen = 0;      // what this account compensated alone in the four-eyes window
+    qint64 thresholdFen = 0;
+    bool refused = false;
+};
+MappedFourEyes mappedFourEyes(const QSqlDatabase &db, const MappedCompensationPlan &plan,
+                              qint64 fenPerHundredPoints);
+
 // The statements compensation runs on one side effect's table, with `?` for the ids: kept in
 // mapped_compensation.statement and the audit, and asked about before anything is written.
 QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEffect);
