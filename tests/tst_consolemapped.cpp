@@ -3,6 +3,8 @@
 #include "dialogs/mappedcompensationdialog.h"
 #include "domain/mapping/mapping.h"
 #include "mainwindow.h"
+#include "models/compensationbatchmodel.h"
+#include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/overviewpage.h"
 #include "scratchdatabase.h"
@@ -136,6 +138,9 @@ private Q_SLOTS:
         QVERIFY(!all->isEnabled());
         QVERIFY(!orders->isEnabled());
         QVERIFY(all->toolTip().contains(QStringLiteral("payops_operator")));
+        auto *everything = window->page(Page::CompensationId)
+                               ->findChild<QPushButton *>(QStringLiteral("compensateEverything"));
+        QVERIFY(!everything->isEnabled());
     }
 
     // An operator with the business grants compensates every open order from the page: the
@@ -169,6 +174,11 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(page->mappedOrders()->model()->rowCount(), 1, 20000);
         QCOMPARE(page->mappedDuplicates().orders.first().order.id,
                  test::TeamShop::kUsedCouponOrder);
+        // The compensation page lists the run's batch from mapped_compensation, and no requests.
+        auto *compensation = static_cast<CompensationPage *>(window->page(Page::CompensationId));
+        compensation->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(compensation->batchModel()->rowCount(), 1, 10000);
+        QVERIFY(!compensation->requestsTable()->isVisibleTo(compensation));
         const QMap<QString, qint64> left = openGroupsBySql(shop);
         QCOMPARE(left.value(QStringLiteral("coupon")), qint64(1));
         QCOMPARE(left.value(QStringLiteral("gift_card")) + left.value(QStringLiteral("points")),
