@@ -3509,17 +3509,17 @@
         <translation>%1 份留给财务</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>&lt;p&gt;On %1 order(s); &lt;b&gt;%2&lt;/b&gt; frozen or reversed in all (points at %3 = ¥1). A copy already used is never touched: finance decides.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;涉及 %1 个订单；共冻结或冲正 &lt;b&gt;%2&lt;/b&gt;（积分按 %3 = ¥1）。已使用的副本绝不改动：由财务决定。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+17"/>
         <source>&lt;b&gt;Nothing to compensate:&lt;/b&gt; no live duplicate in this scope.</source>
         <translation>&lt;b&gt;无需补偿：&lt;/b&gt;此范围内没有未补偿的重复发放。</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>On %1 order(s); &lt;b&gt;%2&lt;/b&gt; frozen or reversed in all (points at %3 = ¥1). A copy already used is never touched: finance decides.</source>
+        <translation>涉及 %1 个订单；共冻结或冲正 &lt;b&gt;%2&lt;/b&gt;（积分按 %3 = ¥1）。已使用的副本绝不改动：由财务决定。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Dry run: nothing has been changed. The first copy of each duplicate stays; nothing is deleted.</source>
         <translation>试运行：未做任何修改。每组重复保留第一份，不删除任何记录。</translation>
     </message>

@@ -143,16 +143,20 @@ void MappedCompensationDialog::showPreview(const console::MappedPreview &preview
     m_preview = preview;
     m_previewed = true;
     const mapping::MappedCompensationPlan &plan = preview.plan;
-    m_plan->setText(perSideEffect(plan, false) +
-                    tr("<p>On %1 order(s); <b>%2</b> frozen or reversed in all (points at %3 = "
-                       "¥1). A copy already used is never touched: finance decides.</p>")
-                        .arg(QLocale().toString(ordersIn(plan.copies)),
-                             console::formatMoney(preview.fourEyes.moneyFen))
-                        .arg(m_pointsPerYuan));
-    m_status->setText(plan.isEmpty()
-                          ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
-                          : tr("Dry run: nothing has been changed. The first copy of each "
-                               "duplicate stays; nothing is deleted."));
+    m_plan->setText(perSideEffect(plan, false));
+    m_status->setText(
+        plan.isEmpty()
+            ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
+            : tr("On %1 order(s); <b>%2</b> frozen or reversed in all (points at %3 = ¥1). A copy "
+                 "already used is never touched: finance decides.")
+                      .arg(QLocale().toString(ordersIn(plan.copies)),
+                           console::formatMoney(preview.fourEyes.moneyFen))
+                      .arg(m_pointsPerYuan) +
+                  QStringLiteral("<br>") +
+                  tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
+                     "nothing is deleted."));
+    // The table has a row per side effect, known only now: the dialog grows to show them all.
+    adjustSize();
     m_fourEyes->setVisible(preview.fourEyes.refused);
     if (preview.fourEyes.refused)
         m_fourEyes->setText(
