@@ -44,6 +44,7 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
     layout->setContentsMargins(16, 12, 16, 12);
     if (mapping()) {
         buildMapped(layout);
+        followPointsRate();
         refresh();
         return;
     }
@@ -154,6 +155,12 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
         m_busy->stop();
         m_totals->setText(tr("Cancelled. Refresh to scan again."));
     });
+    followPointsRate();
+    refresh();
+}
+
+void DuplicatesPage::followPointsRate()
+{
     // Only a new cash value of points changes what this page shows; a scan is not cheap.
     const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     connect(&settings, &console::ConsoleSettings::changed, this, [this, &settings] {
@@ -162,7 +169,6 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
         m_pointsPerYuan = settings.pointsPerYuan();
         refresh();
     });
-    refresh();
 }
 
 void DuplicatesPage::setPrivileges(const Privileges &privileges)
@@ -196,6 +202,8 @@ void DuplicatesPage::updateActions()
 
 CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
 {
+    if (mapping()) // payops's own tables' dialog; see compensateMapped()
+        return nullptr;
     QString text;
     CompensationDialog::ScopeSource source;
     if (what == CompensateWhat::AllInFilter) {

@@ -37,7 +37,8 @@ public:
 
     void refresh() override;
     void setPrivileges(const Privileges &privileges) override;
-    // Opens the compensation dialog (window-modal, non-blocking) and returns it.
+    // Opens the compensation dialog (window-modal, non-blocking) and returns it; nullptr with a
+    // mapping (compensateMapped() then).
     CompensationDialog *compensate(CompensateWhat what);
     QTableView *table() const { return m_table; }
     DuplicateModel *model() const { return m_model; }
@@ -56,6 +57,7 @@ private:
     void loadSummary();
     void updateBusy();
     void updateActions();
+    void followPointsRate();
     void buildMapped(QVBoxLayout *layout);
     void loadMapped();
     void showMapped(const console::MappedDuplicates &mapped);
