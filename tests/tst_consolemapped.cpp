@@ -116,6 +116,8 @@ private Q_SLOTS:
                                   20000);
         QVERIFY2(tile->detail().contains(QStringLiteral("gift_card: 3 extra in 3 groups")),
                  qPrintable(tile->detail()));
+        screenshot(window.get(), QStringLiteral("mapped-overview"));
+        QVERIFY(overview->findChild<QLabel *>(QStringLiteral("mappedChartNote"))->isVisible());
         auto *rate = overview->findChild<Tile *>(QStringLiteral("tileRate"));
         QVERIFY2(rate->detail().contains(QStringLiteral("not available on mapped tables")),
                  qPrintable(rate->detail()));

@@ -1853,7 +1853,7 @@
 <context>
     <name>payops::DuplicatesPage</name>
     <message>
-        <location filename="../../ui/pages/duplicatespage.cpp" line="+55"/>
+        <location filename="../../ui/pages/duplicatespage.cpp" line="+56"/>
         <source>coupons and points</source>
         <translation>优惠券和积分</translation>
     </message>
@@ -1946,7 +1946,7 @@
         <translation>已取消。刷新可重新扫描。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+31"/>
         <source>This database account may not compensate (the payops_operator role may, with the grants of docs/mapping.md).</source>
         <translation>此数据库账号不能补偿（payops_operator 角色可以，并需 docs/mapping.md 所列的授权）。</translation>
     </message>
@@ -1956,7 +1956,7 @@
         <translation>此数据库账号无权补偿（payops_operator 角色有此权限）。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>every open duplicate this filter shows (%1)</source>
         <translation>当前筛选出的全部未补偿重复（%1）</translation>
     </message>
@@ -3509,7 +3509,7 @@
         <translation>%1 份留给财务</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+15"/>
         <source>&lt;b&gt;Nothing to compensate:&lt;/b&gt; no live duplicate in this scope.</source>
         <translation>&lt;b&gt;无需补偿：&lt;/b&gt;此范围内没有未补偿的重复发放。</translation>
     </message>
@@ -3524,7 +3524,7 @@
         <translation>试运行：未做任何修改。每组重复保留第一份，不删除任何记录。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>%1, with the %2 this account compensated alone in the four-eyes window, is above the threshold of %3. Compensation through a mapping files no request: it is refused. Compensate fewer orders, or ask for the threshold to be raised.</source>
         <translation>%1，加上此账号在四眼时间窗内单独补偿的 %2，超过阈值 %3。通过映射的补偿不提交申请：因此被拒绝。请减少订单，或申请提高阈值。</translation>
     </message>
@@ -3668,12 +3668,17 @@
         <translation>存活的回调实例</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+17"/>
+        <source>The live chart of callbacks and duplicates reads payops&apos;s own tables: it is not shown on the team&apos;s tables. The tiles above come from the mapped duplicate watch.</source>
+        <translation>回调与重复发放的实时图表读取的是 payops 自己的表：在团队的表上不显示。上方的磁贴来自映射的重复发放监视。</translation>
+    </message>
+    <message>
+        <location line="+32"/>
         <source>Connecting …</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source>Refreshing</source>
         <translation>正在刷新</translation>
     </message>
@@ -3752,7 +3757,12 @@
         <translation>%1 个订单上的多余份数：优惠券 %2 张，积分记录 %3 条；已记录补偿 %4 次</translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="+54"/>
+        <source>on %1 orders of the team&apos;s tables&lt;br&gt;%2</source>
+        <translation>团队表上的 %1 个订单&lt;br&gt;%2</translation>
+    </message>
+    <message>
+        <location line="-73"/>
         <source>callbacks recorded in RECORD_ONLY mode, waiting to be processed</source>
         <translation>RECORD_ONLY 模式下记录的回调，等待处理</translation>
     </message>
@@ -3792,12 +3802,7 @@
         <translation>%1 ¥%2</translation>
     </message>
     <message>
-        <location line="+12"/>
-        <source>on %1 orders of the team&apos;s tables · %2</source>
-        <translation>团队表上的 %1 个订单 · %2</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+18"/>
         <source> (%1 points = ¥1)</source>
         <translation>（%1 积分 = ¥1）</translation>
     </message>

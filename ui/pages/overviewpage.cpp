@@ -69,6 +69,20 @@ OverviewPage::OverviewPage(const console::Target &target, QWidget *parent)
     layout->addLayout(grid);
     m_chart = new LiveTrafficChart(this);
     layout->addWidget(m_chart, 1);
+    if (mapping()) {
+        // The chart counts payops's own callbacks and side-effect tables: on the team's tables
+        // its duplicates line would read zero whatever happens. Said plainly instead.
+        m_chart->hide();
+        auto *note = new QLabel(tr("The live chart of callbacks and duplicates reads payops's own "
+                                   "tables: it is not shown on the team's tables. The tiles above "
+                                   "come from the mapped duplicate watch."),
+                                this);
+        note->setObjectName(QStringLiteral("mappedChartNote"));
+        note->setWordWrap(true);
+        palette::setTextRole(note, palette::Role::Muted);
+        layout->addWidget(note);
+        layout->addStretch(1);
+    }
     auto *footer = new QHBoxLayout;
     m_updated = new QLabel(this);
     m_updated->setObjectName(QStringLiteral("updatedLabel"));
@@ -99,8 +113,10 @@ OverviewPage::OverviewPage(const console::Target &target, QWidget *parent)
     auto *trafficTimer = new QTimer(this);
     trafficTimer->setObjectName(QStringLiteral("liveTrafficTimer"));
     connect(trafficTimer, &QTimer::timeout, this, &OverviewPage::refreshTraffic);
-    trafficTimer->start(kTrafficRefreshMs);
-    refreshTraffic();
+    if (!mapping()) {
+        trafficTimer->start(kTrafficRefreshMs);
+        refreshTraffic();
+    }
 }
 
 void OverviewPage::refreshTraffic()
@@ -279,8 +295,8 @@ void OverviewPage::showMapped(const mapping::MappedWatchFigures &watch,
     };
     m_duplicates->setValue(
         f.duplicatesWatched ? locale.toString(extra) : tr("unknown"),
-        tr("on %1 orders of the team's tables · %2")
-                .arg(locale.toString(watch.openOrders), copies.join(QStringLiteral(" · "))) +
+        tr("on %1 orders of the team's tables<br>%2")
+                .arg(locale.toString(watch.openOrders), copies.join(QStringLiteral("<br>"))) +
             notes,
         tone(extra));
     m_money->setValue(f.duplicatesWatched ? console::formatMoney(fen) : tr("unknown"),
