@@ -881,7 +881,7 @@
     <message>
         <location line="-125"/>
         <location line="+15"/>
-        <location line="+204"/>
+        <location line="+212"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
@@ -891,7 +891,7 @@
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-166"/>
+        <location line="-174"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -901,7 +901,7 @@
         <translation>当前批次完成后停止…</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+55"/>
         <source>Planning the dry run … nothing is changed.</source>
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
@@ -1021,7 +1021,7 @@
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-161"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -1031,7 +1031,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+178"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -3554,17 +3554,7 @@
         <translation>正在补偿… 第 %1 / %2 份</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>Stopped by an error.</source>
-        <translation>因出错而停止。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>%1&lt;br&gt;Every batch committed before it stays done; a new run finishes the rest.</source>
-        <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+19"/>
         <source>Refused.</source>
         <translation>已拒绝。</translation>
     </message>

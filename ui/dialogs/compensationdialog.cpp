@@ -178,6 +178,14 @@ QFormLayout *CompensationDialog::reasonAndTicket(QWidget *parent, QLineEdit *&re
     return form;
 }
 
+void CompensationDialog::showRunError(QLabel *runText, QLabel *result, const db::Error &error)
+{
+    runText->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
+    result->setText(
+        tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
+            .arg(db::userMessage(error).toHtmlEscaped()));
+}
+
 QLabel *CompensationDialog::resultText(QWidget *parent)
 {
     QLabel *result = paragraph(QStringLiteral("resultText"), parent);
@@ -342,10 +350,7 @@ void CompensationDialog::run()
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);
             finishRun();
-            runText()->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
-            m_result->setText(
-                tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
-                    .arg(db::userMessage(error).toHtmlEscaped()));
+            showRunError(runText(), m_result, error);
             Q_EMIT changed();
         });
 }

@@ -23,6 +23,9 @@ namespace payops {
 namespace console {
 class Worker;
 }
+namespace db {
+class Error;
+}
 struct CompensationResult;
 
 // Compensates duplicates in four steps: a dry-run preview with totals, a reason and a ticket,
@@ -55,6 +58,8 @@ public:
     // and ticket as a form, and the run step's result text.
     static QFormLayout *reasonAndTicket(QWidget *parent, QLineEdit *&reason, QLineEdit *&ticket);
     static QLabel *resultText(QWidget *parent);
+    // A run stopped by an error: what committed stays done.
+    static void showRunError(QLabel *runText, QLabel *result, const db::Error &error);
 
 Q_SIGNALS:
     // The database changed: compensations done or a request filed or decided.

@@ -222,10 +222,7 @@ void MappedCompensationDialog::run()
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);
             finishRun();
-            runText()->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
-            m_result->setText(
-                tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
-                    .arg(db::userMessage(error).toHtmlEscaped()));
+            CompensationDialog::showRunError(runText(), m_result, error);
             Q_EMIT changed();
         });
 }
