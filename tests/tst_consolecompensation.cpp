@@ -248,7 +248,8 @@ private Q_SLOTS:
         auto requester = windowOn(alice.dsnFor(m_db->name()));
         auto *duplicates = static_cast<DuplicatesPage *>(requester->page(Page::DuplicatesId));
         QTRY_COMPARE_WITH_TIMEOUT(duplicates->model()->rowCount(), 18, 10000);
-        test::compensateThrough(duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter));
+        test::compensateThrough(
+            duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter));
         QCOMPARE(
             count(dsn, QStringLiteral(
                            "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")),

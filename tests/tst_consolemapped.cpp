@@ -37,14 +37,15 @@ QMap<QString, qint64> openGroupsBySql(const test::TeamShop &shop)
     QMap<QString, qint64> groups;
     for (const auto &[name, table, id, key, live] : sides)
         groups[QLatin1String(name)] =
-            db::scalar(root.database(),
-                       QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM %1.%2 WHERE %3 AND %4 "
-                                      "NOT IN (SELECT target_id FROM %5.mapped_compensation WHERE "
-                                      "business_table = '%6.%2') GROUP BY %7 HAVING COUNT(*) > 1) g")
-                           .arg(db::quoteIdentifier(shop.business()), QLatin1String(table),
-                                QLatin1String(live), QLatin1String(id),
-                                db::quoteIdentifier(shop.dsn().database), shop.business(),
-                                QLatin1String(key)))
+            db::scalar(
+                root.database(),
+                QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM %1.%2 WHERE %3 AND %4 "
+                               "NOT IN (SELECT target_id FROM %5.mapped_compensation WHERE "
+                               "business_table = '%6.%2') GROUP BY %7 HAVING COUNT(*) > 1) g")
+                    .arg(db::quoteIdentifier(shop.business()), QLatin1String(table),
+                         QLatin1String(live), QLatin1String(id),
+                         db::quoteIdentifier(shop.dsn().database), shop.business(),
+                         QLatin1String(key)))
                 .toLongLong();
     return groups;
 }
@@ -152,11 +153,10 @@ private Q_SLOTS:
         test::TeamShop shop;
         test::ScratchAccount op(QStringLiteral("payops_operator"));
         shop.grantBusiness(op, QStringLiteral("SELECT"));
-        for (const QString &grant : {QStringLiteral("UPDATE ON t_coupon_grant"),
-                                     QStringLiteral("UPDATE ON t_gift_card"),
-                                     QStringLiteral("INSERT ON t_point_flow")})
-            shop.execBusiness(
-                QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, op.user()));
+        for (const QString &grant :
+             {QStringLiteral("UPDATE ON t_coupon_grant"), QStringLiteral("UPDATE ON t_gift_card"),
+              QStringLiteral("INSERT ON t_point_flow")})
+            shop.execBusiness(QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, op.user()));
 
         auto window = windowAs(shop, op);
         DuplicatesPage *page = duplicatesShown(*window);
@@ -165,8 +165,7 @@ private Q_SLOTS:
         MappedCompensationDialog *dialog = page->compensateMapped(false);
         QVERIFY(dialog);
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
-        QCOMPARE(dialog->plan().count(QStringLiteral("coupon"), mapping::MappedAction::Finance),
-                 1);
+        QCOMPARE(dialog->plan().count(QStringLiteral("coupon"), mapping::MappedAction::Finance), 1);
         screenshot(dialog, QStringLiteral("mapped-compensation-preview"));
         test::compensateThrough(dialog);
         const QString result = dialog->findChild<QLabel *>(QStringLiteral("resultText"))->text();

@@ -41,9 +41,9 @@ Job<MappedRun> mappedRunJob(MappedRunRequest request, std::shared_ptr<std::atomi
         run.fourEyes = mapping::mappedFourEyes(db, request.plan, request.fenPerHundredPoints);
         if (run.fourEyes.refused)
             return run;
-        run.outcome = mapping::executeMappedCompensation(db, request.mapping, request.plan,
-                                                         request.reason, request.ticket, 200,
-                                                         stop.get(), request.progress);
+        run.outcome =
+            mapping::executeMappedCompensation(db, request.mapping, request.plan, request.reason,
+                                               request.ticket, 200, stop.get(), request.progress);
         return run;
     };
 }

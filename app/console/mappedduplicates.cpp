@@ -3,8 +3,7 @@
 namespace payops::console {
 
 Job<MappedDuplicates> mappedDuplicatesJob(mapping::Mapping mapping,
-                                          std::function<void(int percent)> progress,
-                                          int orderLimit)
+                                          std::function<void(int percent)> progress, int orderLimit)
 {
     return [mapping = std::move(mapping), progress = std::move(progress),
             orderLimit](const QSqlDatabase &db) {

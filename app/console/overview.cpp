@@ -94,7 +94,8 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     options.firstPassBudgetMs = kOverviewFirstPassSliceMs;
     options.cancel = cancel;
     if (mapping) {
-        const mapping::MappedWatchRefresh watch = mapping::refreshMappedWatch(db, *mapping, options);
+        const mapping::MappedWatchRefresh watch =
+            mapping::refreshMappedWatch(db, *mapping, options);
         figures.duplicatesWatched = !watch.missing;
         figures.mapped = watch.figures;
         figures.duplicatesComplete = watch.figures.complete();

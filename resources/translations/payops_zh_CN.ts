@@ -1097,12 +1097,12 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+111"/>
+        <location line="+110"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
     <message>
-        <location line="-109"/>
+        <location line="-108"/>
         <source>Reject…</source>
         <translation>驳回…</translation>
     </message>
@@ -1132,7 +1132,7 @@
         <translation>通过映射 %1 进行的补偿，最新的在前。超过四眼阈值 %2 时，通过映射的补偿会被拒绝：它不提交申请；请在“重复发放”页面减少订单后再补偿。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>none</source>
         <translation>无</translation>
     </message>
@@ -1177,7 +1177,7 @@
         <translation>所有有未补偿重复发放的订单</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+18"/>
         <source>Request %1 rejected.</source>
         <translation>申请 %1 已驳回。</translation>
     </message>
@@ -1248,7 +1248,7 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/money/compensationrequest.cpp" line="+175"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+174"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
@@ -1946,7 +1946,7 @@
         <translation>已取消。刷新可重新扫描。</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+32"/>
         <source>This database account may not compensate (the payops_operator role may, with the grants of docs/mapping.md).</source>
         <translation>此数据库账号不能补偿（payops_operator 角色可以，并需 docs/mapping.md 所列的授权）。</translation>
     </message>
@@ -3464,7 +3464,7 @@
         <translation>本批完成后停止</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+10"/>
         <source>Stopping after the current batch …</source>
         <translation>当前批次完成后停止…</translation>
     </message>
@@ -3673,7 +3673,7 @@
         <translation>正在刷新</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <source>Database %1 has no payops schema</source>
         <translation>数据库 %1 中没有 payops 表结构</translation>
     </message>
@@ -3712,12 +3712,12 @@
         <location line="+38"/>
         <location line="+9"/>
         <location line="+45"/>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location line="-96"/>
+        <location line="-97"/>
         <source>switch v%1, set by %2: %3</source>
         <translation>降级开关 v%1，由 %2 设置：%3</translation>
     </message>
@@ -3797,7 +3797,7 @@
         <translation>（%1 积分 = ¥1）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>Cannot read the database</source>
         <translation>无法读取数据库</translation>
     </message>

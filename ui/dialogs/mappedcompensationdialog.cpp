@@ -32,8 +32,8 @@ int ordersIn(const QList<mapping::MappedCopy> &copies)
 
 MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
                                                    const QString &scopeText,
-                                                   mapping::MappedScope scope,
-                                                   qint64 pointsPerYuan, QWidget *parent)
+                                                   mapping::MappedScope scope, qint64 pointsPerYuan,
+                                                   QWidget *parent)
     : StepWizard(QStringLiteral("mappedCompensationDialog"),
                  tr("Compensate duplicates on the team's tables"), kWidth,
                  tr("Compensate duplicates on the team's tables"), tr("Compensate…"),
@@ -66,10 +66,8 @@ MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping
     add(RunStep, m_progress);
     add(RunStep, m_result, 1);
 
-    connect(m_reason, &QLineEdit::textChanged, this,
-            &MappedCompensationDialog::updateActionButton);
-    connect(m_ticket, &QLineEdit::textChanged, this,
-            &MappedCompensationDialog::updateActionButton);
+    connect(m_reason, &QLineEdit::textChanged, this, &MappedCompensationDialog::updateActionButton);
+    connect(m_ticket, &QLineEdit::textChanged, this, &MappedCompensationDialog::updateActionButton);
     connect(m_cancelRun, &QPushButton::clicked, this, [this] {
         if (m_cancel)
             m_cancel->store(true);
@@ -125,14 +123,14 @@ QString MappedCompensationDialog::perSideEffect(const mapping::MappedCompensatio
         const QString verb = takeBack == MappedAction::Freeze
                                  ? (done ? tr("frozen") : tr("to freeze"))
                                  : (done ? tr("reversed") : tr("to reverse"));
-        rows += QStringLiteral("<tr><td><b>%1</b></td><td align='right'>%2 %3</td><td "
-                               "align='right'>%4</td><td align='right'>%5</td><td "
-                               "align='right'>%6</td></tr>")
-                    .arg(side.name.toHtmlEscaped(),
-                         locale.toString(plan.count(side.name, takeBack)), verb,
-                         value(side, takeBack),
-                         tr("%1 left to finance").arg(plan.count(side.name, MappedAction::Finance)),
-                         value(side, MappedAction::Finance));
+        rows +=
+            QStringLiteral("<tr><td><b>%1</b></td><td align='right'>%2 %3</td><td "
+                           "align='right'>%4</td><td align='right'>%5</td><td "
+                           "align='right'>%6</td></tr>")
+                .arg(side.name.toHtmlEscaped(), locale.toString(plan.count(side.name, takeBack)),
+                     verb, value(side, takeBack),
+                     tr("%1 left to finance").arg(plan.count(side.name, MappedAction::Finance)),
+                     value(side, MappedAction::Finance));
     }
     return QStringLiteral("<table cellspacing='0' cellpadding='4' width='100%'>%1</table>")
         .arg(rows);

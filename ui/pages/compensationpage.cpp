@@ -139,8 +139,7 @@ void CompensationPage::showRecord(const console::CompensationRecord &s)
                        "threshold of %2 a compensation through a mapping is refused: it files no "
                        "request; compensate fewer orders from the Duplicates page.")
                         .arg(mapping()->path.toHtmlEscaped(),
-                             s.thresholdFen > 0 ? console::formatMoney(s.thresholdFen)
-                                                : tr("none"))
+                             s.thresholdFen > 0 ? console::formatMoney(s.thresholdFen) : tr("none"))
         : s.thresholdFen > 0
             ? tr("A compensation that takes what an account compensated alone in the four-eyes "
                  "window "
@@ -214,10 +213,9 @@ CompensationDialog *CompensationPage::compensateEverything()
 
 MappedCompensationDialog *CompensationPage::compensateEverythingMapped()
 {
-    auto *dialog = new MappedCompensationDialog(worker()->dsn(), *mapping(),
-                                                tr("every order with an open duplicate"),
-                                                mapping::MappedScope::all(), pointsPerYuan(),
-                                                window());
+    auto *dialog = new MappedCompensationDialog(
+        worker()->dsn(), *mapping(), tr("every order with an open duplicate"),
+        mapping::MappedScope::all(), pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
     dialog->open();

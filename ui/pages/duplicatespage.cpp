@@ -184,8 +184,9 @@ void DuplicatesPage::updateActions()
         const bool selected = m_mappedOrders->selectionModel()->hasSelection();
         m_compensateOrders->setEnabled(allowed && selected);
         m_compensateAll->setEnabled(allowed && !m_mapped.orders.isEmpty());
-        const QString refused = tr("This database account may not compensate (the "
-                                   "payops_operator role may, with the grants of docs/mapping.md).");
+        const QString refused =
+            tr("This database account may not compensate (the "
+               "payops_operator role may, with the grants of docs/mapping.md).");
         for (QPushButton *button : {m_compensateOrders, m_compensateAll})
             button->setToolTip(allowed ? QString() : refused);
         return;

@@ -157,7 +157,8 @@ void OverviewPage::refresh()
     if (!m_tallies)
         m_tallies = std::make_shared<console::OverviewTallies>();
     worker()->submit<console::OverviewRefresh>(
-        QStringLiteral("overview"), console::overviewJob(m_tallies, m_activity, pointsPerYuan,
+        QStringLiteral("overview"),
+        console::overviewJob(m_tallies, m_activity, pointsPerYuan,
                              mapping() ? std::optional(*mapping()) : std::nullopt),
         this,
         [this](const console::OverviewRefresh &result) {
@@ -188,13 +189,13 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
                  locale.toString(f.recent.entered(QStringLiteral("PAID"))),
                  locale.toString(f.recent.refused(QStringLiteral("PAID"), QStringLiteral("PAID"))));
     // On the team's tables payops's own orders are empty: their last hour would read as zero.
-    m_details->setText(
-        mapping() ? tr("%1 as %2 · server %3 · schema level %4 · the team's tables of %5")
-                        .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion,
-                             summary.schemaLevel, mapping()->path)
-                  : tr("%1 as %2 · server %3 · schema level %4 · last hour: %5")
-                        .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion,
-                             summary.schemaLevel, recent));
+    m_details->setText(mapping()
+                           ? tr("%1 as %2 · server %3 · schema level %4 · the team's tables of %5")
+                                 .arg(dsn.toDisplayString(), summary.currentUser,
+                                      summary.serverVersion, summary.schemaLevel, mapping()->path)
+                           : tr("%1 as %2 · server %3 · schema level %4 · last hour: %5")
+                                 .arg(dsn.toDisplayString(), summary.currentUser,
+                                      summary.serverVersion, summary.schemaLevel, recent));
     m_details->setToolTip(
         tr("The last hour's orders and transitions, counted by the minute: read once when the page "
            "opens, then only what is new at each refresh."));
@@ -207,7 +208,7 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
         recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
     if (mapping())
         m_rate->setValue(tr("n/a"), tr("not available on mapped tables: the team's payments do "
-                                      "not all pass through payops's callback log"));
+                                       "not all pass through payops's callback log"));
     else
         m_rate->setValue(locale.toString(f.callbacksLastMinute),
                          tr("distinct pay_no first received in the last 60 s"));
@@ -289,7 +290,7 @@ void OverviewPage::showMapped(const mapping::MappedWatchFigures &watch,
     const qint64 extra = watch.extraCopies();
     const qint64 fen = watch.valueFen(pointsPerYuan);
     const auto tone = [&f](qint64 figure) {
-        return figure > 0 ? Tile::Tone::Bad
+        return figure > 0             ? Tile::Tone::Bad
                : f.duplicatesComplete ? Tile::Tone::Good
                                       : Tile::Tone::Warning;
     };
@@ -299,10 +300,9 @@ void OverviewPage::showMapped(const mapping::MappedWatchFigures &watch,
                 .arg(locale.toString(watch.openOrders), copies.join(QStringLiteral("<br>"))) +
             notes,
         tone(extra));
-    m_money->setValue(f.duplicatesWatched ? console::formatMoney(fen) : tr("unknown"),
-                      values.join(QStringLiteral(" + ")) +
-                          tr(" (%1 points = ¥1)").arg(pointsPerYuan),
-                      tone(fen));
+    m_money->setValue(
+        f.duplicatesWatched ? console::formatMoney(fen) : tr("unknown"),
+        values.join(QStringLiteral(" + ")) + tr(" (%1 points = ¥1)").arg(pointsPerYuan), tone(fen));
 }
 
 void OverviewPage::showError(const QString &message)

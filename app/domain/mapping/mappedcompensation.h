@@ -83,8 +83,8 @@ struct MappedCompensationOutcome
 // the command line and the console both ask this before executeMappedCompensation().
 struct MappedFourEyes
 {
-    qint64 moneyFen = 0;     // the plan's, MappedCompensationPlan::moneyFen()
-    qint64 soloFen = 0;      // what this account compensated alone in the four-eyes window
+    qint64 moneyFen = 0; // the plan's, MappedCompensationPlan::moneyFen()
+    qint64 soloFen = 0;  // what this account compensated alone in the four-eyes window
     qint64 thresholdFen = 0;
     bool refused = false;
 };

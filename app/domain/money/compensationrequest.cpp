@@ -149,8 +149,7 @@ QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int lim
 
 QList<CompensationBatch> loadMappedCompensationBatches(const QSqlDatabase &db, int limit)
 {
-    return batchesOf(db, QStringLiteral("mapped_compensation"), QStringLiteral("value_fen"),
-                     limit);
+    return batchesOf(db, QStringLiteral("mapped_compensation"), QStringLiteral("value_fen"), limit);
 }
 
 qint64 fourEyesThresholdFen(const QSqlDatabase &db)
