@@ -1,4 +1,5 @@
 #include "callbackfixture.h"
+#include "consolewindow.h"
 #include "db/connection.h"
 #include "dialogs/compensationdialog.h"
 #include "domain/callback/callbackswitch.h"
@@ -74,24 +75,6 @@ CompensationPage *theOneRequestOn(const MainWindow &window)
     return page;
 }
 
-// Types the reason and ticket, goes through the confirmation and waits for the result.
-void compensateThrough(CompensationDialog *dialog)
-{
-    auto *act = dialog->findChild<QPushButton *>(QStringLiteral("actButton"));
-    QVERIFY(!act->isEnabled()); // no reason, no ticket
-    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")),
-                     QStringLiteral("duplicate payout INC-7"));
-    QVERIFY(!act->isEnabled());
-    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")),
-                     QStringLiteral("INC-7"));
-    QTRY_VERIFY(act->isEnabled());
-    QTest::mouseClick(act, Qt::LeftButton);
-    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")),
-                      Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        dialog->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 20000);
-}
-
 } // namespace
 
 class TestConsoleCompensation final : public QObject
@@ -152,7 +135,7 @@ private Q_SLOTS:
                  QStringLiteral("¥%1.%2").arg(fen / 100).arg(fen % 100, 2, 10, QLatin1Char('0')));
         QCOMPARE(test::businessFingerprint(dsn), fingerprint);
 
-        compensateThrough(dialog);
+        test::compensateThrough(dialog);
         QVERIFY2(
             labelText(dialog, "resultText")
                 .contains(QStringLiteral("Compensated <b>%1</b>").arg(unused + used + pointsRows)),
@@ -191,7 +174,7 @@ private Q_SLOTS:
                             labelText(dialog, "totalPointsReversed").section(u' ', 0, 0).toInt();
         QCOMPARE(actions, 1);
         QCOMPARE(labelText(dialog, "totalOrders"), QStringLiteral("1"));
-        compensateThrough(dialog);
+        test::compensateThrough(dialog);
         QCOMPARE(count(m_db->dsn(), QStringLiteral("SELECT COUNT(*) FROM compensation")),
                  qint64(1));
     }
@@ -214,7 +197,7 @@ private Q_SLOTS:
             dialog->findChild<QLabel *>(QStringLiteral("fourEyesNote"))->isVisible(), 10000);
         QCOMPARE(dialog->findChild<QPushButton *>(QStringLiteral("actButton"))->text(),
                  QStringLiteral("Request approval…"));
-        compensateThrough(dialog);
+        test::compensateThrough(dialog);
         QVERIFY2(labelText(dialog, "runText").contains(QStringLiteral("is filed")),
                  qPrintable(labelText(dialog, "runText")));
         QCOMPARE(count(dsn, QStringLiteral("SELECT COUNT(*) FROM compensation")), qint64(0));
@@ -265,7 +248,8 @@ private Q_SLOTS:
         auto requester = windowOn(alice.dsnFor(m_db->name()));
         auto *duplicates = static_cast<DuplicatesPage *>(requester->page(Page::DuplicatesId));
         QTRY_COMPARE_WITH_TIMEOUT(duplicates->model()->rowCount(), 18, 10000);
-        compensateThrough(duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter));
+        test::compensateThrough(
+            duplicates->compensate(DuplicatesPage::CompensateWhat::AllInFilter));
         QCOMPARE(
             count(dsn, QStringLiteral(
                            "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'")),

@@ -212,22 +212,17 @@ private:
             sayPerSideEffect(mapping, plan, tr("to freeze"), tr("to reverse"));
             if (dryRun)
                 return Success;
-            // The four-eyes threshold holds here too; a mapped compensation has no request to
-            // file, so one above it is refused and changes nothing.
-            const qint64 moneyFen = plan.moneyFen(fenPerHundredPoints);
-            CompensationPlan asOwn;
-            asOwn.moneyFen = moneyFen;
-            const qint64 threshold = fourEyesThresholdFen(db);
-            const qint64 solo = soloCompensatedFen(db);
-            if (needsSecondOperator(asOwn, threshold, solo))
+            const mapping::MappedFourEyes fourEyes =
+                mapping::mappedFourEyes(db, plan, fenPerHundredPoints);
+            if (fourEyes.refused)
                 return fail(Refused,
                             tr("%1 fen, with the %2 fen this account compensated alone in the "
                                "four-eyes window, is above the threshold of %3 fen; compensation "
                                "through a mapping files no request: compensate fewer orders "
                                "(--order) or ask for the threshold to be raised")
-                                .arg(moneyFen)
-                                .arg(solo)
-                                .arg(threshold));
+                                .arg(fourEyes.moneyFen)
+                                .arg(fourEyes.soloFen)
+                                .arg(fourEyes.thresholdFen));
             const mapping::MappedCompensationOutcome outcome = mapping::executeMappedCompensation(
                 db, mapping, plan, reason, ticket, 200, nullptr, progress());
             mapping::MappedCompensationPlan done;

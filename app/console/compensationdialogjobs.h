@@ -1,9 +1,11 @@
 #pragma once
 
+#include "domain/mapping/mappedcompensation.h"
 #include "domain/money/compensationworkflow.h"
 #include "job.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace payops::console {
@@ -24,5 +26,32 @@ Job<ScopedPreview> compensationPreviewJob(Job<CompensationScope> scope,
 // so that the flag outlives a dialog closed before the run ends.
 Job<CompensationResult> compensationRunJob(CompensationJob job,
                                            std::shared_ptr<std::atomic<bool>> stop);
+
+// The dry run of a compensation on a team's own tables, and the four-eyes check it will meet.
+struct MappedPreview
+{
+    mapping::MappedCompensationPlan plan;
+    mapping::MappedFourEyes fourEyes;
+};
+Job<MappedPreview> mappedPreviewJob(mapping::Mapping mapping, mapping::MappedScope scope,
+                                    qint64 fenPerHundredPoints);
+
+// The run: the four-eyes check again (the account may have compensated meanwhile), then
+// executeMappedCompensation(); `refused` set, nothing was written.
+struct MappedRun
+{
+    mapping::MappedFourEyes fourEyes;
+    mapping::MappedCompensationOutcome outcome;
+};
+struct MappedRunRequest
+{
+    mapping::Mapping mapping;
+    mapping::MappedCompensationPlan plan;
+    QString reason;
+    QString ticket;
+    qint64 fenPerHundredPoints = 0;
+    std::function<void(int done, int total)> progress;
+};
+Job<MappedRun> mappedRunJob(MappedRunRequest request, std::shared_ptr<std::atomic<bool>> stop);
 
 } // namespace payops::console

@@ -15,7 +15,8 @@ struct CompensationRecord
     QList<CompensationBatch> batches;
 };
 
-// Throws db::Error.
-CompensationRecord loadCompensationRecord(const QSqlDatabase &db);
+// Throws db::Error. `mapped`: the batches through a mapping; such a compensation files no
+// request, so none are read.
+CompensationRecord loadCompensationRecord(const QSqlDatabase &db, bool mapped = false);
 
 } // namespace payops::console

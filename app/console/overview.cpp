@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "domain/callback/instanceliveness.h"
+#include "domain/mapping/mappedwatch.h"
 #include "domain/money/duplicates/duplicatewatch.h"
 
 #include <QSqlQuery>
@@ -57,7 +58,7 @@ RecentCallbackCount::Count RecentCallbackCount::advance(const QSqlDatabase &db)
 }
 
 OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan,
-                             const std::atomic<bool> *cancel)
+                             const std::atomic<bool> *cancel, const mapping::Mapping *mapping)
 {
     OverviewFigures figures;
     QSqlQuery sw =
@@ -92,6 +93,16 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
     options.lockWaitSeconds = 1;
     options.firstPassBudgetMs = kOverviewFirstPassSliceMs;
     options.cancel = cancel;
+    if (mapping) {
+        const mapping::MappedWatchRefresh watch =
+            mapping::refreshMappedWatch(db, *mapping, options);
+        figures.duplicatesWatched = !watch.missing;
+        figures.mapped = watch.figures;
+        figures.duplicatesComplete = watch.figures.complete();
+        figures.duplicatesPercent = watch.figures.percentScanned();
+        figures.duplicatesNote = watch.why;
+        return figures;
+    }
     const WatchRefresh watch = refreshDuplicateWatch(db, options);
     figures.duplicatesWatched = !watch.missing;
     figures.duplicates = totalsOf(watch.figures, pointsPerYuan);
@@ -102,15 +113,18 @@ OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, q
 }
 
 Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies,
-                                 std::shared_ptr<ActivityTally> activity, qint64 pointsPerYuan)
+                                 std::shared_ptr<ActivityTally> activity, qint64 pointsPerYuan,
+                                 std::optional<mapping::Mapping> mapping)
 {
-    return [tallies = std::move(tallies), activity = std::move(activity),
-            pointsPerYuan](const QSqlDatabase &db) {
+    return [tallies = std::move(tallies), activity = std::move(activity), pointsPerYuan,
+            mapping = std::move(mapping)](const QSqlDatabase &db) {
         OverviewRefresh result;
         result.summary = loadDatabaseSummary(db);
         if (!result.summary.schemaLevel.isEmpty()) {
-            result.figures = loadOverview(db, *tallies, pointsPerYuan);
-            result.figures.recent = activity->advance(db);
+            const mapping::Mapping *tables = mapping ? &*mapping : nullptr;
+            result.figures = loadOverview(db, *tallies, pointsPerYuan, nullptr, tables);
+            if (!tables)
+                result.figures.recent = activity->advance(db);
         }
         return result;
     };

@@ -4,6 +4,7 @@
 #include "backlog.h"
 #include "databasesummary.h"
 #include "domain/callback/unmatchedcallbacks.h"
+#include "domain/mapping/mappedwatch.h"
 #include "duplicatescan.h"
 #include "job.h"
 
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace payops::console {
 
@@ -34,6 +36,8 @@ struct OverviewFigures
     bool duplicatesComplete = true; // false while the watch's first pass is still reading history
     int duplicatesPercent = 100;    // how much of it is read
     QString duplicatesNote;         // why the watch was not advanced by this refresh, if it was not
+    // On a mapped database: the mapped watch's figures per side effect, in place of `duplicates`.
+    std::optional<mapping::MappedWatchFigures> mapped;
     qint64 instancesAlive = 0;
     qint64 instancesKnown = 0;
     qint64 unsafeInstancesAlive = 0;
@@ -81,9 +85,12 @@ struct OverviewTallies
 // Every statement reads what is new or a bounded range of an index, never history: the
 // duplicates come from the duplicate watch, advanced by this call (and, on a database it has
 // not read yet, by a slice of its first pass; the next refresh goes on from there). `cancel`
-// stops that slice between statements. Throws db::Error.
+// stops that slice between statements. With a mapping the duplicates come from the mapped watch
+// on the team's tables instead (domain/mapping/mappedwatch.h); the switch, backlog and instances
+// are payops's own either way. Throws db::Error.
 OverviewFigures loadOverview(const QSqlDatabase &db, OverviewTallies &tallies, qint64 pointsPerYuan,
-                             const std::atomic<bool> *cancel = nullptr);
+                             const std::atomic<bool> *cancel = nullptr,
+                             const mapping::Mapping *mapping = nullptr);
 
 // One refresh of the overview page: the database's summary and, when it has a payops schema,
 // its figures.
@@ -95,8 +102,10 @@ struct OverviewRefresh
 
 // The overview page's refresh as a worker's job. The tallies keep counts between refreshes
 // and are used on the worker's thread only, one refresh at a time.
+// With a mapping, the last hour's activity (payops's orders) is not read: it has no meaning there.
 Job<OverviewRefresh> overviewJob(std::shared_ptr<OverviewTallies> tallies,
-                                 std::shared_ptr<ActivityTally> activity, qint64 pointsPerYuan);
+                                 std::shared_ptr<ActivityTally> activity, qint64 pointsPerYuan,
+                                 std::optional<mapping::Mapping> mapping = std::nullopt);
 
 // Milliseconds of a refresh that may go to the watch's first pass.
 constexpr int kOverviewFirstPassSliceMs = 1500;

@@ -8,6 +8,8 @@
 #include "widgets/switchcontrol.h"
 
 #include <QAbstractItemView>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QtTest>
 
 namespace payops::test {
@@ -55,6 +57,25 @@ inline CompensationDialog *openCompensationPreview(MainWindow &window)
     if (!QTest::qWaitFor([dialog] { return !dialog->plan().isEmpty(); }, 20000))
         return nullptr;
     return dialog;
+}
+
+// Types the reason and ticket into a compensation dialog (CompensationDialog or
+// MappedCompensationDialog), goes through the confirmation and waits for the result.
+inline void compensateThrough(QDialog *dialog)
+{
+    auto *act = dialog->findChild<QPushButton *>(QStringLiteral("actButton"));
+    QVERIFY(!act->isEnabled()); // no reason, no ticket
+    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")),
+                     QStringLiteral("duplicate payout INC-7"));
+    QVERIFY(!act->isEnabled());
+    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")),
+                     QStringLiteral("INC-7"));
+    QTRY_VERIFY(act->isEnabled());
+    QTest::mouseClick(act, Qt::LeftButton);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("confirmButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        dialog->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 20000);
 }
 
 } // namespace payops::test

@@ -133,17 +133,7 @@ void CompensationDialog::build()
     m_fourEyes = paragraph(QStringLiteral("fourEyesNote"), previewPage);
     palette::setTextRole(m_fourEyes, palette::Role::Warning);
     m_fourEyes->hide();
-    m_reason = new QLineEdit(previewPage);
-    m_reason->setObjectName(QStringLiteral("reasonEdit"));
-    m_reason->setMaxLength(255);
-    m_reason->setPlaceholderText(tr("Why — required, kept with every action and in the audit log"));
-    m_ticket = new QLineEdit(previewPage);
-    m_ticket->setObjectName(QStringLiteral("ticketEdit"));
-    m_ticket->setMaxLength(64);
-    m_ticket->setPlaceholderText(tr("Incident or ticket id — required"));
-    auto *form = new QFormLayout;
-    form->addRow(tr("Reason"), m_reason);
-    form->addRow(tr("Ticket"), m_ticket);
+    QFormLayout *form = reasonAndTicket(previewPage, m_reason, m_ticket);
     add(FormStep, m_scopeLabel);
     add(FormStep, policy);
     add(FormStep, totalsFrame);
@@ -154,9 +144,7 @@ void CompensationDialog::build()
     // Step 2, the confirmation, is written when it is shown. Step 3: progress, stop, result.
     m_progress = new QProgressBar(page(RunStep));
     m_progress->setObjectName(QStringLiteral("progressBar"));
-    m_result = paragraph(QStringLiteral("resultText"), page(RunStep));
-    m_result->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_result = resultText(page(RunStep));
     m_cancelRun = addRunButton(tr("Stop after this batch"), QStringLiteral("cancelRunButton"));
     add(RunStep, m_progress);
     add(RunStep, m_result, 1);
@@ -171,6 +159,39 @@ void CompensationDialog::build()
         runText()->setText(tr("Stopping after the current batch …"));
     });
     m_reason->setFocus(); // what the operator has to type first, not the policy combo
+}
+
+QFormLayout *CompensationDialog::reasonAndTicket(QWidget *parent, QLineEdit *&reason,
+                                                 QLineEdit *&ticket)
+{
+    reason = new QLineEdit(parent);
+    reason->setObjectName(QStringLiteral("reasonEdit"));
+    reason->setMaxLength(255);
+    reason->setPlaceholderText(tr("Why — required, kept with every action and in the audit log"));
+    ticket = new QLineEdit(parent);
+    ticket->setObjectName(QStringLiteral("ticketEdit"));
+    ticket->setMaxLength(64);
+    ticket->setPlaceholderText(tr("Incident or ticket id — required"));
+    auto *form = new QFormLayout;
+    form->addRow(tr("Reason"), reason);
+    form->addRow(tr("Ticket"), ticket);
+    return form;
+}
+
+void CompensationDialog::showRunError(QLabel *runText, QLabel *result, const db::Error &error)
+{
+    runText->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
+    result->setText(
+        tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
+            .arg(db::userMessage(error).toHtmlEscaped()));
+}
+
+QLabel *CompensationDialog::resultText(QWidget *parent)
+{
+    QLabel *result = paragraph(QStringLiteral("resultText"), parent);
+    result->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return result;
 }
 
 CompensationSettings CompensationDialog::settings() const
@@ -329,10 +350,7 @@ void CompensationDialog::run()
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);
             finishRun();
-            runText()->setText(palette::strong(palette::Role::Danger, tr("Stopped by an error.")));
-            m_result->setText(
-                tr("%1<br>Every batch committed before it stays done; a new run finishes the rest.")
-                    .arg(db::userMessage(error).toHtmlEscaped()));
+            showRunError(runText(), m_result, error);
             Q_EMIT changed();
         });
 }

@@ -12,6 +12,7 @@
 #include <optional>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -21,6 +22,9 @@ namespace payops {
 
 namespace console {
 class Worker;
+}
+namespace db {
+class Error;
 }
 struct CompensationResult;
 
@@ -49,6 +53,13 @@ public:
 
     // The preview on screen; empty until it has been read.
     const CompensationPlan &plan() const { return m_plan; }
+
+    // What every compensation dialog shares (MappedCompensationDialog too): the required reason
+    // and ticket as a form, and the run step's result text.
+    static QFormLayout *reasonAndTicket(QWidget *parent, QLineEdit *&reason, QLineEdit *&ticket);
+    static QLabel *resultText(QWidget *parent);
+    // A run stopped by an error: what committed stays done.
+    static void showRunError(QLabel *runText, QLabel *result, const db::Error &error);
 
 Q_SIGNALS:
     // The database changed: compensations done or a request filed or decided.

@@ -6,6 +6,7 @@
 #include "console/duplicatescan.h"
 #include "console/worker.h"
 #include "dialogs/compensationdialog.h"
+#include "dialogs/mappedcompensationdialog.h"
 #include "models/compensationbatchmodel.h"
 #include "models/compensationrequestmodel.h"
 #include "palette.h"
@@ -56,7 +57,8 @@ CompensationPage::CompensationPage(const console::Target &target, QWidget *paren
     top->addWidget(m_all, 0, Qt::AlignTop);
     layout->addLayout(top);
 
-    layout->addWidget(heading(tr("Requests for a second operator"), this));
+    auto *requestsHeading = heading(tr("Requests for a second operator"), this);
+    layout->addWidget(requestsHeading);
     m_requestModel = new CompensationRequestModel(this);
     m_requests = new DataTable(QStringLiteral("requestsTable"), m_requestModel, this);
     m_requests->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -77,6 +79,13 @@ CompensationPage::CompensationPage(const console::Target &target, QWidget *paren
     decide->addWidget(m_hint);
     decide->addWidget(m_status, 1);
     layout->addLayout(decide);
+    if (mapping()) {
+        // A compensation through a mapping files no request: above the threshold it is refused.
+        for (QWidget *w : std::initializer_list<QWidget *>{requestsHeading, m_requests, m_approve,
+                                                           m_reject, m_hint})
+            w->hide();
+        m_all->setText(tr("Compensate every open duplicate on the team's tables…"));
+    }
 
     layout->addWidget(heading(tr("Compensation batches carried out"), this));
     m_batchModel = new CompensationBatchModel(this);
@@ -98,7 +107,12 @@ CompensationPage::CompensationPage(const console::Target &target, QWidget *paren
                                     console::formatMoney(request->amountFen))) == QMessageBox::Yes)
             rejectSelected();
     });
-    connect(m_all, &QPushButton::clicked, this, &CompensationPage::compensateEverything);
+    connect(m_all, &QPushButton::clicked, this, [this] {
+        if (mapping())
+            compensateEverythingMapped();
+        else
+            compensateEverything();
+    });
     updateActions();
     refresh();
 }
@@ -112,7 +126,8 @@ void CompensationPage::setPrivileges(const Privileges &privileges)
 void CompensationPage::refresh()
 {
     worker()->submit<console::CompensationRecord>(
-        QStringLiteral("compensation"), console::jobOf(console::loadCompensationRecord), this,
+        QStringLiteral("compensation"),
+        console::jobOf(console::loadCompensationRecord, mapping() != nullptr), this,
         [this](const console::CompensationRecord &record) { showRecord(record); },
         [this](const db::Error &error) { m_status->setText(db::userMessage(error)); });
 }
@@ -120,7 +135,12 @@ void CompensationPage::refresh()
 void CompensationPage::showRecord(const console::CompensationRecord &s)
 {
     m_threshold->setText(
-        s.thresholdFen > 0
+        mapping() ? tr("Compensations through the mapping %1, newest first. Above the four-eyes "
+                       "threshold of %2 a compensation through a mapping is refused: it files no "
+                       "request; compensate fewer orders from the Duplicates page.")
+                        .arg(mapping()->path.toHtmlEscaped(),
+                             s.thresholdFen > 0 ? console::formatMoney(s.thresholdFen) : tr("none"))
+        : s.thresholdFen > 0
             ? tr("A compensation that takes what an account compensated alone in the four-eyes "
                  "window "
                  "above <b>%1</b> waits as a request until another operator account approves it "
@@ -187,6 +207,17 @@ CompensationDialog *CompensationPage::compensateEverything()
                                           pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
+    dialog->open();
+    return dialog;
+}
+
+MappedCompensationDialog *CompensationPage::compensateEverythingMapped()
+{
+    auto *dialog = new MappedCompensationDialog(
+        worker()->dsn(), *mapping(), tr("every order with an open duplicate"),
+        mapping::MappedScope::all(), pointsPerYuan(), window());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
     dialog->open();
     return dialog;
 }

@@ -15,11 +15,14 @@ struct CompensationRecord;
 
 class CompensationBatchModel;
 class CompensationDialog;
+class MappedCompensationDialog;
 class CompensationRequestModel;
 
 // Four eyes and the record: the compensation requests waiting for a second operator, who
 // approves or rejects them here, and the batches already carried out. Compensating itself
-// starts from the duplicates page (a selection, orders, a filter) or from here for all.
+// starts from the duplicates page (a selection, orders, a filter) or from here for all. With a
+// mapping the page lists the compensations through it (mapped_compensation); there are no
+// requests to decide then.
 class CompensationPage final : public Page
 {
     Q_OBJECT
@@ -33,6 +36,8 @@ public:
     // Opens the approval dialog for the selected pending request, or null when none is.
     CompensationDialog *approveSelected();
     CompensationDialog *compensateEverything();
+    // With a mapping: every open duplicate on the team's tables.
+    MappedCompensationDialog *compensateEverythingMapped();
     void rejectSelected();
     QTableView *requestsTable() const { return m_requests; }
     CompensationRequestModel *requestModel() const { return m_requestModel; }

@@ -42,6 +42,12 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
     setObjectName(QStringLiteral("duplicatesPage"));
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 12, 16, 12);
+    if (mapping()) {
+        buildMapped(layout);
+        followPointsRate();
+        refresh();
+        return;
+    }
 
     auto *filters = new QHBoxLayout;
     m_window = new WindowCombo(this, 4);
@@ -149,6 +155,12 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
         m_busy->stop();
         m_totals->setText(tr("Cancelled. Refresh to scan again."));
     });
+    followPointsRate();
+    refresh();
+}
+
+void DuplicatesPage::followPointsRate()
+{
     // Only a new cash value of points changes what this page shows; a scan is not cheap.
     const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     connect(&settings, &console::ConsoleSettings::changed, this, [this, &settings] {
@@ -157,7 +169,6 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
         m_pointsPerYuan = settings.pointsPerYuan();
         refresh();
     });
-    refresh();
 }
 
 void DuplicatesPage::setPrivileges(const Privileges &privileges)
@@ -169,6 +180,17 @@ void DuplicatesPage::setPrivileges(const Privileges &privileges)
 void DuplicatesPage::updateActions()
 {
     const bool allowed = privileges().compensate;
+    if (mapping()) {
+        const bool selected = m_mappedOrders->selectionModel()->hasSelection();
+        m_compensateOrders->setEnabled(allowed && selected);
+        m_compensateAll->setEnabled(allowed && !m_mapped.orders.isEmpty());
+        const QString refused =
+            tr("This database account may not compensate (the "
+               "payops_operator role may, with the grants of docs/mapping.md).");
+        for (QPushButton *button : {m_compensateOrders, m_compensateAll})
+            button->setToolTip(allowed ? QString() : refused);
+        return;
+    }
     const bool selected = m_table->selectionModel()->hasSelection();
     m_compensateSelected->setEnabled(allowed && selected);
     m_compensateOrders->setEnabled(allowed && selected);
@@ -181,6 +203,8 @@ void DuplicatesPage::updateActions()
 
 CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
 {
+    if (mapping()) // payops's own tables' dialog; see compensateMapped()
+        return nullptr;
     QString text;
     CompensationDialog::ScopeSource source;
     if (what == CompensateWhat::AllInFilter) {
@@ -223,6 +247,10 @@ console::DuplicateFilter DuplicatesPage::filter() const
 
 void DuplicatesPage::refresh()
 {
+    if (mapping()) {
+        loadMapped();
+        return;
+    }
     m_model->reload(filter());
     loadSummary();
 }

@@ -1,24 +1,30 @@
 #pragma once
 
 #include "console/duplicatescan.h"
+#include "console/mappedduplicates.h"
 #include "page.h"
 
 class QComboBox;
 class QPushButton;
 class QLabel;
 class QLineEdit;
+class QStandardItemModel;
 class QTableView;
+class QVBoxLayout;
 
 namespace payops {
 
 class BusyIndicator;
 class CompensationDialog;
+class MappedCompensationDialog;
 class DuplicateCharts;
 class DuplicateModel;
 class WindowCombo;
 
 // Every duplicate side effect, grouped by order, with the money it puts at risk, charts over
-// time and by kind, and filters. The table pages in lazily.
+// time and by kind, and filters. The table pages in lazily. With a mapping (docs/mapping.md)
+// the page shows the team's tables instead: the mapped watch's open groups per side effect, the
+// orders that have one, and the selected order's rows (duplicatespagemapped.cpp).
 class DuplicatesPage final : public Page
 {
     Q_OBJECT
@@ -31,16 +37,31 @@ public:
 
     void refresh() override;
     void setPrivileges(const Privileges &privileges) override;
-    // Opens the compensation dialog (window-modal, non-blocking) and returns it.
+    // Opens the compensation dialog (window-modal, non-blocking) and returns it; nullptr with a
+    // mapping (compensateMapped() then).
     CompensationDialog *compensate(CompensateWhat what);
     QTableView *table() const { return m_table; }
     DuplicateModel *model() const { return m_model; }
     console::DuplicateFilter filter() const;
+    // With a mapping: the open orders, and the selected order's rows of every side effect.
+    QTableView *mappedOrders() const { return m_mappedOrders; }
+    QTableView *mappedCopies() const { return m_mappedCopies; }
+    const console::MappedDuplicates &mappedDuplicates() const { return m_mapped; }
+    // With a mapping: compensates the selected orders, or every open one (window-modal).
+    MappedCompensationDialog *compensateMapped(bool selectedOnly);
+
+Q_SIGNALS:
+    void mappedShown(); // the mapped figures and orders are on screen
 
 private:
     void loadSummary();
     void updateBusy();
     void updateActions();
+    void followPointsRate();
+    void buildMapped(QVBoxLayout *layout);
+    void loadMapped();
+    void showMapped(const console::MappedDuplicates &mapped);
+    void showMappedCopies();
 
     qint64 m_pointsPerYuan = 0; // of the settings, as the figures on screen count them
     WindowCombo *m_window = nullptr;
@@ -56,6 +77,12 @@ private:
     QPushButton *m_compensateOrders = nullptr;
     QPushButton *m_compensateAll = nullptr;
     bool m_summaryPending = false;
+    // With a mapping, in place of the filters, charts and the table above.
+    console::MappedDuplicates m_mapped;
+    QTableView *m_mappedOrders = nullptr;
+    QStandardItemModel *m_mappedOrderRows = nullptr;
+    QTableView *m_mappedCopies = nullptr;
+    QStandardItemModel *m_mappedCopyRows = nullptr;
 };
 
 } // namespace payops

@@ -69,6 +69,20 @@ OverviewPage::OverviewPage(const console::Target &target, QWidget *parent)
     layout->addLayout(grid);
     m_chart = new LiveTrafficChart(this);
     layout->addWidget(m_chart, 1);
+    if (mapping()) {
+        // The chart counts payops's own callbacks and side-effect tables: on the team's tables
+        // its duplicates line would read zero whatever happens. Said plainly instead.
+        m_chart->hide();
+        auto *note = new QLabel(tr("The live chart of callbacks and duplicates reads payops's own "
+                                   "tables: it is not shown on the team's tables. The tiles above "
+                                   "come from the mapped duplicate watch."),
+                                this);
+        note->setObjectName(QStringLiteral("mappedChartNote"));
+        note->setWordWrap(true);
+        palette::setTextRole(note, palette::Role::Muted);
+        layout->addWidget(note);
+        layout->addStretch(1);
+    }
     auto *footer = new QHBoxLayout;
     m_updated = new QLabel(this);
     m_updated->setObjectName(QStringLiteral("updatedLabel"));
@@ -99,8 +113,10 @@ OverviewPage::OverviewPage(const console::Target &target, QWidget *parent)
     auto *trafficTimer = new QTimer(this);
     trafficTimer->setObjectName(QStringLiteral("liveTrafficTimer"));
     connect(trafficTimer, &QTimer::timeout, this, &OverviewPage::refreshTraffic);
-    trafficTimer->start(kTrafficRefreshMs);
-    refreshTraffic();
+    if (!mapping()) {
+        trafficTimer->start(kTrafficRefreshMs);
+        refreshTraffic();
+    }
 }
 
 void OverviewPage::refreshTraffic()
@@ -141,7 +157,9 @@ void OverviewPage::refresh()
     if (!m_tallies)
         m_tallies = std::make_shared<console::OverviewTallies>();
     worker()->submit<console::OverviewRefresh>(
-        QStringLiteral("overview"), console::overviewJob(m_tallies, m_activity, pointsPerYuan),
+        QStringLiteral("overview"),
+        console::overviewJob(m_tallies, m_activity, pointsPerYuan,
+                             mapping() ? std::optional(*mapping()) : std::nullopt),
         this,
         [this](const console::OverviewRefresh &result) {
             m_pending = false;
@@ -170,9 +188,14 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
             .arg(locale.toString(f.recent.ordersCreated),
                  locale.toString(f.recent.entered(QStringLiteral("PAID"))),
                  locale.toString(f.recent.refused(QStringLiteral("PAID"), QStringLiteral("PAID"))));
-    m_details->setText(tr("%1 as %2 · server %3 · schema level %4 · last hour: %5")
-                           .arg(dsn.toDisplayString(), summary.currentUser, summary.serverVersion,
-                                summary.schemaLevel, recent));
+    // On the team's tables payops's own orders are empty: their last hour would read as zero.
+    m_details->setText(mapping()
+                           ? tr("%1 as %2 · server %3 · schema level %4 · the team's tables of %5")
+                                 .arg(dsn.toDisplayString(), summary.currentUser,
+                                      summary.serverVersion, summary.schemaLevel, mapping()->path)
+                           : tr("%1 as %2 · server %3 · schema level %4 · last hour: %5")
+                                 .arg(dsn.toDisplayString(), summary.currentUser,
+                                      summary.serverVersion, summary.schemaLevel, recent));
     m_details->setToolTip(
         tr("The last hour's orders and transitions, counted by the minute: read once when the page "
            "opens, then only what is new at each refresh."));
@@ -183,8 +206,12 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
         f.mode.isEmpty() ? tr("unknown") : f.mode,
         tr("switch v%1, set by %2: %3").arg(f.switchVersion).arg(f.switchChangedBy, f.switchReason),
         recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
-    m_rate->setValue(locale.toString(f.callbacksLastMinute),
-                     tr("distinct pay_no first received in the last 60 s"));
+    if (mapping())
+        m_rate->setValue(tr("n/a"), tr("not available on mapped tables: the team's payments do "
+                                       "not all pass through payops's callback log"));
+    else
+        m_rate->setValue(locale.toString(f.callbacksLastMinute),
+                         tr("distinct pay_no first received in the last 60 s"));
     const auto &d = f.duplicates;
     // Until the duplicate watch has read the history once, its figures are a lower bound.
     const QString counting =
@@ -196,15 +223,6 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
     const QString note = f.duplicatesNote.isEmpty()
                              ? QString()
                              : QStringLiteral("<br>") + f.duplicatesNote.toHtmlEscaped();
-    m_duplicates->setValue(
-        f.duplicatesWatched ? locale.toString(d.extraRows()) : tr("unknown"),
-        tr("extra copies on %1 orders: %2 coupons, %3 points rows; %4 compensations recorded")
-                .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
-                     locale.toString(d.pointExtra), locale.toString(d.compensations)) +
-            counting + note,
-        d.extraRows() > 0      ? Tile::Tone::Bad
-        : f.duplicatesComplete ? Tile::Tone::Good
-                               : Tile::Tone::Warning);
     QString backlogDetail = tr("callbacks recorded in RECORD_ONLY mode, waiting to be processed");
     if (f.unmatched.callbacks >
         0) // a payment waiting for the drain is worth a second look, an orphan less so
@@ -219,15 +237,28 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
                              locale.toString(f.unmatched.withOrder)));
     m_backlog->setValue(locale.toString(f.backlog), backlogDetail,
                         f.backlog > 0 ? Tile::Tone::Warning : Tile::Tone::Neutral);
-    m_money->setValue(
-        f.duplicatesWatched ? console::formatMoney(d.atRiskFen()) : tr("unknown"),
-        tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
-                .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
-                .arg(settings.pointsPerYuan()) +
-            counting,
-        d.atRiskFen() > 0      ? Tile::Tone::Bad
-        : f.duplicatesComplete ? Tile::Tone::Good
-                               : Tile::Tone::Warning);
+    if (f.mapped) {
+        showMapped(*f.mapped, f, counting + note);
+    } else {
+        m_duplicates->setValue(
+            f.duplicatesWatched ? locale.toString(d.extraRows()) : tr("unknown"),
+            tr("extra copies on %1 orders: %2 coupons, %3 points rows; %4 compensations recorded")
+                    .arg(locale.toString(d.orders), locale.toString(d.couponExtra),
+                         locale.toString(d.pointExtra), locale.toString(d.compensations)) +
+                counting + note,
+            d.extraRows() > 0      ? Tile::Tone::Bad
+            : f.duplicatesComplete ? Tile::Tone::Good
+                                   : Tile::Tone::Warning);
+        m_money->setValue(
+            f.duplicatesWatched ? console::formatMoney(d.atRiskFen()) : tr("unknown"),
+            tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
+                    .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
+                    .arg(settings.pointsPerYuan()) +
+                counting,
+            d.atRiskFen() > 0      ? Tile::Tone::Bad
+            : f.duplicatesComplete ? Tile::Tone::Good
+                                   : Tile::Tone::Warning);
+    }
     m_instances->setValue(
         QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
         f.unsafeInstancesAlive > 0
@@ -240,6 +271,38 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
         tr("Updated %1 UTC · every %2 s")
             .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss")))
             .arg(settings.refreshSeconds()));
+}
+
+void OverviewPage::showMapped(const mapping::MappedWatchFigures &watch,
+                              const console::OverviewFigures &f, const QString &notes)
+{
+    const QLocale locale;
+    const qint64 pointsPerYuan = console::ConsoleSettings::instance().pointsPerYuan();
+    QStringList copies;
+    QStringList values;
+    for (const mapping::MappedSideEffectFigures &side : watch.sideEffects) {
+        copies << tr("%1: %2 extra in %3 groups")
+                      .arg(side.name.toHtmlEscaped(), locale.toString(side.extraCopies),
+                           locale.toString(side.openGroups));
+        values << tr("%1 ¥%2").arg(side.name.toHtmlEscaped(),
+                                   console::formatYuan(side.valueFen(pointsPerYuan)));
+    }
+    const qint64 extra = watch.extraCopies();
+    const qint64 fen = watch.valueFen(pointsPerYuan);
+    const auto tone = [&f](qint64 figure) {
+        return figure > 0             ? Tile::Tone::Bad
+               : f.duplicatesComplete ? Tile::Tone::Good
+                                      : Tile::Tone::Warning;
+    };
+    m_duplicates->setValue(
+        f.duplicatesWatched ? locale.toString(extra) : tr("unknown"),
+        tr("on %1 orders of the team's tables<br>%2")
+                .arg(locale.toString(watch.openOrders), copies.join(QStringLiteral("<br>"))) +
+            notes,
+        tone(extra));
+    m_money->setValue(
+        f.duplicatesWatched ? console::formatMoney(fen) : tr("unknown"),
+        values.join(QStringLiteral(" + ")) + tr(" (%1 points = ¥1)").arg(pointsPerYuan), tone(fen));
 }
 
 void OverviewPage::showError(const QString &message)

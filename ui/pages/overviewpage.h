@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/mapping/mappedwatch.h"
 #include "page.h"
 
 #include <memory>
@@ -45,6 +46,9 @@ Q_SIGNALS:
 private:
     void show(const console::DatabaseSummary &summary, const console::OverviewFigures &figures);
     void showError(const QString &message);
+    // The duplicates and money tiles from the mapped watch, per side effect.
+    void showMapped(const mapping::MappedWatchFigures &watch, const console::OverviewFigures &f,
+                    const QString &notes);
 
     QLabel *m_headline = nullptr;
     QLabel *m_details = nullptr;

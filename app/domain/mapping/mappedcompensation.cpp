@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/money/auditlog.h"
+#include "domain/money/compensationrequest.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -393,6 +394,19 @@ executeMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
         }
     }
     return outcome;
+}
+
+MappedFourEyes mappedFourEyes(const QSqlDatabase &db, const MappedCompensationPlan &plan,
+                              qint64 fenPerHundredPoints)
+{
+    MappedFourEyes check;
+    check.moneyFen = plan.moneyFen(fenPerHundredPoints);
+    check.thresholdFen = fourEyesThresholdFen(db);
+    check.soloFen = soloCompensatedFen(db);
+    CompensationPlan asOwn;
+    asOwn.moneyFen = check.moneyFen;
+    check.refused = needsSecondOperator(asOwn, check.thresholdFen, check.soloFen);
+    return check;
 }
 
 } // namespace payops::mapping

@@ -78,6 +78,19 @@ struct MappedCompensationOutcome
     bool cancelled = false;
 };
 
+// The four-eyes threshold a mapped run is held against, as for payops's own tables. A mapped
+// compensation files no request, so one above the threshold is refused and changes nothing:
+// the command line and the console both ask this before executeMappedCompensation().
+struct MappedFourEyes
+{
+    qint64 moneyFen = 0; // the plan's, MappedCompensationPlan::moneyFen()
+    qint64 soloFen = 0;  // what this account compensated alone in the four-eyes window
+    qint64 thresholdFen = 0;
+    bool refused = false;
+};
+MappedFourEyes mappedFourEyes(const QSqlDatabase &db, const MappedCompensationPlan &plan,
+                              qint64 fenPerHundredPoints);
+
 // The statement compensation runs on the copies `ids` of one side effect's table: an UPDATE
 // with the mapping's SET clause, or an INSERT ... SELECT of the reversed row. With `?` for the
 // ids it is the shape kept in mapped_compensation.statement and the audit; the mapping check

@@ -119,12 +119,17 @@ bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QStrin
 
 } // namespace
 
-QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int limit)
+namespace {
+
+// The batches of `table` (compensation or mapped_compensation): they share these columns.
+QList<CompensationBatch> batchesOf(const QSqlDatabase &db, const QString &table,
+                                   const QString &amountColumn, int limit)
 {
     QSqlQuery rows = db::exec(
         db, QStringLiteral("SELECT batch_id, MIN(created_at), MIN(created_by), MIN(reason), "
-                           "MIN(ticket), COUNT(*), SUM(amount_fen) "
-                           "FROM compensation GROUP BY batch_id ORDER BY MIN(id) DESC LIMIT %1")
+                           "MIN(ticket), COUNT(*), SUM(%2) "
+                           "FROM %1 GROUP BY batch_id ORDER BY MIN(id) DESC LIMIT %3")
+                .arg(table, amountColumn)
                 .arg(limit));
     QList<CompensationBatch> batches;
     while (rows.next())
@@ -133,6 +138,18 @@ QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int lim
                                      rows.value(4).toString(),  rows.value(5).toInt(),
                                      rows.value(6).toLongLong()};
     return batches;
+}
+
+} // namespace
+
+QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int limit)
+{
+    return batchesOf(db, QStringLiteral("compensation"), QStringLiteral("amount_fen"), limit);
+}
+
+QList<CompensationBatch> loadMappedCompensationBatches(const QSqlDatabase &db, int limit)
+{
+    return batchesOf(db, QStringLiteral("mapped_compensation"), QStringLiteral("value_fen"), limit);
 }
 
 qint64 fourEyesThresholdFen(const QSqlDatabase &db)

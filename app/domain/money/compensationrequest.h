@@ -49,6 +49,9 @@ struct CompensationBatch
 };
 // The newest batches first. Throws db::Error.
 QList<CompensationBatch> loadCompensationBatches(const QSqlDatabase &db, int limit = 50);
+// The same for compensations through a mapping (mapped_compensation, docs/mapping.md); the
+// amount is the fen of yuan and fen side effects, points rows count as actions only.
+QList<CompensationBatch> loadMappedCompensationBatches(const QSqlDatabase &db, int limit = 50);
 
 // payops_meta 'four_eyes_threshold_fen'; 0 or missing: no compensation needs a second operator.
 qint64 fourEyesThresholdFen(const QSqlDatabase &db);

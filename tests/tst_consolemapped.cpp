@@ -1,0 +1,224 @@
+#include "consolewindow.h"
+#include "db/connection.h"
+#include "dialogs/mappedcompensationdialog.h"
+#include "domain/mapping/mapping.h"
+#include "mainwindow.h"
+#include "models/compensationbatchmodel.h"
+#include "pages/compensationpage.h"
+#include "pages/duplicatespage.h"
+#include "pages/overviewpage.h"
+#include "scratchdatabase.h"
+#include "teamshop.h"
+#include "testmain.h"
+#include "widgets/tile.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableView>
+
+#include <array>
+
+using namespace payops;
+
+namespace {
+
+// Open groups per side effect by a plain GROUP BY over the team's tables, independent of the
+// mapped watch: live rows of one (order, key...) more than once.
+QMap<QString, qint64> openGroupsBySql(const test::TeamShop &shop)
+{
+    const QList<std::array<const char *, 5>> sides{
+        {"coupon", "t_coupon_grant", "id", "order_no, tpl_code", "status <> 'VOID'"},
+        {"gift_card", "t_gift_card", "card_id", "order_ref, card_type, batch", "status <> 9"},
+        {"points", "t_point_flow", "id", "biz_no, biz_type", "delta > 0"}};
+    db::Connection root(test::serverDsn(), QStringLiteral("check"));
+    QMap<QString, qint64> groups;
+    for (const auto &[name, table, id, key, live] : sides)
+        groups[QLatin1String(name)] =
+            db::scalar(
+                root.database(),
+                QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM %1.%2 WHERE %3 AND %4 "
+                               "NOT IN (SELECT target_id FROM %5.mapped_compensation WHERE "
+                               "business_table = '%6.%2') GROUP BY %7 HAVING COUNT(*) > 1) g")
+                    .arg(db::quoteIdentifier(shop.business()), QLatin1String(table),
+                         QLatin1String(live), QLatin1String(id),
+                         db::quoteIdentifier(shop.dsn().database), shop.business(),
+                         QLatin1String(key)))
+                .toLongLong();
+    return groups;
+}
+
+// A window connected as `account` to the shop through its mapping, its grants known.
+std::unique_ptr<MainWindow> windowAs(const test::TeamShop &shop,
+                                     const test::ScratchAccount &account)
+{
+    auto window = std::make_unique<MainWindow>(std::nullopt);
+    QSignalSpy known(window.get(), &MainWindow::privilegesKnown);
+    window->resize(1366, 740);
+    window->connectTo(console::Target{account.dsnFor(shop.dsn().database),
+                                      mapping::loadMapping(shop.mappingPath())});
+    window->show();
+    if (!known.wait(10000) && known.isEmpty())
+        qWarning("the privileges probe did not answer");
+    return window;
+}
+
+DuplicatesPage *duplicatesShown(MainWindow &window)
+{
+    window.showPage(Page::DuplicatesId);
+    auto *page = static_cast<DuplicatesPage *>(window.page(Page::DuplicatesId));
+    QSignalSpy shown(page, &DuplicatesPage::mappedShown);
+    if (page->mappedDuplicates().orders.isEmpty())
+        static_cast<void>(shown.wait(20000));
+    return page;
+}
+
+// PAYOPS_SCREENSHOT_DIR=DIR (script/screenshots): the window as DIR/<name>.png. Not a check.
+void screenshot(QWidget *widget, const QString &name)
+{
+    const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
+    if (directory.isEmpty())
+        return;
+    QCoreApplication::processEvents();
+    QVERIFY(widget->grab().save(QDir(directory).filePath(name + QStringLiteral(".png"))));
+}
+
+} // namespace
+
+class TestConsoleMapped final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // The overview's tile and the duplicates page count the planted groups per side effect as
+    // a plain GROUP BY does; a finance account reads them but may not compensate.
+    void financeSeesThePlantedGroups()
+    {
+        test::TeamShop shop;
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        shop.grantBusiness(finance, QStringLiteral("SELECT"));
+        const QMap<QString, qint64> expected = openGroupsBySql(shop);
+        QCOMPARE(expected.value(QStringLiteral("coupon")), qint64(test::TeamShop::kCouponGroups));
+        QCOMPARE(expected.value(QStringLiteral("gift_card")),
+                 qint64(test::TeamShop::kGiftCardGroups));
+        QCOMPARE(expected.value(QStringLiteral("points")), qint64(test::TeamShop::kPointGroups));
+
+        auto window = windowAs(shop, finance);
+        auto *overview = window->page(Page::OverviewId);
+        auto *tile = overview->findChild<Tile *>(QStringLiteral("tileDuplicates"));
+        QVERIFY(tile);
+        // One extra copy per planted group.
+        const qint64 extra = test::TeamShop::kCouponGroups + test::TeamShop::kGiftCardGroups +
+                             test::TeamShop::kPointGroups;
+        QTRY_VERIFY2_WITH_TIMEOUT(tile->value() == QString::number(extra),
+                                  qPrintable(tile->value() + QLatin1Char(' ') + tile->detail()),
+                                  20000);
+        QVERIFY2(tile->detail().contains(QStringLiteral("gift_card: 3 extra in 3 groups")),
+                 qPrintable(tile->detail()));
+        screenshot(window.get(), QStringLiteral("mapped-overview"));
+        QVERIFY(overview->findChild<QLabel *>(QStringLiteral("mappedChartNote"))->isVisible());
+        auto *rate = overview->findChild<Tile *>(QStringLiteral("tileRate"));
+        QVERIFY2(rate->detail().contains(QStringLiteral("not available on mapped tables")),
+                 qPrintable(rate->detail()));
+
+        DuplicatesPage *page = duplicatesShown(*window);
+        const mapping::MappedWatchFigures &figures = page->mappedDuplicates().watch.figures;
+        QCOMPARE(figures.sideEffects.size(), 3);
+        for (const mapping::MappedSideEffectFigures &side : figures.sideEffects)
+            QCOMPARE(side.openGroups, expected.value(side.name));
+        QCOMPARE(page->mappedOrders()->model()->rowCount(), int(figures.openOrders));
+        QVERIFY(figures.openOrders > 0);
+
+        // The selected order's rows: every side effect's rows of that order.
+        page->mappedOrders()->selectRow(0);
+        QTRY_VERIFY(page->mappedCopies()->model()->rowCount() >= 2);
+        screenshot(window.get(), QStringLiteral("mapped-duplicates"));
+
+        auto *all = page->findChild<QPushButton *>(QStringLiteral("compensateAll"));
+        auto *orders = page->findChild<QPushButton *>(QStringLiteral("compensateOrders"));
+        QVERIFY(!all->isEnabled());
+        QVERIFY(!orders->isEnabled());
+        QVERIFY(all->toolTip().contains(QStringLiteral("payops_operator")));
+        auto *everything = window->page(Page::CompensationId)
+                               ->findChild<QPushButton *>(QStringLiteral("compensateEverything"));
+        QVERIFY(!everything->isEnabled());
+    }
+
+    // An operator with the business grants compensates every open order from the page: the
+    // page then lists only the order whose extra coupon was used, left to finance.
+    void operatorCompensatesFromThePage()
+    {
+        test::TeamShop shop;
+        test::ScratchAccount op(QStringLiteral("payops_operator"));
+        shop.grantBusiness(op, QStringLiteral("SELECT"));
+        for (const QString &grant :
+             {QStringLiteral("UPDATE ON t_coupon_grant"), QStringLiteral("UPDATE ON t_gift_card"),
+              QStringLiteral("INSERT ON t_point_flow")})
+            shop.execBusiness(QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, op.user()));
+
+        auto window = windowAs(shop, op);
+        DuplicatesPage *page = duplicatesShown(*window);
+        auto *all = page->findChild<QPushButton *>(QStringLiteral("compensateAll"));
+        QTRY_VERIFY(all->isEnabled());
+        MappedCompensationDialog *dialog = page->compensateMapped(false);
+        QVERIFY(dialog);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
+        QCOMPARE(dialog->plan().count(QStringLiteral("coupon"), mapping::MappedAction::Finance), 1);
+        screenshot(dialog, QStringLiteral("mapped-compensation-preview"));
+        test::compensateThrough(dialog);
+        const QString result = dialog->findChild<QLabel *>(QStringLiteral("resultText"))->text();
+        QVERIFY2(result.contains(QStringLiteral("1 left to finance")), qPrintable(result));
+
+        // Only the used coupon's order stays open, its extra copy used.
+        QTRY_COMPARE_WITH_TIMEOUT(page->mappedOrders()->model()->rowCount(), 1, 20000);
+        QCOMPARE(page->mappedDuplicates().orders.first().order.id,
+                 test::TeamShop::kUsedCouponOrder);
+        // The compensation page lists the run's batch from mapped_compensation, and no requests.
+        auto *compensation = static_cast<CompensationPage *>(window->page(Page::CompensationId));
+        compensation->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(compensation->batchModel()->rowCount(), 1, 10000);
+        QVERIFY(!compensation->requestsTable()->isVisibleTo(compensation));
+        const QMap<QString, qint64> left = openGroupsBySql(shop);
+        QCOMPARE(left.value(QStringLiteral("coupon")), qint64(1));
+        QCOMPARE(left.value(QStringLiteral("gift_card")) + left.value(QStringLiteral("points")),
+                 qint64(0));
+    }
+
+    // Above the four-eyes threshold the preview says so and the run cannot be started, as
+    // `payops compensate --mapping` refuses it.
+    void fourEyesRefusesAboveTheThreshold()
+    {
+        test::TeamShop shop;
+        test::ScratchAccount op(QStringLiteral("payops_operator"));
+        shop.grantBusiness(op, QStringLiteral("SELECT"));
+        {
+            db::Connection root(shop.dsn(), QStringLiteral("t"));
+            db::exec(root.database(), QStringLiteral("UPDATE payops_meta SET value = '100' WHERE "
+                                                     "name = 'four_eyes_threshold_fen'"));
+        }
+        auto window = windowAs(shop, op);
+        DuplicatesPage *page = duplicatesShown(*window);
+        MappedCompensationDialog *dialog = page->compensateMapped(false);
+        QVERIFY(dialog);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
+        auto *note = dialog->findChild<QLabel *>(QStringLiteral("fourEyesNote"));
+        QVERIFY(note->isVisible());
+        QVERIFY2(note->text().contains(QStringLiteral("refused")), qPrintable(note->text()));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")),
+                         QStringLiteral("too much"));
+        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")),
+                         QStringLiteral("INC-9"));
+        QVERIFY(!dialog->findChild<QPushButton *>(QStringLiteral("actButton"))->isEnabled());
+    }
+};
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    PAYOPS_TEST_SETUP();
+    TestConsoleMapped test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_consolemapped.moc"

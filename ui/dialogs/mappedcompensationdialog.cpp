@@ -1,0 +1,254 @@
+#include "mappedcompensationdialog.h"
+
+#include "compensationdialog.h"
+#include "console/displayformat.h"
+#include "console/worker.h"
+#include "palette.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSet>
+
+namespace payops {
+
+namespace {
+
+constexpr int kWidth = 620;
+
+int ordersIn(const QList<mapping::MappedCopy> &copies)
+{
+    QSet<qint64> orders;
+    for (const mapping::MappedCopy &copy : copies)
+        orders.insert(copy.orderId);
+    return int(orders.size());
+}
+
+} // namespace
+
+MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+                                                   const QString &scopeText,
+                                                   mapping::MappedScope scope, qint64 pointsPerYuan,
+                                                   QWidget *parent)
+    : StepWizard(QStringLiteral("mappedCompensationDialog"),
+                 tr("Compensate duplicates on the team's tables"), kWidth,
+                 tr("Compensate duplicates on the team's tables"), tr("Compensate…"),
+                 QStringLiteral("actButton"), parent)
+    , m_worker(std::make_unique<console::Worker>(dsn))
+    , m_mapping(mapping)
+    , m_scope(std::move(scope))
+    , m_pointsPerYuan(pointsPerYuan)
+{
+    QWidget *form = page(FormStep);
+    m_scopeLabel = paragraph(QStringLiteral("scopeLabel"), form);
+    m_scopeLabel->setText(tr("Scope: <b>%1</b>, through the mapping %2")
+                              .arg(scopeText.toHtmlEscaped(), mapping.path.toHtmlEscaped()));
+    m_plan = paragraph(QStringLiteral("mappedPlan"), form);
+    m_status = paragraph(QStringLiteral("previewStatus"), form);
+    m_fourEyes = paragraph(QStringLiteral("fourEyesNote"), form);
+    palette::setTextRole(m_fourEyes, palette::Role::Danger);
+    m_fourEyes->hide();
+    QFormLayout *fields = CompensationDialog::reasonAndTicket(form, m_reason, m_ticket);
+    add(FormStep, m_scopeLabel);
+    add(FormStep, m_plan);
+    add(FormStep, m_status);
+    add(FormStep, m_fourEyes);
+    add(FormStep, fields);
+
+    m_progress = new QProgressBar(page(RunStep));
+    m_progress->setObjectName(QStringLiteral("progressBar"));
+    m_result = CompensationDialog::resultText(page(RunStep));
+    m_cancelRun = addRunButton(tr("Stop after this batch"), QStringLiteral("cancelRunButton"));
+    add(RunStep, m_progress);
+    add(RunStep, m_result, 1);
+
+    connect(m_reason, &QLineEdit::textChanged, this, &MappedCompensationDialog::updateActionButton);
+    connect(m_ticket, &QLineEdit::textChanged, this, &MappedCompensationDialog::updateActionButton);
+    connect(m_cancelRun, &QPushButton::clicked, this, [this] {
+        if (m_cancel)
+            m_cancel->store(true);
+        m_cancelRun->setEnabled(false);
+        runText()->setText(tr("Stopping after the current batch …"));
+    });
+    m_reason->setFocus();
+    preview();
+}
+
+MappedCompensationDialog::~MappedCompensationDialog()
+{
+    // As CompensationDialog: a run still going stops after its batch; what it did stays done.
+    if (m_cancel)
+        m_cancel->store(true);
+}
+
+qint64 MappedCompensationDialog::fenPerHundredPoints() const
+{
+    return m_pointsPerYuan > 0 ? 10000 / m_pointsPerYuan : 0;
+}
+
+void MappedCompensationDialog::preview()
+{
+    m_previewed = false;
+    updateActionButton();
+    m_status->setText(tr("Planning the dry run … nothing is changed."));
+    m_worker->submit<console::MappedPreview>(
+        QStringLiteral("mapped-compensation-preview"),
+        console::mappedPreviewJob(m_mapping, m_scope, fenPerHundredPoints()), this,
+        [this](const console::MappedPreview &p) { showPreview(p); },
+        [this](const db::Error &error) {
+            m_status->setText(
+                tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped()));
+        });
+}
+
+QString MappedCompensationDialog::perSideEffect(const mapping::MappedCompensationPlan &plan,
+                                                bool done) const
+{
+    using mapping::MappedAction;
+    const QLocale locale;
+    const auto value = [&](const mapping::SideEffectMapping &side, MappedAction action) {
+        return side.valueUnit == mapping::Unit::Points
+                   ? tr("%1 points").arg(locale.toString(plan.points(side.name, action)))
+                   : console::formatMoney(plan.valueFen(side.name, action));
+    };
+    QString rows;
+    for (const mapping::SideEffectMapping &side : m_mapping.sideEffects) {
+        const MappedAction takeBack = side.compensate == mapping::Compensate::Freeze
+                                          ? MappedAction::Freeze
+                                          : MappedAction::Reverse;
+        const QString verb = takeBack == MappedAction::Freeze
+                                 ? (done ? tr("frozen") : tr("to freeze"))
+                                 : (done ? tr("reversed") : tr("to reverse"));
+        rows +=
+            QStringLiteral("<tr><td><b>%1</b></td><td align='right'>%2 %3</td><td "
+                           "align='right'>%4</td><td align='right'>%5</td><td "
+                           "align='right'>%6</td></tr>")
+                .arg(side.name.toHtmlEscaped(), locale.toString(plan.count(side.name, takeBack)),
+                     verb, value(side, takeBack),
+                     tr("%1 left to finance").arg(plan.count(side.name, MappedAction::Finance)),
+                     value(side, MappedAction::Finance));
+    }
+    return QStringLiteral("<table cellspacing='0' cellpadding='4' width='100%'>%1</table>")
+        .arg(rows);
+}
+
+void MappedCompensationDialog::showPreview(const console::MappedPreview &preview)
+{
+    m_preview = preview;
+    m_previewed = true;
+    const mapping::MappedCompensationPlan &plan = preview.plan;
+    m_plan->setText(perSideEffect(plan, false));
+    m_status->setText(
+        plan.isEmpty()
+            ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
+            : tr("On %1 order(s); <b>%2</b> frozen or reversed in all (points at %3 = ¥1). A copy "
+                 "already used is never touched: finance decides.")
+                      .arg(QLocale().toString(ordersIn(plan.copies)),
+                           console::formatMoney(preview.fourEyes.moneyFen))
+                      .arg(m_pointsPerYuan) +
+                  QStringLiteral("<br>") +
+                  tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
+                     "nothing is deleted."));
+    // The table has a row per side effect, known only now: the dialog grows to show them all.
+    adjustSize();
+    m_fourEyes->setVisible(preview.fourEyes.refused);
+    if (preview.fourEyes.refused)
+        m_fourEyes->setText(
+            tr("%1, with the %2 this account compensated alone in the four-eyes window, is above "
+               "the threshold of %3. Compensation through a mapping files no request: it is "
+               "refused. Compensate fewer orders, or ask for the threshold to be raised.")
+                .arg(console::formatMoney(preview.fourEyes.moneyFen),
+                     console::formatMoney(preview.fourEyes.soloFen),
+                     console::formatMoney(preview.fourEyes.thresholdFen)));
+    updateActionButton();
+}
+
+void MappedCompensationDialog::updateActionButton()
+{
+    const bool ready = m_previewed && !m_preview.plan.isEmpty() && !m_preview.fourEyes.refused &&
+                       !m_reason->text().trimmed().isEmpty() &&
+                       !m_ticket->text().trimmed().isEmpty();
+    nextButton()->setEnabled(ready);
+    nextButton()->setToolTip(
+        ready ? QString()
+              : tr("Needs a preview with something to do below the four-eyes threshold, a reason "
+                   "and a ticket."));
+}
+
+void MappedCompensationDialog::prepareConfirmation()
+{
+    confirmText()->setText(
+        tr("<h3>Compensate now?</h3><p>This will, on the team's tables:</p>%1<p>on %2 order(s): "
+           "<b>%3</b> in all. Reason: <b>%4</b>, ticket <b>%5</b>.</p><p>Each copy is one row in "
+           "<tt>mapped_compensation</tt> and one audit entry with the mapping's SHA-256 under your "
+           "database account. Nothing is deleted.</p>")
+            .arg(perSideEffect(m_preview.plan, false),
+                 QLocale().toString(ordersIn(m_preview.plan.copies)),
+                 console::formatMoney(m_preview.fourEyes.moneyFen),
+                 m_reason->text().trimmed().toHtmlEscaped(),
+                 m_ticket->text().trimmed().toHtmlEscaped()));
+    confirmButton()->setText(tr("Compensate now"));
+}
+
+void MappedCompensationDialog::run()
+{
+    m_progress->setRange(0, int(m_preview.plan.copies.size()));
+    m_progress->setValue(0);
+    runText()->setText(tr("Compensating …"));
+    m_cancelRun->setEnabled(true);
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    console::MappedRunRequest request;
+    request.mapping = m_mapping;
+    request.plan = m_preview.plan;
+    request.reason = m_reason->text().trimmed();
+    request.ticket = m_ticket->text().trimmed();
+    request.fenPerHundredPoints = fenPerHundredPoints();
+    QPointer<MappedCompensationDialog> guard(this);
+    request.progress = [guard](int done, int total) {
+        console::Worker::postTo(guard, [done, total](MappedCompensationDialog *dialog) {
+            dialog->m_progress->setValue(done);
+            dialog->runText()->setText(tr("Compensating … %1 of %2 copies").arg(done).arg(total));
+        });
+    };
+    m_worker->submit<console::MappedRun>(
+        QStringLiteral("mapped-compensation-run"), console::mappedRunJob(request, m_cancel), this,
+        [this](const console::MappedRun &result) { showResult(result); },
+        [this](const db::Error &error) {
+            m_cancelRun->setEnabled(false);
+            finishRun();
+            CompensationDialog::showRunError(runText(), m_result, error);
+            Q_EMIT changed();
+        });
+}
+
+void MappedCompensationDialog::showResult(const console::MappedRun &result)
+{
+    m_cancelRun->setEnabled(false);
+    finishRun();
+    if (result.fourEyes.refused) {
+        runText()->setText(palette::strong(palette::Role::Danger, tr("Refused.")));
+        m_result->setText(tr("%1 is above the four-eyes threshold of %2 now; nothing was changed.")
+                              .arg(console::formatMoney(result.fourEyes.moneyFen),
+                                   console::formatMoney(result.fourEyes.thresholdFen)));
+        return;
+    }
+    Q_EMIT changed();
+    const mapping::MappedCompensationOutcome &o = result.outcome;
+    m_progress->setValue(m_progress->maximum());
+    runText()->setText(
+        o.cancelled ? tr("<b>Stopped.</b> What was done stays done; a new run finishes the rest.")
+                    : tr("<b>Done.</b>"));
+    mapping::MappedCompensationPlan done;
+    done.copies = o.done + o.finance;
+    m_result->setText(perSideEffect(done, true) +
+                      tr("Skipped %1 (compensated by someone else meanwhile, or changed since the "
+                         "preview).<br>Batch <tt>%2</tt>.")
+                          .arg(o.skipped)
+                          .arg(o.batchId));
+}
+
+} // namespace payops
