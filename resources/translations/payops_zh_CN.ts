@@ -859,7 +859,7 @@
         <translation>&lt;b&gt;纠正金额&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+47"/>
         <source>Why — required, kept with every action and in the audit log</source>
         <translation>原因（必填），随每项操作保存并记入审计日志</translation>
     </message>
@@ -879,9 +879,9 @@
         <translation>工单</translation>
     </message>
     <message>
-        <location line="-94"/>
+        <location line="-125"/>
         <location line="+15"/>
-        <location line="+191"/>
+        <location line="+212"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
@@ -891,7 +891,7 @@
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-141"/>
+        <location line="-174"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -901,7 +901,7 @@
         <translation>当前批次完成后停止…</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+55"/>
         <source>Planning the dry run … nothing is changed.</source>
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
@@ -1021,7 +1021,7 @@
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-161"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -1031,7 +1031,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+178"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -1086,7 +1086,7 @@
 <context>
     <name>payops::CompensationPage</name>
     <message>
-        <location filename="../../ui/pages/compensationpage.cpp" line="+53"/>
+        <location filename="../../ui/pages/compensationpage.cpp" line="+54"/>
         <source>Compensate every open duplicate…</source>
         <translation>补偿全部未处理的重复发放…</translation>
     </message>
@@ -1096,18 +1096,23 @@
         <translation>待另一名运维审批的申请</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+92"/>
+        <location line="+7"/>
+        <location line="+110"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-108"/>
         <source>Reject…</source>
         <translation>驳回…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+18"/>
+        <source>Compensate every open duplicate on the team&apos;s tables…</source>
+        <translation>补偿团队表上所有未补偿的重复发放…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Compensation batches carried out</source>
         <translation>已执行的补偿批次</translation>
     </message>
@@ -1122,7 +1127,17 @@
         <translation>驳回 %2 提交的申请 %1（%3）？申请会保留并标记为 REJECTED，不做任何补偿。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+35"/>
+        <source>Compensations through the mapping %1, newest first. Above the four-eyes threshold of %2 a compensation through a mapping is refused: it files no request; compensate fewer orders from the Duplicates page.</source>
+        <translation>通过映射 %1 进行的补偿，最新的在前。超过四眼阈值 %2 时，通过映射的补偿会被拒绝：它不提交申请；请在“重复发放”页面减少订单后再补偿。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>A compensation that takes what an account compensated alone in the four-eyes window above &lt;b&gt;%1&lt;/b&gt; waits as a request until another operator account approves it (payops_meta four_eyes_threshold_fen and four_eyes_window_hours).</source>
         <translation>若一笔补偿使某账号在双人复核时间窗内单独补偿的总额超过 &lt;b&gt;%1&lt;/b&gt;，它先作为申请挂起，直到另一个运维账号批准（payops_meta four_eyes_threshold_fen 与 four_eyes_window_hours）。</translation>
     </message>
@@ -1157,7 +1172,12 @@
         <translation>全部未处理的重复发放</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+12"/>
+        <source>every order with an open duplicate</source>
+        <translation>所有有未补偿重复发放的订单</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>Request %1 rejected.</source>
         <translation>申请 %1 已驳回。</translation>
     </message>
@@ -1228,7 +1248,7 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/money/compensationrequest.cpp" line="+157"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+174"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
@@ -1833,7 +1853,7 @@
 <context>
     <name>payops::DuplicatesPage</name>
     <message>
-        <location filename="../../ui/pages/duplicatespage.cpp" line="+50"/>
+        <location filename="../../ui/pages/duplicatespage.cpp" line="+56"/>
         <source>coupons and points</source>
         <translation>优惠券和积分</translation>
     </message>
@@ -1869,6 +1889,7 @@
     </message>
     <message>
         <location line="+3"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+92"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
@@ -1884,6 +1905,7 @@
     </message>
     <message>
         <location line="+2"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+8"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
@@ -1909,6 +1931,7 @@
     </message>
     <message>
         <location line="+3"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+19"/>
         <source>Each opens a dry-run preview first:</source>
         <translation>每项都先打开试运行预览：</translation>
     </message>
@@ -1923,12 +1946,17 @@
         <translation>已取消。刷新可重新扫描。</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+32"/>
+        <source>This database account may not compensate (the payops_operator role may, with the grants of docs/mapping.md).</source>
+        <translation>此数据库账号不能补偿（payops_operator 角色可以，并需 docs/mapping.md 所列的授权）。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>This database account may not compensate (the payops_operator role may).</source>
         <translation>此数据库账号无权补偿（payops_operator 角色有此权限）。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>every open duplicate this filter shows (%1)</source>
         <translation>当前筛选出的全部未补偿重复（%1）</translation>
     </message>
@@ -1947,7 +1975,7 @@
         </translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+44"/>
         <source>&lt;b&gt;%1 open duplicate groups on %2 orders&lt;/b&gt;: %3 extra coupons (¥%4) and %5 extra points rows (¥%6). &lt;b style=&apos;color:%9&apos;&gt;Money at risk ¥%7.&lt;/b&gt; %8 compensations recorded.</source>
         <translation>&lt;b&gt;%2 个订单上有 %1 个未补偿的重复组&lt;/b&gt;：多余优惠券 %3 张（¥%4），多余积分记录 %5 条（¥%6）。&lt;b style=&apos;color:%9&apos;&gt;风险金额 ¥%7。&lt;/b&gt;已记录补偿 %8 次。</translation>
     </message>
@@ -1955,6 +1983,143 @@
         <location line="+24"/>
         <source>Scanning</source>
         <translation>正在扫描</translation>
+    </message>
+    <message>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="-65"/>
+        <source>%1 points</source>
+        <translation>%1 积分</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>Order</source>
+        <translation>订单</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Amount</source>
+        <translation>金额</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Extra live copies</source>
+        <translation>多余的有效副本</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Side effect</source>
+        <translation>副作用</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Row id</source>
+        <translation>行 id</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Value</source>
+        <translation>价值</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Live / used</source>
+        <translation>有效 / 已使用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compensated</source>
+        <translation>已补偿</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Compensate selected orders…</source>
+        <translation>补偿选中的订单…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compensate every open order…</source>
+        <translation>补偿所有未处理的订单…</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The team&apos;s tables, through the mapping %1. An order is listed while a side effect has more than one live copy for one key; the first copy stays. Double-click an order for its evidence. Points at their cash value from the settings.</source>
+        <translation>团队自己的表，通过映射 %1。某个副作用对同一个键有多于一份有效副本时，该订单会列出；第一份保留。双击订单查看其证据。积分按设置中的现金价值计算。</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Cancelled. Refresh to read again; the watch goes on from where it stopped.</source>
+        <translation>已取消。刷新可再次读取；监视会从停下的地方继续。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Reading the team&apos;s tables</source>
+        <translation>正在读取团队的表</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>First pass: %1 % read</source>
+        <translation>首次扫描：已读 %1 %</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>&lt;b&gt;%1&lt;/b&gt;: %2 open groups, %3 extra copies (%4)</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;：%2 个未处理的重复组，%3 份多余副本（%4）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&lt;b&gt;%1 open duplicate groups on %2 orders.&lt;/b&gt; &lt;b style=&apos;color:%3&apos;&gt;Money at risk %4.&lt;/b&gt;&lt;br&gt;%5</source>
+        <translation>&lt;b&gt;%2 个订单上有 %1 个未处理的重复组。&lt;/b&gt; &lt;b style=&apos;color:%3&apos;&gt;风险金额 %4。&lt;/b&gt;&lt;br&gt;%5</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>&lt;br&gt;The first %1 orders are listed.</source>
+        <translation>&lt;br&gt;只列出前 %1 个订单。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 ×%2</source>
+        <translation>%1 ×%2</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>used</source>
+        <translation>已使用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>live</source>
+        <translation>有效</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not live</source>
+        <translation>无效</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>every order with an open duplicate</source>
+        <translation>所有有未补偿重复发放的订单</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+7"/>
+        <source>%n selected order(s)</source>
+        <translation>
+            <numerusform>%n 个选中的订单</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -3291,6 +3456,145 @@
     </message>
 </context>
 <context>
+    <name>payops::MappedCompensationDialog</name>
+    <message>
+        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+38"/>
+        <location line="+1"/>
+        <source>Compensate duplicates on the team&apos;s tables</source>
+        <translation>补偿团队表上的重复发放</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Compensate…</source>
+        <translation>补偿…</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Scope: &lt;b&gt;%1&lt;/b&gt;, through the mapping %2</source>
+        <translation>范围：&lt;b&gt;%1&lt;/b&gt;，通过映射 %2</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Stop after this batch</source>
+        <translation>本批完成后停止</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Stopping after the current batch …</source>
+        <translation>当前批次完成后停止…</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Planning the dry run … nothing is changed.</source>
+        <translation>正在规划试运行…不会做任何修改。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The preview failed: %1</source>
+        <translation>预览失败：%1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 points</source>
+        <translation>%1 积分</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>frozen</source>
+        <translation>已冻结</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>to freeze</source>
+        <translation>待冻结</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reversed</source>
+        <translation>已冲正</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>to reverse</source>
+        <translation>待冲正</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 left to finance</source>
+        <translation>%1 份留给财务</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>&lt;b&gt;Nothing to compensate:&lt;/b&gt; no live duplicate in this scope.</source>
+        <translation>&lt;b&gt;无需补偿：&lt;/b&gt;此范围内没有未补偿的重复发放。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>On %1 order(s); &lt;b&gt;%2&lt;/b&gt; frozen or reversed in all (points at %3 = ¥1). A copy already used is never touched: finance decides.</source>
+        <translation>涉及 %1 个订单；共冻结或冲正 &lt;b&gt;%2&lt;/b&gt;（积分按 %3 = ¥1）。已使用的副本绝不改动：由财务决定。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Dry run: nothing has been changed. The first copy of each duplicate stays; nothing is deleted.</source>
+        <translation>试运行：未做任何修改。每组重复保留第一份，不删除任何记录。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1, with the %2 this account compensated alone in the four-eyes window, is above the threshold of %3. Compensation through a mapping files no request: it is refused. Compensate fewer orders, or ask for the threshold to be raised.</source>
+        <translation>%1，加上此账号在四眼时间窗内单独补偿的 %2，超过阈值 %3。通过映射的补偿不提交申请：因此被拒绝。请减少订单，或申请提高阈值。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Needs a preview with something to do below the four-eyes threshold, a reason and a ticket.</source>
+        <translation>需要有可执行内容且低于四眼阈值的预览、原因和工单号。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&lt;h3&gt;Compensate now?&lt;/h3&gt;&lt;p&gt;This will, on the team&apos;s tables:&lt;/p&gt;%1&lt;p&gt;on %2 order(s): &lt;b&gt;%3&lt;/b&gt; in all. Reason: &lt;b&gt;%4&lt;/b&gt;, ticket &lt;b&gt;%5&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;Each copy is one row in &lt;tt&gt;mapped_compensation&lt;/tt&gt; and one audit entry with the mapping&apos;s SHA-256 under your database account. Nothing is deleted.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;立即补偿？&lt;/h3&gt;&lt;p&gt;这将在团队的表上：&lt;/p&gt;%1&lt;p&gt;涉及 %2 个订单：共 &lt;b&gt;%3&lt;/b&gt;。原因：&lt;b&gt;%4&lt;/b&gt;，工单 &lt;b&gt;%5&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;每份副本在 &lt;tt&gt;mapped_compensation&lt;/tt&gt; 中记一行，并以您的数据库账号写一条带映射 SHA-256 的审计记录。不删除任何记录。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Compensate now</source>
+        <translation>立即补偿</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Compensating …</source>
+        <translation>正在补偿…</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Compensating … %1 of %2 copies</source>
+        <translation>正在补偿… 第 %1 / %2 份</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Refused.</source>
+        <translation>已拒绝。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 is above the four-eyes threshold of %2 now; nothing was changed.</source>
+        <translation>%1 现已超过四眼阈值 %2；未做任何修改。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&lt;b&gt;Stopped.&lt;/b&gt; What was done stays done; a new run finishes the rest.</source>
+        <translation>&lt;b&gt;已停止。&lt;/b&gt;已完成的部分保持有效；重新运行即可完成其余部分。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;Done.&lt;/b&gt;</source>
+        <translation>&lt;b&gt;完成。&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Skipped %1 (compensated by someone else meanwhile, or changed since the preview).&lt;br&gt;Batch &lt;tt&gt;%2&lt;/tt&gt;.</source>
+        <translation>跳过 %1 份（期间已被他人补偿，或自预览后已变化）。&lt;br&gt;批次 &lt;tt&gt;%2&lt;/tt&gt;。</translation>
+    </message>
+</context>
+<context>
     <name>payops::MappingCheckBar</name>
     <message>
         <location filename="../../ui/widgets/mappingcheckbar.cpp" line="+51"/>
@@ -3437,17 +3741,22 @@
         <translation>存活的回调实例</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+17"/>
+        <source>The live chart of callbacks and duplicates reads payops&apos;s own tables: it is not shown on the team&apos;s tables. The tiles above come from the mapped duplicate watch.</source>
+        <translation>回调与重复发放的实时图表读取的是 payops 自己的表：在团队的表上不显示。上方的磁贴来自映射的重复发放监视。</translation>
+    </message>
+    <message>
+        <location line="+32"/>
         <source>Connecting …</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source>Refreshing</source>
         <translation>正在刷新</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+28"/>
         <source>Database %1 has no payops schema</source>
         <translation>数据库 %1 中没有 payops 表结构</translation>
     </message>
@@ -3467,7 +3776,12 @@
         <translation>新建订单 %1 个，已支付 %2 个，拒绝重复支付 %3 次</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
+        <source>%1 as %2 · server %3 · schema level %4 · the team&apos;s tables of %5</source>
+        <translation>%1，账号 %2 · 服务器 %3 · 架构级别 %4 · %5 中的团队表</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>%1 as %2 · server %3 · schema level %4 · last hour: %5</source>
         <translation>%1（账号 %2）· 服务器 %3 · 表结构级别 %4 · 最近一小时：%5</translation>
     </message>
@@ -3478,18 +3792,30 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+17"/>
-        <location line="+23"/>
+        <location line="+38"/>
+        <location line="+9"/>
+        <location line="+45"/>
+        <location line="+6"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location line="-39"/>
+        <location line="-97"/>
         <source>switch v%1, set by %2: %3</source>
         <translation>降级开关 v%1，由 %2 设置：%3</translation>
     </message>
     <message>
         <location line="+3"/>
+        <source>n/a</source>
+        <translation>不适用</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>not available on mapped tables: the team&apos;s payments do not all pass through payops&apos;s callback log</source>
+        <translation>映射的表上不可用：团队的支付并不都经过 payops 的回调日志</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>distinct pay_no first received in the last 60 s</source>
         <translation>最近 60 秒内首次收到的不同 pay_no 数</translation>
     </message>
@@ -3499,12 +3825,12 @@
         <translation>&lt;br&gt;&lt;b&gt;首次计数中：已读取 %1% 的订单&lt;/b&gt;，完成前数字会持续增长</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+25"/>
         <source>extra copies on %1 orders: %2 coupons, %3 points rows; %4 compensations recorded</source>
         <translation>%1 个订单上的多余份数：优惠券 %2 张，积分记录 %3 条；已记录补偿 %4 次</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-19"/>
         <source>callbacks recorded in RECORD_ONLY mode, waiting to be processed</source>
         <translation>RECORD_ONLY 模式下记录的回调，等待处理</translation>
     </message>
@@ -3514,12 +3840,12 @@
         <translation>%1 条未匹配（早于订单到达），其中 %2 条订单现已存在</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+19"/>
         <source>coupons ¥%1 + points ¥%2 (%3 points = ¥1)</source>
         <translation>优惠券 ¥%1 + 积分 ¥%2（%3 积分 = ¥1）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>%1 alive instance(s) run the UNSAFE demo handler</source>
         <translation>%1 个存活实例运行着 UNSAFE 演示处理程序</translation>
     </message>
@@ -3534,7 +3860,27 @@
         <translation>更新于 %1 UTC · 每 %2 秒</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+13"/>
+        <source>%1: %2 extra in %3 groups</source>
+        <translation>%1：%3 组中多余 %2 份</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 ¥%2</source>
+        <translation>%1 ¥%2</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>on %1 orders of the team&apos;s tables&lt;br&gt;%2</source>
+        <translation>团队表上的 %1 个订单&lt;br&gt;%2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source> (%1 points = ¥1)</source>
+        <translation>（%1 积分 = ¥1）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Cannot read the database</source>
         <translation>无法读取数据库</translation>
     </message>
@@ -6418,7 +6764,7 @@ Usage: payops %2 %3</source>
         <translation>待冲正</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+7"/>
         <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen; compensation through a mapping files no request: compensate fewer orders (--order) or ask for the threshold to be raised</source>
         <translation>%1 分，加上本账号在双人复核窗口内单独补偿的 %2 分，超过了 %3 分的阈值；通过映射文件的补偿不会提交申请：请减少订单（--order），或申请提高阈值</translation>
     </message>
@@ -8162,7 +8508,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedCompensation</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+119"/>
+        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+120"/>
         <source>this account may not read %1, which compensating %2 needs: the team&apos;s DBA grants it with GRANT SELECT ON %1 TO the account</source>
         <translation>此账号不能读取 %1，而补偿 %2 需要它：请团队的 DBA 执行 GRANT SELECT ON %1 TO 该账号</translation>
     </message>
