@@ -39,13 +39,9 @@ constexpr QSize kLaptop(1366, 740);
 // DIR/laptop[-zh]-<name>.png. Not a check; the suite runs without it.
 void screenshot(QWidget *widget, const QString &language, const QString &name)
 {
-    const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
-    if (directory.isEmpty())
-        return;
-    QCoreApplication::processEvents();
-    const QString prefix =
-        language == QLatin1String("en") ? QStringLiteral("laptop-") : QStringLiteral("laptop-zh-");
-    QVERIFY(widget->grab().save(QDir(directory).filePath(prefix + name + QStringLiteral(".png"))));
+    test::screenshot(widget, (language == QLatin1String("en") ? QStringLiteral("laptop-")
+                                                              : QStringLiteral("laptop-zh-")) +
+                                 name);
 }
 
 // A widget a scroll area holds asks nothing of the window.

@@ -75,16 +75,6 @@ DuplicatesPage *duplicatesShown(MainWindow &window)
     return page;
 }
 
-// PAYOPS_SCREENSHOT_DIR=DIR (script/screenshots): the window as DIR/<name>.png. Not a check.
-void screenshot(QWidget *widget, const QString &name)
-{
-    const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
-    if (directory.isEmpty())
-        return;
-    QCoreApplication::processEvents();
-    QVERIFY(widget->grab().save(QDir(directory).filePath(name + QStringLiteral(".png"))));
-}
-
 } // namespace
 
 class TestConsoleMapped final : public QObject
@@ -117,7 +107,7 @@ private Q_SLOTS:
                                   20000);
         QVERIFY2(tile->detail().contains(QStringLiteral("gift_card: 3 extra in 3 groups")),
                  qPrintable(tile->detail()));
-        screenshot(window.get(), QStringLiteral("mapped-overview"));
+        test::screenshot(window.get(), QStringLiteral("mapped-overview"));
         QVERIFY(overview->findChild<QLabel *>(QStringLiteral("mappedChartNote"))->isVisible());
         auto *rate = overview->findChild<Tile *>(QStringLiteral("tileRate"));
         QVERIFY2(rate->detail().contains(QStringLiteral("not available on mapped tables")),
@@ -134,7 +124,7 @@ private Q_SLOTS:
         // The selected order's rows: every side effect's rows of that order.
         page->mappedOrders()->selectRow(0);
         QTRY_VERIFY(page->mappedCopies()->model()->rowCount() >= 2);
-        screenshot(window.get(), QStringLiteral("mapped-duplicates"));
+        test::screenshot(window.get(), QStringLiteral("mapped-duplicates"));
 
         auto *all = page->findChild<QPushButton *>(QStringLiteral("compensateAll"));
         auto *orders = page->findChild<QPushButton *>(QStringLiteral("compensateOrders"));
@@ -166,7 +156,7 @@ private Q_SLOTS:
         QVERIFY(dialog);
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
         QCOMPARE(dialog->plan().count(QStringLiteral("coupon"), mapping::MappedAction::Finance), 1);
-        screenshot(dialog, QStringLiteral("mapped-compensation-preview"));
+        test::screenshot(dialog, QStringLiteral("mapped-compensation-preview"));
         test::compensateThrough(dialog);
         const QString result = dialog->findChild<QLabel *>(QStringLiteral("resultText"))->text();
         QVERIFY2(result.contains(QStringLiteral("1 left to finance")), qPrintable(result));

@@ -2,6 +2,7 @@
 // (TeamShop), through the mapping, as an account holding only payops_finance plus SELECT on the
 // team's database: what each page shows is what the team's tables hold.
 #include "console/connectionprofile.h"
+#include "consolewindow.h"
 #include "db/connection.h"
 #include "domain/inspection/privileges.h"
 #include "domain/mapping/mapping.h"
@@ -64,16 +65,6 @@ QStringList eventTexts(const EventModel *events)
     for (int row = 0; row < events->rowCount(); ++row)
         texts << events->index(row, EventModel::WhatColumn).data().toString();
     return texts;
-}
-
-// PAYOPS_SCREENSHOT_DIR=DIR: the page as DIR/<name>.png (script/screenshots). Not a check.
-void screenshot(QWidget *widget, const QString &name)
-{
-    const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
-    if (directory.isEmpty())
-        return;
-    QCoreApplication::processEvents();
-    QVERIFY(widget->grab().save(QDir(directory).filePath(name + QStringLiteral(".png"))));
 }
 
 } // namespace
@@ -144,7 +135,7 @@ private Q_SLOTS:
                  qPrintable(note->text()));
         QVERIFY(note->isVisible());
         QVERIFY(!page.findChild<QTableView *>(QStringLiteral("ordersTable"))->isVisible());
-        screenshot(&page, QStringLiteral("mapped-state-machine"));
+        test::screenshot(&page, QStringLiteral("mapped-state-machine"));
     }
 
     // A planted coupon duplicate: the order as the team keeps it, its payment and both live
@@ -190,7 +181,7 @@ private Q_SLOTS:
         auto *findings = page.findChild<QLabel *>(QStringLiteral("findingsLabel"));
         QVERIFY2(findings->text().contains(QStringLiteral("coupon NEWUSER5 has 2 live copies")),
                  qPrintable(findings->text()));
-        screenshot(&page, QStringLiteral("mapped-evidence"));
+        test::screenshot(&page, QStringLiteral("mapped-evidence"));
 
         // The extra copy the customer already spent says so.
         page.showOrder(test::TeamShop::kUsedCouponOrder);

@@ -2,6 +2,7 @@
 // reading the mapped keys, and inspections (scheduled or "Inspect now") counting duplicates per
 // side effect through the mapped watch, each as an account holding only the role it needs.
 #include "console/inspectionschedule.h"
+#include "consolewindow.h"
 #include "db/connection.h"
 #include "domain/inspection/posture.h"
 #include "domain/mapping/mapping.h"
@@ -31,16 +32,6 @@
 using namespace payops;
 
 namespace {
-
-// PAYOPS_SCREENSHOT_DIR=DIR: the window as DIR/<name>.png. Not a check.
-void screenshot(QWidget *widget, const QString &name)
-{
-    const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
-    if (directory.isEmpty())
-        return;
-    QCoreApplication::processEvents();
-    QVERIFY(widget->grab().save(QDir(directory).filePath(name + QStringLiteral(".png"))));
-}
 
 // Per side effect of the test mapping: (open groups, extra copies) by a plain GROUP BY over the
 // business table, leaving out the copies mapped_compensation records, independent of the watch.
@@ -125,7 +116,7 @@ private Q_SLOTS:
         dialog->close();
         window.showPage(Page::OverviewId);
         QTest::qWait(1500);
-        screenshot(&window, QStringLiteral("mapping-check"));
+        test::screenshot(&window, QStringLiteral("mapping-check"));
 
         QByteArray broken = m_shop->mappingText();
         QVERIFY(broken.contains("paid_at = \"pay_time\""));

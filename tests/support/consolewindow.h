@@ -8,11 +8,23 @@
 #include "widgets/switchcontrol.h"
 
 #include <QAbstractItemView>
+#include <QDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QtTest>
 
 namespace payops::test {
+
+// PAYOPS_SCREENSHOT_DIR=DIR (script/screenshots): the widget as DIR/<name>.png. Not a check;
+// the suite runs without it.
+inline void screenshot(QWidget *widget, const QString &name)
+{
+    const QString directory = qEnvironmentVariable("PAYOPS_SCREENSHOT_DIR");
+    if (directory.isEmpty())
+        return;
+    QCoreApplication::processEvents();
+    QVERIFY(widget->grab().save(QDir(directory).filePath(name + QStringLiteral(".png"))));
+}
 
 // Waits until no busy indicator of the window turns and every shown table has rows, or for a
 // few seconds (a table may be empty on purpose). Not a failure when it times out: what is
