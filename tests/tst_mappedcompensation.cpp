@@ -346,6 +346,33 @@ private Q_SLOTS:
                  1);
     }
 
+    // A group whose kept copy the team voided after the plan keeps its other copy: taking it
+    // back would leave the customer none. Planned again, the group has one live copy and
+    // nothing to do.
+    void aGroupWhoseKeptCopyWentKeepsTheOther()
+    {
+        test::TeamShop shop;
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        db::Connection connection(shop.dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        const mapping::MappedScope scope{{test::TeamShop::kFirstOrder + 13}, false};
+        const mapping::MappedCompensationPlan plan =
+            mapping::planMappedCompensation(db, mapping, scope);
+        QCOMPARE(plan.copies.size(), 1);
+        QCOMPARE(plan.copies.first().action, MappedAction::Freeze);
+        db::execDirect(db,
+                       QStringLiteral("UPDATE %1.t_coupon_grant SET status = 'VOID' WHERE id = %2")
+                           .arg(db::quoteIdentifier(shop.business()))
+                           .arg(plan.copies.first().keptId));
+        const QMap<QString, qint64> before = shop.checksums();
+        const mapping::MappedCompensationOutcome outcome =
+            mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket());
+        QVERIFY(outcome.done.isEmpty());
+        QCOMPARE(outcome.skipped, 1);
+        QCOMPARE(shop.checksums(), before);
+        QVERIFY(mapping::planMappedCompensation(db, mapping, scope).copies.isEmpty());
+    }
+
     // The reference mapping, payops's own schema at the incident's level: the same copies are
     // taken back as payops's own compensation would, once.
     void theReferenceMappingOnPayopsOwnTables()

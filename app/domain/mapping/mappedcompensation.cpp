@@ -70,16 +70,17 @@ QString takeBack(const Mapping &mapping, const SideEffectMapping &se, const QStr
              ids);
 }
 
-// The rows of `ids` still to take back, read under row locks: live, not used, and not recorded
-// by anyone (the record is read with a lock too, so a second compensator that waited here sees
-// the first one's rows once it committed).
+// The rows of `ids` that still count, read under row locks: live and not recorded by anyone
+// (the record is read with a lock too, so a second compensator that waited here sees the first
+// one's rows once it committed); and, for copies to take back, not used.
+enum class Still { Counts, ToTakeBack };
 QSet<qint64> lockStillLive(const QSqlDatabase &db, const Mapping &mapping,
-                           const SideEffectMapping &se, const QList<qint64> &ids)
+                           const SideEffectMapping &se, const QList<qint64> &ids, Still still)
 {
     const QString list = db::idList(ids);
     QString sql = QStringLiteral("SELECT %1 FROM %2 WHERE %1 IN (%3) AND (%4)")
                       .arg(q(se.id), mapping.table(se.table), list, se.live);
-    if (!se.used.isEmpty())
+    if (still == Still::ToTakeBack && !se.used.isEmpty())
         sql += QStringLiteral(" AND NOT (%1)").arg(se.used);
     QSqlQuery rows = db::exec(db, sql + QStringLiteral(" FOR UPDATE"));
     QSet<qint64> live;
@@ -147,12 +148,19 @@ QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
                              const QString &batchId, const QString &reason, const QString &ticket)
 {
     QList<qint64> ids;
-    for (const MappedCopy &copy : batch)
+    QList<qint64> keptIds;
+    for (const MappedCopy &copy : batch) {
         ids << copy.targetId;
-    const QSet<qint64> live = lockStillLive(db, mapping, se, ids);
+        keptIds << copy.keptId;
+    }
+    const QSet<qint64> live = lockStillLive(db, mapping, se, ids, Still::ToTakeBack);
+    // The copy its group keeps must still count as well: had the team voided it since the
+    // plan, taking the others back would leave the customer none. Locked after the copies to
+    // take back, in every compensator alike.
+    const QSet<qint64> keptLive = lockStillLive(db, mapping, se, keptIds, Still::Counts);
     QList<MappedCopy> done;
     for (MappedCopy copy : batch) {
-        if (!live.contains(copy.targetId))
+        if (!live.contains(copy.targetId) || !keptLive.contains(copy.keptId))
             continue;
         // One row at a time, so that LAST_INSERT_ID() names each reversal row whatever the
         // server's auto-increment lock mode.
