@@ -262,7 +262,14 @@ private:
     // anew, with a new timestamp and new nonces.
     Answer post(httplib::Client &client, const PlatformPayment &payment, bool forged) const
     {
-        const PlatformRequest request = m_notifier->render(payment, forged);
+        const PlatformRequest request = [&] {
+            // One rendering at a time: rendering reaches Qt globals guarded by a QReadWriteLock
+            // whose contended path ThreadSanitizer reads as a race inside uninstrumented Qt
+            // (tests/sanitizers/tsan.supp); payops's own lock keeps that path untaken, as
+            // app/db/connection.cpp does. Rendering is short beside the HTTP round trip.
+            const std::lock_guard<std::mutex> rendering(m_renderMutex);
+            return m_notifier->render(payment, forged);
+        }();
         httplib::Headers headers;
         for (const auto &[name, value] : request.headers)
             headers.emplace(name.toStdString(), value.toStdString());
@@ -282,6 +289,7 @@ private:
     std::vector<StormTarget> m_targets;
     std::vector<std::vector<std::unique_ptr<httplib::Client>>> m_clients; // [worker][target]
 
+    mutable std::mutex m_renderMutex;
     std::mutex m_mutex;
     std::condition_variable m_work;    // workers: a delivery is ready, or the storm ends
     std::condition_variable m_changed; // the scheduler: an answer came (a retry may be due)
