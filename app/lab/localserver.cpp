@@ -5,6 +5,7 @@
 
 #include <QDeadlineTimer>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QLockFile>
@@ -242,8 +243,8 @@ void LocalServer::initializeDataDirectory(const Progress &progress)
                      QStringLiteral("--auth-root-authentication-method=socket"),
                      QStringLiteral("--auth-root-socket-user=") + osUserName(),
                      QStringLiteral("--skip-test-db")};
-    if (runningAsRoot())
-        args << QStringLiteral("--user=root");
+    if (!serverUser().isEmpty())
+        args << QStringLiteral("--user=") + serverUser();
     QProcess install;
     install.setProcessChannelMode(QProcess::MergedChannels);
     install.start(findProgram(QStringLiteral("mariadb-install-db")), args);
@@ -300,6 +301,12 @@ void LocalServer::secureAccounts() const
     const QString password = tcpPassword();
     const auto admin = connectAsAdmin(QStringLiteral("secure-accounts"));
     const QSqlDatabase db = admin->database();
+    // Each server's accounts are its own: a replica must not take its primary's password for
+    // root over TCP from the binary log, nor a Galera node another node's.
+    db::execDirect(db, QStringLiteral("SET SESSION sql_log_bin = 0"));
+    QSqlQuery wsrep = db::exec(db, QStringLiteral("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'"));
+    if (wsrep.next() && wsrep.value(1).toString() == QLatin1String("ON"))
+        db::execDirect(db, QStringLiteral("SET SESSION wsrep_on = OFF"));
     const QString user = osUserName();
     if (user != QLatin1String("root")) {
         db::execDirect(
@@ -360,6 +367,7 @@ void LocalServer::start(int tcpPort, const Progress &progress, const QStringList
                 .toStdString());
     QDir().mkpath(tmpDir());
     QDir().mkpath(filesDir());
+    giveDirectoryToServerUser();
     initializeDataDirectory(progress);
 
     QStringList args{
@@ -385,8 +393,8 @@ void LocalServer::start(int tcpPort, const Progress &progress, const QStringList
              << QStringLiteral("--bind-address=127.0.0.1");
     else
         args << QStringLiteral("--skip-networking");
-    if (runningAsRoot())
-        args << QStringLiteral("--user=root");
+    if (!serverUser().isEmpty())
+        args << QStringLiteral("--user=") + serverUser();
     args << serverOptions;
 
     if (progress)
@@ -404,6 +412,34 @@ void LocalServer::start(int tcpPort, const Progress &progress, const QStringList
             LocalServer::tr("cannot run %1").arg(server.program()).toStdString());
     waitUntilReady(pid, 120);
     secureAccounts();
+}
+
+QString LocalServer::serverUser() const
+{
+    if (!runningAsRoot())
+        return {};
+    return m_serviceUser.isEmpty() ? QStringLiteral("root") : m_serviceUser;
+}
+
+void LocalServer::giveDirectoryToServerUser() const
+{
+    const QString user = serverUser();
+    if (user.isEmpty() || user == QLatin1String("root"))
+        return;
+    const passwd *account = ::getpwnam(user.toLocal8Bit().constData());
+    if (!account)
+        throw std::runtime_error(
+            LocalServer::tr("no OS user %1 to run the server as").arg(user).toStdString());
+    QStringList paths{m_dir};
+    QDirIterator entries(m_dir,
+                         QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                         QDirIterator::Subdirectories);
+    while (entries.hasNext())
+        paths << entries.next();
+    for (const QString &path : paths)
+        if (::lchown(QFile::encodeName(path).constData(), account->pw_uid, account->pw_gid) != 0)
+            throw std::runtime_error(
+                LocalServer::tr("cannot give %1 to the OS user %2").arg(path, user).toStdString());
 }
 
 bool LocalServer::stop(int timeoutSeconds)

@@ -70,6 +70,12 @@ public:
     // Stops it cleanly (SIGTERM, then waits). Returns false if it was not running.
     bool stop(int timeoutSeconds = 60);
 
+    // When root starts it, the server runs as this OS user instead, and the directory is
+    // given to that user. A Galera node needs it: the daemon of the rsync state transfer,
+    // started by root, drops to `nobody` and then cannot read a data directory private to
+    // root. Empty (the default): the server runs as whoever starts it.
+    void setServiceUser(const QString &user) { m_serviceUser = user; }
+
 private:
     QString pidFilePath() const;
     // The server's temporary files stay in its own directory: with the default, /tmp, the
@@ -86,8 +92,13 @@ private:
     // As rootDsn(), or as root without password in a directory an older payops made.
     std::unique_ptr<db::Connection> connectAsAdmin(const QString &purpose) const;
     void waitUntilReady(qint64 pid, int timeoutSeconds) const;
+    // The --user the server and mariadb-install-db are given; empty for none.
+    QString serverUser() const;
+    // chown -R of the directory to serverUser(), when it is not root.
+    void giveDirectoryToServerUser() const;
 
     QString m_dir;
+    QString m_serviceUser;
 };
 
 } // namespace payops

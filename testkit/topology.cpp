@@ -1,0 +1,313 @@
+#include "topology.h"
+
+#include "db/connection.h"
+#include "db/dberror.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRandomGenerator>
+#include <QSqlQuery>
+#include <QThread>
+
+#include <arpa/inet.h>
+#include <csignal>
+#include <netinet/in.h>
+#include <stdexcept>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace payops::testkit {
+namespace {
+
+// What every server of a topology shares: smaller than a sandbox's, since three run at once
+// on one machine beside the tests.
+const QStringList kSmallServer{QStringLiteral("--innodb-buffer-pool-size=128M"),
+                               QStringLiteral("--innodb-log-file-size=48M")};
+
+std::runtime_error failure(const QString &what)
+{
+    return std::runtime_error(what.toStdString());
+}
+
+// The folder of one server. Its parent is made passable to others (0711, no listing), so that
+// a server running as another OS user (a Galera node started by root) reaches its own folder.
+QString serverFolder(const QString &directory, const QString &name)
+{
+    QDir().mkpath(directory);
+    QFile::setPermissions(directory, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                         QFileDevice::ExeOwner | QFileDevice::ExeGroup |
+                                         QFileDevice::ExeOther);
+    return directory + QLatin1Char('/') + name;
+}
+
+void killServer(LocalServer &server)
+{
+    const LocalServer::Status status = server.status();
+    if (status.state != LocalServer::State::Running)
+        return;
+    ::kill(pid_t(status.pid), SIGKILL);
+    QDeadlineTimer deadline(30000);
+    while (server.status().state == LocalServer::State::Running) {
+        if (deadline.hasExpired())
+            throw failure(
+                QStringLiteral("the server in %1 outlived SIGKILL").arg(server.directory()));
+        QThread::msleep(50);
+    }
+}
+
+void stopQuietly(LocalServer *server)
+{
+    if (!server)
+        return;
+    try {
+        server->stop();
+    } catch (const std::exception &) {
+        killServer(*server); // a node that will not stop must not outlive its test
+    }
+}
+
+QString randomPassword()
+{
+    return QString::number(QRandomGenerator::system()->generate64(), 16) +
+           QString::number(QRandomGenerator::system()->generate64(), 16);
+}
+
+QString galeraProvider()
+{
+    for (const char *path : {"/usr/lib/galera/libgalera_smm.so", "/usr/lib/libgalera_smm.so",
+                             "/usr/lib64/galera-4/libgalera_smm.so"})
+        if (QFileInfo::exists(QString::fromLatin1(path)))
+            return QString::fromLatin1(path);
+    throw failure(QStringLiteral("Galera is not installed: no libgalera_smm.so (Debian package "
+                                 "galera-4; script/bootstrap installs it)"));
+}
+
+} // namespace
+
+int freeLoopbackPort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        throw failure(QStringLiteral("no socket for a free port"));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    const bool ok = ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0 &&
+                    ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0;
+    ::close(fd);
+    if (!ok)
+        throw failure(QStringLiteral("no free port on 127.0.0.1"));
+    return ntohs(address.sin_port);
+}
+
+// ---- ReplicaPair ----
+
+ReplicaPair::ReplicaPair(const QString &directory)
+    : m_primary(std::make_unique<LocalServer>(serverFolder(directory, QStringLiteral("primary"))))
+    , m_replica(std::make_unique<LocalServer>(serverFolder(directory, QStringLiteral("replica"))))
+    , m_primaryPort(freeLoopbackPort())
+    , m_replicaPort(freeLoopbackPort())
+{
+    // Both write a binary log with GTIDs, so that the replica can become the primary and a
+    // position means the same on both.
+    const QStringList binlog{
+        QStringLiteral("--log-bin=binlog"), QStringLiteral("--binlog-format=ROW"),
+        QStringLiteral("--log-slave-updates"), QStringLiteral("--gtid-strict-mode=ON")};
+    try {
+        m_primary->start(m_primaryPort, {},
+                         kSmallServer + binlog + QStringList{QStringLiteral("--server-id=1")});
+        m_replica->start(
+            m_replicaPort, {},
+            kSmallServer + binlog +
+                QStringList{QStringLiteral("--server-id=2"), QStringLiteral("--read-only=ON")});
+        const QString password = randomPassword();
+        {
+            db::Connection primary(primaryDsn({}), QStringLiteral("replication-account"));
+            db::execDirect(
+                primary.database(),
+                QStringLiteral("CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY '%1'").arg(password));
+            db::execDirect(primary.database(),
+                           QStringLiteral("GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'"));
+        }
+        db::Connection replica(replicaDsn({}), QStringLiteral("replication-start"));
+        db::execDirect(replica.database(),
+                       QStringLiteral("CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = "
+                                      "%1, MASTER_USER = 'repl', MASTER_PASSWORD = '%2', "
+                                      "MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 1")
+                           .arg(m_primaryPort)
+                           .arg(password));
+        db::execDirect(replica.database(), QStringLiteral("START SLAVE"));
+        waitForReplica();
+    } catch (...) {
+        stopQuietly(m_replica.get());
+        stopQuietly(m_primary.get());
+        throw;
+    }
+}
+
+ReplicaPair::~ReplicaPair()
+{
+    stopQuietly(m_replica.get());
+    stopQuietly(m_primary.get());
+}
+
+Dsn ReplicaPair::primaryDsn(const QString &database) const
+{
+    return m_primary->rootDsn(database);
+}
+
+Dsn ReplicaPair::replicaDsn(const QString &database) const
+{
+    return m_replica->rootDsn(database);
+}
+
+void ReplicaPair::waitForReplica(int timeoutSeconds) const
+{
+    QString position;
+    {
+        db::Connection primary(primaryDsn({}), QStringLiteral("replication-position"));
+        position =
+            db::scalar(primary.database(), QStringLiteral("SELECT @@gtid_binlog_pos")).toString();
+    }
+    db::Connection replica(replicaDsn({}), QStringLiteral("replication-wait"));
+    const int result =
+        db::scalar(replica.database(), QStringLiteral("SELECT MASTER_GTID_WAIT(?, ?)"),
+                   {position, timeoutSeconds})
+            .toInt();
+    if (result == 0)
+        return;
+    QSqlQuery status = db::exec(replica.database(), QStringLiteral("SHOW SLAVE STATUS"));
+    QString errors;
+    if (status.next())
+        errors = status.value(QStringLiteral("Last_IO_Error")).toString() + QLatin1Char(' ') +
+                 status.value(QStringLiteral("Last_SQL_Error")).toString();
+    throw failure(QStringLiteral("the replica did not reach %1 within %2 s: %3")
+                      .arg(position)
+                      .arg(timeoutSeconds)
+                      .arg(errors.trimmed()));
+}
+
+void ReplicaPair::killPrimary()
+{
+    killServer(*m_primary);
+}
+
+void ReplicaPair::promoteReplica()
+{
+    db::Connection replica(replicaDsn({}), QStringLiteral("promote"));
+    db::execDirect(replica.database(), QStringLiteral("STOP SLAVE"));
+    db::execDirect(replica.database(), QStringLiteral("RESET SLAVE ALL"));
+    db::execDirect(replica.database(), QStringLiteral("SET GLOBAL read_only = OFF"));
+}
+
+// ---- GaleraCluster ----
+
+GaleraCluster::GaleraCluster(const QString &directory, int nodes)
+    : m_provider(galeraProvider())
+{
+    for (int i = 0; i < nodes; ++i) {
+        Node node;
+        node.server = std::make_unique<LocalServer>(
+            serverFolder(directory, QStringLiteral("node%1").arg(i + 1)));
+        // rsync's daemon, started by root, runs as nobody: so must the node, to hand it its files.
+        node.server->setServiceUser(QStringLiteral("nobody"));
+        node.sqlPort = freeLoopbackPort();
+        node.groupPort = freeLoopbackPort();
+        node.istPort = freeLoopbackPort();
+        node.sstPort = freeLoopbackPort();
+        m_nodes.push_back(std::move(node));
+    }
+    try {
+        for (int i = 0; i < nodes; ++i) {
+            start(i, i == 0);
+            waitSynced(i);
+        }
+    } catch (...) {
+        for (Node &node : m_nodes)
+            stopQuietly(node.server.get());
+        throw;
+    }
+}
+
+GaleraCluster::~GaleraCluster()
+{
+    // The last node down is the one a later bootstrap starts from; it does not matter here.
+    for (auto node = m_nodes.rbegin(); node != m_nodes.rend(); ++node)
+        stopQuietly(node->server.get());
+}
+
+Dsn GaleraCluster::dsn(int node, const QString &database) const
+{
+    return m_nodes[std::size_t(node)].server->rootDsn(database);
+}
+
+QStringList GaleraCluster::options(int node, bool bootstrap) const
+{
+    const Node &self = m_nodes[std::size_t(node)];
+    QStringList members;
+    for (const Node &other : m_nodes)
+        members << QStringLiteral("127.0.0.1:%1").arg(other.groupPort);
+    QStringList options = kSmallServer;
+    options << QStringLiteral("--binlog-format=ROW")
+            << QStringLiteral("--innodb-autoinc-lock-mode=2") << QStringLiteral("--wsrep-on=ON")
+            << QStringLiteral("--wsrep-provider=") + m_provider
+            << QStringLiteral("--wsrep-cluster-name=payops")
+            << QStringLiteral("--wsrep-node-name=node%1").arg(node + 1)
+            << QStringLiteral("--wsrep-node-address=127.0.0.1:%1").arg(self.groupPort)
+            << QStringLiteral("--wsrep-cluster-address=gcomm://") + members.join(QLatin1Char(','))
+            << QStringLiteral("--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:%1;"
+                              "ist.recv_addr=127.0.0.1:%2;gcache.size=64M")
+                   .arg(self.groupPort)
+                   .arg(self.istPort)
+            << QStringLiteral("--wsrep-sst-receive-address=127.0.0.1:%1").arg(self.sstPort)
+            << QStringLiteral("--wsrep-sst-method=rsync");
+    if (bootstrap)
+        options << QStringLiteral("--wsrep-new-cluster");
+    return options;
+}
+
+void GaleraCluster::start(int node, bool bootstrap)
+{
+    Node &self = m_nodes[std::size_t(node)];
+    self.server->start(self.sqlPort, {}, options(node, bootstrap));
+}
+
+void GaleraCluster::kill(int node)
+{
+    killServer(*m_nodes[std::size_t(node)].server);
+}
+
+void GaleraCluster::restart(int node)
+{
+    start(node, false);
+    waitSynced(node);
+}
+
+void GaleraCluster::waitSynced(int node, int timeoutSeconds) const
+{
+    QDeadlineTimer deadline(timeoutSeconds * 1000);
+    QString state;
+    while (!deadline.hasExpired()) {
+        try {
+            db::Connection connection(dsn(node, {}), QStringLiteral("galera-state"));
+            QSqlQuery query =
+                db::exec(connection.database(),
+                         QStringLiteral("SHOW STATUS LIKE 'wsrep_local_state_comment'"));
+            state = query.next() ? query.value(1).toString() : QString();
+            if (state == QLatin1String("Synced"))
+                return;
+        } catch (const db::Error &) {
+            // not accepting connections yet
+        }
+        QThread::msleep(200);
+    }
+    throw failure(QStringLiteral("Galera node %1 is not synced after %2 s (state: %3)")
+                      .arg(node + 1)
+                      .arg(timeoutSeconds)
+                      .arg(state.isEmpty() ? QStringLiteral("unknown") : state));
+}
+
+} // namespace payops::testkit
