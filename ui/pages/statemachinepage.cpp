@@ -122,11 +122,13 @@ void StateMachinePage::refresh()
     m_pending = true;
     m_busy->start(tr("Counting"));
     const qint64 seconds = m_window->window().seconds;
-    if (!m_tally)
+    if (mapping() && !m_mappedTally)
+        m_mappedTally = std::make_shared<mapping::MappedStateTally>(seconds);
+    else if (!mapping() && !m_tally)
         m_tally = std::make_shared<console::ActivityTally>(seconds);
     worker()->submit<console::StateMachineSnapshot>(
         QStringLiteral("state-machine"),
-        mapping() ? console::jobOf(console::loadMappedStateMachine, *mapping(), seconds)
+        mapping() ? console::mappedStateMachineJob(m_mappedTally, *mapping(), seconds)
                   : console::stateMachineJob(m_tally, seconds),
         this,
         [this](const console::StateMachineSnapshot &snapshot) {
