@@ -207,6 +207,11 @@ private Q_SLOTS:
         counts = tally.advance(db, mapping);
         QCOMPARE(byRawValue(mapping, counts),
                  groupByState(shop, QStringLiteral("2026-11-01 04:00")));
+        // A wider one again: the window is read once more.
+        tally.setWindowSeconds(secondsSince(db, QStringLiteral("2026-11-01")) + 3600);
+        counts = tally.advance(db, mapping);
+        QCOMPARE(byRawValue(mapping, counts), groupByState(shop));
+        QCOMPARE(tally.rowsRead(), qint64(test::TeamShop::kOrders + 3));
 
         // Without updated_at, each refresh is the GROUP BY over the window, as before.
         QByteArray text = shop.mappingText();

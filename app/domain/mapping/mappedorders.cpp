@@ -189,7 +189,7 @@ std::optional<QList<MappedStateCount>> MappedStateTally::advance(const QSqlDatab
         from = std::min(from, clock.value(1).toLongLong());
     const qint64 windowStart = now - m_windowSeconds;
 
-    if (m_loadedWindow == 0) {
+    if (m_loadedWindow == 0 || m_windowSeconds > m_loadedWindow) {
         m_orders.clear();
         m_byCreated.clear();
         m_values.clear();
