@@ -221,6 +221,12 @@ private Q_SLOTS:
         mapping::MappedStateTally every(secondsSince(db, QStringLiteral("2026-11-01")) + 3600);
         QCOMPARE(byRawValue(plain, every.advance(db, plain)), groupByState(shop));
         QCOMPARE(every.rowsRead(), qint64(0));
+        // So is a window holding more orders than the tally keeps.
+        mapping::MappedStateTally large(secondsSince(db, QStringLiteral("2026-11-01")) + 3600, 100);
+        QCOMPARE(byRawValue(mapping, large.advance(db, mapping)), groupByState(shop));
+        QCOMPARE(large.rowsRead(), qint64(101));
+        QCOMPARE(byRawValue(mapping, large.advance(db, mapping)), groupByState(shop));
+        QCOMPARE(large.rowsRead(), qint64(0));
 
         const std::atomic<bool> cancelled{true};
         QVERIFY(!mapping::MappedStateTally(3600).advance(db, mapping, &cancelled));

@@ -151,8 +151,9 @@ std::optional<QList<MappedStateCount>> mappedStateCounts(const QSqlDatabase &db,
     return stateCounts(orders, byValue);
 }
 
-MappedStateTally::MappedStateTally(qint64 windowSeconds)
+MappedStateTally::MappedStateTally(qint64 windowSeconds, qint64 maxOrders)
     : m_windowSeconds(windowSeconds)
+    , m_maxOrders(maxOrders)
 {
 }
 
@@ -168,9 +169,12 @@ std::optional<QList<MappedStateCount>> MappedStateTally::advance(const QSqlDatab
 {
     m_rowsRead = 0;
     const OrdersMapping &orders = mapping.orders;
-    if (orders.updatedAt.isEmpty())
+    const auto groupBy = [&] {
         return mappedStateCounts(db, mapping,
                                  QDateTime::currentDateTimeUtc().addSecs(-m_windowSeconds), cancel);
+    };
+    if (orders.updatedAt.isEmpty() || (m_largeWindow > 0 && m_windowSeconds >= m_largeWindow))
+        return groupBy();
     if (cancel && cancel->load())
         return std::nullopt;
 
@@ -190,12 +194,15 @@ std::optional<QList<MappedStateCount>> MappedStateTally::advance(const QSqlDatab
     const qint64 windowStart = now - m_windowSeconds;
 
     if (m_loadedWindow == 0 || m_windowSeconds > m_loadedWindow) {
-        m_orders.clear();
-        m_byCreated.clear();
-        m_values.clear();
-        m_counts.clear();
-        if (!readOrders(db, mapping, orders.createdAt, windowStart, windowStart, cancel))
+        clear();
+        if (!readOrders(db, mapping, orders.createdAt, windowStart, windowStart, cancel,
+                        m_maxOrders + 1))
             return std::nullopt;
+        if (m_rowsRead > m_maxOrders) { // too many to keep: counted as without updated_at
+            clear();
+            m_largeWindow = m_windowSeconds;
+            return groupBy();
+        }
         m_loadedWindow = m_windowSeconds;
     } else if (!readOrders(db, mapping, orders.updatedAt, m_readFrom, windowStart, cancel) ||
                !readOrders(db, mapping, orders.createdAt, m_readFrom, windowStart, cancel)) {
@@ -212,20 +219,31 @@ std::optional<QList<MappedStateCount>> MappedStateTally::advance(const QSqlDatab
     return stateCounts(orders, byValue);
 }
 
-// The orders whose `column` is at or after `from`, each put at its state now, or taken out
-// when it was created before the window. False when cancelled.
+void MappedStateTally::clear()
+{
+    m_loadedWindow = 0;
+    m_orders.clear();
+    m_byCreated.clear();
+    m_values.clear();
+    m_counts.clear();
+}
+
+// The orders whose `column` is at or after `from` (the first `limit` of them, when given), each
+// put at its state now, or taken out when it was created before the window. False when
+// cancelled.
 bool MappedStateTally::readOrders(const QSqlDatabase &db, const Mapping &mapping,
                                   const QString &column, qint64 from, qint64 windowStart,
-                                  const std::atomic<bool> *cancel)
+                                  const std::atomic<bool> *cancel, qint64 limit)
 {
     const OrdersMapping &orders = mapping.orders;
     QSqlQuery query =
         db::exec(db,
                  QStringLiteral("SELECT y.%1, y.%2, FLOOR(UNIX_TIMESTAMP(y.%3)) FROM %4 y "
-                                "WHERE y.%5 >= FROM_UNIXTIME(?)")
+                                "WHERE y.%5 >= FROM_UNIXTIME(?)%6")
                      .arg(db::quoteIdentifier(orders.id), db::quoteIdentifier(orders.status),
                           db::quoteIdentifier(orders.createdAt), mapping.table(orders.table),
-                          db::quoteIdentifier(column)),
+                          db::quoteIdentifier(column),
+                          limit > 0 ? QStringLiteral(" LIMIT %1").arg(limit) : QString()),
                  {from});
     while (query.next()) {
         if (++m_rowsRead % 4096 == 0 && cancel && cancel->load())

@@ -63,15 +63,17 @@ std::optional<QList<MappedStateCount>> mappedStateCounts(const QSqlDatabase &db,
 // kLateSeconds (a transaction that commits late carries the earlier time of its statement; the
 // server's oldest open transaction takes it further back when the account may see it), and
 // moves each from its old state's count to its new one. Orders created before the window's
-// start leave it. Without updated_at each advance is mappedStateCounts() over the window. Lives
+// start leave it. Without updated_at, or for a window holding more than `maxOrders` orders
+// (each kept costs some 100 bytes), each advance is mappedStateCounts() over the window. Lives
 // on one thread (a page's worker). advance() throws db::Error; a first read cut short starts
 // again, a later one reads the same changes again.
 class MappedStateTally
 {
 public:
     static constexpr int kLateSeconds = 60;
+    static constexpr qint64 kMaxOrders = 1'000'000;
 
-    explicit MappedStateTally(qint64 windowSeconds);
+    explicit MappedStateTally(qint64 windowSeconds, qint64 maxOrders = kMaxOrders);
 
     qint64 windowSeconds() const { return m_windowSeconds; }
     // A wider window is read again from the start on the next advance; a narrower one drops
@@ -81,7 +83,7 @@ public:
     // The counts as mappedStateCounts() gives them; std::nullopt when `cancel` was set.
     std::optional<QList<MappedStateCount>> advance(const QSqlDatabase &db, const Mapping &mapping,
                                                    const std::atomic<bool> *cancel = nullptr);
-    // Orders the last advance read from the team's table (0 without updated_at: one GROUP BY).
+    // Orders the last advance read from the team's table (0 for one GROUP BY).
     qint64 rowsRead() const { return m_rowsRead; }
 
 private:
@@ -91,12 +93,16 @@ private:
         int value = 0;      // index in m_values
     };
 
-    bool readOrders(const QSqlDatabase &db, const Mapping &mapping, const QString &condition,
-                    qint64 from, qint64 windowStart, const std::atomic<bool> *cancel);
+    bool readOrders(const QSqlDatabase &db, const Mapping &mapping, const QString &column,
+                    qint64 from, qint64 windowStart, const std::atomic<bool> *cancel,
+                    qint64 limit = 0);
+    void clear();
     void put(qint64 id, const Order &order);
     void remove(qint64 id);
 
     qint64 m_windowSeconds;
+    qint64 m_maxOrders;
+    qint64 m_largeWindow = 0;  // the narrowest window found to hold more than m_maxOrders
     qint64 m_loadedWindow = 0; // the window the orders were first read for; 0: not read yet
     qint64 m_readFrom = 0;     // server seconds: where the next advance reads changes from
     qint64 m_rowsRead = 0;
