@@ -5687,9 +5687,19 @@
         <translation>状态统计本时间窗口内进入该状态的订单（PENDING：窗口内创建的订单）；边统计窗口内的流转尝试次数。按分钟统计。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>States count the orders created in this window, by the state they are in now.</source>
         <translation>各状态统计在此时间窗口内创建的订单，按其当前所处状态计数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The mapping names no updated_at: each refresh counts the whole window again.</source>
+        <translation>映射未给出 updated_at：每次刷新都会重新统计整个时间窗口。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The window is read once; each refresh reads the orders changed since (updated_at).</source>
+        <translation>时间窗口只读取一次；之后每次刷新只读取此后有变化的订单（updated_at）。</translation>
     </message>
     <message>
         <location line="+2"/>

@@ -42,8 +42,14 @@ StateMachinePage::StateMachinePage(const console::Target &target, QWidget *paren
         tr("States count the orders that entered them in this window (PENDING: the orders created "
            "in it); edges count the transition attempts made in it. Counted by the minute."));
     if (mapping())
-        m_window->setToolTip(tr("States count the orders created in this window, by the state "
-                                "they are in now."));
+        m_window->setToolTip(
+            tr("States count the orders created in this window, by the state they are in now.") +
+            QLatin1Char(' ') +
+            (mapping()->orders.updatedAt.isEmpty()
+                 ? tr("The mapping names no updated_at: each refresh counts the whole window "
+                      "again.")
+                 : tr("The window is read once; each refresh reads the orders changed since "
+                      "(updated_at).")));
     auto *refreshButton = new QPushButton(tr("Refresh"), this);
     m_busy = new BusyIndicator(this);
     bar->addWidget(title, 1);
