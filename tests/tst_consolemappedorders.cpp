@@ -11,6 +11,7 @@
 #include "pages/evidencepage.h"
 #include "pages/reconciliationpage.h"
 #include "pages/statemachinepage.h"
+#include "pages/windowcombo.h"
 #include "scratchdatabase.h"
 #include "teamshop.h"
 #include "testmain.h"
@@ -136,6 +137,26 @@ private Q_SLOTS:
         QVERIFY(note->isVisible());
         QVERIFY(!page.findChild<QTableView *>(QStringLiteral("ordersTable"))->isVisible());
         test::screenshot(&page, QStringLiteral("mapped-state-machine"));
+
+        // The mapping names updated_at: the window's tip says each refresh reads what changed,
+        // and an order the team closes after the first count moves at the next refresh.
+        const auto *window = page.findChild<WindowCombo *>();
+        QVERIFY(window);
+        QVERIFY2(window->toolTip().contains(QLatin1String("orders changed since")),
+                 qPrintable(window->toolTip()));
+        const qint64 closed = test::TeamShop::kFirstOrder + 4; // PAID, in the window
+        f.shop.execBusiness(
+            QStringLiteral("UPDATE t_order SET state = 2 WHERE order_no = %1").arg(closed));
+        --expected[QStringLiteral("PAID")];
+        ++expected[QStringLiteral("CLOSED")];
+        page.refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(stateCounts(page.scene()).value(QStringLiteral("CLOSED")) ==
+                                     expected.value(QStringLiteral("CLOSED")),
+                                 15000);
+        shown = stateCounts(page.scene());
+        for (auto it = shown.begin(); it != shown.end();)
+            it = expected.contains(it.key()) || it.value() ? std::next(it) : shown.erase(it);
+        QCOMPARE(shown, expected);
     }
 
     // A planted coupon duplicate: the order as the team keeps it, its payment and both live

@@ -113,6 +113,7 @@ private Q_SLOTS:
         // alipay payments in it are not listed by this (wechatpay) statement, so each is 多单.
         QByteArray text = shop.mappingText();
         text.replace("channel = \"channel\"\n", "");
+        text.replace("[payments.channels]\nwechat = \"wechatpay\"\n", "");
         const mapping::Mapping noChannel =
             mapping::loadMapping(shop.writeMapping(QStringLiteral("no-channel.toml"), text));
         QVERIFY(noChannel.payments && noChannel.payments->channel.isEmpty());
@@ -121,6 +122,39 @@ private Q_SLOTS:
         QCOMPARE(anyChannel.count(FindingKind::MissingPlatform), qint64(1) + alipayInPeriod(shop));
         QCOMPARE(anyChannel.count(FindingKind::AmountMismatch), qint64(1));
         QCOMPARE(anyChannel.count(FindingKind::MissingOurs), qint64(2));
+
+        // The same lines as a WeChat Pay statement, channel "wechat": [payments.channels] says
+        // the team stores it as "wechatpay", so the payment left out of it is found.
+        QFile planted(path);
+        QVERIFY(planted.open(QIODevice::ReadOnly));
+        const QString wechatPath =
+            writeFile(m_dir, QStringLiteral("wechat-%1.csv").arg(level),
+                      planted.readAll().replace(",wechatpay\n", ",wechat\n"));
+        QFile wechatFile(wechatPath);
+        QVERIFY(wechatFile.open(QIODevice::ReadOnly));
+        const StatementImport wechat = importStatement(db, wechatFile, options);
+        QCOMPARE(wechat.statement.header.channel, QStringLiteral("wechat"));
+        const Reconciliation named = reconcileStatement(db, wechat.statement.id, side);
+        QCOMPARE(named.count(FindingKind::MissingPlatform), qint64(1));
+        QCOMPARE(named.count(FindingKind::AmountMismatch), qint64(1));
+        QCOMPARE(named.count(FindingKind::MissingOurs), qint64(2));
+        QByteArray leftOut;
+        readStoredFindings(db, side, named.runId, [&leftOut](const ReconciliationFinding &finding) {
+            if (finding.kind == FindingKind::MissingPlatform)
+                leftOut = finding.payNo;
+            return true;
+        });
+        QCOMPARE(leftOut, QByteArray("42000") + QByteArray::number(kLeftOut));
+        // Without the key the statement's "wechat" meets no payment: the one left out is missed.
+        text = shop.mappingText();
+        text.replace("[payments.channels]\nwechat = \"wechatpay\"\n", "");
+        const mapping::Mapping unnamed =
+            mapping::loadMapping(shop.writeMapping(QStringLiteral("no-channels.toml"), text));
+        QVERIFY(unnamed.payments && unnamed.payments->channels.isEmpty());
+        const Reconciliation missed =
+            reconcileStatement(db, wechat.statement.id, mapping::mappedPaymentSide(db, unnamed));
+        QCOMPARE(missed.count(FindingKind::MissingPlatform), qint64(0));
+        QCOMPARE(missed.count(FindingKind::AmountMismatch), qint64(1));
     }
 
     // The command line, once: the same findings through --mapping.

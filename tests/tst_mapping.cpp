@@ -47,12 +47,18 @@ private Q_SLOTS:
         QCOMPARE(mapping.orders.id, QStringLiteral("order_no"));
         QCOMPARE(mapping.orders.amountUnit, Unit::Yuan);
         QCOMPARE(mapping.orders.paidAt, QStringLiteral("pay_time"));
+        QCOMPARE(mapping.orders.updatedAt, QStringLiteral("gmt_modified"));
         QCOMPARE(mapping.orders.states.size(), 5);
         QCOMPARE(mapping.orders.valueOf(QStringLiteral("PAID")), QVariant(qlonglong(1)));
         QVERIFY(!mapping.orders.valueOf(QStringLiteral("NOPE")).isValid());
         QVERIFY(mapping.payments);
         QCOMPARE(mapping.payments->payNo, QStringLiteral("trade_no"));
         QCOMPARE(mapping.payments->amountUnit, Unit::Fen);
+        QCOMPARE(mapping.payments->channelValues(QStringLiteral("wechat")),
+                 QStringList{QStringLiteral("wechatpay")});
+        // A channel [payments.channels] does not name is stored under payops's own name.
+        QCOMPARE(mapping.payments->channelValues(QStringLiteral("alipay")),
+                 QStringList{QStringLiteral("alipay")});
         QCOMPARE(mapping.sideEffects.size(), 3);
         const SideEffectMapping *card = mapping.sideEffect(QStringLiteral("gift_card"));
         QVERIFY(card);
@@ -136,10 +142,46 @@ private Q_SLOTS:
         QTest::newRow("key not an array")
             << QByteArray("key = [\"biz_type\"]") << QByteArray("key = \"biz_type\"")
             << QStringLiteral("'key' must be an array");
+        QTest::newRow("updated_at not a name")
+            << QByteArray("updated_at = \"gmt_modified\"") << QByteArray("updated_at = true")
+            << QStringLiteral("[orders] 'updated_at' must be a non-empty string");
+        QTest::newRow("unknown channel")
+            << QByteArray("wechat = \"wechatpay\"") << QByteArray("unionpay = \"UP\"")
+            << QStringLiteral("[payments.channels] 'unionpay' is not a payops channel (wechat, "
+                              "alipay)");
+        QTest::newRow("channel value not a string")
+            << QByteArray("wechat = \"wechatpay\"") << QByteArray("wechat = 3")
+            << QStringLiteral("the value of wechat must be a non-empty string or a list");
+        QTest::newRow("empty channel list")
+            << QByteArray("wechat = \"wechatpay\"") << QByteArray("wechat = []")
+            << QStringLiteral("the value of wechat must be a non-empty string or a list");
+        QTest::newRow("one value for two channels")
+            << QByteArray("wechat = \"wechatpay\"")
+            << QByteArray("wechat = \"wechatpay\"\nalipay = [\"ali\", \"wechatpay\"]")
+            << QStringLiteral("\"wechatpay\" is named twice");
+        QTest::newRow("channels without channel")
+            << QByteArray("channel = \"channel\"\n") << QByteArray()
+            << QStringLiteral("[payments] [payments.channels] needs 'channel'");
         QTest::newRow("name too long")
             << QByteArray("table = \"t_order\"")
             << QByteArray("table = \"") + QByteArray(65, 'x') + QByteArray("\"")
             << QStringLiteral("not a name MariaDB allows");
+    }
+
+    // Optional keys: without updated_at the state counts read their window again; a channel may
+    // be stored under several values.
+    void readsTheOptionalKeys()
+    {
+        QByteArray text = teamMapping();
+        text.replace("updated_at = \"gmt_modified\"\n", "");
+        text.replace("wechat = \"wechatpay\"",
+                     "wechat = [\"wechatpay\", \"WXPAY\"]\nalipay = \"ALI\"");
+        const Mapping mapping = parseMapping(text, QStringLiteral("m.toml"));
+        QVERIFY(mapping.orders.updatedAt.isEmpty());
+        QCOMPARE(mapping.payments->channelValues(QStringLiteral("wechat")),
+                 (QStringList{QStringLiteral("wechatpay"), QStringLiteral("WXPAY")}));
+        QCOMPARE(mapping.payments->channelValues(QStringLiteral("alipay")),
+                 QStringList{QStringLiteral("ALI")});
     }
 
     void refusesWhatItCannotUse()
@@ -164,6 +206,14 @@ private Q_SLOTS:
         const int line = int(text.left(text.indexOf("pounds")).count('\n')) + 1;
         QVERIFY2(message.startsWith(QStringLiteral("m.toml:%1: [payments]").arg(line)),
                  qPrintable(message));
+
+        // A channel payops does not know, at its own line.
+        text = teamMapping();
+        text.replace("wechat = \"wechatpay\"", "wechatpay = \"wechatpay\"");
+        const int channelLine = int(text.left(text.indexOf("wechatpay =")).count('\n')) + 1;
+        QVERIFY2(refusalOf(text).startsWith(
+                     QStringLiteral("m.toml:%1: [payments.channels]").arg(channelLine)),
+                 qPrintable(refusalOf(text)));
     }
 
     void refusesAFileOthersMayWrite()

@@ -163,6 +163,27 @@ private Q_SLOTS:
             << none << none << QStringLiteral("side_effects.gift_card.key") << false
             << QStringLiteral("no index leading with (order_ref, batch): each refresh would read "
                               "about");
+        QTest::newRow("no updated_at")
+            << QByteArray("updated_at = \"gmt_modified\"\n") << QByteArray() << none << none
+            << QStringLiteral("orders.updated_at") << false
+            << QStringLiteral("each refresh of the state counts reads every order of its window "
+                              "again, 0 order(s) for the last 24 hours");
+        QTest::newRow("updated_at without an index")
+            << QByteArray("PAID = 1") << QByteArray("PAID = 1")
+            << QStringLiteral("ALTER TABLE t_order DROP INDEX idx_order_modified")
+            << QStringLiteral("ALTER TABLE t_order ADD INDEX idx_order_modified (gmt_modified)")
+            << QStringLiteral("orders.updated_at") << false
+            << QStringLiteral("no index leading with (gmt_modified): each refresh would read");
+        QTest::newRow("updated_at not a time")
+            << QByteArray("updated_at = \"gmt_modified\"") << QByteArray("updated_at = \"uid\"")
+            << none << none << QStringLiteral("orders.updated_at") << true
+            << QStringLiteral("t_order.uid is bigint(20), not DATETIME or TIMESTAMP");
+        QTest::newRow("channel value no channel names")
+            << QByteArray("[payments.channels]\nwechat = \"wechatpay\"\n") << QByteArray() << none
+            << none << QStringLiteral("payments.channels") << false
+            << QStringLiteral(
+                   "values in t_pay_record.channel that no channel names, so no WeChat "
+                   "Pay or Alipay statement finds their payments left out: \"wechatpay\" (");
         QTest::newRow("id not auto-increment")
             << QByteArray("id = \"card_id\"") << QByteArray("id = \"batch\"") << none << none
             << QStringLiteral("side_effects.gift_card.id") << true

@@ -2,7 +2,6 @@
 
 #include "databasesummary.h"
 #include "db/connection.h"
-#include "domain/mapping/mappedorders.h"
 
 #include <QHash>
 #include <QSet>
@@ -120,12 +119,11 @@ Job<StateMachineSnapshot> stateMachineJob(std::shared_ptr<ActivityTally> tally, 
 }
 
 StateMachineSnapshot loadMappedStateMachine(const QSqlDatabase &db, const mapping::Mapping &mapping,
-                                            qint64 seconds)
+                                            mapping::MappedStateTally &tally)
 {
     StateMachineSnapshot snapshot = readDiagram(db);
     snapshot.transitionsKnown = false;
-    const auto counts =
-        mapping::mappedStateCounts(db, mapping, QDateTime::currentDateTimeUtc().addSecs(-seconds));
+    const auto counts = tally.advance(db, mapping);
     assignLayers(snapshot.states, snapshot.edges);
     int apart = 0;
     for (const StateNode &node : std::as_const(snapshot.states))
@@ -148,6 +146,16 @@ StateMachineSnapshot loadMappedStateMachine(const QSqlDatabase &db, const mappin
         snapshot.states << raw;
     }
     return snapshot;
+}
+
+Job<StateMachineSnapshot> mappedStateMachineJob(std::shared_ptr<mapping::MappedStateTally> tally,
+                                                mapping::Mapping mapping, qint64 seconds)
+{
+    return
+        [tally = std::move(tally), mapping = std::move(mapping), seconds](const QSqlDatabase &db) {
+            tally->setWindowSeconds(seconds);
+            return loadMappedStateMachine(db, mapping, *tally);
+        };
 }
 
 } // namespace payops::console

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "activitytally.h"
+#include "domain/mapping/mappedorders.h"
 #include "domain/mapping/mapping.h"
 #include "job.h"
 
@@ -55,10 +56,16 @@ StateMachineSnapshot loadStateMachine(const QSqlDatabase &db, ActivityTally &tal
 Job<StateMachineSnapshot> stateMachineJob(std::shared_ptr<ActivityTally> tally, qint64 seconds);
 
 // The same on the team's own tables: payops's states and legal edges, each state with the
-// orders created in the last `seconds` that are in it now (mapping::mappedStateCounts, one
-// GROUP BY on the created_at index over the window), and each value no state names as a
-// state of its own, drawn apart. Throws db::Error.
+// orders created in the tally's window that are in it now (mapping::MappedStateTally: with
+// [orders] updated_at, what changed since its last advance; without, one GROUP BY on the
+// created_at index over the window), and each value no state names as a state of its own, drawn
+// apart. Throws db::Error.
 StateMachineSnapshot loadMappedStateMachine(const QSqlDatabase &db, const mapping::Mapping &mapping,
-                                            qint64 seconds);
+                                            mapping::MappedStateTally &tally);
+
+// Its refresh as a worker's job over the last `seconds`; the tally lives on between refreshes
+// and is used on the worker's thread only.
+Job<StateMachineSnapshot> mappedStateMachineJob(std::shared_ptr<mapping::MappedStateTally> tally,
+                                                mapping::Mapping mapping, qint64 seconds);
 
 } // namespace payops::console

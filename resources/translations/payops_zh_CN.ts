@@ -4556,7 +4556,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/statement/reconciliation.cpp" line="+439"/>
+        <location filename="../../app/domain/statement/reconciliation.cpp" line="+444"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -5687,9 +5687,19 @@
         <translation>状态统计本时间窗口内进入该状态的订单（PENDING：窗口内创建的订单）；边统计窗口内的流转尝试次数。按分钟统计。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>States count the orders created in this window, by the state they are in now.</source>
         <translation>各状态统计在此时间窗口内创建的订单，按其当前所处状态计数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The mapping names no updated_at: each refresh counts the whole window again.</source>
+        <translation>映射未给出 updated_at：每次刷新都会重新统计整个时间窗口。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The window is read once; each refresh reads the orders changed since (updated_at).</source>
+        <translation>时间窗口只读取一次；之后每次刷新只读取此后有变化的订单（updated_at）。</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -5717,7 +5727,7 @@
         <translation>正在统计</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+64"/>
         <source>%1 — double-click an order for its evidence</source>
         <translation>%1 — 双击订单查看证据</translation>
     </message>
@@ -8412,7 +8422,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::Check</name>
     <message>
-        <location filename="../../app/domain/mapping/mappingcheck.cpp" line="+121"/>
+        <location filename="../../app/domain/mapping/mappingcheck.cpp" line="+122"/>
         <source>table %1 does not exist in database %2 (or this account may not see it)</source>
         <translation>数据库 %2 中不存在表 %1（或该账号看不到它）</translation>
     </message>
@@ -8423,12 +8433,12 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+10"/>
-        <location line="+201"/>
+        <location line="+259"/>
         <source>%1.%2 is %3, not an integer column</source>
         <translation>%1.%2 是 %3，不是整数列</translation>
     </message>
     <message>
-        <location line="-190"/>
+        <location line="-248"/>
         <source>%1.%2 is %3, not DATETIME or TIMESTAMP</source>
         <translation>%1.%2 是 %3，不是 DATETIME 或 TIMESTAMP</translation>
     </message>
@@ -8472,8 +8482,15 @@ Usage: payops %2 %3</source>
         <source>is refused by the server: %1</source>
         <translation>被服务器拒绝：%1</translation>
     </message>
+    <message numerus="yes">
+        <location line="+59"/>
+        <source>not given: each refresh of the state counts reads every order of its window again, %n order(s) for the last 24 hours; name the column %1 keeps its last change in (gmt_modified, updated_at) to read only what changed</source>
+        <translation>
+            <numerusform>未给出：状态计数每次刷新都会重新读取时间窗口内的全部订单，最近 24 小时为 %n 个订单；写上 %1 记录最后修改时间的列（gmt_modified、updated_at），即可只读取变化的部分</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+44"/>
+        <location line="+16"/>
         <source>%1.%2 is %3, neither an integer nor a text column</source>
         <translation>%1.%2 是 %3，既不是整数列也不是文本列</translation>
     </message>
@@ -8499,8 +8516,20 @@ Usage: payops %2 %3</source>
         <source>values in %1.%2 that no state names, shown as themselves: %3</source>
         <translation>%1.%2 中有未映射到任何状态的值，将按原值显示：%3</translation>
     </message>
+    <message numerus="yes">
+        <location line="+36"/>
+        <source>&quot;%1&quot; (%n payment(s))</source>
+        <translation>
+            <numerusform>“%1”（%n 笔支付）</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+33"/>
+        <location line="+4"/>
+        <source>values in %1.%2 that no channel names, so no WeChat Pay or Alipay statement finds their payments left out: %3 (name them in [payments.channels])</source>
+        <translation>%1.%2 中有未对应任何渠道的值，对账单漏列这些支付（多单）时，微信支付或支付宝对账都发现不了：%3（请在 [payments.channels] 中写明）</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>%1.%2 is not AUTO_INCREMENT: the watch reads past the last id seen and would miss rows written below it</source>
         <translation>%1.%2 不是 AUTO_INCREMENT：监视从上次看到的 ID 往后读，会漏掉写在它之前的行</translation>
     </message>
@@ -8508,7 +8537,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedCompensation</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+120"/>
+        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+121"/>
         <source>this account may not read %1, which compensating %2 needs: the team&apos;s DBA grants it with GRANT SELECT ON %1 TO the account</source>
         <translation>此账号不能读取 %1，而补偿 %2 需要它：请团队的 DBA 执行 GRANT SELECT ON %1 TO 该账号</translation>
     </message>
@@ -8523,7 +8552,7 @@ Usage: payops %2 %3</source>
         <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
     </message>
     <message>
-        <location line="+221"/>
+        <location line="+228"/>
         <source>a compensation needs a reason and a ticket</source>
         <translation>补偿必须填写原因和工单号</translation>
     </message>
@@ -8599,7 +8628,27 @@ Usage: payops %2 %3</source>
         <translation>必须给出 PAID：支付成功后订单进入该状态</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+37"/>
+        <source>&apos;%1&apos; is not a payops channel (%2)</source>
+        <translation>“%1”不是 payops 的渠道（%2）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the value of %1 must be a non-empty string or a list of them</source>
+        <translation>%1 的值必须是非空字符串，或由非空字符串组成的列表</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>&quot;%1&quot; is named twice: a payment is of one channel</source>
+        <translation>“%1”出现了两次：一笔支付只属于一个渠道</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>[payments.channels] needs &apos;channel&apos;: the column they are in</source>
+        <translation>[payments.channels] 需要 &apos;channel&apos;：这些值所在的列</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>&apos;key&apos; is missing (use key = [] when an order has one row)</source>
         <translation>缺少 &apos;key&apos;（每个订单只有一行时写 key = []）</translation>
     </message>
@@ -8650,12 +8699,12 @@ Usage: payops %2 %3</source>
         <translation>有两个副作用都名为 &quot;%1&quot;</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+78"/>
         <source>%1:%2: not TOML: %3</source>
         <translation>%1:%2: 不是有效的 TOML：%3</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+32"/>
         <location line="+7"/>
         <source>cannot read the mapping file %1: %2</source>
         <translation>无法读取映射文件 %1：%2</translation>

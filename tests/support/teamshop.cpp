@@ -54,12 +54,13 @@ QStringList seedStatements()
         const int yuan = 9 + i % 50;
         const int state = stateOf(i);
         const bool paid = state == Paid || state == Refunding || state == Refunded;
-        orders << QStringLiteral("(%1, %2, %3.90, %4, %5, %6)")
+        orders << QStringLiteral("(%1, %2, %3.90, %4, %5, %6, %7)")
                       .arg(order)
                       .arg(uid)
                       .arg(yuan)
                       .arg(state)
-                      .arg(at(i), paid ? at(i + 1) : QStringLiteral("NULL"));
+                      .arg(at(i), paid ? at(i + 1) : QStringLiteral("NULL"),
+                           paid ? at(i + 1) : at(i)); // last changed when paid
         if (!paid)
             continue;
         payments << QStringLiteral("('42000%1', %1, %2, '%3', %4)")
@@ -108,8 +109,8 @@ QStringList seedStatements()
     const QString sep = QStringLiteral(", ");
     return {
         QStringLiteral("INSERT INTO t_member (uid, nick) VALUES ") + members.join(sep),
-        QStringLiteral("INSERT INTO t_order (order_no, uid, total, state, gmt_create, pay_time) "
-                       "VALUES ") +
+        QStringLiteral("INSERT INTO t_order (order_no, uid, total, state, gmt_create, pay_time, "
+                       "gmt_modified) VALUES ") +
             orders.join(sep),
         QStringLiteral("INSERT INTO t_pay_record (trade_no, order_no, amount, channel, paid_time) "
                        "VALUES ") +

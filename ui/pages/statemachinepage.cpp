@@ -42,8 +42,14 @@ StateMachinePage::StateMachinePage(const console::Target &target, QWidget *paren
         tr("States count the orders that entered them in this window (PENDING: the orders created "
            "in it); edges count the transition attempts made in it. Counted by the minute."));
     if (mapping())
-        m_window->setToolTip(tr("States count the orders created in this window, by the state "
-                                "they are in now."));
+        m_window->setToolTip(
+            tr("States count the orders created in this window, by the state they are in now.") +
+            QLatin1Char(' ') +
+            (mapping()->orders.updatedAt.isEmpty()
+                 ? tr("The mapping names no updated_at: each refresh counts the whole window "
+                      "again.")
+                 : tr("The window is read once; each refresh reads the orders changed since "
+                      "(updated_at).")));
     auto *refreshButton = new QPushButton(tr("Refresh"), this);
     m_busy = new BusyIndicator(this);
     bar->addWidget(title, 1);
@@ -122,11 +128,13 @@ void StateMachinePage::refresh()
     m_pending = true;
     m_busy->start(tr("Counting"));
     const qint64 seconds = m_window->window().seconds;
-    if (!m_tally)
+    if (mapping() && !m_mappedTally)
+        m_mappedTally = std::make_shared<mapping::MappedStateTally>(seconds);
+    else if (!mapping() && !m_tally)
         m_tally = std::make_shared<console::ActivityTally>(seconds);
     worker()->submit<console::StateMachineSnapshot>(
         QStringLiteral("state-machine"),
-        mapping() ? console::jobOf(console::loadMappedStateMachine, *mapping(), seconds)
+        mapping() ? console::mappedStateMachineJob(m_mappedTally, *mapping(), seconds)
                   : console::stateMachineJob(m_tally, seconds),
         this,
         [this](const console::StateMachineSnapshot &snapshot) {

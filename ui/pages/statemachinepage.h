@@ -11,6 +11,9 @@ class QTableView;
 namespace payops::console {
 class ActivityTally;
 }
+namespace payops::mapping {
+class MappedStateTally;
+}
 
 namespace payops {
 
@@ -51,6 +54,8 @@ private:
     bool m_pending = false;
     // Read and advanced on the page's worker only; counts what is new at each refresh.
     std::shared_ptr<console::ActivityTally> m_tally;
+    // The same on the team's own tables: what changed since, with [orders] updated_at.
+    std::shared_ptr<mapping::MappedStateTally> m_mappedTally;
 };
 
 } // namespace payops

@@ -2,10 +2,13 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/money/duplicates/watchgaps.h"
 
 #include <QSqlDriver>
 #include <QSqlField>
 #include <QSqlQuery>
+
+#include <algorithm>
 
 namespace payops::mapping {
 namespace {
@@ -21,6 +24,27 @@ QString literal(const QSqlDatabase &db, const QVariant &value)
     QSqlField field(QString(), value.metaType());
     field.setValue(value);
     return db.driver()->formatValue(field);
+}
+
+// Named states in the mapping's order, each even at 0, then each value no state names.
+QList<MappedStateCount> stateCounts(const OrdersMapping &orders,
+                                    const QList<QPair<QString, qint64>> &byValue)
+{
+    QList<MappedStateCount> counts;
+    for (const StateValue &state : orders.states)
+        counts << MappedStateCount{state.state, true, 0};
+    for (const auto &[value, n] : byValue) {
+        bool named = false;
+        for (qsizetype i = 0; i < orders.states.size(); ++i) {
+            if (orders.states[i].value.toString() == value) {
+                counts[i].orders += n;
+                named = true;
+            }
+        }
+        if (!named)
+            counts << MappedStateCount{value, false, n};
+    }
+    return counts;
 }
 
 } // namespace
@@ -86,8 +110,15 @@ PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping)
             .arg(db::quoteIdentifier(orders.id), firstPayNo,
                  stateNameExpression(db, orders, column(QStringLiteral("y"), orders.status)),
                  mapping.table(orders.table));
-    return {payments, orderTable, firstKey,
-            !mapping.payments || !mapping.payments->channel.isEmpty()};
+    PaymentSide side;
+    side.payments = payments;
+    side.orders = orderTable;
+    side.firstKey = firstKey;
+    side.channelKnown = !mapping.payments || !mapping.payments->channel.isEmpty();
+    if (mapping.payments)
+        for (const auto &[channel, values] : mapping.payments->channels)
+            side.channelValues.insert(channel, values);
+    return side;
 }
 
 PaymentSide paymentSide(const QSqlDatabase &db, const std::optional<Mapping> &mapping)
@@ -113,24 +144,150 @@ std::optional<QList<MappedStateCount>> mappedStateCounts(const QSqlDatabase &db,
     }
     sql += QStringLiteral(" GROUP BY %1").arg(status);
 
-    QList<MappedStateCount> counts;
-    for (const StateValue &state : orders.states)
-        counts << MappedStateCount{state.state, true, 0};
+    QList<QPair<QString, qint64>> byValue;
     QSqlQuery query = db::exec(db, sql, bound);
-    while (query.next()) {
-        const QVariant value = query.value(0);
-        const qint64 n = query.value(1).toLongLong();
-        bool named = false;
-        for (qsizetype i = 0; i < orders.states.size(); ++i) {
-            if (orders.states[i].value.toString() == value.toString()) {
-                counts[i].orders += n;
-                named = true;
-            }
+    while (query.next())
+        byValue << qMakePair(query.value(0).toString(), query.value(1).toLongLong());
+    return stateCounts(orders, byValue);
+}
+
+MappedStateTally::MappedStateTally(qint64 windowSeconds, qint64 maxOrders)
+    : m_windowSeconds(windowSeconds)
+    , m_maxOrders(maxOrders)
+{
+}
+
+void MappedStateTally::setWindowSeconds(qint64 seconds)
+{
+    m_windowSeconds = seconds;
+    m_loadedWindow = std::min(m_loadedWindow, seconds); // a wider one is read again
+}
+
+std::optional<QList<MappedStateCount>> MappedStateTally::advance(const QSqlDatabase &db,
+                                                                 const Mapping &mapping,
+                                                                 const std::atomic<bool> *cancel)
+{
+    m_rowsRead = 0;
+    const OrdersMapping &orders = mapping.orders;
+    const auto groupBy = [&] {
+        return mappedStateCounts(db, mapping,
+                                 QDateTime::currentDateTimeUtc().addSecs(-m_windowSeconds), cancel);
+    };
+    if (orders.updatedAt.isEmpty() || (m_largeWindow > 0 && m_windowSeconds >= m_largeWindow))
+        return groupBy();
+    if (cancel && cancel->load())
+        return std::nullopt;
+
+    // The server's clock, as the team's timestamps are written by it; and the start of its
+    // oldest open transaction, whose changes may still commit with an earlier time.
+    const QVariant settled = watchSettledBefore(db);
+    QSqlQuery clock =
+        settled.isNull()
+            ? db::exec(db, QStringLiteral("SELECT UNIX_TIMESTAMP(), NULL"))
+            : db::exec(db, QStringLiteral("SELECT UNIX_TIMESTAMP(), FLOOR(UNIX_TIMESTAMP(?))"),
+                       {settled});
+    clock.next();
+    const qint64 now = clock.value(0).toLongLong();
+    qint64 from = now - kLateSeconds;
+    if (!clock.value(1).isNull())
+        from = std::min(from, clock.value(1).toLongLong());
+    const qint64 windowStart = now - m_windowSeconds;
+
+    if (m_loadedWindow == 0 || m_windowSeconds > m_loadedWindow) {
+        clear();
+        if (!readOrders(db, mapping, orders.createdAt, windowStart, windowStart, cancel,
+                        m_maxOrders + 1))
+            return std::nullopt;
+        if (m_rowsRead > m_maxOrders) { // too many to keep: counted as without updated_at
+            clear();
+            m_largeWindow = m_windowSeconds;
+            return groupBy();
         }
-        if (!named)
-            counts << MappedStateCount{value.toString(), false, n};
+        m_loadedWindow = m_windowSeconds;
+    } else if (!readOrders(db, mapping, orders.updatedAt, m_readFrom, windowStart, cancel) ||
+               !readOrders(db, mapping, orders.createdAt, m_readFrom, windowStart, cancel)) {
+        return std::nullopt; // read again from the same moment next time
     }
-    return counts;
+    m_readFrom = from;
+    while (!m_byCreated.empty() && m_byCreated.begin()->first < windowStart)
+        remove(m_byCreated.begin()->second);
+
+    QList<QPair<QString, qint64>> byValue;
+    for (qsizetype i = 0; i < m_values.size(); ++i)
+        if (m_counts[i] > 0)
+            byValue << qMakePair(m_values[i], m_counts[i]);
+    return stateCounts(orders, byValue);
+}
+
+void MappedStateTally::clear()
+{
+    m_loadedWindow = 0;
+    m_orders.clear();
+    m_byCreated.clear();
+    m_values.clear();
+    m_counts.clear();
+}
+
+// The orders whose `column` is at or after `from` (the first `limit` of them, when given), each
+// put at its state now, or taken out when it was created before the window. False when
+// cancelled.
+bool MappedStateTally::readOrders(const QSqlDatabase &db, const Mapping &mapping,
+                                  const QString &column, qint64 from, qint64 windowStart,
+                                  const std::atomic<bool> *cancel, qint64 limit)
+{
+    const OrdersMapping &orders = mapping.orders;
+    QSqlQuery query =
+        db::exec(db,
+                 QStringLiteral("SELECT y.%1, y.%2, FLOOR(UNIX_TIMESTAMP(y.%3)) FROM %4 y "
+                                "WHERE y.%5 >= FROM_UNIXTIME(?)%6")
+                     .arg(db::quoteIdentifier(orders.id), db::quoteIdentifier(orders.status),
+                          db::quoteIdentifier(orders.createdAt), mapping.table(orders.table),
+                          db::quoteIdentifier(column),
+                          limit > 0 ? QStringLiteral(" LIMIT %1").arg(limit) : QString()),
+                 {from});
+    while (query.next()) {
+        if (++m_rowsRead % 4096 == 0 && cancel && cancel->load())
+            return false;
+        const qint64 id = query.value(0).toLongLong();
+        const qint64 created = query.value(2).toLongLong();
+        if (query.value(2).isNull() || created < windowStart) {
+            remove(id);
+            continue;
+        }
+        const QString value = query.value(1).toString();
+        qsizetype index = m_values.indexOf(value);
+        if (index < 0) {
+            index = m_values.size();
+            m_values << value;
+            m_counts << 0;
+        }
+        put(id, Order{created, int(index)});
+    }
+    return true;
+}
+
+void MappedStateTally::put(qint64 id, const Order &order)
+{
+    const auto found = m_orders.find(id);
+    if (found != m_orders.end()) {
+        --m_counts[found->value];
+        m_byCreated.erase({found->created, id});
+        *found = order;
+    } else {
+        m_orders.insert(id, order);
+    }
+    ++m_counts[order.value];
+    m_byCreated.insert({order.created, id});
+}
+
+void MappedStateTally::remove(qint64 id)
+{
+    const auto found = m_orders.constFind(id);
+    if (found == m_orders.cend())
+        return;
+    --m_counts[found->value];
+    m_byCreated.erase({found->created, id});
+    m_orders.erase(found);
 }
 
 MappedOrderEvidence loadMappedOrderEvidence(const QSqlDatabase &db, const Mapping &mapping,

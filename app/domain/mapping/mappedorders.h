@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QHash>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
@@ -12,6 +13,8 @@
 
 #include <atomic>
 #include <optional>
+#include <set>
+#include <utility>
 
 namespace payops::mapping {
 
@@ -51,6 +54,63 @@ std::optional<QList<MappedStateCount>> mappedStateCounts(const QSqlDatabase &db,
                                                          const Mapping &mapping,
                                                          const QDateTime &since = {},
                                                          const std::atomic<bool> *cancel = nullptr);
+
+// Orders by state over a moving window of creation time (the console's State machine page),
+// kept in memory between advances so that, with [orders] updated_at, a periodic refresh costs
+// what changed rather than what the window holds. The first advance reads the window's orders
+// once (id, state, created_at, on the created_at index); each later one reads only the orders
+// whose updated_at, or created_at, is at or after the previous advance's start less
+// kLateSeconds (a transaction that commits late carries the earlier time of its statement; the
+// server's oldest open transaction takes it further back when the account may see it), and
+// moves each from its old state's count to its new one. Orders created before the window's
+// start leave it. Without updated_at, or for a window holding more than `maxOrders` orders
+// (each kept costs some 100 bytes), each advance is mappedStateCounts() over the window. Lives
+// on one thread (a page's worker). advance() throws db::Error; a first read cut short starts
+// again, a later one reads the same changes again.
+class MappedStateTally
+{
+public:
+    static constexpr int kLateSeconds = 60;
+    static constexpr qint64 kMaxOrders = 1'000'000;
+
+    explicit MappedStateTally(qint64 windowSeconds, qint64 maxOrders = kMaxOrders);
+
+    qint64 windowSeconds() const { return m_windowSeconds; }
+    // A wider window is read again from the start on the next advance; a narrower one drops
+    // what falls outside it.
+    void setWindowSeconds(qint64 seconds);
+
+    // The counts as mappedStateCounts() gives them; std::nullopt when `cancel` was set.
+    std::optional<QList<MappedStateCount>> advance(const QSqlDatabase &db, const Mapping &mapping,
+                                                   const std::atomic<bool> *cancel = nullptr);
+    // Orders the last advance read from the team's table (0 for one GROUP BY).
+    qint64 rowsRead() const { return m_rowsRead; }
+
+private:
+    struct Order
+    {
+        qint64 created = 0; // seconds since the epoch
+        int value = 0;      // index in m_values
+    };
+
+    bool readOrders(const QSqlDatabase &db, const Mapping &mapping, const QString &column,
+                    qint64 from, qint64 windowStart, const std::atomic<bool> *cancel,
+                    qint64 limit = 0);
+    void clear();
+    void put(qint64 id, const Order &order);
+    void remove(qint64 id);
+
+    qint64 m_windowSeconds;
+    qint64 m_maxOrders;
+    qint64 m_largeWindow = 0;  // the narrowest window found to hold more than m_maxOrders
+    qint64 m_loadedWindow = 0; // the window the orders were first read for; 0: not read yet
+    qint64 m_readFrom = 0;     // server seconds: where the next advance reads changes from
+    qint64 m_rowsRead = 0;
+    QHash<qint64, Order> m_orders;
+    std::set<std::pair<qint64, qint64>> m_byCreated; // (created, id): the window's edge
+    QStringList m_values;                            // the status column's raw values met
+    QList<qint64> m_counts;                          // orders per value of m_values
+};
 
 struct MappedOrder
 {

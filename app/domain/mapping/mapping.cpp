@@ -179,9 +179,58 @@ OrdersMapping readOrders(Section &file)
     orders.status = section.name("status");
     orders.createdAt = section.name("created_at");
     orders.paidAt = section.name("paid_at", false);
+    orders.updatedAt = section.name("updated_at", false);
     orders.states = readStates(section);
     section.rejectUnknownKeys();
     return orders;
+}
+
+// [payments.channels]: wechat = "wechatpay", or a list of values when the team stores several.
+QList<QPair<QString, QStringList>> readChannels(Section &payments)
+{
+    QList<QPair<QString, QStringList>> channels;
+    if (!payments.table().contains("channels")) {
+        payments.node("channels");
+        return channels;
+    }
+    const QString name = QStringLiteral("payments.channels");
+    Section section(payments.child("channels", name), name, payments.source());
+    QSet<QString> taken;
+    for (const auto &[key, node] : section.table()) {
+        const QString channel = fromStd(key.str());
+        if (!payopsChannels().contains(channel))
+            section.fail(Mapping::tr("'%1' is not a payops channel (%2)")
+                             .arg(channel, payopsChannels().join(QStringLiteral(", "))),
+                         &node);
+        const auto notValues = [&](const toml::node &where) {
+            section.fail(Mapping::tr("the value of %1 must be a non-empty string or a list of them")
+                             .arg(channel),
+                         &where);
+        };
+        QStringList values;
+        const auto addValue = [&](const toml::node &element) {
+            const auto *text = element.as_string();
+            if (!text || text->get().empty())
+                return notValues(element); // throws
+            const QString value = fromStd(text->get());
+            if (taken.contains(value))
+                section.fail(
+                    Mapping::tr("\"%1\" is named twice: a payment is of one channel").arg(value),
+                    &element);
+            taken.insert(value);
+            values << value;
+        };
+        if (const auto *array = node.as_array()) {
+            for (const toml::node &element : *array)
+                addValue(element);
+            if (values.isEmpty())
+                notValues(node);
+        } else {
+            addValue(node);
+        }
+        channels << qMakePair(channel, values);
+    }
+    return channels;
 }
 
 std::optional<PaymentsMapping> readPayments(Section &file)
@@ -200,6 +249,10 @@ std::optional<PaymentsMapping> readPayments(Section &file)
     payments.amountUnit = section.unit("amount_unit", false);
     payments.channel = section.name("channel", false);
     payments.paidAt = section.name("paid_at", false);
+    payments.channels = readChannels(section);
+    if (!payments.channels.isEmpty() && payments.channel.isEmpty())
+        section.fail(Mapping::tr("[payments.channels] needs 'channel': the column they are in"),
+                     section.node("channels"));
     section.rejectUnknownKeys();
     return payments;
 }
@@ -327,6 +380,20 @@ QString unitName(Unit unit)
     return {};
 }
 
+const QStringList &payopsChannels()
+{
+    static const QStringList channels{QStringLiteral("wechat"), QStringLiteral("alipay")};
+    return channels;
+}
+
+QStringList PaymentsMapping::channelValues(const QString &payopsChannel) const
+{
+    for (const auto &[channel, values] : channels)
+        if (channel == payopsChannel)
+            return values;
+    return {payopsChannel};
+}
+
 QVariant OrdersMapping::valueOf(const QString &state) const
 {
     for (const StateValue &value : states)
@@ -370,6 +437,11 @@ Mapping parseMapping(const QByteArray &text, const QString &source)
                                .arg(fromStd(error.description())));
     }
     Section file(root, QStringLiteral("file"), source);
+    // The file's own keys first: a misspelt [payment] is named as such, even when a
+    // [payments.channels] below it makes a [payments] of its own.
+    for (const char *key : {"business", "orders", "payments", "side_effects"})
+        file.node(key);
+    file.rejectUnknownKeys();
     Mapping mapping;
     mapping.sha256 = QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex();
     if (root.contains("business")) {
@@ -383,7 +455,6 @@ Mapping parseMapping(const QByteArray &text, const QString &source)
     mapping.orders = readOrders(file);
     mapping.payments = readPayments(file);
     mapping.sideEffects = readSideEffects(file);
-    file.rejectUnknownKeys();
     return mapping;
 }
 

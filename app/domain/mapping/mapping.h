@@ -45,6 +45,9 @@ struct OrdersMapping
     QString status;
     QString createdAt;
     QString paidAt; // optional
+    // Optional: the time a row was last changed (gmt_modified, updated_at), so that state
+    // counts read only the orders changed since their last read (MappedStateTally).
+    QString updatedAt;
     QList<StateValue> states;
 
     // The team's value of a payops state, or an invalid QVariant when the mapping names none.
@@ -61,7 +64,16 @@ struct PaymentsMapping
     Unit amountUnit = Unit::Fen; // Yuan or Fen
     QString channel;             // optional
     QString paidAt;              // optional
+    // [payments.channels]: payops's channel name ("wechat", "alipay") and the team's values
+    // for it in `channel`. A channel not named here is stored under payops's own name.
+    QList<QPair<QString, QStringList>> channels;
+
+    // The team's values of a payops channel: those [payments.channels] names, or the name itself.
+    QStringList channelValues(const QString &payopsChannel) const;
 };
+
+// The channels a platform statement is of: "wechat", "alipay".
+const QStringList &payopsChannels();
 
 enum class Compensate { Freeze, Reverse };
 

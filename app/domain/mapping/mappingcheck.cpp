@@ -12,6 +12,7 @@
 #include <QSqlQuery>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -269,10 +270,41 @@ private:
         if (facts->columns.contains(orders.createdAt.toLower()))
             expectIndex(QStringLiteral("orders.created_at"), orders.table, *facts,
                         {orders.createdAt});
+        checkUpdatedAt(*facts);
         const Column *status =
             column(QStringLiteral("orders.status"), orders.table, *facts, orders.status);
         if (status && statesFit(*status))
             checkStateValues(*status);
+    }
+
+    // With updated_at, state counts read what changed since their last read, through an index
+    // on it; without, the whole window again on every refresh: said with what that reads.
+    void checkUpdatedAt(const Table &facts)
+    {
+        const OrdersMapping &orders = m_mapping.orders;
+        const QString where = QStringLiteral("orders.updated_at");
+        if (!orders.updatedAt.isEmpty()) {
+            expectTime(where, orders.table, facts, orders.updatedAt);
+            if (facts.columns.contains(orders.updatedAt.toLower()))
+                expectIndex(where, orders.table, facts, {orders.updatedAt});
+            return;
+        }
+        if (!facts.columns.contains(orders.createdAt.toLower()) || cancelled())
+            return;
+        const qint64 window =
+            indexLeadingWith(facts.indexes, {orders.createdAt})
+                ? db::scalar(m_db, QStringLiteral("SELECT COUNT(*) FROM %1 WHERE %2 >= "
+                                                  "UTC_TIMESTAMP() - INTERVAL 1 DAY")
+                                       .arg(m_mapping.table(orders.table),
+                                            db::quoteIdentifier(orders.createdAt)))
+                      .toLongLong()
+                : facts.rows;
+        add(Severity::Warning, where,
+            Check::tr("not given: each refresh of the state counts reads every order of its "
+                      "window again, %n order(s) for the last 24 hours; name the column %1 keeps "
+                      "its last change in (gmt_modified, updated_at) to read only what changed",
+                      nullptr, int(std::min<qint64>(window, std::numeric_limits<int>::max())))
+                .arg(orders.table));
     }
 
     // Numbers for a numeric column, strings for a text one: a string compared with a number
@@ -343,10 +375,37 @@ private:
         expectInteger(QStringLiteral("payments.order"), payments.table, *facts, payments.order);
         expectMoney(QStringLiteral("payments.amount"), payments.table, *facts, payments.amount,
                     payments.amountUnit);
-        if (!payments.channel.isEmpty())
-            column(QStringLiteral("payments.channel"), payments.table, *facts, payments.channel);
+        if (!payments.channel.isEmpty() &&
+            column(QStringLiteral("payments.channel"), payments.table, *facts, payments.channel))
+            checkChannelValues(payments);
         if (!payments.paidAt.isEmpty())
             expectTime(QStringLiteral("payments.paid_at"), payments.table, *facts, payments.paidAt);
+    }
+
+    // A statement is of "wechat" or "alipay": the payments under a value no channel names are
+    // never among those it left out (多单). One GROUP BY over the channel column.
+    void checkChannelValues(const PaymentsMapping &payments)
+    {
+        if (cancelled())
+            return;
+        QSet<QString> named;
+        for (const QString &channel : payopsChannels())
+            for (const QString &value : payments.channelValues(channel))
+                named << value;
+        QSqlQuery values = db::exec(
+            m_db, QStringLiteral("SELECT %1, COUNT(*) FROM %2 GROUP BY %1 ORDER BY %1")
+                      .arg(db::quoteIdentifier(payments.channel), m_mapping.table(payments.table)));
+        QStringList unknown;
+        while (values.next())
+            if (!values.value(0).isNull() && !named.contains(values.value(0).toString()))
+                unknown << Check::tr("\"%1\" (%n payment(s))", nullptr, values.value(1).toInt())
+                               .arg(values.value(0).toString());
+        if (!unknown.isEmpty())
+            add(Severity::Warning, QStringLiteral("payments.channels"),
+                Check::tr("values in %1.%2 that no channel names, so no WeChat Pay or Alipay "
+                          "statement finds their payments left out: %3 (name them in "
+                          "[payments.channels])")
+                    .arg(payments.table, payments.channel, unknown.join(QStringLiteral(", "))));
     }
 
     void checkSideEffect(const SideEffectMapping &effect)

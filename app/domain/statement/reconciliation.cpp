@@ -254,7 +254,8 @@ void findDuplicates(const QSqlDatabase &db, const PaymentSide &side, qint64 stat
 
 // Our payments of the statement's channel (every channel we have when it names none) whose
 // platform time is in its period, and that no line lists: ranges of (channel,
-// platform_paid_at), never a scan of the callbacks, a page at a time in the index's order.
+// platform_paid_at), one per value the side stores the channel under, never a scan of the
+// callbacks, a page at a time in the index's order.
 // The anti-join is a LEFT JOIN on the (statement_id, pay_no) index, forced: as NOT EXISTS the
 // server materialized every pay_no of the statement first, and unforced it chose the primary
 // key, reading the whole statement for each payment. It comes before the order
@@ -268,7 +269,8 @@ void findMissingOnPlatform(const QSqlDatabase &db, const PaymentSide &side,
     if (!side.channelKnown) {
         channels << QStringLiteral(""); // not a null QString: that would be bound as NULL
     } else if (!statement.header.channel.isEmpty()) {
-        channels << statement.header.channel;
+        channels << side.channelValues.value(statement.header.channel,
+                                             QStringList{statement.header.channel});
     } else {
         // A loose scan of the index: one step per channel.
         QSqlQuery known =
@@ -427,8 +429,11 @@ qint64 Reconciliation::total() const
 
 PaymentSide ownPaymentSide()
 {
-    return {QStringLiteral("pay_callback_log"), QStringLiteral("orders"), QVariant(qint64(0)),
-            true};
+    PaymentSide side;
+    side.payments = QStringLiteral("pay_callback_log");
+    side.orders = QStringLiteral("orders");
+    side.firstKey = qint64(0);
+    return side;
 }
 
 Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId,

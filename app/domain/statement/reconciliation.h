@@ -3,8 +3,10 @@
 #include <QByteArray>
 #include <QCoreApplication>
 #include <QList>
+#include <QMap>
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 #include <QVariant>
 
 #include <array>
@@ -81,6 +83,9 @@ struct PaymentSide
     // False when the payments name no channel (their channel is ''): the 多单 search then reads
     // every payment of the period, whatever channel the statement is of.
     bool channelKnown = true;
+    // A statement's channel ("wechat") as the payments store it, when not under that name: a
+    // team's [payments.channels], e.g. {"wechat": {"wechatpay"}}. The 多单 search reads each.
+    QMap<QString, QStringList> channelValues;
 };
 
 // payops's own callback log and orders.

@@ -1,6 +1,7 @@
 -- A team's own shop, as payops finds it: other names, other types, no payops column anywhere.
 -- Order states are numbers; the coupon grant's status is a string and the gift card's a number;
--- amounts are yuan in orders and coupons, fen in payments and gift cards.
+-- amounts are yuan in orders and coupons, fen in payments and gift cards; the orders keep the
+-- time of their last change, as most shops do; payments name WeChat Pay "wechatpay".
 CREATE TABLE t_order (
   order_no    BIGINT        NOT NULL AUTO_INCREMENT,
   uid         BIGINT        NOT NULL,
@@ -8,8 +9,10 @@ CREATE TABLE t_order (
   state       TINYINT       NOT NULL DEFAULT 0,
   gmt_create  DATETIME      NOT NULL,
   pay_time    DATETIME          NULL,
+  gmt_modified DATETIME     NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
   PRIMARY KEY (order_no),
   KEY idx_order_create (gmt_create),
+  KEY idx_order_modified (gmt_modified),
   KEY idx_order_state (state)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
