@@ -206,7 +206,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
         auto *note = dialog->findChild<QLabel *>(QStringLiteral("fourEyesNote"));
         QVERIFY(note->isVisible());
-        QVERIFY2(note->text().contains(QStringLiteral("files a request")), qPrintable(note->text()));
+        QVERIFY2(note->text().contains(QStringLiteral("files a request")),
+                 qPrintable(note->text()));
         QCOMPARE(dialog->findChild<QPushButton *>(QStringLiteral("actButton"))->text(),
                  QStringLiteral("Request approval…"));
         test::screenshot(dialog, QStringLiteral("mapped-compensation-request"));

@@ -4,9 +4,9 @@
 #include "db/migrator.h"
 #include "domain/mapping/mappedcompensation.h"
 #include "domain/mapping/mappedrequest.h"
+#include "domain/money/auditlog.h"
 #include "domain/money/compensationrequest.h"
 #include "domain/money/compensationworkflow.h"
-#include "domain/money/auditlog.h"
 #include "scratchdatabase.h"
 #include "teamshop.h"
 #include "testmain.h"
@@ -126,10 +126,10 @@ QString untouched(const QSqlDatabase &root, const test::TeamShop &shop, const QS
 
 void setThreshold(const QSqlDatabase &root, qint64 fen)
 {
-    db::exec(root,
-             QStringLiteral(
-                 "UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
-             {QString::number(fen)});
+    db::exec(
+        root,
+        QStringLiteral("UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
+        {QString::number(fen)});
 }
 
 // A mapped compensation of `scope`, or the approval of request `approve`, as runMappedCompensation
@@ -526,8 +526,7 @@ private Q_SLOTS:
 
         // The requester: refused before anything, and by the database itself.
         const mapping::MappedResult own = runMapped(db, mapping, {}, id);
-        QVERIFY2(own.refusal.contains(QStringLiteral("another operator")),
-                 qPrintable(own.refusal));
+        QVERIFY2(own.refusal.contains(QStringLiteral("another operator")), qPrintable(own.refusal));
         QVERIFY(!test::refusal([&] {
                      db::exec(db,
                               QStringLiteral("UPDATE compensation_request SET status = 'APPROVED', "
@@ -573,8 +572,7 @@ private Q_SLOTS:
                  expected - soloRows);
         QCOMPARE(recorded(), expected);
         QCOMPARE(extraLiveCopies(root.database(), shop).size(), 1); // the used coupon
-        QCOMPARE(loadCompensationRequest(asBob.database(), id)->status,
-                 QStringLiteral("EXECUTED"));
+        QCOMPARE(loadCompensationRequest(asBob.database(), id)->status, QStringLiteral("EXECUTED"));
         // Under the request, not under Bob's own allowance.
         QCOMPARE(soloCompensatedFen(asBob.database()), 0);
         // Once: a second approval is refused and writes nothing.
@@ -669,12 +667,11 @@ private Q_SLOTS:
             test::runCli(base + act + QStringList{QStringLiteral("--approve"), second.captured(1)});
         QCOMPARE(byBob.exitCode, 1);
         QVERIFY2(byBob.err.contains(QStringLiteral("another operator")), qPrintable(byBob.err));
-        const test::CliRun byAlice = test::runCli(approveAsAlice.mid(0, 3) + approveSecond +
-                                                  act);
+        const test::CliRun byAlice = test::runCli(approveAsAlice.mid(0, 3) + approveSecond + act);
         QVERIFY2(byAlice.exitCode == 0, qPrintable(byAlice.err));
-        QVERIFY2(byAlice.out.contains(
-                     QStringLiteral("approved request %1").arg(second.captured(1))),
-                 qPrintable(byAlice.out));
+        QVERIFY2(
+            byAlice.out.contains(QStringLiteral("approved request %1").arg(second.captured(1))),
+            qPrintable(byAlice.out));
         QVERIFY2(byAlice.out.contains(QStringLiteral("gift_card: 1 frozen")),
                  qPrintable(byAlice.out));
         QCOMPARE(count(root.database(),

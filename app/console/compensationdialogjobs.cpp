@@ -39,10 +39,8 @@ Job<mapping::MappedResult> mappedRunJob(mapping::Mapping mapping, mapping::Mappe
                                         std::shared_ptr<std::atomic<bool>> stop)
 {
     job.stop = stop.get();
-    return [mapping = std::move(mapping), job = std::move(job),
-            stop = std::move(stop)](const QSqlDatabase &db) {
-        return mapping::runMappedCompensation(db, mapping, job);
-    };
+    return [mapping = std::move(mapping), job = std::move(job), stop = std::move(stop)](
+               const QSqlDatabase &db) { return mapping::runMappedCompensation(db, mapping, job); };
 }
 
 } // namespace payops::console

@@ -22,8 +22,9 @@ constexpr int kWidth = 620;
 
 QString titleFor(const CompensationRequest *request)
 {
-    return request ? MappedCompensationDialog::tr("Approve compensation request %1").arg(request->id)
-                   : MappedCompensationDialog::tr("Compensate duplicates on the team's tables");
+    return request
+               ? MappedCompensationDialog::tr("Approve compensation request %1").arg(request->id)
+               : MappedCompensationDialog::tr("Compensate duplicates on the team's tables");
 }
 
 int ordersIn(const QList<mapping::MappedCopy> &copies)
@@ -46,17 +47,16 @@ MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping
                               .arg(scopeText.toHtmlEscaped(), mapping.path.toHtmlEscaped()));
 }
 
-MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn,
-                                                   const mapping::Mapping &mapping,
+MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
                                                    const CompensationRequest &request,
                                                    QWidget *parent)
-    : MappedCompensationDialog(
-          dsn, mapping, mapping::MappedScope{request.scope.orders, request.scope.everything},
-          // The request's value of 100 points back into points per yuan.
-          request.mapped && request.mapped->fenPerHundredPoints > 0
-              ? 10000 / request.mapped->fenPerHundredPoints
-              : 0,
-          &request, parent)
+    : MappedCompensationDialog(dsn, mapping,
+                               mapping::MappedScope{request.scope.orders, request.scope.everything},
+                               // The request's value of 100 points back into points per yuan.
+                               request.mapped && request.mapped->fenPerHundredPoints > 0
+                                   ? 10000 / request.mapped->fenPerHundredPoints
+                                   : 0,
+                               &request, parent)
 {
     m_scopeLabel->setText(
         tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4 on the team's tables, through the "

@@ -178,7 +178,7 @@ void CompensationPage::updateActions()
     // A request is carried out through what it was planned on: payops's own tables, or the
     // very mapping file (by SHA-256) the console runs with.
     const QString otherTables =
-        !request ? QString()
+        !request    ? QString()
         : mapping() ? mapping::mappedRequestRefusal(*request, *mapping())
         : request->mapped
             ? tr("Request %1 is for the team's own tables: open the console with the mapping file "

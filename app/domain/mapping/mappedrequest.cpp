@@ -58,8 +58,7 @@ QString mappedRequestRefusal(const CompensationRequest &request, const Mapping &
                                   "%2…), not %3 (%4…): approve it with the very file it was "
                                   "made with")
             .arg(request.id)
-            .arg(request.mapped->sha256.left(12), QFileInfo(mapping.path).fileName(),
-                 sha.left(12));
+            .arg(request.mapped->sha256.left(12), QFileInfo(mapping.path).fileName(), sha.left(12));
     return {};
 }
 

@@ -191,9 +191,10 @@ qint64 fileRequest(const QSqlDatabase &db, const CompensationScope &scope,
     if (mapped)
         scopeJson.insert(
             QStringLiteral("mapping"),
-            QJsonObject{{QStringLiteral("sha256"), mapped->sha256},
-                        {QStringLiteral("side_effects"), QJsonArray::fromStringList(mapped->sideEffects)},
-                        {QStringLiteral("fen_per_100_points"), mapped->fenPerHundredPoints}});
+            QJsonObject{
+                {QStringLiteral("sha256"), mapped->sha256},
+                {QStringLiteral("side_effects"), QJsonArray::fromStringList(mapped->sideEffects)},
+                {QStringLiteral("fen_per_100_points"), mapped->fenPerHundredPoints}});
     db::Transaction transaction(db);
     const QSqlQuery insert = db::exec(
         db,
@@ -267,7 +268,9 @@ QString refusalToApprove(const std::optional<CompensationRequest> &request, qint
     if (!request)
         return CompensationRequests::tr("there is no compensation request %1").arg(id);
     if (request->status != QLatin1String("PENDING") && request->status != QLatin1String("APPROVED"))
-        return CompensationRequests::tr("request %1 is %2, not pending").arg(id).arg(request->status);
+        return CompensationRequests::tr("request %1 is %2, not pending")
+            .arg(id)
+            .arg(request->status);
     return {};
 }
 
@@ -305,10 +308,10 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id,
         return approval;
     approval.request = *request;
     if (request->mapped) {
-        approval.refusal = CompensationRequests::tr(
-                               "request %1 is for the team's own tables, planned through a "
-                               "mapping file: approve it with that mapping (--mapping)")
-                               .arg(id);
+        approval.refusal =
+            CompensationRequests::tr("request %1 is for the team's own tables, planned through a "
+                                     "mapping file: approve it with that mapping (--mapping)")
+                .arg(id);
         return approval;
     }
     approval.plan = planCompensation(db, request->scope, settings);

@@ -21,8 +21,8 @@ namespace payops {
 // is approved only through a mapping file with the same SHA-256, which plans it again.
 struct MappedRequest
 {
-    QString sha256;             // the mapping file's, hex
-    QStringList sideEffects;    // "name: database.table", as the mapping named them
+    QString sha256;                 // the mapping file's, hex
+    QStringList sideEffects;        // "name: database.table", as the mapping named them
     qint64 fenPerHundredPoints = 0; // the points' value the amount was counted at
 };
 
@@ -43,7 +43,7 @@ struct CompensationRequest
     QDateTime requestedAt;    // UTC
     QString decidedBy;
     QString decidedAccount;
-    QDateTime decidedAt; // UTC; invalid while pending
+    QDateTime decidedAt;                 // UTC; invalid while pending
     std::optional<MappedRequest> mapped; // set: a compensation through a mapping
 };
 
