@@ -220,6 +220,12 @@ private Q_SLOTS:
         auto *own = static_cast<CompensationPage *>(requester->page(Page::CompensationId));
         own->refresh();
         QTRY_COMPARE_WITH_TIMEOUT(own->requestModel()->rowCount(), 1, 10000);
+        const QString tip = own->requestModel()
+                                ->index(0, CompensationRequestModel::AmountColumn)
+                                .data(Qt::ToolTipRole)
+                                .toString();
+        QVERIFY2(tip.contains(QStringLiteral("coupon: %1.t_coupon_grant").arg(shop.business())),
+                 qPrintable(tip));
         own->requestsTable()->selectRow(0);
         QVERIFY(!own->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
         QVERIFY(!own->approveSelectedMapped());

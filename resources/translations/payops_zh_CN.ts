@@ -1190,7 +1190,12 @@
 <context>
     <name>payops::CompensationRequestModel</name>
     <message>
-        <location filename="../../ui/models/compensationrequestmodel.cpp" line="+81"/>
+        <location filename="../../ui/models/compensationrequestmodel.cpp" line="+44"/>
+        <source>On the team&apos;s own tables, through the mapping file with SHA-256 %1…: %2. %3 row(s) to freeze, %4 to reverse.</source>
+        <translation>在团队自己的表上，通过 SHA-256 为 %1… 的映射文件：%2。冻结 %3 行，冲正 %4 行。</translation>
+    </message>
+    <message>
+        <location line="+46"/>
         <source>Request</source>
         <translation>申请</translation>
     </message>
@@ -1253,7 +1258,7 @@
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
     <message>
-        <location line="+81"/>
+        <location line="+82"/>
         <source>request %1 is %2, not pending</source>
         <translation>申请 %1 的状态是 %2，不是待处理</translation>
     </message>
@@ -1263,7 +1268,7 @@
         <translation>不存在补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>the duplicates grew since request %1 was made (%2 fen now, %3 fen asked); make a new request</source>
         <translation>申请 %1 提交后重复记录增多了（现在 %2 分，申请时 %3 分），请重新申请</translation>
     </message>
@@ -1278,7 +1283,7 @@
         <translation>申请 %1 已在此期间被他人处理</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>request %1 is for the team&apos;s own tables, planned through a mapping file: approve it with that mapping (--mapping)</source>
         <translation>申请 %1 针对团队自己的表，是通过映射文件规划的：请用该映射批准（--mapping）</translation>
     </message>
@@ -3463,18 +3468,18 @@
 <context>
     <name>payops::MappedCompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+26"/>
+        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+27"/>
         <source>Compensate duplicates on the team&apos;s tables</source>
         <translation>补偿团队表上的重复发放</translation>
     </message>
     <message>
-        <location line="+53"/>
-        <location line="+151"/>
+        <location line="+52"/>
+        <location line="+154"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="-185"/>
+        <location line="-187"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;, through the mapping %2</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;，通过映射 %2</translation>
     </message>
@@ -3484,7 +3489,7 @@
         <translation>批准补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+36"/>
         <source>Request &lt;b&gt;%1&lt;/b&gt; by &lt;b&gt;%2&lt;/b&gt; at %3 UTC asks for %4 on the team&apos;s tables, through the mapping %5: %6 row(s) to freeze, %7 to reverse. Its reason: %8 (ticket %9). Below is what it covers now; an approval is refused if that is not the amount asked.</source>
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，通过映射 %5 在团队的表上申请 %4：冻结 %6 行，冲正 %7 行。原因：%8（工单 %9）。下面是它当前涵盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
@@ -3499,7 +3504,7 @@
         <translation>当前批次完成后停止…</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+25"/>
         <source>Planning the dry run … nothing is changed.</source>
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>

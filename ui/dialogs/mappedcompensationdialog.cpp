@@ -125,6 +125,9 @@ MappedCompensationDialog::~MappedCompensationDialog()
 
 qint64 MappedCompensationDialog::fenPerHundredPoints() const
 {
+    // An approval counts the points as the request did, which planned the amount asked.
+    if (m_request && m_request->mapped)
+        return m_request->mapped->fenPerHundredPoints;
     return m_pointsPerYuan > 0 ? 10000 / m_pointsPerYuan : 0;
 }
 
