@@ -242,11 +242,22 @@ private Q_SLOTS:
         auto *other = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
         QTRY_COMPARE_WITH_TIMEOUT(other->requestModel()->rowCount(), 1, 10000);
         other->requestsTable()->selectRow(0);
-        auto *hint = other->findChild<QLabel *>(QStringLiteral("requestHint"));
+        QLabel *hint = other->findChild<QLabel *>(QStringLiteral("requestHint"));
         QTRY_VERIFY2(hint->text().contains(QStringLiteral("another mapping file")),
                      qPrintable(hint->text()));
         QVERIFY(!other->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
         test::screenshot(approver.get(), QStringLiteral("mapped-request-other-mapping"));
+        // Bob on payops's own tables: the same, and the page says a mapping is needed.
+        approver->connectTo(console::Target{bob.dsnFor(shop.dsn().database), std::nullopt});
+        approver->showPage(Page::CompensationId);
+        auto *ownTables = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
+        QTRY_COMPARE_WITH_TIMEOUT(ownTables->requestModel()->rowCount(), 1, 10000);
+        ownTables->requestsTable()->selectRow(0);
+        hint = ownTables->findChild<QLabel *>(QStringLiteral("requestHint"));
+        QTRY_VERIFY2(hint->text().contains(QStringLiteral("open the console with the mapping")),
+                     qPrintable(hint->text()));
+        QVERIFY(!ownTables->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
+        QVERIFY(!ownTables->approveSelected());
 
         // Bob, with the same file, approves and compensates.
         approver = windowAs(shop, bob);
