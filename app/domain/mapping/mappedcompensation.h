@@ -60,7 +60,7 @@ struct MappedCompensationPlan
     // Everything frozen or reversed, in fen, the points at `fenPerHundredPoints`: what the
     // four-eyes threshold is held against (the copies left to finance are not compensated).
     qint64 moneyFen() const;
-    int count(MappedAction action) const;
+    int count(MappedAction action) const; // over every side effect
 
 private:
     qint64 sum(const QString &sideEffect, MappedAction action, qint64 MappedCopy::*field) const;

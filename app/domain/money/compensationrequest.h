@@ -12,11 +12,6 @@
 
 namespace payops {
 
-// Four eyes: a compensation that would take what an account compensated alone over the
-// window above the threshold waits as a request until another operator approves it. Who
-// asked and who decided are the database's own names (triggers of migrations 0005 and 0014):
-// the connection (USER()) and the authenticated account (CURRENT_USER()). The database
-// refuses a decision by the requester's user name, from whatever host it connects.
 // What a request for the team's own tables records beside its orders (docs/mapping.md): it
 // is approved only through a mapping file with the same SHA-256, which plans it again.
 struct MappedRequest
@@ -26,6 +21,11 @@ struct MappedRequest
     qint64 fenPerHundredPoints = 0; // the points' value the amount was counted at
 };
 
+// Four eyes: a compensation that would take what an account compensated alone over the
+// window above the threshold waits as a request until another operator approves it. Who
+// asked and who decided are the database's own names (triggers of migrations 0005 and 0014):
+// the connection (USER()) and the authenticated account (CURRENT_USER()). The database
+// refuses a decision by the requester's user name, from whatever host it connects.
 struct CompensationRequest
 {
     qint64 id = 0;
@@ -81,8 +81,8 @@ qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
                            const CompensationScope &scope, const QString &reason,
                            const QString &ticket);
 
-// The same for a compensation through a mapping: `copies` frozen or reversed for `amountFen`,
-// the scope's orders (or everything). Throws db::Error.
+// The same for a compensation through a mapping: `frozen` and `reversed` rows of the team's
+// tables for `amountFen`, the scope's orders (or everything). Throws db::Error.
 qint64 requestMappedCompensation(const QSqlDatabase &db, const MappedRequest &mapped,
                                  const CompensationScope &scope, int frozen, int reversed,
                                  qint64 amountFen, const QString &reason, const QString &ticket);
