@@ -4,6 +4,7 @@
 #include "domain/mapping/mapping.h"
 #include "mainwindow.h"
 #include "models/compensationbatchmodel.h"
+#include "models/compensationrequestmodel.h"
 #include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/overviewpage.h"
@@ -165,42 +166,125 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(page->mappedOrders()->model()->rowCount(), 1, 20000);
         QCOMPARE(page->mappedDuplicates().orders.first().order.id,
                  test::TeamShop::kUsedCouponOrder);
-        // The compensation page lists the run's batch from mapped_compensation, and no requests.
+        // The compensation page lists the run's batch from mapped_compensation; no request.
         auto *compensation = static_cast<CompensationPage *>(window->page(Page::CompensationId));
         compensation->refresh();
         QTRY_COMPARE_WITH_TIMEOUT(compensation->batchModel()->rowCount(), 1, 10000);
-        QVERIFY(!compensation->requestsTable()->isVisibleTo(compensation));
+        QCOMPARE(compensation->requestModel()->rowCount(), 0);
         const QMap<QString, qint64> left = openGroupsBySql(shop);
         QCOMPARE(left.value(QStringLiteral("coupon")), qint64(1));
         QCOMPARE(left.value(QStringLiteral("gift_card")) + left.value(QStringLiteral("points")),
                  qint64(0));
     }
 
-    // Above the four-eyes threshold the preview says so and the run cannot be started, as
-    // `payops compensate --mapping` refuses it.
-    void fourEyesRefusesAboveTheThreshold()
+    // Above the four-eyes threshold the dialog files a request and changes nothing; the
+    // requester may not approve it, nor a console with another mapping file (it says why); a
+    // second operator with the same mapping approves it from the compensation page.
+    void fourEyesFilesARequestAnotherOperatorApproves()
     {
         test::TeamShop shop;
-        test::ScratchAccount op(QStringLiteral("payops_operator"));
-        shop.grantBusiness(op, QStringLiteral("SELECT"));
+        test::ScratchAccount alice(QStringLiteral("payops_operator"));
+        test::ScratchAccount bob(QStringLiteral("payops_operator"));
+        for (const test::ScratchAccount *op : {&alice, &bob}) {
+            shop.grantBusiness(*op, QStringLiteral("SELECT"));
+            for (const QString &grant : {QStringLiteral("UPDATE ON t_coupon_grant"),
+                                         QStringLiteral("UPDATE ON t_gift_card"),
+                                         QStringLiteral("INSERT ON t_point_flow")})
+                shop.execBusiness(
+                    QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, op->user()));
+        }
         {
             db::Connection root(shop.dsn(), QStringLiteral("t"));
             db::exec(root.database(), QStringLiteral("UPDATE payops_meta SET value = '100' WHERE "
                                                      "name = 'four_eyes_threshold_fen'"));
         }
-        auto window = windowAs(shop, op);
-        DuplicatesPage *page = duplicatesShown(*window);
+        const QMap<QString, qint64> before = shop.checksums();
+        auto requester = windowAs(shop, alice);
+        DuplicatesPage *page = duplicatesShown(*requester);
         MappedCompensationDialog *dialog = page->compensateMapped(false);
         QVERIFY(dialog);
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
         auto *note = dialog->findChild<QLabel *>(QStringLiteral("fourEyesNote"));
         QVERIFY(note->isVisible());
-        QVERIFY2(note->text().contains(QStringLiteral("refused")), qPrintable(note->text()));
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")),
-                         QStringLiteral("too much"));
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("ticketEdit")),
-                         QStringLiteral("INC-9"));
-        QVERIFY(!dialog->findChild<QPushButton *>(QStringLiteral("actButton"))->isEnabled());
+        QVERIFY2(note->text().contains(QStringLiteral("files a request")),
+                 qPrintable(note->text()));
+        QCOMPARE(dialog->findChild<QPushButton *>(QStringLiteral("actButton"))->text(),
+                 QStringLiteral("Request approval…"));
+        test::screenshot(dialog, QStringLiteral("mapped-compensation-request"));
+        test::compensateThrough(dialog);
+        const QString filed = dialog->findChild<QLabel *>(QStringLiteral("runText"))->text();
+        QVERIFY2(filed.contains(QStringLiteral("is filed")), qPrintable(filed));
+        QCOMPARE(shop.checksums(), before);
+
+        // The requester sees it and may not decide it.
+        auto *own = static_cast<CompensationPage *>(requester->page(Page::CompensationId));
+        own->refresh();
+        QTRY_COMPARE_WITH_TIMEOUT(own->requestModel()->rowCount(), 1, 10000);
+        const QString tip = own->requestModel()
+                                ->index(0, CompensationRequestModel::AmountColumn)
+                                .data(Qt::ToolTipRole)
+                                .toString();
+        QVERIFY2(tip.contains(QStringLiteral("coupon: %1.t_coupon_grant").arg(shop.business())),
+                 qPrintable(tip));
+        own->requestsTable()->selectRow(0);
+        QVERIFY(!own->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
+        QVERIFY(!own->approveSelectedMapped());
+
+        // Bob, with another mapping file: the page says why it may not approve.
+        auto approver = std::make_unique<MainWindow>(std::nullopt);
+        approver->resize(1366, 740);
+        approver->connectTo(console::Target{
+            bob.dsnFor(shop.dsn().database),
+            mapping::loadMapping(shop.writeMapping(QStringLiteral("edited.toml"),
+                                                   shop.mappingText() + "\n# edited\n"))});
+        approver->show();
+        approver->showPage(Page::CompensationId);
+        auto *other = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
+        QTRY_COMPARE_WITH_TIMEOUT(other->requestModel()->rowCount(), 1, 10000);
+        other->requestsTable()->selectRow(0);
+        QLabel *hint = other->findChild<QLabel *>(QStringLiteral("requestHint"));
+        QTRY_VERIFY2(hint->text().contains(QStringLiteral("another mapping file")),
+                     qPrintable(hint->text()));
+        QVERIFY(!other->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
+        test::screenshot(approver.get(), QStringLiteral("mapped-request-other-mapping"));
+        // Bob on payops's own tables: the same, and the page says a mapping is needed.
+        approver->connectTo(console::Target{bob.dsnFor(shop.dsn().database), std::nullopt});
+        approver->showPage(Page::CompensationId);
+        auto *ownTables = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
+        QTRY_COMPARE_WITH_TIMEOUT(ownTables->requestModel()->rowCount(), 1, 10000);
+        ownTables->requestsTable()->selectRow(0);
+        hint = ownTables->findChild<QLabel *>(QStringLiteral("requestHint"));
+        QTRY_VERIFY2(hint->text().contains(QStringLiteral("open the console with the mapping")),
+                     qPrintable(hint->text()));
+        QVERIFY(!ownTables->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
+        QVERIFY(!ownTables->approveSelected());
+
+        // Bob, with the same file, approves and compensates.
+        approver = windowAs(shop, bob);
+        approver->showPage(Page::CompensationId);
+        auto *compensation = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
+        QTRY_COMPARE_WITH_TIMEOUT(compensation->requestModel()->rowCount(), 1, 10000);
+        compensation->requestsTable()->selectRow(0);
+        QTRY_VERIFY(
+            compensation->findChild<QPushButton *>(QStringLiteral("approveButton"))->isEnabled());
+        MappedCompensationDialog *approval = compensation->approveSelectedMapped();
+        QVERIFY(approval);
+        QTRY_VERIFY_WITH_TIMEOUT(!approval->plan().isEmpty(), 20000);
+        auto *act = approval->findChild<QPushButton *>(QStringLiteral("actButton"));
+        QTRY_VERIFY(act->isEnabled()); // reason and ticket come from the request
+        QCOMPARE(act->text(), QStringLiteral("Approve and compensate…"));
+        test::screenshot(approval, QStringLiteral("mapped-request-approval"));
+        QTest::mouseClick(act, Qt::LeftButton);
+        QTest::mouseClick(approval->findChild<QPushButton *>(QStringLiteral("confirmButton")),
+                          Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            approval->findChild<QPushButton *>(QStringLiteral("closeButton"))->isEnabled(), 20000);
+        const QString result = approval->findChild<QLabel *>(QStringLiteral("resultText"))->text();
+        QVERIFY2(result.contains(QStringLiteral("approved and executed")), qPrintable(result));
+        const QMap<QString, qint64> left = openGroupsBySql(shop);
+        QCOMPARE(left.value(QStringLiteral("coupon")), qint64(1)); // the used one, finance's
+        QCOMPARE(left.value(QStringLiteral("gift_card")) + left.value(QStringLiteral("points")),
+                 qint64(0));
     }
 };
 

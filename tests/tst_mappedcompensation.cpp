@@ -3,7 +3,10 @@
 #include "db/dberror.h"
 #include "db/migrator.h"
 #include "domain/mapping/mappedcompensation.h"
+#include "domain/mapping/mappedrequest.h"
 #include "domain/money/auditlog.h"
+#include "domain/money/compensationrequest.h"
+#include "domain/money/compensationworkflow.h"
 #include "scratchdatabase.h"
 #include "teamshop.h"
 #include "testmain.h"
@@ -121,6 +124,31 @@ QString untouched(const QSqlDatabase &root, const test::TeamShop &shop, const QS
         .toString();
 }
 
+void setThreshold(const QSqlDatabase &root, qint64 fen)
+{
+    db::exec(
+        root,
+        QStringLiteral("UPDATE payops_meta SET value = ? WHERE name = 'four_eyes_threshold_fen'"),
+        {QString::number(fen)});
+}
+
+// A mapped compensation of `scope`, or the approval of request `approve`, as runMappedCompensation
+// does it for the console and the command line.
+mapping::MappedResult runMapped(const QSqlDatabase &db, const mapping::Mapping &mapping,
+                                const mapping::MappedScope &scope, qint64 approve = 0)
+{
+    mapping::MappedJob job;
+    job.scope = scope;
+    job.approveRequestId = approve;
+    job.reason = reason();
+    job.ticket = ticket();
+    return mapping::runMappedCompensation(db, mapping, job);
+}
+
+// What the test mapping plans for the whole shop at 100 fen per 100 points: 7 coupons of
+// 5.00 yuan, 3 gift cards of 10.00 yuan, 255 points; the used coupon is finance's.
+constexpr qint64 kShopFen = 3500 + 3000 + 255;
+
 } // namespace
 
 class TestMappedCompensation final : public QObject
@@ -175,7 +203,7 @@ private Q_SLOTS:
         QCOMPARE(plan.valueFen(QStringLiteral("coupon"), MappedAction::Freeze), qint64(3500));
         // What four eyes counts: the coupons, three 10-yuan gift cards and 255 points at 1 fen
         // each, not the used coupon.
-        QCOMPARE(plan.moneyFen(100), qint64(3500 + 3000 + 255));
+        QCOMPARE(plan.moneyFen(), qint64(3500 + 3000 + 255));
         QVERIFY(mapping::planMappedCompensation(db, mapping, {}).isEmpty());
         QCOMPARE(mapping::planMappedCompensation(
                      db, mapping, mapping::MappedScope{{test::TeamShop::kUsedCouponOrder}, false})
@@ -395,6 +423,164 @@ private Q_SLOTS:
             2);
     }
 
+    // Four eyes through a mapping, as two accounts holding payops_operator and the business
+    // grants. What Alice compensates alone counts toward her allowance: runs of one order each
+    // cannot pass the threshold one by one, and the database refuses the row that would go
+    // over even when the client does not ask. Above it a request is filed and nothing is
+    // written; Alice cannot approve it, another mapping cannot, nor payops's own tables;
+    // duplicates that changed make the approval refused; Bob with the same mapping carries
+    // it out once, every row under the request, none against his own allowance.
+    void fourEyesThroughTheMapping_data() { test::addSchemaLevelRows(); }
+    void fourEyesThroughTheMapping()
+    {
+        QFETCH(QString, level);
+        test::TeamShop shop(levelOf(level));
+        test::ScratchAccount alice(QStringLiteral("payops_operator"));
+        test::ScratchAccount bob(QStringLiteral("payops_operator"));
+        grant(shop, alice);
+        grant(shop, bob);
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        db::Connection root(shop.dsn(), QStringLiteral("root"));
+        const qint64 threshold = 2000;
+        setThreshold(root.database(), threshold);
+        db::Connection asAlice(alice.dsnFor(shop.dsn().database), QStringLiteral("alice"));
+        db::Connection asBob(bob.dsnFor(shop.dsn().database), QStringLiteral("bob"));
+        const QSqlDatabase db = asAlice.database();
+        const auto recorded = [&root] {
+            return count(root.database(),
+                         QStringLiteral("SELECT COUNT(*) FROM mapped_compensation"));
+        };
+
+        QList<qint64> orders;
+        for (const mapping::MappedCopy &copy :
+             mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all()).copies) {
+            if (copy.action != MappedAction::Finance && !orders.contains(copy.orderId))
+                orders << copy.orderId;
+        }
+        qint64 carriedOut = 0;
+        QList<qint64> filedOrders;
+        for (qint64 order : orders) {
+            const mapping::MappedResult run = runMapped(db, mapping, {{order}, false});
+            QVERIFY2(run.refusal.isEmpty(), qPrintable(run.refusal));
+            if (run.filedRequestId > 0)
+                filedOrders << order;
+            else
+                carriedOut += run.fourEyes.moneyFen;
+        }
+        QVERIFY(!filedOrders.isEmpty());
+        QVERIFY(carriedOut <= threshold);
+        QCOMPARE(soloCompensatedFen(db), carriedOut);
+        QCOMPARE(count(root.database(),
+                       QStringLiteral("SELECT SUM(amount_fen) FROM mapped_compensation")),
+                 carriedOut);
+        const qint64 soloRows = recorded();
+
+        // Past the client's check: the database refuses the row, and the batch writes nothing.
+        QMap<QString, qint64> before = shop.checksums();
+        const mapping::MappedCompensationPlan over =
+            mapping::planMappedCompensation(db, mapping, {filedOrders, false});
+        QVERIFY(carriedOut + over.moneyFen() > threshold);
+        const QString refused = test::refusal(
+            [&] { mapping::executeMappedCompensation(db, mapping, over, reason(), ticket()); });
+        QVERIFY2(refused.contains(QStringLiteral("four eyes")), qPrintable(refused));
+        QCOMPARE(shop.checksums(), before);
+        QCOMPARE(recorded(), soloRows);
+        // Nor can a row claim another account, or no worth, to slip under the allowance.
+        const QString row = QStringLiteral(
+            "INSERT INTO mapped_compensation (business_table, target_id, side_effect, kept_id, "
+            "order_id, action, value_fen, amount_fen, mapping_sha256, statement, created_by) "
+            "VALUES ('x.y', 1, 'coupon', 0, 1, 'FREEZE', 5000, 0, '', '', %1)");
+        const QString claimed =
+            test::refusal([&] { db::exec(db, row.arg(QStringLiteral("'someone@%'"))); });
+        QVERIFY2(claimed.contains(QStringLiteral("created_by")), qPrintable(claimed));
+        const QString free =
+            test::refusal([&] { db::exec(db, row.arg(QStringLiteral("CURRENT_USER()"))); });
+        QVERIFY2(free.contains(QStringLiteral("four eyes")), qPrintable(free));
+
+        // The rest is filed as a request, and nothing is written.
+        const mapping::MappedResult filed = runMapped(db, mapping, mapping::MappedScope::all());
+        QVERIFY2(filed.refusal.isEmpty(), qPrintable(filed.refusal));
+        QVERIFY(filed.filedRequestId > 0);
+        QCOMPARE(filed.fourEyes.moneyFen, kShopFen - carriedOut);
+        QCOMPARE(shop.checksums(), before);
+        QCOMPARE(recorded(), soloRows);
+        const qint64 id = filed.filedRequestId;
+        const auto request = loadCompensationRequest(asBob.database(), id);
+        QVERIFY(request && request->mapped);
+        QCOMPARE(request->status, QStringLiteral("PENDING"));
+        QCOMPARE(request->amountFen, kShopFen - carriedOut);
+        QCOMPARE(request->mapped->sha256, QString::fromLatin1(mapping.sha256));
+        QCOMPARE(request->mapped->fenPerHundredPoints, 100);
+        QVERIFY(request->scope.everything);
+        QCOMPARE(request->mapped->sideEffects.first(),
+                 QStringLiteral("coupon: %1.t_coupon_grant").arg(shop.business()));
+
+        // A request for one order, which Bob rejects: it is never carried out.
+        const qint64 rejected =
+            runMapped(db, mapping, {{filedOrders.first()}, false}).filedRequestId;
+        QVERIFY(rejected > 0);
+        QVERIFY(!test::refusal([&] { rejectCompensationRequest(db, rejected); }).isEmpty());
+        QVERIFY(rejectCompensationRequest(asBob.database(), rejected));
+        const mapping::MappedResult late = runMapped(asBob.database(), mapping, {}, rejected);
+        QVERIFY2(late.refusal.contains(QStringLiteral("REJECTED")), qPrintable(late.refusal));
+
+        // The requester: refused before anything, and by the database itself.
+        const mapping::MappedResult own = runMapped(db, mapping, {}, id);
+        QVERIFY2(own.refusal.contains(QStringLiteral("another operator")), qPrintable(own.refusal));
+        QVERIFY(!test::refusal([&] {
+                     db::exec(db,
+                              QStringLiteral("UPDATE compensation_request SET status = 'APPROVED', "
+                                             "decided_account = CURRENT_USER() WHERE id = ?"),
+                              {id});
+                 }).isEmpty());
+
+        // Another mapping file, and payops's own tables, are refused and change nothing.
+        const mapping::Mapping other = mapping::loadMapping(
+            shop.writeMapping(QStringLiteral("other.toml"),
+                              shop.mappingText() + "\n# the same tables, another file\n"));
+        const mapping::MappedResult otherFile = runMapped(asBob.database(), other, {}, id);
+        QVERIFY2(otherFile.refusal.contains(QStringLiteral("another mapping file")),
+                 qPrintable(otherFile.refusal));
+        CompensationJob ownTables;
+        ownTables.approveRequestId = id;
+        ownTables.reason = reason();
+        ownTables.ticket = ticket();
+        const CompensationResult notOurs = runCompensation(asBob.database(), ownTables);
+        QVERIFY2(notOurs.refusal.contains(QStringLiteral("mapping")), qPrintable(notOurs.refusal));
+
+        // The team issued one more copy since: the amount asked no longer fits.
+        shop.execBusiness(QStringLiteral(
+            "INSERT INTO t_coupon_grant (order_no, uid, tpl_code, face, status, gmt_create) "
+            "SELECT order_no, uid, tpl_code, face, 'ISSUED', gmt_create FROM t_coupon_grant "
+            "WHERE id = (SELECT MIN(id) FROM t_coupon_grant)"));
+        const mapping::MappedResult grew = runMapped(asBob.database(), mapping, {}, id);
+        QVERIFY2(grew.refusal.contains(QStringLiteral("grew")), qPrintable(grew.refusal));
+        QCOMPARE(loadCompensationRequest(asBob.database(), id)->status, QStringLiteral("PENDING"));
+        QCOMPARE(recorded(), soloRows);
+        shop.execBusiness(QStringLiteral("DELETE FROM t_coupon_grant ORDER BY id DESC LIMIT 1"));
+        QCOMPARE(shop.checksums(), before);
+
+        const mapping::MappedResult approved = runMapped(asBob.database(), mapping, {}, id);
+        QVERIFY2(approved.refusal.isEmpty(), qPrintable(approved.refusal));
+        QVERIFY(approved.approved);
+        const qint64 expected = test::TeamShop::kCouponGroups - 1 +
+                                test::TeamShop::kGiftCardGroups + test::TeamShop::kPointGroups;
+        QCOMPARE(count(root.database(),
+                       QStringLiteral("SELECT COUNT(*) FROM mapped_compensation WHERE request_id "
+                                      "= %1")
+                           .arg(id)),
+                 expected - soloRows);
+        QCOMPARE(recorded(), expected);
+        QCOMPARE(extraLiveCopies(root.database(), shop).size(), 1); // the used coupon
+        QCOMPARE(loadCompensationRequest(asBob.database(), id)->status, QStringLiteral("EXECUTED"));
+        // Under the request, not under Bob's own allowance.
+        QCOMPARE(soloCompensatedFen(asBob.database()), 0);
+        // Once: a second approval is refused and writes nothing.
+        const mapping::MappedResult again = runMapped(asBob.database(), mapping, {}, id);
+        QVERIFY2(again.refusal.contains(QStringLiteral("EXECUTED")), qPrintable(again.refusal));
+        QCOMPARE(recorded(), expected);
+    }
+
     // The command line, and two operators at once on the same orders: one running the command,
     // one in process. Each row is compensated once.
     void theCommandLineBesideAnotherOperator()
@@ -424,21 +610,79 @@ private Q_SLOTS:
                                                  QStringLiteral("receivable")})
                      .exitCode,
                  2);
-        // Above the four-eyes threshold a mapped compensation is refused: it files no request.
+        // Above the four-eyes threshold a mapped compensation files a request and changes
+        // nothing; Alice may approve it only with the very same mapping file.
         db::Connection root(shop.dsn(), QStringLiteral("root"));
-        db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '1000' "
-                                                       "WHERE name = 'four_eyes_threshold_fen'"));
+        setThreshold(root.database(), 500);
         const QStringList act{QStringLiteral("--reason"), reason(), QStringLiteral("--ticket"),
                               ticket()};
-        const test::CliRun refused = test::runCli(base + act);
-        QCOMPARE(refused.exitCode, 1);
-        QVERIFY2(refused.err.contains(QStringLiteral("four-eyes")), qPrintable(refused.err));
+        const test::CliRun filed = test::runCli(base + act);
+        QCOMPARE(filed.exitCode, 1);
+        const QRegularExpressionMatch request =
+            QRegularExpression(QStringLiteral("request (\\d+) waits")).match(filed.err);
+        QVERIFY2(request.hasMatch(), qPrintable(filed.err));
         QCOMPARE(shop.checksums(), before);
-        db::execDirect(root.database(), QStringLiteral("UPDATE payops_meta SET value = '0' "
-                                                       "WHERE name = 'four_eyes_threshold_fen'"));
+        const QStringList approveAsAlice{QStringLiteral("compensate"),
+                                         QStringLiteral("--db"),
+                                         alice.dsnFor(shop.dsn().database).toString(true),
+                                         QStringLiteral("--approve"),
+                                         request.captured(1),
+                                         QStringLiteral("--reason"),
+                                         reason(),
+                                         QStringLiteral("--ticket"),
+                                         ticket()};
+        const test::CliRun withoutMapping = test::runCli(approveAsAlice);
+        QCOMPARE(withoutMapping.exitCode, 1);
+        QVERIFY2(withoutMapping.err.contains(QStringLiteral("--mapping")),
+                 qPrintable(withoutMapping.err));
+        const test::CliRun otherMapping = test::runCli(
+            approveAsAlice +
+            QStringList{QStringLiteral("--mapping"),
+                        shop.writeMapping(QStringLiteral("changed.toml"),
+                                          shop.mappingText() + "\n# changed since\n")});
+        QCOMPARE(otherMapping.exitCode, 1);
+        QVERIFY2(otherMapping.err.contains(QStringLiteral("another mapping file")),
+                 qPrintable(otherMapping.err));
+        QCOMPARE(shop.checksums(), before);
+        // One gift card's order (10.00 yuan) is above the threshold too: Bob files it, Bob may
+        // not approve it, Alice approves it with the same mapping file.
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        qint64 giftCardOrder = 0;
+        for (const mapping::MappedCopy &copy :
+             mapping::planMappedCompensation(root.database(), mapping, mapping::MappedScope::all())
+                 .copies) {
+            if (copy.sideEffect == QLatin1String("gift_card")) {
+                giftCardOrder = copy.orderId;
+                break;
+            }
+        }
+        const test::CliRun oneOrder = test::runCli(
+            base + act + QStringList{QStringLiteral("--order"), QString::number(giftCardOrder)});
+        const QRegularExpressionMatch second =
+            QRegularExpression(QStringLiteral("request (\\d+) waits")).match(oneOrder.err);
+        QVERIFY2(second.hasMatch(), qPrintable(oneOrder.err));
+        const QStringList approveSecond{QStringLiteral("--approve"), second.captured(1),
+                                        QStringLiteral("--mapping"), shop.mappingPath()};
+        const test::CliRun byBob =
+            test::runCli(base + act + QStringList{QStringLiteral("--approve"), second.captured(1)});
+        QCOMPARE(byBob.exitCode, 1);
+        QVERIFY2(byBob.err.contains(QStringLiteral("another operator")), qPrintable(byBob.err));
+        const test::CliRun byAlice = test::runCli(approveAsAlice.mid(0, 3) + approveSecond + act);
+        QVERIFY2(byAlice.exitCode == 0, qPrintable(byAlice.err));
+        QVERIFY2(
+            byAlice.out.contains(QStringLiteral("approved request %1").arg(second.captured(1))),
+            qPrintable(byAlice.out));
+        QVERIFY2(byAlice.out.contains(QStringLiteral("gift_card: 1 frozen")),
+                 qPrintable(byAlice.out));
+        QCOMPARE(count(root.database(),
+                       QStringLiteral("SELECT COUNT(*) FROM mapped_compensation WHERE request_id "
+                                      "= %1 AND order_id = %2")
+                           .arg(second.captured(1))
+                           .arg(giftCardOrder)),
+                 1);
+        setThreshold(root.database(), 0);
 
         // Alice, in process, a transaction per copy, starts as Bob's command does.
-        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
         QProcess command;
         command.start(test::cliPath(), base + act);
         QVERIFY(command.waitForStarted());
@@ -473,7 +717,7 @@ private Q_SLOTS:
 
         const int expected = test::TeamShop::kCouponGroups - 1 + test::TeamShop::kGiftCardGroups +
                              test::TeamShop::kPointGroups;
-        QCOMPARE(aliceDid + bobDid, expected);
+        QCOMPARE(aliceDid + bobDid, expected - 1); // the gift card approved above
         QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")),
                  qint64(expected));
         QCOMPARE(count(root.database(),

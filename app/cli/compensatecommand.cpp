@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "domain/mapping/mappedcompensation.h"
+#include "domain/mapping/mappedrequest.h"
 #include "domain/money/compensationrequest.h"
 #include "domain/money/compensationworkflow.h"
 #include "domain/money/money.h"
@@ -93,10 +93,6 @@ protected:
         std::optional<mapping::Mapping> mapped;
         if (!mappingFrom(parser, &mapped))
             return UsageOrConnection;
-        if (mapped && approve > 0)
-            return fail(UsageOrConnection,
-                        tr("--approve is for payops's own tables; with --mapping a compensation "
-                           "above the four-eyes threshold is refused instead"));
         if (mapped && parser.isSet(QStringLiteral("used-coupons")))
             return fail(UsageOrConnection,
                         tr("--used-coupons is for payops's own tables; with --mapping a used "
@@ -105,7 +101,7 @@ protected:
         if (!dsn)
             return UsageOrConnection;
         if (mapped)
-            return compensateMapped(*dsn, *mapped, orders, dryRun, reason, ticket,
+            return compensateMapped(*dsn, *mapped, orders, approve, dryRun, reason, ticket,
                                     settings.fenPerHundredPoints);
         try {
             db::Connection connection(*dsn, QStringLiteral("compensate"));
@@ -137,15 +133,8 @@ protected:
             if (!result.refusal.isEmpty())
                 return fail(Refused, result.refusal);
             if (result.filedRequestId > 0)
-                return fail(
-                    Refused,
-                    tr("%1 fen, with the %2 fen this account compensated alone in the four-eyes "
-                       "window, is above the threshold of %3 fen: request %4 waits for another "
-                       "operator (payops compensate --approve %4 --reason ... --ticket ...)")
-                        .arg(result.plan.moneyFen)
-                        .arg(result.soloFen)
-                        .arg(result.thresholdFen)
-                        .arg(result.filedRequestId));
+                return filed(result.plan.moneyFen, result.soloFen, result.thresholdFen,
+                             result.filedRequestId, QString());
             const CompensationOutcome &outcome = result.run;
             say(tr("compensated %1, skipped %2 (done by someone else or changed since planned); "
                    "batch %3")
@@ -161,6 +150,22 @@ protected:
     }
 
 private:
+    // A compensation above the four-eyes threshold was filed as request `id`: how another
+    // operator approves it (`mappingArgument`: the --mapping it needs, or empty).
+    int filed(qint64 moneyFen, qint64 soloFen, qint64 thresholdFen, qint64 id,
+              const QString &mappingArgument) const
+    {
+        return fail(Refused,
+                    tr("%1 fen, with the %2 fen this account compensated alone in the four-eyes "
+                       "window, is above the threshold of %3 fen: request %4 waits for another "
+                       "operator (payops compensate %5--approve %4 --reason ... --ticket ...)")
+                        .arg(moneyFen)
+                        .arg(soloFen)
+                        .arg(thresholdFen)
+                        .arg(id)
+                        .arg(mappingArgument));
+    }
+
     // "  done / total" after each batch.
     std::function<void(int, int)> progress() const
     {
@@ -196,35 +201,47 @@ private:
             .arg(plan.points(name, action));
     }
 
-    // Compensation on a team's own tables through the mapping (docs/mapping.md).
+    // Compensation on a team's own tables through the mapping (docs/mapping.md): above the
+    // four-eyes threshold it files a request, which --approve carries out through the same file.
     int compensateMapped(const Dsn &dsn, const mapping::Mapping &mapping,
-                         const QList<qint64> &orders, bool dryRun, const QString &reason,
-                         const QString &ticket, qint64 fenPerHundredPoints) const
+                         const QList<qint64> &orders, qint64 approve, bool dryRun,
+                         const QString &reason, const QString &ticket,
+                         qint64 fenPerHundredPoints) const
     {
         try {
             db::Connection connection(dsn, QStringLiteral("compensate"));
             const QSqlDatabase db = connection.database();
-            const mapping::MappedScope scope = orders.isEmpty()
-                                                   ? mapping::MappedScope::all()
-                                                   : mapping::MappedScope{orders, false};
-            const mapping::MappedCompensationPlan plan =
-                mapping::planMappedCompensation(db, mapping, scope);
-            sayPerSideEffect(mapping, plan, tr("to freeze"), tr("to reverse"));
-            if (dryRun)
-                return Success;
-            const mapping::MappedFourEyes fourEyes =
-                mapping::mappedFourEyes(db, plan, fenPerHundredPoints);
-            if (fourEyes.refused)
-                return fail(Refused,
-                            tr("%1 fen, with the %2 fen this account compensated alone in the "
-                               "four-eyes window, is above the threshold of %3 fen; compensation "
-                               "through a mapping files no request: compensate fewer orders "
-                               "(--order) or ask for the threshold to be raised")
-                                .arg(fourEyes.moneyFen)
-                                .arg(fourEyes.soloFen)
-                                .arg(fourEyes.thresholdFen));
-            const mapping::MappedCompensationOutcome outcome = mapping::executeMappedCompensation(
-                db, mapping, plan, reason, ticket, 200, nullptr, progress());
+            mapping::MappedJob job;
+            job.scope = orders.isEmpty() ? mapping::MappedScope::all()
+                                         : mapping::MappedScope{orders, false};
+            job.approveRequestId = approve;
+            job.fenPerHundredPoints = fenPerHundredPoints;
+            job.reason = reason;
+            job.ticket = ticket;
+            if (approve == 0) {
+                job.confirmed = mapping::planMappedCompensation(db, mapping, job.scope);
+                sayPerSideEffect(mapping, *job.confirmed, tr("to freeze"), tr("to reverse"));
+                if (dryRun || job.confirmed->isEmpty())
+                    return Success;
+            }
+            job.starting = [this, &mapping](const mapping::MappedCompensationPlan &plan,
+                                            const CompensationRequest *approved) {
+                if (approved) {
+                    say(tr("approved request %1 by %2")
+                            .arg(approved->id)
+                            .arg(approved->requestedBy));
+                    sayPerSideEffect(mapping, plan, tr("to freeze"), tr("to reverse"));
+                }
+            };
+            job.progress = progress();
+            const mapping::MappedResult result = mapping::runMappedCompensation(db, mapping, job);
+            if (!result.refusal.isEmpty())
+                return fail(Refused, result.refusal);
+            if (result.filedRequestId > 0)
+                return filed(result.fourEyes.moneyFen, result.fourEyes.soloFen,
+                             result.fourEyes.thresholdFen, result.filedRequestId,
+                             QStringLiteral("--mapping ") + mapping.path + QLatin1Char(' '));
+            const mapping::MappedCompensationOutcome &outcome = result.outcome;
             mapping::MappedCompensationPlan done;
             done.copies = outcome.done + outcome.finance;
             sayPerSideEffect(mapping, done, tr("frozen"), tr("reversed"));

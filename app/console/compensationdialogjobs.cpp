@@ -29,23 +29,18 @@ Job<MappedPreview> mappedPreviewJob(mapping::Mapping mapping, mapping::MappedSco
             fenPerHundredPoints](const QSqlDatabase &db) {
         MappedPreview p;
         p.plan = mapping::planMappedCompensation(db, mapping, scope);
-        p.fourEyes = mapping::mappedFourEyes(db, p.plan, fenPerHundredPoints);
+        p.plan.fenPerHundredPoints = fenPerHundredPoints;
+        p.fourEyes = mapping::mappedFourEyes(db, p.plan);
         return p;
     };
 }
 
-Job<MappedRun> mappedRunJob(MappedRunRequest request, std::shared_ptr<std::atomic<bool>> stop)
+Job<mapping::MappedResult> mappedRunJob(mapping::Mapping mapping, mapping::MappedJob job,
+                                        std::shared_ptr<std::atomic<bool>> stop)
 {
-    return [request = std::move(request), stop = std::move(stop)](const QSqlDatabase &db) {
-        MappedRun run;
-        run.fourEyes = mapping::mappedFourEyes(db, request.plan, request.fenPerHundredPoints);
-        if (run.fourEyes.refused)
-            return run;
-        run.outcome =
-            mapping::executeMappedCompensation(db, request.mapping, request.plan, request.reason,
-                                               request.ticket, 200, stop.get(), request.progress);
-        return run;
-    };
+    job.stop = stop.get();
+    return [mapping = std::move(mapping), job = std::move(job), stop = std::move(stop)](
+               const QSqlDatabase &db) { return mapping::runMappedCompensation(db, mapping, job); };
 }
 
 } // namespace payops::console

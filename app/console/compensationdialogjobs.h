@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/mapping/mappedcompensation.h"
+#include "domain/mapping/mappedrequest.h"
 #include "domain/money/compensationworkflow.h"
 #include "job.h"
 
@@ -36,22 +36,10 @@ struct MappedPreview
 Job<MappedPreview> mappedPreviewJob(mapping::Mapping mapping, mapping::MappedScope scope,
                                     qint64 fenPerHundredPoints);
 
-// The run: the four-eyes check again (the account may have compensated meanwhile), then
-// executeMappedCompensation(); `refused` set, nothing was written.
-struct MappedRun
-{
-    mapping::MappedFourEyes fourEyes;
-    mapping::MappedCompensationOutcome outcome;
-};
-struct MappedRunRequest
-{
-    mapping::Mapping mapping;
-    mapping::MappedCompensationPlan plan;
-    QString reason;
-    QString ticket;
-    qint64 fenPerHundredPoints = 0;
-    std::function<void(int done, int total)> progress;
-};
-Job<MappedRun> mappedRunJob(MappedRunRequest request, std::shared_ptr<std::atomic<bool>> stop);
+// The run, or the approval of a request through the mapping: runMappedCompensation(). The
+// job holds `stop`, which job.stop points to, so that the flag outlives a dialog closed before
+// the run ends.
+Job<mapping::MappedResult> mappedRunJob(mapping::Mapping mapping, mapping::MappedJob job,
+                                        std::shared_ptr<std::atomic<bool>> stop);
 
 } // namespace payops::console

@@ -6,12 +6,8 @@ CompensationRecord loadCompensationRecord(const QSqlDatabase &db, bool mapped)
 {
     CompensationRecord record;
     record.thresholdFen = fourEyesThresholdFen(db);
-    if (mapped) {
-        record.batches = loadMappedCompensationBatches(db);
-        return record;
-    }
     record.requests = loadCompensationRequests(db);
-    record.batches = loadCompensationBatches(db);
+    record.batches = mapped ? loadMappedCompensationBatches(db) : loadCompensationBatches(db);
     return record;
 }
 

@@ -15,8 +15,8 @@ struct CompensationRecord
     QList<CompensationBatch> batches;
 };
 
-// Throws db::Error. `mapped`: the batches through a mapping; such a compensation files no
-// request, so none are read.
+// Throws db::Error. `mapped`: the batches through a mapping. The requests are every one,
+// for payops's own tables and through mappings alike: the page says which it can approve.
 CompensationRecord loadCompensationRecord(const QSqlDatabase &db, bool mapped = false);
 
 } // namespace payops::console

@@ -248,7 +248,7 @@ void CompensationDialog::showPreview(const CompensationPlan &plan, const Compens
             ? tr("<b>Nothing to compensate:</b> no live duplicate in this scope.")
             : tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
                  "nothing is deleted."));
-    if (m_request && !planFitsRequest(plan, *m_request)) {
+    if (m_request && !planFitsRequest(plan.moneyFen, *m_request)) {
         m_fourEyes->setText(tr("The duplicates changed since the request was made (%1 now, %2 "
                                "asked): an approval will "
                                "be refused; ask for a new request.")

@@ -20,6 +20,13 @@ namespace {
 
 constexpr int kWidth = 620;
 
+QString titleFor(const CompensationRequest *request)
+{
+    return request
+               ? MappedCompensationDialog::tr("Approve compensation request %1").arg(request->id)
+               : MappedCompensationDialog::tr("Compensate duplicates on the team's tables");
+}
+
 int ordersIn(const QList<mapping::MappedCopy> &copies)
 {
     QSet<qint64> orders;
@@ -34,19 +41,50 @@ MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping
                                                    const QString &scopeText,
                                                    mapping::MappedScope scope, qint64 pointsPerYuan,
                                                    QWidget *parent)
-    : StepWizard(QStringLiteral("mappedCompensationDialog"),
-                 tr("Compensate duplicates on the team's tables"), kWidth,
-                 tr("Compensate duplicates on the team's tables"), tr("Compensate…"),
-                 QStringLiteral("actButton"), parent)
+    : MappedCompensationDialog(dsn, mapping, std::move(scope), pointsPerYuan, nullptr, parent)
+{
+    m_scopeLabel->setText(tr("Scope: <b>%1</b>, through the mapping %2")
+                              .arg(scopeText.toHtmlEscaped(), mapping.path.toHtmlEscaped()));
+}
+
+MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+                                                   const CompensationRequest &request,
+                                                   QWidget *parent)
+    : MappedCompensationDialog(dsn, mapping,
+                               mapping::MappedScope{request.scope.orders, request.scope.everything},
+                               // The request's value of 100 points back into points per yuan.
+                               request.mapped && request.mapped->fenPerHundredPoints > 0
+                                   ? 10000 / request.mapped->fenPerHundredPoints
+                                   : 0,
+                               &request, parent)
+{
+    m_scopeLabel->setText(
+        tr("Request <b>%1</b> by <b>%2</b> at %3 UTC asks for %4 on the team's tables, through the "
+           "mapping %5: %6 row(s) to freeze, %7 to reverse. Its reason: %8 (ticket %9). Below is "
+           "what it covers now; an approval is refused if that is not the amount asked.")
+            .arg(QString::number(request.id), request.requestedBy.toHtmlEscaped(),
+                 request.requestedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                 console::formatMoney(request.amountFen), mapping.path.toHtmlEscaped(),
+                 QString::number(request.coupons), QString::number(request.pointsRows),
+                 request.reason.toHtmlEscaped(), request.ticket.toHtmlEscaped()));
+    m_reason->setText(request.reason);
+    m_ticket->setText(request.ticket);
+}
+
+MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+                                                   mapping::MappedScope scope, qint64 pointsPerYuan,
+                                                   const CompensationRequest *request,
+                                                   QWidget *parent)
+    : StepWizard(QStringLiteral("mappedCompensationDialog"), titleFor(request), kWidth,
+                 titleFor(request), tr("Compensate…"), QStringLiteral("actButton"), parent)
     , m_worker(std::make_unique<console::Worker>(dsn))
     , m_mapping(mapping)
     , m_scope(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
+    , m_request(request ? std::optional<CompensationRequest>(*request) : std::nullopt)
 {
     QWidget *form = page(FormStep);
     m_scopeLabel = paragraph(QStringLiteral("scopeLabel"), form);
-    m_scopeLabel->setText(tr("Scope: <b>%1</b>, through the mapping %2")
-                              .arg(scopeText.toHtmlEscaped(), mapping.path.toHtmlEscaped()));
     m_plan = paragraph(QStringLiteral("mappedPlan"), form);
     m_status = paragraph(QStringLiteral("previewStatus"), form);
     m_fourEyes = paragraph(QStringLiteral("fourEyesNote"), form);
@@ -87,6 +125,9 @@ MappedCompensationDialog::~MappedCompensationDialog()
 
 qint64 MappedCompensationDialog::fenPerHundredPoints() const
 {
+    // An approval counts the points as the request did, which planned the amount asked.
+    if (m_request && m_request->mapped)
+        return m_request->mapped->fenPerHundredPoints;
     return m_pointsPerYuan > 0 ? 10000 / m_pointsPerYuan : 0;
 }
 
@@ -155,68 +196,100 @@ void MappedCompensationDialog::showPreview(const console::MappedPreview &preview
                      "nothing is deleted."));
     // The table has a row per side effect, known only now: the dialog grows to show them all.
     adjustSize();
-    m_fourEyes->setVisible(preview.fourEyes.refused);
-    if (preview.fourEyes.refused)
+    if (m_request && !planFitsRequest(preview.fourEyes.moneyFen, *m_request)) {
+        m_fourEyes->setText(tr("The duplicates changed since the request was made (%1 now, %2 "
+                               "asked): an approval will be refused; ask for a new request.")
+                                .arg(console::formatMoney(preview.fourEyes.moneyFen),
+                                     console::formatMoney(m_request->amountFen)));
+        m_fourEyes->show();
+    } else if (needsRequest()) {
         m_fourEyes->setText(
             tr("%1, with the %2 this account compensated alone in the four-eyes window, is above "
-               "the threshold of %3. Compensation through a mapping files no request: it is "
-               "refused. Compensate fewer orders, or ask for the threshold to be raised.")
+               "the threshold of %3: this files a request that another operator account approves "
+               "on the Compensation page, with this same mapping; nothing is compensated until "
+               "then.")
                 .arg(console::formatMoney(preview.fourEyes.moneyFen),
                      console::formatMoney(preview.fourEyes.soloFen),
                      console::formatMoney(preview.fourEyes.thresholdFen)));
+        m_fourEyes->show();
+    } else {
+        m_fourEyes->hide();
+    }
     updateActionButton();
+}
+
+bool MappedCompensationDialog::needsRequest() const
+{
+    return !m_request && m_preview.fourEyes.needsRequest;
 }
 
 void MappedCompensationDialog::updateActionButton()
 {
-    const bool ready = m_previewed && !m_preview.plan.isEmpty() && !m_preview.fourEyes.refused &&
+    const bool ready = m_previewed && !m_preview.plan.isEmpty() &&
                        !m_reason->text().trimmed().isEmpty() &&
                        !m_ticket->text().trimmed().isEmpty();
+    nextButton()->setText(m_request        ? tr("Approve and compensate…")
+                          : needsRequest() ? tr("Request approval…")
+                                           : tr("Compensate…"));
     nextButton()->setEnabled(ready);
     nextButton()->setToolTip(
-        ready ? QString()
-              : tr("Needs a preview with something to do below the four-eyes threshold, a reason "
-                   "and a ticket."));
+        ready ? QString() : tr("Needs a preview with something to do, a reason and a ticket."));
 }
 
 void MappedCompensationDialog::prepareConfirmation()
 {
+    const QString what = tr("%1<p>on %2 order(s): <b>%3</b> in all. Reason: <b>%4</b>, ticket "
+                            "<b>%5</b>.</p>")
+                             .arg(perSideEffect(m_preview.plan, false),
+                                  QLocale().toString(ordersIn(m_preview.plan.copies)),
+                                  console::formatMoney(m_preview.fourEyes.moneyFen),
+                                  m_reason->text().trimmed().toHtmlEscaped(),
+                                  m_ticket->text().trimmed().toHtmlEscaped());
+    if (needsRequest()) {
+        confirmText()->setText(
+            tr("<h3>File a request for another operator?</h3><p>When approved through this same "
+               "mapping, it will, on the team's tables:</p>%1<p>Nothing changes until another "
+               "operator account approves it.</p>")
+                .arg(what));
+        confirmButton()->setText(tr("File the request"));
+        return;
+    }
     confirmText()->setText(
-        tr("<h3>Compensate now?</h3><p>This will, on the team's tables:</p>%1<p>on %2 order(s): "
-           "<b>%3</b> in all. Reason: <b>%4</b>, ticket <b>%5</b>.</p><p>Each copy is one row in "
+        tr("<h3>%1</h3><p>This will, on the team's tables:</p>%2<p>Each copy is one row in "
            "<tt>mapped_compensation</tt> and one audit entry with the mapping's SHA-256 under your "
            "database account. Nothing is deleted.</p>")
-            .arg(perSideEffect(m_preview.plan, false),
-                 QLocale().toString(ordersIn(m_preview.plan.copies)),
-                 console::formatMoney(m_preview.fourEyes.moneyFen),
-                 m_reason->text().trimmed().toHtmlEscaped(),
-                 m_ticket->text().trimmed().toHtmlEscaped()));
-    confirmButton()->setText(tr("Compensate now"));
+            .arg(m_request ? tr("Approve request %1 and compensate?").arg(m_request->id)
+                           : tr("Compensate now?"),
+                 what));
+    confirmButton()->setText(m_request ? tr("Approve and compensate now") : tr("Compensate now"));
 }
 
 void MappedCompensationDialog::run()
 {
     m_progress->setRange(0, int(m_preview.plan.copies.size()));
     m_progress->setValue(0);
-    runText()->setText(tr("Compensating …"));
-    m_cancelRun->setEnabled(true);
+    runText()->setText(needsRequest() ? tr("Filing the request …") : tr("Compensating …"));
+    m_cancelRun->setEnabled(!needsRequest());
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    console::MappedRunRequest request;
-    request.mapping = m_mapping;
-    request.plan = m_preview.plan;
-    request.reason = m_reason->text().trimmed();
-    request.ticket = m_ticket->text().trimmed();
-    request.fenPerHundredPoints = fenPerHundredPoints();
+    mapping::MappedJob job;
+    job.scope = m_scope;
+    job.approveRequestId = m_request ? m_request->id : 0;
+    job.fenPerHundredPoints = fenPerHundredPoints();
+    job.reason = m_reason->text().trimmed();
+    job.ticket = m_ticket->text().trimmed();
+    if (!m_request)
+        job.confirmed = m_preview.plan;
     QPointer<MappedCompensationDialog> guard(this);
-    request.progress = [guard](int done, int total) {
+    job.progress = [guard](int done, int total) {
         console::Worker::postTo(guard, [done, total](MappedCompensationDialog *dialog) {
             dialog->m_progress->setValue(done);
             dialog->runText()->setText(tr("Compensating … %1 of %2 copies").arg(done).arg(total));
         });
     };
-    m_worker->submit<console::MappedRun>(
-        QStringLiteral("mapped-compensation-run"), console::mappedRunJob(request, m_cancel), this,
-        [this](const console::MappedRun &result) { showResult(result); },
+    m_worker->submit<mapping::MappedResult>(
+        QStringLiteral("mapped-compensation-run"),
+        console::mappedRunJob(m_mapping, std::move(job), m_cancel), this,
+        [this](const mapping::MappedResult &result) { showResult(result); },
         [this](const db::Error &error) {
             m_cancelRun->setEnabled(false);
             finishRun();
@@ -225,18 +298,24 @@ void MappedCompensationDialog::run()
         });
 }
 
-void MappedCompensationDialog::showResult(const console::MappedRun &result)
+void MappedCompensationDialog::showResult(const mapping::MappedResult &result)
 {
     m_cancelRun->setEnabled(false);
     finishRun();
-    if (result.fourEyes.refused) {
-        runText()->setText(palette::strong(palette::Role::Danger, tr("Refused.")));
-        m_result->setText(tr("%1 is above the four-eyes threshold of %2 now; nothing was changed.")
-                              .arg(console::formatMoney(result.fourEyes.moneyFen),
-                                   console::formatMoney(result.fourEyes.thresholdFen)));
+    if (!result.refusal.isEmpty()) {
+        runText()->setText(palette::strong(palette::Role::Danger, tr("Not approved.")));
+        m_result->setText(result.refusal.toHtmlEscaped());
         return;
     }
     Q_EMIT changed();
+    if (result.filedRequestId > 0) {
+        m_progress->hide();
+        runText()->setText(tr("<b>Request %1 is filed.</b>").arg(result.filedRequestId));
+        m_result->setText(tr("It waits for another operator account to approve it on the "
+                             "Compensation page, with the same mapping file. Nothing has been "
+                             "compensated yet."));
+        return;
+    }
     const mapping::MappedCompensationOutcome &o = result.outcome;
     m_progress->setValue(m_progress->maximum());
     runText()->setText(
@@ -244,11 +323,16 @@ void MappedCompensationDialog::showResult(const console::MappedRun &result)
                     : tr("<b>Done.</b>"));
     mapping::MappedCompensationPlan done;
     done.copies = o.done + o.finance;
-    m_result->setText(perSideEffect(done, true) +
-                      tr("Skipped %1 (compensated by someone else meanwhile, or changed since the "
-                         "preview).<br>Batch <tt>%2</tt>.")
-                          .arg(o.skipped)
-                          .arg(o.batchId));
+    QString text = perSideEffect(done, true) +
+                   tr("Skipped %1 (compensated by someone else meanwhile, or changed since the "
+                      "preview).<br>Batch <tt>%2</tt>.")
+                       .arg(o.skipped)
+                       .arg(o.batchId);
+    if (m_request)
+        text += tr("<br>Request %1 is approved%2.")
+                    .arg(m_request->id)
+                    .arg(o.cancelled ? QString() : tr(" and executed"));
+    m_result->setText(text);
 }
 
 } // namespace payops

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QLineEdit;
@@ -22,8 +23,9 @@ class Worker;
 // Compensation on a team's own tables (docs/mapping.md) in the steps of CompensationDialog: the
 // dry run of planMappedCompensation() per side effect (frozen, reversed, left to finance), a
 // reason and a ticket, a confirmation, and executeMappedCompensation() with progress and stop.
-// A mapped compensation files no request: above the four-eyes threshold it is refused, as
-// `payops compensate --mapping` refuses it. Runs on a worker of the dialog's own.
+// Above the four-eyes threshold it files a request instead, as `payops compensate --mapping`
+// does, which another operator approves through the same dialog with the same mapping. Runs on
+// a worker of the dialog's own.
 class MappedCompensationDialog final : public StepWizard
 {
     Q_OBJECT
@@ -32,6 +34,10 @@ public:
     MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
                              const QString &scopeText, mapping::MappedScope scope,
                              qint64 pointsPerYuan, QWidget *parent = nullptr);
+    // The approval of another operator's pending request made through `mapping`
+    // (mappedRequestRefusal() empty); its points are valued as the request counted them.
+    MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+                             const CompensationRequest &request, QWidget *parent = nullptr);
     ~MappedCompensationDialog() override;
     Q_DISABLE_COPY_MOVE(MappedCompensationDialog)
 
@@ -42,12 +48,16 @@ Q_SIGNALS:
     void changed(); // compensations were done
 
 private:
+    MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+                             mapping::MappedScope scope, qint64 pointsPerYuan,
+                             const CompensationRequest *request, QWidget *parent);
     void preview();
     void showPreview(const console::MappedPreview &preview);
     void updateActionButton();
     void prepareConfirmation() override;
     void run() override;
-    void showResult(const console::MappedRun &result);
+    void showResult(const mapping::MappedResult &result);
+    bool needsRequest() const;
     // Per side effect: what the plan does, for the preview and the confirmation.
     QString perSideEffect(const mapping::MappedCompensationPlan &plan, bool done) const;
     qint64 fenPerHundredPoints() const;
@@ -56,6 +66,7 @@ private:
     mapping::Mapping m_mapping;
     mapping::MappedScope m_scope;
     qint64 m_pointsPerYuan;
+    std::optional<CompensationRequest> m_request; // set: approving it
     console::MappedPreview m_preview;
     bool m_previewed = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;

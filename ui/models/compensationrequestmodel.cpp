@@ -37,7 +37,16 @@ QVariant CompensationRequestModel::data(const QModelIndex &index, int role) cons
             return QBrush(palette::warning());
         return {};
     case Qt::ToolTipRole:
-        return index.column() == ReasonColumn ? QVariant(r.reason) : QVariant();
+        if (index.column() == ReasonColumn)
+            return r.reason;
+        // A request on a team's own tables: its counts are rows of their tables, not coupons.
+        if (r.mapped)
+            return tr("On the team's own tables, through the mapping file with SHA-256 %1…: %2. "
+                      "%3 row(s) to freeze, %4 to reverse.")
+                .arg(r.mapped->sha256.left(12), r.mapped->sideEffects.join(QStringLiteral("; ")))
+                .arg(r.coupons)
+                .arg(r.pointsRows);
+        return {};
     case Qt::DisplayRole:
         break;
     default:

@@ -7,6 +7,7 @@
 #include "console/worker.h"
 #include "dialogs/compensationdialog.h"
 #include "dialogs/mappedcompensationdialog.h"
+#include "domain/mapping/mappedrequest.h"
 #include "models/compensationbatchmodel.h"
 #include "models/compensationrequestmodel.h"
 #include "palette.h"
@@ -76,16 +77,12 @@ CompensationPage::CompensationPage(const console::Target &target, QWidget *paren
     m_status->setWordWrap(true);
     decide->addWidget(m_approve);
     decide->addWidget(m_reject);
-    decide->addWidget(m_hint);
+    m_hint->setWordWrap(true);
+    decide->addWidget(m_hint, 1);
     decide->addWidget(m_status, 1);
     layout->addLayout(decide);
-    if (mapping()) {
-        // A compensation through a mapping files no request: above the threshold it is refused.
-        for (QWidget *w : std::initializer_list<QWidget *>{requestsHeading, m_requests, m_approve,
-                                                           m_reject, m_hint})
-            w->hide();
+    if (mapping())
         m_all->setText(tr("Compensate every open duplicate on the team's tables…"));
-    }
 
     layout->addWidget(heading(tr("Compensation batches carried out"), this));
     m_batchModel = new CompensationBatchModel(this);
@@ -95,7 +92,12 @@ CompensationPage::CompensationPage(const console::Target &target, QWidget *paren
 
     connect(m_requests->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &CompensationPage::updateActions);
-    connect(m_approve, &QPushButton::clicked, this, &CompensationPage::approveSelected);
+    connect(m_approve, &QPushButton::clicked, this, [this] {
+        if (mapping())
+            approveSelectedMapped();
+        else
+            approveSelected();
+    });
     connect(m_reject, &QPushButton::clicked, this, [this] {
         const CompensationRequest *request = selectedRequest();
         if (request && QMessageBox::question(
@@ -135,11 +137,12 @@ void CompensationPage::refresh()
 void CompensationPage::showRecord(const console::CompensationRecord &s)
 {
     m_threshold->setText(
-        mapping() ? tr("Compensations through the mapping %1, newest first. Above the four-eyes "
-                       "threshold of %2 a compensation through a mapping is refused: it files no "
-                       "request; compensate fewer orders from the Duplicates page.")
-                        .arg(mapping()->path.toHtmlEscaped(),
-                             s.thresholdFen > 0 ? console::formatMoney(s.thresholdFen) : tr("none"))
+        mapping() && s.thresholdFen > 0
+            ? tr("Compensations through the mapping %1, newest first. One that takes what an "
+                 "account compensated alone in the four-eyes window above <b>%2</b> waits as a "
+                 "request until another operator account approves it, through the same mapping "
+                 "file.")
+                  .arg(mapping()->path.toHtmlEscaped(), console::formatMoney(s.thresholdFen))
         : s.thresholdFen > 0
             ? tr("A compensation that takes what an account compensated alone in the four-eyes "
                  "window "
@@ -172,10 +175,20 @@ void CompensationPage::updateActions()
                                   request->status == QLatin1String("APPROVED"));
     const bool own = request && request->byThisUser;
     const bool mayDecide = p.decideRequests && p.compensate;
+    // A request is carried out through what it was planned on: payops's own tables, or the
+    // very mapping file (by SHA-256) the console runs with.
+    const QString otherTables =
+        !request    ? QString()
+        : mapping() ? mapping::mappedRequestRefusal(*request, *mapping())
+        : request->mapped
+            ? tr("Request %1 is for the team's own tables: open the console with the mapping file "
+                 "it was made with to approve it.")
+                  .arg(request->id)
+            : QString();
     m_approve->setText(request && request->status == QLatin1String("APPROVED")
                            ? tr("Carry on the approved run…")
                            : tr("Approve and compensate…"));
-    m_approve->setEnabled(mayDecide && open && !own);
+    m_approve->setEnabled(mayDecide && open && !own && otherTables.isEmpty());
     m_reject->setEnabled(mayDecide && request && request->status == QLatin1String("PENDING") &&
                          !own);
     QString why;
@@ -183,15 +196,27 @@ void CompensationPage::updateActions()
         why = tr("This database account may not decide compensation requests.");
     else if (own && open)
         why = tr("You filed this request: another operator account must decide it.");
-    m_approve->setToolTip(why);
+    m_approve->setToolTip(why.isEmpty() ? otherTables : why);
     m_reject->setToolTip(why);
-    m_hint->setText(own && open ? why : QString());
+    m_hint->setText(own && open ? why : open ? otherTables : QString());
+}
+
+MappedCompensationDialog *CompensationPage::approveSelectedMapped()
+{
+    const CompensationRequest *request = selectedRequest();
+    if (!request || !mapping() || !m_approve->isEnabled())
+        return nullptr;
+    auto *dialog = new MappedCompensationDialog(worker()->dsn(), *mapping(), *request, window());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
+    dialog->open();
+    return dialog;
 }
 
 CompensationDialog *CompensationPage::approveSelected()
 {
     const CompensationRequest *request = selectedRequest();
-    if (!request || !m_approve->isEnabled())
+    if (!request || mapping() || !m_approve->isEnabled())
         return nullptr;
     auto *dialog = new CompensationDialog(worker()->dsn(), *request, pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -35,6 +35,8 @@ public:
     void setPrivileges(const Privileges &privileges) override;
     // Opens the approval dialog for the selected pending request, or null when none is.
     CompensationDialog *approveSelected();
+    // The same on a console with a mapping: a request made through that very mapping file.
+    MappedCompensationDialog *approveSelectedMapped();
     CompensationDialog *compensateEverything();
     // With a mapping: every open duplicate on the team's tables.
     MappedCompensationDialog *compensateEverythingMapped();

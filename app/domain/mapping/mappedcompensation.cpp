@@ -96,8 +96,8 @@ QSet<qint64> lockStillLive(const QSqlDatabase &db, const Mapping &mapping,
 
 const QString kRecordRows = QStringLiteral(
     "INSERT INTO mapped_compensation (business_table, target_id, side_effect, kept_id, order_id, "
-    "action, reversal_id, value_fen, points, mapping_sha256, statement, batch_id, reason, "
-    "ticket, created_by) VALUES ");
+    "action, reversal_id, value_fen, points, amount_fen, mapping_sha256, statement, batch_id, "
+    "request_id, reason, ticket, created_by) VALUES ");
 
 // Asks the server, by EXPLAIN, whether the account may run what compensating `se` runs, and
 // names the grant that is missing before anything is written.
@@ -127,8 +127,8 @@ void checkGrants(const QSqlDatabase &db, const Mapping &mapping, const SideEffec
                                                "needs: the team's DBA grants it with GRANT %1 ON "
                                                "%2 TO the account; nothing was changed")
                             .arg(write, table, se.name));
-    if (refused(kRecordRows + QStringLiteral("('', 0, '', 0, 0, 'FREEZE', NULL, 0, 0, '', '', "
-                                             "'', '', '', '')"),
+    if (refused(kRecordRows + QStringLiteral("('', 0, '', 0, 0, 'FREEZE', NULL, 0, 0, 0, '', '', "
+                                             "'', NULL, '', '', '')"),
                 {}) ||
         refused(appendAuditStatement(),
                 QVariantList(appendAuditStatement().count(QLatin1Char('?')))))
@@ -142,10 +142,17 @@ QString json(const QJsonObject &object)
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
+// What one copy weighs against the four-eyes allowance, in fen.
+qint64 amountFen(const MappedCopy &copy, qint64 fenPerHundredPoints)
+{
+    return copy.valueFen + copy.points * fenPerHundredPoints / 100;
+}
+
 // One batch of one side effect, in the caller's transaction: returns the copies it took back.
 QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
                              const SideEffectMapping &se, const QList<MappedCopy> &batch,
-                             const QString &batchId, const QString &reason, const QString &ticket)
+                             const MappedCompensationPlan &plan, const QString &batchId,
+                             const QString &reason, const QString &ticket)
 {
     QList<qint64> ids;
     QList<qint64> keptIds;
@@ -188,9 +195,11 @@ QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
                              copy.reversalId > 0 ? QVariant(copy.reversalId) : QVariant(),
                              copy.valueFen,
                              copy.points,
+                             amountFen(copy, plan.fenPerHundredPoints),
                              sha,
                              statement,
                              batchId,
+                             plan.requestId > 0 ? QVariant(plan.requestId) : QVariant(),
                              reason,
                              ticket};
         if (copy.action == MappedAction::Freeze)
@@ -252,14 +261,22 @@ qint64 MappedCompensationPlan::points(const QString &sideEffect, MappedAction ac
     return sum(sideEffect, action, &MappedCopy::points);
 }
 
-qint64 MappedCompensationPlan::moneyFen(qint64 fenPerHundredPoints) const
+qint64 MappedCompensationPlan::moneyFen() const
 {
     qint64 fen = 0;
     for (const MappedCopy &copy : copies) {
         if (copy.action != MappedAction::Finance)
-            fen += copy.valueFen + copy.points * fenPerHundredPoints / 100;
+            fen += amountFen(copy, fenPerHundredPoints);
     }
     return fen;
+}
+
+int MappedCompensationPlan::count(MappedAction action) const
+{
+    int n = 0;
+    for (const MappedCopy &copy : copies)
+        n += copy.action == action;
+    return n;
 }
 
 qint64 MappedCompensationPlan::sum(const QString &sideEffect, MappedAction action,
@@ -391,8 +408,8 @@ executeMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
             const QList<MappedCopy> batch = copies.mid(start, batchSize);
             db::Transaction transaction(db);
             const QList<MappedCopy> done =
-                applyBatch(db, mapping, *se, batch, outcome.batchId, reason.trimmed().left(255),
-                           ticket.trimmed().left(64));
+                applyBatch(db, mapping, *se, batch, plan, outcome.batchId,
+                           reason.trimmed().left(255), ticket.trimmed().left(64));
             transaction.commit();
             outcome.done << done;
             outcome.skipped += int(batch.size() - done.size());
@@ -404,16 +421,15 @@ executeMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
     return outcome;
 }
 
-MappedFourEyes mappedFourEyes(const QSqlDatabase &db, const MappedCompensationPlan &plan,
-                              qint64 fenPerHundredPoints)
+MappedFourEyes mappedFourEyes(const QSqlDatabase &db, const MappedCompensationPlan &plan)
 {
     MappedFourEyes check;
-    check.moneyFen = plan.moneyFen(fenPerHundredPoints);
+    check.moneyFen = plan.moneyFen();
     check.thresholdFen = fourEyesThresholdFen(db);
     check.soloFen = soloCompensatedFen(db);
     CompensationPlan asOwn;
     asOwn.moneyFen = check.moneyFen;
-    check.refused = needsSecondOperator(asOwn, check.thresholdFen, check.soloFen);
+    check.needsRequest = needsSecondOperator(asOwn, check.thresholdFen, check.soloFen);
     return check;
 }
 

@@ -48,6 +48,10 @@ struct MappedCompensationPlan
 {
     QList<MappedCopy> copies; // by side effect as the mapping lists them, then by id
     bool cancelled = false;   // stopped between side effects: the plan is partial
+    // What 100 points are worth in fen, for what each row weighs against the four-eyes
+    // allowance (mapped_compensation.amount_fen): the caller's, as --fen-per-100-points.
+    qint64 fenPerHundredPoints = 100;
+    qint64 requestId = 0; // carried out under this approved request (four eyes)
 
     bool isEmpty() const { return copies.isEmpty(); }
     int count(const QString &sideEffect, MappedAction action) const;
@@ -55,7 +59,8 @@ struct MappedCompensationPlan
     qint64 points(const QString &sideEffect, MappedAction action) const;
     // Everything frozen or reversed, in fen, the points at `fenPerHundredPoints`: what the
     // four-eyes threshold is held against (the copies left to finance are not compensated).
-    qint64 moneyFen(qint64 fenPerHundredPoints) const;
+    qint64 moneyFen() const;
+    int count(MappedAction action) const; // over every side effect
 
 private:
     qint64 sum(const QString &sideEffect, MappedAction action, qint64 MappedCopy::*field) const;
@@ -78,18 +83,17 @@ struct MappedCompensationOutcome
     bool cancelled = false;
 };
 
-// The four-eyes threshold a mapped run is held against, as for payops's own tables. A mapped
-// compensation files no request, so one above the threshold is refused and changes nothing:
-// the command line and the console both ask this before executeMappedCompensation().
+// The four-eyes threshold a mapped run is held against, as for payops's own tables: above it
+// a new compensation is filed as a request for another operator (mappedrequest.h), and the
+// database refuses the row that would go over (migration 0021).
 struct MappedFourEyes
 {
     qint64 moneyFen = 0; // the plan's, MappedCompensationPlan::moneyFen()
     qint64 soloFen = 0;  // what this account compensated alone in the four-eyes window
     qint64 thresholdFen = 0;
-    bool refused = false;
+    bool needsRequest = false;
 };
-MappedFourEyes mappedFourEyes(const QSqlDatabase &db, const MappedCompensationPlan &plan,
-                              qint64 fenPerHundredPoints);
+MappedFourEyes mappedFourEyes(const QSqlDatabase &db, const MappedCompensationPlan &plan);
 
 // The statement compensation runs on the copies `ids` of one side effect's table: an UPDATE
 // with the mapping's SET clause, or an INSERT ... SELECT of the reversed row. With `?` for the
@@ -102,8 +106,9 @@ QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEff
 // keeps those still live, unused and unrecorded, records them in mapped_compensation (unique per
 // row: a rerun, or a second operator at once, does nothing twice), freezes or reverses them and
 // writes one audit entry each with the mapping's SHA-256 and the statement. The account's
-// grants are checked first, so a missing one is named before anything is written. Throws
-// db::Error.
+// grants are checked first, so a missing one is named before anything is written. The rows
+// name the plan's requestId: under an approved request they count against its amount, not
+// against the account's own allowance. Throws db::Error.
 MappedCompensationOutcome
 executeMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
                           const MappedCompensationPlan &plan, const QString &reason,

@@ -25,7 +25,7 @@ const QString &requestColumns()
         QStringLiteral("id, status, scope, coupons, write_offs, points_rows, amount_fen, reason, "
                        "ticket, requested_by, requested_at, "
                        "decided_by, decided_at, requested_account, decided_account, "
-                       "payops_user_name(requested_by) = payops_user_name(USER())");
+                       "payops_user_name(requested_by) = payops_user_name(USER()), mapping_sha256");
     return columns;
 }
 
@@ -82,6 +82,17 @@ CompensationRequest requestFrom(const QSqlQuery &row)
     request.requestedAccount = row.value(13).toString();
     request.decidedAccount = row.value(14).toString();
     request.byThisUser = row.value(15).toBool();
+    if (!row.value(16).isNull()) {
+        const QJsonObject mapped = QJsonDocument::fromJson(row.value(2).toByteArray())
+                                       .object()
+                                       .value(QStringLiteral("mapping"))
+                                       .toObject();
+        MappedRequest m{row.value(16).toString(), {}, 0};
+        for (const QJsonValue &sideEffect : mapped.value(QStringLiteral("side_effects")).toArray())
+            m.sideEffects << sideEffect.toString();
+        m.fenPerHundredPoints = mapped.value(QStringLiteral("fen_per_100_points")).toInteger();
+        request.mapped = m;
+    }
     return request;
 }
 
@@ -165,33 +176,62 @@ qint64 soloCompensatedFen(const QSqlDatabase &db)
     return db::scalar(db, QStringLiteral("SELECT payops_solo_compensated_fen()")).toLongLong();
 }
 
-qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
-                           const CompensationScope &scope, const QString &reason,
-                           const QString &ticket)
+namespace {
+
+// A request and its audit entry, in one transaction. `mapped`: the request is for the team's
+// own tables, its mapping kept in the scope and its SHA-256 in a column of its own.
+qint64 fileRequest(const QSqlDatabase &db, const CompensationScope &scope,
+                   const MappedRequest *mapped, int coupons, int writeOffs, int pointsRows,
+                   qint64 amountFen, const QString &reason, const QString &ticket)
 {
     if (reason.trimmed().isEmpty() || ticket.trimmed().isEmpty())
         throw db::Error(
             CompensationRequests::tr("a compensation request needs a reason and a ticket"));
-    const QJsonObject scopeJson = scopeToJson(scope);
+    QJsonObject scopeJson = scopeToJson(scope);
+    if (mapped)
+        scopeJson.insert(
+            QStringLiteral("mapping"),
+            QJsonObject{
+                {QStringLiteral("sha256"), mapped->sha256},
+                {QStringLiteral("side_effects"), QJsonArray::fromStringList(mapped->sideEffects)},
+                {QStringLiteral("fen_per_100_points"), mapped->fenPerHundredPoints}});
     db::Transaction transaction(db);
     const QSqlQuery insert = db::exec(
         db,
-        QStringLiteral("INSERT INTO compensation_request (scope, coupons, write_offs, points_rows, "
-                       "amount_fen, reason, ticket, "
-                       "requested_account) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
+        QStringLiteral("INSERT INTO compensation_request (scope, mapping_sha256, coupons, "
+                       "write_offs, points_rows, amount_fen, reason, ticket, "
+                       "requested_account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
         {QString::fromUtf8(QJsonDocument(scopeJson).toJson(QJsonDocument::Compact)),
-         plan.couponsFrozen, plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed,
-         plan.moneyFen, reason.trimmed().left(255), ticket.trimmed().left(64)});
+         mapped ? QVariant(mapped->sha256) : QVariant(), coupons, writeOffs, pointsRows, amountFen,
+         reason.trimmed().left(255), ticket.trimmed().left(64)});
     const qint64 id = insert.lastInsertId().toLongLong();
     appendAudit(db, QStringLiteral("compensation.request"), target(id), reason.trimmed(),
                 ticket.trimmed(), {},
                 QString::fromUtf8(
                     QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("PENDING")},
-                                              {QStringLiteral("amount_fen"), plan.moneyFen},
+                                              {QStringLiteral("amount_fen"), amountFen},
                                               {QStringLiteral("scope"), scopeJson}})
                         .toJson(QJsonDocument::Compact)));
     transaction.commit();
     return id;
+}
+
+} // namespace
+
+qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
+                           const CompensationScope &scope, const QString &reason,
+                           const QString &ticket)
+{
+    return fileRequest(db, scope, nullptr, plan.couponsFrozen,
+                       plan.couponWriteOffs + plan.couponReceivables, plan.pointsReversed,
+                       plan.moneyFen, reason, ticket);
+}
+
+qint64 requestMappedCompensation(const QSqlDatabase &db, const MappedRequest &mapped,
+                                 const CompensationScope &scope, int frozen, int reversed,
+                                 qint64 amountFen, const QString &reason, const QString &ticket)
+{
+    return fileRequest(db, scope, &mapped, frozen, 0, reversed, amountFen, reason, ticket);
 }
 
 QList<CompensationRequest> loadCompensationRequests(const QSqlDatabase &db, int limit)
@@ -217,10 +257,45 @@ std::optional<CompensationRequest> loadCompensationRequest(const QSqlDatabase &d
     return requestFrom(row);
 }
 
-bool planFitsRequest(const CompensationPlan &plan, const CompensationRequest &request)
+bool planFitsRequest(qint64 plannedFen, const CompensationRequest &request)
 {
-    return request.status == QLatin1String("APPROVED") ? plan.moneyFen <= request.amountFen
-                                                       : plan.moneyFen == request.amountFen;
+    return request.status == QLatin1String("APPROVED") ? plannedFen <= request.amountFen
+                                                       : plannedFen == request.amountFen;
+}
+
+QString refusalToApprove(const std::optional<CompensationRequest> &request, qint64 id)
+{
+    if (!request)
+        return CompensationRequests::tr("there is no compensation request %1").arg(id);
+    if (request->status != QLatin1String("PENDING") && request->status != QLatin1String("APPROVED"))
+        return CompensationRequests::tr("request %1 is %2, not pending")
+            .arg(id)
+            .arg(request->status);
+    return {};
+}
+
+QString approvePlanned(const QSqlDatabase &db, const CompensationRequest &request,
+                       qint64 plannedFen)
+{
+    if (!planFitsRequest(plannedFen, request))
+        return (plannedFen > request.amountFen
+                    ? CompensationRequests::tr(
+                          "the duplicates grew since request %1 was made (%2 fen now, %3 fen "
+                          "asked); make a new request")
+                    : CompensationRequests::tr(
+                          "the duplicates shrank since request %1 was made (%2 fen now, %3 fen "
+                          "asked); make a new request"))
+            .arg(request.id)
+            .arg(plannedFen)
+            .arg(request.amountFen);
+    if (request.status == QLatin1String("APPROVED"))
+        return {};
+    // Conditional on PENDING: of two operators approving at once, one wins and the other is told.
+    if (!decide(db, request.id, QStringLiteral("PENDING"), QStringLiteral("APPROVED"),
+                QStringLiteral("compensation.approve"), request))
+        return CompensationRequests::tr("request %1 was decided by someone else meanwhile")
+            .arg(request.id);
+    return {};
 }
 
 Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id,
@@ -228,38 +303,20 @@ Approval approveCompensationRequest(const QSqlDatabase &db, qint64 id,
 {
     Approval approval;
     const auto request = loadCompensationRequest(db, id);
-    const bool resuming = request && request->status == QLatin1String("APPROVED");
-    if (!request || (request->status != QLatin1String("PENDING") && !resuming)) {
+    approval.refusal = refusalToApprove(request, id);
+    if (!approval.refusal.isEmpty())
+        return approval;
+    approval.request = *request;
+    if (request->mapped) {
         approval.refusal =
-            request ? CompensationRequests::tr("request %1 is %2, not pending")
-                          .arg(id)
-                          .arg(request->status)
-                    : CompensationRequests::tr("there is no compensation request %1").arg(id);
+            CompensationRequests::tr("request %1 is for the team's own tables, planned through a "
+                                     "mapping file: approve it with that mapping (--mapping)")
+                .arg(id);
         return approval;
     }
-    approval.request = *request;
     approval.plan = planCompensation(db, request->scope, settings);
     approval.plan.requestId = id;
-    if (!planFitsRequest(approval.plan, *request)) {
-        approval.refusal = (approval.plan.moneyFen > request->amountFen
-                                ? CompensationRequests::tr(
-                                      "the duplicates grew since request %1 was made (%2 fen now, "
-                                      "%3 fen asked); make a new request")
-                                : CompensationRequests::tr(
-                                      "the duplicates shrank since request %1 was made (%2 fen "
-                                      "now, %3 fen asked); make a new request"))
-                               .arg(id)
-                               .arg(approval.plan.moneyFen)
-                               .arg(request->amountFen);
-        return approval;
-    }
-    if (resuming)
-        return approval;
-    // Conditional on PENDING: of two operators approving at once, one wins and the other is told.
-    if (!decide(db, id, QStringLiteral("PENDING"), QStringLiteral("APPROVED"),
-                QStringLiteral("compensation.approve"), *request))
-        approval.refusal =
-            CompensationRequests::tr("request %1 was decided by someone else meanwhile").arg(id);
+    approval.refusal = approvePlanned(db, *request, approval.plan.moneyFen);
     return approval;
 }
 

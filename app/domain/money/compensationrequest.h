@@ -6,10 +6,20 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
 namespace payops {
+
+// What a request for the team's own tables records beside its orders (docs/mapping.md): it
+// is approved only through a mapping file with the same SHA-256, which plans it again.
+struct MappedRequest
+{
+    QString sha256;                 // the mapping file's, hex
+    QStringList sideEffects;        // "name: database.table", as the mapping named them
+    qint64 fenPerHundredPoints = 0; // the points' value the amount was counted at
+};
 
 // Four eyes: a compensation that would take what an account compensated alone over the
 // window above the threshold waits as a request until another operator approves it. Who
@@ -33,7 +43,8 @@ struct CompensationRequest
     QDateTime requestedAt;    // UTC
     QString decidedBy;
     QString decidedAccount;
-    QDateTime decidedAt; // UTC; invalid while pending
+    QDateTime decidedAt;                 // UTC; invalid while pending
+    std::optional<MappedRequest> mapped; // set: a compensation through a mapping
 };
 
 // One run of executeCompensation, as its rows in `compensation` tell it.
@@ -70,6 +81,12 @@ qint64 requestCompensation(const QSqlDatabase &db, const CompensationPlan &plan,
                            const CompensationScope &scope, const QString &reason,
                            const QString &ticket);
 
+// The same for a compensation through a mapping: `frozen` and `reversed` rows of the team's
+// tables for `amountFen`, the scope's orders (or everything). Throws db::Error.
+qint64 requestMappedCompensation(const QSqlDatabase &db, const MappedRequest &mapped,
+                                 const CompensationScope &scope, int frozen, int reversed,
+                                 qint64 amountFen, const QString &reason, const QString &ticket);
+
 // The newest requests first. Throws db::Error.
 QList<CompensationRequest> loadCompensationRequests(const QSqlDatabase &db, int limit = 200);
 std::optional<CompensationRequest> loadCompensationRequest(const QSqlDatabase &db, qint64 id);
@@ -85,7 +102,17 @@ struct Approval
 // asked: duplicates that grew, or shrank because some were compensated meanwhile, mean the
 // approver would pass something nobody asked for. A run carried on after a stop holds only
 // what is left of it, so there it may be less, never more.
-bool planFitsRequest(const CompensationPlan &plan, const CompensationRequest &request);
+bool planFitsRequest(qint64 plannedFen, const CompensationRequest &request);
+
+// The steps every approval shares, whatever plans the scope (payops's own tables or a
+// mapping). Why request `id` cannot be approved now (missing, or neither pending nor approved
+// and carried on), or empty:
+QString refusalToApprove(const std::optional<CompensationRequest> &request, qint64 id);
+// Then, with the scope planned as it is now for `plannedFen`: refused unless it fits the
+// amount asked; a pending request is approved, unless someone else decided it first. Returns
+// the refusal, empty when the plan may run. Throws db::Error.
+QString approvePlanned(const QSqlDatabase &db, const CompensationRequest &request,
+                       qint64 plannedFen);
 
 // Plans the request's scope as it is now and approves it, unless it is no longer pending
 // or the plan does not fit the amount asked (then nothing changes and `refusal` says

@@ -13,21 +13,6 @@ struct CompensationWorkflow
     Q_DECLARE_TR_FUNCTIONS(payops::CompensationWorkflow)
 };
 
-// The database refuses the requester's approval with an error (the trigger of migration
-// 0014 stays the guard); asking first makes it a refusal like the others, one that changes
-// nothing and says whose request it is. By user name, as the trigger: the same account over
-// another connection (socket, TCP) is the same person.
-QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id)
-{
-    const auto request = loadCompensationRequest(db, id);
-    if (!request || request->status != QLatin1String("PENDING") || !request->byThisUser)
-        return {};
-    return CompensationWorkflow::tr(
-               "request %1 was made by this account (%2): it needs another operator to approve it")
-        .arg(id)
-        .arg(request->requestedBy);
-}
-
 CompensationResult approveAndRun(const QSqlDatabase &db, const CompensationJob &job)
 {
     CompensationResult result;
@@ -51,6 +36,21 @@ CompensationResult approveAndRun(const QSqlDatabase &db, const CompensationJob &
 }
 
 } // namespace
+
+// The database refuses the requester's approval with an error (the trigger of migration
+// 0014 stays the guard); asking first makes it a refusal like the others, one that changes
+// nothing and says whose request it is. By user name, as the trigger: the same account over
+// another connection (socket, TCP) is the same person.
+QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id)
+{
+    const auto request = loadCompensationRequest(db, id);
+    if (!request || request->status != QLatin1String("PENDING") || !request->byThisUser)
+        return {};
+    return CompensationWorkflow::tr(
+               "request %1 was made by this account (%2): it needs another operator to approve it")
+        .arg(id)
+        .arg(request->requestedBy);
+}
 
 CompensationPreview previewCompensation(const QSqlDatabase &db, const CompensationScope &scope,
                                         const CompensationSettings &settings)

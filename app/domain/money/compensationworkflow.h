@@ -29,6 +29,10 @@ struct CompensationPreview
 CompensationPreview previewCompensation(const QSqlDatabase &db, const CompensationScope &scope,
                                         const CompensationSettings &settings);
 
+// Why the connection's user may not approve request `id`: it made the request. Empty
+// otherwise. Throws db::Error.
+QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id);
+
 // One compensation as an operator asks for it, on the console or on the command line.
 struct CompensationJob
 {
