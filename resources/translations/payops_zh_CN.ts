@@ -1086,7 +1086,7 @@
 <context>
     <name>payops::CompensationPage</name>
     <message>
-        <location filename="../../ui/pages/compensationpage.cpp" line="+54"/>
+        <location filename="../../ui/pages/compensationpage.cpp" line="+55"/>
         <source>Compensate every open duplicate…</source>
         <translation>补偿全部未处理的重复发放…</translation>
     </message>
@@ -1097,27 +1097,27 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+110"/>
+        <location line="+122"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
     <message>
-        <location line="-108"/>
+        <location line="-120"/>
         <source>Reject…</source>
         <translation>驳回…</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+15"/>
         <source>Compensate every open duplicate on the team&apos;s tables…</source>
         <translation>补偿团队表上所有未补偿的重复发放…</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Compensation batches carried out</source>
         <translation>已执行的补偿批次</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+17"/>
         <source>Reject request %1</source>
         <translation>驳回申请 %1</translation>
     </message>
@@ -1127,17 +1127,12 @@
         <translation>驳回 %2 提交的申请 %1（%3）？申请会保留并标记为 REJECTED，不做任何补偿。</translation>
     </message>
     <message>
-        <location line="+35"/>
-        <source>Compensations through the mapping %1, newest first. Above the four-eyes threshold of %2 a compensation through a mapping is refused: it files no request; compensate fewer orders from the Duplicates page.</source>
-        <translation>通过映射 %1 进行的补偿，最新的在前。超过四眼阈值 %2 时，通过映射的补偿会被拒绝：它不提交申请；请在“重复发放”页面减少订单后再补偿。</translation>
+        <location line="+36"/>
+        <source>Compensations through the mapping %1, newest first. One that takes what an account compensated alone in the four-eyes window above &lt;b&gt;%2&lt;/b&gt; waits as a request until another operator account approves it, through the same mapping file.</source>
+        <translation>通过映射 %1 进行的补偿，最新的在前。使某账号在双人复核时间窗内单独补偿的金额超过 &lt;b&gt;%2&lt;/b&gt; 的补偿，会作为申请等待另一位运维账号通过同一个映射文件批准。</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+6"/>
         <source>A compensation that takes what an account compensated alone in the four-eyes window above &lt;b&gt;%1&lt;/b&gt; waits as a request until another operator account approves it (payops_meta four_eyes_threshold_fen and four_eyes_window_hours).</source>
         <translation>若一笔补偿使某账号在双人复核时间窗内单独补偿的总额超过 &lt;b&gt;%1&lt;/b&gt;，它先作为申请挂起，直到另一个运维账号批准（payops_meta four_eyes_threshold_fen 与 four_eyes_window_hours）。</translation>
     </message>
@@ -1152,7 +1147,12 @@
         <translation>此数据库账号无权执行补偿。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+12"/>
+        <source>Request %1 is for the team&apos;s own tables: open the console with the mapping file it was made with to approve it.</source>
+        <translation>申请 %1 针对团队自己的表：请用提交它时的映射文件打开控制台后再批准。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Carry on the approved run…</source>
         <translation>继续执行已批准的补偿…</translation>
     </message>
@@ -1167,7 +1167,7 @@
         <translation>这是你提交的申请：须由另一个运维账号审批。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+32"/>
         <source>every open duplicate</source>
         <translation>全部未处理的重复发放</translation>
     </message>
@@ -1190,7 +1190,12 @@
 <context>
     <name>payops::CompensationRequestModel</name>
     <message>
-        <location filename="../../ui/models/compensationrequestmodel.cpp" line="+81"/>
+        <location filename="../../ui/models/compensationrequestmodel.cpp" line="+44"/>
+        <source>On the team&apos;s own tables, through the mapping file with SHA-256 %1…: %2. %3 row(s) to freeze, %4 to reverse.</source>
+        <translation>在团队自己的表上，通过 SHA-256 为 %1… 的映射文件：%2。冻结 %3 行，冲正 %4 行。</translation>
+    </message>
+    <message>
+        <location line="+46"/>
         <source>Request</source>
         <translation>申请</translation>
     </message>
@@ -1248,22 +1253,22 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/money/compensationrequest.cpp" line="+174"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+189"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+82"/>
         <source>request %1 is %2, not pending</source>
         <translation>申请 %1 的状态是 %2，不是待处理</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-2"/>
         <source>there is no compensation request %1</source>
         <translation>不存在补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+13"/>
         <source>the duplicates grew since request %1 was made (%2 fen now, %3 fen asked); make a new request</source>
         <translation>申请 %1 提交后重复记录增多了（现在 %2 分，申请时 %3 分），请重新申请</translation>
     </message>
@@ -1273,15 +1278,20 @@
         <translation>申请 %1 提交后重复记录减少了（现在 %2 分，申请时 %3 分），请重新申请</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+11"/>
         <source>request %1 was decided by someone else meanwhile</source>
         <translation>申请 %1 已在此期间被他人处理</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>request %1 is for the team&apos;s own tables, planned through a mapping file: approve it with that mapping (--mapping)</source>
+        <translation>申请 %1 针对团队自己的表，是通过映射文件规划的：请用该映射批准（--mapping）</translation>
     </message>
 </context>
 <context>
     <name>payops::CompensationWorkflow</name>
     <message>
-        <location filename="../../app/domain/money/compensationworkflow.cpp" line="+25"/>
+        <location filename="../../app/domain/money/compensationworkflow.cpp" line="+49"/>
         <source>request %1 was made by this account (%2): it needs another operator to approve it</source>
         <translation>申请 %1 由本账号（%2）提交，需要另一位运维批准（双人复核）</translation>
     </message>
@@ -3171,7 +3181,7 @@
 <context>
     <name>payops::LocalServer</name>
     <message>
-        <location filename="../../app/lab/localserver.cpp" line="+35"/>
+        <location filename="../../app/lab/localserver.cpp" line="+36"/>
         <source>%1 not found; install the mariadb-server package (script/bootstrap does)</source>
         <translation>找不到 %1，请安装 mariadb-server 软件包（script/bootstrap 会安装）</translation>
     </message>
@@ -3227,7 +3237,7 @@
 %3</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+58"/>
         <source>cannot create %1</source>
         <translation>无法创建 %1</translation>
     </message>
@@ -3252,7 +3262,7 @@
         <translation>目录 %1 太长，不能用作 unix socket 路径；请用 --dir 指定一个更短的目录</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <source>starting MariaDB in %1</source>
         <translation>正在 %1 中启动 MariaDB</translation>
     </message>
@@ -3262,7 +3272,17 @@
         <translation>无法运行 %1</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+20"/>
+        <source>no OS user %1 to run the server as</source>
+        <translation>没有可用来运行服务器的系统用户 %1</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>cannot give %1 to the OS user %2</source>
+        <translation>无法把 %1 交给系统用户 %2</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source>the MariaDB server (pid %1) did not stop within %2 s; see %3</source>
         <translation>MariaDB 服务器（pid %1）未在 %2 秒内停止，见 %3</translation>
     </message>
@@ -3458,23 +3478,33 @@
 <context>
     <name>payops::MappedCompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+38"/>
-        <location line="+1"/>
+        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+27"/>
         <source>Compensate duplicates on the team&apos;s tables</source>
         <translation>补偿团队表上的重复发放</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+52"/>
+        <location line="+154"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-187"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;, through the mapping %2</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;，通过映射 %2</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="-20"/>
+        <source>Approve compensation request %1</source>
+        <translation>批准补偿申请 %1</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>Request &lt;b&gt;%1&lt;/b&gt; by &lt;b&gt;%2&lt;/b&gt; at %3 UTC asks for %4 on the team&apos;s tables, through the mapping %5: %6 row(s) to freeze, %7 to reverse. Its reason: %8 (ticket %9). Below is what it covers now; an approval is refused if that is not the amount asked.</source>
+        <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，通过映射 %5 在团队的表上申请 %4：冻结 %6 行，冲正 %7 行。原因：%8（工单 %9）。下面是它当前涵盖的内容；若与申请金额不符，批准将被拒绝。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -3484,7 +3514,7 @@
         <translation>当前批次完成后停止…</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+25"/>
         <source>Planning the dry run … nothing is changed.</source>
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
@@ -3539,24 +3569,94 @@
         <translation>试运行：未做任何修改。每组重复保留第一份，不删除任何记录。</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>%1, with the %2 this account compensated alone in the four-eyes window, is above the threshold of %3. Compensation through a mapping files no request: it is refused. Compensate fewer orders, or ask for the threshold to be raised.</source>
-        <translation>%1，加上此账号在四眼时间窗内单独补偿的 %2，超过阈值 %3。通过映射的补偿不提交申请：因此被拒绝。请减少订单，或申请提高阈值。</translation>
-    </message>
-    <message>
-        <location line="+17"/>
-        <source>Needs a preview with something to do below the four-eyes threshold, a reason and a ticket.</source>
-        <translation>需要有可执行内容且低于四眼阈值的预览、原因和工单号。</translation>
+        <location line="+5"/>
+        <source>The duplicates changed since the request was made (%1 now, %2 asked): an approval will be refused; ask for a new request.</source>
+        <translation>提交申请后重复发放已有变化（当前 %1，申请 %2）：批准将被拒绝，请重新提交申请。</translation>
     </message>
     <message>
         <location line="+7"/>
-        <source>&lt;h3&gt;Compensate now?&lt;/h3&gt;&lt;p&gt;This will, on the team&apos;s tables:&lt;/p&gt;%1&lt;p&gt;on %2 order(s): &lt;b&gt;%3&lt;/b&gt; in all. Reason: &lt;b&gt;%4&lt;/b&gt;, ticket &lt;b&gt;%5&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;Each copy is one row in &lt;tt&gt;mapped_compensation&lt;/tt&gt; and one audit entry with the mapping&apos;s SHA-256 under your database account. Nothing is deleted.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;立即补偿？&lt;/h3&gt;&lt;p&gt;这将在团队的表上：&lt;/p&gt;%1&lt;p&gt;涉及 %2 个订单：共 &lt;b&gt;%3&lt;/b&gt;。原因：&lt;b&gt;%4&lt;/b&gt;，工单 &lt;b&gt;%5&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;每份副本在 &lt;tt&gt;mapped_compensation&lt;/tt&gt; 中记一行，并以您的数据库账号写一条带映射 SHA-256 的审计记录。不删除任何记录。&lt;/p&gt;</translation>
+        <source>%1, with the %2 this account compensated alone in the four-eyes window, is above the threshold of %3: this files a request that another operator account approves on the Compensation page, with this same mapping; nothing is compensated until then.</source>
+        <translation>%1 加上该账号在双人复核时间窗内已单独补偿的 %2，超过阈值 %3：这将提交一个申请，由另一位运维账号在“补偿”页面用同一个映射批准；在此之前不会补偿任何内容。</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Approve and compensate…</source>
+        <translation>批准并补偿…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Request approval…</source>
+        <translation>申请批准…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Needs a preview with something to do, a reason and a ticket.</source>
+        <translation>需要先有可执行内容的预览，并填写原因和工单。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1&lt;p&gt;on %2 order(s): &lt;b&gt;%3&lt;/b&gt; in all. Reason: &lt;b&gt;%4&lt;/b&gt;, ticket &lt;b&gt;%5&lt;/b&gt;.&lt;/p&gt;</source>
+        <translation>%1&lt;p&gt;涉及 %2 个订单：共 &lt;b&gt;%3&lt;/b&gt;。原因：&lt;b&gt;%4&lt;/b&gt;，工单 &lt;b&gt;%5&lt;/b&gt;。&lt;/p&gt;</translation>
     </message>
     <message>
         <location line="+9"/>
+        <source>&lt;h3&gt;File a request for another operator?&lt;/h3&gt;&lt;p&gt;When approved through this same mapping, it will, on the team&apos;s tables:&lt;/p&gt;%1&lt;p&gt;Nothing changes until another operator account approves it.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;提交申请给另一位运维人员？&lt;/h3&gt;&lt;p&gt;通过同一个映射批准后，它将在团队的表上：&lt;/p&gt;%1&lt;p&gt;在另一位运维账号批准之前，不会有任何改动。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>File the request</source>
+        <translation>提交申请</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&lt;h3&gt;%1&lt;/h3&gt;&lt;p&gt;This will, on the team&apos;s tables:&lt;/p&gt;%2&lt;p&gt;Each copy is one row in &lt;tt&gt;mapped_compensation&lt;/tt&gt; and one audit entry with the mapping&apos;s SHA-256 under your database account. Nothing is deleted.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;%1&lt;/h3&gt;&lt;p&gt;这将在团队的表上：&lt;/p&gt;%2&lt;p&gt;每份副本在 &lt;tt&gt;mapped_compensation&lt;/tt&gt; 中记一行，并以您的数据库账号写一条带映射 SHA-256 的审计记录。不删除任何记录。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Approve request %1 and compensate?</source>
+        <translation>批准申请 %1 并补偿？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compensate now?</source>
+        <translation>立即补偿？</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>Not approved.</source>
+        <translation>未批准。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&lt;b&gt;Request %1 is filed.&lt;/b&gt;</source>
+        <translation>&lt;b&gt;申请 %1 已提交。&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>It waits for another operator account to approve it on the Compensation page, with the same mapping file. Nothing has been compensated yet.</source>
+        <translation>它等待另一位运维账号在“补偿”页面用同一个映射文件批准。目前尚未补偿任何内容。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>&lt;br&gt;Request %1 is approved%2.</source>
+        <translation>&lt;br&gt;申请 %1 已批准%2。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> and executed</source>
+        <translation>并已执行</translation>
+    </message>
+    <message>
+        <location line="-70"/>
         <source>Compensate now</source>
         <translation>立即补偿</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Approve and compensate now</source>
+        <translation>批准并立即补偿</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -3564,22 +3664,17 @@
         <translation>正在补偿…</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+0"/>
+        <source>Filing the request …</source>
+        <translation>正在提交申请…</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Compensating … %1 of %2 copies</source>
         <translation>正在补偿… 第 %1 / %2 份</translation>
     </message>
     <message>
-        <location line="+19"/>
-        <source>Refused.</source>
-        <translation>已拒绝。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>%1 is above the four-eyes threshold of %2 now; nothing was changed.</source>
-        <translation>%1 现已超过四眼阈值 %2；未做任何修改。</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+36"/>
         <source>&lt;b&gt;Stopped.&lt;/b&gt; What was done stays done; a new run finishes the rest.</source>
         <translation>&lt;b&gt;已停止。&lt;/b&gt;已完成的部分保持有效；重新运行即可完成其余部分。</translation>
     </message>
@@ -6725,26 +6820,17 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+8"/>
-        <source>--approve is for payops&apos;s own tables; with --mapping a compensation above the four-eyes threshold is refused instead</source>
-        <translation>--approve 只用于 payops 自己的表；使用 --mapping 时，超过双人复核阈值的补偿会被直接拒绝</translation>
-    </message>
-    <message>
-        <location line="+4"/>
         <source>--used-coupons is for payops&apos;s own tables; with --mapping a used copy is left to finance</source>
         <translation>--used-coupons 只用于 payops 自己的表；使用 --mapping 时，已使用的副本留给财务处理</translation>
     </message>
     <message>
         <location line="+27"/>
+        <location line="+105"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate --approve %4 --reason ... --ticket ...)</source>
-        <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate --approve %4 --reason ... --ticket ...）</translation>
-    </message>
-    <message>
-        <location line="+8"/>
+        <location line="-91"/>
         <source>compensated %1, skipped %2 (done by someone else or changed since planned); batch %3</source>
         <translation>已补偿 %1 项，跳过 %2 项（已由他人处理或在计划后发生变化）；批次 %3</translation>
     </message>
@@ -6754,7 +6840,12 @@ Usage: payops %2 %3</source>
         <translation>  用户 %1 的积分余额现为负数</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+14"/>
+        <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate %5--approve %4 --reason ... --ticket ...)</source>
+        <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate %5--approve %4 --reason ... --ticket ...）</translation>
+    </message>
+    <message>
+        <location line="+27"/>
         <source>%1: %2 %3 (%4), %5 used and left to finance (%6)</source>
         <translation>%1：%2 条%3（%4），%5 条已使用，留给财务处理（%6）</translation>
     </message>
@@ -6764,22 +6855,19 @@ Usage: payops %2 %3</source>
         <translation>%1 元，%2 积分</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+24"/>
+        <location line="+10"/>
         <source>to freeze</source>
         <translation>待冻结</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-10"/>
+        <location line="+10"/>
         <source>to reverse</source>
         <translation>待冲正</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen; compensation through a mapping files no request: compensate fewer orders (--order) or ask for the threshold to be raised</source>
-        <translation>%1 分，加上本账号在双人复核窗口内单独补偿的 %2 分，超过了 %3 分的阈值；通过映射文件的补偿不会提交申请：请减少订单（--order），或申请提高阈值</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+14"/>
         <source>frozen</source>
         <translation>已冻结</translation>
     </message>
@@ -8552,9 +8640,22 @@ Usage: payops %2 %3</source>
         <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
     </message>
     <message>
-        <location line="+228"/>
+        <location line="+245"/>
         <source>a compensation needs a reason and a ticket</source>
         <translation>补偿必须填写原因和工单号</translation>
+    </message>
+</context>
+<context>
+    <name>payops::mapping::MappedRequests</name>
+    <message>
+        <location filename="../../app/domain/mapping/mappedrequest.cpp" line="+52"/>
+        <source>request %1 is for payops&apos;s own tables: approve it without a mapping</source>
+        <translation>申请 %1 针对 payops 自己的表：请不带映射批准</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>request %1 was made through another mapping file (SHA-256 %2…), not %3 (%4…): approve it with the very file it was made with</source>
+        <translation>申请 %1 是通过另一个映射文件（SHA-256 %2…）提交的，而不是 %3（%4…）：请用提交它时的那个文件批准</translation>
     </message>
 </context>
 <context>
