@@ -149,9 +149,9 @@ void addNewRows(const QSqlDatabase &db, const QString &own, qint64 orders)
 
 void resetWatches(const QSqlDatabase &db)
 {
-    for (const char *table : {"duplicate_watch_group", "duplicate_watch_total",
-                              "duplicate_watch_gap", "mapped_watch_group", "mapped_watch_total",
-                              "mapped_watch_gap", "mapped_watch_state", "mapped_watch_order"})
+    for (const char *table :
+         {"duplicate_watch_group", "duplicate_watch_total", "duplicate_watch_gap",
+          "mapped_watch_group", "mapped_watch_total", "mapped_watch_gap", "mapped_watch_state"})
         db::execDirect(db, QStringLiteral("TRUNCATE TABLE %1").arg(QLatin1String(table)));
     db::execDirect(
         db, QStringLiteral(
