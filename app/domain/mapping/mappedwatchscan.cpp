@@ -54,9 +54,10 @@ bool scanMappedEffects(const QSqlDatabase &db, const QList<WatchedEffect> &effec
             if (mine(i).scanCursor >= to)
                 continue;
             const WatchedEffect &w = effects.at(i);
-            candidates << QStringLiteral("SELECT DISTINCT %1, o FROM (SELECT %2 AS o FROM %3 s "
-                                         "WHERE %2 >= %4 AND %2 < %5 GROUP BY %2, %6 HAVING "
-                                         "COUNT(*) > 1) d")
+            // An order comes back once per group; no DISTINCT over a derived table, whose
+            // temporary table the server would read again.
+            candidates << QStringLiteral("SELECT %1, %2 FROM %3 s WHERE %2 >= %4 AND %2 < %5 "
+                                         "GROUP BY %2, %6 HAVING COUNT(*) > 1")
                               .arg(QString::number(i), w.order, w.table)
                               .arg(mine(i).scanCursor)
                               .arg(to)
