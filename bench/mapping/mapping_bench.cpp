@@ -32,6 +32,7 @@ using namespace payops;
 namespace {
 
 constexpr int kRounds = 3;
+constexpr int kIdleRounds = 9;     // a refresh with nothing new takes a few ms: more rounds
 constexpr qint64 kNewOrders = 100; // three rows each, and a tenth of them issued twice
 
 const QString kBusiness = QStringLiteral("bench_shop");
@@ -198,6 +199,49 @@ template <typename Refresh> Cost measure(const QSqlDatabase &db, Refresh refresh
     return cost;
 }
 
+// Both watches' refreshes, `rounds` times, alternating which goes first, each round after
+// `prepare(round)`: the median ratio of the times, the times of every round, and the costs of
+// the last.
+struct Comparison
+{
+    Cost own;
+    Cost mapped;
+    double medianRatio = 0;
+    QString rounds; // "own/mapped, ..." in ms
+};
+
+template <typename Prepare>
+Comparison compare(const QSqlDatabase &db, const mapping::Mapping &mapping, int rounds,
+                   Prepare prepare)
+{
+    Comparison comparison;
+    QList<double> ratios;
+    QStringList times;
+    for (int round = 0; round < rounds; ++round) {
+        prepare(round);
+        const auto runOwn = [&] {
+            comparison.own = measure(db, [&] { refreshDuplicateWatch(db); });
+        };
+        const auto runMapped = [&] {
+            comparison.mapped = measure(db, [&] { mapping::refreshMappedWatch(db, mapping); });
+        };
+        if (round % 2) {
+            runMapped();
+            runOwn();
+        } else {
+            runOwn();
+            runMapped();
+        }
+        ratios << comparison.mapped.ms / comparison.own.ms;
+        times << QStringLiteral("%1/%2")
+                     .arg(comparison.own.ms, 0, 'f', 1)
+                     .arg(comparison.mapped.ms, 0, 'f', 1);
+    }
+    comparison.medianRatio = bench::median(ratios);
+    comparison.rounds = times.join(QStringLiteral(", "));
+    return comparison;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -224,26 +268,8 @@ int main(int argc, char *argv[])
     copyToTeamSchema(db, own);
     const mapping::Mapping mapping = shopMapping();
 
-    // First passes, alternating which goes first, on emptied watches; the median ratio.
-    QList<double> firstRatios;
-    QStringList rounds;
-    Cost ownFirst, mappedFirst;
-    for (int round = 0; round < kRounds; ++round) {
-        resetWatches(db);
-        const auto runOwn = [&] { ownFirst = measure(db, [&] { refreshDuplicateWatch(db); }); };
-        const auto runMapped = [&] {
-            mappedFirst = measure(db, [&] { mapping::refreshMappedWatch(db, mapping); });
-        };
-        if (round % 2) {
-            runMapped();
-            runOwn();
-        } else {
-            runOwn();
-            runMapped();
-        }
-        firstRatios << mappedFirst.ms / ownFirst.ms;
-        rounds << QStringLiteral("%1/%2").arg(qRound(ownFirst.ms)).arg(qRound(mappedFirst.ms));
-    }
+    // First passes on emptied watches.
+    const Comparison first = compare(db, mapping, kRounds, [&](int) { resetWatches(db); });
     const DuplicateWatchFigures ownFigures = readDuplicateWatch(db);
     const mapping::MappedWatchFigures mappedFigures = mapping::readMappedWatch(db, mapping);
     if (!mappedFigures.complete() ||
@@ -252,71 +278,44 @@ int main(int argc, char *argv[])
                static_cast<long long>(mappedFigures.groups()),
                static_cast<long long>(ownFigures.groups(CouponBit) + ownFigures.groups(PointsBit)));
 
-    // Refreshes after new rows, three rounds of new orders, alternating which goes first: the
-    // median ratio of the times, the rows and statements of the last round; then one refresh
-    // with nothing new, as a timer runs it.
-    QList<double> refreshRatios;
-    QStringList refreshRounds;
-    Cost ownRefresh, mappedRefresh;
-    for (int round = 0; round < kRounds; ++round) {
-        addNewRows(db, own, orders + round * kNewOrders);
-        const auto runOwn = [&] { ownRefresh = measure(db, [&] { refreshDuplicateWatch(db); }); };
-        const auto runMapped = [&] {
-            mappedRefresh = measure(db, [&] { mapping::refreshMappedWatch(db, mapping); });
-        };
-        if (round % 2) {
-            runMapped();
-            runOwn();
-        } else {
-            runOwn();
-            runMapped();
-        }
-        refreshRatios << mappedRefresh.ms / ownRefresh.ms;
-        refreshRounds << QStringLiteral("%1/%2")
-                             .arg(ownRefresh.ms, 0, 'f', 1)
-                             .arg(mappedRefresh.ms, 0, 'f', 1);
-    }
+    // Refreshes after new orders, then refreshes with nothing new, as a timer runs them.
+    const Comparison refresh = compare(
+        db, mapping, kRounds, [&](int round) { addNewRows(db, own, orders + round * kNewOrders); });
     const qint64 newRows = 3 * (kNewOrders + kNewOrders / 10);
     if (mapping::readMappedWatch(db, mapping).groups() !=
         mappedFigures.groups() + kRounds * kNewOrders / 10 * 3)
         qFatal("the refresh missed new duplicates");
-    const Cost ownIdle = measure(db, [&] { refreshDuplicateWatch(db); });
-    const Cost mappedIdle = measure(db, [&] { mapping::refreshMappedWatch(db, mapping); });
+    const Comparison idle = compare(db, mapping, kIdleRounds, [](int) {});
 
     QTextStream out(stdout);
     out << "| | own tables | mapped tables | mapped / own |\n|---|---|---|---|\n"
-        << "| first pass ms, rounds own/mapped " << rounds.join(QStringLiteral(", ")) << " | "
-        << qRound(ownFirst.ms) << " | " << qRound(mappedFirst.ms) << " | "
-        << QString::number(bench::median(firstRatios), 'f', 2) << " (median) |\n"
-        << "| first pass rows read | " << ownFirst.rows << " | " << mappedFirst.rows << " | "
-        << ratio(mappedFirst.rows, ownFirst.rows) << " |\n"
-        << "| refresh after " << newRows << " new rows, ms, rounds own/mapped "
-        << refreshRounds.join(QStringLiteral(", ")) << " | "
-        << QString::number(ownRefresh.ms, 'f', 1) << " | "
-        << QString::number(mappedRefresh.ms, 'f', 1) << " | "
-        << QString::number(bench::median(refreshRatios), 'f', 2) << " (median) |\n"
-        << "| refresh rows read | " << ownRefresh.rows << " | " << mappedRefresh.rows << " | "
-        << ratio(mappedRefresh.rows, ownRefresh.rows) << " |\n"
-        << "| refresh statements | " << ownRefresh.statements << " | " << mappedRefresh.statements
-        << " | " << ratio(mappedRefresh.statements, ownRefresh.statements) << " |\n"
-        << "| idle refresh: ms, rows read, statements | "
-        << QStringLiteral("%1, %2, %3")
-               .arg(ownIdle.ms, 0, 'f', 1)
-               .arg(ownIdle.rows)
-               .arg(ownIdle.statements)
-        << " | "
-        << QStringLiteral("%1, %2, %3")
-               .arg(mappedIdle.ms, 0, 'f', 1)
-               .arg(mappedIdle.rows)
-               .arg(mappedIdle.statements)
-        << " | rows " << ratio(mappedIdle.rows, ownIdle.rows) << " |" << Qt::endl;
+        << "| first pass ms, rounds own/mapped " << first.rounds << " | " << qRound(first.own.ms)
+        << " | " << qRound(first.mapped.ms) << " | " << QString::number(first.medianRatio, 'f', 2)
+        << " (median) |\n"
+        << "| first pass rows read | " << first.own.rows << " | " << first.mapped.rows << " | "
+        << ratio(first.mapped.rows, first.own.rows) << " |\n"
+        << "| refresh after " << newRows << " new rows, ms, rounds own/mapped " << refresh.rounds
+        << " | " << QString::number(refresh.own.ms, 'f', 1) << " | "
+        << QString::number(refresh.mapped.ms, 'f', 1) << " | "
+        << QString::number(refresh.medianRatio, 'f', 2) << " (median) |\n"
+        << "| refresh rows read | " << refresh.own.rows << " | " << refresh.mapped.rows << " | "
+        << ratio(refresh.mapped.rows, refresh.own.rows) << " |\n"
+        << "| refresh statements | " << refresh.own.statements << " | " << refresh.mapped.statements
+        << " | " << ratio(refresh.mapped.statements, refresh.own.statements) << " |\n"
+        << "| idle refresh ms, rounds own/mapped " << idle.rounds << " | "
+        << QString::number(idle.own.ms, 'f', 1) << " | " << QString::number(idle.mapped.ms, 'f', 1)
+        << " | " << QString::number(idle.medianRatio, 'f', 2) << " (median) |\n"
+        << "| idle refresh rows read, statements | " << idle.own.rows << ", " << idle.own.statements
+        << " | " << idle.mapped.rows << ", " << idle.mapped.statements << " | "
+        << ratio(idle.mapped.rows, idle.own.rows) << " |" << Qt::endl;
     out << "\nSUMMARY bench_mapping orders=" << orders
-        << " first_pass_ratio=" << QString::number(bench::median(firstRatios), 'f', 2)
-        << " first_pass_rows_ratio=" << ratio(mappedFirst.rows, ownFirst.rows)
-        << " refresh_ms_ratio=" << QString::number(bench::median(refreshRatios), 'f', 2)
-        << " refresh_rows_ratio=" << ratio(mappedRefresh.rows, ownRefresh.rows)
-        << " refresh_statements_ratio=" << ratio(mappedRefresh.statements, ownRefresh.statements)
-        << " idle_rows_ratio=" << ratio(mappedIdle.rows, ownIdle.rows) << " new_rows=" << newRows
+        << " first_pass_ratio=" << QString::number(first.medianRatio, 'f', 2)
+        << " first_pass_rows_ratio=" << ratio(first.mapped.rows, first.own.rows)
+        << " refresh_ms_ratio=" << QString::number(refresh.medianRatio, 'f', 2)
+        << " refresh_rows_ratio=" << ratio(refresh.mapped.rows, refresh.own.rows)
+        << " refresh_statements_ratio=" << ratio(refresh.mapped.statements, refresh.own.statements)
+        << " idle_ms_ratio=" << QString::number(idle.medianRatio, 'f', 2)
+        << " idle_rows_ratio=" << ratio(idle.mapped.rows, idle.own.rows) << " new_rows=" << newRows
         << Qt::endl;
     server.stop();
     return 0;
