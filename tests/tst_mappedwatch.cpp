@@ -337,6 +337,47 @@ private Q_SLOTS:
                  qint64(1));
     }
 
+    // More side effects than one step of the watch takes (30): each copy of the coupons counts
+    // what the coupons count, on the first pass and on a refresh, and an order open in many
+    // side effects is one open order.
+    void moreSideEffectsThanOneStep()
+    {
+        const test::TeamShop shop;
+        db::Connection rootConnection(shop.dsn(), QStringLiteral("root"));
+        const QSqlDatabase root = rootConnection.database();
+        QByteArray text = shop.mappingText();
+        const qsizetype from = text.indexOf("[[side_effects]]");
+        const QByteArray coupon = text.mid(from, text.indexOf("[[side_effects]]", from + 1) - from);
+        QVERIFY(coupon.contains("name = \"coupon\""));
+        QList<Expected> expected = shopSideEffects();
+        for (int copy = 1; copy <= 31; ++copy) {
+            const QByteArray name = "coupon_" + QByteArray::number(copy);
+            text +=
+                "\n" + QByteArray(coupon).replace("name = \"coupon\"", "name = \"" + name + '"');
+            Expected e = expected.first();
+            e.name = QString::fromLatin1(name);
+            expected << e;
+        }
+        const mapping::Mapping mapping =
+            mapping::loadMapping(shop.writeMapping(QStringLiteral("many.toml"), text));
+        QCOMPARE(mapping.sideEffects.size(), 34);
+
+        mapping::MappedWatchRefresh refresh = mapping::refreshMappedWatch(root, mapping);
+        QVERIFY2(refresh.refreshed, qPrintable(refresh.why));
+        COMPARE_WITH_GROUP_BY(root, shop, refresh.figures, expected);
+        const qint64 openOrders = refresh.figures.openOrders;
+        QCOMPARE(mapping::openMappedOrders(root, mapping, 1000).size(), openOrders);
+
+        const qint64 clean = test::TeamShop::kFirstOrder + 1; // a paid order without duplicates
+        insertCoupon(root, shop.business(), clean, QStringLiteral("NEWUSER5"));
+        insertCoupon(root, shop.business(), clean, QStringLiteral("NEWUSER5"));
+        refresh = mapping::refreshMappedWatch(root, mapping);
+        COMPARE_WITH_GROUP_BY(root, shop, refresh.figures, expected);
+        QCOMPARE(refresh.figures.openOrders, openOrders + 1);
+        QCOMPARE(figuresOf(refresh.figures, QStringLiteral("coupon_31")).openGroups,
+                 qint64(test::TeamShop::kCouponGroups + 1));
+    }
+
     // The first pass keeps to its budget, stops on cancel, reports progress and goes on from
     // where it stopped.
     void firstPassIsResumable()
