@@ -232,6 +232,11 @@ QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows, const
     return sql;
 }
 
+QString literal(const QSqlDatabase &db, const QVariant &value)
+{
+    return valueRows(db, {{value}}).mid(1).chopped(1); // "(x)"
+}
+
 QString idList(const QList<qint64> &ids)
 {
     QStringList text;

@@ -61,6 +61,9 @@ void execDirect(const QSqlDatabase &db, const QString &sql);
 // (e.g. ",USER()").
 QString valueRows(const QSqlDatabase &db, const QList<QVariantList> &rows,
                   const QString &rowTail = {});
+// One value as an SQL literal, escaped as valueRows() escapes it: for statements a refresh runs
+// every few seconds, where a bind would cost a server-side prepare each time.
+QString literal(const QSqlDatabase &db, const QVariant &value);
 // "1,2,3": ids as the inside of an SQL IN list (numbers need no escaping).
 QString idList(const QList<qint64> &ids);
 // A DATETIME as read back, marked UTC: every payops session sets time_zone = '+00:00', and the

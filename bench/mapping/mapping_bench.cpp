@@ -3,8 +3,9 @@
 // incident database of the other benchmarks (testkit's bulkdata: 1 M orders, two coupons and
 // a points row each, 5 % issued twice), and a copy of it in the team shop's schema
 // (tests/data/teamshop/schema.sql: coupons in yuan keyed by a template code, points in a flow
-// table). For each: the first pass, then one refresh after a few hundred new rows (rows read
-// by the server's own Handler_read counters, and the time). Reported as mapped / own.
+// table). For each: the first pass, then refreshes after a few hundred new rows and one with
+// nothing new (rows read by the server's own Handler_read counters, statements by its
+// Questions counter, and the time). Reported as mapped / own.
 //
 //   bench_mapping [ORDERS]      (default: 1000000)
 
@@ -31,6 +32,7 @@ using namespace payops;
 namespace {
 
 constexpr int kRounds = 3;
+constexpr int kIdleRounds = 9;     // a refresh with nothing new takes a few ms: more rounds
 constexpr qint64 kNewOrders = 100; // three rows each, and a tenth of them issued twice
 
 const QString kBusiness = QStringLiteral("bench_shop");
@@ -149,9 +151,9 @@ void addNewRows(const QSqlDatabase &db, const QString &own, qint64 orders)
 
 void resetWatches(const QSqlDatabase &db)
 {
-    for (const char *table : {"duplicate_watch_group", "duplicate_watch_total",
-                              "duplicate_watch_gap", "mapped_watch_group", "mapped_watch_total",
-                              "mapped_watch_gap", "mapped_watch_state", "mapped_watch_order"})
+    for (const char *table :
+         {"duplicate_watch_group", "duplicate_watch_total", "duplicate_watch_gap",
+          "mapped_watch_group", "mapped_watch_total", "mapped_watch_gap", "mapped_watch_state"})
         db::execDirect(db, QStringLiteral("TRUNCATE TABLE %1").arg(QLatin1String(table)));
     db::execDirect(
         db, QStringLiteral(
@@ -164,10 +166,27 @@ struct Cost
 {
     double ms = 0;
     qint64 rows = 0;
+    qint64 statements = 0;
 };
+
+// Statements the server ran for this session (its Questions counter): the round trips a
+// refresh costs, which weigh in its time on a loaded server as much as the rows it reads.
+qint64 sessionStatements(const QSqlDatabase &db)
+{
+    return db::scalar(db, QStringLiteral("SELECT VARIABLE_VALUE FROM "
+                                         "information_schema.SESSION_STATUS WHERE "
+                                         "VARIABLE_NAME = 'QUESTIONS'"))
+        .toLongLong();
+}
+
+QString ratio(qint64 mapped, qint64 own)
+{
+    return QString::number(double(mapped) / double(own), 'f', 2);
+}
 
 template <typename Refresh> Cost measure(const QSqlDatabase &db, Refresh refresh)
 {
+    const qint64 statementsBefore = sessionStatements(db);
     const qint64 before = bench::sessionRowsRead(db);
     QElapsedTimer clock;
     clock.start();
@@ -175,7 +194,52 @@ template <typename Refresh> Cost measure(const QSqlDatabase &db, Refresh refresh
     Cost cost;
     cost.ms = double(clock.nsecsElapsed()) / 1e6;
     cost.rows = bench::sessionRowsRead(db) - before;
+    // Less the two statements of the counters themselves.
+    cost.statements = sessionStatements(db) - statementsBefore - 2;
     return cost;
+}
+
+// Both watches' refreshes, `rounds` times, alternating which goes first, each round after
+// `prepare(round)`: the median ratio of the times, the times of every round, and the costs of
+// the last.
+struct Comparison
+{
+    Cost own;
+    Cost mapped;
+    double medianRatio = 0;
+    QString rounds; // "own/mapped, ..." in ms
+};
+
+template <typename Prepare>
+Comparison compare(const QSqlDatabase &db, const mapping::Mapping &mapping, int rounds,
+                   Prepare prepare)
+{
+    Comparison comparison;
+    QList<double> ratios;
+    QStringList times;
+    for (int round = 0; round < rounds; ++round) {
+        prepare(round);
+        const auto runOwn = [&] {
+            comparison.own = measure(db, [&] { refreshDuplicateWatch(db); });
+        };
+        const auto runMapped = [&] {
+            comparison.mapped = measure(db, [&] { mapping::refreshMappedWatch(db, mapping); });
+        };
+        if (round % 2) {
+            runMapped();
+            runOwn();
+        } else {
+            runOwn();
+            runMapped();
+        }
+        ratios << comparison.mapped.ms / comparison.own.ms;
+        times << QStringLiteral("%1/%2")
+                     .arg(comparison.own.ms, 0, 'f', 1)
+                     .arg(comparison.mapped.ms, 0, 'f', 1);
+    }
+    comparison.medianRatio = bench::median(ratios);
+    comparison.rounds = times.join(QStringLiteral(", "));
+    return comparison;
 }
 
 } // namespace
@@ -204,26 +268,8 @@ int main(int argc, char *argv[])
     copyToTeamSchema(db, own);
     const mapping::Mapping mapping = shopMapping();
 
-    // First passes, alternating which goes first, on emptied watches; the median ratio.
-    QList<double> firstRatios;
-    QStringList rounds;
-    Cost ownFirst, mappedFirst;
-    for (int round = 0; round < kRounds; ++round) {
-        resetWatches(db);
-        const auto runOwn = [&] { ownFirst = measure(db, [&] { refreshDuplicateWatch(db); }); };
-        const auto runMapped = [&] {
-            mappedFirst = measure(db, [&] { mapping::refreshMappedWatch(db, mapping); });
-        };
-        if (round % 2) {
-            runMapped();
-            runOwn();
-        } else {
-            runOwn();
-            runMapped();
-        }
-        firstRatios << mappedFirst.ms / ownFirst.ms;
-        rounds << QStringLiteral("%1/%2").arg(qRound(ownFirst.ms)).arg(qRound(mappedFirst.ms));
-    }
+    // First passes on emptied watches.
+    const Comparison first = compare(db, mapping, kRounds, [&](int) { resetWatches(db); });
     const DuplicateWatchFigures ownFigures = readDuplicateWatch(db);
     const mapping::MappedWatchFigures mappedFigures = mapping::readMappedWatch(db, mapping);
     if (!mappedFigures.complete() ||
@@ -232,36 +278,45 @@ int main(int argc, char *argv[])
                static_cast<long long>(mappedFigures.groups()),
                static_cast<long long>(ownFigures.groups(CouponBit) + ownFigures.groups(PointsBit)));
 
-    addNewRows(db, own, orders);
-    Cost ownRefresh = measure(db, [&] { refreshDuplicateWatch(db); });
-    Cost mappedRefresh = measure(db, [&] { mapping::refreshMappedWatch(db, mapping); });
+    // Refreshes after new orders, then refreshes with nothing new, as a timer runs them.
+    const Comparison refresh = compare(
+        db, mapping, kRounds, [&](int round) { addNewRows(db, own, orders + round * kNewOrders); });
     const qint64 newRows = 3 * (kNewOrders + kNewOrders / 10);
     if (mapping::readMappedWatch(db, mapping).groups() !=
-        mappedFigures.groups() + kNewOrders / 10 * 3)
+        mappedFigures.groups() + kRounds * kNewOrders / 10 * 3)
         qFatal("the refresh missed new duplicates");
+    const Comparison idle = compare(db, mapping, kIdleRounds, [](int) {});
 
     QTextStream out(stdout);
     out << "| | own tables | mapped tables | mapped / own |\n|---|---|---|---|\n"
-        << "| first pass ms, rounds own/mapped " << rounds.join(QStringLiteral(", ")) << " | "
-        << qRound(ownFirst.ms) << " | " << qRound(mappedFirst.ms) << " | "
-        << QString::number(bench::median(firstRatios), 'f', 2) << " (median) |\n"
-        << "| first pass rows read | " << ownFirst.rows << " | " << mappedFirst.rows << " | "
-        << QString::number(double(mappedFirst.rows) / double(ownFirst.rows), 'f', 2) << " |\n"
-        << "| refresh after " << newRows << " new rows, ms | "
-        << QString::number(ownRefresh.ms, 'f', 1) << " | "
-        << QString::number(mappedRefresh.ms, 'f', 1) << " | "
-        << QString::number(mappedRefresh.ms / ownRefresh.ms, 'f', 2) << " |\n"
-        << "| refresh rows read | " << ownRefresh.rows << " | " << mappedRefresh.rows << " | "
-        << QString::number(double(mappedRefresh.rows) / double(ownRefresh.rows), 'f', 2) << " |"
-        << Qt::endl;
+        << "| first pass ms, rounds own/mapped " << first.rounds << " | " << qRound(first.own.ms)
+        << " | " << qRound(first.mapped.ms) << " | " << QString::number(first.medianRatio, 'f', 2)
+        << " (median) |\n"
+        << "| first pass rows read | " << first.own.rows << " | " << first.mapped.rows << " | "
+        << ratio(first.mapped.rows, first.own.rows) << " |\n"
+        << "| refresh after " << newRows << " new rows, ms, rounds own/mapped " << refresh.rounds
+        << " | " << QString::number(refresh.own.ms, 'f', 1) << " | "
+        << QString::number(refresh.mapped.ms, 'f', 1) << " | "
+        << QString::number(refresh.medianRatio, 'f', 2) << " (median) |\n"
+        << "| refresh rows read | " << refresh.own.rows << " | " << refresh.mapped.rows << " | "
+        << ratio(refresh.mapped.rows, refresh.own.rows) << " |\n"
+        << "| refresh statements | " << refresh.own.statements << " | " << refresh.mapped.statements
+        << " | " << ratio(refresh.mapped.statements, refresh.own.statements) << " |\n"
+        << "| idle refresh ms, rounds own/mapped " << idle.rounds << " | "
+        << QString::number(idle.own.ms, 'f', 1) << " | " << QString::number(idle.mapped.ms, 'f', 1)
+        << " | " << QString::number(idle.medianRatio, 'f', 2) << " (median) |\n"
+        << "| idle refresh rows read, statements | " << idle.own.rows << ", " << idle.own.statements
+        << " | " << idle.mapped.rows << ", " << idle.mapped.statements << " | "
+        << ratio(idle.mapped.rows, idle.own.rows) << " |" << Qt::endl;
     out << "\nSUMMARY bench_mapping orders=" << orders
-        << " first_pass_ratio=" << QString::number(bench::median(firstRatios), 'f', 2)
-        << " first_pass_rows_ratio="
-        << QString::number(double(mappedFirst.rows) / double(ownFirst.rows), 'f', 2)
-        << " refresh_ms_ratio=" << QString::number(mappedRefresh.ms / ownRefresh.ms, 'f', 2)
-        << " refresh_rows_ratio="
-        << QString::number(double(mappedRefresh.rows) / double(ownRefresh.rows), 'f', 2)
-        << " new_rows=" << newRows << Qt::endl;
+        << " first_pass_ratio=" << QString::number(first.medianRatio, 'f', 2)
+        << " first_pass_rows_ratio=" << ratio(first.mapped.rows, first.own.rows)
+        << " refresh_ms_ratio=" << QString::number(refresh.medianRatio, 'f', 2)
+        << " refresh_rows_ratio=" << ratio(refresh.mapped.rows, refresh.own.rows)
+        << " refresh_statements_ratio=" << ratio(refresh.mapped.statements, refresh.own.statements)
+        << " idle_ms_ratio=" << QString::number(idle.medianRatio, 'f', 2)
+        << " idle_rows_ratio=" << ratio(idle.mapped.rows, idle.own.rows) << " new_rows=" << newRows
+        << Qt::endl;
     server.stop();
     return 0;
 }

@@ -10,9 +10,10 @@
 namespace payops::mapping {
 
 // Live duplicates on a team's own side-effect tables, as the mapped duplicate watch holds them
-// (sql/migrations/0020): per side effect, the groups (order, key...) among rows where `live`
-// holds and that mapped_compensation does not name, with more than one such row. Kept up to
-// date as the watch on payops's own tables is: a first pass, then only new and late rows.
+// (sql/migrations/0020 and 0022): per side effect, the groups (order, key...) among rows where
+// `live` holds and that mapped_compensation does not name, with more than one such row. Kept
+// up to date as the watch on payops's own tables is: a first pass, then only new and late
+// rows, all side effects in one step (docs/decisions/0064-mapped-watch-one-step.md).
 // See docs/mapping.md, "Duplicates on your tables".
 struct MappedSideEffectFigures
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QSqlDatabase>
@@ -63,6 +64,11 @@ QVariant watchSettledBefore(const QSqlDatabase &db);
 // The source's gaps, each marked for its last look against `settled`.
 QList<WatchGap> readWatchGaps(const QSqlDatabase &db, const WatchSource &source,
                               const QVariant &settled);
+// The gaps of several sources kept in one gap table, in one statement: those `gapKey` selects,
+// by the value (as text) of `sourceOf`, an SQL expression over the gap table's columns.
+QHash<QString, QList<WatchGap>> readWatchGapsOf(const QSqlDatabase &db, const QString &gapTable,
+                                                const QString &gapKey, const QString &sourceOf,
+                                                const QVariant &settled);
 
 // Reads the missing ids again; what is found is added to `orders` and leaves the gap, and a
 // gap on its last look is given up after it. The statements on the gap table that must land
