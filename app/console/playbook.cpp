@@ -472,7 +472,9 @@ PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan,
                 .toBool();
     }
 
-    facts.evidenceOrder = evidenceOrderOf(db, mapping);
+    // Without migration 0020 a mapped database has no open groups to name an order by.
+    if (!(mapping && facts.watchMissing))
+        facts.evidenceOrder = evidenceOrderOf(db, mapping);
     if (facts.evidenceOrder > 0) {
         // idx_trace_order: the few callbacks of one order.
         QSqlQuery early = db::exec(
