@@ -230,9 +230,17 @@ private Q_SLOTS:
 
     // The page's time, side effect and user filters, and its CSV, against a GROUP BY over the
     // team's tables, as a finance account that reads them.
+    void financeFiltersAndExports_data()
+    {
+        QTest::addColumn<db::SchemaLevel>("level");
+        QTest::newRow("current") << db::SchemaLevel::Current;
+        QTest::newRow("legacy") << db::SchemaLevel::Legacy;
+    }
+
     void financeFiltersAndExports()
     {
-        test::TeamShop shop;
+        QFETCH(db::SchemaLevel, level);
+        test::TeamShop shop(level);
         test::ScratchAccount finance(QStringLiteral("payops_finance"));
         shop.grantBusiness(finance, QStringLiteral("SELECT"));
         // Two points groups' copies issued an hour ago; everything else weeks before.
