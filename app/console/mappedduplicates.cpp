@@ -26,7 +26,10 @@ struct EffectPage
 // One side effect's open groups above `fromOrderId`, at most `limit`. The rows are read
 // through a derived table of the side-effect table alone, so that the mapping's `live` names
 // its columns without meeting payops's; the server merges it, and each open group's rows come
-// by the (order, key...) index.
+// by the (order, key...) index. The open groups come by idx_mapped_watch_open, whose order
+// (with the primary key InnoDB appends: order, then group key) is the GROUP BY's: the groups
+// stream in order and the LIMIT stops the read, and closed groups are never read. A small
+// table would otherwise be read by its primary key, closed groups and all.
 EffectPage effectPage(const QSqlDatabase &db, const mapping::Mapping &mapping, int effectIndex,
                       const MappedDuplicateFilter &filter, qint64 fromOrderId, int limit)
 {
@@ -54,7 +57,7 @@ EffectPage effectPage(const QSqlDatabase &db, const mapping::Mapping &mapping, i
         QStringLiteral(
             "SELECT g.order_id, g.group_key, g.unit, COUNT(*), MIN(r.row_user), "
             "CAST(MIN(r.row_created) AS CHAR), CAST(MAX(r.row_created) AS CHAR) "
-            "FROM mapped_watch_group g "
+            "FROM mapped_watch_group g FORCE INDEX (idx_mapped_watch_open) "
             "JOIN mapped_watch_state st ON st.side_effect = g.side_effect AND st.fingerprint = ? "
             "JOIN (SELECT %1 AS row_order, CONVERT(%2 USING utf8mb4) AS row_key, %3 AS row_user, "
             "             %4 AS row_created "
