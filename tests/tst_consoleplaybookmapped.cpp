@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "domain/mapping/mappedcompensation.h"
 #include "domain/mapping/mapping.h"
+#include "gatewayrows.h"
 #include "mainwindow.h"
 #include "playbook/playbookdock.h"
 #include "playbook/stepcard.h"
@@ -107,6 +108,7 @@ private Q_SLOTS:
         QVERIFY2(proof.reason.contains(QStringLiteral("no payops trace")),
                  qPrintable(proof.reason));
         QCOMPARE(console::countedSteps(dock->steps()), 7);
+        QVERIFY(!dock->findChild<QPushButton *>(QStringLiteral("step3Open"))->isVisible());
         test::screenshot(&window, QStringLiteral("mapped-playbook"));
 
         // A compensation as this operator: the compensate step moves, counting the copies
@@ -140,6 +142,20 @@ private Q_SLOTS:
                  qPrintable(stepOf(*dock, PlaybookStep::Scope).reason));
         dock->findChild<QScrollArea *>()->ensureWidgetVisible(dock->card(PlaybookStep::Compensate));
         test::screenshot(&window, QStringLiteral("mapped-playbook-compensated"));
+
+        // payops-callbackd as a gateway in front of the team's handler (docs/gateway.md): the
+        // switch reaches their callbacks again, and its backlog is theirs to drain.
+        test::insertGatewayInstances(shop.dsn());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            recheck(*dock) && stepOf(*dock, PlaybookStep::StopBleeding).state == StepState::ToDo,
+            20000);
+        QVERIFY2(
+            stepOf(*dock, PlaybookStep::StopBleeding).reason.startsWith(QStringLiteral("NORMAL")),
+            qPrintable(stepOf(*dock, PlaybookStep::StopBleeding).reason));
+        QCOMPARE(stepOf(*dock, PlaybookStep::Drain).state, StepState::Done);
+        QVERIFY(dock->findChild<QPushButton *>(QStringLiteral("step3Open"))->isVisible());
+        QVERIFY(dock->findChild<QPushButton *>(QStringLiteral("step8Open"))->isVisible());
+        QVERIFY(!dock->findChild<QPushButton *>(QStringLiteral("step1Open"))->isVisible());
     }
 };
 

@@ -55,21 +55,39 @@ StepStatus mappedSimulate()
                            "team's."));
 }
 
+// Unless payops-callbackd stands in front of their handler as a gateway (docs/gateway.md):
+// then the switch holds the callbacks back, and they are drained to the handler after.
 StepStatus mappedStopBleeding()
 {
     return status(PlaybookStep::StopBleeding, StepState::NotAvailable,
-                  Text::tr("Your own handler pays these orders and payops's switch does not "
-                           "reach it: pause it in your service."));
+                  Text::tr("Your own handler pays these orders, with no payops gateway in front "
+                           "of it: payops's switch does not reach it. Pause it in your service."));
 }
 
 StepStatus mappedDrain(const PlaybookFacts &facts)
 {
-    QString reason = Text::tr("Your own handler receives these orders' callbacks: payops "
-                              "recorded none of them to drain.");
-    if (facts.inspection.backlog > 0)
-        reason += QLatin1Char(' ') + Text::tr("(%1 of payops's own wait on the Backlog page.)")
-                                         .arg(facts.inspection.backlog);
-    return status(PlaybookStep::Drain, StepState::NotAvailable, reason);
+    const qint64 waiting = facts.inspection.gatewayBacklog;
+    const PlaybookStep step = PlaybookStep::Drain;
+    if (facts.gatewaysAlive == 0 && waiting == 0) {
+        QString reason = Text::tr("Your own handler receives these orders' callbacks: payops "
+                                  "recorded none of them to drain.");
+        if (facts.inspection.backlog > 0)
+            reason += QLatin1Char(' ') + Text::tr("(%1 of payops's own wait on the Backlog page.)")
+                                             .arg(facts.inspection.backlog);
+        return status(step, StepState::NotAvailable, reason);
+    }
+    if (facts.inspection.switchState.mode == CallbackMode::RecordOnly)
+        return status(step, StepState::ToDo,
+                      Text::tr("%1 callback(s) wait for your handler: resume forwarding, then "
+                               "drain them to it (Backlog page).")
+                          .arg(waiting));
+    if (waiting > 0)
+        return status(step, StepState::ToDo,
+                      Text::tr("%1 callback(s) wait for your handler's final answer: drain them "
+                               "to it (Backlog page).")
+                          .arg(waiting));
+    return status(step, StepState::Done,
+                  Text::tr("The gateways forward normally; no callback waits for your handler."));
 }
 
 // On a team's tables the fix payops can see is the database's: a unique key on (order, key...)
@@ -143,7 +161,7 @@ StepStatus detect(const PlaybookFacts &facts)
 StepStatus stopBleeding(const PlaybookFacts &facts)
 {
     const PlaybookStep step = PlaybookStep::StopBleeding;
-    if (facts.mapped)
+    if (facts.mapped && facts.gatewaysAlive == 0)
         return mappedStopBleeding();
     const SwitchState &sw = facts.inspection.switchState;
     if (sw.mode == CallbackMode::RecordOnly) {
@@ -162,8 +180,9 @@ StepStatus stopBleeding(const PlaybookFacts &facts)
                       .arg(sw.version)
                       .arg(facts.instancesAlive));
     }
-    // Back to NORMAL is right once the fix is in: nothing can pay twice any more.
-    if (facts.keysPresent() && facts.handlerFixed())
+    // Back to NORMAL is right once the fix is in: nothing can pay twice any more. On a team's
+    // tables that is their unique keys: payops cannot see how their handler locks.
+    if (facts.keysPresent() && (facts.mapped || facts.handlerFixed()))
         return status(step, StepState::Done,
                       Text::tr("NORMAL again, with the fix in: nothing can pay twice any more."));
     return status(step, StepState::ToDo,
@@ -445,8 +464,9 @@ PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan,
         db,
         QStringLiteral("SELECT COALESCE(SUM(i.alive), 0), COALESCE(SUM(i.alive AND i.handler = "
                        "'unsafe-demo'), 0), "
-                       "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0) "
-                       "FROM (SELECT handler, switch_version_applied, "
+                       "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0), "
+                       "       COALESCE(SUM(i.alive AND i.mode = 'gateway'), 0) "
+                       "FROM (SELECT handler, switch_version_applied, mode, "
                        "             %1 AS alive "
                        "      FROM callback_instance) i JOIN callback_switch s ON s.id = 1")
             .arg(instanceLiveSql()));
@@ -454,6 +474,7 @@ PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan,
         facts.instancesAlive = instances.value(0).toLongLong();
         facts.unsafeAlive = instances.value(1).toLongLong();
         facts.unacknowledged = instances.value(2).toLongLong();
+        facts.gatewaysAlive = instances.value(3).toLongLong();
     }
     // idx_request_status: the open requests only.
     facts.pendingRequests =

@@ -62,6 +62,7 @@ struct PlaybookFacts
     qint64 instancesAlive = 0;
     qint64 unsafeAlive = 0;
     qint64 unacknowledged = 0;  // live instances still applying an older switch version
+    qint64 gatewaysAlive = 0;   // live gateways: payops-callbackd in front of a team's handler
     qint64 pendingRequests = 0; // four-eyes compensation requests waiting for a second operator
     QList<Defence> posture;
     // The incident reproduced: an unsafe-demo trace of the last hour released before commit.

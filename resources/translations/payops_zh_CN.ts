@@ -4021,12 +4021,12 @@
     <message>
         <location line="+4"/>
         <location line="+126"/>
-        <location line="+189"/>
+        <location line="+197"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-314"/>
+        <location line="-322"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -4087,12 +4087,12 @@
     </message>
     <message>
         <location line="+33"/>
-        <location line="+265"/>
+        <location line="+273"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-253"/>
+        <location line="-261"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -4103,12 +4103,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+178"/>
+        <location line="+186"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-175"/>
+        <location line="-183"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -4146,6 +4146,11 @@
         <location line="+18"/>
         <source>%1 of %2 steps done</source>
         <translation>已完成 %1 / %2 步</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The team&apos;s tables, through the mapping, behind %1 live payops gateway(s).</source>
+        <translation>团队自己的表，通过映射读取，前面有 %1 个在线的 payops 网关。</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -4188,7 +4193,7 @@
         <translation>为每种副作用建立各自的幂等键（uk_order_tpl、uk_order_type），存在未补偿的重复发放时会被拒绝；并部署 safe 处理器：锁持有到提交之后，依据最近一小时的回调追踪判断。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+23"/>
         <source>Applying the keys …</source>
         <translation>正在添加幂等键…</translation>
     </message>
@@ -7954,14 +7959,14 @@ Usage: payops %2 %3</source>
         <translation>模拟只在 payops 自己的表中支付订单，不涉及团队的表。</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Your own handler pays these orders and payops&apos;s switch does not reach it: pause it in your service.</source>
-        <translation>这些订单由你们自己的处理器支付，payops 的开关管不到它：请在你们的服务中暂停它。</translation>
+        <location line="+9"/>
+        <source>Your own handler pays these orders, with no payops gateway in front of it: payops&apos;s switch does not reach it. Pause it in your service.</source>
+        <translation>这些订单由你们自己的处理器支付，前面没有 payops 网关：payops 的开关管不到它。请在你们的服务中暂停它。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>Your own handler receives these orders&apos; callbacks: payops recorded none of them to drain.</source>
-        <translation>这些订单的回调由你们自己的处理器接收：payops 没有记录其中任何一条，无可处理。</translation>
+        <translation>这些订单的回调由你们自己的处理器接收：payops 没有记录其中任何一条，无可回放。</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -7969,7 +7974,22 @@ Usage: payops %2 %3</source>
         <translation>（payops 自己的 %1 条在“积压回调”页等待处理。）</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+6"/>
+        <source>%1 callback(s) wait for your handler: resume forwarding, then drain them to it (Backlog page).</source>
+        <translation>%1 条回调在等待转发给你们的处理器：先恢复转发，再把它们回放给处理器（“积压回调”页）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 callback(s) wait for your handler&apos;s final answer: drain them to it (Backlog page).</source>
+        <translation>%1 条回调在等待你们处理器的最终应答：把它们回放给处理器（“积压回调”页）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The gateways forward normally; no callback waits for your handler.</source>
+        <translation>网关正常转发；没有回调在等待你们的处理器。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>Each side effect&apos;s table has a unique key on (order, key): the database refuses a second copy.</source>
         <translation>每个副作用的表都有（订单, 键）的唯一键：数据库会拒绝第二份。</translation>
     </message>
@@ -8039,7 +8059,7 @@ Usage: payops %2 %3</source>
         <translation>RECORD_ONLY（版本 %1），全部 %2 个在线实例均已确认。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>NORMAL again, with the fix in: nothing can pay twice any more.</source>
         <translation>已恢复 NORMAL，修复已生效：不会再重复发放。</translation>
     </message>

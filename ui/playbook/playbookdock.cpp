@@ -332,9 +332,13 @@ void PlaybookDock::draw()
                             tr("%1 of %2 steps done").arg(done).arg(counted)) +
             QStringLiteral("<br>") +
             palette::coloured(palette::Role::Muted,
-                              (m_mapping ? tr("The team's tables, through the mapping: the "
-                                              "steps of payops's own callback handling are "
-                                              "not available.")
+                              (m_mapping && m_facts.gatewaysAlive > 0
+                                   ? tr("The team's tables, through the mapping, behind %1 "
+                                        "live payops gateway(s).")
+                                         .arg(m_facts.gatewaysAlive)
+                               : m_mapping ? tr("The team's tables, through the mapping: the "
+                                                "steps of payops's own callback handling are "
+                                                "not available.")
                                : m_facts.sandbox
                                    ? tr("On a sandbox: the incident can be simulated.")
                                    : tr("Not a sandbox: a runbook, without step 1."))
@@ -379,12 +383,16 @@ void PlaybookDock::draw()
                               m_facts.unsafeAlive > 0);
     // The keys it applies are payops's own tables'; a team's schema is never altered.
     m_applyKeys->setVisible(!m_mapping);
-    // Nor do the pages of payops's own callback handling act on a team's tables.
+    // Nor do the pages of payops's own callback handling act on a team's tables, unless its
+    // gateways stand in front of their handler.
     for (const PlaybookStep step :
-         {PlaybookStep::Simulate, PlaybookStep::StopBleeding, PlaybookStep::Drain})
+         {PlaybookStep::Simulate, PlaybookStep::StopBleeding, PlaybookStep::Drain}) {
+        const bool notAvailable =
+            !m_checkedOnce || m_steps.value(int(step) - 1).state == StepState::NotAvailable;
         card(step)
             ->findChild<QPushButton *>(QStringLiteral("step%1Open").arg(int(step)))
-            ->setVisible(!m_mapping);
+            ->setVisible(!(m_mapping && notAvailable));
+    }
     m_applyKeys->setEnabled(m_dsn && !m_applyingKeys && !m_facts.keysPresent());
     m_applyKeys->setText(m_applyingKeys ? tr("Applying the keys …") : tr("Apply the keys…"));
     m_openEvidence->setText(m_facts.evidenceOrder > 0
