@@ -47,7 +47,8 @@ QString scopeText(const PlaybookFacts &facts)
 
 // The steps that act on payops's own callback handling, read on a team's tables (docs/mapping.md):
 // the team's own handler pays their orders, and payops's switch, backlog and sandbox are not in
-// its path. Each says so rather than look done or left to do.
+// its path unless payops gateways stand in front of it (see mappedStopBleeding). Each says so
+// rather than look done or left to do.
 StepStatus mappedSimulate()
 {
     return status(PlaybookStep::Simulate, StepState::NotAvailable,
