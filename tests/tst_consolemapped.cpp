@@ -1,3 +1,4 @@
+#include "console/csvexport.h"
 #include "console/mappedduplicates.h"
 #include "consolewindow.h"
 #include "csvfile.h"
@@ -311,6 +312,14 @@ private Q_SLOTS:
         }
         paged.sort();
         QCOMPARE(paged, all);
+
+        // The export's rows stop at the cancel: a long one is stopped between its pages.
+        const std::atomic<bool> stop{true};
+        int written = 0;
+        console::mappedGroupCsvRows(mapping, {},
+                                    [](const console::MappedGroup &) { return QStringList(); })(
+            connection.database(), [&written](const QStringList &) { ++written; }, stop);
+        QCOMPARE(written, 0);
     }
 
     // An operator with the business grants compensates every open order from the page: the
