@@ -55,6 +55,15 @@ struct Watched
     bool compensated = false;
 };
 
+bool compensatedYet(const QSqlDatabase &db, const Watched &w)
+{
+    return db::exec(db,
+                    QStringLiteral("SELECT 1 FROM mapped_compensation "
+                                   "WHERE business_table = ? LIMIT 1"),
+                    {w.businessName})
+        .next();
+}
+
 Watched watched(const QSqlDatabase &db, const Mapping &mapping, const SideEffectMapping &effect)
 {
     Watched w;
@@ -74,11 +83,7 @@ Watched watched(const QSqlDatabase &db, const Mapping &mapping, const SideEffect
                         .arg(column(effect.value))
                   : QStringLiteral("CAST(%1 AS SIGNED)").arg(column(effect.value));
     w.nameLiteral = db::valueRows(db, {{effect.name}}).mid(1).chopped(1);
-    w.compensated = db::exec(db,
-                             QStringLiteral("SELECT 1 FROM mapped_compensation "
-                                            "WHERE business_table = ? LIMIT 1"),
-                             {w.businessName})
-                        .next();
+    w.compensated = compensatedYet(db, w);
     return w;
 }
 
@@ -405,6 +410,11 @@ bool feed(const QSqlDatabase &db, const Watched &w, const QVariant &settled,
     for (int i = 0; i < sources.size(); ++i)
         states << WatchSourceState{seen.value(i).toLongLong(),
                                    readWatchGaps(db, sources[i], settled)};
+    // A table's first compensation may commit after the refresh began: its rows, read below,
+    // ask for a recount that must then read mapped_compensation, or the reversed copies would
+    // count as live and the watermark pass them for good. Asked again before each recount until
+    // the table has one.
+    Watched mine = w;
     for (bool first = true;; first = false) {
         if (options.cancel && options.cancel->load())
             return false;
@@ -417,8 +427,10 @@ bool feed(const QSqlDatabase &db, const Watched &w, const QVariant &settled,
             more |= readNewWatchRows(sources[i], states[i], options.batchRows, orders, updates,
                                      rowsRead);
         }
+        if (!mine.compensated && !orders.isEmpty())
+            mine.compensated = compensatedYet(db, mine);
         if (!orders.isEmpty() || !updates.isEmpty())
-            recount(db, w, orders.keys(), updates);
+            recount(db, mine, orders.keys(), updates);
         if (!more)
             return true;
     }
