@@ -133,9 +133,9 @@ private Q_SLOTS:
         // the whole of it.
         const QString moved =
             QStringLiteral("%1 copies compensated; 1 duplicate group(s)").arg(recorded);
-        QTRY_VERIFY_WITH_TIMEOUT(
+        QTRY_VERIFY2_WITH_TIMEOUT(
             recheck(*dock) && stepOf(*dock, PlaybookStep::Compensate).reason.startsWith(moved),
-            20000);
+            qPrintable(stepOf(*dock, PlaybookStep::Compensate).reason), 20000);
         QCOMPARE(stepOf(*dock, PlaybookStep::Compensate).state, StepState::InProgress);
         QVERIFY2(stepOf(*dock, PlaybookStep::Scope)
                      .reason.startsWith(QStringLiteral("1 duplicate group(s) on 1 order(s)")),

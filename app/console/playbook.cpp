@@ -418,14 +418,23 @@ bool PlaybookFacts::handlerFixed() const
 
 qint64 MappedCompensatedTally::advance(const QSqlDatabase &db)
 {
-    const qint64 auditLastId =
-        db::scalar(db, QStringLiteral("SELECT last_id FROM ops_audit_head WHERE id = 1"))
-            .toLongLong();
-    if (auditLastId == m_auditLastId)
+    // One statement each: the head and the count from one read view.
+    QSqlQuery query =
+        m_auditLastId < 0
+            ? db::exec(db, QStringLiteral("SELECT h.last_id, (SELECT COUNT(*) FROM "
+                                          "mapped_compensation) FROM ops_audit_head h "
+                                          "WHERE h.id = 1"))
+            : db::exec(db,
+                       QStringLiteral("SELECT h.last_id, (SELECT COUNT(*) FROM ops_audit_log l "
+                                      "WHERE l.id > ? AND l.id <= h.last_id AND l.action IN "
+                                      "('compensation.mapped_freeze', "
+                                      "'compensation.mapped_reverse')) "
+                                      "FROM ops_audit_head h WHERE h.id = 1"),
+                       {m_auditLastId});
+    if (!query.next())
         return m_count;
-    m_count =
-        db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")).toLongLong();
-    m_auditLastId = auditLastId;
+    m_count = (m_auditLastId < 0 ? 0 : m_count) + query.value(1).toLongLong();
+    m_auditLastId = query.value(0).toLongLong();
     return m_count;
 }
 

@@ -99,10 +99,12 @@ struct PlaybookFacts
     bool handlerFixed() const;
 };
 
-// The copies compensated on a team's tables, kept between checks. Counting mapped_compensation
-// reads every copy ever compensated; yet each compensation writes its audit entries in the
-// transaction that records its copies, so while the audit log's head has not moved the last
-// count stands, for a one-row read. One object per worker thread, one advance at a time.
+// The copies compensated on a team's tables, kept between checks: counted once in
+// mapped_compensation, then by what is new. Each copy compensated writes one audit entry
+// (compensation.mapped_freeze or compensation.mapped_reverse) in the transaction that records
+// it, and the audit log numbers its entries one after the other under its head's lock, in the
+// order they commit: the entries past the head last seen, up to the head now, are exactly the
+// copies compensated since. One object per worker thread, one advance at a time.
 class MappedCompensatedTally final
 {
 public:
@@ -110,7 +112,7 @@ public:
 
 private:
     qint64 m_count = 0;
-    qint64 m_auditLastId = -1;
+    qint64 m_auditLastId = -1; // the audit head when m_count was true; -1: never counted
 };
 
 // Reads the facts; with `mapping`, of the team's tables, `tally` keeping the count of the copies
