@@ -1,31 +1,25 @@
-#include "console/csvexport.h"
-#include "console/mappedduplicates.h"
 #include "consolewindow.h"
-#include "csvfile.h"
 #include "db/connection.h"
 #include "dialogs/mappedcompensationdialog.h"
 #include "domain/mapping/mapping.h"
 #include "mainwindow.h"
 #include "models/compensationbatchmodel.h"
-#include "models/mappedgroupmodel.h"
 #include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/overviewpage.h"
-#include "pages/windowcombo.h"
 #include "scratchdatabase.h"
 #include "teamshop.h"
+#include "teamshopwindow.h"
 #include "testmain.h"
 #include "widgets/datatable.h"
 #include "widgets/tile.h"
 
 #include <QApplication>
-#include <QComboBox>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
-#include <QTemporaryDir>
 
 #include <array>
 
@@ -58,116 +52,6 @@ QMap<QString, qint64> openGroupsBySql(const test::TeamShop &shop)
     return groups;
 }
 
-// The groups a filter of the duplicates page shows, by a plain GROUP BY over the team's tables
-// (nothing compensated yet): "side effect, order, live copies", sorted.
-QStringList filteredBySql(const test::TeamShop &shop, const QString &sideEffect = {},
-                          qint64 userId = 0, qint64 withinSeconds = 0)
-{
-    const QList<std::array<const char *, 7>> sides{
-        {"coupon", "t_coupon_grant", "order_no", "tpl_code", "uid", "gmt_create",
-         "status <> 'VOID'"},
-        {"gift_card", "t_gift_card", "order_ref", "card_type, batch", "member_id", "issued_at",
-         "status <> 9"},
-        {"points", "t_point_flow", "biz_no", "biz_type", "uid", "gmt_create", "delta > 0"}};
-    db::Connection root(test::serverDsn(), QStringLiteral("check"));
-    QStringList groups;
-    for (const auto &[name, table, order, key, user, created, live] : sides) {
-        if (!sideEffect.isEmpty() && sideEffect != QLatin1String(name))
-            continue;
-        QString having = QStringLiteral("COUNT(*) > 1");
-        if (userId > 0)
-            having += QStringLiteral(" AND SUM(%1 = %2) > 0").arg(QLatin1String(user)).arg(userId);
-        if (withinSeconds > 0)
-            having += QStringLiteral(" AND MAX(%1) >= UTC_TIMESTAMP() - INTERVAL %2 SECOND")
-                          .arg(QLatin1String(created))
-                          .arg(withinSeconds);
-        QSqlQuery query = db::exec(
-            root.database(),
-            QStringLiteral("SELECT %1, COUNT(*) FROM %2.%3 WHERE %4 GROUP BY %1, %5 HAVING %6")
-                .arg(QLatin1String(order), db::quoteIdentifier(shop.business()),
-                     QLatin1String(table), QLatin1String(live), QLatin1String(key), having));
-        while (query.next())
-            groups << QStringLiteral("%1, %2, %3")
-                          .arg(QLatin1String(name), query.value(0).toString(),
-                               query.value(1).toString());
-    }
-    groups.sort();
-    return groups;
-}
-
-// The same three cells of rows as the page's table and its CSV show them.
-QString groupCells(const QStringList &cells)
-{
-    return QStringLiteral("%1, %2, %3")
-        .arg(cells.at(MappedGroupModel::SideEffectColumn), cells.at(MappedGroupModel::OrderColumn),
-             cells.at(MappedGroupModel::LiveColumn));
-}
-
-QStringList listed(const DuplicatesPage &page)
-{
-    const QAbstractItemModel *model = page.mappedGroups()->model();
-    QStringList groups;
-    for (int row = 0; row < model->rowCount(); ++row) {
-        QStringList cells;
-        for (int column = 0; column < model->columnCount(); ++column)
-            cells << model->index(row, column).data().toString();
-        groups << groupCells(cells);
-    }
-    groups.sort();
-    return groups;
-}
-
-// The page's CSV export of its filter, written whole: its groups, sorted.
-QStringList exported(DuplicatesPage &page, const QString &path)
-{
-    QSignalSpy finished(page.mappedGroups(), &DataTable::exportFinished);
-    page.mappedGroups()->exportCsv(path);
-    if (!finished.wait(20000) && finished.isEmpty())
-        return {QStringLiteral("the export did not finish")};
-    QList<QStringList> rows = test::readCsv(path);
-    if (rows.isEmpty() || rows.first().size() != MappedGroupModel::NUM_COLUMNS)
-        return {QStringLiteral("no header")};
-    rows.removeFirst();
-    QStringList groups;
-    for (const QStringList &row : std::as_const(rows))
-        groups << groupCells(row);
-    groups.sort();
-    return groups;
-}
-
-// Changes a filter and waits for the page to show what it reads.
-bool filtered(DuplicatesPage &page, const std::function<void()> &change)
-{
-    QSignalSpy shown(&page, &DuplicatesPage::mappedShown);
-    change();
-    return shown.wait(20000);
-}
-
-// A window connected as `account` to the shop through its mapping, its grants known.
-std::unique_ptr<MainWindow> windowAs(const test::TeamShop &shop,
-                                     const test::ScratchAccount &account)
-{
-    auto window = std::make_unique<MainWindow>(std::nullopt);
-    QSignalSpy known(window.get(), &MainWindow::privilegesKnown);
-    window->resize(1366, 740);
-    window->connectTo(console::Target{account.dsnFor(shop.dsn().database),
-                                      mapping::loadMapping(shop.mappingPath())});
-    window->show();
-    if (!known.wait(10000) && known.isEmpty())
-        qWarning("the privileges probe did not answer");
-    return window;
-}
-
-DuplicatesPage *duplicatesShown(MainWindow &window)
-{
-    window.showPage(Page::DuplicatesId);
-    auto *page = static_cast<DuplicatesPage *>(window.page(Page::DuplicatesId));
-    QSignalSpy shown(page, &DuplicatesPage::mappedShown);
-    if (page->mappedDuplicates().orders.isEmpty())
-        static_cast<void>(shown.wait(20000));
-    return page;
-}
-
 } // namespace
 
 class TestConsoleMapped final : public QObject
@@ -188,7 +72,7 @@ private Q_SLOTS:
                  qint64(test::TeamShop::kGiftCardGroups));
         QCOMPARE(expected.value(QStringLiteral("points")), qint64(test::TeamShop::kPointGroups));
 
-        auto window = windowAs(shop, finance);
+        auto window = test::windowAs(shop, finance);
         auto *overview = window->page(Page::OverviewId);
         auto *tile = overview->findChild<Tile *>(QStringLiteral("tileDuplicates"));
         QVERIFY(tile);
@@ -206,7 +90,7 @@ private Q_SLOTS:
         QVERIFY2(rate->detail().contains(QStringLiteral("not available on mapped tables")),
                  qPrintable(rate->detail()));
 
-        DuplicatesPage *page = duplicatesShown(*window);
+        DuplicatesPage *page = test::duplicatesShown(*window);
         const mapping::MappedWatchFigures &figures = page->mappedDuplicates().watch.figures;
         QCOMPARE(figures.sideEffects.size(), 3);
         for (const mapping::MappedSideEffectFigures &side : figures.sideEffects)
@@ -229,99 +113,6 @@ private Q_SLOTS:
         QVERIFY(!everything->isEnabled());
     }
 
-    // The page's time, side effect and user filters, and its CSV, against a GROUP BY over the
-    // team's tables, as a finance account that reads them.
-    void financeFiltersAndExports_data()
-    {
-        QTest::addColumn<db::SchemaLevel>("level");
-        QTest::newRow("current") << db::SchemaLevel::Current;
-        QTest::newRow("legacy") << db::SchemaLevel::Legacy;
-    }
-
-    void financeFiltersAndExports()
-    {
-        QFETCH(db::SchemaLevel, level);
-        test::TeamShop shop(level);
-        test::ScratchAccount finance(QStringLiteral("payops_finance"));
-        shop.grantBusiness(finance, QStringLiteral("SELECT"));
-        // Two points groups' copies issued an hour ago; everything else weeks before.
-        shop.execBusiness(QStringLiteral("UPDATE t_point_flow SET gmt_create = UTC_TIMESTAMP() "
-                                         "- INTERVAL 1 HOUR WHERE biz_no IN (%1, %2)")
-                              .arg(test::TeamShop::kFirstOrder + 40)
-                              .arg(test::TeamShop::kFirstOrder + 41));
-        const QStringList all = filteredBySql(shop);
-        QCOMPARE(all.size(), test::TeamShop::kCouponGroups + test::TeamShop::kGiftCardGroups +
-                                 test::TeamShop::kPointGroups);
-
-        auto window = windowAs(shop, finance);
-        DuplicatesPage *page = duplicatesShown(*window);
-        QTRY_COMPARE_WITH_TIMEOUT(listed(*page), all, 20000);
-        QTemporaryDir dir;
-        QCOMPARE(exported(*page, dir.filePath(QStringLiteral("all.csv"))), all);
-
-        auto *kind = page->findChild<QComboBox *>(QStringLiteral("kindCombo"));
-        QVERIFY(filtered(
-            *page, [kind] { kind->setCurrentIndex(kind->findData(QStringLiteral("gift_card"))); }));
-        const QStringList cards = filteredBySql(shop, QStringLiteral("gift_card"));
-        QCOMPARE(cards.size(), test::TeamShop::kGiftCardGroups);
-        QCOMPARE(listed(*page), cards);
-        QCOMPARE(exported(*page, dir.filePath(QStringLiteral("cards.csv"))), cards);
-
-        // The user of the first planted points group, on every side effect.
-        const qint64 user = 7000;
-        auto *userEdit = page->findChild<QLineEdit *>(QStringLiteral("userFilter"));
-        QVERIFY(filtered(*page, [kind] { kind->setCurrentIndex(0); }));
-        QVERIFY(filtered(*page, [userEdit, user] {
-            userEdit->setText(QString::number(user));
-            Q_EMIT userEdit->editingFinished();
-        }));
-        const QStringList mine = filteredBySql(shop, {}, user);
-        QVERIFY(!mine.isEmpty() && mine.size() < all.size());
-        QCOMPARE(listed(*page), mine);
-
-        auto *windowCombo = page->findChild<WindowCombo *>();
-        QVERIFY(filtered(*page, [userEdit] {
-            userEdit->clear();
-            Q_EMIT userEdit->editingFinished();
-        }));
-        QVERIFY(filtered(*page, [windowCombo] {
-            windowCombo->setCurrentIndex(windowCombo->findData(qint64(7 * 86400)));
-        }));
-        const QStringList recent = filteredBySql(shop, {}, 0, 7 * 86400);
-        QCOMPARE(recent.size(), 2);
-        QCOMPARE(listed(*page), recent);
-        QCOMPARE(exported(*page, dir.filePath(QStringLiteral("recent.csv"))), recent);
-        test::screenshot(window.get(), QStringLiteral("mapped-duplicates-filtered"));
-
-        // Paged two orders at a time, as the export pages, the groups are every group once.
-        db::Connection connection(finance.dsnFor(shop.dsn().database), QStringLiteral("pages"));
-        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
-        QStringList paged;
-        qint64 from = 0;
-        for (bool atEnd = false; !atEnd;) {
-            const console::MappedGroupPage next = console::loadMappedGroupPage(
-                connection.database(), mapping, console::MappedDuplicateFilter{}, from, 2);
-            QVERIFY(!next.groups.isEmpty() || next.atEnd); // whole orders, never none
-            for (const console::MappedGroup &group : next.groups)
-                paged << QStringLiteral("%1, %2, %3")
-                             .arg(group.sideEffect)
-                             .arg(group.orderId)
-                             .arg(group.live);
-            atEnd = next.atEnd;
-            from = next.nextOrderId;
-        }
-        paged.sort();
-        QCOMPARE(paged, all);
-
-        // The export's rows stop at the cancel: a long one is stopped between its pages.
-        const std::atomic<bool> stop{true};
-        int written = 0;
-        console::mappedGroupCsvRows(mapping, {},
-                                    [](const console::MappedGroup &) { return QStringList(); })(
-            connection.database(), [&written](const QStringList &) { ++written; }, stop);
-        QCOMPARE(written, 0);
-    }
-
     // An operator with the business grants compensates every open order from the page: the
     // page then lists only the order whose extra coupon was used, left to finance.
     void operatorCompensatesFromThePage()
@@ -330,8 +121,8 @@ private Q_SLOTS:
         test::ScratchAccount op(QStringLiteral("payops_operator"));
         shop.grantCompensation(op);
 
-        auto window = windowAs(shop, op);
-        DuplicatesPage *page = duplicatesShown(*window);
+        auto window = test::windowAs(shop, op);
+        DuplicatesPage *page = test::duplicatesShown(*window);
         auto *all = page->findChild<QPushButton *>(QStringLiteral("compensateAll"));
         QTRY_VERIFY(all->isEnabled());
         MappedCompensationDialog *dialog = page->compensateMapped(false);
@@ -370,8 +161,8 @@ private Q_SLOTS:
             db::exec(root.database(), QStringLiteral("UPDATE payops_meta SET value = '100' WHERE "
                                                      "name = 'four_eyes_threshold_fen'"));
         }
-        auto window = windowAs(shop, op);
-        DuplicatesPage *page = duplicatesShown(*window);
+        auto window = test::windowAs(shop, op);
+        DuplicatesPage *page = test::duplicatesShown(*window);
         MappedCompensationDialog *dialog = page->compensateMapped(false);
         QVERIFY(dialog);
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
