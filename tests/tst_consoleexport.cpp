@@ -1,4 +1,5 @@
 #include "console/worker.h"
+#include "csvfile.h"
 #include "db/connection.h"
 #include "demodatabase.h"
 #include "dialogs/reportdialog.h"
@@ -23,51 +24,6 @@
 using namespace payops;
 
 namespace {
-
-// RFC 4180, read independently of the writer: the rows of a file CsvWriter wrote.
-QList<QStringList> readCsv(const QString &path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    QByteArray bytes = file.readAll();
-    if (!bytes.startsWith("\xEF\xBB\xBF"))
-        return {};
-    const QString text = QString::fromUtf8(bytes.mid(3));
-    QList<QStringList> rows;
-    QStringList row;
-    QString cell;
-    bool quoted = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const QChar c = text.at(i);
-        if (quoted) {
-            if (c == QLatin1Char('"') && i + 1 < text.size() &&
-                text.at(i + 1) == QLatin1Char('"')) {
-                cell += c;
-                ++i;
-            } else if (c == QLatin1Char('"')) {
-                quoted = false;
-            } else {
-                cell += c;
-            }
-        } else if (c == QLatin1Char('"')) {
-            quoted = true;
-        } else if (c == QLatin1Char(',')) {
-            row << cell;
-            cell.clear();
-        } else if (c == QLatin1Char('\r') && i + 1 < text.size() &&
-                   text.at(i + 1) == QLatin1Char('\n')) {
-            row << cell;
-            rows << row;
-            row.clear();
-            cell.clear();
-            ++i;
-        } else {
-            cell += c;
-        }
-    }
-    return rows;
-}
 
 QList<QStringList> shown(const QAbstractItemModel *model)
 {
@@ -151,7 +107,7 @@ private Q_SLOTS:
         QCOMPARE(finished.first().at(0).toLongLong(), qint64(2));
         QList<QStringList> expected = shown(&model);
         expected[1][2] = QStringLiteral("'=HYPERLINK(\"http://x\")"); // the only cell that changes
-        QCOMPARE(readCsv(path), expected);
+        QCOMPARE(test::readCsv(path), expected);
     }
 
     // The duplicates page pages in by order as the view scrolls; its export reads every group
@@ -193,7 +149,7 @@ private Q_SLOTS:
             QTRY_VERIFY_WITH_TIMEOUT(!model->isLoading(), 20000);
         }
         QCOMPARE(qint64(model->rowCount()), groups);
-        QCOMPARE(readCsv(path), shown(model));
+        QCOMPARE(test::readCsv(path), shown(model));
     }
 
     // A paged table without a streaming query of its own: its remaining pages are loaded by
@@ -220,7 +176,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
         QCOMPARE(finished.first().at(0).toLongLong(), orders);
         QCOMPARE(qint64(model.rowCount()), orders);
-        QCOMPARE(readCsv(path), shown(&model));
+        QCOMPARE(test::readCsv(path), shown(&model));
     }
 
     // Cancelled while it streams, an export leaves no file.

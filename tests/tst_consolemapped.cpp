@@ -10,7 +10,9 @@
 #include "pages/overviewpage.h"
 #include "scratchdatabase.h"
 #include "teamshop.h"
+#include "teamshopwindow.h"
 #include "testmain.h"
+#include "widgets/datatable.h"
 #include "widgets/tile.h"
 
 #include <QApplication>
@@ -51,31 +53,6 @@ QMap<QString, qint64> openGroupsBySql(const test::TeamShop &shop)
     return groups;
 }
 
-// A window connected as `account` to the shop through its mapping, its grants known.
-std::unique_ptr<MainWindow> windowAs(const test::TeamShop &shop,
-                                     const test::ScratchAccount &account)
-{
-    auto window = std::make_unique<MainWindow>(std::nullopt);
-    QSignalSpy known(window.get(), &MainWindow::privilegesKnown);
-    window->resize(1366, 740);
-    window->connectTo(console::Target{account.dsnFor(shop.dsn().database),
-                                      mapping::loadMapping(shop.mappingPath())});
-    window->show();
-    if (!known.wait(10000) && known.isEmpty())
-        qWarning("the privileges probe did not answer");
-    return window;
-}
-
-DuplicatesPage *duplicatesShown(MainWindow &window)
-{
-    window.showPage(Page::DuplicatesId);
-    auto *page = static_cast<DuplicatesPage *>(window.page(Page::DuplicatesId));
-    QSignalSpy shown(page, &DuplicatesPage::mappedShown);
-    if (page->mappedDuplicates().orders.isEmpty())
-        static_cast<void>(shown.wait(20000));
-    return page;
-}
-
 } // namespace
 
 class TestConsoleMapped final : public QObject
@@ -96,7 +73,7 @@ private Q_SLOTS:
                  qint64(test::TeamShop::kGiftCardGroups));
         QCOMPARE(expected.value(QStringLiteral("points")), qint64(test::TeamShop::kPointGroups));
 
-        auto window = windowAs(shop, finance);
+        auto window = test::windowAs(shop, finance);
         auto *overview = window->page(Page::OverviewId);
         auto *tile = overview->findChild<Tile *>(QStringLiteral("tileDuplicates"));
         QVERIFY(tile);
@@ -114,16 +91,16 @@ private Q_SLOTS:
         QVERIFY2(rate->detail().contains(QStringLiteral("not available on mapped tables")),
                  qPrintable(rate->detail()));
 
-        DuplicatesPage *page = duplicatesShown(*window);
+        DuplicatesPage *page = test::duplicatesShown(*window);
         const mapping::MappedWatchFigures &figures = page->mappedDuplicates().watch.figures;
         QCOMPARE(figures.sideEffects.size(), 3);
         for (const mapping::MappedSideEffectFigures &side : figures.sideEffects)
             QCOMPARE(side.openGroups, expected.value(side.name));
-        QCOMPARE(page->mappedOrders()->model()->rowCount(), int(figures.openOrders));
+        QCOMPARE(page->mappedGroups()->model()->rowCount(), int(figures.groups()));
         QVERIFY(figures.openOrders > 0);
 
-        // The selected order's rows: every side effect's rows of that order.
-        page->mappedOrders()->selectRow(0);
+        // The selected group's order's rows: every side effect's rows of that order.
+        page->mappedGroups()->selectRow(0);
         QTRY_VERIFY(page->mappedCopies()->model()->rowCount() >= 2);
         test::screenshot(window.get(), QStringLiteral("mapped-duplicates"));
 
@@ -143,14 +120,10 @@ private Q_SLOTS:
     {
         test::TeamShop shop;
         test::ScratchAccount op(QStringLiteral("payops_operator"));
-        shop.grantBusiness(op, QStringLiteral("SELECT"));
-        for (const QString &grant :
-             {QStringLiteral("UPDATE ON t_coupon_grant"), QStringLiteral("UPDATE ON t_gift_card"),
-              QStringLiteral("INSERT ON t_point_flow")})
-            shop.execBusiness(QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, op.user()));
+        shop.grantCompensation(op);
 
-        auto window = windowAs(shop, op);
-        DuplicatesPage *page = duplicatesShown(*window);
+        auto window = test::windowAs(shop, op);
+        DuplicatesPage *page = test::duplicatesShown(*window);
         auto *all = page->findChild<QPushButton *>(QStringLiteral("compensateAll"));
         QTRY_VERIFY(all->isEnabled());
         MappedCompensationDialog *dialog = page->compensateMapped(false);
@@ -163,7 +136,7 @@ private Q_SLOTS:
         QVERIFY2(result.contains(QStringLiteral("1 left to finance")), qPrintable(result));
 
         // Only the used coupon's order stays open, its extra copy used.
-        QTRY_COMPARE_WITH_TIMEOUT(page->mappedOrders()->model()->rowCount(), 1, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(page->mappedGroups()->model()->rowCount(), 1, 20000);
         QCOMPARE(page->mappedDuplicates().orders.first().order.id,
                  test::TeamShop::kUsedCouponOrder);
         // The compensation page lists the run's batch from mapped_compensation; no request.
@@ -199,8 +172,8 @@ private Q_SLOTS:
                                                      "name = 'four_eyes_threshold_fen'"));
         }
         const QMap<QString, qint64> before = shop.checksums();
-        auto requester = windowAs(shop, alice);
-        DuplicatesPage *page = duplicatesShown(*requester);
+        auto requester = test::windowAs(shop, alice);
+        DuplicatesPage *page = test::duplicatesShown(*requester);
         MappedCompensationDialog *dialog = page->compensateMapped(false);
         QVERIFY(dialog);
         QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
@@ -260,7 +233,7 @@ private Q_SLOTS:
         QVERIFY(!ownTables->approveSelected());
 
         // Bob, with the same file, approves and compensates.
-        approver = windowAs(shop, bob);
+        approver = test::windowAs(shop, bob);
         approver->showPage(Page::CompensationId);
         auto *compensation = static_cast<CompensationPage *>(approver->page(Page::CompensationId));
         QTRY_COMPARE_WITH_TIMEOUT(compensation->requestModel()->rowCount(), 1, 10000);

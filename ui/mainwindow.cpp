@@ -195,7 +195,7 @@ void MainWindow::connectTo(const console::Target &target)
         connect(inspections, &InspectionPage::newFindings, m_findingsNotifier,
                 &FindingsNotifier::notify);
     showPage(Page::OverviewId);
-    m_playbook->setDatabase(dsn);
+    m_playbook->setDatabase(target);
     probeAccount();
     m_mappingCheck->check(target);
     Q_EMIT connected();

@@ -44,6 +44,24 @@ CsvRows duplicateCsvRows(DuplicateFilter filter, int pageSize,
     };
 }
 
+CsvRows mappedGroupCsvRows(mapping::Mapping mapping, MappedDuplicateFilter filter,
+                           std::function<QStringList(const MappedGroup &)> cells)
+{
+    return [mapping = std::move(mapping), filter = std::move(filter), cells = std::move(cells)](
+               const QSqlDatabase &db, const RowSink &sink, const std::atomic<bool> &cancel) {
+        qint64 from = 0;
+        while (!cancel.load()) {
+            const MappedGroupPage page =
+                loadMappedGroupPage(db, mapping, filter, from, kExportPage);
+            for (const MappedGroup &group : page.groups)
+                sink(cells(group));
+            if (page.atEnd)
+                return;
+            from = page.nextOrderId;
+        }
+    };
+}
+
 CsvRows findingCsvRows(qint64 runId,
                        std::function<QStringList(const ReconciliationFinding &)> cells,
                        std::optional<mapping::Mapping> mapping)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "console/duplicatescan.h"
+#include "console/mappedduplicates.h"
 #include "domain/mapping/mapping.h"
 #include "domain/money/auditquery.h"
 #include "domain/statement/reconciliation.h"
@@ -26,6 +27,9 @@ using CsvRows = std::function<void(const QSqlDatabase &db, const RowSink &sink,
 CsvRows auditCsvRows(AuditFilter filter, std::function<QStringList(const AuditEntry &)> cells);
 CsvRows duplicateCsvRows(DuplicateFilter filter, int pageSize,
                          std::function<QStringList(const DuplicateGroup &)> cells);
+// Every open group a mapped duplicates filter shows (console/mappedduplicates.h), page by page.
+CsvRows mappedGroupCsvRows(mapping::Mapping mapping, MappedDuplicateFilter filter,
+                           std::function<QStringList(const MappedGroup &)> cells);
 // With `mapping`, the findings' statuses are read from the team's tables.
 CsvRows findingCsvRows(qint64 runId,
                        std::function<QStringList(const ReconciliationFinding &)> cells,

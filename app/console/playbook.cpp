@@ -6,6 +6,7 @@
 #include "db/migrator.h"
 #include "displayformat.h"
 #include "domain/callback/instanceliveness.h"
+#include "domain/mapping/mappedwatch.h"
 
 #include <QCoreApplication>
 #include <QSqlQuery>
@@ -40,13 +41,86 @@ QString scopeText(const PlaybookFacts &facts)
 {
     return Text::tr("%1 duplicate group(s) on %2 order(s), ¥%3 at risk")
         .arg(facts.liveGroups())
-        .arg(facts.watch.openOrders)
+        .arg(facts.openOrders())
         .arg(formatYuan(facts.moneyAtRiskFen()));
+}
+
+// The steps that act on payops's own callback handling, read on a team's tables (docs/mapping.md):
+// the team's own handler pays their orders, and payops's switch, backlog and sandbox are not in
+// its path unless payops gateways stand in front of it (see mappedStopBleeding). Each says so
+// rather than look done or left to do.
+StepStatus mappedSimulate()
+{
+    return status(PlaybookStep::Simulate, StepState::NotAvailable,
+                  Text::tr("The simulation pays orders in payops's own tables, not in the "
+                           "team's."));
+}
+
+// Unless payops-callbackd stands in front of their handler as a gateway (docs/gateway.md):
+// then the switch holds the callbacks back, and they are drained to the handler after.
+StepStatus mappedStopBleeding()
+{
+    return status(PlaybookStep::StopBleeding, StepState::NotAvailable,
+                  Text::tr("Your own handler pays these orders, with no payops gateway in front "
+                           "of it: payops's switch does not reach it. Pause it in your service."));
+}
+
+StepStatus mappedDrain(const PlaybookFacts &facts)
+{
+    const qint64 waiting = facts.inspection.gatewayBacklog;
+    const PlaybookStep step = PlaybookStep::Drain;
+    if (facts.gatewaysAlive == 0 && waiting == 0) {
+        QString reason = Text::tr("Your own handler receives these orders' callbacks: payops "
+                                  "recorded none of them to drain.");
+        if (facts.inspection.backlog > 0)
+            reason += QLatin1Char(' ') + Text::tr("(%1 of payops's own wait on the Backlog page.)")
+                                             .arg(facts.inspection.backlog);
+        return status(step, StepState::NotAvailable, reason);
+    }
+    if (facts.inspection.switchState.mode == CallbackMode::RecordOnly)
+        return status(step, StepState::ToDo,
+                      Text::tr("%1 callback(s) wait for your handler: resume forwarding, then "
+                               "drain them to it (Backlog page).")
+                          .arg(waiting));
+    if (waiting > 0)
+        return status(step, StepState::ToDo,
+                      Text::tr("%1 callback(s) wait for your handler's final answer: drain them "
+                               "to it (Backlog page).")
+                          .arg(waiting));
+    return status(step, StepState::Done,
+                  Text::tr("The gateways forward normally; no callback waits for your handler."));
+}
+
+// On a team's tables the fix payops can see is the database's: a unique key on (order, key...)
+// per side effect refuses a second live copy whatever the handler does. payops never alters
+// the team's schema (docs/mapping.md), so it checks the keys and leaves adding them to their DBA.
+StepStatus mappedFix(const PlaybookFacts &facts)
+{
+    QStringList missing;
+    int present = 0;
+    for (const Defence &d : facts.posture) {
+        if (!d.name.startsWith(QLatin1String("mapped_key_")))
+            continue;
+        if (d.state == DefenceState::Present)
+            ++present;
+        else
+            missing << d.name.mid(int(qstrlen("mapped_key_")));
+    }
+    if (missing.isEmpty() && present > 0)
+        return status(PlaybookStep::Fix, StepState::Done,
+                      Text::tr("Each side effect's table has a unique key on (order, key): the "
+                               "database refuses a second copy."));
+    return status(PlaybookStep::Fix, present > 0 ? StepState::InProgress : StepState::ToDo,
+                  Text::tr("No unique key on (order, key) for: %1. Your DBA adds them after "
+                           "compensating; payops never alters your schema.")
+                      .arg(missing.join(QStringLiteral(", "))));
 }
 
 StepStatus simulate(const PlaybookFacts &facts, const PlaybookContext &context)
 {
     const PlaybookStep step = PlaybookStep::Simulate;
+    if (facts.mapped)
+        return mappedSimulate();
     if (!facts.sandbox)
         return status(step, StepState::NotAvailable,
                       Text::tr("Not a sandbox: the simulation creates and pays orders, so it runs "
@@ -74,18 +148,22 @@ StepStatus detect(const PlaybookFacts &facts)
                       facts.liveGroups() > 0
                           ? scopeText(facts)
                           : Text::tr("%1 duplicate copies found, all compensated since.")
-                                .arg(facts.watch.superseded()));
-    if (!facts.watch.complete())
+                                .arg(facts.compensatedCopies()));
+    if (!facts.watchComplete())
         return status(step, StepState::InProgress,
                       Text::tr("First count of the duplicates: %1 % of the orders read.")
-                          .arg(facts.watch.percentScanned()));
+                          .arg(facts.percentScanned()));
     return status(step, StepState::ToDo,
-                  Text::tr("Watching: no coupon or points row issued twice so far."));
+                  facts.mapped
+                      ? Text::tr("Watching: no side effect of the mapping issued twice so far.")
+                      : Text::tr("Watching: no coupon or points row issued twice so far."));
 }
 
 StepStatus stopBleeding(const PlaybookFacts &facts)
 {
     const PlaybookStep step = PlaybookStep::StopBleeding;
+    if (facts.mapped && facts.gatewaysAlive == 0)
+        return mappedStopBleeding();
     const SwitchState &sw = facts.inspection.switchState;
     if (sw.mode == CallbackMode::RecordOnly) {
         if (facts.unacknowledged > 0)
@@ -103,8 +181,9 @@ StepStatus stopBleeding(const PlaybookFacts &facts)
                       .arg(sw.version)
                       .arg(facts.instancesAlive));
     }
-    // Back to NORMAL is right once the fix is in: nothing can pay twice any more.
-    if (facts.keysPresent() && facts.handlerFixed())
+    // Back to NORMAL is right once the fix is in: nothing can pay twice any more. On a team's
+    // tables that is their unique keys: payops cannot see how their handler locks.
+    if (facts.keysPresent() && (facts.mapped || facts.handlerFixed()))
         return status(step, StepState::Done,
                       Text::tr("NORMAL again, with the fix in: nothing can pay twice any more."));
     return status(step, StepState::ToDo,
@@ -116,14 +195,14 @@ StepStatus scope(const PlaybookFacts &facts)
     const PlaybookStep step = PlaybookStep::Scope;
     if (!facts.incidentSeen())
         return status(step, StepState::ToDo, Text::tr("Nothing to scope: no duplicates found."));
-    if (!facts.watch.complete())
+    if (!facts.watchComplete())
         return status(step, StepState::InProgress,
                       Text::tr("Counting: %1 % of the orders read; the figures grow until then.")
-                          .arg(facts.watch.percentScanned()));
+                          .arg(facts.percentScanned()));
     if (facts.liveGroups() == 0)
         return status(step, StepState::Done,
                       Text::tr("No live duplicates left; %1 copies were compensated.")
-                          .arg(facts.watch.superseded()));
+                          .arg(facts.compensatedCopies()));
     return status(step, StepState::Done, scopeText(facts));
 }
 
@@ -138,6 +217,13 @@ StepStatus proveRootCause(const PlaybookFacts &facts)
             Text::tr("Order %1: %2 released its lock %3 ms before its commit.")
                 .arg(QString::number(facts.evidenceOrder), facts.evidenceInstance,
                      QString::number(double(facts.evidenceEarlyMicros) / 1000.0, 'f', 1)));
+    // On a team's tables payops-callbackd may never have seen the order: its rows and the
+    // team's payments are then the evidence, and the handler's own logs the proof.
+    if (facts.mapped && facts.evidenceInstance.isEmpty())
+        return status(step, StepState::ToDo,
+                      Text::tr("Order %1: no payops trace (your handler paid it). Set its "
+                               "copies' times beside your handler's logs.")
+                          .arg(facts.evidenceOrder));
     return status(
         step, StepState::ToDo,
         Text::tr("Order %1's traces show no lock released before its commit; open its evidence.")
@@ -148,7 +234,7 @@ StepStatus compensate(const PlaybookFacts &facts)
 {
     const PlaybookStep step = PlaybookStep::Compensate;
     const qint64 live = facts.liveGroups();
-    const qint64 superseded = facts.watch.superseded();
+    const qint64 superseded = facts.compensatedCopies();
     if (live == 0)
         return superseded > 0
                    ? status(step, StepState::Done,
@@ -168,6 +254,8 @@ StepStatus compensate(const PlaybookFacts &facts)
 StepStatus fix(const PlaybookFacts &facts)
 {
     const PlaybookStep step = PlaybookStep::Fix;
+    if (facts.mapped)
+        return mappedFix(facts);
     const bool keys = facts.keysPresent();
     const bool handler = facts.handlerFixed();
     QString handlerText;
@@ -193,6 +281,8 @@ StepStatus fix(const PlaybookFacts &facts)
 StepStatus drain(const PlaybookFacts &facts)
 {
     const PlaybookStep step = PlaybookStep::Drain;
+    if (facts.mapped)
+        return mappedDrain(facts);
     const qint64 backlog = facts.inspection.backlog;
     const qint64 matched = facts.inspection.unmatched.withOrder;
     if (!(facts.keysPresent() && facts.handlerFixed()))
@@ -220,15 +310,15 @@ StepStatus inspectGreen(const PlaybookFacts &facts)
     const PlaybookStep step = PlaybookStep::InspectGreen;
     if (facts.watchMissing)
         return noWatch(step);
-    if (!facts.watch.complete())
-        return status(step, StepState::InProgress,
-                      Text::tr("The first count of duplicates is at %1 %.")
-                          .arg(facts.watch.percentScanned()));
+    if (!facts.watchComplete())
+        return status(
+            step, StepState::InProgress,
+            Text::tr("The first count of duplicates is at %1 %.").arg(facts.percentScanned()));
     const InspectionFindings &found = facts.inspection;
     if (found.clean())
         return status(step, StepState::Done, Text::tr("payops inspect: clean."));
     QStringList findings;
-    if (!found.duplicates.isEmpty())
+    if (found.hasDuplicates())
         findings << scopeText(facts);
     if (found.unmatched.withOrder > 0)
         findings << Text::tr("%1 late payment(s) to apply").arg(found.unmatched.withOrder);
@@ -250,7 +340,7 @@ StepStatus exportReport(const PlaybookFacts &facts, const PlaybookContext &conte
     if (!facts.incidentSeen())
         return status(step, StepState::ToDo,
                       Text::tr("No duplicates seen yet: nothing to report."));
-    if (facts.watch.complete() && facts.inspection.clean())
+    if (facts.watchComplete() && facts.inspection.clean())
         return status(step, StepState::ToDo,
                       Text::tr("Clean: write the report for finance (File, Incident report)."));
     return status(step, StepState::ToDo, Text::tr("Write it once the inspection is green."));
@@ -258,13 +348,16 @@ StepStatus exportReport(const PlaybookFacts &facts, const PlaybookContext &conte
 
 // The affected order whose evidence step 5 shows: the lowest with an open duplicate, else the
 // last one compensated (compensation's primary key, newest first).
-qint64 evidenceOrderOf(const QSqlDatabase &db)
+qint64 evidenceOrderOf(const QSqlDatabase &db, const mapping::Mapping *mapping)
 {
-    const QList<qint64> open = openDuplicateOrders(db, 1);
+    const QList<qint64> open =
+        mapping ? mapping::openMappedOrders(db, *mapping, 1) : openDuplicateOrders(db, 1);
     if (!open.isEmpty())
         return open.first();
-    return db::scalar(db,
-                      QStringLiteral("SELECT order_id FROM compensation ORDER BY id DESC LIMIT 1"))
+    return db::scalar(db, mapping ? QStringLiteral("SELECT order_id FROM mapped_compensation "
+                                                   "ORDER BY id DESC LIMIT 1")
+                                  : QStringLiteral("SELECT order_id FROM compensation "
+                                                   "ORDER BY id DESC LIMIT 1"))
         .toLongLong();
 }
 
@@ -287,11 +380,15 @@ QString stepStateName(StepState state)
 
 qint64 PlaybookFacts::liveGroups() const
 {
+    if (mapped)
+        return mappedWatch.groups();
     return watch.groups(CouponBit) + watch.groups(PointsBit);
 }
 
 qint64 PlaybookFacts::moneyAtRiskFen() const
 {
+    if (mapped)
+        return mappedWatch.valueFen(pointsPerYuan);
     return watch.couponFen() + watch.pointFen(pointsPerYuan);
 }
 
@@ -304,6 +401,8 @@ DefenceState PlaybookFacts::defence(const QString &name) const
 
 bool PlaybookFacts::keysPresent() const
 {
+    if (mapped)
+        return mappedFix(*this).state == StepState::Done;
     return defence(QStringLiteral("uk_order_tpl")) == DefenceState::Present &&
            defence(QStringLiteral("uk_order_type")) == DefenceState::Present;
 }
@@ -317,30 +416,67 @@ bool PlaybookFacts::handlerFixed() const
     return defence(QStringLiteral("lock_across_commit")) == DefenceState::Present;
 }
 
-PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan)
+qint64 MappedCompensatedTally::advance(const QSqlDatabase &db)
+{
+    // One statement each: the head and the count from one read view.
+    QSqlQuery query =
+        m_auditLastId < 0
+            ? db::exec(db, QStringLiteral("SELECT h.last_id, (SELECT COUNT(*) FROM "
+                                          "mapped_compensation) FROM ops_audit_head h "
+                                          "WHERE h.id = 1"))
+            : db::exec(db,
+                       QStringLiteral("SELECT h.last_id, (SELECT COUNT(*) FROM ops_audit_log l "
+                                      "WHERE l.id > ? AND l.id <= h.last_id AND l.action IN "
+                                      "('compensation.mapped_freeze', "
+                                      "'compensation.mapped_reverse')) "
+                                      "FROM ops_audit_head h WHERE h.id = 1"),
+                       {m_auditLastId});
+    if (!query.next())
+        return m_count;
+    m_count = (m_auditLastId < 0 ? 0 : m_count) + query.value(1).toLongLong();
+    m_auditLastId = query.value(0).toLongLong();
+    return m_count;
+}
+
+PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan,
+                                const mapping::Mapping *mapping, MappedCompensatedTally *tally)
 {
     PlaybookFacts facts;
     facts.pointsPerYuan = pointsPerYuan;
     facts.sandbox = db::isSandboxDatabase(db);
+    facts.mapped = mapping != nullptr;
 
     // As the overview: a slice of the first pass at most, and another console's refresh waited
     // for briefly, so the playbook's figures are the overview's.
     WatchRefreshOptions options;
     options.lockWaitSeconds = 1;
     options.firstPassBudgetMs = 1000;
-    const WatchRefresh watch = refreshDuplicateWatch(db, options);
-    facts.watch = watch.figures;
-    facts.watchMissing = watch.missing;
-    if (!watch.missing)
-        facts.inspection = readInspection(db, watch.figures);
+    if (mapping) {
+        const mapping::MappedWatchRefresh watch =
+            mapping::refreshMappedWatch(db, *mapping, options);
+        facts.mappedWatch = watch.figures;
+        facts.watchMissing = watch.missing;
+        if (!watch.missing) {
+            facts.inspection = readInspection(db, *mapping, watch.figures);
+            MappedCompensatedTally once;
+            facts.mappedCompensated = (tally ? tally : &once)->advance(db);
+        }
+    } else {
+        const WatchRefresh watch = refreshDuplicateWatch(db, options);
+        facts.watch = watch.figures;
+        facts.watchMissing = watch.missing;
+        if (!watch.missing)
+            facts.inspection = readInspection(db, watch.figures);
+    }
 
     // The heartbeat table: one row per instance ever started, a handful.
     QSqlQuery instances = db::exec(
         db,
         QStringLiteral("SELECT COALESCE(SUM(i.alive), 0), COALESCE(SUM(i.alive AND i.handler = "
                        "'unsafe-demo'), 0), "
-                       "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0) "
-                       "FROM (SELECT handler, switch_version_applied, "
+                       "       COALESCE(SUM(i.alive AND i.switch_version_applied < s.version), 0), "
+                       "       COALESCE(SUM(i.alive AND i.mode = 'gateway'), 0) "
+                       "FROM (SELECT handler, switch_version_applied, mode, "
                        "             %1 AS alive "
                        "      FROM callback_instance) i JOIN callback_switch s ON s.id = 1")
             .arg(instanceLiveSql()));
@@ -348,13 +484,14 @@ PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan)
         facts.instancesAlive = instances.value(0).toLongLong();
         facts.unsafeAlive = instances.value(1).toLongLong();
         facts.unacknowledged = instances.value(2).toLongLong();
+        facts.gatewaysAlive = instances.value(3).toLongLong();
     }
     // idx_request_status: the open requests only.
     facts.pendingRequests =
         db::scalar(db, QStringLiteral(
                            "SELECT COUNT(*) FROM compensation_request WHERE status = 'PENDING'"))
             .toLongLong();
-    facts.posture = inspectPosture(db);
+    facts.posture = mapping ? inspectMappedPosture(db, *mapping) : inspectPosture(db);
 
     if (facts.sandbox) {
         // idx_trace_received: the last hour only, and the first phantom found ends it.
@@ -366,7 +503,9 @@ PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan)
                 .toBool();
     }
 
-    facts.evidenceOrder = evidenceOrderOf(db);
+    // Without migration 0020 a mapped database has no open groups to name an order by.
+    if (!(mapping && facts.watchMissing))
+        facts.evidenceOrder = evidenceOrderOf(db, mapping);
     if (facts.evidenceOrder > 0) {
         // idx_trace_order: the few callbacks of one order.
         QSqlQuery early = db::exec(

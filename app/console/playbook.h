@@ -3,6 +3,7 @@
 #include "domain/callback/sideeffectkeys.h"
 #include "domain/inspection/inspection.h"
 #include "domain/inspection/posture.h"
+#include "domain/mapping/mappedwatch.h"
 
 #include <QList>
 #include <QSqlDatabase>
@@ -61,6 +62,7 @@ struct PlaybookFacts
     qint64 instancesAlive = 0;
     qint64 unsafeAlive = 0;
     qint64 unacknowledged = 0;  // live instances still applying an older switch version
+    qint64 gatewaysAlive = 0;   // live gateways: payops-callbackd in front of a team's handler
     qint64 pendingRequests = 0; // four-eyes compensation requests waiting for a second operator
     QList<Defence> posture;
     // The incident reproduced: an unsafe-demo trace of the last hour released before commit.
@@ -69,20 +71,55 @@ struct PlaybookFacts
     qint64 evidenceOrder = 0;
     QString evidenceInstance;
     qint64 evidenceEarlyMicros = 0; // how long before its commit the lock went; 0: none did
+    // With a mapping (docs/mapping.md), the team's tables: the duplicates are the mapped
+    // watch's, the posture is inspectMappedPosture's, and the copies compensated are
+    // mapped_compensation's. `watch` stays empty; the switch, backlog and traces are still
+    // payops's own.
+    bool mapped = false;
+    mapping::MappedWatchFigures mappedWatch;
+    qint64 mappedCompensated = 0;
 
     qint64 liveGroups() const;
     qint64 moneyAtRiskFen() const;
+    qint64 openOrders() const { return mapped ? mappedWatch.openOrders : watch.openOrders; }
+    bool watchComplete() const { return mapped ? mappedWatch.complete() : watch.complete(); }
+    int percentScanned() const
+    {
+        return mapped ? mappedWatch.percentScanned() : watch.percentScanned();
+    }
+    // Copies compensation took back since the watch began (or, mapped, ever).
+    qint64 compensatedCopies() const { return mapped ? mappedCompensated : watch.superseded(); }
     // Duplicates were seen at all, live or compensated since: there is an incident to handle.
-    bool incidentSeen() const { return liveGroups() > 0 || watch.superseded() > 0; }
+    bool incidentSeen() const { return liveGroups() > 0 || compensatedCopies() > 0; }
     DefenceState defence(const QString &name) const;
+    // payops's own uk_order_tpl and uk_order_type; mapped, every side effect's unique key.
     bool keysPresent() const;
     // The handler no longer pays twice: on a sandbox no unsafe-demo instance runs; elsewhere
     // the posture sees the lock held across the commit in the last hour's traces.
     bool handlerFixed() const;
 };
 
-// Reads the facts. Throws db::Error.
-PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan);
+// The copies compensated on a team's tables, kept between checks: counted once in
+// mapped_compensation, then by what is new. Each copy compensated writes one audit entry
+// (compensation.mapped_freeze or compensation.mapped_reverse) in the transaction that records
+// it, and the audit log numbers its entries one after the other under its head's lock, in the
+// order they commit: the entries past the head last seen, up to the head now, are exactly the
+// copies compensated since. One object per worker thread, one advance at a time.
+class MappedCompensatedTally final
+{
+public:
+    qint64 advance(const QSqlDatabase &db); // throws db::Error; a failure keeps the last count
+
+private:
+    qint64 m_count = 0;
+    qint64 m_auditLastId = -1; // the audit head when m_count was true; -1: never counted
+};
+
+// Reads the facts; with `mapping`, of the team's tables, `tally` keeping the count of the copies
+// compensated between checks (without one, they are counted afresh). Throws db::Error.
+PlaybookFacts readPlaybookFacts(const QSqlDatabase &db, qint64 pointsPerYuan,
+                                const mapping::Mapping *mapping = nullptr,
+                                MappedCompensatedTally *tally = nullptr);
 
 // Decides each step's state from the facts alone, so the same facts always give the same
 // playbook. Returns the ten steps in order.

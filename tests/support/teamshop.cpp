@@ -208,6 +208,15 @@ void TeamShop::grantBusiness(const ScratchAccount &account, const QString &privi
                      .arg(privileges, db::quoteIdentifier(m_business), account.user()));
 }
 
+void TeamShop::grantCompensation(const ScratchAccount &account) const
+{
+    grantBusiness(account, QStringLiteral("SELECT"));
+    for (const QString &grant :
+         {QStringLiteral("UPDATE ON t_coupon_grant"), QStringLiteral("UPDATE ON t_gift_card"),
+          QStringLiteral("INSERT ON t_point_flow")})
+        execBusiness(QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, account.user()));
+}
+
 QByteArray TeamShop::plantedStatement() const
 {
     const QString business = db::quoteIdentifier(m_business);

@@ -51,6 +51,9 @@ public:
     QByteArray plantedStatement() const;
     // What the team's DBA grants an account on the business database, e.g. "SELECT".
     void grantBusiness(const ScratchAccount &account, const QString &privileges) const;
+    // What docs/mapping.md has the DBA grant the account compensation runs as: SELECT on the
+    // business database and one write grant per side-effect table.
+    void grantCompensation(const ScratchAccount &account) const;
 
 private:
     ScratchDatabase m_payops;

@@ -61,11 +61,7 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
     m_compensation->addItem(tr("not yet compensated"), int(console::CompensationFilter::Open));
     m_compensation->addItem(tr("compensated"), int(console::CompensationFilter::Compensated));
     m_compensation->addItem(tr("both"), int(console::CompensationFilter::All));
-    m_user = new QLineEdit(this);
-    m_user->setObjectName(QStringLiteral("userFilter"));
-    m_user->setPlaceholderText(tr("any user"));
-    m_user->setValidator(new QIntValidator(1, INT_MAX, m_user));
-    m_user->setMaximumWidth(110);
+    buildUserFilter();
     auto *refreshButton = new QPushButton(tr("Refresh"), this);
     filters->addWidget(new QLabel(tr("Issued in"), this));
     filters->addWidget(m_window);
@@ -159,6 +155,15 @@ DuplicatesPage::DuplicatesPage(const console::Target &target, QWidget *parent)
     refresh();
 }
 
+void DuplicatesPage::buildUserFilter()
+{
+    m_user = new QLineEdit(this);
+    m_user->setObjectName(QStringLiteral("userFilter"));
+    m_user->setPlaceholderText(tr("any user"));
+    m_user->setValidator(new QIntValidator(1, INT_MAX, m_user));
+    m_user->setMaximumWidth(110);
+}
+
 void DuplicatesPage::followPointsRate()
 {
     // Only a new cash value of points changes what this page shows; a scan is not cheap.
@@ -181,9 +186,10 @@ void DuplicatesPage::updateActions()
 {
     const bool allowed = privileges().compensate;
     if (mapping()) {
-        const bool selected = m_mappedOrders->selectionModel()->hasSelection();
+        const bool selected = m_mappedGroups->selectionModel()->hasSelection();
         m_compensateOrders->setEnabled(allowed && selected);
-        m_compensateAll->setEnabled(allowed && !m_mapped.orders.isEmpty());
+        // Every open order, whatever the filter shows.
+        m_compensateAll->setEnabled(allowed && m_mapped.watch.figures.groups() > 0);
         const QString refused =
             tr("This database account may not compensate (the "
                "payops_operator role may, with the grants of docs/mapping.md).");

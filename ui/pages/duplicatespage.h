@@ -15,16 +15,19 @@ class QVBoxLayout;
 namespace payops {
 
 class BusyIndicator;
+class DataTable;
 class CompensationDialog;
 class MappedCompensationDialog;
 class DuplicateCharts;
 class DuplicateModel;
+class MappedGroupModel;
 class WindowCombo;
 
 // Every duplicate side effect, grouped by order, with the money it puts at risk, charts over
 // time and by kind, and filters. The table pages in lazily. With a mapping (docs/mapping.md)
-// the page shows the team's tables instead: the mapped watch's open groups per side effect, the
-// orders that have one, and the selected order's rows (duplicatespagemapped.cpp).
+// the page shows the team's tables instead: the mapped watch's figures per side effect, the
+// open groups its time, side effect and user filters show, and the selected group's order's
+// rows of every side effect (duplicatespagemapped.cpp).
 class DuplicatesPage final : public Page
 {
     Q_OBJECT
@@ -43,11 +46,13 @@ public:
     QTableView *table() const { return m_table; }
     DuplicateModel *model() const { return m_model; }
     console::DuplicateFilter filter() const;
-    // With a mapping: the open orders, and the selected order's rows of every side effect.
-    QTableView *mappedOrders() const { return m_mappedOrders; }
+    // With a mapping: the open groups the filter shows, and the selected group's order's rows
+    // of every side effect.
+    DataTable *mappedGroups() const { return m_mappedGroups; }
     QTableView *mappedCopies() const { return m_mappedCopies; }
+    console::MappedDuplicateFilter mappedFilter() const;
     const console::MappedDuplicates &mappedDuplicates() const { return m_mapped; }
-    // With a mapping: compensates the selected orders, or every open one (window-modal).
+    // With a mapping: compensates the selected groups' orders, or every open one (window-modal).
     MappedCompensationDialog *compensateMapped(bool selectedOnly);
 
 Q_SIGNALS:
@@ -58,9 +63,11 @@ private:
     void updateBusy();
     void updateActions();
     void followPointsRate();
+    void buildUserFilter(); // m_user, on either set of tables
     void buildMapped(QVBoxLayout *layout);
     void loadMapped();
-    void showMapped(const console::MappedDuplicates &mapped);
+    void showMapped(const console::MappedDuplicates &mapped,
+                    const console::MappedDuplicateFilter &filter);
     void showMappedCopies();
 
     qint64 m_pointsPerYuan = 0; // of the settings, as the figures on screen count them
@@ -77,10 +84,11 @@ private:
     QPushButton *m_compensateOrders = nullptr;
     QPushButton *m_compensateAll = nullptr;
     bool m_summaryPending = false;
-    // With a mapping, in place of the filters, charts and the table above.
+    // With a mapping, in place of the charts and the table above; m_window and m_user filter,
+    // m_kind names a side effect.
     console::MappedDuplicates m_mapped;
-    QTableView *m_mappedOrders = nullptr;
-    QStandardItemModel *m_mappedOrderRows = nullptr;
+    DataTable *m_mappedGroups = nullptr;
+    MappedGroupModel *m_mappedGroupModel = nullptr;
     QTableView *m_mappedCopies = nullptr;
     QStandardItemModel *m_mappedCopyRows = nullptr;
 };

@@ -4,20 +4,25 @@
 #include "console/worker.h"
 #include "dialogs/mappedcompensationdialog.h"
 #include "duplicatespage.h"
+#include "models/mappedgroupmodel.h"
 #include "palette.h"
 #include "widgets/busyindicator.h"
+#include "widgets/datatable.h"
+#include "windowcombo.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
-#include <QMap>
 #include <QPointer>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace payops {
@@ -64,55 +69,56 @@ qint64 extraValue(const mapping::MappedSideEffectFigures &side)
     return sum;
 }
 
-// Extra live copies of an order per side effect: its live, uncompensated rows by (side effect,
-// key), less the one of each that stays.
-QMap<QString, int> extraCopies(const mapping::MappedOrderEvidence &order)
-{
-    QMap<QPair<QString, QStringList>, int> live;
-    for (const mapping::MappedSideEffectRow &row : order.sideEffects)
-        if (row.live && row.compensated.isEmpty())
-            ++live[{row.sideEffect, row.key}];
-    QMap<QString, int> extra;
-    for (auto it = live.cbegin(); it != live.cend(); ++it)
-        if (it.value() > 1)
-            extra[it.key().first] += it.value() - 1;
-    return extra;
-}
-
 } // namespace
 
 void DuplicatesPage::buildMapped(QVBoxLayout *layout)
 {
-    auto *top = new QHBoxLayout;
+    // The filters of the page on payops's own tables; the kind is a side effect of the mapping.
+    auto *filters = new QHBoxLayout;
+    m_window = new WindowCombo(this, 4);
+    m_kind = new QComboBox(this);
+    m_kind->setObjectName(QStringLiteral("kindCombo"));
+    m_kind->addItem(tr("every side effect"), QString());
+    for (const mapping::SideEffectMapping &effect : mapping()->sideEffects)
+        m_kind->addItem(effect.name, effect.name);
+    buildUserFilter();
+    m_busy = new BusyIndicator(this);
+    auto *refreshButton = new QPushButton(tr("Refresh"), this);
+    filters->addWidget(new QLabel(tr("Last copy issued in"), this));
+    filters->addWidget(m_window);
+    filters->addWidget(new QLabel(tr("Side effect"), this));
+    filters->addWidget(m_kind);
+    filters->addWidget(new QLabel(tr("User"), this));
+    filters->addWidget(m_user);
+    filters->addStretch(1);
+    filters->addWidget(m_busy);
+    filters->addWidget(refreshButton);
+    layout->addLayout(filters);
+
     m_totals = new QLabel(this);
     m_totals->setObjectName(QStringLiteral("totalsLabel"));
     m_totals->setWordWrap(true);
     m_totals->setTextFormat(Qt::RichText);
-    m_busy = new BusyIndicator(this);
-    auto *refreshButton = new QPushButton(tr("Refresh"), this);
-    top->addWidget(m_totals, 1);
-    top->addWidget(m_busy);
-    top->addWidget(refreshButton);
-    layout->addLayout(top);
+    layout->addWidget(m_totals);
 
-    m_mappedOrderRows = new QStandardItemModel(0, 5, this);
-    m_mappedOrderRows->setHorizontalHeaderLabels(
-        {tr("Order"), tr("User"), tr("Amount"), tr("State"), tr("Extra live copies")});
-    m_mappedOrders = rowTable(QStringLiteral("mappedOrdersTable"), m_mappedOrderRows, this);
+    m_mappedGroupModel = new MappedGroupModel(worker(), *mapping(), this);
+    m_mappedGroups = new DataTable(QStringLiteral("mappedGroupsTable"), m_mappedGroupModel, this);
+    m_mappedGroups->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_mappedGroups->setAlternatingRowColors(true);
     m_mappedCopyRows = new QStandardItemModel(0, 7, this);
     m_mappedCopyRows->setHorizontalHeaderLabels({tr("Side effect"), tr("Row id"), tr("Key"),
                                                  tr("Value"), tr("Created"), tr("Live / used"),
                                                  tr("Compensated")});
     m_mappedCopies = rowTable(QStringLiteral("mappedCopiesTable"), m_mappedCopyRows, this);
     auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_mappedOrders);
+    splitter->addWidget(m_mappedGroups);
     splitter->addWidget(m_mappedCopies);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     layout->addWidget(splitter, 1);
 
     auto *acts = new QHBoxLayout;
-    m_compensateOrders = new QPushButton(tr("Compensate selected orders…"), this);
+    m_compensateOrders = new QPushButton(tr("Compensate their orders…"), this);
     m_compensateOrders->setObjectName(QStringLiteral("compensateOrders"));
     m_compensateAll = new QPushButton(tr("Compensate every open order…"), this);
     m_compensateAll->setObjectName(QStringLiteral("compensateAll"));
@@ -121,11 +127,18 @@ void DuplicatesPage::buildMapped(QVBoxLayout *layout)
     acts->addWidget(m_compensateOrders);
     acts->addWidget(m_compensateAll);
     acts->addStretch(1);
+    // Every group of the filter, not only the orders listed (MappedGroupModel::csvJob).
+    auto *exportButton = new QToolButton(this);
+    exportButton->setObjectName(QStringLiteral("exportDuplicates"));
+    exportButton->setDefaultAction(m_mappedGroups->exportAction());
+    exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    acts->addWidget(exportButton);
     layout->addLayout(acts);
     auto *note = new QLabel(
-        tr("The team's tables, through the mapping %1. An order is listed while a side effect "
-           "has more than one live copy for one key; the first copy stays. Double-click an order "
-           "for its evidence. Points at their cash value from the settings.")
+        tr("The team's tables, through the mapping %1. A group is listed while a side effect "
+           "has more than one live copy for one key in an order; the first copy stays. "
+           "Double-click a group for its order's evidence. Points at their cash value from the "
+           "settings.")
             .arg(mapping()->path),
         this);
     note->setWordWrap(true);
@@ -133,10 +146,13 @@ void DuplicatesPage::buildMapped(QVBoxLayout *layout)
     layout->addWidget(note);
 
     connect(refreshButton, &QPushButton::clicked, this, &DuplicatesPage::refresh);
-    connect(m_mappedOrders, &QTableView::activated, this, [this](const QModelIndex &index) {
-        Q_EMIT openOrder(m_mapped.orders.at(index.row()).order.id);
+    connect(m_window, &QComboBox::currentIndexChanged, this, &DuplicatesPage::refresh);
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &DuplicatesPage::refresh);
+    connect(m_user, &QLineEdit::editingFinished, this, &DuplicatesPage::refresh);
+    connect(m_mappedGroups, &QTableView::activated, this, [this](const QModelIndex &index) {
+        Q_EMIT openOrder(m_mappedGroupModel->group(index.row()).orderId);
     });
-    connect(m_mappedOrders->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    connect(m_mappedGroups->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         showMappedCopies();
         updateActions();
     });
@@ -151,6 +167,15 @@ void DuplicatesPage::buildMapped(QVBoxLayout *layout)
     updateActions();
 }
 
+console::MappedDuplicateFilter DuplicatesPage::mappedFilter() const
+{
+    console::MappedDuplicateFilter f;
+    f.window = m_window->window();
+    f.sideEffect = m_kind->currentData().toString();
+    f.userId = m_user->text().toLongLong();
+    return f;
+}
+
 void DuplicatesPage::loadMapped()
 {
     m_busy->start(tr("Reading the team's tables"));
@@ -161,11 +186,12 @@ void DuplicatesPage::loadMapped()
             page->m_busy->start(tr("First pass: %1 % read").arg(percent));
         });
     };
+    const console::MappedDuplicateFilter filter = mappedFilter();
     worker()->submit<console::MappedDuplicates>(
-        mappedKey(), console::mappedDuplicatesJob(*mapping(), progress), this,
-        [this](const console::MappedDuplicates &mapped) {
+        mappedKey(), console::mappedDuplicatesJob(*mapping(), filter, progress), this,
+        [this, filter](const console::MappedDuplicates &mapped) {
             m_busy->stop();
-            showMapped(mapped);
+            showMapped(mapped, filter);
         },
         [this](const db::Error &error) {
             m_busy->stop();
@@ -174,7 +200,8 @@ void DuplicatesPage::loadMapped()
         });
 }
 
-void DuplicatesPage::showMapped(const console::MappedDuplicates &mapped)
+void DuplicatesPage::showMapped(const console::MappedDuplicates &mapped,
+                                const console::MappedDuplicateFilter &filter)
 {
     m_mapped = mapped;
     const QLocale locale;
@@ -193,23 +220,18 @@ void DuplicatesPage::showMapped(const console::MappedDuplicates &mapped)
                             console::formatMoney(fen), sides.join(QStringLiteral(" · ")));
     if (!mapped.watch.why.isEmpty())
         text += QStringLiteral("<br>") + mapped.watch.why.toHtmlEscaped();
+    const bool filtered =
+        !filter.window.isAll() || !filter.sideEffect.isEmpty() || filter.userId > 0;
+    if (filtered)
+        text +=
+            tr("<br>The filter shows %1 groups on %2 orders.")
+                .arg(locale.toString(mapped.groups.size()), locale.toString(mapped.orders.size()));
     if (mapped.more)
-        text += tr("<br>The first %1 orders are listed.").arg(mapped.orders.size());
+        text += tr("<br>The first %1 orders are listed; the CSV export holds every group.")
+                    .arg(mapped.orders.size());
     m_totals->setText(text);
 
-    m_mappedOrderRows->removeRows(0, m_mappedOrderRows->rowCount());
-    for (const mapping::MappedOrderEvidence &order : mapped.orders) {
-        const QMap<QString, int> extra = extraCopies(order);
-        QStringList copies;
-        for (auto it = extra.cbegin(); it != extra.cend(); ++it)
-            copies << tr("%1 ×%2").arg(it.key()).arg(it.value());
-        m_mappedOrderRows->appendRow(
-            {cell(QString::number(order.order.id), Qt::AlignRight),
-             cell(QString::number(order.order.user), Qt::AlignRight),
-             cell(console::formatMoney(order.order.amountFen), Qt::AlignRight),
-             cell(order.order.state), cell(copies.join(QStringLiteral(", ")))});
-    }
-    m_mappedOrders->resizeColumnsToContents();
+    m_mappedGroupModel->setGroups(mapped.groups, filter, m_pointsPerYuan);
     showMappedCopies();
     updateActions();
     Q_EMIT mappedShown();
@@ -218,11 +240,16 @@ void DuplicatesPage::showMapped(const console::MappedDuplicates &mapped)
 void DuplicatesPage::showMappedCopies()
 {
     m_mappedCopyRows->removeRows(0, m_mappedCopyRows->rowCount());
-    const QModelIndexList rows = m_mappedOrders->selectionModel()->selectedRows();
-    if (rows.isEmpty() || rows.first().row() >= m_mapped.orders.size())
+    const QModelIndexList rows = m_mappedGroups->selectionModel()->selectedRows();
+    if (rows.isEmpty())
         return;
-    for (const mapping::MappedSideEffectRow &row :
-         m_mapped.orders.at(rows.first().row()).sideEffects) {
+    const qint64 orderId = m_mappedGroupModel->group(rows.first().row()).orderId;
+    const auto order = std::find_if(
+        m_mapped.orders.cbegin(), m_mapped.orders.cend(),
+        [orderId](const mapping::MappedOrderEvidence &o) { return o.order.id == orderId; });
+    if (order == m_mapped.orders.cend())
+        return;
+    for (const mapping::MappedSideEffectRow &row : order->sideEffects) {
         QList<QStandardItem *> items{
             cell(row.sideEffect),
             cell(QString::number(row.id), Qt::AlignRight),
@@ -248,8 +275,11 @@ MappedCompensationDialog *DuplicatesPage::compensateMapped(bool selectedOnly)
     QString text = tr("every order with an open duplicate");
     if (selectedOnly) {
         scope = {};
-        for (const QModelIndex &index : m_mappedOrders->selectionModel()->selectedRows())
-            scope.orders << m_mapped.orders.at(index.row()).order.id;
+        for (const QModelIndex &index : m_mappedGroups->selectionModel()->selectedRows()) {
+            const qint64 order = m_mappedGroupModel->group(index.row()).orderId;
+            if (!scope.orders.contains(order))
+                scope.orders << order;
+        }
         if (scope.orders.isEmpty())
             return nullptr;
         text = tr("%n selected order(s)", nullptr, int(scope.orders.size()));

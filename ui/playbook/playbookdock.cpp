@@ -262,9 +262,12 @@ void PlaybookDock::setReportWritten()
         draw();
 }
 
-void PlaybookDock::setDatabase(const Dsn &dsn)
+void PlaybookDock::setDatabase(const console::Target &target)
 {
+    const Dsn &dsn = target.dsn;
     m_dsn = dsn;
+    m_mapping = target.mapping;
+    m_compensated = std::make_shared<console::MappedCompensatedTally>();
     m_worker = std::make_unique<console::Worker>(dsn);
     m_checking = false;
     m_checkedOnce = false;
@@ -288,8 +291,13 @@ void PlaybookDock::refresh()
     }
     m_checking = true;
     const qint64 pointsPerYuan = console::ConsoleSettings::instance().pointsPerYuan();
+    const console::Job<console::PlaybookFacts> job =
+        [pointsPerYuan, mapping = m_mapping, tally = m_compensated](const QSqlDatabase &db) {
+            return console::readPlaybookFacts(db, pointsPerYuan, mapping ? &*mapping : nullptr,
+                                              tally.get());
+        };
     m_worker->submit<console::PlaybookFacts>(
-        QStringLiteral("playbook"), console::jobOf(console::readPlaybookFacts, pointsPerYuan), this,
+        QStringLiteral("playbook"), job, this,
         [this](const console::PlaybookFacts &facts) {
             m_checking = false;
             m_facts = facts;
@@ -324,13 +332,41 @@ void PlaybookDock::draw()
                             tr("%1 of %2 steps done").arg(done).arg(counted)) +
             QStringLiteral("<br>") +
             palette::coloured(palette::Role::Muted,
-                              (m_facts.sandbox ? tr("On a sandbox: the incident can be simulated.")
-                                               : tr("Not a sandbox: a runbook, without step 1."))
+                              (m_mapping && m_facts.gatewaysAlive > 0
+                                   ? tr("The team's tables, through the mapping, behind %1 "
+                                        "live payops gateway(s).")
+                                         .arg(m_facts.gatewaysAlive)
+                               : m_mapping ? tr("The team's tables, through the mapping: the "
+                                                "steps of payops's own callback handling are "
+                                                "not available.")
+                               : m_facts.sandbox
+                                   ? tr("On a sandbox: the incident can be simulated.")
+                                   : tr("Not a sandbox: a runbook, without step 1."))
                                   .toHtmlEscaped()));
     }
-    const bool sandbox = m_facts.sandbox;
-    card(PlaybookStep::Fix)
-        ->setWhy(sandbox ? tr("Give each side effect its own key (uk_order_tpl, uk_order_type), "
+    const bool sandbox = m_facts.sandbox && !m_mapping;
+    // The steps' reasoning in the words of a team's tables: side effects as the mapping names
+    // them, its keys their DBA's to add.
+    card(PlaybookStep::Detect)
+        ->setWhy(m_mapping ? tr("Watch the mapping's side effects issued twice appear on the "
+                                "overview: the mapped duplicate watch reads only what is new in "
+                                "your tables.")
+                           : text(kSteps.at(int(PlaybookStep::Detect) - 1).why));
+    card(PlaybookStep::Scope)
+        ->setWhy(m_mapping ? tr("Group each side effect by (order, key), as the mapping names "
+                                "them: how many orders, how many extra copies, how much money is "
+                                "at risk.")
+                           : text(kSteps.at(int(PlaybookStep::Scope) - 1).why));
+    if (m_mapping)
+        card(PlaybookStep::Fix)
+            ->setWhy(tr("Give each side effect's table a unique key on (order, key), as the "
+                        "mapping names them: your DBA adds it once the duplicates are "
+                        "compensated, since payops never changes your schema. Or deploy a "
+                        "handler that holds its lock across the commit."));
+    else
+        card(PlaybookStep::Fix)
+            ->setWhy(sandbox
+                         ? tr("Give each side effect its own key (uk_order_tpl, uk_order_type), "
                               "refused while live duplicates "
                               "remain, then restart the instances with the safe handler, which "
                               "holds its lock across the "
@@ -345,6 +381,18 @@ void PlaybookDock::draw()
     m_restartSafe->setVisible(sandbox);
     m_restartSafe->setEnabled(m_instances && !m_instances->instances().isEmpty() &&
                               m_facts.unsafeAlive > 0);
+    // The keys it applies are payops's own tables'; a team's schema is never altered.
+    m_applyKeys->setVisible(!m_mapping);
+    // Nor do the pages of payops's own callback handling act on a team's tables, unless its
+    // gateways stand in front of their handler.
+    for (const PlaybookStep step :
+         {PlaybookStep::Simulate, PlaybookStep::StopBleeding, PlaybookStep::Drain}) {
+        const bool notAvailable =
+            !m_checkedOnce || m_steps.value(int(step) - 1).state == StepState::NotAvailable;
+        card(step)
+            ->findChild<QPushButton *>(QStringLiteral("step%1Open").arg(int(step)))
+            ->setVisible(!(m_mapping && notAvailable));
+    }
     m_applyKeys->setEnabled(m_dsn && !m_applyingKeys && !m_facts.keysPresent());
     m_applyKeys->setText(m_applyingKeys ? tr("Applying the keys …") : tr("Apply the keys…"));
     m_openEvidence->setText(m_facts.evidenceOrder > 0

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "console/connectionprofile.h"
 #include "console/playbook.h"
 #include "db/dsn.h"
 #include "pages/page.h"
@@ -38,8 +39,9 @@ public:
     ~PlaybookDock() override;
     Q_DISABLE_COPY_MOVE(PlaybookDock)
 
-    // A new database: a new worker, and a check at once.
-    void setDatabase(const Dsn &dsn);
+    // A new database: a new worker, and a check at once. With the target's mapping the steps
+    // are checked on the team's tables (console/playbook.h).
+    void setDatabase(const console::Target &target);
     // The sandbox's local instances and storm, which step 1 starts and step 7 restarts.
     void setSimulation(console::LocalInstances *instances, console::StormRunner *storm);
     void refresh();
@@ -70,6 +72,9 @@ private:
     void showError(const QString &text);
 
     std::optional<Dsn> m_dsn;
+    std::optional<mapping::Mapping> m_mapping;
+    // The copies compensated on the mapped tables, kept between checks on m_worker's thread.
+    std::shared_ptr<console::MappedCompensatedTally> m_compensated;
     std::unique_ptr<console::Worker> m_worker;
     console::Worker *m_keysWorker =
         nullptr; // the fix step's: an ALTER TABLE must not hold up the checks

@@ -107,6 +107,7 @@ bool feedMappedWatch(const QSqlDatabase &db, const QList<WatchedEffect> &effects
                    {w.compensationSeenId, gaps.value(gapSource(name, Compensation))},
                    w.maxCompensationId > w.compensationSeenId};
     }
+    QList<WatchedEffect> current = effects;
     for (bool first = true;; first = false) {
         if (options.cancel && options.cancel->load())
             return false;
@@ -121,8 +122,10 @@ bool feedMappedWatch(const QSqlDatabase &db, const QList<WatchedEffect> &effects
                                              rowsRead);
             more |= f.pending;
         }
-        if (!orders.isEmpty() || !updates.isEmpty())
-            recountMappedOrders(db, effects, orders, updates);
+        if (!orders.isEmpty() || !updates.isEmpty()) {
+            learnCompensatedTables(db, current);
+            recountMappedOrders(db, current, orders, updates);
+        }
         if (!more)
             return true;
     }

@@ -171,6 +171,23 @@ void prepareWatchedEffects(const QSqlDatabase &db, QList<WatchedEffect> &effects
         readStates(db, effects);
 }
 
+void learnCompensatedTables(const QSqlDatabase &db, QList<WatchedEffect> &effects)
+{
+    QStringList tables;
+    for (const WatchedEffect &w : std::as_const(effects))
+        if (!w.compensated)
+            tables << db::literal(db, w.businessName);
+    if (tables.isEmpty())
+        return;
+    QSqlQuery query = db::exec(db, QStringLiteral("SELECT DISTINCT business_table FROM "
+                                                  "mapped_compensation WHERE business_table IN (%1)")
+                                       .arg(tables.join(QLatin1Char(','))));
+    while (query.next())
+        for (WatchedEffect &w : effects)
+            if (w.businessName == query.value(0).toString())
+                w.compensated = true;
+}
+
 QString liveRows(const QSqlDatabase &db, const WatchedEffect &w)
 {
     // A reversed points row keeps `delta > 0`, so mapped_compensation decides.

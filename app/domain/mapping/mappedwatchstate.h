@@ -50,6 +50,11 @@ QList<WatchedEffect> watchedEffects(const QSqlDatabase &db, const Mapping &mappi
 // changed any.
 void prepareWatchedEffects(const QSqlDatabase &db, QList<WatchedEffect> &effects);
 
+// Asks again, for the side effects not compensated when they were read, whether compensation
+// has recorded a row of their table since: a table's first compensation can commit while a
+// refresh runs, and its rows then ask for a recount that must read mapped_compensation.
+void learnCompensatedTables(const QSqlDatabase &db, QList<WatchedEffect> &effects);
+
 // A row counts while its `live` holds and compensation has not recorded it.
 QString liveRows(const QSqlDatabase &db, const WatchedEffect &w);
 
