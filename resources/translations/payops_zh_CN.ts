@@ -1893,13 +1893,13 @@
         <translation>全部</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+99"/>
         <source>any user</source>
         <translation>任意用户</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+92"/>
+        <location line="-97"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+86"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
@@ -1915,7 +1915,7 @@
     </message>
     <message>
         <location line="+2"/>
-        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+8"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+5"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
@@ -1931,6 +1931,7 @@
     </message>
     <message>
         <location line="+2"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+30"/>
         <source>Compensate their orders…</source>
         <translation>补偿所在订单…</translation>
     </message>
@@ -1941,7 +1942,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+19"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="+4"/>
         <source>Each opens a dry-run preview first:</source>
         <translation>每项都先打开试运行预览：</translation>
     </message>
@@ -1956,7 +1957,7 @@
         <translation>已取消。刷新可重新扫描。</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+42"/>
         <source>This database account may not compensate (the payops_operator role may, with the grants of docs/mapping.md).</source>
         <translation>此数据库账号不能补偿（payops_operator 角色可以，并需 docs/mapping.md 所列的授权）。</translation>
     </message>
@@ -1995,32 +1996,23 @@
         <translation>正在扫描</translation>
     </message>
     <message>
-        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="-65"/>
+        <location filename="../../ui/pages/duplicatespagemapped.cpp" line="-66"/>
         <source>%1 points</source>
         <translation>%1 积分</translation>
     </message>
     <message>
-        <location line="+46"/>
-        <source>Order</source>
-        <translation>订单</translation>
+        <location line="+22"/>
+        <source>every side effect</source>
+        <translation>全部副作用</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>Amount</source>
-        <translation>金额</translation>
+        <location line="+6"/>
+        <source>Last copy issued in</source>
+        <translation>最后一份发放于</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>State</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>Extra live copies</source>
-        <translation>多余的有效副本</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location line="+2"/>
+        <location line="+20"/>
         <source>Side effect</source>
         <translation>副作用</translation>
     </message>
@@ -2055,27 +2047,32 @@
         <translation>已补偿</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>Compensate selected orders…</source>
-        <translation>补偿选中的订单…</translation>
+        <location line="+27"/>
+        <source>The team&apos;s tables, through the mapping %1. A group is listed while a side effect has more than one live copy for one key in an order; the first copy stays. Double-click a group for its order&apos;s evidence. Points at their cash value from the settings.</source>
+        <translation>团队自己的表，通过映射 %1。某个订单的某个副作用对同一个键有多于一份有效副本时，该组会列出；第一份保留。双击某组查看其订单的证据。积分按设置中的现金价值计算。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+89"/>
+        <source>&lt;br&gt;The filter shows %1 groups on %2 orders.</source>
+        <translation>&lt;br&gt;筛选结果：%2 个订单上的 %1 个组。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;br&gt;The first %1 orders are listed; the CSV export holds every group.</source>
+        <translation>&lt;br&gt;只列出前 %1 个订单；导出的 CSV 包含全部组。</translation>
+    </message>
+    <message>
+        <location line="-107"/>
         <source>Compensate every open order…</source>
         <translation>补偿所有未处理的订单…</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>The team&apos;s tables, through the mapping %1. An order is listed while a side effect has more than one live copy for one key; the first copy stays. Double-click an order for its evidence. Points at their cash value from the settings.</source>
-        <translation>团队自己的表，通过映射 %1。某个副作用对同一个键有多于一份有效副本时，该订单会列出；第一份保留。双击订单查看其证据。积分按设置中的现金价值计算。</translation>
-    </message>
-    <message>
-        <location line="+22"/>
+        <location line="+41"/>
         <source>Cancelled. Refresh to read again; the watch goes on from where it stopped.</source>
         <translation>已取消。刷新可再次读取；监视会从停下的地方继续。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+17"/>
         <source>Reading the team&apos;s tables</source>
         <translation>正在读取团队的表</translation>
     </message>
@@ -2085,7 +2082,7 @@
         <translation>首次扫描：已读 %1 %</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+25"/>
         <source>&lt;b&gt;%1&lt;/b&gt;: %2 open groups, %3 extra copies (%4)</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;：%2 个未处理的重复组，%3 份多余副本（%4）</translation>
     </message>
@@ -2095,17 +2092,7 @@
         <translation>&lt;b&gt;%2 个订单上有 %1 个未处理的重复组。&lt;/b&gt; &lt;b style=&apos;color:%3&apos;&gt;风险金额 %4。&lt;/b&gt;&lt;br&gt;%5</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <source>&lt;br&gt;The first %1 orders are listed.</source>
-        <translation>&lt;br&gt;只列出前 %1 个订单。</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>%1 ×%2</source>
-        <translation>%1 ×%2</translation>
-    </message>
-    <message>
-        <location line="+27"/>
+        <location line="+43"/>
         <source>used</source>
         <translation>已使用</translation>
     </message>
@@ -2125,7 +2112,7 @@
         <translation>所有有未补偿重复发放的订单</translation>
     </message>
     <message numerus="yes">
-        <location line="+7"/>
+        <location line="+10"/>
         <source>%n selected order(s)</source>
         <translation>
             <numerusform>%n 个选中的订单</numerusform>
@@ -3690,6 +3677,59 @@
     </message>
 </context>
 <context>
+    <name>payops::MappedGroupModel</name>
+    <message>
+        <location filename="../../ui/models/mappedgroupmodel.cpp" line="+15"/>
+        <source>Order</source>
+        <translation>订单</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Side effect</source>
+        <translation>副作用</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Live copies</source>
+        <translation>有效副本</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>One copy</source>
+        <translation>单份价值</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>At risk</source>
+        <translation>风险金额</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>First issued</source>
+        <translation>首次发放</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Last issued</source>
+        <translation>最后发放</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>%1 points</source>
+        <translation>%1 积分</translation>
+    </message>
+</context>
+<context>
     <name>payops::MappingCheckBar</name>
     <message>
         <location filename="../../ui/widgets/mappingcheckbar.cpp" line="+51"/>
@@ -4076,12 +4116,12 @@
     <message>
         <location line="+4"/>
         <location line="+126"/>
-        <location line="+149"/>
+        <location line="+197"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-274"/>
+        <location line="-322"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -4142,12 +4182,12 @@
     </message>
     <message>
         <location line="+33"/>
-        <location line="+225"/>
+        <location line="+273"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-213"/>
+        <location line="-261"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -4158,12 +4198,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+138"/>
+        <location line="+186"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-135"/>
+        <location line="-183"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -4188,12 +4228,12 @@
         <translation>回调风暴：%1</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+24"/>
         <source>Checking %1 …</source>
         <translation>正在检查 %1…</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+37"/>
         <source>Could not check: %1</source>
         <translation>无法检查：%1</translation>
     </message>
@@ -4203,7 +4243,17 @@
         <translation>已完成 %1 / %2 步</translation>
     </message>
     <message>
+        <location line="+4"/>
+        <source>The team&apos;s tables, through the mapping, behind %1 live payops gateway(s).</source>
+        <translation>团队自己的表，通过映射读取，前面有 %1 个在线的 payops 网关。</translation>
+    </message>
+    <message>
         <location line="+3"/>
+        <source>The team&apos;s tables, through the mapping: the steps of payops&apos;s own callback handling are not available.</source>
+        <translation>团队自己的表，通过映射读取：payops 自身回调处理的步骤不可用。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>On a sandbox: the incident can be simulated.</source>
         <translation>当前是沙箱：可以模拟事故。</translation>
     </message>
@@ -4213,7 +4263,22 @@
         <translation>不是沙箱：作为处置手册使用，没有第 1 步。</translation>
     </message>
     <message>
+        <location line="+7"/>
+        <source>Watch the mapping&apos;s side effects issued twice appear on the overview: the mapped duplicate watch reads only what is new in your tables.</source>
+        <translation>在概览页观察映射中各副作用的重复发放：映射表的重复发放监测只读取你们表中新增的内容。</translation>
+    </message>
+    <message>
         <location line="+5"/>
+        <source>Group each side effect by (order, key), as the mapping names them: how many orders, how many extra copies, how much money is at risk.</source>
+        <translation>按映射中命名的（订单, 键）对每个副作用分组：涉及多少订单、多少多余副本、多少风险金额。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Give each side effect&apos;s table a unique key on (order, key), as the mapping names them: your DBA adds it once the duplicates are compensated, since payops never changes your schema. Or deploy a handler that holds its lock across the commit.</source>
+        <translation>为每个副作用的表加上（订单, 键）的唯一键（按映射中的命名）：由你们的 DBA 在重复发放补偿完后添加，因为 payops 从不修改你们的表结构。或者部署一个持锁直到提交之后的处理器。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Give each side effect its own key (uk_order_tpl, uk_order_type), refused while live duplicates remain, then restart the instances with the safe handler, which holds its lock across the commit.</source>
         <translation>为每种副作用建立各自的幂等键（uk_order_tpl、uk_order_type），存在未补偿的重复发放时会被拒绝；然后用 safe 处理器重启实例，它会持有锁直到提交之后。</translation>
     </message>
@@ -4223,7 +4288,7 @@
         <translation>为每种副作用建立各自的幂等键（uk_order_tpl、uk_order_type），存在未补偿的重复发放时会被拒绝；并部署 safe 处理器：锁持有到提交之后，依据最近一小时的回调追踪判断。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+23"/>
         <source>Applying the keys …</source>
         <translation>正在添加幂等键…</translation>
     </message>
@@ -7977,7 +8042,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::console::Playbook</name>
     <message>
-        <location filename="../../app/console/playbook.cpp" line="+36"/>
+        <location filename="../../app/console/playbook.cpp" line="+37"/>
         <source>This database has no duplicate watch: migrate it with payops migrate.</source>
         <translation>此数据库没有重复发放监测：请用 payops migrate 迁移。</translation>
     </message>
@@ -7987,7 +8052,52 @@ Usage: payops %2 %3</source>
         <translation>%2 个订单上有 %1 组重复，风险金额 ¥%3</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
+        <source>The simulation pays orders in payops&apos;s own tables, not in the team&apos;s.</source>
+        <translation>模拟只在 payops 自己的表中支付订单，不涉及团队的表。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Your own handler pays these orders, with no payops gateway in front of it: payops&apos;s switch does not reach it. Pause it in your service.</source>
+        <translation>这些订单由你们自己的处理器支付，前面没有 payops 网关：payops 的开关管不到它。请在你们的服务中暂停它。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Your own handler receives these orders&apos; callbacks: payops recorded none of them to drain.</source>
+        <translation>这些订单的回调由你们自己的处理器接收：payops 没有记录其中任何一条，无可回放。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>(%1 of payops&apos;s own wait on the Backlog page.)</source>
+        <translation>（payops 自己的 %1 条在“积压回调”页等待处理。）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 callback(s) wait for your handler: resume forwarding, then drain them to it (Backlog page).</source>
+        <translation>%1 条回调在等待转发给你们的处理器：先恢复转发，再把它们回放给处理器（“积压回调”页）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 callback(s) wait for your handler&apos;s final answer: drain them to it (Backlog page).</source>
+        <translation>%1 条回调在等待你们处理器的最终应答：把它们回放给处理器（“积压回调”页）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The gateways forward normally; no callback waits for your handler.</source>
+        <translation>网关正常转发；没有回调在等待你们的处理器。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Each side effect&apos;s table has a unique key on (order, key): the database refuses a second copy.</source>
+        <translation>每个副作用的表都有（订单, 键）的唯一键：数据库会拒绝第二份。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No unique key on (order, key) for: %1. Your DBA adds them after compensating; payops never alters your schema.</source>
+        <translation>以下副作用没有（订单, 键）的唯一键：%1。由你们的 DBA 在补偿后添加；payops 从不修改你们的表结构。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>Not a sandbox: the simulation creates and pays orders, so it runs on a sandbox only.</source>
         <translation>不是沙箱：模拟会创建并支付订单，只能在沙箱上运行。</translation>
     </message>
@@ -8022,12 +8132,17 @@ Usage: payops %2 %3</source>
         <translation>首次统计重复发放：已读取 %1 % 的订单。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
+        <source>Watching: no side effect of the mapping issued twice so far.</source>
+        <translation>监测中：目前映射中没有副作用被重复发放。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Watching: no coupon or points row issued twice so far.</source>
         <translation>监测中：目前没有重复发放的优惠券或积分记录。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+12"/>
         <source>RECORD_ONLY (version %1): %2 of %3 live instance(s) have not confirmed it yet.</source>
         <translation>RECORD_ONLY（版本 %1）：%3 个在线实例中有 %2 个尚未确认。</translation>
     </message>
@@ -8042,7 +8157,7 @@ Usage: payops %2 %3</source>
         <translation>RECORD_ONLY（版本 %1），全部 %2 个在线实例均已确认。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>NORMAL again, with the fix in: nothing can pay twice any more.</source>
         <translation>已恢复 NORMAL，修复已生效：不会再重复发放。</translation>
     </message>
@@ -8077,6 +8192,11 @@ Usage: payops %2 %3</source>
         <translation>订单 %1：%2 在提交前 %3 ms 释放了锁。</translation>
     </message>
     <message>
+        <location line="+7"/>
+        <source>Order %1: no payops trace (your handler paid it). Set its copies&apos; times beside your handler&apos;s logs.</source>
+        <translation>订单 %1：payops 没有它的追踪记录（由你们的处理器支付）。请把其各份副本的时间与你们处理器的日志对照。</translation>
+    </message>
+    <message>
         <location line="+5"/>
         <source>Order %1&apos;s traces show no lock released before its commit; open its evidence.</source>
         <translation>订单 %1 的回调追踪未显示提交前释放锁；请打开其证据查看。</translation>
@@ -8102,7 +8222,7 @@ Usage: payops %2 %3</source>
         <translation>已补偿 %1 份；剩余 %2 份。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>no unsafe-demo instance runs</source>
         <translation>没有运行中的 unsafe-demo 实例</translation>
     </message>
@@ -8137,7 +8257,7 @@ Usage: payops %2 %3</source>
         <translation>缺少副作用幂等键</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>%1 recorded callback(s) wait. Drain after the fix: processing them before it would pay twice again.</source>
         <translation>%1 条已记录的回调在等待。修复后再回放：修复前处理会再次重复发放。</translation>
     </message>
@@ -8157,12 +8277,12 @@ Usage: payops %2 %3</source>
         <translation>正常处理中；没有等待的已记录回调。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>The first count of duplicates is at %1 %.</source>
         <translation>首次统计重复发放已完成 %1 %。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>payops inspect: clean.</source>
         <translation>payops inspect：无问题。</translation>
     </message>
@@ -8202,7 +8322,7 @@ Usage: payops %2 %3</source>
         <translation>巡检通过后再生成。</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+24"/>
         <source>to do</source>
         <translation>待办</translation>
     </message>
@@ -8661,7 +8781,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedWatch</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+689"/>
+        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+235"/>
         <source>this database has no duplicate watch for mapped tables yet: run payops migrate (migration 0020) with an account that may change the schema</source>
         <translation>该数据库还没有映射表的重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0020）</translation>
     </message>
