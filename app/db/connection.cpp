@@ -6,6 +6,7 @@
 
 #include <QAtomicInteger>
 #include <QHash>
+#include <QSet>
 #include <QSqlDriver>
 #include <QSqlField>
 #include <QSqlQuery>
@@ -27,6 +28,8 @@ QAtomicInteger<quint64> g_connectionCounter;
 std::mutex g_registryMutex;
 // What each open Connection was opened with, by connection name, for dsnOf().
 QHash<QString, Dsn> g_dsns;
+// The names of the open Connections that reached a Galera node, for isClusterNode().
+QSet<QString> g_clusterNodes;
 
 QSqlDatabase addDatabase(const QString &name, const Dsn &dsn)
 {
@@ -43,6 +46,7 @@ void removeDatabase(QSqlDatabase &db, const QString &name)
     const std::lock_guard lock(g_registryMutex);
     QSqlDatabase::removeDatabase(name);
     g_dsns.remove(name);
+    g_clusterNodes.remove(name);
 }
 
 QString connectOptions(const Dsn &dsn)
@@ -130,6 +134,14 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
         m_serverConnectionId = info.value(0).toLongLong();
         m_isMariaDb =
             info.value(1).toString().contains(QLatin1String("MariaDB"), Qt::CaseInsensitive);
+        // A server built without Galera has no such variable: no row. The environment variable
+        // exists so that a test can show the defect the care for a cluster node prevents.
+        QSqlQuery wsrep = exec(m_db, QStringLiteral("SHOW SESSION VARIABLES LIKE 'wsrep_on'"));
+        if (wsrep.next() && wsrep.value(1).toString() == QLatin1String("ON") &&
+            !qEnvironmentVariableIsSet("PAYOPS_GALERA_UNGUARDED")) {
+            const std::lock_guard lock(g_registryMutex);
+            g_clusterNodes.insert(m_name);
+        }
     } catch (...) {
         removeDatabase(m_db, m_name);
         throw;
@@ -139,6 +151,12 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
 Connection::~Connection()
 {
     removeDatabase(m_db, m_name);
+}
+
+bool isClusterNode(const QSqlDatabase &db)
+{
+    const std::lock_guard lock(g_registryMutex);
+    return g_clusterNodes.contains(db.connectionName());
 }
 
 std::optional<Dsn> dsnOf(const QSqlDatabase &db)
@@ -254,7 +272,10 @@ QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &
 
 Transaction::Transaction(const QSqlDatabase &db)
     : m_db(db)
+    , m_cluster(isClusterNode(db))
 {
+    if (m_cluster)
+        execDirect(m_db, QStringLiteral("SET autocommit = 0"));
     execDirect(m_db, QStringLiteral("START TRANSACTION"));
 }
 
@@ -264,12 +285,15 @@ Transaction::~Transaction()
         return;
     QSqlQuery rollback(m_db);
     rollback.exec(QStringLiteral("ROLLBACK")); // best effort: a lost connection rolls back anyway
+    if (m_cluster)
+        rollback.exec(QStringLiteral("SET autocommit = 1"));
 }
 
 void Transaction::commit()
 {
     execDirect(m_db, QStringLiteral("COMMIT"));
     m_open = false;
+    restoreAutocommit();
 }
 
 void Transaction::rollback()
@@ -278,6 +302,13 @@ void Transaction::rollback()
         return;
     m_open = false;
     execDirect(m_db, QStringLiteral("ROLLBACK"));
+    restoreAutocommit();
+}
+
+void Transaction::restoreAutocommit()
+{
+    if (m_cluster)
+        execDirect(m_db, QStringLiteral("SET autocommit = 1"));
 }
 
 QString quoteIdentifier(const QString &name)

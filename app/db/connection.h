@@ -47,6 +47,12 @@ private:
 // second reader on another thread); nullopt for a QSqlDatabase no Connection made.
 std::optional<Dsn> dsnOf(const QSqlDatabase &db);
 
+// True when the Connection that owns `db` reached a Galera node replicating its writes
+// (wsrep_on). There a transaction can be rolled back by a conflicting one from another node
+// between two of its statements, and the error can reach none of them: Transaction and the
+// callback handler then take the care their comments describe.
+bool isClusterNode(const QSqlDatabase &db);
+
 // Runs one statement with positional binds; throws db::Error on failure. A null QString
 // binds as an empty string; bind QVariant() for SQL NULL.
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
@@ -73,6 +79,12 @@ QDateTime utcDateTime(const QVariant &value);
 QVariant scalar(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 
 // BEGIN on construction, ROLLBACK on destruction unless commit() ran.
+// On a Galera node the transaction runs with autocommit off: a conflict from another node
+// can roll it back without the error reaching any statement, and the statements after it
+// would then each commit on their own, half a payment without its other half. With
+// autocommit off they form a new transaction that only COMMIT makes durable, so a caller
+// that checks, before committing, that its own first write is still there (the callback
+// handler does) finds out and rolls back.
 class Transaction final
 {
 public:
@@ -83,8 +95,11 @@ public:
     void rollback();
 
 private:
+    void restoreAutocommit();
+
     QSqlDatabase m_db;
     bool m_open = true;
+    bool m_cluster = false;
 };
 
 // Quotes an identifier with backticks for statements that cannot bind names.

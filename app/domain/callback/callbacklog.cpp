@@ -210,12 +210,14 @@ qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
         .toLongLong();
 }
 
-void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
+bool finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
                     const QString &instance, const CallbackAnswer &answer)
 {
-    db::exec(
-        db, kFinishCallback,
-        {status, reason.left(64), answer.httpStatus, QString::fromUtf8(answer.body), instance, id});
+    // processed_at = NOW(3) changes a row that is there, so one row affected means found.
+    return db::exec(db, kFinishCallback,
+                    {status, reason.left(64), answer.httpStatus, QString::fromUtf8(answer.body),
+                     instance, id})
+               .numRowsAffected() == 1;
 }
 
 } // namespace payops

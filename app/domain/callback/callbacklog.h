@@ -64,7 +64,8 @@ void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &reque
 qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
                        const QString &instance);
 
-void finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
+// Returns false when no row `id` was there to finish.
+bool finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
                     const QString &instance, const CallbackAnswer &answer);
 // The statement finishCallback runs (probePrivileges asks the server about it).
 QString finishCallbackStatement();

@@ -8,6 +8,31 @@
 #include "paymentapplier.h"
 
 namespace payops {
+namespace {
+
+// The transaction this connection began is no longer the one it is in: a conflicting
+// transaction from another Galera node rolled it back and the error reached no statement
+// (db::Transaction). Reported as the deadlock it is, so that it is run again under the lock.
+db::Error rolledBackUnderUs()
+{
+    return db::Error(QStringLiteral("a transaction from another cluster node rolled this "
+                                    "callback's transaction back"),
+                     1213);
+}
+
+// On a Galera node, whether what was committed is there: a roll-back whose error reached no
+// statement leaves a COMMIT that succeeds with nothing in it, and a 2xx must never be
+// answered for a callback that is not recorded.
+bool committedAs(const QSqlDatabase &db, const CallbackRequest &request, qint64 id,
+                 const QString &status)
+{
+    if (!db::isClusterNode(db))
+        return true;
+    const auto stored = findCallback(db, request.payNo);
+    return stored && stored->id == id && stored->status == status;
+}
+
+} // namespace
 
 SafeHandler::SafeHandler(QString instance, QString fromState, SwitchObserver &switchObserver,
                          int lockTimeoutSeconds)
@@ -47,8 +72,9 @@ std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db,
     if (state.mode != CallbackMode::RecordOnly)
         return std::nullopt; // flipped back meanwhile: take the full path
     const CallbackAnswer answer = CallbackAnswer::success(Outcome::Recorded);
+    qint64 id = 0;
     try {
-        insertCallback(db, request, QStringLiteral("RECORDED"), m_instance, answer);
+        id = insertCallback(db, request, QStringLiteral("RECORDED"), m_instance, answer);
     } catch (const db::Error &error) {
         if (!error.isDuplicateKey())
             throw;
@@ -56,6 +82,8 @@ std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db,
         return answerExisting(db, request, Defence::PayNoKey);
     }
     transaction.commit();
+    if (!committedAs(db, request, id, QStringLiteral("RECORDED")))
+        throw rolledBackUnderUs(); // answered 503: the platform sends it again
     trace.committed = nowMicros();
     return answer;
 }
@@ -129,8 +157,14 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
         reason = verdict.reason;
         answer = verdict.answer;
     }
-    finishCallback(db, id, status, reason, m_instance, answer);
+    // The row this transaction began with must still be there to finish: otherwise the
+    // transaction was rolled back under this connection, and committing now would make what
+    // ran since (side effects, on a cluster node) durable without the row and the CAS.
+    if (!finishCallback(db, id, status, reason, m_instance, answer))
+        throw rolledBackUnderUs();
     transaction.commit();
+    if (!committedAs(db, request, id, status))
+        throw rolledBackUnderUs();
     trace.committed = nowMicros();
     return answer;
 }
