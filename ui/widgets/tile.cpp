@@ -34,6 +34,9 @@ Tile::Tile(const QString &objectName, const QString &caption, QWidget *parent)
     m_detail = new QLabel(this);
     m_detail->setObjectName(objectName + QStringLiteral("Detail"));
     m_detail->setWordWrap(true);
+    // Room for three lines: a detail that wraps (the money at risk of three side effects, why a
+    // figure is not available) is otherwise cut off when the window is short.
+    m_detail->setMinimumHeight(3 * m_detail->fontMetrics().lineSpacing());
     layout->addWidget(m_caption);
     layout->addWidget(m_value);
     layout->addWidget(m_detail);

@@ -179,9 +179,10 @@ void learnCompensatedTables(const QSqlDatabase &db, QList<WatchedEffect> &effect
             tables << db::literal(db, w.businessName);
     if (tables.isEmpty())
         return;
-    QSqlQuery query = db::exec(db, QStringLiteral("SELECT DISTINCT business_table FROM "
-                                                  "mapped_compensation WHERE business_table IN (%1)")
-                                       .arg(tables.join(QLatin1Char(','))));
+    QSqlQuery query =
+        db::exec(db, QStringLiteral("SELECT DISTINCT business_table FROM "
+                                    "mapped_compensation WHERE business_table IN (%1)")
+                         .arg(tables.join(QLatin1Char(','))));
     while (query.next())
         for (WatchedEffect &w : effects)
             if (w.businessName == query.value(0).toString())
