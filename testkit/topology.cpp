@@ -263,7 +263,8 @@ QStringList GaleraCluster::options(int node, bool bootstrap) const
                    .arg(self.groupPort)
                    .arg(self.istPort)
             << QStringLiteral("--wsrep-sst-receive-address=127.0.0.1:%1").arg(self.sstPort)
-            << QStringLiteral("--wsrep-sst-method=rsync");
+            << QStringLiteral("--wsrep-sst-method=rsync")
+            << QStringLiteral("--wsrep-slave-threads=4");
     if (bootstrap)
         options << QStringLiteral("--wsrep-new-cluster");
     return options;

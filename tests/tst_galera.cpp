@@ -1,5 +1,6 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
+#include "domain/inspection/posture.h"
 #include "testmain.h"
 #include "topology.h"
 
@@ -142,6 +143,22 @@ private Q_SLOTS:
         QCOMPARE(guarded.answered2xxUnrecorded, 0);
         QCOMPARE(guarded.paidOrders, orders);
         QCOMPARE(guarded.acceptedTransitions, orders);
+
+        // payops posture says which defences hold differently here.
+        db::Connection node(cluster.dsn(2, QStringLiteral("guarded")), QStringLiteral("posture"));
+        QHash<QString, QString> evidence;
+        for (const Defence &defence : inspectPosture(node.database()))
+            evidence.insert(defence.name, defence.evidence);
+        QVERIFY2(evidence.value(QStringLiteral("lock_across_commit"))
+                     .contains(QStringLiteral("(3 nodes) the lock is local to a node")),
+                 qPrintable(evidence.value(QStringLiteral("lock_across_commit"))));
+        const QString certified = QStringLiteral("Certified across this Galera cluster's 3 nodes");
+        for (const char *present : {"uk_pay_no", "cas_affected_rows"})
+            QVERIFY2(evidence.value(QLatin1String(present)).contains(certified), present);
+        // At level legacy the coupon key is missing, and holds on no node.
+        QVERIFY(!evidence.value(QStringLiteral("uk_order_tpl")).contains(certified));
+        QVERIFY(evidence.value(QStringLiteral("record_only_switch"))
+                    .contains(QStringLiteral("not certified")));
     }
 };
 

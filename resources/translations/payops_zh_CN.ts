@@ -4588,6 +4588,21 @@
     </message>
     <message>
         <location line="+15"/>
+        <source>On this Galera cluster (%1 nodes) the lock is local to a node: two deliveries reaching two nodes both take it. There the certified unique pay_no, the CAS and the side-effect keys keep a payment single.</source>
+        <translation>在这个 Galera 集群（%1 个节点）上，该锁只在单个节点内有效：到达两个节点的两次投递会同时拿到它。在集群上，经过认证的唯一 pay_no、CAS 与副作用唯一键保证一笔支付只处理一次。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Certified across this Galera cluster&apos;s %1 nodes: of two transactions that write the same key on two nodes, the second to commit is aborted (1213).</source>
+        <translation>在这个 Galera 集群的 %1 个节点间经过认证：两个节点上写同一个键的两个事务，后提交的那个会被中止（1213）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>On this Galera cluster (%1 nodes) the barrier&apos;s shared lock is not certified: a flip does not wait for a transaction on another node.</source>
+        <translation>在这个 Galera 集群（%1 个节点）上，屏障的共享锁不经过认证：切换不会等待其他节点上的事务。</translation>
+    </message>
+    <message>
+        <location line="+31"/>
         <source>Unique key on pay_no (each callback accepted once)</source>
         <translation>pay_no 唯一索引（每个回调只接受一次）</translation>
     </message>
@@ -8358,7 +8373,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::db::Connection</name>
     <message>
-        <location filename="../../app/db/connection.cpp" line="+74"/>
+        <location filename="../../app/db/connection.cpp" line="+78"/>
         <source>access denied for user &apos;%1&apos; at %2 (wrong user or password)</source>
         <translation>用户“%1”在 %2 被拒绝访问（用户名或密码错误）</translation>
     </message>

@@ -486,6 +486,46 @@ Defence mappedCasDefence(const QSqlDatabase &db, const mapping::Mapping &mapping
     return defence;
 }
 
+// On a Galera cluster some defences hold differently (docs/servers.md): the pay_no lock is
+// local to a node, and the keys and the CAS are certified across the nodes. Said in their
+// evidence, with the cluster's size; nothing on one server.
+void describeCluster(const QSqlDatabase &db, QList<Defence> &defences)
+{
+    QSqlQuery wsrep = db::exec(db, QStringLiteral("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'"));
+    if (!wsrep.next() || wsrep.value(1).toString() != QLatin1String("ON"))
+        return;
+    QSqlQuery size = db::exec(db, QStringLiteral("SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'"));
+    const QString nodes = size.next() ? size.value(1).toString() : QStringLiteral("?");
+    const QString lockNote =
+        Posture::tr("On this Galera cluster (%1 nodes) the lock is local to a node: two deliveries "
+                    "reaching two nodes both take it. There the certified unique pay_no, the CAS "
+                    "and the side-effect keys keep a payment single.")
+            .arg(nodes);
+    const QString certifiedNote =
+        Posture::tr("Certified across this Galera cluster's %1 nodes: of two transactions that "
+                    "write the same key on two nodes, the second to commit is aborted (1213).")
+            .arg(nodes);
+    const QString switchNote =
+        Posture::tr("On this Galera cluster (%1 nodes) the barrier's shared lock is not "
+                    "certified: a flip does not wait for a transaction on another node.")
+            .arg(nodes);
+    for (Defence &defence : defences) {
+        QString note;
+        if (defence.name == QLatin1String("lock_across_commit"))
+            note = lockNote;
+        else if (defence.name == QLatin1String("record_only_switch"))
+            note = switchNote;
+        else if (defence.state != DefenceState::Missing && // a key that is not there holds nowhere
+                 (defence.name.startsWith(QLatin1String("uk_")) ||
+                  defence.name.startsWith(QLatin1String("mapped_key_")) ||
+                  defence.name == QLatin1String("cas_affected_rows") ||
+                  defence.name == QLatin1String("mapped_order_cas")))
+            note = certifiedNote;
+        if (!note.isEmpty())
+            defence.evidence = defence.evidence.isEmpty() ? note : defence.evidence + u' ' + note;
+    }
+}
+
 QList<Defence> readPosture(const QSqlDatabase &db, const mapping::Mapping *mapping)
 {
     requireMigrated(db);
@@ -539,6 +579,7 @@ QList<Defence> readPosture(const QSqlDatabase &db, const mapping::Mapping *mappi
     defences << switchDefence(db);
     defences << auditDefence(db);
     defences << inspectionDefence(db);
+    describeCluster(db, defences);
     return defences;
 }
 
