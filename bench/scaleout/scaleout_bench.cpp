@@ -9,7 +9,8 @@
 //   instances: what waiting for the replica's acknowledgement costs;
 // - a three-node Galera cluster, 1 instance on one node and 3 instances, one per node.
 //
-// Each topology is private, on loopback, started here (testkit/topology.h). It ends with one
+// Each figure is two runs in mirrored order, after a run that warms the server up. Each
+// topology is private, on loopback, started here (testkit/topology.h). It ends with one
 // SUMMARY line (bench/README.md names its keys). It stops at once when a run's callbacks were
 // not all processed.
 
@@ -128,10 +129,26 @@ int main(int argc, char *argv[])
     out << requests << " NORMAL callbacks a run, every one a new pay_no, from " << kClients
         << " clients spread over the instances" << Qt::endl;
     out << "\n| run | callbacks/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|" << Qt::endl;
+    // Each figure is two runs, taken in mirrored order (1, 2, 3, then 3, 2, 1 instances), so that
+    // a load that rises or falls on the shared machine weighs on each alike; after a first run
+    // that warms the new server up and is not counted.
     std::map<QString, bench::RunResult> runs;
     const auto measure = [&](const QString &name, Shop &shop, const std::vector<Dsn> &dsns) {
-        runs[name] = shop.run(dsns, requests);
-        out << runs[name].row(name, 28) << Qt::endl;
+        const bench::RunResult run = shop.run(dsns, requests);
+        out << run.row(name, 28) << Qt::endl;
+        bench::RunResult &both = runs[name];
+        both.requests += run.requests;
+        both.seconds += run.seconds;
+        both.failures += run.failures;
+        both.latencies.insert(both.latencies.end(), run.latencies.begin(), run.latencies.end());
+    };
+    const auto mirrored = [&](Shop &shop,
+                              const std::vector<std::pair<QString, std::vector<Dsn>>> &order) {
+        shop.run(order.front().second, requests / 4);
+        for (const auto &[name, dsns] : order)
+            measure(name, shop, dsns);
+        for (auto step = order.rbegin(); step != order.rend(); ++step)
+            measure(step->first, shop, step->second);
     };
 
     for (const auto replication : {testkit::ReplicaPair::Replication::Asynchronous,
@@ -142,18 +159,20 @@ int main(int argc, char *argv[])
         Shop shop(pair.primaryDsn({}));
         const Dsn primary = pair.primaryDsn({});
         const QString prefix = async ? QStringLiteral("async") : QStringLiteral("semisync");
-        measure(prefix + QStringLiteral(", 1 instance"), shop, {primary});
+        std::vector<std::pair<QString, std::vector<Dsn>>> order{
+            {prefix + QStringLiteral(", 1 instance"), {primary}}};
         if (async)
-            measure(prefix + QStringLiteral(", 2 instances"), shop, {primary, primary});
-        measure(prefix + QStringLiteral(", 3 instances"), shop, {primary, primary, primary});
+            order.push_back({prefix + QStringLiteral(", 2 instances"), {primary, primary}});
+        order.push_back({prefix + QStringLiteral(", 3 instances"), {primary, primary, primary}});
+        mirrored(shop, order);
     }
     {
         QTemporaryDir directory(QStringLiteral("/tmp/payops-scaleout-XXXXXX"));
         testkit::GaleraCluster cluster(directory.path(), 3);
         Shop shop(cluster.dsn(0, {}));
-        measure(QStringLiteral("galera, 1 instance"), shop, {cluster.dsn(0, {})});
-        measure(QStringLiteral("galera, 3 instances"), shop,
-                {cluster.dsn(0, {}), cluster.dsn(1, {}), cluster.dsn(2, {})});
+        mirrored(shop, {{QStringLiteral("galera, 1 instance"), {cluster.dsn(0, {})}},
+                        {QStringLiteral("galera, 3 instances"),
+                         {cluster.dsn(0, {}), cluster.dsn(1, {}), cluster.dsn(2, {})}}});
     }
 
     const auto throughput = [&](const char *name) {
