@@ -105,7 +105,7 @@ int freeLoopbackPort()
 
 // ---- ReplicaPair ----
 
-ReplicaPair::ReplicaPair(const QString &directory)
+ReplicaPair::ReplicaPair(const QString &directory, Replication replication)
     : m_primary(std::make_unique<LocalServer>(serverFolder(directory, QStringLiteral("primary"))))
     , m_replica(std::make_unique<LocalServer>(serverFolder(directory, QStringLiteral("replica"))))
     , m_primaryPort(freeLoopbackPort())
@@ -116,13 +116,15 @@ ReplicaPair::ReplicaPair(const QString &directory)
     const QStringList binlog{
         QStringLiteral("--log-bin=binlog"), QStringLiteral("--binlog-format=ROW"),
         QStringLiteral("--log-slave-updates"), QStringLiteral("--gtid-strict-mode=ON")};
+    const bool semiSync = replication == Replication::SemiSynchronous;
     try {
         m_primary->start(m_primaryPort, {},
                          kSmallServer + binlog + QStringList{QStringLiteral("--server-id=1")});
-        m_replica->start(
-            m_replicaPort, {},
-            kSmallServer + binlog +
-                QStringList{QStringLiteral("--server-id=2"), QStringLiteral("--read-only=ON")});
+        QStringList replicaOptions{QStringLiteral("--server-id=2"),
+                                   QStringLiteral("--read-only=ON")};
+        if (semiSync)
+            replicaOptions << QStringLiteral("--rpl-semi-sync-slave-enabled=ON");
+        m_replica->start(m_replicaPort, {}, kSmallServer + binlog + replicaOptions);
         const QString password = randomPassword();
         {
             db::Connection primary(primaryDsn({}), QStringLiteral("replication-account"));
@@ -141,6 +143,8 @@ ReplicaPair::ReplicaPair(const QString &directory)
                            .arg(password));
         db::execDirect(replica.database(), QStringLiteral("START SLAVE"));
         waitForReplica();
+        if (semiSync)
+            startSemiSync();
     } catch (...) {
         stopQuietly(m_replica.get());
         stopQuietly(m_primary.get());
@@ -190,6 +194,36 @@ void ReplicaPair::waitForReplica(int timeoutSeconds) const
                       .arg(errors.trimmed()));
 }
 
+void ReplicaPair::startSemiSync()
+{
+    // Turned on once the replica has caught up, so that setting up the replication does not
+    // wait for an acknowledgement no replica sends yet. The replica's I/O thread then connects
+    // again: a primary takes a replica as semi-synchronous only when it connects.
+    {
+        db::Connection primary(primaryDsn({}), QStringLiteral("semi-sync"));
+        for (const char *setting : {"rpl_semi_sync_master_wait_point = AFTER_SYNC",
+                                    "rpl_semi_sync_master_timeout = 60000",
+                                    "rpl_semi_sync_master_enabled = ON"})
+            db::execDirect(primary.database(),
+                           QStringLiteral("SET GLOBAL ") + QLatin1String(setting));
+    }
+    {
+        db::Connection replica(replicaDsn({}), QStringLiteral("semi-sync"));
+        db::execDirect(replica.database(), QStringLiteral("STOP SLAVE IO_THREAD"));
+        db::execDirect(replica.database(), QStringLiteral("START SLAVE IO_THREAD"));
+    }
+    db::Connection primary(primaryDsn({}), QStringLiteral("semi-sync-status"));
+    QDeadlineTimer deadline(30000);
+    while (!deadline.hasExpired()) {
+        QSqlQuery status = db::exec(
+            primary.database(), QStringLiteral("SHOW STATUS LIKE 'Rpl_semi_sync_master_clients'"));
+        if (status.next() && status.value(1).toInt() > 0)
+            return;
+        QThread::msleep(100);
+    }
+    throw failure(QStringLiteral("the replica did not connect as semi-synchronous within 30 s"));
+}
+
 void ReplicaPair::killPrimary()
 {
     killServer(*m_primary);
@@ -198,6 +232,21 @@ void ReplicaPair::killPrimary()
 void ReplicaPair::promoteReplica()
 {
     db::Connection replica(replicaDsn({}), QStringLiteral("promote"));
+    // What the replica received but has not applied yet is part of what it takes over: a
+    // plain STOP SLAVE would leave it in the relay log, and RESET SLAVE ALL would delete it.
+    db::execDirect(replica.database(), QStringLiteral("STOP SLAVE IO_THREAD"));
+    QString received;
+    {
+        QSqlQuery status = db::exec(replica.database(), QStringLiteral("SHOW SLAVE STATUS"));
+        if (status.next())
+            received = status.value(QStringLiteral("Gtid_IO_Pos")).toString();
+    }
+    if (!received.isEmpty() &&
+        db::scalar(replica.database(), QStringLiteral("SELECT MASTER_GTID_WAIT(?, 60)"),
+                   {received})
+                .toInt() != 0)
+        throw failure(QStringLiteral("the replica did not apply what it received (%1) within 60 s")
+                          .arg(received));
     db::execDirect(replica.database(), QStringLiteral("STOP SLAVE"));
     db::execDirect(replica.database(), QStringLiteral("RESET SLAVE ALL"));
     db::execDirect(replica.database(), QStringLiteral("SET GLOBAL read_only = OFF"));

@@ -20,8 +20,17 @@ namespace payops::testkit {
 class ReplicaPair final
 {
 public:
+    enum class Replication {
+        Asynchronous,
+        // MariaDB's built-in semi-synchronous replication, wait point AFTER_SYNC: a commit is
+        // answered only once the replica has the transaction in its relay log, and the primary
+        // waits for that up to 60 s before it falls back to asynchronous.
+        SemiSynchronous,
+    };
+
     // Starts both and the replication. Throws std::runtime_error.
-    explicit ReplicaPair(const QString &directory);
+    explicit ReplicaPair(const QString &directory,
+                         Replication replication = Replication::Asynchronous);
     ~ReplicaPair();
     ReplicaPair(const ReplicaPair &) = delete;
     ReplicaPair &operator=(const ReplicaPair &) = delete;
@@ -37,10 +46,13 @@ public:
     void waitForReplica(int timeoutSeconds = 60) const;
     // SIGKILL: the primary is gone as in a crash, with whatever it had not sent yet.
     void killPrimary();
-    // What an operator does in a failover: the replica stops following and takes writes.
+    // What an operator does in a failover: the replica applies all it received, stops
+    // following and takes writes.
     void promoteReplica();
 
 private:
+    void startSemiSync();
+
     std::unique_ptr<LocalServer> m_primary;
     std::unique_ptr<LocalServer> m_replica;
     int m_primaryPort = 0;

@@ -86,6 +86,29 @@ private Q_SLOTS:
         QCOMPARE(again->toString(true), written);
     }
 
+    // A primary and the replica that takes over from it, as one list tried in order.
+    void aListOfServers()
+    {
+        QString error;
+        const auto dsn = Dsn::parse(
+            QStringLiteral("mysql://ops:pw@db1.example:3307,DB2.example,[::1]:3309/payops"),
+            &error);
+        QVERIFY2(dsn, qPrintable(error));
+        QCOMPARE(dsn->host, QStringLiteral("db1.example"));
+        QCOMPARE(dsn->port, 3307);
+        QCOMPARE(dsn->laterServers,
+                 (QList<Dsn::Server>{{QStringLiteral("db2.example"), 3306},
+                                     {QStringLiteral("::1"), 3309}}));
+        QCOMPARE(dsn->database, QStringLiteral("payops"));
+        QCOMPARE(dsn->toString(true),
+                 QStringLiteral("mysql://ops:pw@db1.example:3307,db2.example,[::1]:3309/payops"));
+        QCOMPARE(dsn->toDisplayString(),
+                 QStringLiteral("mysql://ops@db1.example:3307,db2.example,[::1]:3309/payops"));
+        const auto again = Dsn::parse(dsn->toString(true), &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->laterServers, dsn->laterServers);
+    }
+
     void badForms_data()
     {
         QTest::addColumn<QString>("text");
@@ -109,6 +132,15 @@ private Q_SLOTS:
         QTest::newRow("socket off localhost")
             << QStringLiteral("mysql://u@db/db?socket=/x.sock") << QStringLiteral("localhost");
         QTest::newRow("no scheme") << QStringLiteral("u@h/db") << QStringLiteral("scheme");
+        QTest::newRow("empty server in a list")
+            << QStringLiteral("mysql://u@h1,,h2/db") << QStringLiteral("list of servers");
+        QTest::newRow("bad port in a list")
+            << QStringLiteral("mysql://u@h1,h2:x/db") << QStringLiteral("list of servers");
+        QTest::newRow("no first server") << QStringLiteral("mysql://u@,h2/db")
+                                         << QStringLiteral("no host");
+        QTest::newRow("socket with a list")
+            << QStringLiteral("mysql://u@localhost,h2/db?socket=/x.sock")
+            << QStringLiteral("one server");
         // Found by fuzz_dsn: a noncharacter, kept by QUrl as written, came back as U+FFFD.
         QTest::newRow("noncharacter")
             << QString::fromUtf8("mysql://u@h/db?ssl-ca=/t/k\xf2\xbf\xbf\xbf")

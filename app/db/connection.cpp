@@ -97,6 +97,14 @@ QString describeConnectFailure(const Dsn &dsn, const QSqlError &error)
         .arg(where, dsn.user, describeServerError(code, text));
 }
 
+// False for a read-only server, and for one that does not answer the question.
+bool takesWrites(const QSqlDatabase &db)
+{
+    QSqlQuery readOnly(db);
+    return readOnly.exec(QStringLiteral("SELECT @@read_only")) && readOnly.next() &&
+           !readOnly.value(0).toBool();
+}
+
 } // namespace
 
 Connection::Connection(const Dsn &dsn, const QString &purpose)
@@ -107,17 +115,41 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
         throw Error(Connection::tr("the Qt MySQL driver (QMYSQL) is not installed; "
                                    "install libqt6sql6-mysql"));
     m_db = addDatabase(m_name, dsn);
-    m_db.setHostName(dsn.host);
-    m_db.setPort(dsn.port);
     m_db.setUserName(dsn.user);
     m_db.setPassword(dsn.password);
     m_db.setDatabaseName(dsn.database);
     m_db.setConnectOptions(connectOptions(dsn));
-    if (!m_db.open()) {
-        const QString message = describeConnectFailure(dsn, m_db.lastError());
-        const int code = m_db.lastError().nativeErrorCode().toInt();
+    // A list of servers is tried in order, and a server that does not take writes (a replica
+    // not promoted yet, a former primary brought back read-only) is passed over: the first
+    // server that opens and takes writes is the primary.
+    QList<Dsn::Server> servers{{dsn.host, dsn.port}};
+    servers += dsn.laterServers;
+    QStringList failures;
+    int code = 0;
+    for (const Dsn::Server &server : std::as_const(servers)) {
+        Dsn one = dsn;
+        one.host = server.host;
+        one.port = server.port;
+        m_db.setHostName(server.host);
+        m_db.setPort(server.port);
+        if (!m_db.open()) {
+            failures << describeConnectFailure(one, m_db.lastError());
+            code = m_db.lastError().nativeErrorCode().toInt();
+            continue;
+        }
+        if (servers.size() > 1 && !takesWrites(m_db)) {
+            failures << Connection::tr("%1:%2 does not take writes (a replica, or read-only)")
+                            .arg(server.host, QString::number(server.port));
+            code = 0;
+            m_db.close();
+            continue;
+        }
+        failures.clear();
+        break;
+    }
+    if (!failures.isEmpty()) {
         removeDatabase(m_db, m_name);
-        throw Error(message, code);
+        throw Error(failures.join(QStringLiteral("; ")), code);
     }
     refuseLocalFiles(m_db);
     try {

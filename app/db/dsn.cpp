@@ -48,10 +48,52 @@ QString urlProblem(const QUrl &url)
     return source > 0 ? text.left(source) : Dsn::tr("it is not a URL");
 }
 
+// Where the list of servers is in `text` (after the user info, before the path): the start and
+// the length; a length of -1 when there is no authority to find.
+std::pair<qsizetype, qsizetype> serverListSpan(const QString &text)
+{
+    const qsizetype scheme = text.indexOf(QLatin1String("://"));
+    if (scheme < 0)
+        return {0, -1};
+    qsizetype end = text.size();
+    for (const QChar stop : {QLatin1Char('/'), QLatin1Char('?'), QLatin1Char('#')}) {
+        const qsizetype at = text.indexOf(stop, scheme + 3);
+        if (at >= 0)
+            end = std::min(end, at);
+    }
+    const qsizetype at = text.lastIndexOf(QLatin1Char('@'), end - 1);
+    const qsizetype start = at > scheme ? at + 1 : scheme + 3;
+    return {start, end - start};
+}
+
+// One HOST[:PORT] of a list, read as QUrl reads the first.
+std::optional<Dsn::Server> parseServer(const QString &text)
+{
+    const QUrl url(QStringLiteral("mysql://u@") + text + QStringLiteral("/d"), QUrl::StrictMode);
+    if (text.isEmpty() || !url.isValid() || url.host().isEmpty() || url.port() == 0)
+        return std::nullopt;
+    return Dsn::Server{url.host(QUrl::FullyDecoded), url.port() > 0 ? url.port() : 3306};
+}
+
 // The text alone: a password that is not in it stays empty.
 std::optional<Dsn> parseText(const QString &text, QString *error)
 {
-    const QString trimmed = text.trimmed();
+    QString trimmed = text.trimmed();
+    // A list of servers: QUrl reads the first, and each later one is read on its own.
+    QList<Dsn::Server> laterServers;
+    QString badServer;
+    if (const auto [start, length] = serverListSpan(trimmed); length > 0) {
+        const QStringList servers = trimmed.mid(start, length).split(QLatin1Char(','));
+        for (qsizetype i = 1; i < servers.size(); ++i) {
+            const auto server = parseServer(servers.at(i));
+            if (!server) {
+                badServer = servers.at(i);
+                break;
+            }
+            laterServers << *server;
+        }
+        trimmed = trimmed.left(start) + servers.first() + trimmed.mid(start + length);
+    }
     const QUrl url(trimmed, QUrl::StrictMode);
     const auto fail = [error, &trimmed, &url](const QString &why) {
         if (error)
@@ -64,6 +106,8 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
     };
     if (trimmed.isEmpty())
         return fail(Dsn::tr("it is empty"));
+    if (!badServer.isNull())
+        return fail(Dsn::tr("'%1' in the list of servers is not HOST[:PORT]").arg(badServer));
     if (!url.isValid())
         return fail(urlProblem(url));
     // QUrl keeps a Unicode noncharacter written as it is, but decodes one written %-encoded to
@@ -127,6 +171,9 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
     }
     if (!dsn.socket.isEmpty() && dsn.host != QLatin1String("localhost"))
         return fail(Dsn::tr("a socket needs host 'localhost'"));
+    if (!dsn.socket.isEmpty() && !laterServers.isEmpty())
+        return fail(Dsn::tr("a socket takes one server, not a list"));
+    dsn.laterServers = laterServers;
     return dsn;
 }
 
@@ -207,7 +254,18 @@ QString Dsn::toString(bool includePassword) const
         add("connect-timeout", QString::number(connectTimeoutSeconds));
     if (!items.isEmpty())
         url.setQuery(items.join(QLatin1Char('&')), QUrl::StrictMode);
-    return url.toString(QUrl::FullyEncoded);
+    QString text = url.toString(QUrl::FullyEncoded);
+    // The later servers go after the first, each written as QUrl writes a host and port.
+    QString later;
+    for (const Server &server : laterServers) {
+        QUrl one;
+        one.setHost(server.host, QUrl::DecodedMode);
+        if (server.port != 3306)
+            one.setPort(server.port);
+        later += QLatin1Char(',') + one.authority(QUrl::FullyEncoded);
+    }
+    const auto [start, length] = serverListSpan(text);
+    return text.insert(start + length, later);
 }
 
 QString Dsn::toDisplayString() const

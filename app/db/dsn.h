@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QCoreApplication>
+#include <QList>
 #include <QProcessEnvironment>
 #include <QString>
 
@@ -9,7 +10,10 @@
 namespace payops {
 
 // Where a binary connects: mysql://USER[:PASS]@HOST[:PORT]/DB[?socket=/path&...].
-// The password may come from PAYOPS_DB_PASSWORD instead of the text.
+// The password may come from PAYOPS_DB_PASSWORD instead of the text. A primary and the replica
+// that takes over from it are written as one list, mysql://USER@HOST1[:PORT1],HOST2[:PORT2]/DB:
+// each connection goes to the first of them that answers and takes writes (db::Connection).
+// A failover then needs no restart (docs/servers.md, "Failover").
 struct Dsn
 {
     Q_DECLARE_TR_FUNCTIONS(payops::Dsn)
@@ -20,6 +24,14 @@ public:
     QString host;
     int port = 3306;
     QString database;
+    // The servers after host:port in a list of several, in the order they are tried.
+    struct Server
+    {
+        QString host;
+        int port = 3306;
+        bool operator==(const Server &) const = default;
+    };
+    QList<Server> laterServers;
     QString socket; // unix socket path; when set, host and port are not used
     QString sslCa;
     QString sslCert;

@@ -1641,12 +1641,12 @@
     <name>payops::Dsn</name>
     <message>
         <location filename="../../app/db/dsn.cpp" line="+48"/>
-        <location line="+27"/>
+        <location line="+71"/>
         <source>it is not a URL</source>
         <translation>它不是 URL</translation>
     </message>
     <message>
-        <location line="-16"/>
+        <location line="-18"/>
         <source>invalid DSN: %1 (expected mysql://USER[:PASS]@HOST[:PORT]/DB or mysql://USER@localhost/DB?socket=/path/to.sock)</source>
         <translation>DSN 无效：%1（应为 mysql://USER[:PASS]@HOST[:PORT]/DB 或 mysql://USER@localhost/DB?socket=/path/to.sock）</translation>
     </message>
@@ -1654,6 +1654,11 @@
         <location line="+7"/>
         <source>it is empty</source>
         <translation>它是空的</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&apos;%1&apos; in the list of servers is not HOST[:PORT]</source>
+        <translation>服务器列表中的“%1”不是 HOST[:PORT]</translation>
     </message>
     <message>
         <location line="+11"/>
@@ -1711,7 +1716,12 @@
         <translation>使用 socket 时主机必须是“localhost”</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+2"/>
+        <source>a socket takes one server, not a list</source>
+        <translation>使用 socket 时只能指定一台服务器，不能是列表</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>no database given: pass --db DSN or set PAYOPS_DB</source>
         <translation>未指定数据库：请传入 --db DSN 或设置 PAYOPS_DB</translation>
     </message>
@@ -8398,9 +8408,14 @@ Usage: payops %2 %3</source>
         <translation>无法以“%2”连接 %1：%3</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+19"/>
         <source>the Qt MySQL driver (QMYSQL) is not installed; install libqt6sql6-mysql</source>
         <translation>未安装 Qt MySQL 驱动（QMYSQL），请安装 libqt6sql6-mysql</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>%1:%2 does not take writes (a replica, or read-only)</source>
+        <translation>%1:%2 不接受写入（是副本，或处于只读状态）</translation>
     </message>
 </context>
 <context>

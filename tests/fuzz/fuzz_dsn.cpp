@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         again->port != dsn->port || again->database != dsn->database ||
         again->socket != dsn->socket || again->sslCa != dsn->sslCa ||
         again->sslCert != dsn->sslCert || again->sslKey != dsn->sslKey ||
-        again->connectTimeoutSeconds != dsn->connectTimeoutSeconds)
+        again->connectTimeoutSeconds != dsn->connectTimeoutSeconds ||
+        again->laterServers != dsn->laterServers)
         fuzz::broken("toString(true) parses back to the same DSN");
     return 0;
 }
