@@ -5,6 +5,10 @@
 #include "topology.h"
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSet>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -94,16 +98,18 @@ Storm stormUntilTheKill(testkit::ReplicaPair &pair, int port)
     return storm;
 }
 
-// The platform's retries after the failover: every order's callback delivered twice at once,
-// each delivery sent again until it is answered 2xx. Returns the deliveries never answered 2xx.
-int redeliverEverything(int port)
+// The platform's retries after the failover: the callback of each of `orders` delivered twice
+// at once, each delivery sent again until it is answered 2xx. Returns the deliveries never
+// answered 2xx.
+int redeliver(const QList<int> &orders, int port)
 {
-    std::atomic<int> next{0};
+    std::atomic<qsizetype> next{0};
     std::atomic<int> unanswered{0};
     std::vector<std::thread> platform;
     for (int worker = 0; worker < 8; ++worker)
         platform.emplace_back([&] {
-            for (int o = next++; o < kOrders; o = next++) {
+            for (qsizetype i = next++; i < orders.size(); i = next++) {
+                const int o = orders[i];
                 std::vector<std::thread> deliveries;
                 for (int copy = 0; copy < 2; ++copy)
                     deliveries.emplace_back([&, o] {
@@ -124,11 +130,48 @@ int redeliverEverything(int port)
     return unanswered;
 }
 
+// What payops names as lost once the platform's retries are in: `payops reconcile` of the
+// platform's statement, which lists every order as paid, on the new primary. Its missing_ours
+// findings are the payments the platform took that payops does not have: after the retries,
+// exactly the callbacks answered 2xx that the failover lost, since the platform retries only
+// the others. Sorted.
+QList<QByteArray> missingOnTheNewPrimary(const Dsn &finance, const QString &directory)
+{
+    const QString path = directory + QStringLiteral("/statement.csv");
+    QFile statement(path);
+    if (!statement.open(QIODevice::WriteOnly))
+        return {"cannot write the statement"};
+    statement.write("pay_no,order_id,amount_fen,status,paid_at\n");
+    for (int o = 0; o < kOrders; ++o)
+        statement.write(payNoOf(o) + ',' + QByteArray::number(1001 + o) +
+                        ",9900,SUCCESS,2026-12-06T10:00:00Z\n");
+    statement.close();
+    const test::CliRun run =
+        test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"), finance.toString(),
+                      QStringLiteral("--statement"), path, QStringLiteral("--format"),
+                      QStringLiteral("generic"), QStringLiteral("--json")},
+                     {{QStringLiteral("PAYOPS_DB_PASSWORD"), finance.password}});
+    const QJsonObject result = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    if (result.isEmpty())
+        return {"payops reconcile gave no JSON: " + (run.out + run.err).toUtf8()};
+    QList<QByteArray> missing;
+    for (const QJsonValue finding : result.value(QStringLiteral("findings")).toArray()) {
+        const QJsonObject object = finding.toObject();
+        if (object.value(QStringLiteral("kind")).toString() == QLatin1String("missing_ours"))
+            missing << object.value(QStringLiteral("pay_no")).toString().toUtf8();
+        else
+            missing << "unexpected finding: " +
+                           QJsonDocument(object).toJson(QJsonDocument::Compact);
+    }
+    std::sort(missing.begin(), missing.end());
+    return missing;
+}
+
 QSet<QByteArray> processedPayNos(const QSqlDatabase &db)
 {
     QSet<QByteArray> payNos;
-    QSqlQuery query =
-        db::exec(db, QStringLiteral("SELECT pay_no FROM pay_callback_log WHERE status = 'PROCESSED'"));
+    QSqlQuery query = db::exec(
+        db, QStringLiteral("SELECT pay_no FROM pay_callback_log WHERE status = 'PROCESSED'"));
     while (query.next())
         payNos.insert(query.value(0).toByteArray());
     return payNos;
@@ -142,8 +185,9 @@ Dsn roleAccount(const testkit::ReplicaPair &pair, const QString &user, const QSt
     {
         db::Connection admin(pair.primaryDsn({}), QStringLiteral("failover-account"));
         const QSqlDatabase db = admin.database();
-        db::execDirect(db, QStringLiteral("CREATE USER '%1'@'127.0.0.1' IDENTIFIED BY '%2'")
-                               .arg(user, password));
+        db::execDirect(
+            db,
+            QStringLiteral("CREATE USER '%1'@'127.0.0.1' IDENTIFIED BY '%2'").arg(user, password));
         db::execDirect(db, QStringLiteral("GRANT %1 TO '%2'@'127.0.0.1'").arg(role, user));
         db::execDirect(db,
                        QStringLiteral("SET DEFAULT ROLE %1 FOR '%2'@'127.0.0.1'").arg(role, user));
@@ -175,6 +219,8 @@ void failOverUnderAStorm(testkit::ReplicaPair::Replication replication, QList<QB
         roleAccount(pair, QStringLiteral("endpoint"), QStringLiteral("payops_endpoint"));
     const Dsn operatorDsn =
         roleAccount(pair, QStringLiteral("operator"), QStringLiteral("payops_operator"));
+    const Dsn financeDsn =
+        roleAccount(pair, QStringLiteral("finance"), QStringLiteral("payops_finance"));
     pair.waitForReplica();
 
     // One endpoint through the failover, given both servers: it writes to whichever of them
@@ -225,7 +271,23 @@ void failOverUnderAStorm(testkit::ReplicaPair::Replication replication, QList<QB
         QCOMPARE(effects.coupons + effects.points, 0);
     }
 
-    QCOMPARE(redeliverEverything(endpoint.port()), 0); // deliveries never answered 2xx
+    // The platform retries what it was not answered 2xx for, and only that.
+    QSet<QByteArray> answered;
+    for (const Answer &answer : storm.answered)
+        answered.insert(answer.payNo);
+    QList<int> retried;
+    QList<int> everything;
+    for (int o = 0; o < kOrders; ++o) {
+        everything << o;
+        if (!answered.contains(payNoOf(o)))
+            retried << o;
+    }
+    QCOMPARE(redeliver(retried, endpoint.port()), 0); // deliveries never answered 2xx
+    // Then payops names the lost ones, by pay_no, from the platform's statement.
+    QCOMPARE(missingOnTheNewPrimary(financeDsn, directory.path()), *lost);
+    // Sent again (the platform's console re-sends a notification), each twice at once, with
+    // every other callback once more: each is paid once.
+    QCOMPARE(redeliver(everything, endpoint.port()), 0);
     QCOMPARE(endpoint.terminate(), 0);
 
     // Each order paid once, its coupons and points issued once, every callback processed once.
@@ -257,8 +319,8 @@ void failOverUnderAStorm(testkit::ReplicaPair::Replication replication, QList<QB
 
 // A primary failover under a storm of callbacks: the endpoint given the primary and the
 // replica, the primary killed mid-storm, the replica promoted, and every callback delivered
-// again to the same endpoint, as the platform does. What the replication had not sent is lost with the
-// primary; everything else must hold.
+// again to the same endpoint, as the platform does. What the replication had not sent is lost with
+// the primary; everything else must hold.
 class TstFailover final : public QObject
 {
     Q_OBJECT
