@@ -55,6 +55,10 @@ struct Target
 
     Dsn dsn;
     std::optional<mapping::Mapping> mapping;
+    // Where the pages read from when it is not `dsn`: usually a replica (--read-db), in sessions
+    // that refuse writes (Dsn::asReadOnly). Actions
+    // (switch, drain, compensate, approve) always run on `dsn`, the primary.
+    std::optional<Dsn> readDsn;
 };
 
 // The mapping the console starts with: --mapping when given, else PAYOPS_MAPPING; none when
