@@ -3,7 +3,9 @@
 #include "console/readsourcemonitor.h"
 #include "consolewindow.h"
 #include "db/connection.h"
+#include "console/connectionprofile.h"
 #include "dialogs/compensationdialog.h"
+#include "dialogs/connectiondialog.h"
 #include "mainwindow.h"
 #include "models/duplicatemodel.h"
 #include "pages/duplicatespage.h"
@@ -16,6 +18,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -87,6 +91,7 @@ private Q_SLOTS:
     void consoleShowsTheLagAndCallsTheTilesStale();
     void compensationPreviewedOnTheReplicaIsPlannedAgainOnThePrimary();
     void anAccountThatMayOnlyReadUsesTheReadPages();
+    void theConnectionDialogKeepsAndTriesTheReplica();
 
 private:
     Dsn primary() const { return m_pair->primaryDsn(kDatabase); }
@@ -278,6 +283,40 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
                                              labelText(overview, "details")),
                                   15000);
     }
+}
+
+void TstReplicaRead::theConnectionDialogKeepsAndTriesTheReplica()
+{
+    console::ConnectionProfile profile;
+    profile.name = QStringLiteral("with replica");
+    profile.host = QStringLiteral("localhost");
+    profile.socket = primary().socket;
+    profile.user = QStringLiteral("root");
+    profile.database = kDatabase;
+    profile.readHost = QStringLiteral("localhost");
+    profile.readSocket = m_directory->path() + QStringLiteral("/nowhere.sock");
+    console::saveProfile(profile);
+
+    ConnectionDialog dialog;
+    dialog.findChild<QListWidget *>(QStringLiteral("profilesList"))->setCurrentRow(1);
+    auto *readSocket = dialog.findChild<QLineEdit *>(QStringLiteral("readSocketEdit"));
+    QCOMPARE(readSocket->text(), profile.readSocket); // kept with the profile
+    auto *connectButton = dialog.findChild<QPushButton *>(QStringLiteral("connectButton"));
+    auto *status = dialog.findChild<QLabel *>(QStringLiteral("connectStatus"));
+    // The primary answers, the replica does not: the dialog stays and says which failed.
+    connectButton->click();
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("The replica:")), 15000);
+    QVERIFY(dialog.result() != QDialog::Accepted);
+
+    readSocket->setText(replica().socket);
+    connectButton->click();
+    QTRY_COMPARE_WITH_TIMEOUT(dialog.result(), int(QDialog::Accepted), 15000);
+    const console::Target target = dialog.target();
+    QCOMPARE(target.dsn.socket, primary().socket);
+    QVERIFY(target.readDsn);
+    QCOMPARE(target.readDsn->socket, replica().socket);
+    QCOMPARE(target.readDsn->database, kDatabase);
+    QVERIFY(target.readDsn->readOnlySession);
 }
 
 int main(int argc, char *argv[])

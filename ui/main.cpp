@@ -210,7 +210,7 @@ int main(int argc, char *argv[])
             [&window] {
                 payops::ConnectionDialog dialog(&window);
                 if (dialog.exec() == QDialog::Accepted && dialog.dsn())
-                    window.connectTo(*dialog.dsn());
+                    window.connectTo(dialog.target());
             },
             Qt::QueuedConnection);
     }

@@ -304,7 +304,7 @@ void MainWindow::openConnectionDialog()
 {
     ConnectionDialog dialog(this);
     if (dialog.exec() == QDialog::Accepted && dialog.dsn())
-        connectTo(console::Target{*dialog.dsn(), dialog.mapping()});
+        connectTo(dialog.target());
 }
 
 void MainWindow::openSettings()

@@ -29,12 +29,25 @@ struct ConnectionProfile
     QString sslCert;
     QString sslKey;
     QString mapping; // a mapping file of the team's own tables (docs/mapping.md); empty: none
+    // Optional: a replica the pages read from (--read-db), the same database and TLS files on
+    // another server, perhaps as another account. Unused while neither host nor socket is set.
+    QString readHost;
+    int readPort = 3306;
+    QString readSocket;
+    QString readUser;
 
     Dsn toDsn(const QString &password) const;
-    // The keychain entry of this profile's password.
+    // The read database, or nullopt when the profile has none.
+    std::optional<Dsn> toReadDsn(const QString &password) const;
+    // The keychain entry of this profile's password, and of its read database's.
     QString keychainKey() const
     {
         return QStringLiteral("%1@%2/%3").arg(user, socket.isEmpty() ? host : socket, database);
+    }
+    QString readKeychainKey() const
+    {
+        return QStringLiteral("%1@%2/%3")
+            .arg(readUser, readSocket.isEmpty() ? readHost : readSocket, database);
     }
 };
 

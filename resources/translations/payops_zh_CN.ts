@@ -1324,17 +1324,18 @@
 <context>
     <name>payops::ConnectionDialog</name>
     <message>
-        <location filename="../../ui/dialogs/connectiondialog.cpp" line="+29"/>
+        <location filename="../../ui/dialogs/connectiondialog.cpp" line="+30"/>
         <source>Connect — payops console</source>
         <translation>连接 — payops 控制台</translation>
     </message>
     <message>
         <location line="+17"/>
+        <location line="+55"/>
         <source>unix socket path (instead of host and port)</source>
         <translation>unix socket 路径（代替主机和端口）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-47"/>
         <source>optional: your own tables, described by a TOML file</source>
         <translation>可选：用 TOML 文件描述的自有表</translation>
     </message>
@@ -1371,26 +1372,30 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+34"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>Port</source>
         <translation>端口</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>Socket</source>
         <translation>Socket</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
         <source>Database</source>
         <translation>数据库</translation>
     </message>
@@ -1411,11 +1416,27 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+29"/>
         <source>Password</source>
         <translation>密码</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-25"/>
+        <source>Read from (replica)</source>
+        <translation>从以下服务器读取（从库）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Optional. The pages read from this server, the same database on a replica; switching, draining, compensating and approving still run on the server above. Empty: everything on the server above.</source>
+        <translation>可选。各页面从此服务器读取，即从库上的同一个数据库；切换、回放、补偿和审批仍在上面的服务器上执行。留空：全部在上面的服务器上进行。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>the same user when empty</source>
+        <translation>留空则使用同一用户</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Looking for a system keychain …</source>
         <translation>正在查找系统密钥环…</translation>
     </message>
@@ -1465,7 +1486,7 @@
         <translation>在 ~/.local/share/payops/sandbox 启动一个带演示数据的私有 MariaDB（首次启动需要一些时间），然后连接到它。</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+62"/>
         <source>Give the profile a name first.</source>
         <translation>请先给配置命名。</translation>
     </message>
@@ -1475,7 +1496,7 @@
         <translation>配置 %1 已保存（不含密码）。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>Starting the local sandbox …</source>
         <translation>正在启动本地沙箱…</translation>
     </message>
@@ -1485,9 +1506,19 @@
         <translation>需要填写用户和数据库。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+28"/>
         <source>Connecting to %1 …</source>
         <translation>正在连接 %1…</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Connecting to the replica %1 …</source>
+        <translation>正在连接从库 %1…</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The replica: %1</source>
+        <translation>从库：%1</translation>
     </message>
 </context>
 <context>
