@@ -277,6 +277,16 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
         QVERIFY(!all->isEnabled());
         QVERIFY2(all->toolTip().contains(QStringLiteral("payops_operator")),
                  qPrintable(all->toolTip()));
+        // The switch and the drain say the same of their grants.
+        for (const auto &[id, name] :
+             {std::pair{Page::OverviewId, "switchControl"},
+              std::pair{Page::BacklogId, "processBacklogButton"}}) {
+            auto *button = window->page(id)->findChild<QPushButton *>(QString::fromLatin1(name));
+            QVERIFY2(button, name);
+            QTRY_VERIFY2_WITH_TIMEOUT(button->toolTip().contains(QStringLiteral("payops_operator")),
+                                      qPrintable(button->toolTip()), 15000);
+            QVERIFY(!button->isEnabled());
+        }
         Page *overview = window->page(Page::OverviewId);
         QTRY_VERIFY2_WITH_TIMEOUT(labelText(overview, "headline").startsWith(kDatabase),
                                   qPrintable(labelText(overview, "headline") + QLatin1Char('|') +

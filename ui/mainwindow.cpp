@@ -224,6 +224,8 @@ void MainWindow::watchReadSource(const console::Target &target)
                                                ? palette::strong(palette::Role::Warning,
                                                                  source.describe().toHtmlEscaped())
                                                : source.describe().toHtmlEscaped());
+                // The line is cut short beside the others; its whole text stays at hand.
+                m_readSourceLabel->setToolTip(source.describe());
                 if (auto *overview = static_cast<OverviewPage *>(page(Page::OverviewId)))
                     overview->setReadSource(source);
             });
