@@ -53,9 +53,8 @@ public:
         return m_actionWorker ? m_actionWorker.get() : m_worker.get();
     }
     // The primary, for the dialogs of actions, which open their own workers on it; and the
-    // database they preview from, when it is another.
+    // whole target, for a dialog that previews on the read database.
     const Dsn &primaryDsn() const { return m_target.dsn; }
-    const std::optional<Dsn> &readDsn() const { return m_target.readDsn; }
     const console::Target &target() const { return m_target; }
     // Reads the database again; pages keep their filters and selection.
     virtual void refresh() = 0;
