@@ -162,7 +162,8 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!Dsn::readFromOptionOrEnvironment({}, environment, &error));
         QVERIFY(error.isEmpty()); // none given is no error: reads go to --db
-        environment.insert(QStringLiteral("PAYOPS_READ_DB"), QStringLiteral("mysql://ro@replica/p"));
+        environment.insert(QStringLiteral("PAYOPS_READ_DB"),
+                           QStringLiteral("mysql://ro@replica/p"));
         environment.insert(QStringLiteral("PAYOPS_READ_DB_PASSWORD"), QStringLiteral("replica-pw"));
         auto dsn = Dsn::readFromOptionOrEnvironment({}, environment, &error);
         QVERIFY2(dsn, qPrintable(error));

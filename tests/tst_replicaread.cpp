@@ -1,9 +1,9 @@
 #include "callbackfixture.h"
+#include "console/connectionprofile.h"
 #include "console/consolesettings.h"
 #include "console/readsourcemonitor.h"
 #include "consolewindow.h"
 #include "db/connection.h"
-#include "console/connectionprofile.h"
 #include "dialogs/compensationdialog.h"
 #include "dialogs/connectiondialog.h"
 #include "mainwindow.h"
@@ -51,8 +51,8 @@ void duplicateMore(const QSqlDatabase &db, const QList<qint64> &orders)
 
 QJsonObject inspectJson(const QStringList &arguments)
 {
-    const test::CliRun run = test::runCli(
-        QStringList{QStringLiteral("inspect"), QStringLiteral("--json")} + arguments);
+    const test::CliRun run =
+        test::runCli(QStringList{QStringLiteral("inspect"), QStringLiteral("--json")} + arguments);
     const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
     if (json.isEmpty())
         qWarning("payops inspect exited %d: %s", run.exitCode, qPrintable(run.err));
@@ -136,11 +136,9 @@ void TstReplicaRead::inspectStatesTheLagOfTheReplica()
     QCOMPARE(source.value(QStringLiteral("primary_gtid")).toString(),
              source.value(QStringLiteral("replica_gtid")).toString());
     QVERIFY(source.value(QStringLiteral("dsn")).toString().contains(kDatabase));
-    QCOMPARE(json.value(QStringLiteral("duplicates"))
-                 .toObject()
-                 .value(QStringLiteral("orders"))
-                 .toInt(),
-             6);
+    QCOMPARE(
+        json.value(QStringLiteral("duplicates")).toObject().value(QStringLiteral("orders")).toInt(),
+        6);
 
     // Replication stopped, then the incident goes on on the primary: the replica still says
     // six orders, and says how far behind that is.
@@ -153,28 +151,25 @@ void TstReplicaRead::inspectStatesTheLagOfTheReplica()
     QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), primary().toString()})
                  .exitCode,
              1);
-    json = inspectJson({QStringLiteral("--db"), primary().toString(), QStringLiteral("--read-db"),
-                        replica().toString(), QStringLiteral("--stale-after"),
-                        QStringLiteral("1")});
+    json =
+        inspectJson({QStringLiteral("--db"), primary().toString(), QStringLiteral("--read-db"),
+                     replica().toString(), QStringLiteral("--stale-after"), QStringLiteral("1")});
     source = json.value(QStringLiteral("read_source")).toObject();
     QVERIFY2(source.value(QStringLiteral("transactions_behind")).toInt() >= 5,
              QJsonDocument(source).toJson().constData());
     QVERIFY(source.value(QStringLiteral("seconds_behind")).isNull());
-    QVERIFY(source.value(QStringLiteral("seconds_unknown")).toString().contains(
-        QStringLiteral("stopped")));
+    QVERIFY(source.value(QStringLiteral("seconds_unknown"))
+                .toString()
+                .contains(QStringLiteral("stopped")));
     QCOMPARE(source.value(QStringLiteral("stale")).toBool(), true);
-    QCOMPARE(json.value(QStringLiteral("duplicates"))
-                 .toObject()
-                 .value(QStringLiteral("orders"))
-                 .toInt(),
-             6);
+    QCOMPARE(
+        json.value(QStringLiteral("duplicates")).toObject().value(QStringLiteral("orders")).toInt(),
+        6);
     // The primary itself counts eight.
     json = inspectJson({QStringLiteral("--db"), primary().toString()});
-    QCOMPARE(json.value(QStringLiteral("duplicates"))
-                 .toObject()
-                 .value(QStringLiteral("orders"))
-                 .toInt(),
-             8);
+    QCOMPARE(
+        json.value(QStringLiteral("duplicates")).toObject().value(QStringLiteral("orders")).toInt(),
+        8);
     QVERIFY(!json.contains(QStringLiteral("read_source")));
 }
 
@@ -187,15 +182,14 @@ void TstReplicaRead::consoleShowsTheLagAndCallsTheTilesStale()
     QTRY_VERIFY_WITH_TIMEOUT(line->text().contains(QStringLiteral("behind")), 15000);
     QVERIFY2(line->text().contains(QStringLiteral("stale")), qPrintable(line->text()));
     Page *overview = window->page(Page::OverviewId);
-    QTRY_VERIFY_WITH_TIMEOUT(overview->findChild<QLabel *>(QStringLiteral("staleNote"))->isVisible(),
-                             15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        overview->findChild<QLabel *>(QStringLiteral("staleNote"))->isVisible(), 15000);
     QVERIFY(labelText(overview->findChild<Tile *>(QStringLiteral("tileDuplicates")),
                       "tileDuplicatesCaption")
                 .contains(QStringLiteral("stale")));
     // The overview reads the replica: six orders, not the primary's eight.
     QTRY_VERIFY_WITH_TIMEOUT(
-        labelText(overview, "tileDuplicatesDetail").contains(QStringLiteral("on 6 orders")),
-        15000);
+        labelText(overview, "tileDuplicatesDetail").contains(QStringLiteral("on 6 orders")), 15000);
     test::screenshot(window.get(), QStringLiteral("replica-stale-overview"));
 }
 
@@ -236,7 +230,8 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
         db::Connection server(m_pair->primaryDsn({}), QStringLiteral("account"));
         db::execDirect(server.database(),
                        QStringLiteral("CREATE USER reader@localhost IDENTIFIED BY 'r3ad-only'"));
-        db::execDirect(server.database(), QStringLiteral("GRANT SELECT ON shop.* TO reader@localhost"));
+        db::execDirect(server.database(),
+                       QStringLiteral("GRANT SELECT ON shop.* TO reader@localhost"));
     }
     m_pair->waitForReplica();
     const auto asReader = [](Dsn dsn) {
@@ -256,8 +251,9 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
     QCOMPARE(orders(json), orders(inspectJson({QStringLiteral("--db"), primary().toString()})));
     const QJsonObject source = json.value(QStringLiteral("read_source")).toObject();
     QVERIFY(source.value(QStringLiteral("transactions_behind")).isNull()); // no primary given
-    QVERIFY2(source.value(QStringLiteral("seconds_unknown")).toString().contains(
-                 QStringLiteral("REPLICA MONITOR")),
+    QVERIFY2(source.value(QStringLiteral("seconds_unknown"))
+                 .toString()
+                 .contains(QStringLiteral("REPLICA MONITOR")),
              QJsonDocument(source).toJson().constData());
     const test::CliRun posture = test::runCli(
         {QStringLiteral("posture"), QStringLiteral("--read-db"), readerOnReplica.toString(true)});
@@ -278,9 +274,8 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
         QVERIFY2(all->toolTip().contains(QStringLiteral("payops_operator")),
                  qPrintable(all->toolTip()));
         // The switch and the drain say the same of their grants.
-        for (const auto &[id, name] :
-             {std::pair{Page::OverviewId, "switchControl"},
-              std::pair{Page::BacklogId, "processBacklogButton"}}) {
+        for (const auto &[id, name] : {std::pair{Page::OverviewId, "switchControl"},
+                                       std::pair{Page::BacklogId, "processBacklogButton"}}) {
             auto *button = window->page(id)->findChild<QPushButton *>(QString::fromLatin1(name));
             QVERIFY2(button, name);
             QTRY_VERIFY2_WITH_TIMEOUT(button->toolTip().contains(QStringLiteral("payops_operator")),

@@ -220,10 +220,10 @@ void MainWindow::watchReadSource(const console::Target &target)
     m_readSource = new console::ReadSourceMonitor(target.dsn, *target.readDsn, this);
     connect(m_readSource, &console::ReadSourceMonitor::measured, this,
             [this](const ReadSource &source) {
-                m_readSourceLabel->setText(source.stale()
-                                               ? palette::strong(palette::Role::Warning,
-                                                                 source.describe().toHtmlEscaped())
-                                               : source.describe().toHtmlEscaped());
+                m_readSourceLabel->setText(
+                    source.stale()
+                        ? palette::strong(palette::Role::Warning, source.describe().toHtmlEscaped())
+                        : source.describe().toHtmlEscaped());
                 // The line is cut short beside the others; its whole text stays at hand.
                 m_readSourceLabel->setToolTip(source.describe());
                 if (auto *overview = static_cast<OverviewPage *>(page(Page::OverviewId)))

@@ -43,18 +43,19 @@ class InspectCommand final : public Command
 
 public:
     InspectCommand()
-        : Command(QStringLiteral("inspect"),
-                  tr("Count live duplicate side effects, orders paid twice by the customer "
-                     "(refunds owed), "
-                     "unmatched callbacks, the backlog and the switch, and store the run; exit 1 "
-                     "on duplicates, "
-                     "refunds owed or unmatched callbacks whose order exists now, 2 on an error. "
-                     "The first run "
-                     "on a database reads its history once (progress on stderr; Ctrl-C stops it, "
-                     "the next run "
-                     "goes on)."),
-                  QStringLiteral("--db DSN [--read-db DSN [--stale-after SECONDS]] [--mapping FILE] "
-                                 "[--json] [--points-per-yuan N]"))
+        : Command(
+              QStringLiteral("inspect"),
+              tr("Count live duplicate side effects, orders paid twice by the customer "
+                 "(refunds owed), "
+                 "unmatched callbacks, the backlog and the switch, and store the run; exit 1 "
+                 "on duplicates, "
+                 "refunds owed or unmatched callbacks whose order exists now, 2 on an error. "
+                 "The first run "
+                 "on a database reads its history once (progress on stderr; Ctrl-C stops it, "
+                 "the next run "
+                 "goes on)."),
+              QStringLiteral("--db DSN [--read-db DSN [--stale-after SECONDS]] [--mapping FILE] "
+                             "[--json] [--points-per-yuan N]"))
     {
     }
 
@@ -142,15 +143,12 @@ private:
             QJsonObject json = report.toJson();
             if (source)
                 json[QStringLiteral("read_source")] = source->toJson();
-            QTextStream(stdout)
-                << QJsonDocument(json).toJson(QJsonDocument::Compact) << Qt::endl;
+            QTextStream(stdout) << QJsonDocument(json).toJson(QJsonDocument::Compact) << Qt::endl;
         } else {
             if (source)
                 say(source->describe());
             const SwitchState &state = findings.switchState;
-            say(tr("switch: %1 (version %2)")
-                    .arg(callbackModeName(state.mode))
-                    .arg(state.version));
+            say(tr("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
             say(tr("backlog: %1 recorded callback(s)").arg(findings.backlog));
             if (findings.gatewayBacklog > 0)
                 say(tr("gateway backlog: %1 callback(s) without the upstream's final "
@@ -161,8 +159,8 @@ private:
                      : tr("unmatched: %1"))
                     .arg(findings.unmatched.describe()));
             say(tr("duplicates: %1")
-                    .arg(findings.mapped ? describe(*findings.mapped,
-                                                    findings.mappedSampleOrders, report.pointsPerYuan)
+                    .arg(findings.mapped ? describe(*findings.mapped, findings.mappedSampleOrders,
+                                                    report.pointsPerYuan)
                                          : findings.duplicates.describe()));
             say((findings.doublePayments.isEmpty()
                      ? tr("paid twice: %1")
@@ -205,8 +203,8 @@ private:
                             tr("the replica has no complete count of duplicates yet: run payops "
                                "inspect on the primary once"));
             if (source.stale())
-                QTextStream(stderr) << tr("payops inspect: warning: %1").arg(source.describe())
-                                    << Qt::endl;
+                QTextStream(stderr)
+                    << tr("payops inspect: warning: %1").arg(source.describe()) << Qt::endl;
             return print(parser, report, source);
         } catch (const db::Error &error) {
             return fail(UsageOrConnection, db::userMessage(error));

@@ -38,7 +38,8 @@ public:
                  "the "
                  "switch's flips, compensations, totals in yuan, reconciliation, charts, audit "
                  "head."),
-              QStringLiteral("--db DSN | --read-db DSN --from TIME --to TIME --out FILE.pdf [--points-per-yuan N]"))
+              QStringLiteral("--db DSN | --read-db DSN --from TIME --to TIME --out FILE.pdf "
+                             "[--points-per-yuan N]"))
     {
     }
 

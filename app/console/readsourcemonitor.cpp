@@ -11,9 +11,7 @@ ReadSourceMonitor::ReadSourceMonitor(const Dsn &primary, const Dsn &read, QObjec
     , m_read(std::make_unique<Worker>(read.asReadOnly()))
 {
     const ConsoleSettings &settings = ConsoleSettings::instance();
-    const auto follow = [this, &settings] {
-        m_timer.start(settings.refreshSeconds() * 1000);
-    };
+    const auto follow = [this, &settings] { m_timer.start(settings.refreshSeconds() * 1000); };
     connect(&settings, &ConsoleSettings::changed, this, follow);
     connect(&m_timer, &QTimer::timeout, this, &ReadSourceMonitor::measure);
     follow();

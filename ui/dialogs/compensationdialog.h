@@ -46,8 +46,8 @@ public:
     // the scope itself is resolved on the worker, since "all in this filter" is a query.
     // With a read database in `target` (a replica) the preview is read there first, then
     // planned again on the primary, which is what runs; the dialog says when the two differ.
-    CompensationDialog(const console::Target &target, const QString &scopeText,
-                       ScopeSource scope, qint64 pointsPerYuan, QWidget *parent = nullptr);
+    CompensationDialog(const console::Target &target, const QString &scopeText, ScopeSource scope,
+                       qint64 pointsPerYuan, QWidget *parent = nullptr);
     // The approval of another operator's pending request.
     CompensationDialog(const console::Target &target, const CompensationRequest &request,
                        qint64 pointsPerYuan, QWidget *parent = nullptr);

@@ -86,8 +86,8 @@ ReplicaSide readReplicaSide(const QSqlDatabase &replica)
             side.secondsUnknown = ReplicaSide::tr("the server is not a replica");
             return side;
         }
-        const QVariant seconds = status.value(status.record().indexOf(
-            QStringLiteral("Seconds_Behind_Master")));
+        const QVariant seconds =
+            status.value(status.record().indexOf(QStringLiteral("Seconds_Behind_Master")));
         if (seconds.isNull())
             side.secondsUnknown = ReplicaSide::tr("replication is stopped");
         else
