@@ -288,6 +288,30 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
                                              labelText(overview, "details")),
                                   15000);
     }
+
+    // The same account on a database at the current schema level, its watch refreshed on the
+    // primary: the reads do not depend on the level.
+    const QString currentLevel = QStringLiteral("shop_current");
+    {
+        db::Connection server(m_pair->primaryDsn({}), QStringLiteral("current"));
+        db::execDirect(server.database(), QStringLiteral("CREATE DATABASE shop_current"));
+        db::execDirect(server.database(),
+                       QStringLiteral("GRANT SELECT ON shop_current.* TO reader@localhost"));
+    }
+    test::prepareCallbackDatabase(m_pair->primaryDsn(currentLevel), QStringLiteral("current"), 5);
+    QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"),
+                           m_pair->primaryDsn(currentLevel).toString()})
+                 .exitCode,
+             0);
+    m_pair->waitForReplica();
+    const Dsn readerOnCurrent = asReader(m_pair->replicaDsn(currentLevel));
+    const QJsonObject clean =
+        inspectJson({QStringLiteral("--read-db"), readerOnCurrent.toString(true)});
+    QCOMPARE(orders(clean).toInt(-1), 0);
+    auto window = windowOn(asReader(m_pair->primaryDsn(currentLevel)), readerOnCurrent);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        labelText(window->page(Page::OverviewId), "headline").startsWith(currentLevel),
+        qPrintable(labelText(window->page(Page::OverviewId), "details")), 15000);
 }
 
 void TstReplicaRead::theConnectionDialogKeepsAndTriesTheReplica()
