@@ -77,7 +77,7 @@ protected:
             return UsageOrConnection;
         // Without --read-db the primary is required; with it, only to measure the lag.
         const bool primaryGiven =
-            parser.isSet(dbOption()) || qEnvironmentVariableIsSet("PAYOPS_DB");
+            parser.isSet(dbOption()) || !qEnvironmentVariableIsEmpty("PAYOPS_DB");
         std::optional<Dsn> dsn;
         if (!readDsn || primaryGiven) {
             dsn = dsnFrom(parser);

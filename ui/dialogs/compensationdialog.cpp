@@ -228,6 +228,8 @@ void CompensationDialog::preview()
         previewOnPrimary(std::nullopt);
         return;
     }
+    // A plan under the old settings must not arrive after this one's replica read.
+    m_worker->cancel(QStringLiteral("compensation-preview"));
     m_readWorker->submit<console::ScopedPreview>(
         QStringLiteral("compensation-preview"),
         console::compensationPreviewJob(m_scopeSource, settings()), this,
