@@ -15,6 +15,7 @@
 #include "widgets/tile.h"
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -276,6 +277,16 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
     const test::CliRun posture = test::runCli(
         {QStringLiteral("posture"), QStringLiteral("--read-db"), readerOnReplica.toString(true)});
     QVERIFY2(posture.exitCode != 2, qPrintable(posture.err));
+    const QString pdf = m_directory->filePath(QStringLiteral("incident.pdf"));
+    const test::CliRun report = test::runCli(
+        {QStringLiteral("report"), QStringLiteral("--read-db"), readerOnReplica.toString(true),
+         QStringLiteral("--from"), QStringLiteral("2020-01-01T00:00:00Z"), QStringLiteral("--to"),
+         QStringLiteral("2099-01-01T00:00:00Z"), QStringLiteral("--out"), pdf});
+    QVERIFY2(report.exitCode == 0 && QFileInfo(pdf).size() > 0, qPrintable(report.err));
+    const test::CliRun audit =
+        test::runCli({QStringLiteral("audit"), QStringLiteral("verify"),
+                      QStringLiteral("--read-db"), readerOnReplica.toString(true)});
+    QVERIFY2(audit.exitCode == 0, qPrintable(audit.err));
 
     // The console with it on both: the pages read, and each action says the grant it lacks.
     for (const bool primaryAnswers : {true, false}) {
