@@ -1,5 +1,8 @@
 #include "db/dsn.h"
+#include "domain/inspection/readsource.h"
 #include "testmain.h"
+
+#include <QProcessEnvironment>
 
 using payops::Dsn;
 
@@ -181,6 +184,61 @@ private Q_SLOTS:
         QTest::newRow("unknown option")
             << QStringLiteral("mysql://ops:Sekr3tPw@db/payops?timeout=5");
         QTest::newRow("no scheme") << QStringLiteral("ops:Sekr3tPw@db:99999/payops");
+    }
+
+    // --read-db: its own variables, never the primary's password, and read-only sessions.
+    void readDatabaseFromOptionOrEnvironment()
+    {
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("PAYOPS_DB_PASSWORD"), QStringLiteral("primary-pw"));
+        QString error;
+        QVERIFY(!Dsn::readFromOptionOrEnvironment({}, environment, &error));
+        QVERIFY(error.isEmpty()); // none given is no error: reads go to --db
+        environment.insert(QStringLiteral("PAYOPS_READ_DB"),
+                           QStringLiteral("mysql://ro@replica/p"));
+        environment.insert(QStringLiteral("PAYOPS_READ_DB_PASSWORD"), QStringLiteral("replica-pw"));
+        auto dsn = Dsn::readFromOptionOrEnvironment({}, environment, &error);
+        QVERIFY2(dsn, qPrintable(error));
+        QCOMPARE(dsn->host, QStringLiteral("replica"));
+        QCOMPARE(dsn->password, QStringLiteral("replica-pw"));
+        QVERIFY(dsn->readOnlySession);
+        dsn = Dsn::readFromOptionOrEnvironment(QStringLiteral("mysql://ro@other/p"), environment,
+                                               &error);
+        QVERIFY2(dsn, qPrintable(error));
+        QCOMPARE(dsn->host, QStringLiteral("other"));
+        QVERIFY(!Dsn::readFromOptionOrEnvironment(QStringLiteral("nonsense"), environment, &error));
+        QVERIFY(!error.isEmpty());
+    }
+
+    // Transactions behind, per replication domain, from two GTID positions.
+    void transactionsBehindFromGtidPositions()
+    {
+        using payops::GtidPosition;
+        const GtidPosition primary = GtidPosition::parse(QStringLiteral("0-1-250,1-3-40"));
+        QCOMPARE(GtidPosition::parse(QStringLiteral("0-1-250,1-3-40")).behind(primary), 0);
+        QCOMPARE(GtidPosition::parse(QStringLiteral("0-1-243,1-3-40")).behind(primary), 7);
+        // A domain the replica has not seen counts whole; one it is ahead in counts nothing.
+        QCOMPARE(GtidPosition::parse(QStringLiteral("0-1-243")).behind(primary), 47);
+        QCOMPARE(GtidPosition::parse(QStringLiteral("0-1-260, 1-3-38")).behind(primary), 2);
+        QCOMPARE(GtidPosition::parse({}).behind(GtidPosition::parse({})), 0);
+    }
+
+    void staleWhenBehindPastTheThresholdOrStoppedBehind()
+    {
+        payops::ReplicaSide side;
+        side.position = QStringLiteral("0-1-10");
+        side.secondsBehind = 5;
+        QVERIFY(!payops::combineReadSource({}, QStringLiteral("0-1-12"), side, 30).stale());
+        QVERIFY(payops::combineReadSource({}, QStringLiteral("0-1-12"), side, 4).stale());
+        side.secondsBehind.reset();
+        side.secondsUnknown = QStringLiteral("replication is stopped");
+        const payops::ReadSource stopped =
+            payops::combineReadSource({}, QStringLiteral("0-1-12"), side, 30);
+        QCOMPARE(stopped.transactionsBehind, std::optional<qint64>(2));
+        QVERIFY(stopped.stale());
+        QVERIFY(!payops::combineReadSource({}, QStringLiteral("0-1-10"), side, 30).stale());
+        // Without a primary the transactions behind are unknown, not zero.
+        QVERIFY(!payops::combineReadSource({}, std::nullopt, side, 30).transactionsBehind);
     }
 
     void errorsNeverShowThePassword()

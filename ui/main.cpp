@@ -35,6 +35,7 @@ public:
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addOption(db);
+        parser.addOption(readDb);
         parser.addOption(mapping);
         parser.addOption(sandbox);
         parser.addOption(page);
@@ -47,6 +48,11 @@ public:
     const QCommandLineOption db{QStringLiteral("db"),
                                 tr("Connect to this database and skip the connection dialog."),
                                 QStringLiteral("dsn")};
+    const QCommandLineOption readDb{
+        QStringLiteral("read-db"),
+        tr("Read the pages from this database, usually a replica of --db; actions still run on "
+           "--db. Default: PAYOPS_READ_DB, with PAYOPS_READ_DB_PASSWORD."),
+        QStringLiteral("dsn")};
     const QCommandLineOption mapping{
         QStringLiteral("mapping"),
         tr("Read the team's own tables of that database, as this TOML mapping file describes "
@@ -140,6 +146,13 @@ int main(int argc, char *argv[])
             payops::Dsn::commandLinePasswordWarning(parser.value(commandLine.db));
         !warning.isEmpty())
         spdlog::warn("{}", warning.toStdString());
+    QString readDsnError;
+    const std::optional<payops::Dsn> readDsn = payops::Dsn::readFromOptionOrEnvironment(
+        parser.value(commandLine.readDb), QProcessEnvironment::systemEnvironment(), &readDsnError);
+    if (!readDsnError.isEmpty()) {
+        QMessageBox::critical(nullptr, title, readDsnError);
+        return 2;
+    }
     QString mappingError;
     const std::optional<payops::mapping::Mapping> mapping =
         payops::console::startupMapping(parser.value(commandLine.mapping), &mappingError);
@@ -158,8 +171,11 @@ int main(int argc, char *argv[])
     }
     const qint64 orderId = parser.value(commandLine.order).toLongLong();
     payops::MainWindow window(std::nullopt);
-    if (dsn)
-        window.connectTo(payops::console::Target{*dsn, mapping});
+    if (dsn) {
+        payops::console::Target target{*dsn, mapping};
+        target.readDsn = readDsn;
+        window.connectTo(target);
+    }
     // Applied whenever a database is connected, whichever way it was chosen.
     const auto openStartPage = [&window, startPage, orderId] {
         if (orderId > 0)
@@ -194,7 +210,7 @@ int main(int argc, char *argv[])
             [&window] {
                 payops::ConnectionDialog dialog(&window);
                 if (dialog.exec() == QDialog::Accepted && dialog.dsn())
-                    window.connectTo(*dialog.dsn());
+                    window.connectTo(dialog.target());
             },
             Qt::QueuedConnection);
     }

@@ -3,6 +3,7 @@
 #include "console/account.h"
 #include "console/consolesettings.h"
 #include "console/localinstances.h"
+#include "console/readsourcemonitor.h"
 #include "console/stormrunner.h"
 #include "console/worker.h"
 #include "dialogs/connectiondialog.h"
@@ -11,6 +12,7 @@
 #include "domain/inspection/privileges.h"
 #include "pages/evidencepage.h"
 #include "pages/inspectionpage.h"
+#include "pages/overviewpage.h"
 #include "pages/pagetable.h"
 #include "pages/simulationpage.h"
 #include "palette.h"
@@ -126,6 +128,11 @@ MainWindow::MainWindow(std::optional<Dsn> dsn, QWidget *parent)
     m_connectionLabel->setObjectName(QStringLiteral("connectionLabel"));
     m_accountLabel = new QLabel(this);
     m_accountLabel->setObjectName(QStringLiteral("accountLabel"));
+    // One line for every page that reads from a replica: where from and how far behind.
+    m_readSourceLabel = new QLabel(this);
+    m_readSourceLabel->setObjectName(QStringLiteral("readSourceLabel"));
+    m_readSourceLabel->hide();
+    statusBar()->addPermanentWidget(m_readSourceLabel);
     statusBar()->addPermanentWidget(m_accountLabel);
     statusBar()->addPermanentWidget(m_connectionLabel);
 
@@ -178,6 +185,7 @@ void MainWindow::connectTo(const console::Target &target)
     m_connectionLabel->setText(
         target.mapping ? tr("%1 · tables of %2").arg(dsn.toDisplayString(), target.mapping->path)
                        : dsn.toDisplayString());
+    watchReadSource(target);
     // In the table's order, as the navigation lists them: a page's row is its place in both.
     for (const PageEntry &entry : pageTable())
         m_pages << entry.make(target, m_stack);
@@ -201,11 +209,39 @@ void MainWindow::connectTo(const console::Target &target)
     Q_EMIT connected();
 }
 
+void MainWindow::watchReadSource(const console::Target &target)
+{
+    delete m_readSource;
+    m_readSource = nullptr;
+    m_readSourceLabel->setVisible(target.readDsn.has_value());
+    if (!target.readDsn)
+        return;
+    m_readSourceLabel->setText(tr("reading from %1 …").arg(target.readDsn->toDisplayString()));
+    m_readSource = new console::ReadSourceMonitor(target.dsn, *target.readDsn, this);
+    connect(m_readSource, &console::ReadSourceMonitor::measured, this,
+            [this](const ReadSource &source) {
+                m_readSourceLabel->setText(
+                    source.stale()
+                        ? palette::strong(palette::Role::Warning, source.describe().toHtmlEscaped())
+                        : source.describe().toHtmlEscaped());
+                // The line is cut short beside the others; its whole text stays at hand.
+                m_readSourceLabel->setToolTip(source.describe());
+                if (auto *overview = static_cast<OverviewPage *>(page(Page::OverviewId)))
+                    overview->setReadSource(source);
+            });
+    connect(m_readSource, &console::ReadSourceMonitor::failed, this, [this](const QString &why) {
+        m_readSourceLabel->setText(
+            palette::strong(palette::Role::Danger, tr("replica unreadable: %1").arg(why)));
+    });
+    m_readSource->measure();
+}
+
 void MainWindow::probeAccount()
 {
     m_accountLabel->setText(tr("checking grants …"));
+    // On the primary: that is where the actions run.
     page(Page::OverviewId)
-        ->worker()
+        ->actionWorker()
         ->submit<console::Account>(
             QStringLiteral("account"), console::jobOf(console::probeAccount), this,
             [this](const console::Account &account) {
@@ -233,6 +269,9 @@ void MainWindow::probeAccount()
             },
             [this](const db::Error &error) {
                 m_accountLabel->setText(tr("grants unknown: %1").arg(db::userMessage(error)));
+                // Every action then says, where it is offered, which grant it needs.
+                for (Page *p : std::as_const(m_pages))
+                    p->setPrivileges(Privileges{});
             });
 }
 
@@ -267,7 +306,7 @@ void MainWindow::openConnectionDialog()
 {
     ConnectionDialog dialog(this);
     if (dialog.exec() == QDialog::Accepted && dialog.dsn())
-        connectTo(console::Target{*dialog.dsn(), dialog.mapping()});
+        connectTo(dialog.target());
 }
 
 void MainWindow::openSettings()

@@ -23,6 +23,7 @@ class MappingCheckBar;
 class OverviewPage;
 namespace console {
 class LocalInstances;
+class ReadSourceMonitor;
 class StormRunner;
 } // namespace console
 class PlaybookDock;
@@ -56,6 +57,8 @@ public:
     FindingsNotifier *findingsNotifier() const { return m_findingsNotifier; }
     // Whether the mapping holds on the connected database, checked on connecting.
     MappingCheckBar *mappingCheck() const { return m_mappingCheck; }
+    // How far the read database is behind the primary; nullptr without --read-db.
+    console::ReadSourceMonitor *readSourceMonitor() const { return m_readSource; }
 
 Q_SIGNALS:
     void connected();
@@ -71,6 +74,7 @@ private:
     void retryConnection();
     void clearPages();
     void probeAccount();
+    void watchReadSource(const console::Target &target);
 
     std::optional<Dsn> m_dsn;
     QListWidget *m_nav = nullptr;
@@ -79,6 +83,8 @@ private:
     QLabel *m_bannerText = nullptr;
     QLabel *m_connectionLabel = nullptr;
     QLabel *m_accountLabel = nullptr;
+    QLabel *m_readSourceLabel = nullptr;
+    console::ReadSourceMonitor *m_readSource = nullptr;
     bool m_accountProbed = false;
     QList<Page *> m_pages;
     console::LocalInstances *m_localInstances = nullptr;

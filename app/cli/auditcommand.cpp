@@ -15,7 +15,7 @@ class AuditCommand final : public Command
 public:
     AuditCommand()
         : Command(QStringLiteral("audit"), tr("Verify that the audit log's hash chain is whole."),
-                  QStringLiteral("verify --db DSN"))
+                  QStringLiteral("verify (--db DSN | --read-db DSN)"))
     {
     }
 
@@ -24,13 +24,14 @@ protected:
     {
         parser.addPositionalArgument(QStringLiteral("verify"), tr("Walk the chain."));
         parser.addOption(dbOption());
+        parser.addOption(readDbOption());
     }
 
     int execute(const QCommandLineParser &parser) override
     {
         if (parser.positionalArguments() != QStringList{QStringLiteral("verify")})
             return fail(UsageOrConnection, tr("say: payops audit verify --db DSN"));
-        const auto dsn = dsnFrom(parser);
+        const auto dsn = readingDsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
         try {

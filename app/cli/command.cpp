@@ -103,6 +103,38 @@ std::optional<Dsn> Command::dsnFrom(const QCommandLineParser &parser) const
     return dsn;
 }
 
+QCommandLineOption Command::readDbOption()
+{
+    return QCommandLineOption(
+        QStringLiteral("read-db"),
+        tr("Read from this database instead, usually a replica of --db; the password may come "
+           "from PAYOPS_READ_DB_PASSWORD. Default: PAYOPS_READ_DB."),
+        QStringLiteral("dsn"));
+}
+
+bool Command::readDsnFrom(const QCommandLineParser &parser, std::optional<Dsn> *dsn) const
+{
+    QString error;
+    *dsn = Dsn::readFromOptionOrEnvironment(parser.value(readDbOption()),
+                                            QProcessEnvironment::systemEnvironment(), &error);
+    if (!error.isEmpty()) {
+        fail(UsageOrConnection, tr("--read-db: %1").arg(error));
+        return false;
+    }
+    if (const QString warning = Dsn::commandLinePasswordWarning(parser.value(readDbOption()));
+        !warning.isEmpty())
+        spdlog::warn("{}", warning.toStdString());
+    return true;
+}
+
+std::optional<Dsn> Command::readingDsnFrom(const QCommandLineParser &parser) const
+{
+    std::optional<Dsn> read;
+    if (!readDsnFrom(parser, &read))
+        return std::nullopt;
+    return read ? read : dsnFrom(parser);
+}
+
 QCommandLineOption Command::mappingOption()
 {
     return QCommandLineOption(QStringLiteral("mapping"),

@@ -49,6 +49,14 @@ protected:
     // Parses --db (or PAYOPS_DB); on failure prints the reason and returns nullopt.
     std::optional<Dsn> dsnFrom(const QCommandLineParser &parser) const;
 
+    // --read-db DSN (or PAYOPS_READ_DB): a replica the read commands read instead of --db.
+    static QCommandLineOption readDbOption();
+    // False, with the reason printed, when --read-db is given and does not parse; `*dsn` stays
+    // empty when none is given.
+    bool readDsnFrom(const QCommandLineParser &parser, std::optional<Dsn> *dsn) const;
+    // What a command that only reads connects to: --read-db when given, else --db.
+    std::optional<Dsn> readingDsnFrom(const QCommandLineParser &parser) const;
+
     // --mapping FILE, with PAYOPS_MAPPING as its fallback: the team's own tables
     // (docs/mapping.md).
     static QCommandLineOption mappingOption();

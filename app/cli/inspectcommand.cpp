@@ -6,6 +6,7 @@
 #include "domain/callback/callbackswitch.h"
 #include "domain/inspection/inspection.h"
 #include "domain/inspection/inspectionrun.h"
+#include "domain/inspection/readsource.h"
 #include "domain/mapping/mappedwatch.h"
 #include "domain/money/duplicates/duplicatewatch.h"
 
@@ -42,17 +43,19 @@ class InspectCommand final : public Command
 
 public:
     InspectCommand()
-        : Command(QStringLiteral("inspect"),
-                  tr("Count live duplicate side effects, orders paid twice by the customer "
-                     "(refunds owed), "
-                     "unmatched callbacks, the backlog and the switch, and store the run; exit 1 "
-                     "on duplicates, "
-                     "refunds owed or unmatched callbacks whose order exists now, 2 on an error. "
-                     "The first run "
-                     "on a database reads its history once (progress on stderr; Ctrl-C stops it, "
-                     "the next run "
-                     "goes on)."),
-                  QStringLiteral("--db DSN [--mapping FILE] [--json] [--points-per-yuan N]"))
+        : Command(
+              QStringLiteral("inspect"),
+              tr("Count live duplicate side effects, orders paid twice by the customer "
+                 "(refunds owed), "
+                 "unmatched callbacks, the backlog and the switch, and store the run; exit 1 "
+                 "on duplicates, "
+                 "refunds owed or unmatched callbacks whose order exists now, 2 on an error. "
+                 "The first run "
+                 "on a database reads its history once (progress on stderr; Ctrl-C stops it, "
+                 "the next run "
+                 "goes on)."),
+              QStringLiteral("--db DSN [--read-db DSN [--stale-after SECONDS]] [--mapping FILE] "
+                             "[--json] [--points-per-yuan N]"))
     {
     }
 
@@ -60,6 +63,8 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
+        parser.addOption(readDbOption());
+        parser.addOption(m_staleAfter);
         parser.addOption(mappingOption());
         parser.addOption(m_json);
         parser.addOption(m_pointsPerYuan);
@@ -67,9 +72,18 @@ protected:
 
     int execute(const QCommandLineParser &parser) override
     {
-        const auto dsn = dsnFrom(parser);
-        if (!dsn)
+        std::optional<Dsn> readDsn;
+        if (!readDsnFrom(parser, &readDsn))
             return UsageOrConnection;
+        // Without --read-db the primary is required; with it, only to measure the lag.
+        const bool primaryGiven =
+            parser.isSet(dbOption()) || !qEnvironmentVariableIsEmpty("PAYOPS_DB");
+        std::optional<Dsn> dsn;
+        if (!readDsn || primaryGiven) {
+            dsn = dsnFrom(parser);
+            if (!dsn)
+                return UsageOrConnection;
+        }
         bool ok = false;
         const qint64 pointsPerYuan = parser.value(m_pointsPerYuan).toLongLong(&ok);
         if (!ok || pointsPerYuan <= 0)
@@ -77,6 +91,11 @@ protected:
         std::optional<mapping::Mapping> mapping;
         if (!mappingFrom(parser, &mapping))
             return UsageOrConnection;
+        const int staleAfter = parser.value(m_staleAfter).toInt(&ok);
+        if (!ok || staleAfter < 0)
+            return fail(UsageOrConnection, tr("--stale-after takes a number of seconds"));
+        if (readDsn)
+            return inspectReplica(parser, *readDsn, dsn, mapping, pointsPerYuan, staleAfter);
         try {
             db::Connection connection(*dsn, QStringLiteral("inspect"));
             const QSqlDatabase db = connection.database();
@@ -106,34 +125,7 @@ protected:
                 QTextStream(stderr) << tr("payops inspect: warning: this run was not stored: %1")
                                            .arg(stored.notStored)
                                     << Qt::endl;
-            const InspectionFindings &findings = report.findings;
-            if (parser.isSet(m_json)) {
-                QTextStream(stdout)
-                    << QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact) << Qt::endl;
-            } else {
-                const SwitchState &state = findings.switchState;
-                say(tr("switch: %1 (version %2)")
-                        .arg(callbackModeName(state.mode))
-                        .arg(state.version));
-                say(tr("backlog: %1 recorded callback(s)").arg(findings.backlog));
-                if (findings.gatewayBacklog > 0)
-                    say(tr("gateway backlog: %1 callback(s) without the upstream's final "
-                           "answer; forward them with payops drain --upstream URL")
-                            .arg(findings.gatewayBacklog));
-                say((findings.unmatched.withOrder > 0
-                         ? tr("unmatched: %1; apply them with payops drain --unmatched")
-                         : tr("unmatched: %1"))
-                        .arg(findings.unmatched.describe()));
-                say(tr("duplicates: %1")
-                        .arg(findings.mapped ? describe(*findings.mapped,
-                                                        findings.mappedSampleOrders, pointsPerYuan)
-                                             : findings.duplicates.describe()));
-                say((findings.doublePayments.isEmpty()
-                         ? tr("paid twice: %1")
-                         : tr("paid twice: %1; refund the second payment to each customer"))
-                        .arg(findings.doublePayments.describe()));
-            }
-            return findings.clean() ? Success : Refused;
+            return print(parser, report, std::nullopt);
         } catch (const db::Error &error) {
             // 1 means findings here, so every failure is a 2.
             return fail(UsageOrConnection, db::userMessage(error));
@@ -141,6 +133,84 @@ protected:
     }
 
 private:
+    // Prints the run's findings (and, read from a replica, where from and how stale) and
+    // returns the exit code they call for.
+    int print(const QCommandLineParser &parser, const InspectionReport &report,
+              const std::optional<ReadSource> &source) const
+    {
+        const InspectionFindings &findings = report.findings;
+        if (parser.isSet(m_json)) {
+            QJsonObject json = report.toJson();
+            if (source)
+                json[QStringLiteral("read_source")] = source->toJson();
+            QTextStream(stdout) << QJsonDocument(json).toJson(QJsonDocument::Compact) << Qt::endl;
+        } else {
+            if (source)
+                say(source->describe());
+            const SwitchState &state = findings.switchState;
+            say(tr("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
+            say(tr("backlog: %1 recorded callback(s)").arg(findings.backlog));
+            if (findings.gatewayBacklog > 0)
+                say(tr("gateway backlog: %1 callback(s) without the upstream's final "
+                       "answer; forward them with payops drain --upstream URL")
+                        .arg(findings.gatewayBacklog));
+            say((findings.unmatched.withOrder > 0
+                     ? tr("unmatched: %1; apply them with payops drain --unmatched")
+                     : tr("unmatched: %1"))
+                    .arg(findings.unmatched.describe()));
+            say(tr("duplicates: %1")
+                    .arg(findings.mapped ? describe(*findings.mapped, findings.mappedSampleOrders,
+                                                    report.pointsPerYuan)
+                                         : findings.duplicates.describe()));
+            say((findings.doublePayments.isEmpty()
+                     ? tr("paid twice: %1")
+                     : tr("paid twice: %1; refund the second payment to each customer"))
+                    .arg(findings.doublePayments.describe()));
+        }
+        return findings.clean() ? Success : Refused;
+    }
+
+    // Read from a replica, nothing is refreshed or stored (the replica is read-only): the
+    // duplicate watch is read as the primary last refreshed it and replication brought it.
+    int inspectReplica(const QCommandLineParser &parser, const Dsn &readDsn,
+                       const std::optional<Dsn> &primaryDsn,
+                       const std::optional<mapping::Mapping> &mapping, qint64 pointsPerYuan,
+                       int staleAfter) const
+    {
+        try {
+            db::Connection replica(readDsn, QStringLiteral("inspect-read"));
+            const QSqlDatabase db = replica.database();
+            std::optional<db::Connection> primary;
+            if (primaryDsn)
+                primary.emplace(*primaryDsn, QStringLiteral("inspect"));
+            const QSqlDatabase primaryDb = primary ? primary->database() : QSqlDatabase();
+            const ReadSource source =
+                measureReadSource(db, primary ? &primaryDb : nullptr, staleAfter);
+            InspectionReport report;
+            report.pointsPerYuan = pointsPerYuan;
+            bool complete = false;
+            if (mapping) {
+                const mapping::MappedWatchFigures figures = mapping::readMappedWatch(db, *mapping);
+                complete = figures.complete();
+                report.findings = readInspection(db, *mapping, figures);
+            } else {
+                report.figures = readDuplicateWatch(db);
+                complete = report.figures.complete();
+                report.findings = readInspection(db, report.figures);
+            }
+            if (!complete)
+                return fail(UsageOrConnection,
+                            tr("the replica has no complete count of duplicates yet: run payops "
+                               "inspect on the primary once"));
+            if (source.stale())
+                QTextStream(stderr)
+                    << tr("payops inspect: warning: %1").arg(source.describe()) << Qt::endl;
+            return print(parser, report, source);
+        } catch (const db::Error &error) {
+            return fail(UsageOrConnection, db::userMessage(error));
+        }
+    }
+
     // A refresh that leaves no figures to report on: why, printed, and the exit code.
     template <typename Refresh> std::optional<int> unusable(const Refresh &watch) const
     {
@@ -207,6 +277,10 @@ private:
         return watch;
     }
 
+    const QCommandLineOption m_staleAfter{
+        QStringLiteral("stale-after"),
+        tr("With --read-db: call the replica stale past this many seconds behind (default 30)."),
+        QStringLiteral("SECONDS"), QStringLiteral("30")};
     const QCommandLineOption m_json{QStringLiteral("json"),
                                     tr("Print the figures as one JSON object.")};
     const QCommandLineOption m_pointsPerYuan{

@@ -25,7 +25,7 @@ public:
                   tr("List each defence against paying twice as present, missing or unknown, with "
                      "what a "
                      "missing one lets through; exit 1 when any is missing, 2 on an error."),
-                  QStringLiteral("--db DSN [--mapping FILE] [--json]"))
+                  QStringLiteral("(--db DSN | --read-db DSN) [--mapping FILE] [--json]"))
     {
     }
 
@@ -33,6 +33,7 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
+        parser.addOption(readDbOption());
         parser.addOption(mappingOption());
         parser.addOption(m_json);
     }
@@ -42,7 +43,7 @@ protected:
         std::optional<mapping::Mapping> mapping;
         if (!mappingFrom(parser, &mapping))
             return UsageOrConnection;
-        const auto dsn = dsnFrom(parser);
+        const auto dsn = readingDsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
         QList<Defence> defences;

@@ -38,7 +38,8 @@ public:
                  "the "
                  "switch's flips, compensations, totals in yuan, reconciliation, charts, audit "
                  "head."),
-              QStringLiteral("--db DSN --from TIME --to TIME --out FILE.pdf [--points-per-yuan N]"))
+              QStringLiteral("--db DSN | --read-db DSN --from TIME --to TIME --out FILE.pdf "
+                             "[--points-per-yuan N]"))
     {
     }
 
@@ -46,6 +47,7 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
+        parser.addOption(readDbOption());
         parser.addOption(m_from);
         parser.addOption(m_to);
         parser.addOption(m_out);
@@ -79,7 +81,7 @@ protected:
         if (!ok || pointsPerYuan < 1 || pointsPerYuan > 1000000)
             return fail(UsageOrConnection,
                         tr("--points-per-yuan must be a whole number from 1 to 1000000"));
-        const auto dsn = dsnFrom(parser);
+        const auto dsn = readingDsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
 

@@ -21,6 +21,18 @@ Dsn ConnectionProfile::toDsn(const QString &password) const
     return dsn;
 }
 
+std::optional<Dsn> ConnectionProfile::toReadDsn(const QString &password) const
+{
+    if (readHost.isEmpty() && readSocket.isEmpty())
+        return std::nullopt;
+    ConnectionProfile replica = *this;
+    replica.host = readHost;
+    replica.port = readPort;
+    replica.socket = readSocket;
+    replica.user = readUser.isEmpty() ? user : readUser;
+    return replica.toDsn(password).asReadOnly();
+}
+
 std::optional<mapping::Mapping> startupMapping(const QString &mappingOption, QString *error)
 {
     const QString path = mapping::mappingPathFrom(mappingOption);
@@ -64,6 +76,10 @@ QList<ConnectionProfile> loadProfiles()
         p.sslCert = settings.value(QStringLiteral("sslCert")).toString();
         p.sslKey = settings.value(QStringLiteral("sslKey")).toString();
         p.mapping = settings.value(QStringLiteral("mapping")).toString();
+        p.readHost = settings.value(QStringLiteral("readHost")).toString();
+        p.readPort = settings.value(QStringLiteral("readPort"), 3306).toInt();
+        p.readSocket = settings.value(QStringLiteral("readSocket")).toString();
+        p.readUser = settings.value(QStringLiteral("readUser")).toString();
         if (!p.name.isEmpty())
             profiles << p;
     }
@@ -92,6 +108,10 @@ void writeProfiles(const QList<ConnectionProfile> &profiles)
         settings.setValue(QStringLiteral("sslCert"), p.sslCert);
         settings.setValue(QStringLiteral("sslKey"), p.sslKey);
         settings.setValue(QStringLiteral("mapping"), p.mapping);
+        settings.setValue(QStringLiteral("readHost"), p.readHost);
+        settings.setValue(QStringLiteral("readPort"), p.readPort);
+        settings.setValue(QStringLiteral("readSocket"), p.readSocket);
+        settings.setValue(QStringLiteral("readUser"), p.readUser);
     }
     settings.endArray();
 }

@@ -29,12 +29,25 @@ struct ConnectionProfile
     QString sslCert;
     QString sslKey;
     QString mapping; // a mapping file of the team's own tables (docs/mapping.md); empty: none
+    // Optional: a replica the pages read from (--read-db), the same database and TLS files on
+    // another server, perhaps as another account. Unused while neither host nor socket is set.
+    QString readHost;
+    int readPort = 3306;
+    QString readSocket;
+    QString readUser;
 
     Dsn toDsn(const QString &password) const;
-    // The keychain entry of this profile's password.
+    // The read database, or nullopt when the profile has none.
+    std::optional<Dsn> toReadDsn(const QString &password) const;
+    // The keychain entry of this profile's password, and of its read database's.
     QString keychainKey() const
     {
         return QStringLiteral("%1@%2/%3").arg(user, socket.isEmpty() ? host : socket, database);
+    }
+    QString readKeychainKey() const
+    {
+        return QStringLiteral("%1@%2/%3")
+            .arg(readUser, readSocket.isEmpty() ? readHost : readSocket, database);
     }
 };
 
@@ -55,6 +68,10 @@ struct Target
 
     Dsn dsn;
     std::optional<mapping::Mapping> mapping;
+    // Where the pages read from when it is not `dsn`: usually a replica (--read-db), in sessions
+    // that refuse writes (Dsn::asReadOnly). Actions
+    // (switch, drain, compensate, approve) always run on `dsn`, the primary.
+    std::optional<Dsn> readDsn;
 };
 
 // The mapping the console starts with: --mapping when given, else PAYOPS_MAPPING; none when

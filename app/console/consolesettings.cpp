@@ -24,6 +24,9 @@ constexpr std::array<Spec, ConsoleSettings::NUM_KEYS> specs{{
     {ConsoleSettings::InspectionMinutes, "inspectionMinutes", 0, 0, 1440,
      QT_TRANSLATE_NOOP("payops::SettingsDialog", "Run the inspection every (0 = off)"),
      QT_TRANSLATE_NOOP("payops::SettingsDialog", " min")},
+    {ConsoleSettings::StaleSeconds, "staleSeconds", 30, 1, 86400,
+     QT_TRANSLATE_NOOP("payops::SettingsDialog", "Call a replica's figures stale past"),
+     QT_TRANSLATE_NOOP("payops::SettingsDialog", " s behind")},
 }};
 
 // Each row sits at its key's place, so spec() may index: a row added out of order, or left

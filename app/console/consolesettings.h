@@ -20,7 +20,7 @@ class ConsoleSettings final : public QObject
     Q_OBJECT
 
 public:
-    enum Key { RefreshSeconds, PointsPerYuan, InspectionMinutes, NUM_KEYS };
+    enum Key { RefreshSeconds, PointsPerYuan, InspectionMinutes, StaleSeconds, NUM_KEYS };
 
     // One row of the table.
     struct Spec
@@ -55,6 +55,9 @@ public:
     // Minutes between the console's own runs of the inspection (stored like payops inspect's);
     // 0 is off.
     int inspectionMinutes() const { return value(InspectionMinutes); }
+    // Seconds a replica the console reads from (--read-db) may be behind before its figures
+    // are called stale.
+    int staleSeconds() const { return value(StaleSeconds); }
 
 Q_SIGNALS:
     void changed();

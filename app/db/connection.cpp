@@ -161,6 +161,8 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
             m_db,
             QStringLiteral("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
                            "NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE'"));
+        if (dsn.readOnlySession)
+            execDirect(m_db, QStringLiteral("SET SESSION TRANSACTION READ ONLY"));
         QSqlQuery info = exec(m_db, QStringLiteral("SELECT CONNECTION_ID(), VERSION()"));
         info.next();
         m_serverConnectionId = info.value(0).toLongLong();

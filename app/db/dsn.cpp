@@ -205,6 +205,24 @@ std::optional<Dsn> Dsn::fromOptionOrEnvironment(const QString &option,
     return dsn;
 }
 
+std::optional<Dsn> Dsn::readFromOptionOrEnvironment(const QString &option,
+                                                    const QProcessEnvironment &environment,
+                                                    QString *error)
+{
+    error->clear();
+    const QString text =
+        option.isEmpty() ? environment.value(QStringLiteral("PAYOPS_READ_DB")) : option;
+    if (text.isEmpty())
+        return std::nullopt;
+    // A replica's account is seldom the primary's: its password has a variable of its own.
+    auto dsn = parseText(text, error);
+    if (!dsn)
+        return dsn;
+    if (dsn->password.isEmpty())
+        dsn->password = environment.value(QStringLiteral("PAYOPS_READ_DB_PASSWORD"));
+    return dsn->asReadOnly();
+}
+
 QString Dsn::commandLinePasswordWarning(const QString &dbOption)
 {
     const auto dsn = parseText(dbOption, nullptr);

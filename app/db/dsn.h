@@ -37,6 +37,18 @@ public:
     QString sslCert;
     QString sslKey;
     int connectTimeoutSeconds = 5;
+    // Sessions opened with it refuse every write (SET SESSION TRANSACTION READ ONLY): a read
+    // database given as --read-db is a replica, where a privileged account could otherwise
+    // write past read_only and break replication with a transaction the primary never had.
+    bool readOnlySession = false;
+
+    // The same DSN with readOnlySession set.
+    Dsn asReadOnly() const
+    {
+        Dsn copy = *this;
+        copy.readOnlySession = true;
+        return copy;
+    }
 
     // Parses the text; on failure returns nullopt and sets *error to one line naming the fault.
     static std::optional<Dsn> parse(const QString &text, QString *error);
@@ -46,6 +58,12 @@ public:
     static std::optional<Dsn> fromOptionOrEnvironment(const QString &option,
                                                       const QProcessEnvironment &environment,
                                                       QString *error);
+
+    // --read-db: `option` when given, else PAYOPS_READ_DB, with the password from
+    // PAYOPS_READ_DB_PASSWORD. nullopt with *error empty when neither is set.
+    static std::optional<Dsn> readFromOptionOrEnvironment(const QString &option,
+                                                          const QProcessEnvironment &environment,
+                                                          QString *error);
 
     // What every binary warns at start when its --db option holds a password, which every user
     // of the machine can read (ps, /proc/PID/cmdline); empty when it holds none.

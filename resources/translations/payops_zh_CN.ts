@@ -9,12 +9,17 @@
         <translation>支付回调事故的运维控制台。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Connect to this database and skip the connection dialog.</source>
         <translation>连接到此数据库，跳过连接对话框。</translation>
     </message>
     <message>
         <location line="+4"/>
+        <source>Read the pages from this database, usually a replica of --db; actions still run on --db. Default: PAYOPS_READ_DB, with PAYOPS_READ_DB_PASSWORD.</source>
+        <translation>从此数据库读取各页面，通常是 --db 的副本（从库）；操作仍在 --db 上执行。默认：PAYOPS_READ_DB，密码取自 PAYOPS_READ_DB_PASSWORD。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Read the team&apos;s own tables of that database, as this TOML mapping file describes them (docs/mapping.md). Default: PAYOPS_MAPPING.</source>
         <translation>读取该数据库中团队自己的表，其位置由此映射文件（TOML格式）描述。默认：PAYOPS_MAPPING。</translation>
     </message>
@@ -44,12 +49,12 @@
         <translation>payops 控制台</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+53"/>
         <source>unknown page; one of: %1</source>
         <translation>未知页面；可选：%1</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+26"/>
         <source>Local sandbox started.</source>
         <translation>本地沙箱已启动。</translation>
     </message>
@@ -802,24 +807,24 @@
 <context>
     <name>payops::CompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+51"/>
+        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+57"/>
         <location line="+1"/>
         <source>Compensate duplicates</source>
         <translation>补偿重复发放</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <location line="+1"/>
         <source>Approve compensation request %1</source>
         <translation>批准补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Request &lt;b&gt;%1&lt;/b&gt; by &lt;b&gt;%2&lt;/b&gt; at %3 UTC asks for %4: %5 coupon(s) to freeze, %6 used coupon(s), %7 points row(s). Its reason: %8 (ticket %9). Below is what it covers now; an approval is refused if that is not the amount asked.</source>
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，申请金额 %4：冻结 %5 张优惠券，已使用的优惠券 %6 张，积分记录 %7 条。原因：%8（工单 %9）。下方是它当前覆盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
@@ -859,7 +864,7 @@
         <translation>&lt;b&gt;纠正金额&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+50"/>
         <source>Why — required, kept with every action and in the audit log</source>
         <translation>原因（必填），随每项操作保存并记入审计日志</translation>
     </message>
@@ -879,9 +884,9 @@
         <translation>工单</translation>
     </message>
     <message>
-        <location line="-125"/>
-        <location line="+15"/>
-        <location line="+212"/>
+        <location line="-131"/>
+        <location line="+17"/>
+        <location line="+260"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
@@ -891,7 +896,7 @@
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-174"/>
+        <location line="-218"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -906,12 +911,7 @@
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>The preview failed: %1</source>
-        <translation>预览失败：%1</translation>
-    </message>
-    <message>
-        <location line="+15"/>
+        <location line="+68"/>
         <source>Used duplicate coupons to write off</source>
         <translation>待核销的已使用重复优惠券</translation>
     </message>
@@ -1021,7 +1021,7 @@
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="-161"/>
+        <location line="-205"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -1031,7 +1031,32 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+178"/>
+        <location line="+42"/>
+        <source>Read from the replica; planning again on the primary …</source>
+        <translation>已从从库读取；正在主库上重新规划…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The preview failed on the replica: %1</source>
+        <translation>在从库上预览失败：%1</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Planned again on the primary: the same as the replica showed.</source>
+        <translation>已在主库上重新规划：与从库显示的一致。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The replica is behind: it showed %1 order(s) and %2 row(s) to change, the primary has %3 order(s) and %4 row(s) now. The figures above are the primary&apos;s, and they are what runs.</source>
+        <translation>从库落后于主库：它显示 %1 个订单、%2 行待更改，主库现在为 %3 个订单、%4 行。上面的数字来自主库，执行的也是主库的计划。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The preview failed on the primary, where the compensation runs: %1</source>
+        <translation>在执行补偿的主库上预览失败：%1</translation>
+    </message>
+    <message>
+        <location line="+142"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -1299,17 +1324,18 @@
 <context>
     <name>payops::ConnectionDialog</name>
     <message>
-        <location filename="../../ui/dialogs/connectiondialog.cpp" line="+29"/>
+        <location filename="../../ui/dialogs/connectiondialog.cpp" line="+30"/>
         <source>Connect — payops console</source>
         <translation>连接 — payops 控制台</translation>
     </message>
     <message>
         <location line="+17"/>
+        <location line="+55"/>
         <source>unix socket path (instead of host and port)</source>
         <translation>unix socket 路径（代替主机和端口）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-47"/>
         <source>optional: your own tables, described by a TOML file</source>
         <translation>可选：用 TOML 文件描述的自有表</translation>
     </message>
@@ -1346,26 +1372,30 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+34"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>Port</source>
         <translation>端口</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>Socket</source>
         <translation>Socket</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
         <source>Database</source>
         <translation>数据库</translation>
     </message>
@@ -1386,11 +1416,27 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+29"/>
         <source>Password</source>
         <translation>密码</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-25"/>
+        <source>Read from (replica)</source>
+        <translation>从以下服务器读取（从库）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Optional. The pages read from this server, the same database on a replica; switching, draining, compensating and approving still run on the server above. Empty: everything on the server above.</source>
+        <translation>可选。各页面从此服务器读取，即从库上的同一个数据库；切换、回放、补偿和审批仍在上面的服务器上执行。留空：全部在上面的服务器上进行。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>the same user when empty</source>
+        <translation>留空则使用同一用户</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Looking for a system keychain …</source>
         <translation>正在查找系统密钥环…</translation>
     </message>
@@ -1440,7 +1486,7 @@
         <translation>在 ~/.local/share/payops/sandbox 启动一个带演示数据的私有 MariaDB（首次启动需要一些时间），然后连接到它。</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+62"/>
         <source>Give the profile a name first.</source>
         <translation>请先给配置命名。</translation>
     </message>
@@ -1450,7 +1496,7 @@
         <translation>配置 %1 已保存（不含密码）。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>Starting the local sandbox …</source>
         <translation>正在启动本地沙箱…</translation>
     </message>
@@ -1460,9 +1506,19 @@
         <translation>需要填写用户和数据库。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+28"/>
         <source>Connecting to %1 …</source>
         <translation>正在连接 %1…</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Connecting to the replica %1 …</source>
+        <translation>正在连接从库 %1…</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The replica: %1</source>
+        <translation>从库：%1</translation>
     </message>
 </context>
 <context>
@@ -1726,7 +1782,7 @@
         <translation>未指定数据库：请传入 --db DSN 或设置 PAYOPS_DB</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+32"/>
         <source>the password in --db can be read by every user of this machine (ps, /proc/PID/cmdline): leave it out of the DSN and set PAYOPS_DB_PASSWORD instead, which only you and root can read</source>
         <translation>--db 中的密码本机每个用户都能读到（ps、/proc/PID/cmdline）：请把它从 DSN 中去掉，改为设置 PAYOPS_DB_PASSWORD，只有你和 root 能读到它</translation>
     </message>
@@ -1855,12 +1911,17 @@
 <context>
     <name>payops::DuplicateWatch</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+268"/>
+        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+269"/>
         <source>another session was refreshing the duplicate watch; these are its last figures</source>
         <translation>另一个会话正在刷新重复监控，以下是它上次的数据</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+9"/>
+        <source>read from a replica, which no one writes: these are the figures of the primary&apos;s last refresh</source>
+        <translation>读取自从库，从库不接受写入：这是主库上次刷新时的数字</translation>
+    </message>
+    <message>
+        <location line="+32"/>
         <source>this database has no duplicate watch yet: run payops migrate (migration 0010) with an account that may change the schema</source>
         <translation>该数据库还没有重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0010）</translation>
     </message>
@@ -3287,7 +3348,7 @@
 <context>
     <name>payops::MainWindow</name>
     <message>
-        <location filename="../../ui/mainwindow.cpp" line="+40"/>
+        <location filename="../../ui/mainwindow.cpp" line="+42"/>
         <source>payops console</source>
         <translation>payops 控制台</translation>
     </message>
@@ -3342,7 +3403,7 @@
         <translation>未连接数据库</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+24"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -3352,12 +3413,22 @@
         <translation>%1 · 表由 %2 描述</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+33"/>
+        <source>reading from %1 …</source>
+        <translation>正在从 %1 读取…</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>replica unreadable: %1</source>
+        <translation>无法读取从库：%1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>checking grants …</source>
         <translation>正在检查权限…</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>switch</source>
         <translation>切换开关</translation>
     </message>
@@ -3397,7 +3468,7 @@
         <translation>权限未知：%1</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+51"/>
         <source>Connect to a database first: the report is read from it.</source>
         <translation>请先连接数据库：报告数据从数据库读取。</translation>
     </message>
@@ -3886,7 +3957,7 @@
         <translation>存活的回调实例</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+22"/>
         <source>The live chart of callbacks and duplicates reads payops&apos;s own tables: it is not shown on the team&apos;s tables. The tiles above come from the mapped duplicate watch.</source>
         <translation>回调与重复发放的实时图表读取的是 payops 自己的表：在团队的表上不显示。上方的磁贴来自映射的重复发放监视。</translation>
     </message>
@@ -3896,7 +3967,12 @@
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+47"/>
+        <source>These figures are stale: %1. Actions still run on the primary, and a compensation is planned there again before it runs.</source>
+        <translation>这些数字已过时：%1。操作仍在主库上执行，补偿在执行前会在主库上重新规划。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Refreshing</source>
         <translation>正在刷新</translation>
     </message>
@@ -4714,6 +4790,41 @@
     </message>
 </context>
 <context>
+    <name>payops::ReadSource</name>
+    <message numerus="yes">
+        <location filename="../../app/domain/inspection/readsource.cpp" line="+46"/>
+        <source>%n transaction(s) behind</source>
+        <translation>
+            <numerusform>落后 %n 个事务</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no primary to compare with</source>
+        <translation>没有可比较的主库</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 s behind</source>
+        <translation>落后 %1 秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>seconds behind unknown: %1</source>
+        <translation>落后秒数未知：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reading from %1: %2</source>
+        <translation>正在从 %1 读取：%2</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 — stale (more than %2 s)</source>
+        <translation>%1 — 已过时（超过 %2 秒）</translation>
+    </message>
+</context>
+<context>
     <name>payops::ReceivedCallbackView</name>
     <message>
         <location filename="../../ui/widgets/receivedcallbackview.cpp" line="+27"/>
@@ -5093,6 +5204,24 @@
         <location line="+1"/>
         <source>Checked against the platform? Why (kept in the audit log):</source>
         <translation>已与平台核实？原因（记入审计日志）：</translation>
+    </message>
+</context>
+<context>
+    <name>payops::ReplicaSide</name>
+    <message>
+        <location filename="../../app/domain/inspection/readsource.cpp" line="+34"/>
+        <source>the server is not a replica</source>
+        <translation>该服务器不是从库</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>replication is stopped</source>
+        <translation>复制已停止</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>the account may not read SHOW SLAVE STATUS (it needs the grant REPLICA MONITOR)</source>
+        <translation>该账号无权读取 SHOW SLAVE STATUS（需要 REPLICA MONITOR 权限）</translation>
     </message>
 </context>
 <context>
@@ -5546,6 +5675,16 @@
         <location line="+1"/>
         <source> min</source>
         <translation> 分钟</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Call a replica&apos;s figures stale past</source>
+        <translation>从库落后超过此值即视为数字过时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> s behind</source>
+        <translation> 秒</translation>
     </message>
 </context>
 <context>
@@ -6571,6 +6710,14 @@
     </message>
 </context>
 <context>
+    <name>payops::Tile</name>
+    <message>
+        <location filename="../../ui/widgets/tile.cpp" line="+51"/>
+        <source>%1 — stale</source>
+        <translation>%1 — 已过时</translation>
+    </message>
+</context>
+<context>
     <name>payops::UnmatchedCount</name>
     <message>
         <location filename="../../app/domain/callback/unmatchedcallbacks.cpp" line="+12"/>
@@ -6756,7 +6903,7 @@
         <translation>逐行校验审计链。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>say: payops audit verify --db DSN</source>
         <translation>用法：payops audit verify --db DSN</translation>
     </message>
@@ -6836,7 +6983,17 @@ Usage: payops %2 %3</source>
         <translation>数据库：mysql://USER[:PASS]@HOST[:PORT]/DB 或 mysql://USER@localhost/DB?socket=/path。默认取 PAYOPS_DB。密码可由 PAYOPS_DB_PASSWORD 提供。</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
+        <source>Read from this database instead, usually a replica of --db; the password may come from PAYOPS_READ_DB_PASSWORD. Default: PAYOPS_READ_DB.</source>
+        <translation>改为从此数据库读取，通常是 --db 的副本（从库）；密码可取自 PAYOPS_READ_DB_PASSWORD。默认：PAYOPS_READ_DB。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>--read-db: %1</source>
+        <translation>--read-db：%1</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>The team&apos;s own tables, described by a TOML mapping file (docs/mapping.md). Default: PAYOPS_MAPPING; without one, payops&apos;s own tables.</source>
         <translation>团队自己的表，由 TOML 映射文件描述（docs/mapping.md）。默认：PAYOPS_MAPPING；未指定时使用 payops 自己的表。</translation>
     </message>
@@ -7275,17 +7432,17 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::InspectCommand</name>
     <message>
-        <location filename="../../app/cli/inspectcommand.cpp" line="+46"/>
+        <location filename="../../app/cli/inspectcommand.cpp" line="+47"/>
         <source>Count live duplicate side effects, orders paid twice by the customer (refunds owed), unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run goes on).</source>
         <translation>统计当前重复发放的副作用、客户重复支付的订单（应退款）、未匹配回调、积压回调和降级开关，并保存本次巡检；有重复、应退款或订单已存在的未匹配回调时退出码为 1，出错时为 2。对一个数据库的首次巡检会把历史数据读一遍（进度输出到标准错误输出；按 CTRL+C 可中止，下次巡检接着读）。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+42"/>
         <source>--points-per-yuan takes a positive whole number</source>
         <translation>--points-per-yuan 需要正整数</translation>
     </message>
     <message>
-        <location line="+75"/>
+        <location line="+134"/>
         <source>interrupted at %1 % of the first count of duplicates; run payops inspect again to go on from there</source>
         <translation>首次重复统计在 %1 % 处中断；再次运行 payops inspect 会从中断处继续</translation>
     </message>
@@ -7300,12 +7457,17 @@ Usage: payops %2 %3</source>
         <translation>payops inspect：%1</translation>
     </message>
     <message>
-        <location line="-54"/>
+        <location line="-108"/>
         <source>payops inspect: warning: this run was not stored: %1</source>
         <translation>payops inspect：警告：本次巡检未能保存：%1</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-29"/>
+        <source>--stale-after takes a number of seconds</source>
+        <translation>--stale-after 需要一个秒数</translation>
+    </message>
+    <message>
+        <location line="+56"/>
         <source>switch: %1 (version %2)</source>
         <translation>降级开关：%1（版本 %2）</translation>
     </message>
@@ -7345,7 +7507,17 @@ Usage: payops %2 %3</source>
         <translation>重复支付：%1；请向每位客户退还第二笔付款</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+36"/>
+        <source>the replica has no complete count of duplicates yet: run payops inspect on the primary once</source>
+        <translation>从库上还没有完整的重复统计：请先在主库上运行一次 payops inspect</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>payops inspect: warning: %1</source>
+        <translation>payops inspect：警告：%1</translation>
+    </message>
+    <message>
+        <location line="+35"/>
         <source>%1: %2 group(s), %3 extra copies worth %4 fen</source>
         <translation>%1：%2 组，多出 %3 份，价值 %4 分</translation>
     </message>
@@ -7365,7 +7537,12 @@ Usage: payops %2 %3</source>
         <translation>payops inspect：首次重复统计：已读取 %1 % 的订单</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
+        <source>With --read-db: call the replica stale past this many seconds behind (default 30).</source>
+        <translation>与 --read-db 一起使用：从库落后超过此秒数即视为过时（默认 30）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Print the figures as one JSON object.</source>
         <translation>以一个 JSON 对象输出各项数字。</translation>
     </message>
@@ -7464,7 +7641,7 @@ Usage: payops %2 %3</source>
         <translation>列出每项防重复发放的防护措施是已有、缺失还是未知，以及缺失时会放过什么；有缺失时退出码为 1，出错时为 2。</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+52"/>
         <source>%1. Lets through: %2</source>
         <translation>%1。会放过：%2</translation>
     </message>
@@ -7625,7 +7802,7 @@ Usage: payops %2 %3</source>
         <translation>将某个时间窗口的事故报告写成 PDF：重复何时开始、降级开关的切换、补偿、以元计的合计、对账、图表、审计链头。</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <source>--%1 is required (e.g. 2026-12-02T09:00:00Z)</source>
         <translation>--%1 必填（例如 2026-12-02T09:00:00Z）</translation>
     </message>

@@ -44,14 +44,21 @@ QLabel *figure(const QString &objectName, QWidget *parent)
     return label;
 }
 
+std::unique_ptr<console::Worker> readWorker(const console::Target &target)
+{
+    return target.readDsn ? std::make_unique<console::Worker>(target.readDsn->asReadOnly())
+                          : nullptr;
+}
+
 } // namespace
 
-CompensationDialog::CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope,
-                                       qint64 pointsPerYuan, QWidget *parent)
+CompensationDialog::CompensationDialog(const console::Target &target, const QString &scopeText,
+                                       ScopeSource scope, qint64 pointsPerYuan, QWidget *parent)
     : StepWizard(QStringLiteral("compensationDialog"), tr("Compensate duplicates"), kWidth,
                  tr("Compensate duplicates"), tr("Compensate…"), QStringLiteral("actButton"),
                  parent)
-    , m_worker(std::make_unique<console::Worker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(target.dsn))
+    , m_readWorker(readWorker(target))
     , m_scopeSource(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
 {
@@ -60,13 +67,15 @@ CompensationDialog::CompensationDialog(const Dsn &dsn, const QString &scopeText,
     preview();
 }
 
-CompensationDialog::CompensationDialog(const Dsn &dsn, const CompensationRequest &request,
-                                       qint64 pointsPerYuan, QWidget *parent)
+CompensationDialog::CompensationDialog(const console::Target &target,
+                                       const CompensationRequest &request, qint64 pointsPerYuan,
+                                       QWidget *parent)
     : StepWizard(QStringLiteral("compensationDialog"),
                  tr("Approve compensation request %1").arg(request.id), kWidth,
                  tr("Approve compensation request %1").arg(request.id), tr("Compensate…"),
                  QStringLiteral("actButton"), parent)
-    , m_worker(std::make_unique<console::Worker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(target.dsn))
+    , m_readWorker(readWorker(target))
     , m_request(request)
     , m_pointsPerYuan(pointsPerYuan)
 {
@@ -133,12 +142,15 @@ void CompensationDialog::build()
     m_fourEyes = paragraph(QStringLiteral("fourEyesNote"), previewPage);
     palette::setTextRole(m_fourEyes, palette::Role::Warning);
     m_fourEyes->hide();
+    m_replicaNote = paragraph(QStringLiteral("replicaNote"), previewPage);
+    m_replicaNote->hide();
     QFormLayout *form = reasonAndTicket(previewPage, m_reason, m_ticket);
     add(FormStep, m_scopeLabel);
     add(FormStep, policy);
     add(FormStep, totalsFrame);
     add(FormStep, m_status);
     add(FormStep, m_fourEyes);
+    add(FormStep, m_replicaNote);
     add(FormStep, form);
 
     // Step 2, the confirmation, is written when it is shown. Step 3: progress, stop, result.
@@ -212,15 +224,61 @@ void CompensationDialog::preview()
     m_previewed = false;
     updateActionButton();
     m_status->setText(tr("Planning the dry run … nothing is changed."));
-    m_worker->submit<console::ScopedPreview>(
+    if (!m_readWorker) {
+        previewOnPrimary(std::nullopt);
+        return;
+    }
+    // A plan under the old settings must not arrive after this one's replica read.
+    m_worker->cancel(QStringLiteral("compensation-preview"));
+    m_readWorker->submit<console::ScopedPreview>(
         QStringLiteral("compensation-preview"),
         console::compensationPreviewJob(m_scopeSource, settings()), this,
         [this](const console::ScopedPreview &p) {
             showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen);
+            // Shown, not yet to be run: the run carries out the primary's plan.
+            m_previewed = false;
+            updateActionButton();
+            m_status->setText(tr("Read from the replica; planning again on the primary …"));
+            previewOnPrimary(p.preview.plan);
         },
         [this](const db::Error &error) {
-            m_status->setText(
-                tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped()));
+            m_status->setText(tr("The preview failed on the replica: %1")
+                                  .arg(db::userMessage(error).toHtmlEscaped()));
+        });
+}
+
+void CompensationDialog::previewOnPrimary(const std::optional<CompensationPlan> &fromReplica)
+{
+    m_worker->submit<console::ScopedPreview>(
+        QStringLiteral("compensation-preview"),
+        console::compensationPreviewJob(m_scopeSource, settings()), this,
+        [this, fromReplica](const console::ScopedPreview &p) {
+            showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen);
+            if (!fromReplica)
+                return;
+            const CompensationPlan &primary = p.preview.plan;
+            const bool same = ordersIn(*fromReplica) == ordersIn(primary) &&
+                              fromReplica->actions.size() == primary.actions.size() &&
+                              fromReplica->moneyFen == primary.moneyFen;
+            m_replicaNote->setText(
+                same ? tr("Planned again on the primary: the same as the replica showed.")
+                     : palette::strong(
+                           palette::Role::Warning,
+                           tr("The replica is behind: it showed %1 order(s) and %2 row(s) to "
+                              "change, the primary has %3 order(s) and %4 row(s) now. The "
+                              "figures above are the primary's, and they are what runs.")
+                               .arg(ordersIn(*fromReplica))
+                               .arg(fromReplica->actions.size())
+                               .arg(ordersIn(primary))
+                               .arg(primary.actions.size())));
+            m_replicaNote->show();
+        },
+        [this](const db::Error &error) {
+            m_previewed = false;
+            updateActionButton();
+            m_status->setText(tr("The preview failed on the primary, where the compensation "
+                                 "runs: %1")
+                                  .arg(db::userMessage(error).toHtmlEscaped()));
         });
 }
 

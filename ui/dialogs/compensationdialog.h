@@ -1,5 +1,6 @@
 #pragma once
 
+#include "console/connectionprofile.h"
 #include "console/job.h"
 #include "db/dsn.h"
 #include "domain/money/compensation.h"
@@ -43,11 +44,13 @@ public:
 
     // A new compensation. `scopeText` says what was chosen ("order 1001", "3 groups", ...);
     // the scope itself is resolved on the worker, since "all in this filter" is a query.
-    CompensationDialog(const Dsn &dsn, const QString &scopeText, ScopeSource scope,
+    // With a read database in `target` (a replica) the preview is read there first, then
+    // planned again on the primary, which is what runs; the dialog says when the two differ.
+    CompensationDialog(const console::Target &target, const QString &scopeText, ScopeSource scope,
                        qint64 pointsPerYuan, QWidget *parent = nullptr);
     // The approval of another operator's pending request.
-    CompensationDialog(const Dsn &dsn, const CompensationRequest &request, qint64 pointsPerYuan,
-                       QWidget *parent = nullptr);
+    CompensationDialog(const console::Target &target, const CompensationRequest &request,
+                       qint64 pointsPerYuan, QWidget *parent = nullptr);
     ~CompensationDialog() override;
     Q_DISABLE_COPY_MOVE(CompensationDialog)
 
@@ -68,6 +71,7 @@ Q_SIGNALS:
 private:
     void build();
     void preview();
+    void previewOnPrimary(const std::optional<CompensationPlan> &fromReplica);
     void showPreview(const CompensationPlan &plan, const CompensationScope &scope,
                      qint64 thresholdFen, qint64 soloFen);
     void updateActionButton();
@@ -78,6 +82,7 @@ private:
     bool needsRequest() const;
 
     std::unique_ptr<console::Worker> m_worker;
+    std::unique_ptr<console::Worker> m_readWorker; // only with a read database
     ScopeSource m_scopeSource;
     std::optional<CompensationRequest> m_request; // set when approving
     qint64 m_pointsPerYuan;
@@ -98,6 +103,7 @@ private:
     QLabel *m_money = nullptr;
     QLabel *m_orders = nullptr;
     QLabel *m_fourEyes = nullptr;
+    QLabel *m_replicaNote = nullptr;
     QLineEdit *m_reason = nullptr;
     QLineEdit *m_ticket = nullptr;
     QProgressBar *m_progress = nullptr;

@@ -9,6 +9,7 @@
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -82,6 +83,35 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     form->addRow(tr("Mapping file"), mappingRow);
     form->addRow(tr("Password"), m_password);
     form->addRow(QString(), m_remember);
+    // Optional: operations staff are often given a replica; the pages read there, the actions
+    // run on the database above.
+    auto *readGroup = new QGroupBox(tr("Read from (replica)"), m_form);
+    readGroup->setObjectName(QStringLiteral("readGroup"));
+    readGroup->setToolTip(tr("Optional. The pages read from this server, the same database on "
+                             "a replica; switching, draining, compensating and approving still "
+                             "run on the server above. Empty: everything on the server above."));
+    auto *readForm = new QFormLayout(readGroup);
+    m_readHost = new QLineEdit(readGroup);
+    m_readHost->setObjectName(QStringLiteral("readHostEdit"));
+    m_readPort = new QSpinBox(readGroup);
+    m_readPort->setObjectName(QStringLiteral("readPortSpin"));
+    m_readPort->setRange(1, 65535);
+    m_readPort->setValue(3306);
+    m_readSocket = new QLineEdit(readGroup);
+    m_readSocket->setObjectName(QStringLiteral("readSocketEdit"));
+    m_readSocket->setPlaceholderText(tr("unix socket path (instead of host and port)"));
+    m_readUser = new QLineEdit(readGroup);
+    m_readUser->setObjectName(QStringLiteral("readUserEdit"));
+    m_readUser->setPlaceholderText(tr("the same user when empty"));
+    m_readPassword = new QLineEdit(readGroup);
+    m_readPassword->setObjectName(QStringLiteral("readPasswordEdit"));
+    m_readPassword->setEchoMode(QLineEdit::Password);
+    readForm->addRow(tr("Host"), m_readHost);
+    readForm->addRow(tr("Port"), m_readPort);
+    readForm->addRow(tr("Socket"), m_readSocket);
+    readForm->addRow(tr("User"), m_readUser);
+    readForm->addRow(tr("Password"), m_readPassword);
+    form->addRow(readGroup);
     right->addWidget(m_form);
     m_keychainStatus = new QLabel(tr("Looking for a system keychain …"), this);
     m_keychainStatus->setObjectName(QStringLiteral("keychainStatus"));
@@ -178,14 +208,24 @@ void ConnectionDialog::showProfile(int row)
     m_sslCert->setText(profile.sslCert);
     m_sslKey->setText(profile.sslKey);
     m_mappingPath->setText(profile.mapping);
+    m_readHost->setText(profile.readHost);
+    m_readPort->setValue(profile.readPort);
+    m_readSocket->setText(profile.readSocket);
+    m_readUser->setText(profile.readUser);
     m_password->clear();
+    m_readPassword->clear();
     if (!profile.name.isEmpty() &&
         m_passwords->availability() == PasswordStore::Availability::Available) {
-        QPointer<QLineEdit> edit(m_password);
-        m_passwords->read(profile.keychainKey(), [edit](bool found, const QString &password) {
-            if (edit && found && edit->text().isEmpty())
-                edit->setText(password);
-        });
+        const auto fill = [this](const QString &key, QLineEdit *target) {
+            QPointer<QLineEdit> edit(target);
+            m_passwords->read(key, [edit](bool found, const QString &password) {
+                if (edit && found && edit->text().isEmpty())
+                    edit->setText(password);
+            });
+        };
+        fill(profile.keychainKey(), m_password);
+        if (profile.toReadDsn({}))
+            fill(profile.readKeychainKey(), m_readPassword);
     }
 }
 
@@ -202,6 +242,10 @@ console::ConnectionProfile ConnectionDialog::profileFromForm() const
     p.sslCert = m_sslCert->text().trimmed();
     p.sslKey = m_sslKey->text().trimmed();
     p.mapping = m_mappingPath->text().trimmed();
+    p.readHost = m_readHost->text().trimmed();
+    p.readPort = m_readPort->value();
+    p.readSocket = m_readSocket->text().trimmed();
+    p.readUser = m_readUser->text().trimmed();
     return p;
 }
 
@@ -238,6 +282,7 @@ void ConnectionDialog::setWorking(bool working, const QString &text)
 void ConnectionDialog::connectNow()
 {
     m_mapping.reset();
+    m_readDsn.reset();
     if (sandboxSelected()) {
         setWorking(true, tr("Starting the local sandbox …"));
         m_sandbox->start();
@@ -258,8 +303,17 @@ void ConnectionDialog::connectNow()
             return;
         }
     }
+    m_readDsn = p.toReadDsn(m_readPassword->text());
+    m_readKeychainKey = p.readKeychainKey();
     tryConnect(p.toDsn(m_password->text()), m_remember->isChecked() && m_remember->isEnabled(),
                p.keychainKey());
+}
+
+console::Target ConnectionDialog::target() const
+{
+    console::Target target(m_dsn.value_or(Dsn()), m_mapping);
+    target.readDsn = m_readDsn;
+    return target;
 }
 
 void ConnectionDialog::tryConnect(const Dsn &dsn, bool rememberPassword, const QString &keychainKey)
@@ -275,9 +329,30 @@ void ConnectionDialog::tryConnect(const Dsn &dsn, bool rememberPassword, const Q
             if (rememberPassword && !reached.password.isEmpty())
                 m_passwords->write(keychainKey, reached.password, [](bool, const QString &) {});
             m_dsn = reached;
-            accept();
+            if (m_readDsn)
+                tryRead(*m_readDsn, rememberPassword);
+            else
+                accept();
         },
         [this](const db::Error &error) { setWorking(false, db::userMessage(error)); });
+}
+
+void ConnectionDialog::tryRead(const Dsn &read, bool rememberPassword)
+{
+    setWorking(true, tr("Connecting to the replica %1 …").arg(read.toDisplayString()));
+    delete m_probe;
+    m_probe = new console::Worker(read, this);
+    m_probe->submitStandalone<Dsn>(
+        QStringLiteral("probe"), console::probeConnection, this,
+        [this, rememberPassword](const Dsn &reached) {
+            if (rememberPassword && !reached.password.isEmpty())
+                m_passwords->write(m_readKeychainKey, reached.password,
+                                   [](bool, const QString &) {});
+            accept();
+        },
+        [this](const db::Error &error) {
+            setWorking(false, tr("The replica: %1").arg(db::userMessage(error)));
+        });
 }
 
 } // namespace payops

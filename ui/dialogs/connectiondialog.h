@@ -35,6 +35,10 @@ public:
     Q_DISABLE_COPY_MOVE(ConnectionDialog)
 
     std::optional<Dsn> dsn() const { return m_dsn; }
+    // The replica the pages read from, when the profile names one ("Read from (replica)").
+    const std::optional<Dsn> &readDsn() const { return m_readDsn; }
+    // What to connect the window to: the database, the mapping and the read database.
+    console::Target target() const;
     // The mapping file of the profile connected to, read; none for payops's own tables.
     const std::optional<mapping::Mapping> &mapping() const { return m_mapping; }
 
@@ -46,6 +50,8 @@ private:
     void deleteCurrent();
     void connectNow();
     void tryConnect(const Dsn &dsn, bool rememberPassword, const QString &keychainKey);
+    // The read database's turn, once the primary answered.
+    void tryRead(const Dsn &read, bool rememberPassword);
     void setWorking(bool working, const QString &text);
     bool sandboxSelected() const;
 
@@ -61,6 +67,11 @@ private:
     QLineEdit *m_sslKey = nullptr;
     QLineEdit *m_mappingPath = nullptr;
     QLineEdit *m_password = nullptr;
+    QLineEdit *m_readHost = nullptr;
+    QSpinBox *m_readPort = nullptr;
+    QLineEdit *m_readSocket = nullptr;
+    QLineEdit *m_readUser = nullptr;
+    QLineEdit *m_readPassword = nullptr;
     QCheckBox *m_remember = nullptr;
     QLabel *m_keychainStatus = nullptr;
     QLabel *m_status = nullptr;
@@ -70,6 +81,8 @@ private:
     console::SandboxLauncher *m_sandbox = nullptr;
     console::Worker *m_probe = nullptr; // the last attempt's, with the DSN it tries
     std::optional<Dsn> m_dsn;
+    std::optional<Dsn> m_readDsn;
+    QString m_readKeychainKey;
     std::optional<mapping::Mapping> m_mapping;
 };
 

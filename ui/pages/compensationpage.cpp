@@ -206,7 +206,7 @@ MappedCompensationDialog *CompensationPage::approveSelectedMapped()
     const CompensationRequest *request = selectedRequest();
     if (!request || !mapping() || !m_approve->isEnabled())
         return nullptr;
-    auto *dialog = new MappedCompensationDialog(worker()->dsn(), *mapping(), *request, window());
+    auto *dialog = new MappedCompensationDialog(primaryDsn(), *mapping(), *request, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
     dialog->open();
@@ -218,7 +218,7 @@ CompensationDialog *CompensationPage::approveSelected()
     const CompensationRequest *request = selectedRequest();
     if (!request || mapping() || !m_approve->isEnabled())
         return nullptr;
-    auto *dialog = new CompensationDialog(worker()->dsn(), *request, pointsPerYuan(), window());
+    auto *dialog = new CompensationDialog(target(), *request, pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
     dialog->open();
@@ -227,7 +227,7 @@ CompensationDialog *CompensationPage::approveSelected()
 
 CompensationDialog *CompensationPage::compensateEverything()
 {
-    auto *dialog = new CompensationDialog(worker()->dsn(), tr("every open duplicate"),
+    auto *dialog = new CompensationDialog(target(), tr("every open duplicate"),
                                           console::knownScopeJob(CompensationScope::all()),
                                           pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -239,7 +239,7 @@ CompensationDialog *CompensationPage::compensateEverything()
 MappedCompensationDialog *CompensationPage::compensateEverythingMapped()
 {
     auto *dialog = new MappedCompensationDialog(
-        worker()->dsn(), *mapping(), tr("every order with an open duplicate"),
+        primaryDsn(), *mapping(), tr("every order with an open duplicate"),
         mapping::MappedScope::all(), pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
@@ -253,7 +253,7 @@ void CompensationPage::rejectSelected()
     if (!request)
         return;
     const qint64 id = request->id;
-    worker()->submit<bool>(
+    actionWorker()->submit<bool>(
         QStringLiteral("compensation-reject"), console::jobOf(rejectCompensationRequest, id), this,
         [this, id](bool rejected) {
             m_status->setText(

@@ -233,7 +233,7 @@ CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
                    : tr("%n selected duplicate group(s)", nullptr, int(scope.groups.size()));
         source = console::knownScopeJob(scope);
     }
-    auto *dialog = new CompensationDialog(worker()->dsn(), text, source, m_pointsPerYuan, window());
+    auto *dialog = new CompensationDialog(target(), text, source, m_pointsPerYuan, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CompensationDialog::changed, this, &DuplicatesPage::refresh);
     dialog->open();

@@ -66,6 +66,11 @@ OverviewPage::OverviewPage(const console::Target &target, QWidget *parent)
         connect(tiles.at(i).first, &Tile::clicked, this,
                 [this, destination] { Q_EMIT navigate(destination); });
     }
+    m_staleNote = new QLabel(this);
+    m_staleNote->setObjectName(QStringLiteral("staleNote"));
+    m_staleNote->setWordWrap(true);
+    m_staleNote->hide();
+    layout->addWidget(m_staleNote);
     layout->addLayout(grid);
     m_chart = new LiveTrafficChart(this);
     layout->addWidget(m_chart, 1);
@@ -141,6 +146,20 @@ void OverviewPage::setPrivileges(const Privileges &privileges)
 {
     Page::setPrivileges(privileges);
     m_switch->setAllowed(privileges.flipSwitch);
+}
+
+void OverviewPage::setReadSource(const ReadSource &source)
+{
+    const bool stale = source.stale();
+    for (Tile *tile : {m_mode, m_rate, m_duplicates, m_backlog, m_money, m_instances})
+        tile->setStale(stale);
+    m_staleNote->setVisible(stale);
+    if (stale)
+        m_staleNote->setText(palette::strong(
+            palette::Role::Warning,
+            tr("These figures are stale: %1. Actions still run on the primary, and a "
+               "compensation is planned there again before it runs.")
+                .arg(source.describe().toHtmlEscaped())));
 }
 
 void OverviewPage::refresh()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/inspection/readsource.h"
 #include "domain/mapping/mappedwatch.h"
 #include "page.h"
 
@@ -33,6 +34,9 @@ public:
 
     void refresh() override;
     void setPrivileges(const Privileges &privileges) override;
+    // How far the replica the page reads is behind: past the console's threshold every tile
+    // and a line above them say that the figures are stale.
+    void setReadSource(const ReadSource &source);
     SwitchControl *switchControl() const { return m_switch; }
     LiveTrafficChart *trafficChart() const { return m_chart; }
     // Reads what is new for the live chart (on its own timer; public for tests).
@@ -53,6 +57,7 @@ private:
     QLabel *m_headline = nullptr;
     QLabel *m_details = nullptr;
     QLabel *m_updated = nullptr;
+    QLabel *m_staleNote = nullptr;
     BusyIndicator *m_busy = nullptr;
     SwitchControl *m_switch = nullptr;
     Tile *m_mode = nullptr;

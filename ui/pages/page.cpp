@@ -9,9 +9,12 @@ namespace payops {
 
 Page::Page(const console::Target &target, QWidget *parent)
     : QWidget(parent)
-    , m_worker(std::make_unique<console::Worker>(target.dsn))
-    , m_mapping(target.mapping)
+    , m_target(target)
+    , m_worker(std::make_unique<console::Worker>(target.readDsn ? target.readDsn->asReadOnly()
+                                                                : target.dsn))
 {
+    if (target.readDsn)
+        m_actionWorker = std::make_unique<console::Worker>(target.dsn);
 }
 
 Page::~Page() = default;

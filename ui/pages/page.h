@@ -44,7 +44,18 @@ public:
     ~Page() override;
     Q_DISABLE_COPY_MOVE(Page)
 
+    // The worker the page reads with: on the read database (a replica) when the console has
+    // one, else on the primary.
     console::Worker *worker() const { return m_worker.get(); }
+    // The worker the page's actions run on: always the primary.
+    console::Worker *actionWorker() const
+    {
+        return m_actionWorker ? m_actionWorker.get() : m_worker.get();
+    }
+    // The primary, for the dialogs of actions, which open their own workers on it; and the
+    // whole target, for a dialog that previews on the read database.
+    const Dsn &primaryDsn() const { return m_target.dsn; }
+    const console::Target &target() const { return m_target; }
     // Reads the database again; pages keep their filters and selection.
     virtual void refresh() = 0;
     // What the connected account may do, as probed once after connecting. Pages hide or
@@ -52,7 +63,10 @@ public:
     virtual void setPrivileges(const Privileges &privileges) { m_privileges = privileges; }
     const Privileges &privileges() const { return m_privileges; }
     // The mapping of the team's own tables the console reads, or nullptr on payops's own.
-    const mapping::Mapping *mapping() const { return m_mapping ? &*m_mapping : nullptr; }
+    const mapping::Mapping *mapping() const
+    {
+        return m_target.mapping ? &*m_target.mapping : nullptr;
+    }
 
 Q_SIGNALS:
     void navigate(payops::Page::Id page);
@@ -65,9 +79,11 @@ protected:
     QTimer *startRefreshTimer();
 
 private:
+    console::Target m_target;
     std::unique_ptr<console::Worker> m_worker;
+    // Only with a read database: a second worker, on the primary.
+    std::unique_ptr<console::Worker> m_actionWorker;
     Privileges m_privileges;
-    std::optional<mapping::Mapping> m_mapping;
 };
 
 } // namespace payops

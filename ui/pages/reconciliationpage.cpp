@@ -419,7 +419,7 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
                         .arg(p.totalBytes > 0 ? 100 * p.bytesRead / p.totalBytes : 0));
         });
     };
-    worker()->submit<console::StatementFileImport>(
+    actionWorker()->submit<console::StatementFileImport>(
         QStringLiteral("statement-import"),
         console::statementFileImportJob(path, format, m_cancel, progress, tables()), this,
         [this, path](const console::StatementFileImport &result) {
@@ -446,7 +446,7 @@ void ReconciliationPage::reconcileAgain()
     if (m_busy || id == 0)
         return;
     startJob(tr("Reconciling statement %1 …").arg(id));
-    worker()->submit<console::ReconciliationView>(
+    actionWorker()->submit<console::ReconciliationView>(
         QStringLiteral("statement-reconcile"), console::reconcileAgainJob(id, tables()), this,
         [this](const console::ReconciliationView &view) {
             endJob(tr("Reconciled statement %1 again.").arg(view.statement.id));
@@ -463,7 +463,7 @@ void ReconciliationPage::runDraftAction(const QString &what,
     if (m_busy || m_view.statement.id == 0)
         return;
     startJob(what);
-    worker()->submit<console::ReconciliationView>(
+    actionWorker()->submit<console::ReconciliationView>(
         QStringLiteral("statement-draft"), std::move(action), this,
         [this](const console::ReconciliationView &view) {
             const QString done = tr("Done.");

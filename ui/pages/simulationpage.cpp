@@ -141,11 +141,11 @@ QWidget *SimulationPage::makeInstancesBox()
 
     connect(m_startUnsafe, &QPushButton::clicked, this, [this] {
         if (m_instances)
-            m_instances->start(worker()->dsn(), QStringLiteral("unsafe-demo"), m_count->value());
+            m_instances->start(primaryDsn(), QStringLiteral("unsafe-demo"), m_count->value());
     });
     connect(m_startSafe, &QPushButton::clicked, this, [this] {
         if (m_instances)
-            m_instances->start(worker()->dsn(), QStringLiteral("safe"), m_count->value());
+            m_instances->start(primaryDsn(), QStringLiteral("safe"), m_count->value());
     });
     connect(m_stopInstances, &QPushButton::clicked, this, [this] {
         if (m_instances)
@@ -373,7 +373,7 @@ void SimulationPage::startStorm()
                 false);
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
-    m_storm->start(worker()->dsn(), plan, m_createOrders->isChecked());
+    m_storm->start(primaryDsn(), plan, m_createOrders->isChecked());
     updateControls();
 }
 

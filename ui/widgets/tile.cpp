@@ -21,7 +21,10 @@ Tile::Tile(const QString &objectName, const QString &caption, QWidget *parent)
     setAutoFillBackground(true);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(14, 10, 14, 10);
+    m_captionText = caption;
     m_caption = new QLabel(caption, this);
+    m_caption->setObjectName(objectName + QStringLiteral("Caption"));
+    m_caption->setWordWrap(true); // "— stale" fits beside the longest caption on two lines
     QFont captionFont = m_caption->font();
     captionFont.setBold(true);
     m_caption->setFont(captionFont);
@@ -41,6 +44,11 @@ Tile::Tile(const QString &objectName, const QString &caption, QWidget *parent)
     layout->addWidget(m_value);
     layout->addWidget(m_detail);
     layout->addStretch(1);
+}
+
+void Tile::setStale(bool stale)
+{
+    m_caption->setText(stale ? tr("%1 — stale").arg(m_captionText) : m_captionText);
 }
 
 void Tile::setValue(const QString &value, const QString &detail, Tone tone)

@@ -21,6 +21,8 @@ public:
     void setValue(const QString &value, const QString &detail, Tone tone = Tone::Neutral);
     QString value() const;
     QString detail() const;
+    // Says on the tile that its figure is read from a replica behind its primary.
+    void setStale(bool stale);
 
 Q_SIGNALS:
     void clicked();
@@ -30,6 +32,7 @@ protected:
     void keyPressEvent(QKeyEvent *event) override;
 
 private:
+    QString m_captionText;
     QLabel *m_caption = nullptr;
     QLabel *m_value = nullptr;
     QLabel *m_detail = nullptr;

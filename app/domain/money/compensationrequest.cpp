@@ -19,13 +19,23 @@ struct CompensationRequests
     Q_DECLARE_TR_FUNCTIONS(payops::CompensationRequests)
 };
 
+// payops_user_name() of migration 0014 written out: listing the requests must not need EXECUTE
+// on it, so that an account with SELECT alone (on a replica) reads the page.
+QString userName(const QString &account)
+{
+    return QStringLiteral(
+               "LEFT(%1, CHAR_LENGTH(%1) - CHAR_LENGTH(SUBSTRING_INDEX(%1, '@', -1)) - 1)")
+        .arg(account);
+}
+
 const QString &requestColumns()
 {
     static const QString columns =
         QStringLiteral("id, status, scope, coupons, write_offs, points_rows, amount_fen, reason, "
                        "ticket, requested_by, requested_at, "
                        "decided_by, decided_at, requested_account, decided_account, "
-                       "payops_user_name(requested_by) = payops_user_name(USER()), mapping_sha256");
+                       "%1 = %2, mapping_sha256")
+            .arg(userName(QStringLiteral("requested_by")), userName(QStringLiteral("USER()")));
     return columns;
 }
 

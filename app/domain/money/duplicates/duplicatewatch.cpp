@@ -131,8 +131,9 @@ bool scan(const QSqlDatabase &db, const WatchRefreshOptions &options, const QEla
 
 bool mayNotWrite(const db::Error &error)
 {
-    // 1290: the server runs read-only (a replica), which no grant changes either.
-    return error.isAccessDenied() || error.serverCode() == 1290;
+    // 1290: the server runs read-only (a replica), which no grant changes either; 1792: the
+    // session does (a connection to a read database, --read-db).
+    return error.isAccessDenied() || error.serverCode() == 1290 || error.serverCode() == 1792;
 }
 
 } // namespace
@@ -273,6 +274,9 @@ QString underWatchLock(const QSqlDatabase &db, int lockWaitSeconds,
     } catch (const db::Error &error) {
         if (error.serverCode() == 1146 || !mayNotWrite(error))
             throw;
+        if (!error.isAccessDenied())
+            return DuplicateWatch::tr("read from a replica, which no one writes: these are the "
+                                      "figures of the primary's last refresh");
         return DuplicateWatch::tr(
             "this account may not update the duplicate watch (payops_operator and "
             "payops_finance may); these are the figures of its last refresh");
