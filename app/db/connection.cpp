@@ -159,6 +159,12 @@ bool isClusterNode(const QSqlDatabase &db)
     return g_clusterNodes.contains(db.connectionName());
 }
 
+Error rolledBackByAnotherNode(const QString &what)
+{
+    return Error(QStringLiteral("a transaction from another cluster node rolled %1 back").arg(what),
+                 1213);
+}
+
 std::optional<Dsn> dsnOf(const QSqlDatabase &db)
 {
     const std::lock_guard lock(g_registryMutex);
