@@ -263,8 +263,9 @@ Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const Drai
     return settled.step;
 }
 
-// A deadlock rolled the claim back: the row is as it was and is tried again.
-template <typename Attempt> Step retryingDeadlocks(Attempt attempt)
+// A deadlock rolled the claim (or the drain's audit entry) back: all is as it was, and it is
+// tried again.
+template <typename Attempt> auto retryingDeadlocks(Attempt attempt)
 {
     for (int tries = 1;; ++tries) {
         try {
@@ -551,11 +552,17 @@ void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const Drain
         after.insert(QStringLiteral("connections"), options.connections);
         after.insert(QStringLiteral("batch"), options.batch);
     }
-    appendAudit(
-        db, unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),
-        QStringLiteral("pay_callback_log"),
-        options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(), QString(),
-        QString(), QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+    // On a Galera cluster two drains ending at once on two nodes append to the one chain, and
+    // certification aborts the second (1213).
+    retryingDeadlocks([&] {
+        appendAudit(db,
+                    unmatched ? QStringLiteral("backlog.drain_unmatched")
+                              : QStringLiteral("backlog.drain"),
+                    QStringLiteral("pay_callback_log"),
+                    options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(),
+                    QString(), QString(),
+                    QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+    });
 }
 
 } // namespace
