@@ -124,7 +124,10 @@ class TstGaleraSwitch final : public QObject
     std::unique_ptr<testkit::GaleraCluster> m_cluster;
 
 private Q_SLOTS:
-    void initTestCase() { m_cluster = std::make_unique<testkit::GaleraCluster>(m_directory.path()); }
+    void initTestCase()
+    {
+        m_cluster = std::make_unique<testkit::GaleraCluster>(m_directory.path());
+    }
     void cleanupTestCase() { m_cluster.reset(); }
 
     // The switch across nodes. A flip on node 1 takes the row lock there only: a handler on
@@ -169,10 +172,10 @@ private Q_SLOTS:
             QCOMPARE(process->terminate(), 0);
 
         const Check check(m_cluster->dsn(1, QStringLiteral("switch")));
-        const qint64 flippedToAcknowledged = check.count(
-            QStringLiteral("SELECT (SELECT COUNT(*) FROM user_coupon WHERE created_at > "
-                           "(SELECT changed_at FROM callback_switch)) + (SELECT COUNT(*) FROM "
-                           "point_log WHERE created_at > (SELECT changed_at FROM callback_switch))"));
+        const qint64 flippedToAcknowledged = check.count(QStringLiteral(
+            "SELECT (SELECT COUNT(*) FROM user_coupon WHERE created_at > "
+            "(SELECT changed_at FROM callback_switch)) + (SELECT COUNT(*) FROM "
+            "point_log WHERE created_at > (SELECT changed_at FROM callback_switch))"));
         qInfo("side effects issued between the flip and its acknowledgement by every instance: "
               "%lld",
               flippedToAcknowledged);
@@ -207,7 +210,8 @@ private Q_SLOTS:
         std::mutex errorsMutex;
         for (int node : {0, 2}) {
             const Dsn dsn = m_cluster->dsn(node, QStringLiteral("switch"));
-            Check(dsn).count(QStringLiteral("SELECT COUNT(*) FROM callback_switch")); // flipped here
+            Check(dsn).count(
+                QStringLiteral("SELECT COUNT(*) FROM callback_switch")); // flipped here
             drains.emplace_back([dsn, node, &errors, &errorsMutex] {
                 DrainOptions options;
                 options.worker = QStringLiteral("drain-node%1").arg(node + 1);

@@ -555,13 +555,12 @@ void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const Drain
     // On a Galera cluster two drains ending at once on two nodes append to the one chain, and
     // certification aborts the second (1213).
     retryingDeadlocks([&] {
-        appendAudit(db,
-                    unmatched ? QStringLiteral("backlog.drain_unmatched")
-                              : QStringLiteral("backlog.drain"),
-                    QStringLiteral("pay_callback_log"),
-                    options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(),
-                    QString(), QString(),
-                    QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+        appendAudit(
+            db,
+            unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),
+            QStringLiteral("pay_callback_log"),
+            options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(), QString(),
+            QString(), QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
     });
 }
 

@@ -14,9 +14,10 @@ namespace payops {
 namespace {
 
 // On a Galera node, what the commit kept: a roll-back whose error reached no statement leaves
-// a COMMIT that succeeds with nothing in it (docs/decisions/0065-galera-roll-back-without-error.md).
-// Each callback whose row is not there is answered 503, and the platform sends it again, as
-// the single callback's path does: no 2xx for a callback that is not recorded.
+// a COMMIT that succeeds with nothing in it (decision 0065,
+// docs/decisions/0065-galera-roll-back-without-error.md). Each callback whose row is not there
+// is answered 503 and the platform sends it again, as on the single callback's path: no 2xx
+// for a callback that is not recorded.
 void answerUnkept(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
                   const QList<CallbackRequest> &inserted, RecordBatchResult &result)
 {
