@@ -1,12 +1,15 @@
 // The endpoint on a three-node Galera cluster beyond paying each order once (tst_galera): the
-// record-only switch flipped on one node while all three instances take a storm, and the
-// fault storm (copies 0-50 ms apart across instances, replays, forged callbacks) with one node
-// killed with SIGKILL in the middle and started again.
+// record-only switch flipped on one node while all three instances take a storm, then drained
+// from two nodes; the fault storm (copies 0-50 ms apart across instances, replays, forged
+// callbacks) with one node killed with SIGKILL in the middle and started again; and
+// compensation from two nodes at once.
 
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "domain/callback/backlogdrainer.h"
 #include "domain/callback/callbackswitch.h"
+#include "domain/money/auditlog.h"
+#include "domain/money/compensation.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "platform.h"
 #include "testmain.h"
@@ -317,6 +320,72 @@ private Q_SLOTS:
                      "SELECT COUNT(DISTINCT pay_no) FROM callback_trace WHERE outcome = "
                      "'replayed' AND http_status = 200 AND pay_no LIKE 'FAULT-%'")),
                  qint64(orders));
+    }
+
+    // Compensation from two nodes at once. Each compensator's row locks are local to its node,
+    // so both take the same copies; the compensation rows' key, certified, lets one of two
+    // such batches commit and fails the other as a deadlock, and its compensator runs again,
+    // as an operator would.
+    void twoCompensatorsOnTwoNodesCompensateEachCopyOnce()
+    {
+        const int orders = 40; // each with both coupons and its points twice
+        const QString database = QStringLiteral("compensation");
+        {
+            db::Connection admin(m_cluster->dsn(0, {}), QStringLiteral("galera-database"));
+            db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
+        }
+        test::prepareCallbackDatabase(m_cluster->dsn(0, database), QStringLiteral("legacy"), 0);
+        CompensationSettings settings;
+        settings.batchSize = 7;
+        qint64 planned = 0;
+        {
+            db::Connection c(m_cluster->dsn(0, database), QStringLiteral("galera-incident"));
+            test::insertDuplicateIncident(c.database(), orders);
+            planned =
+                planCompensation(c.database(), CompensationScope::all(), settings).actions.size();
+        }
+        std::vector<std::thread> compensators;
+        QStringList errors;
+        std::mutex errorsMutex;
+        int deadlocks = 0;
+        for (int node : {0, 2}) {
+            const Dsn dsn = m_cluster->dsn(node, database);
+            Check(dsn).count(QStringLiteral("SELECT COUNT(*) FROM point_log")); // applied here
+            compensators.emplace_back([&, dsn] {
+                db::Connection connection(dsn, QStringLiteral("galera-compensator"));
+                for (int run = 1; run <= 30; ++run) {
+                    const CompensationPlan plan =
+                        planCompensation(connection.database(), CompensationScope::all(), settings);
+                    if (plan.actions.isEmpty())
+                        return;
+                    try {
+                        executeCompensation(connection.database(), plan,
+                                            QStringLiteral("duplicate payouts on the cluster"),
+                                            QStringLiteral("INC-7"), settings);
+                    } catch (const db::Error &error) {
+                        const std::lock_guard lock(errorsMutex);
+                        if (error.isDeadlock())
+                            ++deadlocks;
+                        else
+                            errors << QString::fromUtf8(error.what());
+                    }
+                }
+            });
+        }
+        for (auto &compensator : compensators)
+            compensator.join();
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
+        qInfo("compensation runs that met the other node's and ran again: %d", deadlocks);
+
+        const Check check(m_cluster->dsn(1, database));
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM compensation")), planned);
+        QCOMPARE(check.count(QStringLiteral(
+                     "SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL")),
+                 qint64(orders));
+        QVERIFY(countLiveDuplicates(check.db()).isEmpty());
+        QCOMPARE(check.count(QStringLiteral("SELECT SUM(points_balance) FROM users")),
+                 qint64(orders * 100));
+        QVERIFY(verifyAuditChain(check.db()).intact);
     }
 };
 
