@@ -7,6 +7,7 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "domain/callback/backlogdrainer.h"
+#include "domain/callback/callbackhandler.h"
 #include "domain/callback/callbackswitch.h"
 #include "domain/money/auditlog.h"
 #include "domain/money/compensation.h"
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -132,6 +134,43 @@ private Q_SLOTS:
         m_cluster = std::make_unique<testkit::GaleraCluster>(m_directory.path());
     }
     void cleanupTestCase() { m_cluster.reset(); }
+
+    // What the storm below relies on, step by step. A transaction on node 2 reads NORMAL under
+    // the barrier's shared lock; the flip on node 1 does not wait for it. The instance on node 2
+    // sees the flip (as its heartbeat does) but acknowledges it only once that transaction ended.
+    void aFlipIsAcknowledgedOnlyAfterAnotherNodesTransactionEnded()
+    {
+        const QString database = QStringLiteral("hold");
+        {
+            db::Connection admin(m_cluster->dsn(0, {}), QStringLiteral("galera-database"));
+            db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
+        }
+        test::prepareCallbackDatabase(m_cluster->dsn(0, database), QStringLiteral("legacy"), 0);
+        const Check node2(m_cluster->dsn(1, database));
+        QCOMPARE(node2.count(QStringLiteral("SELECT COUNT(*) FROM callback_switch")), 1);
+
+        db::Connection handler(m_cluster->dsn(1, database), QStringLiteral("galera-handler"));
+        SwitchObserver observer;
+        std::optional<SwitchReading> reading(std::in_place, observer, handler.database());
+        std::optional<db::Transaction> transaction(std::in_place, handler.database());
+        const SwitchState before = reading->read();
+        QCOMPARE(before.mode, CallbackMode::Normal);
+
+        db::Connection operatorNode(m_cluster->dsn(0, database), QStringLiteral("galera-flip"));
+        QElapsedTimer flipping;
+        flipping.start();
+        const FlipResult flip = flipSwitch(operatorNode.database(), CallbackMode::RecordOnly,
+                                           QStringLiteral("duplicate payouts on the cluster"));
+        QVERIFY2(flipping.elapsed() < 10000, "the flip waited for the other node's reader");
+        const SwitchState seen = readSwitch(node2.db());
+        QCOMPARE(seen.version, flip.after.version);
+        observer.observe(true, seen.version);
+        QCOMPARE(observer.versionAcknowledged(), before.version);
+
+        transaction.reset();
+        reading.reset();
+        QCOMPARE(observer.versionAcknowledged(), flip.after.version);
+    }
 
     // The switch across nodes. A flip on node 1 takes the row lock there only: a handler on
     // node 2 that read NORMAL before the flip reached it goes on with its coupons and points.
