@@ -193,6 +193,12 @@ bool isClusterNode(const QSqlDatabase &db)
     return g_clusterNodes.contains(db.connectionName());
 }
 
+Error rolledBackByAnotherNode(const QString &what)
+{
+    return Error(QStringLiteral("a transaction from another cluster node rolled %1 back").arg(what),
+                 1213);
+}
+
 std::optional<Dsn> dsnOf(const QSqlDatabase &db)
 {
     const std::lock_guard lock(g_registryMutex);
@@ -202,17 +208,33 @@ std::optional<Dsn> dsnOf(const QSqlDatabase &db)
     return *found;
 }
 
+namespace {
+
+// On a Galera node, a conflicting transaction from another node that aborts this one while a
+// statement opens a table with triggers has been seen to come back as error 1711 ("Unknown
+// trigger has an error in its body: 'Query was empty'"), the trigger's load cut short, rather
+// than as 1213. It is the deadlock all the same, and callers that retry one run it again.
+Error statementFailed(const QSqlDatabase &db, const QString &sql, const QSqlError &error)
+{
+    const Error failure = Error::fromSql(sql.left(120).simplified(), error);
+    if (failure.serverCode() == 1711 && isClusterNode(db))
+        return rolledBackByAnotherNode(QStringLiteral("this transaction"));
+    return failure;
+}
+
+} // namespace
+
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
 {
     QSqlQuery query(db);
     query.setForwardOnly(true);
     if (binds.isEmpty()) {
         if (!query.exec(sql))
-            throw Error::fromSql(sql.left(120).simplified(), query.lastError());
+            throw statementFailed(db, sql, query.lastError());
         return query;
     }
     if (!query.prepare(sql))
-        throw Error::fromSql(sql.left(120).simplified(), query.lastError());
+        throw statementFailed(db, sql, query.lastError());
     for (const QVariant &value : binds) {
         // A null QString is an empty text that happened to be default-constructed, never a
         // deliberate NULL (that is QVariant()); binding it as NULL would break NOT NULL columns.
@@ -222,7 +244,7 @@ QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &b
             query.addBindValue(value);
     }
     if (!query.exec())
-        throw Error::fromSql(sql.left(120).simplified(), query.lastError());
+        throw statementFailed(db, sql, query.lastError());
     return query;
 }
 

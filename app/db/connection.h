@@ -1,5 +1,6 @@
 #pragma once
 
+#include "dberror.h"
 #include "dsn.h"
 
 #include <QCoreApplication>
@@ -52,6 +53,9 @@ std::optional<Dsn> dsnOf(const QSqlDatabase &db);
 // between two of its statements, and the error can reach none of them: Transaction and the
 // callback handler then take the care their comments describe.
 bool isClusterNode(const QSqlDatabase &db);
+// What a caller that found such a roll-back under its transaction (its own first write gone)
+// throws: the deadlock it is (1213), so that a caller retrying deadlocks runs it again.
+Error rolledBackByAnotherNode(const QString &what);
 
 // Runs one statement with positional binds; throws db::Error on failure. A null QString
 // binds as an empty string; bind QVariant() for SQL NULL.

@@ -85,7 +85,7 @@ void Heartbeat::beat(const QSqlDatabase &db)
                  "upstream = VALUES(upstream), upstream_state = VALUES(upstream_state), "
                  "upstream_checked_at = VALUES(upstream_checked_at)"),
              {m_info.id, m_info.host, m_info.pid, m_info.listen, QStringLiteral(PAYOPS_VERSION),
-              m_info.handler, formatMicros(m_startedAtMs * 1000), m_switch.versionApplied.load(),
+              m_info.handler, formatMicros(m_startedAtMs * 1000), m_switch.versionAcknowledged(),
               callbackModeName(state.mode), m_info.mode, m_info.upstream.left(255),
               QLatin1String(kUpstreamStates[int(m_metrics.upstreamState())]),
               checked > 0 ? QVariant(formatMicros(checked)) : QVariant()});

@@ -27,8 +27,9 @@ struct InstanceInfo
 };
 
 // Every interval, on its own thread and connection: reads the switch (the hint and the
-// version this instance reports as applied), writes the instance's row in
-// callback_instance, and counts the backlog. A database outage only makes it retry.
+// version this instance reports as applied, SwitchObserver::versionAcknowledged), writes the
+// instance's row in callback_instance, and counts the backlog. A database outage only makes it
+// retry.
 class Heartbeat final
 {
 public:

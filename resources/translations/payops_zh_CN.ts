@@ -743,12 +743,12 @@
 <context>
     <name>payops::CallbackSwitch</name>
     <message>
-        <location filename="../../app/domain/callback/callbackswitch.cpp" line="+27"/>
+        <location filename="../../app/domain/callback/callbackswitch.cpp" line="+30"/>
         <source>callback_switch has no row; run payops migrate</source>
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+105"/>
         <source>a reason is required to flip the callback switch</source>
         <translation>切换降级开关必须填写原因</translation>
     </message>
@@ -756,7 +756,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/money/compensation.cpp" line="+254"/>
+        <location filename="../../app/domain/money/compensation.cpp" line="+278"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -4684,11 +4684,11 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>On this Galera cluster (%1 nodes) the barrier&apos;s shared lock is not certified: a flip does not wait for a transaction on another node.</source>
-        <translation>在这个 Galera 集群（%1 个节点）上，屏障的共享锁不经过认证：切换不会等待其他节点上的事务。</translation>
+        <source>On this Galera cluster (%1 nodes) the barrier&apos;s shared lock is not certified: a flip does not wait for a transaction on another node. An instance acknowledges the flip once its transactions that read the old mode have ended: the flip holds when every instance has acknowledged it.</source>
+        <translation>在这个 Galera 集群（%1 个节点）上，屏障的共享锁不经过认证：切换不会等待其他节点上的事务。实例要等到它读取旧模式的事务全部结束后才确认切换：所有实例都确认后，切换才生效。</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>Unique key on pay_no (each callback accepted once)</source>
         <translation>pay_no 唯一索引（每个回调只接受一次）</translation>
     </message>

@@ -135,6 +135,33 @@ QList<qint64> recordedAfter(const QSqlDatabase &db, qint64 afterId, int limit)
     return ids;
 }
 
+// On a Galera node a drain's claim is written too, as its transaction's first write, and each
+// finish requires it: a conflict from another node that rolled the transaction back without an
+// error (docs/decisions/0065-galera-roll-back-without-error.md) must not leave the statements
+// after it to commit the side effects without the order's state change.
+void markOnClusterNode(const QSqlDatabase &db, const QList<StoredCallback> &claimed,
+                       const QString &from)
+{
+    if (!db::isClusterNode(db))
+        return;
+    QList<qint64> ids;
+    for (const StoredCallback &stored : claimed)
+        ids << stored.id;
+    if (!markClaimed(db, ids, from))
+        throw db::rolledBackByAnotherNode(QStringLiteral("a drain's claim"));
+}
+
+void finishSettled(const QSqlDatabase &db, qint64 id, const PaymentVerdict &verdict,
+                   const QString &worker)
+{
+    const bool finished =
+        db::isClusterNode(db)
+            ? finishClaimedCallback(db, id, verdict.status, verdict.reason, worker, verdict.answer)
+            : finishCallback(db, id, verdict.status, verdict.reason, worker, verdict.answer);
+    if (!finished)
+        throw db::rolledBackByAnotherNode(QStringLiteral("a drain's transaction"));
+}
+
 // Claims up to `size` of the candidates still RECORDED that no one else holds and applies
 // them, oldest first, in one transaction: the same statements per callback as one
 // transaction each, one commit for all of them. The claim goes by primary key only: a
@@ -160,12 +187,11 @@ Batch drainBatch(const QSqlDatabase &db, const QString &fromState, const DrainOp
     QList<StoredCallback> claimed;
     while (claim.next())
         claimed.append(storedCallback(claim));
+    markOnClusterNode(db, claimed, QStringLiteral("RECORDED"));
     lockOrdersAndUsers(db, claimed);
     for (const StoredCallback &stored : std::as_const(claimed)) {
         batch.settled.append(settle(db, stored, fromState, options.worker));
-        const PaymentVerdict &verdict = batch.settled.last().verdict;
-        finishCallback(db, stored.id, verdict.status, verdict.reason, options.worker,
-                       verdict.answer);
+        finishSettled(db, stored.id, batch.settled.last().verdict, options.worker);
         batch.lastId = stored.id;
     }
     transaction.commit();
@@ -222,11 +248,12 @@ Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const Drai
                                    {id});
         if (!claim.next())
             return Step::Skipped; // another drainer applied it meanwhile
-        settled = settle(db, storedCallback(claim), fromState, options.worker);
+        const StoredCallback stored = storedCallback(claim);
+        markOnClusterNode(db, {stored}, QStringLiteral("UNMATCHED"));
+        settled = settle(db, stored, fromState, options.worker);
         if (settled.step == Step::Unmatched)
             return Step::Unmatched; // the order went away again: roll back, the row stays as it was
-        finishCallback(db, id, settled.verdict.status, settled.verdict.reason, options.worker,
-                       settled.verdict.answer);
+        finishSettled(db, id, settled.verdict, options.worker);
         transaction.commit();
         trace.committed = nowMicros();
     }
@@ -236,8 +263,9 @@ Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const Drai
     return settled.step;
 }
 
-// A deadlock rolled the claim back: the row is as it was and is tried again.
-template <typename Attempt> Step retryingDeadlocks(Attempt attempt)
+// A deadlock rolled the claim (or the drain's audit entry) back: all is as it was, and it is
+// tried again.
+template <typename Attempt> auto retryingDeadlocks(Attempt attempt)
 {
     for (int tries = 1;; ++tries) {
         try {
@@ -524,11 +552,16 @@ void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const Drain
         after.insert(QStringLiteral("connections"), options.connections);
         after.insert(QStringLiteral("batch"), options.batch);
     }
-    appendAudit(
-        db, unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),
-        QStringLiteral("pay_callback_log"),
-        options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(), QString(),
-        QString(), QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+    // On a Galera cluster two drains ending at once on two nodes append to the one chain, and
+    // certification aborts the second (1213).
+    retryingDeadlocks([&] {
+        appendAudit(
+            db,
+            unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),
+            QStringLiteral("pay_callback_log"),
+            options.force ? QStringLiteral("forced while RECORD_ONLY") : QString(), QString(),
+            QString(), QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+    });
 }
 
 } // namespace

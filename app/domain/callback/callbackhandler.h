@@ -2,11 +2,14 @@
 
 #include "callbackanswer.h"
 #include "callbackrequest.h"
+#include "callbackswitch.h"
 #include "callbacktrace.h"
 
 #include <QSqlDatabase>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 
 namespace payops {
 
@@ -24,6 +27,40 @@ struct SwitchObserver
         while (version > seen && !versionApplied.compare_exchange_weak(seen, version)) {
         }
     }
+
+    // The version this instance acknowledges to an operator's flip (the heartbeat's
+    // switch_version_applied): the one it observed, held back to the oldest version a
+    // processing transaction of its still acts on. On one server the flip's barrier has
+    // already waited for those; a flip on another Galera node has not
+    // (docs/decisions/0067-switch-acknowledged-across-nodes.md).
+    qint64 versionAcknowledged() const;
+
+private:
+    friend class SwitchReading;
+    mutable std::mutex m_readingsMutex;
+    std::map<quint64, qint64> m_readings; // a reading held, by number: the version it acts on
+    quint64 m_lastReading = 0;
+};
+
+// One processing transaction's reading of the switch under its barrier, held from before the
+// read until the transaction has ended, so it is declared before the db::Transaction. On a
+// Galera node the instance acknowledges no newer version while it is held; elsewhere it only
+// observes what it read.
+class SwitchReading final
+{
+public:
+    SwitchReading(SwitchObserver &observer, const QSqlDatabase &db);
+    ~SwitchReading();
+    SwitchReading(const SwitchReading &) = delete;
+    SwitchReading &operator=(const SwitchReading &) = delete;
+
+    // readSwitchForProcessing, observed by the instance.
+    SwitchState read();
+
+private:
+    SwitchObserver &m_observer;
+    const QSqlDatabase &m_db;
+    quint64 m_number = 0; // 0: not held (not a cluster node)
 };
 
 // One way of handling a valid, signed callback. Runs on an HTTP worker thread with that

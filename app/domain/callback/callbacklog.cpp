@@ -210,14 +210,44 @@ qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,
         .toLongLong();
 }
 
-bool finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
-                    const QString &instance, const CallbackAnswer &answer)
+namespace {
+
+bool finishWith(const QSqlDatabase &db, const QString &statement, qint64 id, const QString &status,
+                const QString &reason, const QString &instance, const CallbackAnswer &answer)
 {
     // processed_at = NOW(3) changes a row that is there, so one row affected means found.
-    return db::exec(db, kFinishCallback,
+    return db::exec(db, statement,
                     {status, reason.left(64), answer.httpStatus, QString::fromUtf8(answer.body),
                      instance, id})
                .numRowsAffected() == 1;
+}
+
+} // namespace
+
+bool finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, const QString &reason,
+                    const QString &instance, const CallbackAnswer &answer)
+{
+    return finishWith(db, kFinishCallback, id, status, reason, instance, answer);
+}
+
+bool markClaimed(const QSqlDatabase &db, const QList<qint64> &ids, const QString &from)
+{
+    if (ids.isEmpty())
+        return true;
+    return db::exec(db,
+                    QStringLiteral("UPDATE pay_callback_log SET status = 'PROCESSING' WHERE id IN "
+                                   "(%1) AND status = ?")
+                        .arg(db::idList(ids)),
+                    {from})
+               .numRowsAffected() == ids.size();
+}
+
+bool finishClaimedCallback(const QSqlDatabase &db, qint64 id, const QString &status,
+                           const QString &reason, const QString &instance,
+                           const CallbackAnswer &answer)
+{
+    return finishWith(db, kFinishCallback + QStringLiteral(" AND status = 'PROCESSING'"), id,
+                      status, reason, instance, answer);
 }
 
 } // namespace payops

@@ -70,4 +70,14 @@ bool finishCallback(const QSqlDatabase &db, qint64 id, const QString &status, co
 // The statement finishCallback runs (probePrivileges asks the server about it).
 QString finishCallbackStatement();
 
+// On a Galera node, a drain's first write in its transaction: marks the rows it claimed (all
+// with status `from`) PROCESSING. A conflict from another node that rolls the transaction back
+// without an error takes the mark with it (docs/decisions/0065-galera-roll-back-without-error.md),
+// and finishClaimedCallback then finds it gone. False when not every row was there to mark.
+bool markClaimed(const QSqlDatabase &db, const QList<qint64> &ids, const QString &from);
+// finishCallback of a row markClaimed marked; false when the mark is gone.
+bool finishClaimedCallback(const QSqlDatabase &db, qint64 id, const QString &status,
+                           const QString &reason, const QString &instance,
+                           const CallbackAnswer &answer);
+
 } // namespace payops

@@ -1,5 +1,6 @@
 #include "callbackswitch.h"
 
+#include "callbackhandler.h"
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/money/auditlog.h"
@@ -11,6 +12,8 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QThread>
+
+#include <algorithm>
 
 namespace payops {
 namespace {
@@ -76,6 +79,49 @@ SwitchState readSwitchForProcessing(const QSqlDatabase &db)
     // LOCK IN SHARE MODE rather than FOR SHARE: MariaDB 10.11 knows only the former.
     QSqlQuery query = db::exec(db, kSelectSwitch + QStringLiteral(" LOCK IN SHARE MODE"));
     return switchFrom(query);
+}
+
+qint64 SwitchObserver::versionAcknowledged() const
+{
+    // Observed first: a reading registered after this line reads a version at least as new,
+    // from the same node, as the read that observed it.
+    qint64 version = versionApplied.load();
+    const std::lock_guard lock(m_readingsMutex);
+    for (const auto &[number, held] : m_readings)
+        version = std::min(version, held);
+    return version;
+}
+
+SwitchReading::SwitchReading(SwitchObserver &observer, const QSqlDatabase &db)
+    : m_observer(observer)
+    , m_db(db)
+{
+    if (!db::isClusterNode(db))
+        return;
+    // Held from before the read, at the version known so far: the heartbeat must not
+    // acknowledge a flip between this transaction's read of NORMAL and its registration.
+    const std::lock_guard lock(m_observer.m_readingsMutex);
+    m_number = ++m_observer.m_lastReading;
+    m_observer.m_readings.emplace(m_number, m_observer.versionApplied.load());
+}
+
+SwitchReading::~SwitchReading()
+{
+    if (m_number == 0)
+        return;
+    const std::lock_guard lock(m_observer.m_readingsMutex);
+    m_observer.m_readings.erase(m_number);
+}
+
+SwitchState SwitchReading::read()
+{
+    const SwitchState state = readSwitchForProcessing(m_db);
+    m_observer.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    if (m_number != 0) {
+        const std::lock_guard lock(m_observer.m_readingsMutex);
+        m_observer.m_readings[m_number] = state.version;
+    }
+    return state;
 }
 
 QString flipSwitchStatement()

@@ -1,5 +1,6 @@
 #include "gatewayforward.h"
 
+#include "callbackhandler.h"
 #include "callbackswitch.h"
 #include "db/connection.h"
 #include "db/dberror.h"
@@ -112,12 +113,13 @@ QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
 }
 
 Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
-                   const QString &instance, CallbackTrace &trace)
+                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace)
 {
     Forward forward;
+    SwitchReading reading(switchObserver, db);
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
-    const SwitchState state = readSwitchForProcessing(db);
+    const SwitchState state = reading.read();
     // The row as storedCallback reads it, and after its columns what the forward sends.
     QSqlQuery row =
         db::exec(db,

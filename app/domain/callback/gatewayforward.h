@@ -15,6 +15,8 @@
 
 namespace payops {
 
+struct SwitchObserver;
+
 // What a gateway does with one row of pay_callback_log (gateway = 1), shared by the live
 // endpoint (GatewayHandler) and the drain to the upstream (drainToUpstream). A row is
 // RECORDED (taken in record-only mode), FORWARDING (recorded, no final answer yet: never
@@ -74,8 +76,10 @@ struct Forward
 // its side effects: a flip to RECORD_ONLY waits for the forwards in flight, and once it has
 // committed no forward starts. The request goes out as the platform sent it (POST, raw body,
 // the platform's headers) plus X-Payops-Pay-No, X-Payops-Order-Id, X-Payops-Delivery (this
-// forward's number, 1 for the first) and Idempotency-Key (the pay_no). Throws db::Error.
+// forward's number, 1 for the first) and Idempotency-Key (the pay_no). On a Galera node the
+// flip does not wait for a forward on another node; the instance's acknowledgement, held back
+// by the forward's reading of the switch (SwitchReading), does. Throws db::Error.
 Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
-                   const QString &instance, CallbackTrace &trace);
+                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace);
 
 } // namespace payops

@@ -90,7 +90,8 @@ CallbackAnswer GatewayHandler::forwardLocked(const QSqlDatabase &db, const Callb
         record.commit();
     }
 
-    const Forward forward = forwardRow(db, threadClient(), request.payNo, m_instance, trace);
+    const Forward forward =
+        forwardRow(db, threadClient(), request.payNo, m_instance, m_switch, trace);
     if (forward.step == ForwardStep::Final || forward.step == ForwardStep::NotFinal)
         m_onForward(forward.upstream);
     switch (forward.step) {

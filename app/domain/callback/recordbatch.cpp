@@ -8,8 +8,36 @@
 #include "db/dberror.h"
 
 #include <QHash>
+#include <QSet>
 
 namespace payops {
+namespace {
+
+// On a Galera node, what the commit kept: a roll-back whose error reached no statement leaves
+// a COMMIT that succeeds with nothing in it (decision 0065,
+// docs/decisions/0065-galera-roll-back-without-error.md). Each callback whose row is not there
+// is answered 503 and the platform sends it again, as on the single callback's path: no 2xx
+// for a callback that is not recorded.
+void answerUnkept(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
+                  const QList<CallbackRequest> &inserted, RecordBatchResult &result)
+{
+    if (inserted.isEmpty() || !db::isClusterNode(db))
+        return;
+    QList<QByteArray> payNos;
+    for (const CallbackRequest &request : inserted)
+        payNos << request.payNo;
+    const QHash<QByteArray, StoredCallback> kept = findCallbacks(db, payNos);
+    const QSet<QByteArray> lost = QSet<QByteArray>(payNos.cbegin(), payNos.cend()) -
+                                  QSet<QByteArray>(kept.keyBegin(), kept.keyEnd());
+    result.inserted -= int(lost.size());
+    for (qsizetype i = 0; i < requests.size(); ++i)
+        if (lost.contains(requests.at(i).payNo))
+            result.answers[i] = CallbackAnswer::failure(
+                503, Outcome::Unavailable,
+                QStringLiteral("the batch was rolled back on this cluster node; retry later"));
+}
+
+} // namespace
 
 RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
                               const QString &instance, SwitchObserver &switchObserver,
@@ -17,11 +45,11 @@ RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackReques
 {
     RecordBatchResult result;
     result.answers.resize(requests.size());
+    SwitchReading reading(switchObserver, db);
     db::Transaction transaction(db);
     result.txBegin = nowMicros();
     // The barrier, as for one callback: a flip back to NORMAL waits for this transaction.
-    const SwitchState state = readSwitchForProcessing(db);
-    switchObserver.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    const SwitchState state = reading.read();
     result.recordOnly = state.mode == CallbackMode::RecordOnly;
     if (!result.recordOnly)
         return result;
@@ -69,6 +97,7 @@ RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackReques
     transaction.commit();
     if (!beforeCommit)
         result.committed = nowMicros();
+    answerUnkept(db, requests, toInsert, result);
     return result;
 }
 

@@ -15,9 +15,7 @@ namespace {
 // (db::Transaction). Reported as the deadlock it is, so that it is run again under the lock.
 db::Error rolledBackUnderUs()
 {
-    return db::Error(QStringLiteral("a transaction from another cluster node rolled this "
-                                    "callback's transaction back"),
-                     1213);
+    return db::rolledBackByAnotherNode(QStringLiteral("this callback's transaction"));
 }
 
 // On a Galera node, whether what was committed is there: a roll-back whose error reached no
@@ -65,10 +63,10 @@ std::optional<CallbackAnswer> SafeHandler::tryRecordOnly(const QSqlDatabase &db,
                                                          const CallbackRequest &request,
                                                          CallbackTrace &trace)
 {
+    SwitchReading reading(m_switch, db);
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
-    const SwitchState state = readSwitchForProcessing(db);
-    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    const SwitchState state = reading.read();
     if (state.mode != CallbackMode::RecordOnly)
         return std::nullopt; // flipped back meanwhile: take the full path
     const CallbackAnswer answer = CallbackAnswer::success(Outcome::Recorded);
@@ -123,10 +121,10 @@ std::optional<CallbackAnswer> SafeHandler::processLocked(const QSqlDatabase &db,
                                                          const CallbackRequest &request,
                                                          bool upgrade, CallbackTrace &trace)
 {
+    SwitchReading reading(m_switch, db);
     db::Transaction transaction(db);
     trace.txBegin = nowMicros();
-    const SwitchState state = readSwitchForProcessing(db);
-    m_switch.observe(state.mode == CallbackMode::RecordOnly, state.version);
+    const SwitchState state = reading.read();
 
     qint64 id = 0;
     try {

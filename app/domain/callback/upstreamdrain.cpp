@@ -1,5 +1,6 @@
 #include "upstreamdrain.h"
 
+#include "callbackhandler.h"
 #include "callbacktrace.h"
 #include "db/connection.h"
 #include "db/dberror.h"
@@ -121,6 +122,8 @@ void forwardRows(const Dsn &dsn, const UpstreamDrainOptions &options, Drain &dra
         db::Connection connection(dsn, QStringLiteral("drain-upstream"));
         const QSqlDatabase db = connection.database();
         UpstreamClient client(options.upstream);
+        // The drain is no instance: what it reads of the switch acknowledges nothing.
+        SwitchObserver switchObserver;
         QByteArray payNo;
         while (drain.next(&payNo)) {
             CallbackTrace trace;
@@ -131,7 +134,8 @@ void forwardRows(const Dsn &dsn, const UpstreamDrainOptions &options, Drain &dra
                 continue;
             }
             trace.lockAcquired = nowMicros();
-            const Forward forward = forwardRow(db, client, payNo, options.worker, trace);
+            const Forward forward =
+                forwardRow(db, client, payNo, options.worker, switchObserver, trace);
             lock.release();
             trace.lockReleased = nowMicros();
             if (forward.step == ForwardStep::Final || forward.step == ForwardStep::NotFinal) {

@@ -507,7 +507,9 @@ void describeCluster(const QSqlDatabase &db, QList<Defence> &defences)
             .arg(nodes);
     const QString switchNote =
         Posture::tr("On this Galera cluster (%1 nodes) the barrier's shared lock is not "
-                    "certified: a flip does not wait for a transaction on another node.")
+                    "certified: a flip does not wait for a transaction on another node. An "
+                    "instance acknowledges the flip once its transactions that read the old mode "
+                    "have ended: the flip holds when every instance has acknowledged it.")
             .arg(nodes);
     for (Defence &defence : defences) {
         QString note;

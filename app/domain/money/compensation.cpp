@@ -165,6 +165,29 @@ QString pointAuditEntries(const QString &ids)
                .arg(ids);
 }
 
+// On a Galera node, the batch's first write (its compensation rows) must still be there before
+// COMMIT: a conflict from another node can roll the transaction back without an error reaching
+// any statement (docs/decisions/0065-galera-roll-back-without-error.md), and the reversals and
+// balances that ran after it would then commit with no compensation row to say so, to be
+// compensated again by the next run.
+void requireCompensationRows(const QSqlDatabase &db, const QString &batchId,
+                             const QList<qint64> &couponIds, const QList<qint64> &pointIds)
+{
+    if (!db::isClusterNode(db))
+        return;
+    const qint64 there =
+        db::scalar(db,
+                   QStringLiteral("SELECT COUNT(*) FROM compensation WHERE batch_id = ? AND "
+                                  "((target_table = 'user_coupon' AND target_id IN (%1)) OR "
+                                  "(target_table = 'point_log' AND target_id IN (%2)))")
+                       .arg(couponIds.isEmpty() ? QStringLiteral("0") : idList(couponIds),
+                            pointIds.isEmpty() ? QStringLiteral("0") : idList(pointIds)),
+                   {batchId})
+            .toLongLong();
+    if (there != couponIds.size() + pointIds.size())
+        throw db::rolledBackByAnotherNode(QStringLiteral("a compensation batch"));
+}
+
 // One batch as a handful of set-based statements: the compensation rows, the corrections
 // they describe, the balances, and one audit entry per action. Returns users whose balance
 // went below zero.
@@ -217,6 +240,7 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
             negative << below.value(0).toLongLong();
         db::execDirect(db, pointAuditEntries(ids));
     }
+    requireCompensationRows(db, batchId, couponIds, pointIds);
     return negative;
 }
 

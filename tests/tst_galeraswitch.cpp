@@ -1,0 +1,432 @@
+// The endpoint on a three-node Galera cluster beyond paying each order once (tst_galera): the
+// record-only switch flipped on one node while all three instances take a storm, then drained
+// from two nodes; the fault storm (copies 0-50 ms apart across instances, replays, forged
+// callbacks) with one node killed with SIGKILL in the middle and started again; and
+// compensation from two nodes at once.
+
+#include "callbackfixture.h"
+#include "db/connection.h"
+#include "domain/callback/backlogdrainer.h"
+#include "domain/callback/callbackhandler.h"
+#include "domain/callback/callbackswitch.h"
+#include "domain/money/auditlog.h"
+#include "domain/money/compensation.h"
+#include "domain/money/duplicates/duplicatecount.h"
+#include "platform.h"
+#include "testmain.h"
+#include "topology.h"
+
+#include <QElapsedTimer>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+using namespace payops;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr qint64 kFirstOrder = 1001;
+constexpr qint64 kAmountFen = 9900;
+
+bool is2xx(int status)
+{
+    return status >= 200 && status < 300;
+}
+
+// The test's own connection to a node, reading only once that node has applied everything
+// the cluster committed before each statement.
+struct Check
+{
+    db::Connection connection;
+    explicit Check(const Dsn &dsn)
+        : connection(dsn, QStringLiteral("galera-check"))
+    {
+        db::execDirect(db(), QStringLiteral("SET SESSION wsrep_sync_wait = 1"));
+    }
+    QSqlDatabase db() const { return connection.database(); }
+    qint64 count(const QString &sql, const QVariantList &binds = {}) const
+    {
+        return db::scalar(db(), sql, binds).toLongLong();
+    }
+};
+
+// A database of `orders` PENDING orders (level legacy: no side-effect keys, so that only the
+// handler stands between a storm and a double payout) and one safe instance per node.
+struct Instances
+{
+    std::vector<std::unique_ptr<test::CallbackdProcess>> processes;
+    test::Endpoints endpoints{3};
+
+    Instances(const testkit::GaleraCluster &cluster, const QString &database, int orders)
+    {
+        {
+            db::Connection admin(cluster.dsn(0, {}), QStringLiteral("galera-database"));
+            db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
+        }
+        test::prepareCallbackDatabase(cluster.dsn(0, database), QStringLiteral("legacy"), orders,
+                                      kFirstOrder);
+        for (int node = 0; node < cluster.size(); ++node) {
+            // Each node first applies the migration, which an instance checks as it starts.
+            Check(cluster.dsn(node, database)).count(QStringLiteral("SELECT COUNT(*) FROM orders"));
+            processes.push_back(std::make_unique<test::CallbackdProcess>(
+                cluster.dsn(node, database), QStringLiteral("safe"),
+                QStringLiteral("node%1").arg(node + 1)));
+            endpoints.set(node, processes.back()->port(), processes.back()->instance());
+        }
+    }
+};
+
+// Pay_nos that some instance answered 2xx and that pay_callback_log does not hold.
+qint64 answered2xxNotRecorded(const Check &check, const test::Platform &platform)
+{
+    QSet<QByteArray> answered;
+    for (int i = 0; i < platform.deliveries().size(); ++i)
+        for (const test::Attempt &attempt : platform.attempts(i))
+            if (is2xx(attempt.status) && !platform.deliveries()[i].forged)
+                answered.insert(platform.deliveries()[i].payNo);
+    qint64 missing = 0;
+    for (const QByteArray &payNo : std::as_const(answered))
+        if (check.count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no = ?"),
+                        {payNo}) != 1)
+            ++missing;
+    return missing;
+}
+
+// Deliveries that never got a 2xx although the platform retried them (forged ones excluded).
+qint64 neverAnswered2xx(const test::Platform &platform)
+{
+    qint64 count = 0;
+    for (int i = 0; i < platform.deliveries().size(); ++i) {
+        const QList<test::Attempt> &attempts = platform.attempts(i);
+        if (!platform.deliveries()[i].forged &&
+            (attempts.isEmpty() || !is2xx(attempts.constLast().status)))
+            ++count;
+    }
+    return count;
+}
+
+void waitUntil(const test::Platform &platform, qint64 ms)
+{
+    while (platform.elapsedMs() < ms)
+        std::this_thread::sleep_for(10ms);
+}
+
+} // namespace
+
+class TstGaleraSwitch final : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_directory{QStringLiteral("/tmp/payops-galeraswitch-XXXXXX")};
+    std::unique_ptr<testkit::GaleraCluster> m_cluster;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_cluster = std::make_unique<testkit::GaleraCluster>(m_directory.path());
+    }
+    void cleanupTestCase() { m_cluster.reset(); }
+
+    // What the storm below relies on, step by step. A transaction on node 2 reads NORMAL under
+    // the barrier's shared lock; the flip on node 1 does not wait for it. The instance on node 2
+    // sees the flip (as its heartbeat does) but acknowledges it only once that transaction ended.
+    void aFlipIsAcknowledgedOnlyAfterAnotherNodesTransactionEnded()
+    {
+        const QString database = QStringLiteral("hold");
+        {
+            db::Connection admin(m_cluster->dsn(0, {}), QStringLiteral("galera-database"));
+            db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
+        }
+        test::prepareCallbackDatabase(m_cluster->dsn(0, database), QStringLiteral("legacy"), 0);
+        const Check node2(m_cluster->dsn(1, database));
+        QCOMPARE(node2.count(QStringLiteral("SELECT COUNT(*) FROM callback_switch")), 1);
+
+        db::Connection handler(m_cluster->dsn(1, database), QStringLiteral("galera-handler"));
+        SwitchObserver observer;
+        std::optional<SwitchReading> reading(std::in_place, observer, handler.database());
+        std::optional<db::Transaction> transaction(std::in_place, handler.database());
+        const SwitchState before = reading->read();
+        QCOMPARE(before.mode, CallbackMode::Normal);
+
+        db::Connection operatorNode(m_cluster->dsn(0, database), QStringLiteral("galera-flip"));
+        QElapsedTimer flipping;
+        flipping.start();
+        const FlipResult flip = flipSwitch(operatorNode.database(), CallbackMode::RecordOnly,
+                                           QStringLiteral("duplicate payouts on the cluster"));
+        QVERIFY2(flipping.elapsed() < 10000, "the flip waited for the other node's reader");
+        const SwitchState seen = readSwitch(node2.db());
+        QCOMPARE(seen.version, flip.after.version);
+        observer.observe(true, seen.version);
+        QCOMPARE(observer.versionAcknowledged(), before.version);
+
+        transaction.reset();
+        reading.reset();
+        QCOMPARE(observer.versionAcknowledged(), flip.after.version);
+    }
+
+    // The switch across nodes. A flip on node 1 takes the row lock there only: a handler on
+    // node 2 that read NORMAL before the flip reached it goes on with its coupons and points.
+    // Once every instance has acknowledged the flip, none may be issued any more
+    // (docs/decisions/0067-switch-acknowledged-across-nodes.md). The times compared are the
+    // servers' own (one machine, one clock), as bench/bleeding compares them.
+    void noSideEffectAfterEveryNodeAcknowledgedTheFlip()
+    {
+        const int orders = 600;
+        Instances instances(*m_cluster, QStringLiteral("switch"), orders);
+        // Every order's callback to all three instances at once, 150 orders a second.
+        QList<test::Delivery> plan;
+        for (int i = 0; i < orders; ++i)
+            for (int target = 0; target < 3; ++target)
+                plan.append({kFirstOrder + i, "PAY" + QByteArray::number(kFirstOrder + i),
+                             kAmountFen, target, qint64(i) * 1000 / 150});
+        test::Platform platform(plan, instances.endpoints, test::testSecret());
+        platform.start();
+
+        waitUntil(platform, 1500);
+        db::Connection operatorNode(m_cluster->dsn(0, QStringLiteral("switch")),
+                                    QStringLiteral("galera-flip"));
+        const FlipResult flip = flipSwitch(operatorNode.database(), CallbackMode::RecordOnly,
+                                           QStringLiteral("duplicate payouts on the cluster"));
+        QVERIFY(flip.changed);
+        QElapsedTimer acknowledging;
+        acknowledging.start();
+        const QList<InstanceAck> acks =
+            waitForAcknowledgement(operatorNode.database(), flip.after.version, 30000);
+        qInfo("every instance acknowledged the flip %lld ms after it, %lld ms into the storm",
+              acknowledging.elapsed(), platform.elapsedMs());
+        const QString acknowledgedAt =
+            db::scalar(operatorNode.database(),
+                       QStringLiteral("SELECT DATE_FORMAT(NOW(6), '%Y-%m-%d %H:%i:%s.%f')"))
+                .toString();
+        QCOMPARE(acks.size(), 3);
+        for (const InstanceAck &ack : acks)
+            QVERIFY2(ack.acknowledged, qPrintable(ack.instance));
+        platform.wait();
+        for (auto &process : instances.processes)
+            QCOMPARE(process->terminate(), 0);
+
+        const Check check(m_cluster->dsn(1, QStringLiteral("switch")));
+        const qint64 flippedToAcknowledged = check.count(QStringLiteral(
+            "SELECT (SELECT COUNT(*) FROM user_coupon WHERE created_at > "
+            "(SELECT changed_at FROM callback_switch)) + (SELECT COUNT(*) FROM "
+            "point_log WHERE created_at > (SELECT changed_at FROM callback_switch))"));
+        qInfo("side effects issued between the flip and its acknowledgement by every instance: "
+              "%lld",
+              flippedToAcknowledged);
+        QCOMPARE(check.count(QStringLiteral("SELECT (SELECT COUNT(*) FROM user_coupon WHERE "
+                                            "created_at > ?) + (SELECT COUNT(*) FROM point_log "
+                                            "WHERE created_at > ?)"),
+                             {acknowledgedAt, acknowledgedAt}),
+                 0);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE "
+                                            "created_at > ? AND status <> 'RECORDED'"),
+                             {acknowledgedAt}),
+                 0);
+        // Else the flip came after the storm and this test showed nothing.
+        const qint64 recordedSince =
+            check.count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE created_at > "
+                                       "? AND status = 'RECORDED'"),
+                        {acknowledgedAt});
+        qInfo("callbacks recorded since: %lld", recordedSince);
+        QVERIFY(recordedSince > 100);
+        QVERIFY(countLiveDuplicates(check.db()).isEmpty());
+        QCOMPARE(neverAnswered2xx(platform), 0);
+        QCOMPARE(answered2xxNotRecorded(check, platform), 0);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log")),
+                 qint64(orders));
+
+        // Then the switch back, and two drains at once on two nodes: FOR UPDATE SKIP LOCKED is
+        // local to a node, so both claim the same callbacks; certification and the drain's
+        // written claim must leave each order paid once.
+        flipSwitch(operatorNode.database(), CallbackMode::Normal, QStringLiteral("fixed"));
+        std::vector<std::thread> drains;
+        QStringList errors;
+        std::mutex errorsMutex;
+        for (int node : {0, 2}) {
+            const Dsn dsn = m_cluster->dsn(node, QStringLiteral("switch"));
+            Check(dsn).count(
+                QStringLiteral("SELECT COUNT(*) FROM callback_switch")); // flipped here
+            drains.emplace_back([dsn, node, &errors, &errorsMutex] {
+                DrainOptions options;
+                options.worker = QStringLiteral("drain-node%1").arg(node + 1);
+                options.connections = 2;
+                options.batch = 20;
+                try {
+                    drainBacklog(dsn, options);
+                } catch (const db::Error &error) {
+                    const std::lock_guard lock(errorsMutex);
+                    errors << QString::fromUtf8(error.what());
+                }
+            });
+        }
+        for (auto &drain : drains)
+            drain.join();
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
+        QCOMPARE(check.count(QStringLiteral(
+                     "SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'")),
+                 0);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID'")),
+                 qint64(orders));
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM order_state_log WHERE accepted "
+                                            "= 1")),
+                 qint64(orders));
+        QVERIFY(countLiveDuplicates(check.db()).isEmpty());
+    }
+
+    // The fault storm of tests/faults on the cluster: copies of each order 0-50 ms apart on two
+    // instances, a replay of it seconds later on the third, forged callbacks for orders nobody
+    // paid; node 3 killed with SIGKILL a second in and started again while the storm goes on.
+    void faultStormWithANodeKilledPaysEachOrderOnce()
+    {
+        const int orders = 300;
+        const int forgedOrders = 30;
+        const qint64 firstForged = 9001;
+        Instances instances(*m_cluster, QStringLiteral("faults"), orders);
+        {
+            db::Connection c(m_cluster->dsn(0, QStringLiteral("faults")),
+                             QStringLiteral("galera-forged-orders"));
+            test::addPendingOrders(c.database(), forgedOrders, firstForged);
+        }
+        QList<test::Delivery> plan;
+        for (int i = 0; i < orders; ++i) {
+            const qint64 order = kFirstOrder + i;
+            const QByteArray payNo = "FAULT-" + QByteArray::number(order);
+            const qint64 t0 = qint64(i) * 10; // 100 orders a second
+            plan.append({order, payNo, kAmountFen, i % 3, t0});
+            plan.append({order, payNo, kAmountFen, (i + 1) % 3, t0 + i % 51});
+            plan.append({order, payNo, kAmountFen, (i + 2) % 3, t0 + 2500});
+        }
+        for (int i = 0; i < forgedOrders; ++i)
+            plan.append({firstForged + i, "FORGED-" + QByteArray::number(firstForged + i),
+                         kAmountFen, i % 3, qint64(i) * 100, true});
+        test::Platform platform(plan, instances.endpoints, test::testSecret());
+        platform.start();
+
+        waitUntil(platform, 1000);
+        m_cluster->kill(2);
+        std::this_thread::sleep_for(500ms);
+        m_cluster->restart(2);
+        qInfo("node 3 back and synced %lld ms into the storm", platform.elapsedMs());
+        platform.wait();
+
+        // The instance on the restarted node reconnects by itself: a new order's callback,
+        // sent to it alone, is paid.
+        const qint64 lateOrder = kFirstOrder + orders;
+        {
+            db::Connection c(m_cluster->dsn(0, QStringLiteral("faults")),
+                             QStringLiteral("galera-late-order"));
+            test::addPendingOrders(c.database(), 1, lateOrder);
+        }
+        const QByteArray lateBody = test::callbackBody("LATE-1", lateOrder, kAmountFen);
+        QCOMPARE(test::postCallback(instances.processes[2]->port(), lateBody).status, 200);
+        for (auto &process : instances.processes)
+            QCOMPARE(process->terminate(), 0);
+
+        const Check check(m_cluster->dsn(0, QStringLiteral("faults")));
+        QVERIFY(countLiveDuplicates(check.db()).isEmpty());
+        QCOMPARE(neverAnswered2xx(platform), 0);
+        QCOMPARE(answered2xxNotRecorded(check, platform), 0);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM orders WHERE status = 'PAID' "
+                                            "AND id < ?"),
+                             {firstForged}),
+                 qint64(orders + 1));
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM order_state_log WHERE accepted "
+                                            "= 1")),
+                 qint64(orders + 1));
+        // Forged callbacks: refused, never recorded, nothing paid.
+        for (int i = 0; i < platform.deliveries().size(); ++i)
+            if (platform.deliveries()[i].forged)
+                for (const test::Attempt &attempt : platform.attempts(i))
+                    QCOMPARE(attempt.status, 401);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM orders WHERE id >= ? AND "
+                                            "status <> 'PENDING'"),
+                             {firstForged}),
+                 0);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no "
+                                            "LIKE 'FORGED-%'")),
+                 0);
+        // Each order's replay, seconds after it was paid, got the replay answer (from another
+        // instance when node 3 was down).
+        QCOMPARE(check.count(QStringLiteral(
+                     "SELECT COUNT(DISTINCT pay_no) FROM callback_trace WHERE outcome = "
+                     "'replayed' AND http_status = 200 AND pay_no LIKE 'FAULT-%'")),
+                 qint64(orders));
+    }
+
+    // Compensation from two nodes at once. Each compensator's row locks are local to its node,
+    // so both take the same copies; the compensation rows' key, certified, lets one of two
+    // such batches commit and fails the other as a deadlock, and its compensator runs again,
+    // as an operator would.
+    void twoCompensatorsOnTwoNodesCompensateEachCopyOnce()
+    {
+        const int orders = 40; // each with both coupons and its points twice
+        const QString database = QStringLiteral("compensation");
+        {
+            db::Connection admin(m_cluster->dsn(0, {}), QStringLiteral("galera-database"));
+            db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
+        }
+        test::prepareCallbackDatabase(m_cluster->dsn(0, database), QStringLiteral("legacy"), 0);
+        CompensationSettings settings;
+        settings.batchSize = 7;
+        qint64 planned = 0;
+        {
+            db::Connection c(m_cluster->dsn(0, database), QStringLiteral("galera-incident"));
+            test::insertDuplicateIncident(c.database(), orders);
+            planned =
+                planCompensation(c.database(), CompensationScope::all(), settings).actions.size();
+        }
+        std::vector<std::thread> compensators;
+        QStringList errors;
+        std::mutex errorsMutex;
+        int deadlocks = 0;
+        for (int node : {0, 2}) {
+            const Dsn dsn = m_cluster->dsn(node, database);
+            Check(dsn).count(QStringLiteral("SELECT COUNT(*) FROM point_log")); // applied here
+            compensators.emplace_back([&, dsn] {
+                db::Connection connection(dsn, QStringLiteral("galera-compensator"));
+                for (int run = 1; run <= 30; ++run) {
+                    const CompensationPlan plan =
+                        planCompensation(connection.database(), CompensationScope::all(), settings);
+                    if (plan.actions.isEmpty())
+                        return;
+                    try {
+                        executeCompensation(connection.database(), plan,
+                                            QStringLiteral("duplicate payouts on the cluster"),
+                                            QStringLiteral("INC-7"), settings);
+                    } catch (const db::Error &error) {
+                        const std::lock_guard lock(errorsMutex);
+                        if (error.isDeadlock())
+                            ++deadlocks;
+                        else
+                            errors << QString::fromUtf8(error.what());
+                    }
+                }
+            });
+        }
+        for (auto &compensator : compensators)
+            compensator.join();
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
+        qInfo("compensation runs that met the other node's and ran again: %d", deadlocks);
+
+        const Check check(m_cluster->dsn(1, database));
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM compensation")), planned);
+        QCOMPARE(check.count(QStringLiteral(
+                     "SELECT COUNT(*) FROM point_log WHERE reverses_id IS NOT NULL")),
+                 qint64(orders));
+        QVERIFY(countLiveDuplicates(check.db()).isEmpty());
+        QCOMPARE(check.count(QStringLiteral("SELECT SUM(points_balance) FROM users")),
+                 qint64(orders * 100));
+        QVERIFY(verifyAuditChain(check.db()).intact);
+    }
+};
+
+PAYOPS_TEST_MAIN_CORE(TstGaleraSwitch)
+#include "tst_galeraswitch.moc"
