@@ -886,7 +886,7 @@
     <message>
         <location line="-131"/>
         <location line="+17"/>
-        <location line="+260"/>
+        <location line="+262"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
@@ -896,7 +896,7 @@
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-218"/>
+        <location line="-220"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -911,7 +911,7 @@
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+70"/>
         <source>Used duplicate coupons to write off</source>
         <translation>待核销的已使用重复优惠券</translation>
     </message>
@@ -1021,7 +1021,7 @@
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="-205"/>
+        <location line="-207"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -1031,7 +1031,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source>Read from the replica; planning again on the primary …</source>
         <translation>已从从库读取；正在主库上重新规划…</translation>
     </message>
@@ -1278,7 +1278,7 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/money/compensationrequest.cpp" line="+189"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+199"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
@@ -3418,7 +3418,7 @@
         <translation>正在从 %1 读取…</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+15"/>
         <source>replica unreadable: %1</source>
         <translation>无法读取从库：%1</translation>
     </message>
@@ -7432,7 +7432,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::cli::InspectCommand</name>
     <message>
-        <location filename="../../app/cli/inspectcommand.cpp" line="+47"/>
+        <location filename="../../app/cli/inspectcommand.cpp" line="+48"/>
         <source>Count live duplicate side effects, orders paid twice by the customer (refunds owed), unmatched callbacks, the backlog and the switch, and store the run; exit 1 on duplicates, refunds owed or unmatched callbacks whose order exists now, 2 on an error. The first run on a database reads its history once (progress on stderr; Ctrl-C stops it, the next run goes on).</source>
         <translation>统计当前重复发放的副作用、客户重复支付的订单（应退款）、未匹配回调、积压回调和降级开关，并保存本次巡检；有重复、应退款或订单已存在的未匹配回调时退出码为 1，出错时为 2。对一个数据库的首次巡检会把历史数据读一遍（进度输出到标准错误输出；按 CTRL+C 可中止，下次巡检接着读）。</translation>
     </message>
@@ -7442,7 +7442,7 @@ Usage: payops %2 %3</source>
         <translation>--points-per-yuan 需要正整数</translation>
     </message>
     <message>
-        <location line="+134"/>
+        <location line="+131"/>
         <source>interrupted at %1 % of the first count of duplicates; run payops inspect again to go on from there</source>
         <translation>首次重复统计在 %1 % 处中断；再次运行 payops inspect 会从中断处继续</translation>
     </message>
@@ -7457,7 +7457,7 @@ Usage: payops %2 %3</source>
         <translation>payops inspect：%1</translation>
     </message>
     <message>
-        <location line="-108"/>
+        <location line="-105"/>
         <source>payops inspect: warning: this run was not stored: %1</source>
         <translation>payops inspect：警告：本次巡检未能保存：%1</translation>
     </message>
@@ -7467,12 +7467,12 @@ Usage: payops %2 %3</source>
         <translation>--stale-after 需要一个秒数</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+55"/>
         <source>switch: %1 (version %2)</source>
         <translation>降级开关：%1（版本 %2）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
         <source>backlog: %1 recorded callback(s)</source>
         <translation>积压回调：%1 条已记录的回调</translation>
     </message>
@@ -7512,12 +7512,12 @@ Usage: payops %2 %3</source>
         <translation>从库上还没有完整的重复统计：请先在主库上运行一次 payops inspect</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>payops inspect: warning: %1</source>
         <translation>payops inspect：警告：%1</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+34"/>
         <source>%1: %2 group(s), %3 extra copies worth %4 fen</source>
         <translation>%1：%2 组，多出 %3 份，价值 %4 分</translation>
     </message>
@@ -7802,7 +7802,7 @@ Usage: payops %2 %3</source>
         <translation>将某个时间窗口的事故报告写成 PDF：重复何时开始、降级开关的切换、补偿、以元计的合计、对账、图表、审计链头。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+29"/>
         <source>--%1 is required (e.g. 2026-12-02T09:00:00Z)</source>
         <translation>--%1 必填（例如 2026-12-02T09:00:00Z）</translation>
     </message>
