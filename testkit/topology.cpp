@@ -201,9 +201,9 @@ void ReplicaPair::startSemiSync()
     // again: a primary takes a replica as semi-synchronous only when it connects.
     {
         db::Connection primary(primaryDsn({}), QStringLiteral("semi-sync"));
-        for (const char *setting : {"rpl_semi_sync_master_wait_point = AFTER_SYNC",
-                                    "rpl_semi_sync_master_timeout = 60000",
-                                    "rpl_semi_sync_master_enabled = ON"})
+        for (const char *setting :
+             {"rpl_semi_sync_master_wait_point = AFTER_SYNC",
+              "rpl_semi_sync_master_timeout = 60000", "rpl_semi_sync_master_enabled = ON"})
             db::execDirect(primary.database(),
                            QStringLiteral("SET GLOBAL ") + QLatin1String(setting));
     }
@@ -242,8 +242,7 @@ void ReplicaPair::promoteReplica()
             received = status.value(QStringLiteral("Gtid_IO_Pos")).toString();
     }
     if (!received.isEmpty() &&
-        db::scalar(replica.database(), QStringLiteral("SELECT MASTER_GTID_WAIT(?, 60)"),
-                   {received})
+        db::scalar(replica.database(), QStringLiteral("SELECT MASTER_GTID_WAIT(?, 60)"), {received})
                 .toInt() != 0)
         throw failure(QStringLiteral("the replica did not apply what it received (%1) within 60 s")
                           .arg(received));

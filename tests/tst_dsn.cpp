@@ -99,9 +99,8 @@ private Q_SLOTS:
         QVERIFY2(dsn, qPrintable(error));
         QCOMPARE(dsn->host, QStringLiteral("db1.example"));
         QCOMPARE(dsn->port, 3307);
-        QCOMPARE(dsn->laterServers,
-                 (QList<Dsn::Server>{{QStringLiteral("db2.example"), 3306},
-                                     {QStringLiteral("::1"), 3309}}));
+        QCOMPARE(dsn->laterServers, (QList<Dsn::Server>{{QStringLiteral("db2.example"), 3306},
+                                                        {QStringLiteral("::1"), 3309}}));
         QCOMPARE(dsn->database, QStringLiteral("payops"));
         QCOMPARE(dsn->toString(true),
                  QStringLiteral("mysql://ops:pw@db1.example:3307,db2.example,[::1]:3309/payops"));
@@ -139,8 +138,8 @@ private Q_SLOTS:
             << QStringLiteral("mysql://u@h1,,h2/db") << QStringLiteral("list of servers");
         QTest::newRow("bad port in a list")
             << QStringLiteral("mysql://u@h1,h2:x/db") << QStringLiteral("list of servers");
-        QTest::newRow("no first server") << QStringLiteral("mysql://u@,h2/db")
-                                         << QStringLiteral("no host");
+        QTest::newRow("no first server")
+            << QStringLiteral("mysql://u@,h2/db") << QStringLiteral("no host");
         QTest::newRow("socket with a list")
             << QStringLiteral("mysql://u@localhost,h2/db?socket=/x.sock")
             << QStringLiteral("one server");

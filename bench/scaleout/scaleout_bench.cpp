@@ -48,9 +48,9 @@ struct SpreadPoster
         const bench::SignedPoster &poster = posters[made++ % posters.size()];
         return {&poster, poster.makeClient()};
     }
-    bool operator()(
-        std::pair<const bench::SignedPoster *, std::unique_ptr<httplib::Client>> &client,
-        const QByteArray &body) const
+    bool
+    operator()(std::pair<const bench::SignedPoster *, std::unique_ptr<httplib::Client>> &client,
+               const QByteArray &body) const
     {
         return (*client.first)(client.second, body);
     }
@@ -194,8 +194,7 @@ int main(int argc, char *argv[])
         throughput("semisync, 3 instances") / throughput("async, 3 instances"), 2);
     add(QStringLiteral("galera1_ratio"), throughput("galera, 1 instance") / one, 2);
     add(QStringLiteral("galera3_ratio"), throughput("galera, 3 instances") / one, 2);
-    for (const auto &[key, name] :
-         std::initializer_list<std::pair<const char *, const char *>>{
+    for (const auto &[key, name] : std::initializer_list<std::pair<const char *, const char *>>{
              {"primary1_p99_ms", "async, 1 instance"},
              {"primary3_p99_ms", "async, 3 instances"},
              {"semisync1_p99_ms", "semisync, 1 instance"},
