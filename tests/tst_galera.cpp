@@ -46,10 +46,19 @@ StormResult storm(const testkit::GaleraCluster &cluster, const QString &database
         db::execDirect(c.database(), QStringLiteral("UPDATE orders SET user_id = 1"));
     }
     std::vector<std::unique_ptr<test::CallbackdProcess>> instances;
-    for (int node = 0; node < cluster.size(); ++node)
+    for (int node = 0; node < cluster.size(); ++node) {
+        // The node first applies the migration and the orders, which its instance checks as it
+        // starts: a read with wsrep_sync_wait waits until the node has all the cluster
+        // committed before it.
+        {
+            db::Connection c(cluster.dsn(node, database), QStringLiteral("storm-node"));
+            db::execDirect(c.database(), QStringLiteral("SET SESSION wsrep_sync_wait = 1"));
+            db::scalar(c.database(), QStringLiteral("SELECT COUNT(*) FROM orders"));
+        }
         instances.push_back(std::make_unique<test::CallbackdProcess>(
             cluster.dsn(node, database), QStringLiteral("safe"),
             QStringLiteral("node%1").arg(node + 1)));
+    }
 
     StormResult result;
     std::mutex answeredMutex;

@@ -220,11 +220,12 @@ void MainWindow::watchReadSource(const console::Target &target)
     m_readSource = new console::ReadSourceMonitor(target.dsn, *target.readDsn, this);
     connect(m_readSource, &console::ReadSourceMonitor::measured, this,
             [this](const ReadSource &source) {
+                // The few words the status bar has room for; the whole line, the replica's
+                // address included, in the tooltip and above the overview's tiles.
                 m_readSourceLabel->setText(
                     source.stale()
-                        ? palette::strong(palette::Role::Warning, source.describe().toHtmlEscaped())
-                        : source.describe().toHtmlEscaped());
-                // The line is cut short beside the others; its whole text stays at hand.
+                        ? palette::strong(palette::Role::Warning, source.summary().toHtmlEscaped())
+                        : source.summary().toHtmlEscaped());
                 m_readSourceLabel->setToolTip(source.describe());
                 if (auto *overview = static_cast<OverviewPage *>(page(Page::OverviewId)))
                     overview->setReadSource(source);

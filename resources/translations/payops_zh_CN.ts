@@ -1917,11 +1917,11 @@
     </message>
     <message>
         <location line="+9"/>
-        <source>read from a replica, which no one writes: these are the figures of the primary&apos;s last refresh</source>
-        <translation>读取自从库，从库不接受写入：这是主库上次刷新时的数字</translation>
+        <source>as the primary last refreshed them (read from a replica)</source>
+        <translation>主库上次刷新时的数字（从副本读取）</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+31"/>
         <source>this database has no duplicate watch yet: run payops migrate (migration 0010) with an account that may change the schema</source>
         <translation>该数据库还没有重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0010）</translation>
     </message>
@@ -3418,7 +3418,7 @@
         <translation>正在从 %1 读取…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>replica unreadable: %1</source>
         <translation>无法读取从库：%1</translation>
     </message>
@@ -4793,18 +4793,20 @@
     <name>payops::ReadSource</name>
     <message numerus="yes">
         <location filename="../../app/domain/inspection/readsource.cpp" line="+46"/>
+        <location line="+12"/>
         <source>%n transaction(s) behind</source>
         <translation>
             <numerusform>落后 %n 个事务</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-10"/>
+        <location line="+11"/>
         <source>no primary to compare with</source>
         <translation>没有可比较的主库</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-10"/>
         <source>%1 s behind</source>
         <translation>落后 %1 秒</translation>
     </message>
@@ -4822,6 +4824,16 @@
         <location line="+1"/>
         <source>%1 — stale (more than %2 s)</source>
         <translation>%1 — 已过时（超过 %2 秒）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>replica: %1</source>
+        <translation>副本：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 — stale</source>
+        <translation>%1 — 已过时</translation>
     </message>
 </context>
 <context>

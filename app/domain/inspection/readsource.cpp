@@ -52,6 +52,15 @@ QString ReadSource::describe() const
     return stale() ? tr("%1 — stale (more than %2 s)").arg(line).arg(staleAfterSeconds) : line;
 }
 
+QString ReadSource::summary() const
+{
+    const QString behind = transactionsBehind
+                               ? tr("%n transaction(s) behind", nullptr, int(*transactionsBehind))
+                               : tr("no primary to compare with");
+    const QString line = tr("replica: %1").arg(behind);
+    return stale() ? tr("%1 — stale").arg(line) : line;
+}
+
 QJsonObject ReadSource::toJson() const
 {
     const auto optional = [](const std::optional<qint64> &value) {

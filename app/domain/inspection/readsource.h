@@ -54,9 +54,12 @@ public:
     // More than staleAfterSeconds behind, or behind in transactions while the seconds are
     // unknown (replication stopped): the figures read there are not today's.
     bool stale() const;
-    // One line for a status bar or a report: "replica 127.0.0.1:3307/payops: 12 transactions,
+    // One line for a report or a banner: "reading from mysql://…: 12 transaction(s) behind,
     // 4 s behind".
     QString describe() const;
+    // The few words a status bar has room for: "replica: 12 transaction(s) behind", and
+    // "— stale" past the threshold.
+    QString summary() const;
     // What `payops inspect --json` prints as read_source.
     QJsonObject toJson() const;
 };

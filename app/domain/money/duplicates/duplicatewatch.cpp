@@ -275,8 +275,7 @@ QString underWatchLock(const QSqlDatabase &db, int lockWaitSeconds,
         if (error.serverCode() == 1146 || !mayNotWrite(error))
             throw;
         if (!error.isAccessDenied())
-            return DuplicateWatch::tr("read from a replica, which no one writes: these are the "
-                                      "figures of the primary's last refresh");
+            return DuplicateWatch::tr("as the primary last refreshed them (read from a replica)");
         return DuplicateWatch::tr(
             "this account may not update the duplicate watch (payops_operator and "
             "payops_finance may); these are the figures of its last refresh");
