@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "models/duplicatemodel.h"
 #include "pages/duplicatespage.h"
+#include "playbook/playbookdock.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 #include "topology.h"
@@ -213,6 +214,18 @@ void TstReplicaRead::consoleShowsTheLagAndCallsTheTilesStale()
     // The overview reads the replica: six orders, not the primary's eight.
     QTRY_VERIFY_WITH_TIMEOUT(
         labelText(overview, "tileDuplicatesDetail").contains(QStringLiteral("on 6 orders")), 15000);
+    // The playbook's figures are the overview's, read on the replica too.
+    const auto playbookSays = [&window](const QString &text) {
+        auto *dock = window->findChild<PlaybookDock *>();
+        if (!dock)
+            return false;
+        for (const QLabel *label : dock->findChildren<QLabel *>())
+            if (label->text().contains(text))
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(playbookSays(QStringLiteral("on 6 order(s)")), 15000);
+    QVERIFY(!playbookSays(QStringLiteral("on 8 order(s)")));
     test::screenshot(window.get(), QStringLiteral("replica-stale-overview"));
 }
 
