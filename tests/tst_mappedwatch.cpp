@@ -337,6 +337,32 @@ private Q_SLOTS:
                  qint64(1));
     }
 
+    // On a replica (a session that refuses writes, as --read-db opens) the watch is read as
+    // the primary last refreshed it, and says so; nothing is written.
+    void readFromAReplicaAsLastRefreshed()
+    {
+        const test::TeamShop shop;
+        const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
+        db::Connection rootConnection(shop.dsn(), QStringLiteral("root"));
+        const QSqlDatabase root = rootConnection.database();
+        const mapping::MappedWatchRefresh primary = mapping::refreshMappedWatch(root, mapping);
+        QVERIFY(primary.figures.complete());
+        insertCoupon(root, shop.business(), test::TeamShop::kFirstOrder + 1,
+                     QStringLiteral("late"));
+        insertCoupon(root, shop.business(), test::TeamShop::kFirstOrder + 1,
+                     QStringLiteral("late"));
+
+        db::Connection replica(shop.dsn().asReadOnly(), QStringLiteral("replica"));
+        const mapping::MappedWatchRefresh read =
+            mapping::refreshMappedWatch(replica.database(), mapping);
+        QVERIFY(!read.refreshed);
+        QVERIFY2(read.why.contains(QStringLiteral("replica")), qPrintable(read.why));
+        QCOMPARE(read.figures.extraCopies(), primary.figures.extraCopies());
+        // The late copy counts once the primary refreshes.
+        QCOMPARE(mapping::refreshMappedWatch(root, mapping).figures.extraCopies(),
+                 primary.figures.extraCopies() + 1);
+    }
+
     // More side effects than one step of the watch takes (30): each copy of the coupons counts
     // what the coupons count, on the first pass and on a refresh, and an order open in many
     // side effects is one open order.

@@ -4202,12 +4202,12 @@
     <message>
         <location line="+4"/>
         <location line="+126"/>
-        <location line="+197"/>
+        <location line="+200"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-322"/>
+        <location line="-325"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -4268,12 +4268,12 @@
     </message>
     <message>
         <location line="+33"/>
-        <location line="+273"/>
+        <location line="+276"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-261"/>
+        <location line="-264"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -4284,12 +4284,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+186"/>
+        <location line="+189"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-183"/>
+        <location line="-186"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -4314,7 +4314,7 @@
         <translation>回调风暴：%1</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+27"/>
         <source>Checking %1 …</source>
         <translation>正在检查 %1…</translation>
     </message>
@@ -9000,7 +9000,12 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedWatch</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+235"/>
+        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+236"/>
+        <source>as the primary last refreshed them (read from a replica)</source>
+        <translation>主库上次刷新时的数字（从副本读取）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>this database has no duplicate watch for mapped tables yet: run payops migrate (migration 0020) with an account that may change the schema</source>
         <translation>该数据库还没有映射表的重复监控：请用有权修改表结构的账号运行 payops migrate（迁移 0020）</translation>
     </message>
