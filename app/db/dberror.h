@@ -38,6 +38,9 @@ public:
     bool isConnectionFailure() const;
     bool isDuplicateKey() const { return m_serverCode == 1062; }
     bool isAccessDenied() const;
+    // 1290: the server runs read-only (a replica); 1792: the session does (a read database,
+    // --read-db). No grant changes either.
+    bool isReadOnlyRefusal() const { return m_serverCode == 1290 || m_serverCode == 1792; }
     bool isLockWaitTimeout() const { return m_serverCode == 1205; }
     bool isDeadlock() const { return m_serverCode == 1213; }
 

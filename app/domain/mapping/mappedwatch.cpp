@@ -229,9 +229,8 @@ MappedWatchRefresh refreshMappedWatch(const QSqlDatabase &db, const Mapping &map
         });
         result.refreshed = result.why.isEmpty();
     } catch (const db::Error &error) {
-        // 1290: a read-only server, 1792: a read-only session (--read-db): a replica, where
-        // the watch is as the primary last refreshed it.
-        if (error.serverCode() == 1290 || error.serverCode() == 1792) {
+        // A replica, where the watch is as the primary last refreshed it.
+        if (error.isReadOnlyRefusal()) {
             result.why =
                 MappedWatch::tr("as the primary last refreshed them (read from a replica)");
             result.figures = readMappedWatch(db, mapping);

@@ -131,9 +131,7 @@ bool scan(const QSqlDatabase &db, const WatchRefreshOptions &options, const QEla
 
 bool mayNotWrite(const db::Error &error)
 {
-    // 1290: the server runs read-only (a replica), which no grant changes either; 1792: the
-    // session does (a connection to a read database, --read-db).
-    return error.isAccessDenied() || error.serverCode() == 1290 || error.serverCode() == 1792;
+    return error.isAccessDenied() || error.isReadOnlyRefusal();
 }
 
 } // namespace
