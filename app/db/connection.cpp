@@ -212,12 +212,15 @@ namespace {
 
 // On a Galera node, a conflicting transaction from another node that aborts this one while a
 // statement opens a table with triggers has been seen to come back as error 1711 ("Unknown
-// trigger has an error in its body: 'Query was empty'"), the trigger's load cut short, rather
-// than as 1213. It is the deadlock all the same, and callers that retry one run it again.
+// trigger has an error in its body: 'Query was empty'") or 1710 ("Trigger 'point_log_change_log'
+// has an error in its body: 'You have an error in your SQL syntax'"), the trigger's load cut
+// short, rather than as 1213. payops's triggers parse everywhere else, so on a cluster node it
+// is the deadlock all the same, and callers that retry one run it again.
 Error statementFailed(const QSqlDatabase &db, const QString &sql, const QSqlError &error)
 {
     const Error failure = Error::fromSql(sql.left(120).simplified(), error);
-    if (failure.serverCode() == 1711 && isClusterNode(db))
+    const bool triggerLoadCutShort = failure.serverCode() == 1710 || failure.serverCode() == 1711;
+    if (triggerLoadCutShort && isClusterNode(db))
         return rolledBackByAnotherNode(QStringLiteral("this transaction"));
     return failure;
 }
