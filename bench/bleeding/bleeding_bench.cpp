@@ -24,14 +24,12 @@
 #include "domain/money/duplicates/duplicatecount.h"
 #include "lab/localserver.h"
 #include "lab/storm.h"
-#include "log/application.h"
-#include "log/logging.h"
+#include "privateserver.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QHash>
-#include <QTemporaryDir>
 #include <QTextStream>
 #include <QThread>
 
@@ -202,14 +200,10 @@ int main(int argc, char *argv[])
 {
     std::signal(SIGPIPE, SIG_IGN);
     QCoreApplication app(argc, argv);
-    setApplicationIdentity();
-    setupLogging(QStringLiteral("bench"), 4 /* error */);
     QTextStream out(stdout);
 
-    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
-    LocalServer server(dir.path());
-    out << "starting a private MariaDB in " << dir.path() << Qt::endl;
-    server.start();
+    bench::PrivateServer privateServer;
+    LocalServer &server = privateServer.server();
     out << kInstances << " instances per run; storm of "
         << int(kCallbacksPerSecond / kCopies * kStormSeconds) << " orders x " << kCopies
         << " copies (concurrent) at " << kCallbacksPerSecond << " callbacks/s; flip after "

@@ -10,14 +10,12 @@
 #include "domain/money/duplicates/duplicatecount.h"
 #include "lab/localserver.h"
 #include "loadrun.h"
-#include "log/application.h"
-#include "log/logging.h"
+#include "privateserver.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QList>
-#include <QTemporaryDir>
 #include <QTextStream>
 
 #include <algorithm>
@@ -204,12 +202,9 @@ Timing runEngine(const LocalServer &server, const QString &name,
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    setApplicationIdentity();
-    setupLogging(QStringLiteral("bench"), 4);
     QTextStream out(stdout);
-    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
-    LocalServer server(dir.path());
-    server.start();
+    bench::PrivateServer privateServer;
+    LocalServer &server = privateServer.server();
     CompensationSettings settings;
     settings.batchSize = kBatch;
 

@@ -13,13 +13,11 @@
 #include "domain/callback/paymentapplier.h"
 #include "lab/localserver.h"
 #include "loadrun.h"
-#include "log/application.h"
-#include "log/logging.h"
+#include "privateserver.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QList>
-#include <QTemporaryDir>
 #include <QTextStream>
 
 #include <algorithm>
@@ -172,12 +170,9 @@ Run runDrain(const Dsn &dsn)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    setApplicationIdentity();
-    setupLogging(QStringLiteral("bench"), 4);
     QTextStream out(stdout);
-    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
-    LocalServer server(dir.path());
-    server.start();
+    bench::PrivateServer privateServer;
+    LocalServer &server = privateServer.server();
 
     // Rounds on fresh twin databases, the order alternating, so that neither side always runs
     // on a warmer server; the median is the figure, the machine being shared.

@@ -20,15 +20,13 @@
 #include "lab/localserver.h"
 #include "lab/platformnotification.h"
 #include "loadrun.h"
-#include "log/application.h"
-#include "log/logging.h"
+#include "privateserver.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QSqlQuery>
-#include <QTemporaryDir>
 #include <QTextStream>
 
 #include <array>
@@ -264,15 +262,11 @@ int main(int argc, char *argv[])
 {
     std::signal(SIGPIPE, SIG_IGN);
     QCoreApplication app(argc, argv);
-    setApplicationIdentity();
-    setupLogging(QStringLiteral("bench"), 4 /* error */);
     QTextStream out(stdout);
     const int requestsPerRun = bench::requestsPerRun(kDefaultRequestsPerRun);
 
-    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
-    LocalServer server(dir.path());
-    out << "starting a private MariaDB in " << dir.path() << Qt::endl;
-    server.start();
+    bench::PrivateServer privateServer;
+    LocalServer &server = privateServer.server();
     const Dsn dsn = server.rootDsn(QStringLiteral("gateway"));
     {
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));

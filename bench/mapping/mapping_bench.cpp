@@ -18,13 +18,11 @@
 #include "domain/money/duplicates/duplicatewatch.h"
 #include "lab/localserver.h"
 #include "loadrun.h"
-#include "log/application.h"
-#include "log/logging.h"
+#include "privateserver.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QTemporaryDir>
 #include <QTextStream>
 
 using namespace payops;
@@ -247,12 +245,9 @@ Comparison compare(const QSqlDatabase &db, const mapping::Mapping &mapping, int 
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    setApplicationIdentity();
-    setupLogging(QStringLiteral("bench"), 4);
     const qint64 orders = argc > 1 ? QByteArray(argv[1]).toLongLong() : 1000000;
-    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
-    LocalServer server(dir.path());
-    server.start();
+    bench::PrivateServer privateServer;
+    LocalServer &server = privateServer.server();
     const QString own = QStringLiteral("bench_payops");
     {
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));

@@ -17,13 +17,11 @@
 #include "domain/money/duplicates/duplicatecount.h"
 #include "domain/money/duplicates/duplicatewatch.h"
 #include "lab/localserver.h"
-#include "log/application.h"
-#include "log/logging.h"
+#include "privateserver.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QSqlQuery>
-#include <QTemporaryDir>
 #include <QTextStream>
 
 #include <algorithm>
@@ -222,16 +220,13 @@ Figures measure(const LocalServer &server, qint64 orders)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    setApplicationIdentity();
-    setupLogging(QStringLiteral("bench"), 4);
     QList<qint64> sizes;
     for (int i = 1; i < argc; ++i)
         sizes << QByteArray(argv[i]).toLongLong();
     if (sizes.isEmpty())
         sizes = {1000000, 5000000};
-    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
-    LocalServer server(dir.path());
-    server.start();
+    bench::PrivateServer privateServer;
+    LocalServer &server = privateServer.server();
     {
         // Room for the largest database, so that both sides read from memory.
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));

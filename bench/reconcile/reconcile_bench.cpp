@@ -10,13 +10,11 @@
 #include "domain/statement/reconciliation.h"
 #include "domain/statement/statementimport.h"
 #include "lab/localserver.h"
-#include "log/application.h"
-#include "log/logging.h"
+#include "privateserver.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QTemporaryDir>
 #include <QTextStream>
 
 #include <unistd.h>
@@ -166,14 +164,11 @@ QString mib(qint64 bytes)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    setApplicationIdentity();
-    setupLogging(QStringLiteral("bench"), 4);
     QTextStream out(stdout);
     const qint64 lines =
         qEnvironmentVariableIsSet("LINES") ? qEnvironmentVariable("LINES").toLongLong() : 1000000;
-    QTemporaryDir dir(QStringLiteral("/tmp/payops-bench-XXXXXX"));
-    LocalServer server(dir.path());
-    server.start();
+    bench::PrivateServer privateServer;
+    LocalServer &server = privateServer.server();
     {
         db::Connection admin(server.rootDsn(QString()), QStringLiteral("admin"));
         db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE recon"));
