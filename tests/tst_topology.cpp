@@ -26,6 +26,13 @@ void insertRows(const Dsn &dsn, int first, int last)
         db::exec(connection.database(), QStringLiteral("INSERT INTO probe.t (v) VALUES (?)"), {v});
 }
 
+void setReadOnly(const Dsn &dsn, bool on)
+{
+    db::Connection connection(dsn, QStringLiteral("read-only"));
+    db::execDirect(connection.database(),
+                   QStringLiteral("SET GLOBAL read_only = %1").arg(on ? 1 : 0));
+}
+
 } // namespace
 
 // The servers beyond one that the tests of replicas, clusters and failover stand on: each
@@ -54,6 +61,37 @@ void TstTopology::aReplicaFollowsItsPrimaryByGtid()
     pair.waitForReplica();
     QCOMPARE(count(pair.replicaDsn({}), QStringLiteral("SELECT COUNT(*) FROM probe.t")), 100);
     QCOMPARE(count(pair.replicaDsn({}), QStringLiteral("SELECT SUM(v) FROM probe.t")), 5050);
+
+    // A list of servers goes to the first that takes writes, and refuses two that do: a former
+    // primary brought back writable beside the promoted replica would take a share of the
+    // payments. A listed server that does not answer is passed over.
+    Dsn list;
+    list.user = QStringLiteral("lister");
+    list.password = QStringLiteral("Lister-1");
+    list.host = QStringLiteral("127.0.0.1");
+    list.port = pair.primaryPort();
+    list.laterServers = {{QStringLiteral("127.0.0.1"), testkit::freeLoopbackPort()},
+                         {QStringLiteral("127.0.0.1"), pair.replicaPort()}};
+    list.database = QStringLiteral("probe");
+    {
+        db::Connection admin(pair.primaryDsn({}), QStringLiteral("lister"));
+        db::execDirect(admin.database(),
+                       QStringLiteral("CREATE USER lister@'127.0.0.1' IDENTIFIED BY 'Lister-1'"));
+        db::execDirect(admin.database(), QStringLiteral("GRANT SELECT ON probe.* TO "
+                                                        "lister@'127.0.0.1'"));
+    }
+    pair.waitForReplica();
+    QCOMPARE(count(list, QStringLiteral("SELECT @@port")), pair.primaryPort());
+    setReadOnly(pair.replicaDsn({}), false);
+    try {
+        db::Connection twoPrimaries(list, QStringLiteral("two-primaries"));
+        QFAIL("a connection went to one of two servers that both take writes");
+    } catch (const db::Error &error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains(QLatin1String("two primaries")),
+                 error.what());
+    }
+    setReadOnly(pair.replicaDsn({}), true);
+    QCOMPARE(count(list, QStringLiteral("SELECT @@port")), pair.primaryPort());
 
     // The replica is read-only to anyone without the right to bypass it.
     {

@@ -5,6 +5,7 @@
 #include "log/logging.h"
 
 #include <QAtomicInteger>
+#include <QDeadlineTimer>
 #include <QHash>
 #include <QSet>
 #include <QSqlDriver>
@@ -14,6 +15,7 @@
 #include <QThread>
 
 #include <mutex>
+#include <optional>
 
 namespace payops::db {
 namespace {
@@ -105,6 +107,47 @@ bool takesWrites(const QSqlDatabase &db)
            !readOnly.value(0).toBool();
 }
 
+// True on a Galera node. A server built without Galera has no such variable: no row.
+bool wsrepOn(const QSqlDatabase &db)
+{
+    QSqlQuery wsrep = exec(db, QStringLiteral("SHOW SESSION VARIABLES LIKE 'wsrep_on'"));
+    return wsrep.next() && wsrep.value(1).toString() == QLatin1String("ON");
+}
+
+// Later servers of a list that did not answer, by host:port, with when to ask them again.
+std::mutex g_unansweredMutex;
+QHash<QString, QDeadlineTimer> g_unanswered;
+
+// The first later server that takes writes too, if any. A former primary brought back writable
+// is first in the list again while the promoted replica takes the writes: two primaries, each
+// with a share of the payments. A later server that does not answer is asked again only after a
+// minute, so that a replica down for maintenance does not cost every connect its timeout.
+std::optional<Dsn::Server> secondPrimary(const Dsn &dsn, const QList<Dsn::Server> &later)
+{
+    for (const Dsn::Server &server : later) {
+        const QString key = server.host + QLatin1Char(':') + QString::number(server.port);
+        {
+            const std::lock_guard lock(g_unansweredMutex);
+            if (!g_unanswered.value(key, QDeadlineTimer(0)).hasExpired())
+                continue;
+        }
+        Dsn one = dsn;
+        one.host = server.host;
+        one.port = server.port;
+        one.laterServers.clear();
+        try {
+            Connection probe(one, QStringLiteral("primary-probe"));
+            // Every node of a Galera cluster takes writes, and certification orders them.
+            if (takesWrites(probe.database()) && !wsrepOn(probe.database()))
+                return server;
+        } catch (const Error &) {
+            const std::lock_guard lock(g_unansweredMutex);
+            g_unanswered.insert(key, QDeadlineTimer(60 * 1000));
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 Connection::Connection(const Dsn &dsn, const QString &purpose)
@@ -126,7 +169,9 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
     servers += dsn.laterServers;
     QStringList failures;
     int code = 0;
-    for (const Dsn::Server &server : std::as_const(servers)) {
+    qsizetype chosen = 0;
+    for (; chosen < servers.size(); ++chosen) {
+        const Dsn::Server &server = servers.at(chosen);
         Dsn one = dsn;
         one.host = server.host;
         one.port = server.port;
@@ -146,6 +191,16 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
         }
         failures.clear();
         break;
+    }
+    if (failures.isEmpty() && servers.size() > 1) {
+        if (const auto other = secondPrimary(dsn, servers.mid(chosen + 1))) {
+            failures << Connection::tr(
+                            "%1:%2 and %3:%4 both take writes: two primaries. Set read_only = ON "
+                            "on the one that is not the primary (after a failover, the former "
+                            "primary), or take it out of the list")
+                            .arg(servers.at(chosen).host, QString::number(servers.at(chosen).port),
+                                 other->host, QString::number(other->port));
+        }
     }
     if (!failures.isEmpty()) {
         removeDatabase(m_db, m_name);
@@ -168,11 +223,9 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
         m_serverConnectionId = info.value(0).toLongLong();
         m_isMariaDb =
             info.value(1).toString().contains(QLatin1String("MariaDB"), Qt::CaseInsensitive);
-        // A server built without Galera has no such variable: no row. The environment variable
-        // exists so that a test can show the defect the care for a cluster node prevents.
-        QSqlQuery wsrep = exec(m_db, QStringLiteral("SHOW SESSION VARIABLES LIKE 'wsrep_on'"));
-        if (wsrep.next() && wsrep.value(1).toString() == QLatin1String("ON") &&
-            !qEnvironmentVariableIsSet("PAYOPS_GALERA_UNGUARDED")) {
+        // The environment variable exists so that a test can show the defect the care for a
+        // cluster node prevents.
+        if (wsrepOn(m_db) && !qEnvironmentVariableIsSet("PAYOPS_GALERA_UNGUARDED")) {
             const std::lock_guard lock(g_registryMutex);
             g_clusterNodes.insert(m_name);
         }

@@ -1911,7 +1911,7 @@
 <context>
     <name>payops::DuplicateWatch</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+269"/>
+        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+267"/>
         <source>another session was refreshing the duplicate watch; these are its last figures</source>
         <translation>另一个会话正在刷新重复监控，以下是它上次的数据</translation>
     </message>
@@ -8572,7 +8572,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::db::Connection</name>
     <message>
-        <location filename="../../app/db/connection.cpp" line="+78"/>
+        <location filename="../../app/db/connection.cpp" line="+80"/>
         <source>access denied for user &apos;%1&apos; at %2 (wrong user or password)</source>
         <translation>用户“%1”在 %2 被拒绝访问（用户名或密码错误）</translation>
     </message>
@@ -8597,14 +8597,19 @@ Usage: payops %2 %3</source>
         <translation>无法以“%2”连接 %1：%3</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+60"/>
         <source>the Qt MySQL driver (QMYSQL) is not installed; install libqt6sql6-mysql</source>
         <translation>未安装 Qt MySQL 驱动（QMYSQL），请安装 libqt6sql6-mysql</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+28"/>
         <source>%1:%2 does not take writes (a replica, or read-only)</source>
         <translation>%1:%2 不接受写入（是副本，或处于只读状态）</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1:%2 and %3:%4 both take writes: two primaries. Set read_only = ON on the one that is not the primary (after a failover, the former primary), or take it out of the list</source>
+        <translation>%1:%2 和 %3:%4 都接受写入：出现了两个主库。请在不是主库的那一台（故障切换后即原主库）上设置 read_only = ON，或把它从列表中移除</translation>
     </message>
 </context>
 <context>
@@ -9000,7 +9005,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedWatch</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+236"/>
+        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+235"/>
         <source>as the primary last refreshed them (read from a replica)</source>
         <translation>主库上次刷新时的数字（从副本读取）</translation>
     </message>
