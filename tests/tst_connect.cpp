@@ -141,6 +141,48 @@ private Q_SLOTS:
         QCOMPARE(console::loadProfiles().size(), 0);
     }
 
+    // A profile may list the servers to fail over to, as a DSN lists them: its connection
+    // then tries them in order. A list that cannot be used is said before connecting.
+    void aProfileListsTheServersToFailOverTo()
+    {
+        console::ConnectionProfile p;
+        p.name = QStringLiteral("prod with failover");
+        p.host = QStringLiteral("db1.example");
+        p.user = QStringLiteral("ops");
+        p.database = QStringLiteral("payops");
+        p.failover = QStringLiteral(" db2.example:3307 ,db3.example");
+        p.readHost = QStringLiteral("replica.example");
+        console::saveProfile(p);
+        const console::ConnectionProfile saved = console::loadProfiles().at(0);
+        QCOMPARE(saved.problem(), QString());
+        const Dsn dsn = saved.toDsn(QStringLiteral("pw"));
+        QCOMPARE(dsn.toString(),
+                 QStringLiteral("mysql://ops@db1.example,db2.example:3307,db3.example/payops"));
+        QString error;
+        QCOMPARE(Dsn::parse(dsn.toString(), &error)->laterServers, dsn.laterServers);
+        QVERIFY(saved.toReadDsn(QString())->laterServers.isEmpty());
+
+        ConnectionDialog dialog;
+        dialog.show();
+        dialog.findChild<QListWidget *>(QStringLiteral("profilesList"))->setCurrentRow(1);
+        auto *failover = dialog.findChild<QLineEdit *>(QStringLiteral("failoverEdit"));
+        QCOMPARE(failover->text(), p.failover.trimmed());
+        auto *connectButton = dialog.findChild<QPushButton *>(QStringLiteral("connectButton"));
+        auto *status = dialog.findChild<QLabel *>(QStringLiteral("connectStatus"));
+        failover->setText(QStringLiteral("db2.example:notaport"));
+        connectButton->click();
+        QVERIFY2(status->text().contains(QStringLiteral("'db2.example:notaport'")),
+                 qPrintable(status->text()));
+        failover->setText(QStringLiteral("db2.example"));
+        dialog.findChild<QLineEdit *>(QStringLiteral("socketEdit"))
+            ->setText(QStringLiteral("/run/mysqld/mysqld.sock"));
+        connectButton->click();
+        QVERIFY2(status->text().contains(QStringLiteral("A socket reaches one server")),
+                 qPrintable(status->text()));
+        QVERIFY(dialog.isVisible());
+        QVERIFY(!dialog.dsn());
+    }
+
     void connectsOffTheUiThreadAndSaysWhyNot()
     {
         test::ScratchDatabase scratch;

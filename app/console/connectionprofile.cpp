@@ -6,12 +6,45 @@
 
 namespace payops::console {
 
+namespace {
+
+QStringList failoverServers(const QString &failover)
+{
+    QStringList servers = failover.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (QString &server : servers)
+        server = server.trimmed();
+    return servers;
+}
+
+} // namespace
+
+QString ConnectionProfile::problem() const
+{
+    if (user.isEmpty() || database.isEmpty())
+        return ConnectionProfile::tr("A user and a database are needed.");
+    if (failover.trimmed().isEmpty())
+        return {};
+    if (!socket.isEmpty())
+        return ConnectionProfile::tr("A socket reaches one server: give host and port to list "
+                                     "servers to fail over to.");
+    QString bad;
+    if (!Dsn::parseServers(failoverServers(failover), &bad))
+        return ConnectionProfile::tr("'%1' in the servers to fail over to is not HOST[:PORT].")
+            .arg(bad);
+    return {};
+}
+
 Dsn ConnectionProfile::toDsn(const QString &password) const
 {
     Dsn dsn;
     dsn.host = host.isEmpty() ? QStringLiteral("localhost") : host;
     dsn.port = port;
     dsn.socket = socket;
+    if (socket.isEmpty()) {
+        QString bad;
+        dsn.laterServers =
+            Dsn::parseServers(failoverServers(failover), &bad).value_or(dsn.laterServers);
+    }
     dsn.user = user;
     dsn.password = password;
     dsn.database = database;
@@ -29,6 +62,7 @@ std::optional<Dsn> ConnectionProfile::toReadDsn(const QString &password) const
     replica.host = readHost;
     replica.port = readPort;
     replica.socket = readSocket;
+    replica.failover.clear();
     replica.user = readUser.isEmpty() ? user : readUser;
     return replica.toDsn(password).asReadOnly();
 }
@@ -70,6 +104,7 @@ QList<ConnectionProfile> loadProfiles()
         p.host = settings.value(QStringLiteral("host"), p.host).toString();
         p.port = settings.value(QStringLiteral("port"), 3306).toInt();
         p.socket = settings.value(QStringLiteral("socket")).toString();
+        p.failover = settings.value(QStringLiteral("failover")).toString();
         p.user = settings.value(QStringLiteral("user")).toString();
         p.database = settings.value(QStringLiteral("database")).toString();
         p.sslCa = settings.value(QStringLiteral("sslCa")).toString();
@@ -102,6 +137,7 @@ void writeProfiles(const QList<ConnectionProfile> &profiles)
         settings.setValue(QStringLiteral("host"), p.host);
         settings.setValue(QStringLiteral("port"), p.port);
         settings.setValue(QStringLiteral("socket"), p.socket);
+        settings.setValue(QStringLiteral("failover"), p.failover);
         settings.setValue(QStringLiteral("user"), p.user);
         settings.setValue(QStringLiteral("database"), p.database);
         settings.setValue(QStringLiteral("sslCa"), p.sslCa);

@@ -3,6 +3,7 @@
 #include "db/dsn.h"
 #include "domain/mapping/mapping.h"
 
+#include <QCoreApplication>
 #include <QList>
 #include <QProcessEnvironment>
 #include <QString>
@@ -19,10 +20,16 @@ namespace payops::console {
 // keychain, or nowhere when the machine has none.
 struct ConnectionProfile
 {
+    Q_DECLARE_TR_FUNCTIONS(payops::console::ConnectionProfile)
+
+public:
     QString name;
     QString host = QStringLiteral("localhost");
     int port = 3306;
     QString socket;
+    // Optional: the servers that take over after a failover, "HOST[:PORT], ...", tried after
+    // host:port in order, as a DSN's list of servers (docs/servers.md, "Failover").
+    QString failover;
     QString user;
     QString database;
     QString sslCa;
@@ -36,6 +43,8 @@ struct ConnectionProfile
     QString readSocket;
     QString readUser;
 
+    // What is wrong with the profile as a whole, in one line; empty when nothing is.
+    QString problem() const;
     Dsn toDsn(const QString &password) const;
     // The read database, or nullopt when the profile has none.
     std::optional<Dsn> toReadDsn(const QString &password) const;
@@ -51,10 +60,6 @@ struct ConnectionProfile
     }
 };
 
-// The database the console opens at start without asking: --db when given, else PAYOPS_DB,
-// with PAYOPS_DB_PASSWORD, as every payops binary reads them. None when neither is set or the
-// sandbox is asked for (then the connection dialog or the sandbox chooses). A DSN that does not
-// parse gives nullopt and *error one line.
 // What the console is connected to: a database, and the mapping of the team's own tables when
 // the pages read those instead of payops's own.
 // A DSN alone converts to a target on payops's own tables.
@@ -78,6 +83,10 @@ struct Target
 // neither is set. A file that cannot be used gives nullopt and *error its one line.
 std::optional<mapping::Mapping> startupMapping(const QString &mappingOption, QString *error);
 
+// The database the console opens at start without asking: --db when given, else PAYOPS_DB,
+// with PAYOPS_DB_PASSWORD, as every payops binary reads them. None when neither is set or the
+// sandbox is asked for (then the connection dialog or the sandbox chooses). A DSN that does not
+// parse gives nullopt and *error one line.
 std::optional<Dsn> startupDsn(const QString &dbOption, bool sandbox,
                               const QProcessEnvironment &environment, QString *error);
 

@@ -84,14 +84,7 @@ std::optional<Dsn> parseText(const QString &text, QString *error)
     QString badServer;
     if (const auto [start, length] = serverListSpan(trimmed); length > 0) {
         const QStringList servers = trimmed.mid(start, length).split(QLatin1Char(','));
-        for (qsizetype i = 1; i < servers.size(); ++i) {
-            const auto server = parseServer(servers.at(i));
-            if (!server) {
-                badServer = servers.at(i);
-                break;
-            }
-            laterServers << *server;
-        }
+        laterServers = Dsn::parseServers(servers.mid(1), &badServer).value_or(laterServers);
         trimmed = trimmed.left(start) + servers.first() + trimmed.mid(start + length);
     }
     const QUrl url(trimmed, QUrl::StrictMode);
@@ -289,6 +282,20 @@ QString Dsn::toString(bool includePassword) const
 QString Dsn::toDisplayString() const
 {
     return toString(false);
+}
+
+std::optional<QList<Dsn::Server>> Dsn::parseServers(const QStringList &texts, QString *bad)
+{
+    QList<Server> servers;
+    for (const QString &text : texts) {
+        const auto server = parseServer(text);
+        if (!server) {
+            *bad = text;
+            return std::nullopt;
+        }
+        servers << *server;
+    }
+    return servers;
 }
 
 } // namespace payops

@@ -50,6 +50,9 @@ public:
         return copy;
     }
 
+    // Servers written HOST[:PORT], each as in a list of several; nullopt with *bad the first
+    // that does not parse.
+    static std::optional<QList<Server>> parseServers(const QStringList &texts, QString *bad);
     // Parses the text; on failure returns nullopt and sets *error to one line naming the fault.
     static std::optional<Dsn> parse(const QString &text, QString *error);
     // What every binary's --db means: `option` when given, else PAYOPS_DB, with the password

@@ -1329,13 +1329,23 @@
         <translation>连接 — payops 控制台</translation>
     </message>
     <message>
-        <location line="+17"/>
-        <location line="+55"/>
+        <location line="+18"/>
+        <source>optional: db2:3306, the replica that takes over</source>
+        <translation>可选：db2:3306，故障切换后接管的副本</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The replica that takes over after a failover. Each connection goes to the first server that answers and is not read-only, and is refused when two take writes (docs/servers.md, &quot;Failover&quot;).</source>
+        <translation>故障切换后接管的副本。每个连接都会连到第一台有应答且不是只读的服务器；若有两台都接受写入，则拒绝连接（见 servers.md 的故障切换一节）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+56"/>
         <source>unix socket path (instead of host and port)</source>
         <translation>unix socket 路径（代替主机和端口）</translation>
     </message>
     <message>
-        <location line="-47"/>
+        <location line="-48"/>
         <source>optional: your own tables, described by a TOML file</source>
         <translation>可选：用 TOML 文件描述的自有表</translation>
     </message>
@@ -1351,12 +1361,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>Mapping file</source>
         <translation>映射文件</translation>
     </message>
     <message>
-        <location line="-17"/>
+        <location line="-18"/>
         <source>Mapping files (*.toml)</source>
         <translation>映射文件 (*.toml)</translation>
     </message>
@@ -1372,18 +1382,23 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+34"/>
+        <location line="+35"/>
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location line="-33"/>
-        <location line="+34"/>
+        <location line="-34"/>
+        <location line="+35"/>
         <source>Port</source>
         <translation>端口</translation>
     </message>
     <message>
-        <location line="-33"/>
+        <location line="-34"/>
+        <source>Fail over to</source>
+        <translation>故障切换到</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <location line="+34"/>
         <source>Socket</source>
         <translation>Socket</translation>
@@ -1486,7 +1501,7 @@
         <translation>在 ~/.local/share/payops/sandbox 启动一个带演示数据的私有 MariaDB（首次启动需要一些时间），然后连接到它。</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+64"/>
         <source>Give the profile a name first.</source>
         <translation>请先给配置命名。</translation>
     </message>
@@ -1501,12 +1516,7 @@
         <translation>正在启动本地沙箱…</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <source>A user and a database are needed.</source>
-        <translation>需要填写用户和数据库。</translation>
-    </message>
-    <message>
-        <location line="+28"/>
+        <location line="+34"/>
         <source>Connecting to %1 …</source>
         <translation>正在连接 %1…</translation>
     </message>
@@ -1697,7 +1707,7 @@
     <name>payops::Dsn</name>
     <message>
         <location filename="../../app/db/dsn.cpp" line="+48"/>
-        <location line="+71"/>
+        <location line="+64"/>
         <source>it is not a URL</source>
         <translation>它不是 URL</translation>
     </message>
@@ -8156,6 +8166,24 @@ Usage: payops %2 %3</source>
         <location line="+4"/>
         <source>--pattern must be concurrent, gap, replay or mixed</source>
         <translation>--pattern 只能是 concurrent、gap、replay 或 mixed</translation>
+    </message>
+</context>
+<context>
+    <name>payops::console::ConnectionProfile</name>
+    <message>
+        <location filename="../../app/console/connectionprofile.cpp" line="+24"/>
+        <source>A user and a database are needed.</source>
+        <translation>需要填写用户和数据库。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>A socket reaches one server: give host and port to list servers to fail over to.</source>
+        <translation>套接字只能连到一台服务器：要列出故障切换的服务器，请填写主机和端口。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&apos;%1&apos; in the servers to fail over to is not HOST[:PORT].</source>
+        <translation>故障切换服务器中的“%1”不是 HOST[:PORT] 格式。</translation>
     </message>
 </context>
 <context>

@@ -43,7 +43,15 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     m_port = new QSpinBox(m_form);
     m_port->setRange(1, 65535);
     m_port->setValue(3306);
+    m_failover = new QLineEdit(m_form);
+    m_failover->setObjectName(QStringLiteral("failoverEdit"));
+    m_failover->setPlaceholderText(tr("optional: db2:3306, the replica that takes over"));
+    m_failover->setToolTip(
+        tr("The replica that takes over after a failover. Each connection goes to the first "
+           "server that answers and is not read-only, and is refused when two take writes "
+           "(docs/servers.md, \"Failover\")."));
     m_socket = new QLineEdit(m_form);
+    m_socket->setObjectName(QStringLiteral("socketEdit"));
     m_socket->setPlaceholderText(tr("unix socket path (instead of host and port)"));
     m_user = new QLineEdit(m_form);
     m_database = new QLineEdit(m_form);
@@ -74,6 +82,7 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     form->addRow(tr("Profile name"), m_name);
     form->addRow(tr("Host"), m_host);
     form->addRow(tr("Port"), m_port);
+    form->addRow(tr("Fail over to"), m_failover);
     form->addRow(tr("Socket"), m_socket);
     form->addRow(tr("User"), m_user);
     form->addRow(tr("Database"), m_database);
@@ -202,6 +211,7 @@ void ConnectionDialog::showProfile(int row)
     m_host->setText(profile.host);
     m_port->setValue(profile.port);
     m_socket->setText(profile.socket);
+    m_failover->setText(profile.failover);
     m_user->setText(profile.user);
     m_database->setText(profile.database);
     m_sslCa->setText(profile.sslCa);
@@ -236,6 +246,7 @@ console::ConnectionProfile ConnectionDialog::profileFromForm() const
     p.host = m_host->text().trimmed();
     p.port = m_port->value();
     p.socket = m_socket->text().trimmed();
+    p.failover = m_failover->text().trimmed();
     p.user = m_user->text().trimmed();
     p.database = m_database->text().trimmed();
     p.sslCa = m_sslCa->text().trimmed();
@@ -289,8 +300,8 @@ void ConnectionDialog::connectNow()
         return;
     }
     const console::ConnectionProfile p = profileFromForm();
-    if (p.user.isEmpty() || p.database.isEmpty()) {
-        m_status->setText(tr("A user and a database are needed."));
+    if (const QString problem = p.problem(); !problem.isEmpty()) {
+        m_status->setText(problem);
         return;
     }
     // A small local file: read here, so that a mapping that cannot be used is said before

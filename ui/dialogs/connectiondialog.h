@@ -59,6 +59,7 @@ private:
     QLineEdit *m_name = nullptr;
     QLineEdit *m_host = nullptr;
     QSpinBox *m_port = nullptr;
+    QLineEdit *m_failover = nullptr;
     QLineEdit *m_socket = nullptr;
     QLineEdit *m_user = nullptr;
     QLineEdit *m_database = nullptr;
