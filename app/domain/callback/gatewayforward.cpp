@@ -6,7 +6,10 @@
 #include "db/dberror.h"
 
 #include "platformreply.h"
+
 #include <QSqlRecord>
+
+#include <optional>
 
 namespace payops {
 namespace {
@@ -14,6 +17,10 @@ namespace {
 // response_body is a TEXT column: an upstream that answers more is cut short in the row (the
 // platform gets the whole answer of the forward itself).
 constexpr qsizetype kStoredBodyBytes = 60000;
+
+// How much longer than its upstream timeout a claim of a forward holds on a cluster: the time
+// to store the answer after it.
+constexpr int kClaimMarginSeconds = 5;
 
 // The upstream's Content-Type is not stored; a replay says what the platform's success
 // answers say.
@@ -117,20 +124,21 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
 {
     Forward forward;
     SwitchReading reading(switchObserver, db);
-    db::Transaction transaction(db);
+    std::optional<db::Transaction> transaction(std::in_place, db);
     trace.txBegin = nowMicros();
     const SwitchState state = reading.read();
-    // The row as storedCallback reads it, and after its columns what the forward sends.
-    QSqlQuery row =
-        db::exec(db,
-                 QStringLiteral("SELECT %1, raw_body, raw_headers, forwards FROM pay_callback_log "
-                                "WHERE pay_no = ?")
-                     .arg(storedCallbackColumns()),
-                 {payNo});
+    // The row as storedCallback reads it, and after its columns what the forward sends and
+    // whether another instance's claim of its forward still holds.
+    QSqlQuery row = db::exec(db,
+                             QStringLiteral("SELECT %1, raw_body, raw_headers, forwards, "
+                                            "forward_claimed_until > NOW(3) FROM pay_callback_log "
+                                            "WHERE pay_no = ?")
+                                 .arg(storedCallbackColumns()),
+                             {payNo});
     if (!row.next())
         return forward;
     const StoredCallback stored = storedCallback(row);
-    const int extra = row.record().count() - 3;
+    const int extra = row.record().count() - 4;
     forward.row = stored;
     if (holdsFinalAnswer(stored)) {
         forward.step = ForwardStep::Settled;
@@ -142,10 +150,36 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
                  QStringLiteral("UPDATE pay_callback_log SET status = 'RECORDED', instance = ? "
                                 "WHERE id = ?"),
                  {instance, stored.id});
-        transaction.commit();
+        transaction->commit();
         trace.committed = nowMicros();
         forward.step = ForwardStep::Recorded;
         return forward;
+    }
+    // On a Galera node the pay_no lock is the node's own, and a delivery at another node's
+    // gateway finds the row not yet forwarded too. The forward is claimed first, in a write of
+    // its own that certification lets only one node commit; while the claim holds (the
+    // claimer's upstream timeout and a margin) no other instance forwards the row.
+    if (db::isClusterNode(db)) {
+        forward.step = ForwardStep::Busy;
+        if (row.value(extra + 3).toBool())
+            return forward;
+        QSqlQuery claim = db::exec(
+            db,
+            QStringLiteral("UPDATE pay_callback_log SET forward_claimed_until = NOW(3) + "
+                           "INTERVAL ? SECOND WHERE id = ? AND forwards = ? AND "
+                           "(forward_claimed_until IS NULL OR forward_claimed_until <= NOW(3))"),
+            {client.options().timeoutSeconds + kClaimMarginSeconds, stored.id,
+             row.value(extra + 2)});
+        try {
+            if (claim.numRowsAffected() != 1)
+                return forward;
+            transaction->commit();
+        } catch (const db::Error &error) {
+            if (!error.isDeadlock()) // another node's claim was certified first
+                throw;
+            return forward;
+        }
+        transaction.emplace(db);
     }
 
     auto headers = splitHeaders(row.value(extra + 1).toByteArray());
@@ -169,8 +203,8 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
                  QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDED', "
                                 "response_code = ?, response_body = ?, upstream_status = ?, "
                                 "upstream_error = '', forwards = forwards + 1, "
-                                "forwarded_at = NOW(3), instance = ?, processed_at = NOW(3) "
-                                "WHERE id = ?"),
+                                "forward_claimed_until = NULL, forwarded_at = NOW(3), "
+                                "instance = ?, processed_at = NOW(3) WHERE id = ?"),
                  {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
                   upstreamStatus, instance, stored.id});
     } else {
@@ -178,11 +212,11 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
         db::exec(db,
                  QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING', "
                                 "upstream_status = ?, upstream_error = ?, "
-                                "forwards = forwards + 1, forwarded_at = NOW(3), instance = ? "
-                                "WHERE id = ?"),
+                                "forwards = forwards + 1, forward_claimed_until = NULL, "
+                                "forwarded_at = NOW(3), instance = ? WHERE id = ?"),
                  {upstreamStatus, upstreamError(upstream), instance, stored.id});
     }
-    transaction.commit();
+    transaction->commit();
     trace.committed = nowMicros();
     return forward;
 }

@@ -58,6 +58,7 @@ enum class ForwardStep {
     Recorded, // the switch is RECORD_ONLY: nothing forwarded, the row is RECORDED
     Settled,  // the row already held its final answer: nothing forwarded
     Missing,  // no such row
+    Busy,     // on a cluster, another instance's claim to forward it holds: nothing forwarded
 };
 
 struct Forward

@@ -111,6 +111,10 @@ CallbackAnswer GatewayHandler::forwardLocked(const QSqlDatabase &db, const Callb
         return platformFailureAnswer(request.wire, forward.upstream.timedOut ? 504 : 502,
                                      Outcome::Unavailable,
                                      QStringLiteral("the upstream did not answer; retry later"));
+    case ForwardStep::Busy:
+        return platformFailureAnswer(request.wire, 503, Outcome::Unavailable,
+                                     QStringLiteral("this payment is being forwarded; retry "
+                                                    "later"));
     case ForwardStep::Missing:
         break;
     }

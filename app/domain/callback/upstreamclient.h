@@ -37,6 +37,7 @@ class UpstreamClient final
 {
 public:
     explicit UpstreamClient(UpstreamOptions options);
+    const UpstreamOptions &options() const { return m_options; }
     ~UpstreamClient();
     UpstreamClient(const UpstreamClient &) = delete;
     UpstreamClient &operator=(const UpstreamClient &) = delete;

@@ -80,6 +80,7 @@ public:
             return;
         case ForwardStep::Settled:
         case ForwardStep::Missing:
+        case ForwardStep::Busy:
             ++m_result.skipped;
             break;
         }
