@@ -1,8 +1,9 @@
 // The endpoint on a three-node Galera cluster beyond paying each order once (tst_galera): the
 // record-only switch flipped on one node while all three instances take a storm, then drained
 // from two nodes; the fault storm (copies 0-50 ms apart across instances, replays, forged
-// callbacks) with one node killed with SIGKILL in the middle and started again; and
-// compensation from two nodes at once.
+// callbacks) with one node killed with SIGKILL in the middle and started again; compensation
+// from two nodes at once; and audited actions at once on three nodes. Every action runs as an
+// account holding only its role.
 
 #include "callbackfixture.h"
 #include "db/connection.h"
