@@ -86,6 +86,27 @@ QString galeraProvider()
 
 } // namespace
 
+Dsn roleAccount(const Dsn &admin, const QString &user, const QString &role)
+{
+    Dsn account = admin;
+    account.user = user;
+    account.password = QStringLiteral("Role-") + user;
+    db::Connection connection(admin, QStringLiteral("role-account"));
+    const QSqlDatabase db = connection.database();
+    db::execDirect(db, QStringLiteral("CREATE USER '%1'@'localhost' IDENTIFIED BY '%2'")
+                           .arg(user, account.password));
+    db::execDirect(db, QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(role, user));
+    db::execDirect(db, QStringLiteral("SET DEFAULT ROLE %1 FOR '%2'@'localhost'").arg(role, user));
+    return account;
+}
+
+Dsn asAccount(Dsn dsn, const Dsn &account)
+{
+    dsn.user = account.user;
+    dsn.password = account.password;
+    return dsn;
+}
+
 int freeLoopbackPort()
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

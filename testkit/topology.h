@@ -103,4 +103,11 @@ private:
 // A TCP port on 127.0.0.1 free at the time of the call.
 int freeLoopbackPort();
 
+// Creates USER@localhost holding only `role` (its default role) through `admin` (a root DSN
+// over a server's socket), and returns `admin` as that account. The grant tables are
+// replicated: made on one node of a Galera cluster, the account logs in on every node.
+Dsn roleAccount(const Dsn &admin, const QString &user, const QString &role);
+// `dsn` (another node, another database) as `account`'s user and password.
+Dsn asAccount(Dsn dsn, const Dsn &account);
+
 } // namespace payops::testkit

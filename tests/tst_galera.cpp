@@ -41,6 +41,11 @@ StormResult storm(const testkit::GaleraCluster &cluster, const QString &database
         db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
     }
     test::prepareCallbackDatabase(cluster.dsn(0, database), QStringLiteral("legacy"), orders);
+    // Each instance as an account holding only the endpoint's role, made on node 1 and
+    // replicated to the others with the grant tables.
+    const Dsn endpoint =
+        testkit::roleAccount(cluster.dsn(0, database), QStringLiteral("endpoint_") + database,
+                             QStringLiteral("payops_endpoint"));
     {
         db::Connection c(cluster.dsn(0, database), QStringLiteral("storm-user"));
         db::execDirect(c.database(), QStringLiteral("UPDATE orders SET user_id = 1"));
@@ -56,7 +61,7 @@ StormResult storm(const testkit::GaleraCluster &cluster, const QString &database
             db::scalar(c.database(), QStringLiteral("SELECT COUNT(*) FROM orders"));
         }
         instances.push_back(std::make_unique<test::CallbackdProcess>(
-            cluster.dsn(node, database), QStringLiteral("safe"),
+            testkit::asAccount(cluster.dsn(node, database), endpoint), QStringLiteral("safe"),
             QStringLiteral("node%1").arg(node + 1)));
     }
 

@@ -143,6 +143,17 @@ protected:
                     .arg(outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)
                 say(tr("  user %1's points balance is now negative").arg(user));
+            if (!outcome.notKept.isEmpty()) {
+                for (const PlannedAction &action : outcome.notKept)
+                    say(tr("  not kept: %1 %2 of order %3")
+                            .arg(action.targetTable)
+                            .arg(action.targetId)
+                            .arg(action.orderId));
+                return fail(Refused,
+                            tr("%n duplicate(s) not kept: another cluster node's transaction "
+                               "rolled their batch back; run the compensation again",
+                               nullptr, int(outcome.notKept.size())));
+            }
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

@@ -7,6 +7,7 @@
 #include <QAtomicInteger>
 #include <QDeadlineTimer>
 #include <QHash>
+#include <QRandomGenerator>
 #include <QSet>
 #include <QSqlDriver>
 #include <QSqlField>
@@ -250,6 +251,11 @@ Error rolledBackByAnotherNode(const QString &what)
 {
     return Error(QStringLiteral("a transaction from another cluster node rolled %1 back").arg(what),
                  1213);
+}
+
+void waitBeforeRetry(int tries)
+{
+    QThread::msleep(QRandomGenerator::global()->bounded(1, 5 * tries + 2));
 }
 
 std::optional<Dsn> dsnOf(const QSqlDatabase &db)

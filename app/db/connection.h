@@ -57,6 +57,27 @@ bool isClusterNode(const QSqlDatabase &db);
 // throws: the deadlock it is (1213), so that a caller retrying deadlocks runs it again.
 Error rolledBackByAnotherNode(const QString &what);
 
+// The wait of retryingDeadlocks() after run `tries`.
+void waitBeforeRetry(int tries);
+// Runs `attempt`, and runs it again when it fails with the deadlock (1213), up to `attempts`
+// runs in all, then throws that deadlock. Only for an attempt that is one transaction of its
+// own, or one statement in autocommit: the deadlock rolled it back whole, so a run again from
+// its first statement, reading again what it decides on, is correct. Between runs it waits a
+// few random milliseconds, more after each, so that two nodes that keep meeting on one row (the
+// audit chain's head) stop meeting in step.
+template <typename Attempt> auto retryingDeadlocks(int attempts, Attempt &&attempt)
+{
+    for (int tries = 1;; ++tries) {
+        try {
+            return attempt();
+        } catch (const Error &error) {
+            if (!error.isDeadlock() || tries >= attempts)
+                throw;
+        }
+        waitBeforeRetry(tries);
+    }
+}
+
 // Runs one statement with positional binds; throws db::Error on failure. A null QString
 // binds as an empty string; bind QVariant() for SQL NULL.
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});

@@ -748,7 +748,7 @@
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+132"/>
         <source>a reason is required to flip the callback switch</source>
         <translation>切换降级开关必须填写原因</translation>
     </message>
@@ -756,7 +756,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/money/compensation.cpp" line="+278"/>
+        <location filename="../../app/domain/money/compensation.cpp" line="+329"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -1085,8 +1085,15 @@
         <source>Compensated &lt;b&gt;%1&lt;/b&gt; duplicate(s); skipped %2 (compensated by someone else meanwhile, or changed since the preview).&lt;br&gt;Batch &lt;tt&gt;%3&lt;/tt&gt;.</source>
         <translation>已补偿 &lt;b&gt;%1&lt;/b&gt; 份重复发放；跳过 %2 份（期间已被他人补偿，或预览后已有变化）。&lt;br&gt;批次 &lt;tt&gt;%3&lt;/tt&gt;。</translation>
     </message>
+    <message numerus="yes">
+        <location line="+10"/>
+        <source>%n duplicate(s) were not kept: another cluster node&apos;s transaction rolled their batch back. Run the compensation again to finish them.</source>
+        <translation>
+            <numerusform>%n 份重复发放未保留：另一集群节点的事务回滚了它们所在的批次。请再次运行补偿以完成。</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>&lt;br&gt;Request %1 is approved%2.</source>
         <translation>&lt;br&gt;申请 %1 已批准%2。</translation>
     </message>
@@ -1278,12 +1285,12 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/money/compensationrequest.cpp" line="+199"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+202"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
     <message>
-        <location line="+82"/>
+        <location line="+85"/>
         <source>request %1 is %2, not pending</source>
         <translation>申请 %1 的状态是 %2，不是待处理</translation>
     </message>
@@ -1316,7 +1323,7 @@
 <context>
     <name>payops::CompensationWorkflow</name>
     <message>
-        <location filename="../../app/domain/money/compensationworkflow.cpp" line="+49"/>
+        <location filename="../../app/domain/money/compensationworkflow.cpp" line="+51"/>
         <source>request %1 was made by this account (%2): it needs another operator to approve it</source>
         <translation>申请 %1 由本账号（%2）提交，需要另一位运维批准（双人复核）</translation>
     </message>
@@ -3891,7 +3898,7 @@
 <context>
     <name>payops::MissingPayment</name>
     <message>
-        <location filename="../../app/domain/callback/missingpayment.cpp" line="+28"/>
+        <location filename="../../app/domain/callback/missingpayment.cpp" line="+32"/>
         <source>no missing-payment draft %1</source>
         <translation>不存在漏单草稿 %1</translation>
     </message>
@@ -7094,12 +7101,12 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+27"/>
-        <location line="+105"/>
+        <location line="+116"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
     </message>
     <message>
-        <location line="-91"/>
+        <location line="-102"/>
         <source>compensated %1, skipped %2 (done by someone else or changed since planned); batch %3</source>
         <translation>已补偿 %1 项，跳过 %2 项（已由他人处理或在计划后发生变化）；批次 %3</translation>
     </message>
@@ -7109,7 +7116,19 @@ Usage: payops %2 %3</source>
         <translation>  用户 %1 的积分余额现为负数</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+3"/>
+        <source>  not kept: %1 %2 of order %3</source>
+        <translation>  未保留：订单 %3 的 %1 %2</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>%n duplicate(s) not kept: another cluster node&apos;s transaction rolled their batch back; run the compensation again</source>
+        <translation>
+            <numerusform>%n 份重复发放未保留：另一集群节点的事务回滚了它们所在的批次；请再次运行补偿</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+17"/>
         <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate %5--approve %4 --reason ... --ticket ...)</source>
         <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate %5--approve %4 --reason ... --ticket ...）</translation>
     </message>

@@ -442,10 +442,18 @@ void CompensationDialog::showResult(const CompensationResult &result)
                        .arg(o.done)
                        .arg(o.skipped)
                        .arg(o.batchId);
+    const bool finished = !o.cancelled && o.notKept.isEmpty();
+    if (!o.notKept.isEmpty())
+        text += QStringLiteral("<br>") +
+                palette::strong(palette::Role::Warning,
+                                tr("%n duplicate(s) were not kept: another cluster node's "
+                                   "transaction rolled their batch back. Run the compensation "
+                                   "again to finish them.",
+                                   nullptr, int(o.notKept.size())));
     if (m_request)
         text += tr("<br>Request %1 is approved%2.")
                     .arg(m_request->id)
-                    .arg(o.cancelled ? QString() : tr(" and executed"));
+                    .arg(finished ? tr(" and executed") : QString());
     if (!o.negativeBalanceUsers.isEmpty()) {
         QStringList users;
         for (qint64 user : o.negativeBalanceUsers)

@@ -9,6 +9,7 @@
 #include "domain/callback/callbackrequest.h"
 #include "domain/callback/callbacktrace.h"
 #include "domain/callback/paymentapplier.h"
+#include "domain/money/auditedaction.h"
 #include "domain/money/auditlog.h"
 
 #include <QJsonDocument>
@@ -263,20 +264,6 @@ Step drainUnmatched(const QSqlDatabase &db, const QString &fromState, const Drai
     return settled.step;
 }
 
-// A deadlock rolled the claim (or the drain's audit entry) back: all is as it was, and it is
-// tried again.
-template <typename Attempt> auto retryingDeadlocks(Attempt attempt)
-{
-    for (int tries = 1;; ++tries) {
-        try {
-            return attempt();
-        } catch (const db::Error &error) {
-            if (!error.isDeadlock() || tries == 3)
-                throw;
-        }
-    }
-}
-
 // Adds a callback's step to the counts.
 void tally(Step step, DrainResult &result, DrainSource source)
 {
@@ -522,10 +509,15 @@ void drainUnmatchedLoop(const QSqlDatabase &db, const DrainOptions &options, Dra
             if (!mayGoOn(options, result))
                 return;
             after = candidate.id;
-            const Step step = candidate.orderExists ? retryingDeadlocks([&] {
-                return drainUnmatched(db, fromState, options, candidate.id, candidate.payNo);
-            })
-                                                    : Step::Unmatched;
+            // A deadlock rolled the claim back: all is as it was, and it is tried again.
+            const Step step = candidate.orderExists
+                                  ? db::retryingDeadlocks(3,
+                                                          [&] {
+                                                              return drainUnmatched(
+                                                                  db, fromState, options,
+                                                                  candidate.id, candidate.payNo);
+                                                          })
+                                  : Step::Unmatched;
             if (!count(step, result, options, started))
                 return;
         }
@@ -552,9 +544,7 @@ void auditDrain(const QSqlDatabase &db, const DrainOptions &options, const Drain
         after.insert(QStringLiteral("connections"), options.connections);
         after.insert(QStringLiteral("batch"), options.batch);
     }
-    // On a Galera cluster two drains ending at once on two nodes append to the one chain, and
-    // certification aborts the second (1213).
-    retryingDeadlocks([&] {
+    runAudited([&] {
         appendAudit(
             db,
             unmatched ? QStringLiteral("backlog.drain_unmatched") : QStringLiteral("backlog.drain"),

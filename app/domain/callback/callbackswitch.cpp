@@ -3,6 +3,7 @@
 #include "callbackhandler.h"
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/money/auditedaction.h"
 #include "domain/money/auditlog.h"
 #include "instanceliveness.h"
 
@@ -129,10 +130,12 @@ QString flipSwitchStatement()
     return kFlipSwitch;
 }
 
-FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &reason)
+namespace {
+
+// One run of a flip: it reads the switch under its row lock each time, so that a run again
+// after another node's flip to the same mode changes nothing.
+FlipResult flipSwitchOnce(const QSqlDatabase &db, CallbackMode mode, const QString &reason)
 {
-    if (reason.trimmed().isEmpty())
-        throw db::Error(CallbackSwitch::tr("a reason is required to flip the callback switch"));
     db::Transaction transaction(db);
     QSqlQuery current = db::exec(db, kSelectSwitch + QStringLiteral(" FOR UPDATE"));
     FlipResult result;
@@ -150,6 +153,15 @@ FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &
                 reason.trimmed(), QString(), toJson(result.before), toJson(result.after));
     transaction.commit();
     return result;
+}
+
+} // namespace
+
+FlipResult flipSwitch(const QSqlDatabase &db, CallbackMode mode, const QString &reason)
+{
+    if (reason.trimmed().isEmpty())
+        throw db::Error(CallbackSwitch::tr("a reason is required to flip the callback switch"));
+    return runAudited([&] { return flipSwitchOnce(db, mode, reason); });
 }
 
 QList<InstanceAck> waitForAcknowledgement(const QSqlDatabase &db, qint64 version, int timeoutMs,

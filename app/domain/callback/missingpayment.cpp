@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/money/auditedaction.h"
 
 #include <QCoreApplication>
 #include <QSqlQuery>
@@ -15,15 +16,18 @@ struct MissingPayment
     Q_DECLARE_TR_FUNCTIONS(payops::MissingPayment)
 };
 
+// The draft's triggers write its audit entry (migration 0013): each statement here is an
+// audited action.
 void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const QString &reason)
 {
     // The trigger refuses what is not DRAFT; a draft that does not exist changes no row.
     // decided_account: the account the server authenticated, as this statement sees it.
-    QSqlQuery update =
-        db::exec(db,
-                 QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ?, "
-                                "decided_account = CURRENT_USER() WHERE id = ?"),
-                 {status, reason, draftId});
+    QSqlQuery update = runAudited([&] {
+        return db::exec(db,
+                        QStringLiteral("UPDATE missing_payment_draft SET status = ?, reason = ?, "
+                                       "decided_account = CURRENT_USER() WHERE id = ?"),
+                        {status, reason, draftId});
+    });
     if (update.numRowsAffected() != 1)
         throw db::Error(MissingPayment::tr("no missing-payment draft %1").arg(draftId));
 }
@@ -33,11 +37,13 @@ void decide(const QSqlDatabase &db, qint64 draftId, const QString &status, const
 qint64 draftMissingPayment(const QSqlDatabase &db, qint64 statementId, qint64 lineNo,
                            qint64 orderId, const QString &reason)
 {
-    QSqlQuery insert = db::exec(db,
-                                QStringLiteral("INSERT INTO missing_payment_draft (statement_id, "
-                                               "line_no, order_id, reason, drafted_account) "
-                                               "VALUES (?, ?, ?, ?, CURRENT_USER())"),
-                                {statementId, lineNo, orderId, reason});
+    QSqlQuery insert = runAudited([&] {
+        return db::exec(db,
+                        QStringLiteral("INSERT INTO missing_payment_draft (statement_id, "
+                                       "line_no, order_id, reason, drafted_account) "
+                                       "VALUES (?, ?, ?, ?, CURRENT_USER())"),
+                        {statementId, lineNo, orderId, reason});
+    });
     return insert.lastInsertId().toLongLong();
 }
 

@@ -5,6 +5,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/namedlock.h"
+#include "domain/money/auditedaction.h"
 #include "domain/money/auditlog.h"
 #include "gatewayforward.h"
 
@@ -169,9 +170,11 @@ void auditDrain(const QSqlDatabase &db, const UpstreamDrainOptions &options,
         {QStringLiteral("upstream"), upstreamWithoutCredentials(options.upstream.url)},
         {QStringLiteral("worker"), options.worker},
         {QStringLiteral("stopped"), stop}};
-    appendAudit(db, QStringLiteral("backlog.drain_upstream"), QStringLiteral("pay_callback_log"),
-                QString(), QString(), QString(),
-                QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+    runAudited([&] {
+        appendAudit(db, QStringLiteral("backlog.drain_upstream"),
+                    QStringLiteral("pay_callback_log"), QString(), QString(), QString(),
+                    QString::fromUtf8(QJsonDocument(after).toJson(QJsonDocument::Compact)));
+    });
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/money/auditedaction.h"
 #include "domain/money/auditlog.h"
 #include "domain/money/compensationrequest.h"
 
@@ -406,11 +407,15 @@ executeMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
                 return outcome;
             }
             const QList<MappedCopy> batch = copies.mid(start, batchSize);
-            db::Transaction transaction(db);
-            const QList<MappedCopy> done =
-                applyBatch(db, mapping, *se, batch, plan, outcome.batchId,
-                           reason.trimmed().left(255), ticket.trimmed().left(64));
-            transaction.commit();
+            // Each run locks and checks its copies again (runAudited).
+            const QList<MappedCopy> done = runAudited([&] {
+                db::Transaction transaction(db);
+                const QList<MappedCopy> applied =
+                    applyBatch(db, mapping, *se, batch, plan, outcome.batchId,
+                               reason.trimmed().left(255), ticket.trimmed().left(64));
+                transaction.commit();
+                return applied;
+            });
             outcome.done << done;
             outcome.skipped += int(batch.size() - done.size());
             handled += int(batch.size());

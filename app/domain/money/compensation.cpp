@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/money/auditedaction.h"
 
 #include <QCoreApplication>
 #include <QHash>
@@ -244,6 +245,56 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
     return negative;
 }
 
+struct BatchResult
+{
+    QList<PlannedAction> live; // the actions the batch took, in plan order
+    QList<qint64> negative;    // users whose balance went below zero
+};
+
+// One batch, its transaction run again after a deadlock (runAudited): each run locks and checks
+// its rows again, so that copies another node compensated meanwhile are skipped.
+BatchResult runBatch(const QSqlDatabase &db, const QList<PlannedAction> &batch,
+                     const QString &batchId, qint64 requestId, const QString &reason,
+                     const QString &ticket)
+{
+    return runAudited([&] {
+        BatchResult result;
+        db::Transaction transaction(db);
+        result.live = lockStillLive(db, batch);
+        if (!result.live.isEmpty())
+            result.negative = applyBatch(db, result.live, batchId, requestId, reason, ticket);
+        transaction.commit();
+        return result;
+    });
+}
+
+// On a Galera node, the actions whose compensation row the commit kept. A conflict from another
+// node after requireCompensationRows() can roll the batch back with no error to any statement,
+// and the COMMIT then succeeds with nothing in it (decision 0065): read back, as a record-only
+// batch reads its callbacks back, so that only what stayed is counted as done.
+QList<PlannedAction> keptByCommit(const QSqlDatabase &db, const QList<PlannedAction> &live,
+                                  const QString &batchId)
+{
+    if (live.isEmpty() || !db::isClusterNode(db))
+        return live;
+    QList<qint64> ids;
+    for (const PlannedAction &action : live)
+        ids << action.targetId;
+    QSet<QPair<QString, qint64>> there;
+    QSqlQuery rows = db::exec(db,
+                              QStringLiteral("SELECT target_table, target_id FROM compensation "
+                                             "WHERE batch_id = ? AND target_id IN (%1)")
+                                  .arg(idList(ids)),
+                              {batchId});
+    while (rows.next())
+        there.insert({rows.value(0).toString(), rows.value(1).toLongLong()});
+    QList<PlannedAction> kept;
+    for (const PlannedAction &action : live)
+        if (there.contains({action.targetTable, action.targetId}))
+            kept << action;
+    return kept;
+}
+
 } // namespace
 
 QStringList compensationStatements()
@@ -397,16 +448,16 @@ CompensationOutcome executeCompensation(const QSqlDatabase &db, const Compensati
             break;
         }
         const int end = std::min(total, start + settings.batchSize);
-        db::Transaction transaction(db);
-        const QList<PlannedAction> live = lockStillLive(db, plan.actions.mid(start, end - start));
-        const QList<qint64> negative =
-            live.isEmpty() ? QList<qint64>()
-                           : applyBatch(db, live, outcome.batchId, plan.requestId,
-                                        reason.trimmed().left(255), ticket.trimmed().left(64));
-        transaction.commit();
-        outcome.done += int(live.size());
-        outcome.skipped += (end - start) - int(live.size());
-        for (qint64 user : negative) {
+        const BatchResult batch =
+            runBatch(db, plan.actions.mid(start, end - start), outcome.batchId, plan.requestId,
+                     reason.trimmed().left(255), ticket.trimmed().left(64));
+        const QList<PlannedAction> kept = keptByCommit(db, batch.live, outcome.batchId);
+        for (const PlannedAction &action : batch.live)
+            if (!kept.contains(action))
+                outcome.notKept << action;
+        outcome.done += int(kept.size());
+        outcome.skipped += (end - start) - int(batch.live.size());
+        for (qint64 user : batch.negative) {
             if (!outcome.negativeBalanceUsers.contains(user))
                 outcome.negativeBalanceUsers << user;
         }

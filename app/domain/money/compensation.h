@@ -62,6 +62,7 @@ struct PlannedAction
     qint64 userId = 0;
     qint64 amountFen = 0; // coupon face value, or the points' cash value
     qint64 points = 0;
+    bool operator==(const PlannedAction &) const = default;
 };
 
 struct CompensationPlan
@@ -94,6 +95,10 @@ struct CompensationOutcome
     QString batchId;
     int done = 0;
     int skipped = 0; // compensated by someone else meanwhile, or changed since the plan
+    // On a Galera node, actions of a batch whose COMMIT succeeded with nothing kept: another
+    // node's conflict rolled the batch back with no error. Not counted as done; the copies are
+    // still open, and a run again picks them up.
+    QList<PlannedAction> notKept;
     QList<qint64> negativeBalanceUsers;
     bool cancelled = false;
 };

@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dberror.h"
+#include "domain/money/auditedaction.h"
 #include "domain/money/auditlog.h"
 
 #include <QCoreApplication>
@@ -117,25 +118,28 @@ QString statusJson(const QString &status)
                                  .toJson(QJsonDocument::Compact));
 }
 
-// A decision and its audit entry commit together or not at all.
+// A decision and its audit entry commit together or not at all. Conditional on `from`: a run
+// again after another node decided the request meanwhile finds it decided.
 bool decide(const QSqlDatabase &db, qint64 id, const QString &from, const QString &to,
             const QString &action, const CompensationRequest &request)
 {
-    db::Transaction transaction(db);
-    // decided_account is the account the server authenticated, as this statement sees it
-    // (the trigger of migration 0014 checks it against the connection's user name).
-    const QSqlQuery update =
-        db::exec(db,
-                 QStringLiteral(
-                     "UPDATE compensation_request SET status = ?, decided_account = CURRENT_USER() "
-                     "WHERE id = ? AND status = ?"),
-                 {to, id, from});
-    if (update.numRowsAffected() != 1)
-        return false;
-    appendAudit(db, action, target(id), request.reason, request.ticket, statusJson(from),
-                statusJson(to));
-    transaction.commit();
-    return true;
+    return runAudited([&] {
+        db::Transaction transaction(db);
+        // decided_account is the account the server authenticated, as this statement sees it
+        // (the trigger of migration 0014 checks it against the connection's user name).
+        const QSqlQuery update = db::exec(
+            db,
+            QStringLiteral(
+                "UPDATE compensation_request SET status = ?, decided_account = CURRENT_USER() "
+                "WHERE id = ? AND status = ?"),
+            {to, id, from});
+        if (update.numRowsAffected() != 1)
+            return false;
+        appendAudit(db, action, target(id), request.reason, request.ticket, statusJson(from),
+                    statusJson(to));
+        transaction.commit();
+        return true;
+    });
 }
 
 } // namespace
@@ -205,25 +209,28 @@ qint64 fileRequest(const QSqlDatabase &db, const CompensationScope &scope,
                 {QStringLiteral("sha256"), mapped->sha256},
                 {QStringLiteral("side_effects"), QJsonArray::fromStringList(mapped->sideEffects)},
                 {QStringLiteral("fen_per_100_points"), mapped->fenPerHundredPoints}});
-    db::Transaction transaction(db);
-    const QSqlQuery insert = db::exec(
-        db,
-        QStringLiteral("INSERT INTO compensation_request (scope, mapping_sha256, coupons, "
-                       "write_offs, points_rows, amount_fen, reason, ticket, "
-                       "requested_account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
-        {QString::fromUtf8(QJsonDocument(scopeJson).toJson(QJsonDocument::Compact)),
-         mapped ? QVariant(mapped->sha256) : QVariant(), coupons, writeOffs, pointsRows, amountFen,
-         reason.trimmed().left(255), ticket.trimmed().left(64)});
-    const qint64 id = insert.lastInsertId().toLongLong();
-    appendAudit(db, QStringLiteral("compensation.request"), target(id), reason.trimmed(),
-                ticket.trimmed(), {},
-                QString::fromUtf8(
-                    QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("PENDING")},
-                                              {QStringLiteral("amount_fen"), amountFen},
-                                              {QStringLiteral("scope"), scopeJson}})
-                        .toJson(QJsonDocument::Compact)));
-    transaction.commit();
-    return id;
+    return runAudited([&] {
+        db::Transaction transaction(db);
+        const QSqlQuery insert = db::exec(
+            db,
+            QStringLiteral("INSERT INTO compensation_request (scope, mapping_sha256, coupons, "
+                           "write_offs, points_rows, amount_fen, reason, ticket, "
+                           "requested_account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
+            {QString::fromUtf8(QJsonDocument(scopeJson).toJson(QJsonDocument::Compact)),
+             mapped ? QVariant(mapped->sha256) : QVariant(), coupons, writeOffs, pointsRows,
+             amountFen, reason.trimmed().left(255), ticket.trimmed().left(64)});
+        const qint64 id = insert.lastInsertId().toLongLong();
+        appendAudit(
+            db, QStringLiteral("compensation.request"), target(id), reason.trimmed(),
+            ticket.trimmed(), {},
+            QString::fromUtf8(
+                QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("PENDING")},
+                                          {QStringLiteral("amount_fen"), amountFen},
+                                          {QStringLiteral("scope"), scopeJson}})
+                    .toJson(QJsonDocument::Compact)));
+        transaction.commit();
+        return id;
+    });
 }
 
 } // namespace

@@ -30,7 +30,9 @@ CompensationResult approveAndRun(const QSqlDatabase &db, const CompensationJob &
         job.starting(result.plan, &approval.request);
     result.run = executeCompensation(db, result.plan, job.reason, job.ticket, job.settings,
                                      job.stop, job.progress);
-    if (!result.run.cancelled)
+    // Copies a batch did not keep are still open: the request stays APPROVED, so that approving
+    // it again runs them.
+    if (!result.run.cancelled && result.run.notKept.isEmpty())
         markRequestExecuted(db, job.approveRequestId);
     return result;
 }
