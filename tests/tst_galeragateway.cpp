@@ -42,12 +42,18 @@ Storm storm(const testkit::GaleraCluster &cluster, const QString &database, int 
     }
     test::prepareCallbackDatabase(cluster.dsn(0, database), QStringLiteral("current"), payNos,
                                   kFirstOrder);
+    // Each gateway as an account holding only the endpoint's role, made on node 1 and
+    // replicated to the others with the grant tables.
+    const Dsn endpoint =
+        testkit::roleAccount(cluster.dsn(0, database), QStringLiteral("gw_") + database,
+                             QStringLiteral("payops_endpoint"));
     std::vector<std::unique_ptr<test::CallbackdProcess>> gateways;
     test::Endpoints endpoints(cluster.size());
     for (int node = 0; node < cluster.size(); ++node) {
         cluster.waitSynced(node);
         gateways.push_back(std::make_unique<test::CallbackdProcess>(
-            cluster.dsn(node, database), QString(), QStringLiteral("gw%1").arg(node + 1),
+            testkit::asAccount(cluster.dsn(node, database), endpoint), QString(),
+            QStringLiteral("gw%1").arg(node + 1),
             QStringList{QStringLiteral("--upstream"), upstream.url()}));
         endpoints.set(node, gateways.back()->port(), gateways.back()->instance());
     }

@@ -743,7 +743,7 @@
 <context>
     <name>payops::CallbackSwitch</name>
     <message>
-        <location filename="../../app/domain/callback/callbackswitch.cpp" line="+30"/>
+        <location filename="../../app/domain/callback/callbackswitch.cpp" line="+31"/>
         <source>callback_switch has no row; run payops migrate</source>
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
@@ -1285,7 +1285,7 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/money/compensationrequest.cpp" line="+202"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+203"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
@@ -8619,7 +8619,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::db::Connection</name>
     <message>
-        <location filename="../../app/db/connection.cpp" line="+80"/>
+        <location filename="../../app/db/connection.cpp" line="+81"/>
         <source>access denied for user &apos;%1&apos; at %2 (wrong user or password)</source>
         <translation>用户“%1”在 %2 被拒绝访问（用户名或密码错误）</translation>
     </message>
@@ -9016,7 +9016,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedCompensation</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+121"/>
+        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+122"/>
         <source>this account may not read %1, which compensating %2 needs: the team&apos;s DBA grants it with GRANT SELECT ON %1 TO the account</source>
         <translation>此账号不能读取 %1，而补偿 %2 需要它：请团队的 DBA 执行 GRANT SELECT ON %1 TO 该账号</translation>
     </message>
