@@ -6,8 +6,10 @@
 #include "db/connection.h"
 #include "dialogs/compensationdialog.h"
 #include "dialogs/connectiondialog.h"
+#include "dialogs/reportdialog.h"
 #include "mainwindow.h"
 #include "models/duplicatemodel.h"
+#include "pages/auditpage.h"
 #include "pages/duplicatespage.h"
 #include "playbook/playbookdock.h"
 #include "scratchdatabase.h"
@@ -15,6 +17,7 @@
 #include "topology.h"
 #include "widgets/tile.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -23,8 +26,10 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTimer>
 
 using namespace payops;
 
@@ -49,6 +54,23 @@ void duplicateMore(const QSqlDatabase &db, const QList<qint64> &orders)
                                     "coupon_template_id, status, face_value_fen) "
                                     "VALUES (1, ?, 1, 'ISSUED', 1000)"),
                      {order});
+}
+
+// The account that may only read: SELECT on the test's databases, made on the primary and
+// replicated (anAccountThatMayOnlyReadUsesTheReadPages).
+Dsn asReader(Dsn dsn)
+{
+    dsn.user = QStringLiteral("reader");
+    dsn.password = QStringLiteral("r3ad-only");
+    return dsn;
+}
+
+// An account holding only payops_operator, made in initTestCase.
+Dsn asOperator(Dsn dsn)
+{
+    dsn.user = QStringLiteral("opsonly");
+    dsn.password = QStringLiteral("0ps-only");
+    return dsn;
 }
 
 QJsonObject inspectJson(const QStringList &arguments)
@@ -111,9 +133,18 @@ private Q_SLOTS:
     void consoleShowsTheLagAndCallsTheTilesStale();
     void compensationPreviewedOnTheReplicaIsPlannedAgainOnThePrimary();
     void anAccountThatMayOnlyReadUsesTheReadPages();
+    void aPageShowsAnActionOnceTheReplicaHasApplied();
+    void compensateDryRunPlansOnTheReplica();
     void theConnectionDialogKeepsAndTriesTheReplica();
 
 private:
+    void reportAndAuditReadTheReplica(MainWindow &window);
+    // A statement of the replica's own, as its administrator: STOP or START SLAVE ...
+    void onReplica(const QString &statement) const
+    {
+        db::Connection server(m_pair->replicaDsn({}), QStringLiteral("replication"));
+        db::execDirect(server.database(), statement);
+    }
     Dsn primary() const { return m_pair->primaryDsn(kDatabase); }
     Dsn replica() const { return m_pair->replicaDsn(kDatabase); }
 
@@ -132,6 +163,10 @@ void TstReplicaRead::initTestCase()
     test::prepareCallbackDatabase(primary(), QStringLiteral("legacy"), 10);
     db::Connection connection(primary(), QStringLiteral("incident"));
     test::insertDuplicateIncident(connection.database(), 6);
+    for (const char *statement : {"CREATE USER opsonly@localhost IDENTIFIED BY '0ps-only'",
+                                  "GRANT payops_operator TO opsonly@localhost",
+                                  "SET DEFAULT ROLE payops_operator FOR opsonly@localhost"})
+        db::execDirect(connection.database(), QString::fromLatin1(statement));
     // The duplicate watch is refreshed where it may be written: on the primary.
     QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), primary().toString()})
                  .exitCode,
@@ -270,11 +305,6 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
                        QStringLiteral("GRANT SELECT ON shop.* TO reader@localhost"));
     }
     m_pair->waitForReplica();
-    const auto asReader = [](Dsn dsn) {
-        dsn.user = QStringLiteral("reader");
-        dsn.password = QStringLiteral("r3ad-only");
-        return dsn;
-    };
     const Dsn readerOnReplica = asReader(replica());
 
     // The command line reads with it alone, what the primary counts.
@@ -313,6 +343,8 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
         auto window = windowOn(primaryAccount, readerOnReplica, primaryAnswers);
         if (primaryAnswers) // the second window reads the same replica
             everyPageReads(*window);
+        else
+            reportAndAuditReadTheReplica(*window);
         if (QTest::currentTestFailed())
             return;
         auto *duplicates = static_cast<DuplicatesPage *>(window->page(Page::DuplicatesId));
@@ -362,6 +394,120 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
     QTRY_VERIFY2_WITH_TIMEOUT(
         labelText(window->page(Page::OverviewId), "headline").startsWith(currentLevel),
         qPrintable(labelText(window->page(Page::OverviewId), "details")), 15000);
+}
+
+// With a primary that does not answer: the incident report and the audit page's check and
+// export read the replica.
+void TstReplicaRead::reportAndAuditReadTheReplica(MainWindow &window)
+{
+    window.findChild<QAction *>(QStringLiteral("actionIncidentReport"))->trigger();
+    auto *dialog = window.findChild<ReportDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("reportReadSource")));
+    const QString pdf = m_directory->filePath(QStringLiteral("console-report.pdf"));
+    dialog->findChild<QLineEdit *>(QStringLiteral("reportPath"))->setText(pdf);
+    dialog->findChild<QPushButton *>(QStringLiteral("writeReport"))->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(labelText(dialog, "reportResult").startsWith(QStringLiteral("Written")),
+                              qPrintable(labelText(dialog, "reportResult")), 20000);
+    QVERIFY(QFileInfo(pdf).size() > 0);
+    test::screenshot(dialog, QStringLiteral("replica-incident-report"));
+    dialog->close();
+
+    window.showPage(Page::AuditId);
+    auto *audit = static_cast<AuditPage *>(window.page(Page::AuditId));
+    audit->verify();
+    QTRY_VERIFY2_WITH_TIMEOUT(labelText(audit, "auditResult").contains(QStringLiteral("intact")),
+                              qPrintable(labelText(audit, "auditResult")), 20000);
+    const QString csv = m_directory->filePath(QStringLiteral("audit.csv"));
+    audit->exportCsv(csv);
+    QTRY_VERIFY2_WITH_TIMEOUT(labelText(audit, "auditResult").startsWith(QStringLiteral("Exported")),
+                              qPrintable(labelText(audit, "auditResult")), 20000);
+    QVERIFY(QFileInfo(csv).size() > 0);
+}
+
+void TstReplicaRead::aPageShowsAnActionOnceTheReplicaHasApplied()
+{
+    // The operator acts on the primary; the pages read as the account that may only SELECT,
+    // which MASTER_GTID_WAIT needs no more than.
+    auto window = windowOn(asOperator(primary()), asReader(replica()));
+    Page *overview = window->page(Page::OverviewId);
+    const auto mode = [overview] { return labelText(overview, "tileModeValue"); };
+    QTRY_COMPARE_WITH_TIMEOUT(mode(), QStringLiteral("NORMAL"), 15000);
+
+    // The replica receives the flip and does not apply it: after its wait the page shows
+    // the replica's switch, and says so.
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    test::confirmFlip(test::openSwitchDialog(*window), QStringLiteral("INC-7 read your own flip"));
+    if (QTest::currentTestFailed())
+        return;
+    QLabel *note = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (note = overview->findChild<QLabel *>(QStringLiteral("catchUpNote"))) && note->isVisible(),
+        15000);
+    QVERIFY2(note->text().contains(QStringLiteral("has not caught up with your last action")),
+             qPrintable(note->text()));
+    QCOMPARE(mode(), QStringLiteral("NORMAL"));
+    test::screenshot(window.get(), QStringLiteral("replica-behind-an-action"));
+    // Once it applies what it received, the page reads again by itself.
+    onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
+    QTRY_COMPARE_WITH_TIMEOUT(mode(), QStringLiteral("RECORD_ONLY"), 15000);
+    QTRY_VERIFY(!note->isVisible());
+
+    // Applied within the wait: the page reads once the replica has the flip back, and has
+    // nothing to say.
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    test::confirmFlip(test::openSwitchDialog(*window), QStringLiteral("INC-7 read your own flip"));
+    if (QTest::currentTestFailed())
+        return;
+    onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
+    bool noted = false;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            noted = noted || note->isVisible();
+            return mode() == QLatin1String("NORMAL");
+        },
+        15000));
+    QVERIFY(!noted);
+}
+
+void TstReplicaRead::compensateDryRunPlansOnTheReplica()
+{
+    // The incident goes on on the primary while the replica applies nothing.
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    {
+        db::Connection connection(primary(), QStringLiteral("more"));
+        duplicateMore(connection.database(), {1009});
+    }
+    const auto plan = [](const QStringList &where) {
+        const test::CliRun run = test::runCli(
+            QStringList{QStringLiteral("compensate"), QStringLiteral("--dry-run")} + where);
+        if (run.exitCode != 0)
+            qWarning("payops compensate exited %d: %s", run.exitCode, qPrintable(run.err));
+        return run.out;
+    };
+    // As the operator who compensates: the four-eyes figures of a plan need its grants.
+    const QString replicaPlan =
+        plan({QStringLiteral("--read-db"), asOperator(replica()).toString(true)});
+    const QString primaryPlan = plan({QStringLiteral("--db"), primary().toString()});
+    QVERIFY2(replicaPlan.contains(QStringLiteral("plans again on the primary")),
+             qPrintable(replicaPlan));
+    // The primary's alone: two coupons on an order that had none, one of them a copy.
+    const auto frozen = [](const QString &out) {
+        const QRegularExpressionMatch match =
+            QRegularExpression(QStringLiteral("(\\d+) coupon\\(s\\) to freeze")).match(out);
+        return match.hasMatch() ? match.captured(1).toInt() : -1;
+    };
+    QVERIFY2(frozen(replicaPlan) >= 0 && frozen(primaryPlan) == frozen(replicaPlan) + 1,
+             qPrintable(replicaPlan + QLatin1Char('|') + primaryPlan));
+    // A run is planned where it acts: --read-db is refused without --dry-run.
+    const test::CliRun run = test::runCli(
+        {QStringLiteral("compensate"), QStringLiteral("--read-db"), replica().toString(),
+         QStringLiteral("--reason"), QStringLiteral("r"), QStringLiteral("--ticket"),
+         QStringLiteral("t")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("--dry-run")), qPrintable(run.err));
+    onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
+    m_pair->waitForReplica();
 }
 
 void TstReplicaRead::theConnectionDialogKeepsAndTriesTheReplica()

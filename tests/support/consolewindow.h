@@ -57,6 +57,22 @@ inline SwitchDialog *openSwitchDialog(MainWindow &window)
     return control->dialog();
 }
 
+// Gives a switch dialog the reason, confirms the flip as an operator does, waits until it is
+// done (every live instance acknowledged or named as late) and closes the dialog.
+inline void confirmFlip(SwitchDialog *dialog, const QString &reason)
+{
+    QVERIFY(dialog);
+    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")), reason);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("continueButton")),
+                      Qt::LeftButton);
+    auto *confirm = dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"));
+    QTRY_VERIFY_WITH_TIMEOUT(confirm->isEnabled(), 10000);
+    QTest::mouseClick(confirm, Qt::LeftButton);
+    auto *close = dialog->findChild<QPushButton *>(QStringLiteral("closeButton"));
+    QTRY_VERIFY_WITH_TIMEOUT(close->isEnabled(), 15000);
+    QTest::mouseClick(close, Qt::LeftButton);
+}
+
 // The compensation page's dialog for every open duplicate, with its dry-run preview read;
 // nullptr if it did not open or read nothing.
 inline CompensationDialog *openCompensationPreview(MainWindow &window)

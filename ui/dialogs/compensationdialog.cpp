@@ -46,8 +46,7 @@ QLabel *figure(const QString &objectName, QWidget *parent)
 
 std::unique_ptr<console::Worker> readWorker(const console::Target &target)
 {
-    return target.readDsn ? std::make_unique<console::Worker>(target.readDsn->asReadOnly())
-                          : nullptr;
+    return target.readDsn ? std::make_unique<console::Worker>(target.readingDsn()) : nullptr;
 }
 
 } // namespace

@@ -208,7 +208,7 @@ MappedCompensationDialog *CompensationPage::approveSelectedMapped()
         return nullptr;
     auto *dialog = new MappedCompensationDialog(primaryDsn(), *mapping(), *request, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -220,7 +220,7 @@ CompensationDialog *CompensationPage::approveSelected()
         return nullptr;
     auto *dialog = new CompensationDialog(target(), *request, pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &CompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -231,7 +231,7 @@ CompensationDialog *CompensationPage::compensateEverything()
                                           console::knownScopeJob(CompensationScope::all()),
                                           pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &CompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -242,7 +242,7 @@ MappedCompensationDialog *CompensationPage::compensateEverythingMapped()
         primaryDsn(), *mapping(), tr("every order with an open duplicate"),
         mapping::MappedScope::all(), pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -259,7 +259,7 @@ void CompensationPage::rejectSelected()
             m_status->setText(
                 rejected ? tr("Request %1 rejected.").arg(id)
                          : tr("Request %1 was decided by someone else meanwhile.").arg(id));
-            refresh();
+            rereadAfterAction();
         },
         [this](const db::Error &error) { m_status->setText(db::userMessage(error)); });
 }

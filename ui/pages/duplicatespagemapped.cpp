@@ -287,7 +287,7 @@ MappedCompensationDialog *DuplicatesPage::compensateMapped(bool selectedOnly)
     auto *dialog = new MappedCompensationDialog(primaryDsn(), *mapping(), text, scope,
                                                 m_pointsPerYuan, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &MappedCompensationDialog::changed, this, &DuplicatesPage::refresh);
+    connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
