@@ -490,12 +490,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+420"/>
+        <location line="+423"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-412"/>
+        <location line="-415"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint: the recorded ones in batches over several connections, the unmatched ones one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑：积压回调分批、通过多个连接处理，未匹配回调每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -648,7 +648,7 @@
         <translation>正在处理… %1 / %2（每秒 %3 条）</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+52"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
@@ -807,7 +807,7 @@
 <context>
     <name>payops::CompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+57"/>
+        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+56"/>
         <location line="+1"/>
         <source>Compensate duplicates</source>
         <translation>补偿重复发放</translation>
@@ -1911,7 +1911,7 @@
 <context>
     <name>payops::DuplicateWatch</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+269"/>
+        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+267"/>
         <source>another session was refreshing the duplicate watch; these are its last figures</source>
         <translation>另一个会话正在刷新重复监控，以下是它上次的数据</translation>
     </message>
@@ -3408,7 +3408,7 @@
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+36"/>
         <source>%1 · tables of %2</source>
         <translation>%1 · 表由 %2 描述</translation>
     </message>
@@ -3473,7 +3473,7 @@
         <translation>请先连接数据库：报告数据从数据库读取。</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>Connection to the database lost: %1. Retrying in %2 s — everything on screen is kept.</source>
         <translation>与数据库的连接已断开：%1。%2 秒后重试——屏幕上的内容全部保留。</translation>
     </message>
@@ -4112,6 +4112,29 @@
     </message>
 </context>
 <context>
+    <name>payops::Page</name>
+    <message>
+        <location filename="../../ui/pages/page.cpp" line="+73"/>
+        <source>%1 (waited %2 s): this page shows what the replica had before it, and reads again by itself once the replica has applied it.</source>
+        <translation>%1（已等待 %2 秒）：本页显示的是从库在该操作之前的数据，从库应用该操作后本页会自动重新读取。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The replica has not caught up with your last action yet</source>
+        <translation>从库尚未跟上您刚才的操作</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1: this page may not show your last action yet.</source>
+        <translation>%1：本页可能还未显示您刚才的操作。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Could not ask the replica whether it has applied your last action (%1)</source>
+        <translation>无法向从库确认是否已应用您刚才的操作（%1）</translation>
+    </message>
+</context>
+<context>
     <name>payops::PaymentApplier</name>
     <message>
         <location filename="../../app/domain/callback/paymentapplier.cpp" line="+100"/>
@@ -4202,12 +4225,12 @@
     <message>
         <location line="+4"/>
         <location line="+126"/>
-        <location line="+200"/>
+        <location line="+199"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-325"/>
+        <location line="-324"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -4268,12 +4291,12 @@
     </message>
     <message>
         <location line="+33"/>
-        <location line="+276"/>
+        <location line="+275"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-264"/>
+        <location line="-263"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -4284,12 +4307,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+189"/>
+        <location line="+188"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-186"/>
+        <location line="-185"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -4314,7 +4337,7 @@
         <translation>回调风暴：%1</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+26"/>
         <source>Checking %1 …</source>
         <translation>正在检查 %1…</translation>
     </message>
@@ -5132,7 +5155,7 @@
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+362"/>
+        <location line="+363"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
@@ -5221,7 +5244,7 @@
 <context>
     <name>payops::ReplicaSide</name>
     <message>
-        <location filename="../../app/domain/inspection/readsource.cpp" line="+34"/>
+        <location filename="../../app/domain/inspection/readsource.cpp" line="+50"/>
         <source>the server is not a replica</source>
         <translation>该服务器不是从库</translation>
     </message>
@@ -5249,7 +5272,12 @@
         <translation>一个时间窗口的 PDF：重复何时开始，开关的每次切换及操作人，补偿了什么、由谁补偿，以元计的合计，对账结果，图表，以及审计链的链头哈希。与 &lt;tt&gt;payops report&lt;/tt&gt; 生成的文件相同。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+7"/>
+        <source>Read from %1, as far as it has caught up with its primary (the status bar says how far behind it is).</source>
+        <translation>从 %1 读取，内容以其跟上主库的程度为准（状态栏显示其落后多少）。</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source>From (UTC, included)</source>
         <translation>开始（UTC，含）</translation>
     </message>
@@ -7018,7 +7046,7 @@ Usage: payops %2 %3</source>
         <translation>补偿重复发放的副作用：冻结、核销或冲回，全程记入审计日志。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>Show what would be done and change nothing.</source>
         <translation>只显示将要执行的操作，不做任何改动。</translation>
     </message>
@@ -7083,7 +7111,17 @@ Usage: payops %2 %3</source>
         <translation>--used-coupons 只用于 payops 自己的表；使用 --mapping 时，已使用的副本留给财务处理</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+5"/>
+        <source>--read-db goes with --dry-run: a compensation plans on --db, where it runs</source>
+        <translation>--read-db 只能与 --dry-run 一起使用：补偿在 --db 上规划，也在那里执行</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Planning on the read database %1, which may lag its primary: a real run plans again on the primary (--db) and carries out that plan.</source>
+        <translation>在读库 %1 上规划，它可能落后于主库：真正执行时会在主库（--db）上重新规划，并按该规划执行。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <location line="+105"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
@@ -9000,7 +9038,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedWatch</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+236"/>
+        <location filename="../../app/domain/mapping/mappedwatch.cpp" line="+235"/>
         <source>as the primary last refreshed them (read from a replica)</source>
         <translation>主库上次刷新时的数字（从副本读取）</translation>
     </message>
