@@ -807,7 +807,7 @@
 <context>
     <name>payops::CompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+56"/>
+        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+52"/>
         <location line="+1"/>
         <source>Compensate duplicates</source>
         <translation>补偿重复发放</translation>
@@ -886,7 +886,7 @@
     <message>
         <location line="-131"/>
         <location line="+17"/>
-        <location line="+262"/>
+        <location line="+225"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
@@ -896,7 +896,7 @@
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-220"/>
+        <location line="-183"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -911,7 +911,7 @@
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+33"/>
         <source>Used duplicate coupons to write off</source>
         <translation>待核销的已使用重复优惠券</translation>
     </message>
@@ -1021,7 +1021,7 @@
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="-207"/>
+        <location line="-170"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -1031,32 +1031,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+44"/>
-        <source>Read from the replica; planning again on the primary …</source>
-        <translation>已从从库读取；正在主库上重新规划…</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>The preview failed on the replica: %1</source>
-        <translation>在从库上预览失败：%1</translation>
-    </message>
-    <message>
-        <location line="+19"/>
-        <source>Planned again on the primary: the same as the replica showed.</source>
-        <translation>已在主库上重新规划：与从库显示的一致。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>The replica is behind: it showed %1 order(s) and %2 row(s) to change, the primary has %3 order(s) and %4 row(s) now. The figures above are the primary&apos;s, and they are what runs.</source>
-        <translation>从库落后于主库：它显示 %1 个订单、%2 行待更改，主库现在为 %3 个订单、%4 行。上面的数字来自主库，执行的也是主库的计划。</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>The preview failed on the primary, where the compensation runs: %1</source>
-        <translation>在执行补偿的主库上预览失败：%1</translation>
-    </message>
-    <message>
-        <location line="+142"/>
+        <location line="+187"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -3546,18 +3521,18 @@
 <context>
     <name>payops::MappedCompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+27"/>
+        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+28"/>
         <source>Compensate duplicates on the team&apos;s tables</source>
         <translation>补偿团队表上的重复发放</translation>
     </message>
     <message>
         <location line="+52"/>
-        <location line="+154"/>
+        <location line="+167"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="-187"/>
+        <location line="-200"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;, through the mapping %2</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;，通过映射 %2</translation>
     </message>
@@ -3572,7 +3547,7 @@
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，通过映射 %5 在团队的表上申请 %4：冻结 %6 行，冲正 %7 行。原因：%8（工单 %9）。下面是它当前涵盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+45"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -3587,12 +3562,7 @@
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>The preview failed: %1</source>
-        <translation>预览失败：%1</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+27"/>
         <source>%1 points</source>
         <translation>%1 积分</translation>
     </message>
@@ -5239,6 +5209,34 @@
         <location line="+1"/>
         <source>Checked against the platform? Why (kept in the audit log):</source>
         <translation>已与平台核实？原因（记入审计日志）：</translation>
+    </message>
+</context>
+<context>
+    <name>payops::ReplicaPreview</name>
+    <message>
+        <location filename="../../ui/dialogs/replicapreview.cpp" line="+10"/>
+        <source>Planned again on the primary: the same as the replica showed.</source>
+        <translation>已在主库上重新规划：与从库显示的一致。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The replica is behind: it showed %1 order(s) and %2 row(s) to change, the primary has %3 order(s) and %4 row(s) now. The figures above are the primary&apos;s, and they are what runs.</source>
+        <translation>从库落后于主库：它显示 %1 个订单、%2 行待更改，主库现在为 %3 个订单、%4 行。上面的数字来自主库，执行的也是主库的计划。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>The preview failed on the replica: %1</source>
+        <translation>在从库上预览失败：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The preview failed on the primary, where the compensation runs: %1</source>
+        <translation>在执行补偿的主库上预览失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs/replicapreview.h" line="+74"/>
+        <source>Read from the replica; planning again on the primary …</source>
+        <translation>已从从库读取；正在主库上重新规划…</translation>
     </message>
 </context>
 <context>

@@ -206,7 +206,7 @@ MappedCompensationDialog *CompensationPage::approveSelectedMapped()
     const CompensationRequest *request = selectedRequest();
     if (!request || !mapping() || !m_approve->isEnabled())
         return nullptr;
-    auto *dialog = new MappedCompensationDialog(primaryDsn(), *mapping(), *request, window());
+    auto *dialog = new MappedCompensationDialog(target(), *mapping(), *request, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
@@ -239,7 +239,7 @@ CompensationDialog *CompensationPage::compensateEverything()
 MappedCompensationDialog *CompensationPage::compensateEverythingMapped()
 {
     auto *dialog = new MappedCompensationDialog(
-        primaryDsn(), *mapping(), tr("every order with an open duplicate"),
+        target(), *mapping(), tr("every order with an open duplicate"),
         mapping::MappedScope::all(), pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
