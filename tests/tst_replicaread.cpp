@@ -11,6 +11,7 @@
 #include "models/duplicatemodel.h"
 #include "pages/auditpage.h"
 #include "pages/duplicatespage.h"
+#include "pages/reconciliationpage.h"
 #include "playbook/playbookdock.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -19,6 +20,8 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -65,11 +68,18 @@ Dsn asReader(Dsn dsn)
     return dsn;
 }
 
-// An account holding only payops_operator, made in initTestCase.
+// Accounts holding only payops_operator and only payops_finance, made in initTestCase.
 Dsn asOperator(Dsn dsn)
 {
     dsn.user = QStringLiteral("opsonly");
     dsn.password = QStringLiteral("0ps-only");
+    return dsn;
+}
+
+Dsn asFinance(Dsn dsn)
+{
+    dsn.user = QStringLiteral("financeonly");
+    dsn.password = QStringLiteral("f1nance-only");
     return dsn;
 }
 
@@ -135,6 +145,7 @@ private Q_SLOTS:
     void anAccountThatMayOnlyReadUsesTheReadPages();
     void aPageShowsAnActionOnceTheReplicaHasApplied();
     void compensateDryRunPlansOnTheReplica();
+    void anImportedStatementIsListedOnceTheReplicaHasIt();
     void theConnectionDialogKeepsAndTriesTheReplica();
 
 private:
@@ -163,9 +174,13 @@ void TstReplicaRead::initTestCase()
     test::prepareCallbackDatabase(primary(), QStringLiteral("legacy"), 10);
     db::Connection connection(primary(), QStringLiteral("incident"));
     test::insertDuplicateIncident(connection.database(), 6);
-    for (const char *statement : {"CREATE USER opsonly@localhost IDENTIFIED BY '0ps-only'",
-                                  "GRANT payops_operator TO opsonly@localhost",
-                                  "SET DEFAULT ROLE payops_operator FOR opsonly@localhost"})
+    for (const char *statement :
+         {"CREATE USER opsonly@localhost IDENTIFIED BY '0ps-only'",
+          "GRANT payops_operator TO opsonly@localhost",
+          "SET DEFAULT ROLE payops_operator FOR opsonly@localhost",
+          "CREATE USER financeonly@localhost IDENTIFIED BY 'f1nance-only'",
+          "GRANT payops_finance TO financeonly@localhost",
+          "SET DEFAULT ROLE payops_finance FOR financeonly@localhost"})
         db::execDirect(connection.database(), QString::fromLatin1(statement));
     // The duplicate watch is refreshed where it may be written: on the primary.
     QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), primary().toString()})
@@ -508,6 +523,38 @@ void TstReplicaRead::compensateDryRunPlansOnTheReplica()
     QVERIFY2(run.err.contains(QStringLiteral("--dry-run")), qPrintable(run.err));
     onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
     m_pair->waitForReplica();
+}
+
+// The statement list is read on the replica: the statement finance just imported on the primary
+// is listed, and selected, once the replica has it (shop_current, made by
+// anAccountThatMayOnlyReadUsesTheReadPages).
+void TstReplicaRead::anImportedStatementIsListedOnceTheReplicaHasIt()
+{
+    const QString database = QStringLiteral("shop_current");
+    console::Target target(asFinance(m_pair->primaryDsn(database)));
+    target.readDsn = asReader(m_pair->replicaDsn(database));
+    ReconciliationPage page(target);
+    page.show();
+    const QString path = m_directory->filePath(QStringLiteral("statement.csv"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("pay_no,order_id,amount_fen,status,paid_at,channel\r\n"
+                   "WX-LOST,1002,500,SUCCESS,2026-12-01T11:00:00+08:00,wechat\r\n");
+    }
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    QSignalSpy imported(&page, &ReconciliationPage::importFinished);
+    page.importStatementFile(path, StatementFormat::Auto);
+    QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 20000);
+    QVERIFY2(imported[0][0].toBool(), qPrintable(imported[0][1].toString()));
+    const qint64 id = page.shownStatementId();
+    QVERIFY(id > 0);
+    // The replica applies it a second later, within the page's wait.
+    QTimer::singleShot(1000, this, [this] { onReplica(QStringLiteral("START SLAVE SQL_THREAD")); });
+    auto *list = page.findChild<QComboBox *>(QStringLiteral("statementList"));
+    QTRY_COMPARE_WITH_TIMEOUT(list->currentData().toLongLong(), id, 15000);
+    QCOMPARE(page.shownStatementId(), id);
+    QVERIFY(!page.findChild<QLabel *>(QStringLiteral("catchUpNote")));
 }
 
 void TstReplicaRead::theConnectionDialogKeepsAndTriesTheReplica()
