@@ -18,7 +18,7 @@ namespace {
 // does not move for longer.
 constexpr int kCatchUpSeconds = 3;
 // How often, once that wait ran out, the page looks again; each look only reads a variable.
-constexpr int kLookAgainMs = 2000;
+constexpr int kLookAgainMs = 1000;
 
 } // namespace
 
