@@ -8,8 +8,10 @@
 #include "dialogs/connectiondialog.h"
 #include "dialogs/reportdialog.h"
 #include "mainwindow.h"
+#include "models/compensationbatchmodel.h"
 #include "models/duplicatemodel.h"
 #include "pages/auditpage.h"
+#include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/reconciliationpage.h"
 #include "playbook/playbookdock.h"
@@ -463,10 +465,30 @@ void TstReplicaRead::aPageShowsAnActionOnceTheReplicaHasApplied()
              qPrintable(note->text()));
     QCOMPARE(mode(), QStringLiteral("NORMAL"));
     test::screenshot(window.get(), QStringLiteral("replica-behind-an-action"));
-    // Once it applies what it received, the page reads again by itself.
+    // So does the compensation page after the operator's run, its batch not there yet.
+    auto *compensation = static_cast<CompensationPage *>(window->page(Page::CompensationId));
+    CompensationDialog *dialog = test::openCompensationPreview(*window);
+    QVERIFY(dialog);
+    // The account that may only SELECT there cannot read the four-eyes figures: the dialog
+    // plans on the primary alone, and says why.
+    auto *planNote = dialog->findChild<QLabel *>(QStringLiteral("replicaNote"));
+    QTRY_VERIFY_WITH_TIMEOUT(planNote->isVisible(), 15000);
+    QVERIFY2(planNote->text().contains(QStringLiteral("Not planned on the replica")),
+             qPrintable(planNote->text()));
+    test::compensateThrough(dialog);
+    dialog->close();
+    QLabel *compensationNote = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (compensationNote = compensation->findChild<QLabel *>(QStringLiteral("catchUpNote"))) &&
+            compensationNote->isVisible(),
+        15000);
+    QCOMPARE(compensation->batchModel()->rowCount(), 0);
+    // Once it applies what it received, each page reads again by itself.
     onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
     QTRY_COMPARE_WITH_TIMEOUT(mode(), QStringLiteral("RECORD_ONLY"), 15000);
     QTRY_VERIFY(!note->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(compensation->batchModel()->rowCount(), 1, 15000);
+    QTRY_VERIFY(!compensationNote->isVisible());
 
     // Applied within the wait: the page reads once the replica has the flip back, and has
     // nothing to say.

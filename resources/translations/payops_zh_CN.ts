@@ -5225,16 +5225,16 @@
     </message>
     <message>
         <location line="+11"/>
-        <source>The preview failed on the replica: %1</source>
-        <translation>在从库上预览失败：%1</translation>
+        <source>Not planned on the replica (%1): the figures above are the primary&apos;s alone, and they are what runs.</source>
+        <translation>未能在从库上规划（%1）：上面的数字仅来自主库，执行的也是这些。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>The preview failed on the primary, where the compensation runs: %1</source>
         <translation>在执行补偿的主库上预览失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/dialogs/replicapreview.h" line="+74"/>
+        <location filename="../../ui/dialogs/replicapreview.h" line="+75"/>
         <source>Read from the replica; planning again on the primary …</source>
         <translation>已从从库读取；正在主库上重新规划…</translation>
     </message>

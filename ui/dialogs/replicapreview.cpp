@@ -20,7 +20,9 @@ QString ReplicaPreview::planNote(const Size &replica, const Size &primary)
 
 QString ReplicaPreview::failedOnReplica(const db::Error &error)
 {
-    return tr("The preview failed on the replica: %1").arg(db::userMessage(error).toHtmlEscaped());
+    return tr("Not planned on the replica (%1): the figures above are the primary's alone, and "
+              "they are what runs.")
+        .arg(db::userMessage(error).toHtmlEscaped());
 }
 
 QString ReplicaPreview::failedOnPrimary(const db::Error &error)

@@ -15,8 +15,9 @@ namespace payops {
 // The dry run of a compensation dialog given a read database (decision 0066): read first where
 // the pages read (a replica) and shown at once, then planned again on the primary, where the
 // run happens and whose plan it carries out. The primary's plan is shown over the replica's,
-// and a note says whether the two differ. Without a read database, the primary's alone. Both
-// compensation dialogs, on payops's tables and through a mapping, preview this way.
+// and a note says whether the two differ, or why the replica could not plan. Without a read
+// database, the primary's alone. Both compensation dialogs, on payops's tables and through a
+// mapping, preview this way.
 class ReplicaPreview final
 {
     Q_DECLARE_TR_FUNCTIONS(payops::ReplicaPreview)
@@ -74,7 +75,13 @@ public:
                 status->setText(tr("Read from the replica; planning again on the primary …"));
                 onPrimary(size(preview));
             },
-            [=](const db::Error &error) { status->setText(failedOnReplica(error)); });
+            // An account that may only SELECT there cannot read the four-eyes figures: the
+            // primary's plan, the one that runs, is planned alone then.
+            [=](const db::Error &error) {
+                note->setText(failedOnReplica(error));
+                note->show();
+                onPrimary(std::nullopt);
+            });
     }
 
 private:
