@@ -11,6 +11,7 @@
 #include "models/compensationbatchmodel.h"
 #include "models/duplicatemodel.h"
 #include "pages/auditpage.h"
+#include "pages/backlogpage.h"
 #include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
 #include "pages/reconciliationpage.h"
@@ -33,6 +34,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -148,6 +150,7 @@ private Q_SLOTS:
     void aPageShowsAnActionOnceTheReplicaHasApplied();
     void compensateDryRunPlansOnTheReplica();
     void anImportedStatementIsListedOnceTheReplicaHasIt();
+    void aDrainedBacklogIsEmptyOnceTheReplicaHasIt();
     void theConnectionDialogKeepsAndTriesTheReplica();
 
 private:
@@ -577,6 +580,36 @@ void TstReplicaRead::anImportedStatementIsListedOnceTheReplicaHasIt()
     QTRY_COMPARE_WITH_TIMEOUT(list->currentData().toLongLong(), id, 15000);
     QCOMPARE(page.shownStatementId(), id);
     QVERIFY(!page.findChild<QLabel *>(QStringLiteral("catchUpNote")));
+}
+
+// The backlog page after a drain by the operator on shop_current (made by
+// anAccountThatMayOnlyReadUsesTheReadPages): its list, read on the replica, is emptied once the
+// replica has applied the drain, and says meanwhile that it has not.
+void TstReplicaRead::aDrainedBacklogIsEmptyOnceTheReplicaHasIt()
+{
+    const QString database = QStringLiteral("shop_current");
+    test::recordCallbacks(m_pair->primaryDsn(database), 1001, 3);
+    m_pair->waitForReplica();
+    auto window =
+        windowOn(asOperator(m_pair->primaryDsn(database)), asReader(m_pair->replicaDsn(database)));
+    window->showPage(Page::BacklogId);
+    auto *backlog = static_cast<BacklogPage *>(window->page(Page::BacklogId));
+    QTRY_COMPARE_WITH_TIMEOUT(backlog->table()->model()->rowCount(), 3, 15000);
+
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        backlog->findChild<QPushButton *>(QStringLiteral("processBacklogButton"))->isEnabled(),
+        15000);
+    test::confirmDrain(backlog);
+    QTRY_VERIFY_WITH_TIMEOUT(!backlog->isDraining(), 15000);
+    QLabel *note = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (note = backlog->findChild<QLabel *>(QStringLiteral("catchUpNote"))) && note->isVisible(),
+        15000);
+    QCOMPARE(backlog->table()->model()->rowCount(), 3);
+    onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
+    QTRY_COMPARE_WITH_TIMEOUT(backlog->table()->model()->rowCount(), 0, 15000);
+    QTRY_VERIFY(!note->isVisible());
 }
 
 void TstReplicaRead::theConnectionDialogKeepsAndTriesTheReplica()
