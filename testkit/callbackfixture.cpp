@@ -105,6 +105,21 @@ HttpResult get(int port, const QString &path)
     return {result->status, QByteArray::fromStdString(result->body)};
 }
 
+void recordCallbacks(const Dsn &dsn, qint64 firstOrderId, int count)
+{
+    db::Connection connection(dsn, QStringLiteral("record"));
+    for (int i = 0; i < count; ++i) {
+        const qint64 order = firstOrderId + i;
+        const QByteArray payNo = "REC-" + QByteArray::number(order);
+        db::exec(connection.database(),
+                 QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, "
+                                "amount_fen, currency, channel, trade_status, "
+                                "status, instance) VALUES (?, ?, ?, 9900, 'CNY', 'wechat', "
+                                "'SUCCESS', 'RECORDED', 'inst-rec')"),
+                 {payNo, order, callbackBody(payNo, order, 9900)});
+    }
+}
+
 void addPendingOrders(const QSqlDatabase &db, int count, qint64 firstOrderId)
 {
     db::exec(db,

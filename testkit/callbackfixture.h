@@ -45,6 +45,9 @@ HttpResult get(int port, const QString &path);
 void prepareCallbackDatabase(const Dsn &dsn, const QString &level, int orderCount,
                              qint64 firstOrderId = 1001);
 void addPendingOrders(const QSqlDatabase &db, int count, qint64 firstOrderId);
+// What an endpoint in RECORD_ONLY mode leaves, written directly: one RECORDED SUCCESS
+// callback of 9900 fen for each of `count` orders from `firstOrderId`.
+void recordCallbacks(const Dsn &dsn, qint64 firstOrderId, int count);
 
 // A digest of the business tables (orders, side effects, balances, callbacks, transition
 // log): equal before and after means nothing changed them.

@@ -1,4 +1,5 @@
 #include "callbackfixture.h"
+#include "consolewindow.h"
 #include "db/connection.h"
 #include "dialogs/switchdialog.h"
 #include "domain/callback/callbackswitch.h"
@@ -54,33 +55,6 @@ void flip(const Dsn &dsn, CallbackMode mode)
 {
     db::Connection connection(dsn, QStringLiteral("flip"));
     flipSwitch(connection.database(), mode, QStringLiteral("INC-8 test"));
-}
-
-// What an endpoint in RECORD_ONLY mode leaves, written directly: one RECORDED SUCCESS
-// callback for each of `count` orders from `firstOrderId`.
-void recordCallbacks(const Dsn &dsn, qint64 firstOrderId, int count)
-{
-    db::Connection connection(dsn, QStringLiteral("record"));
-    for (int i = 0; i < count; ++i) {
-        const qint64 order = firstOrderId + i;
-        const QByteArray payNo = "REC-" + QByteArray::number(order);
-        db::exec(connection.database(),
-                 QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body, "
-                                "amount_fen, currency, channel, trade_status, "
-                                "status, instance) VALUES (?, ?, ?, 9900, 'CNY', 'wechat', "
-                                "'SUCCESS', 'RECORDED', 'inst-rec')"),
-                 {payNo, order, test::callbackBody(payNo, order, 9900)});
-    }
-}
-
-// Opens the page's confirmation and answers it.
-void confirmDrain(BacklogPage *page)
-{
-    page->processBacklog();
-    auto *box = page->findChild<QMessageBox *>(QStringLiteral("drainConfirm"));
-    QVERIFY(box);
-    QVERIFY2(box->text().contains(QStringLiteral("Process")), qPrintable(box->text()));
-    box->button(QMessageBox::Yes)->click();
 }
 
 } // namespace
@@ -300,7 +274,7 @@ private Q_SLOTS:
         page->refresh();
         QTRY_VERIFY_WITH_TIMEOUT(process->isEnabled(), 10000);
         QVERIFY(refusal->isHidden());
-        confirmDrain(page);
+        test::confirmDrain(page);
         auto *status = page->findChild<QLabel *>(QStringLiteral("drainStatus"));
         QTRY_VERIFY_WITH_TIMEOUT(!page->isDraining(), 20000);
         QVERIFY2(status->text().contains(QStringLiteral("Done.")) &&
@@ -353,7 +327,7 @@ private Q_SLOTS:
         constexpr int total = 3000;
         test::ScratchDatabase scratch(QStringLiteral("acts"));
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), total);
-        recordCallbacks(scratch.dsn(), 1001, total);
+        test::recordCallbacks(scratch.dsn(), 1001, total);
 
         BacklogPage page(scratch.dsn());
         Privileges operatorRights;
@@ -362,7 +336,7 @@ private Q_SLOTS:
         page.show();
         auto *process = page.findChild<QPushButton *>(QStringLiteral("processBacklogButton"));
         QTRY_VERIFY_WITH_TIMEOUT(process->isEnabled(), 10000);
-        confirmDrain(&page);
+        test::confirmDrain(&page);
         auto *progress = page.findChild<QProgressBar *>(QStringLiteral("drainProgress"));
         QCOMPARE(progress->maximum(), total);
         QTRY_VERIFY_WITH_TIMEOUT(progress->value() >= 10, 20000);

@@ -115,20 +115,31 @@ private Q_SLOTS:
     }
 
     // An operator with the business grants compensates every open order from the page: the
-    // page then lists only the order whose extra coupon was used, left to finance.
+    // page then lists only the order whose extra coupon was used, left to finance. The console
+    // reads the same database as its read database: the dialog previews there, in a read-only
+    // session, plans again on the primary and says that the two agree (tst_replicaread shows a
+    // lagging replica's plan told apart, through the same code).
     void operatorCompensatesFromThePage()
     {
         test::TeamShop shop;
         test::ScratchAccount op(QStringLiteral("payops_operator"));
         shop.grantCompensation(op);
+        // A read database's watch is as the primary last refreshed it: refreshed here.
+        const test::CliRun inspect = test::runCli(
+            {QStringLiteral("inspect"), QStringLiteral("--db"), shop.dsn().toString(),
+             QStringLiteral("--mapping"), shop.mappingPath()});
+        QVERIFY2(inspect.exitCode == 1, qPrintable(inspect.err)); // duplicates found
 
-        auto window = test::windowAs(shop, op);
+        auto window = test::windowAs(shop, op, true);
         DuplicatesPage *page = test::duplicatesShown(*window);
         auto *all = page->findChild<QPushButton *>(QStringLiteral("compensateAll"));
         QTRY_VERIFY(all->isEnabled());
         MappedCompensationDialog *dialog = page->compensateMapped(false);
         QVERIFY(dialog);
-        QTRY_VERIFY_WITH_TIMEOUT(!dialog->plan().isEmpty(), 20000);
+        auto *note = dialog->findChild<QLabel *>(QStringLiteral("replicaNote"));
+        QTRY_VERIFY_WITH_TIMEOUT(note->isVisible(), 20000);
+        QVERIFY2(note->text().contains(QStringLiteral("same")), qPrintable(note->text()));
+        QVERIFY(!dialog->plan().isEmpty());
         QCOMPARE(dialog->plan().count(QStringLiteral("coupon"), mapping::MappedAction::Finance), 1);
         test::screenshot(dialog, QStringLiteral("mapped-compensation-preview"));
         test::compensateThrough(dialog);

@@ -2,6 +2,7 @@
 #include "console/localinstances.h"
 #include "console/playbook.h"
 #include "console/stormrunner.h"
+#include "consolewindow.h"
 #include "db/connection.h"
 #include "demodatabase.h"
 #include "dialogs/compensationdialog.h"
@@ -128,17 +129,7 @@ void flipThrough(Page *page, SwitchControl *control, const QString &to, const QS
     page->refresh();
     QTRY_VERIFY_WITH_TIMEOUT(control->isEnabled() && control->text().contains(to), 10000);
     QTest::mouseClick(control, Qt::LeftButton);
-    SwitchDialog *dialog = control->dialog();
-    QVERIFY(dialog);
-    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")), reason);
-    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("continueButton")),
-                      Qt::LeftButton);
-    auto *confirm = dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"));
-    QTRY_VERIFY_WITH_TIMEOUT(confirm->isEnabled(), 10000);
-    QTest::mouseClick(confirm, Qt::LeftButton);
-    auto *close = dialog->findChild<QPushButton *>(QStringLiteral("closeButton"));
-    QTRY_VERIFY_WITH_TIMEOUT(close->isEnabled(), 15000);
-    QTest::mouseClick(close, Qt::LeftButton);
+    test::confirmFlip(control->dialog(), reason);
 }
 
 // PAYOPS_SCREENSHOTS=DIR: the window with the playbook, saved as DIR/playbook-<n>.png.

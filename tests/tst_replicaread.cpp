@@ -6,16 +6,25 @@
 #include "db/connection.h"
 #include "dialogs/compensationdialog.h"
 #include "dialogs/connectiondialog.h"
+#include "dialogs/reportdialog.h"
 #include "mainwindow.h"
+#include "models/compensationbatchmodel.h"
 #include "models/duplicatemodel.h"
+#include "pages/auditpage.h"
+#include "pages/backlogpage.h"
+#include "pages/compensationpage.h"
 #include "pages/duplicatespage.h"
+#include "pages/reconciliationpage.h"
 #include "playbook/playbookdock.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 #include "topology.h"
 #include "widgets/tile.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -23,8 +32,11 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 
 using namespace payops;
 
@@ -49,6 +61,30 @@ void duplicateMore(const QSqlDatabase &db, const QList<qint64> &orders)
                                     "coupon_template_id, status, face_value_fen) "
                                     "VALUES (1, ?, 1, 'ISSUED', 1000)"),
                      {order});
+}
+
+// The account that may only read: SELECT on the test's databases, made on the primary and
+// replicated (anAccountThatMayOnlyReadUsesTheReadPages).
+Dsn asReader(Dsn dsn)
+{
+    dsn.user = QStringLiteral("reader");
+    dsn.password = QStringLiteral("r3ad-only");
+    return dsn;
+}
+
+// Accounts holding only payops_operator and only payops_finance, made in initTestCase.
+Dsn asOperator(Dsn dsn)
+{
+    dsn.user = QStringLiteral("opsonly");
+    dsn.password = QStringLiteral("0ps-only");
+    return dsn;
+}
+
+Dsn asFinance(Dsn dsn)
+{
+    dsn.user = QStringLiteral("financeonly");
+    dsn.password = QStringLiteral("f1nance-only");
+    return dsn;
 }
 
 QJsonObject inspectJson(const QStringList &arguments)
@@ -111,9 +147,20 @@ private Q_SLOTS:
     void consoleShowsTheLagAndCallsTheTilesStale();
     void compensationPreviewedOnTheReplicaIsPlannedAgainOnThePrimary();
     void anAccountThatMayOnlyReadUsesTheReadPages();
+    void aPageShowsAnActionOnceTheReplicaHasApplied();
+    void compensateDryRunPlansOnTheReplica();
+    void anImportedStatementIsListedOnceTheReplicaHasIt();
+    void aDrainedBacklogIsEmptyOnceTheReplicaHasIt();
     void theConnectionDialogKeepsAndTriesTheReplica();
 
 private:
+    void reportAndAuditReadTheReplica(MainWindow &window);
+    // A statement of the replica's own, as its administrator: STOP or START SLAVE ...
+    void onReplica(const QString &statement) const
+    {
+        db::Connection server(m_pair->replicaDsn({}), QStringLiteral("replication"));
+        db::execDirect(server.database(), statement);
+    }
     Dsn primary() const { return m_pair->primaryDsn(kDatabase); }
     Dsn replica() const { return m_pair->replicaDsn(kDatabase); }
 
@@ -132,6 +179,14 @@ void TstReplicaRead::initTestCase()
     test::prepareCallbackDatabase(primary(), QStringLiteral("legacy"), 10);
     db::Connection connection(primary(), QStringLiteral("incident"));
     test::insertDuplicateIncident(connection.database(), 6);
+    for (const char *statement :
+         {"CREATE USER opsonly@localhost IDENTIFIED BY '0ps-only'",
+          "GRANT payops_operator TO opsonly@localhost",
+          "SET DEFAULT ROLE payops_operator FOR opsonly@localhost",
+          "CREATE USER financeonly@localhost IDENTIFIED BY 'f1nance-only'",
+          "GRANT payops_finance TO financeonly@localhost",
+          "SET DEFAULT ROLE payops_finance FOR financeonly@localhost"})
+        db::execDirect(connection.database(), QString::fromLatin1(statement));
     // The duplicate watch is refreshed where it may be written: on the primary.
     QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), primary().toString()})
                  .exitCode,
@@ -270,11 +325,6 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
                        QStringLiteral("GRANT SELECT ON shop.* TO reader@localhost"));
     }
     m_pair->waitForReplica();
-    const auto asReader = [](Dsn dsn) {
-        dsn.user = QStringLiteral("reader");
-        dsn.password = QStringLiteral("r3ad-only");
-        return dsn;
-    };
     const Dsn readerOnReplica = asReader(replica());
 
     // The command line reads with it alone, what the primary counts.
@@ -313,6 +363,8 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
         auto window = windowOn(primaryAccount, readerOnReplica, primaryAnswers);
         if (primaryAnswers) // the second window reads the same replica
             everyPageReads(*window);
+        else
+            reportAndAuditReadTheReplica(*window);
         if (QTest::currentTestFailed())
             return;
         auto *duplicates = static_cast<DuplicatesPage *>(window->page(Page::DuplicatesId));
@@ -362,6 +414,187 @@ void TstReplicaRead::anAccountThatMayOnlyReadUsesTheReadPages()
     QTRY_VERIFY2_WITH_TIMEOUT(
         labelText(window->page(Page::OverviewId), "headline").startsWith(currentLevel),
         qPrintable(labelText(window->page(Page::OverviewId), "details")), 15000);
+}
+
+// With a primary that does not answer: the incident report and the audit page's check and
+// export read the replica.
+void TstReplicaRead::reportAndAuditReadTheReplica(MainWindow &window)
+{
+    window.findChild<QAction *>(QStringLiteral("actionIncidentReport"))->trigger();
+    auto *dialog = window.findChild<ReportDialog *>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("reportReadSource")));
+    const QString pdf = m_directory->filePath(QStringLiteral("console-report.pdf"));
+    dialog->findChild<QLineEdit *>(QStringLiteral("reportPath"))->setText(pdf);
+    dialog->findChild<QPushButton *>(QStringLiteral("writeReport"))->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(labelText(dialog, "reportResult").startsWith(QStringLiteral("Written")),
+                              qPrintable(labelText(dialog, "reportResult")), 20000);
+    QVERIFY(QFileInfo(pdf).size() > 0);
+    test::screenshot(dialog, QStringLiteral("replica-incident-report"));
+    dialog->close();
+
+    window.showPage(Page::AuditId);
+    auto *audit = static_cast<AuditPage *>(window.page(Page::AuditId));
+    audit->verify();
+    QTRY_VERIFY2_WITH_TIMEOUT(labelText(audit, "auditResult").contains(QStringLiteral("intact")),
+                              qPrintable(labelText(audit, "auditResult")), 20000);
+    const QString csv = m_directory->filePath(QStringLiteral("audit.csv"));
+    audit->exportCsv(csv);
+    QTRY_VERIFY2_WITH_TIMEOUT(labelText(audit, "auditResult").startsWith(QStringLiteral("Exported")),
+                              qPrintable(labelText(audit, "auditResult")), 20000);
+    QVERIFY(QFileInfo(csv).size() > 0);
+}
+
+void TstReplicaRead::aPageShowsAnActionOnceTheReplicaHasApplied()
+{
+    // The operator acts on the primary; the pages read as the account that may only SELECT,
+    // which MASTER_GTID_WAIT needs no more than.
+    auto window = windowOn(asOperator(primary()), asReader(replica()));
+    Page *overview = window->page(Page::OverviewId);
+    const auto mode = [overview] { return labelText(overview, "tileModeValue"); };
+    QTRY_COMPARE_WITH_TIMEOUT(mode(), QStringLiteral("NORMAL"), 15000);
+
+    // The replica receives the flip and does not apply it: after its wait the page shows
+    // the replica's switch, and says so.
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    test::confirmFlip(test::openSwitchDialog(*window), QStringLiteral("INC-7 read your own flip"));
+    if (QTest::currentTestFailed())
+        return;
+    QLabel *note = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (note = overview->findChild<QLabel *>(QStringLiteral("catchUpNote"))) && note->isVisible(),
+        15000);
+    QVERIFY2(note->text().contains(QStringLiteral("has not caught up with your last action")),
+             qPrintable(note->text()));
+    QCOMPARE(mode(), QStringLiteral("NORMAL"));
+    test::screenshot(window.get(), QStringLiteral("replica-behind-an-action"));
+    // So does the compensation page after the operator's run, its batch not there yet.
+    auto *compensation = static_cast<CompensationPage *>(window->page(Page::CompensationId));
+    CompensationDialog *dialog = test::openCompensationPreview(*window);
+    QVERIFY(dialog);
+    // The account that may only SELECT there cannot read the four-eyes figures: the dialog
+    // plans on the primary alone, and says why.
+    auto *planNote = dialog->findChild<QLabel *>(QStringLiteral("replicaNote"));
+    QTRY_VERIFY_WITH_TIMEOUT(planNote->isVisible(), 15000);
+    QVERIFY2(planNote->text().contains(QStringLiteral("Not planned on the replica")),
+             qPrintable(planNote->text()));
+    test::compensateThrough(dialog);
+    dialog->close();
+    QLabel *compensationNote = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (compensationNote = compensation->findChild<QLabel *>(QStringLiteral("catchUpNote"))) &&
+            compensationNote->isVisible(),
+        15000);
+    QCOMPARE(compensation->batchModel()->rowCount(), 0);
+    // Once it applies what it received, each page reads again by itself.
+    onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
+    QTRY_COMPARE_WITH_TIMEOUT(mode(), QStringLiteral("RECORD_ONLY"), 15000);
+    QTRY_VERIFY(!note->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(compensation->batchModel()->rowCount(), 1, 15000);
+    QTRY_VERIFY(!compensationNote->isVisible());
+}
+
+void TstReplicaRead::compensateDryRunPlansOnTheReplica()
+{
+    // The incident goes on on the primary while the replica applies nothing.
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    {
+        db::Connection connection(primary(), QStringLiteral("more"));
+        duplicateMore(connection.database(), {1009});
+    }
+    const auto plan = [](const QStringList &where) {
+        const test::CliRun run = test::runCli(
+            QStringList{QStringLiteral("compensate"), QStringLiteral("--dry-run")} + where);
+        if (run.exitCode != 0)
+            qWarning("payops compensate exited %d: %s", run.exitCode, qPrintable(run.err));
+        return run.out;
+    };
+    // As the operator who compensates: the four-eyes figures of a plan need its grants.
+    const QString replicaPlan =
+        plan({QStringLiteral("--read-db"), asOperator(replica()).toString(true)});
+    const QString primaryPlan = plan({QStringLiteral("--db"), primary().toString()});
+    QVERIFY2(replicaPlan.contains(QStringLiteral("plans again on the primary")),
+             qPrintable(replicaPlan));
+    // The primary's alone: two coupons on an order that had none, one of them a copy.
+    const auto frozen = [](const QString &out) {
+        const QRegularExpressionMatch match =
+            QRegularExpression(QStringLiteral("(\\d+) coupon\\(s\\) to freeze")).match(out);
+        return match.hasMatch() ? match.captured(1).toInt() : -1;
+    };
+    QVERIFY2(frozen(replicaPlan) >= 0 && frozen(primaryPlan) == frozen(replicaPlan) + 1,
+             qPrintable(replicaPlan + QLatin1Char('|') + primaryPlan));
+    // A run is planned where it acts: --read-db is refused without --dry-run.
+    const test::CliRun run = test::runCli(
+        {QStringLiteral("compensate"), QStringLiteral("--read-db"), replica().toString(),
+         QStringLiteral("--reason"), QStringLiteral("r"), QStringLiteral("--ticket"),
+         QStringLiteral("t")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("--dry-run")), qPrintable(run.err));
+    onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
+    m_pair->waitForReplica();
+}
+
+// The statement list is read on the replica: the statement finance just imported on the primary
+// is listed, and selected, once the replica has it (shop_current, made by
+// anAccountThatMayOnlyReadUsesTheReadPages).
+void TstReplicaRead::anImportedStatementIsListedOnceTheReplicaHasIt()
+{
+    const QString database = QStringLiteral("shop_current");
+    console::Target target(asFinance(m_pair->primaryDsn(database)));
+    target.readDsn = asReader(m_pair->replicaDsn(database));
+    ReconciliationPage page(target);
+    page.show();
+    const QString path = m_directory->filePath(QStringLiteral("statement.csv"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("pay_no,order_id,amount_fen,status,paid_at,channel\r\n"
+                   "WX-LOST,1002,500,SUCCESS,2026-12-01T11:00:00+08:00,wechat\r\n");
+    }
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    QSignalSpy imported(&page, &ReconciliationPage::importFinished);
+    page.importStatementFile(path, StatementFormat::Auto);
+    QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 20000);
+    QVERIFY2(imported[0][0].toBool(), qPrintable(imported[0][1].toString()));
+    const qint64 id = page.shownStatementId();
+    QVERIFY(id > 0);
+    // The replica applies it a second later, within the page's wait.
+    QTimer::singleShot(1000, this, [this] { onReplica(QStringLiteral("START SLAVE SQL_THREAD")); });
+    auto *list = page.findChild<QComboBox *>(QStringLiteral("statementList"));
+    QTRY_COMPARE_WITH_TIMEOUT(list->currentData().toLongLong(), id, 15000);
+    QCOMPARE(page.shownStatementId(), id);
+    QVERIFY(!page.findChild<QLabel *>(QStringLiteral("catchUpNote")));
+}
+
+// The backlog page after a drain by the operator on shop_current (made by
+// anAccountThatMayOnlyReadUsesTheReadPages): its list, read on the replica, is emptied once the
+// replica has applied the drain, and says meanwhile that it has not.
+void TstReplicaRead::aDrainedBacklogIsEmptyOnceTheReplicaHasIt()
+{
+    const QString database = QStringLiteral("shop_current");
+    test::recordCallbacks(m_pair->primaryDsn(database), 1001, 3);
+    m_pair->waitForReplica();
+    auto window =
+        windowOn(asOperator(m_pair->primaryDsn(database)), asReader(m_pair->replicaDsn(database)));
+    window->showPage(Page::BacklogId);
+    auto *backlog = static_cast<BacklogPage *>(window->page(Page::BacklogId));
+    QTRY_COMPARE_WITH_TIMEOUT(backlog->table()->model()->rowCount(), 3, 15000);
+
+    onReplica(QStringLiteral("STOP SLAVE SQL_THREAD"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        backlog->findChild<QPushButton *>(QStringLiteral("processBacklogButton"))->isEnabled(),
+        15000);
+    test::confirmDrain(backlog);
+    QTRY_VERIFY_WITH_TIMEOUT(!backlog->isDraining(), 15000);
+    QLabel *note = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (note = backlog->findChild<QLabel *>(QStringLiteral("catchUpNote"))) && note->isVisible(),
+        15000);
+    // As the replica has it (a reload under way may show none for a moment).
+    QTRY_COMPARE_WITH_TIMEOUT(backlog->table()->model()->rowCount(), 3, 5000);
+    onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
+    QTRY_COMPARE_WITH_TIMEOUT(backlog->table()->model()->rowCount(), 0, 15000);
+    QTRY_VERIFY(!note->isVisible());
 }
 
 void TstReplicaRead::theConnectionDialogKeepsAndTriesTheReplica()

@@ -181,6 +181,7 @@ void MainWindow::connectTo(const console::Target &target)
     const Dsn &dsn = target.dsn;
     clearPages();
     m_dsn = dsn;
+    m_readingDsn = target.readingDsn();
     m_accountProbed = false;
     m_connectionLabel->setText(
         target.mapping ? tr("%1 · tables of %2").arg(dsn.toDisplayString(), target.mapping->path)
@@ -324,8 +325,9 @@ void MainWindow::openReportDialog()
                                  5000);
         return;
     }
-    // Not modal: the report is printed in the background while the console stays in use.
-    auto *dialog = new ReportDialog(*m_dsn, this);
+    // Not modal: the report is printed in the background while the console stays in use. It
+    // reads where the pages read, and writes nothing there.
+    auto *dialog = new ReportDialog(*m_readingDsn, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ReportDialog::finished, this, [this](const QString &path) {
         if (!path.isEmpty())

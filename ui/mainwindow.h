@@ -77,6 +77,7 @@ private:
     void watchReadSource(const console::Target &target);
 
     std::optional<Dsn> m_dsn;
+    std::optional<Dsn> m_readingDsn; // where the pages read: the replica, with --read-db
     QListWidget *m_nav = nullptr;
     QStackedWidget *m_stack = nullptr;
     QWidget *m_banner = nullptr;

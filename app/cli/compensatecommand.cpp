@@ -24,7 +24,8 @@ public:
               QStringLiteral("--db DSN (--dry-run | --reason TEXT --ticket ID | --approve REQUEST "
                              "--reason TEXT "
                              "--ticket ID) [--order ID ...] [--used-coupons write-off|receivable] "
-                             "[--fen-per-100-points N] [--mapping FILE]"))
+                             "[--fen-per-100-points N] [--mapping FILE] | --read-db DSN --dry-run "
+                             "[...]"))
     {
     }
 
@@ -32,6 +33,7 @@ protected:
     void addOptions(QCommandLineParser &parser) override
     {
         parser.addOption(dbOption());
+        parser.addOption(readDbOption());
         parser.addOption(
             {QStringLiteral("dry-run"), tr("Show what would be done and change nothing.")});
         parser.addOption(
@@ -97,9 +99,18 @@ protected:
             return fail(UsageOrConnection,
                         tr("--used-coupons is for payops's own tables; with --mapping a used "
                            "copy is left to finance"));
-        const auto dsn = dsnFrom(parser);
+        // Only a plan may be read on a replica: a run plans on the primary, where it acts.
+        if (!dryRun && parser.isSet(readDbOption()))
+            return fail(UsageOrConnection,
+                        tr("--read-db goes with --dry-run: a compensation plans on --db, where it "
+                           "runs"));
+        const auto dsn = dryRun ? readingDsnFrom(parser) : dsnFrom(parser);
         if (!dsn)
             return UsageOrConnection;
+        if (dryRun && dsn->readOnlySession)
+            say(tr("Planning on the read database %1, which may lag its primary: a real run "
+                   "plans again on the primary (--db) and carries out that plan.")
+                    .arg(dsn->toDisplayString()));
         if (mapped)
             return compensateMapped(*dsn, *mapped, orders, approve, dryRun, reason, ticket,
                                     settings.fenPerHundredPoints);

@@ -77,6 +77,9 @@ struct Target
     // that refuse writes (Dsn::asReadOnly). Actions
     // (switch, drain, compensate, approve) always run on `dsn`, the primary.
     std::optional<Dsn> readDsn;
+
+    // Where reads go: the read database in a read-only session when there is one, else `dsn`.
+    Dsn readingDsn() const { return readDsn ? readDsn->asReadOnly() : dsn; }
 };
 
 // The mapping the console starts with: --mapping when given, else PAYOPS_MAPPING; none when

@@ -490,12 +490,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+420"/>
+        <location line="+423"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-412"/>
+        <location line="-415"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint: the recorded ones in batches over several connections, the unmatched ones one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑：积压回调分批、通过多个连接处理，未匹配回调每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -648,7 +648,7 @@
         <translation>正在处理… %1 / %2（每秒 %3 条）</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+52"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
@@ -807,7 +807,7 @@
 <context>
     <name>payops::CompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+57"/>
+        <location filename="../../ui/dialogs/compensationdialog.cpp" line="+52"/>
         <location line="+1"/>
         <source>Compensate duplicates</source>
         <translation>补偿重复发放</translation>
@@ -886,7 +886,7 @@
     <message>
         <location line="-131"/>
         <location line="+17"/>
-        <location line="+262"/>
+        <location line="+225"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
@@ -896,7 +896,7 @@
         <translation>立即补偿</translation>
     </message>
     <message>
-        <location line="-220"/>
+        <location line="-183"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -911,7 +911,7 @@
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+33"/>
         <source>Used duplicate coupons to write off</source>
         <translation>待核销的已使用重复优惠券</translation>
     </message>
@@ -1021,7 +1021,7 @@
         <translation>正在补偿… 第 %1 / %2 项</translation>
     </message>
     <message>
-        <location line="-207"/>
+        <location line="-170"/>
         <source>Stopped by an error.</source>
         <translation>因出错而停止。</translation>
     </message>
@@ -1031,32 +1031,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+44"/>
-        <source>Read from the replica; planning again on the primary …</source>
-        <translation>已从从库读取；正在主库上重新规划…</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>The preview failed on the replica: %1</source>
-        <translation>在从库上预览失败：%1</translation>
-    </message>
-    <message>
-        <location line="+19"/>
-        <source>Planned again on the primary: the same as the replica showed.</source>
-        <translation>已在主库上重新规划：与从库显示的一致。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>The replica is behind: it showed %1 order(s) and %2 row(s) to change, the primary has %3 order(s) and %4 row(s) now. The figures above are the primary&apos;s, and they are what runs.</source>
-        <translation>从库落后于主库：它显示 %1 个订单、%2 行待更改，主库现在为 %3 个订单、%4 行。上面的数字来自主库，执行的也是主库的计划。</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>The preview failed on the primary, where the compensation runs: %1</source>
-        <translation>在执行补偿的主库上预览失败：%1</translation>
-    </message>
-    <message>
-        <location line="+142"/>
+        <location line="+187"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -3425,7 +3400,7 @@
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+36"/>
         <source>%1 · tables of %2</source>
         <translation>%1 · 表由 %2 描述</translation>
     </message>
@@ -3490,7 +3465,7 @@
         <translation>请先连接数据库：报告数据从数据库读取。</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>Connection to the database lost: %1. Retrying in %2 s — everything on screen is kept.</source>
         <translation>与数据库的连接已断开：%1。%2 秒后重试——屏幕上的内容全部保留。</translation>
     </message>
@@ -3563,18 +3538,18 @@
 <context>
     <name>payops::MappedCompensationDialog</name>
     <message>
-        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+27"/>
+        <location filename="../../ui/dialogs/mappedcompensationdialog.cpp" line="+28"/>
         <source>Compensate duplicates on the team&apos;s tables</source>
         <translation>补偿团队表上的重复发放</translation>
     </message>
     <message>
         <location line="+52"/>
-        <location line="+154"/>
+        <location line="+167"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="-187"/>
+        <location line="-200"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;, through the mapping %2</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;，通过映射 %2</translation>
     </message>
@@ -3589,7 +3564,7 @@
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，通过映射 %5 在团队的表上申请 %4：冻结 %6 行，冲正 %7 行。原因：%8（工单 %9）。下面是它当前涵盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+45"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -3604,12 +3579,7 @@
         <translation>正在规划试运行…不会做任何修改。</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>The preview failed: %1</source>
-        <translation>预览失败：%1</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+27"/>
         <source>%1 points</source>
         <translation>%1 积分</translation>
     </message>
@@ -4129,6 +4099,29 @@
     </message>
 </context>
 <context>
+    <name>payops::Page</name>
+    <message>
+        <location filename="../../ui/pages/page.cpp" line="+73"/>
+        <source>%1 (waited %2 s): this page shows what the replica had before it, and reads again by itself once the replica has applied it.</source>
+        <translation>%1（已等待 %2 秒）：本页显示的是从库在该操作之前的数据，从库应用该操作后本页会自动重新读取。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The replica has not caught up with your last action yet</source>
+        <translation>从库尚未跟上您刚才的操作</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1: this page may not show your last action yet.</source>
+        <translation>%1：本页可能还未显示您刚才的操作。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Could not ask the replica whether it has applied your last action (%1)</source>
+        <translation>无法向从库确认是否已应用您刚才的操作（%1）</translation>
+    </message>
+</context>
+<context>
     <name>payops::PaymentApplier</name>
     <message>
         <location filename="../../app/domain/callback/paymentapplier.cpp" line="+100"/>
@@ -4219,12 +4212,12 @@
     <message>
         <location line="+4"/>
         <location line="+126"/>
-        <location line="+200"/>
+        <location line="+199"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-325"/>
+        <location line="-324"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -4285,12 +4278,12 @@
     </message>
     <message>
         <location line="+33"/>
-        <location line="+276"/>
+        <location line="+275"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-264"/>
+        <location line="-263"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -4301,12 +4294,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+189"/>
+        <location line="+188"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-186"/>
+        <location line="-185"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -4331,7 +4324,7 @@
         <translation>回调风暴：%1</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+26"/>
         <source>Checking %1 …</source>
         <translation>正在检查 %1…</translation>
     </message>
@@ -5149,7 +5142,7 @@
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+362"/>
+        <location line="+363"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
@@ -5236,9 +5229,37 @@
     </message>
 </context>
 <context>
+    <name>payops::ReplicaPreview</name>
+    <message>
+        <location filename="../../ui/dialogs/replicapreview.cpp" line="+10"/>
+        <source>Planned again on the primary: the same as the replica showed.</source>
+        <translation>已在主库上重新规划：与从库显示的一致。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The replica is behind: it showed %1 order(s) and %2 row(s) to change, the primary has %3 order(s) and %4 row(s) now. The figures above are the primary&apos;s, and they are what runs.</source>
+        <translation>从库落后于主库：它显示 %1 个订单、%2 行待更改，主库现在为 %3 个订单、%4 行。上面的数字来自主库，执行的也是主库的计划。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Not planned on the replica (%1): the figures above are the primary&apos;s alone, and they are what runs.</source>
+        <translation>未能在从库上规划（%1）：上面的数字仅来自主库，执行的也是这些。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The preview failed on the primary, where the compensation runs: %1</source>
+        <translation>在执行补偿的主库上预览失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/dialogs/replicapreview.h" line="+75"/>
+        <source>Read from the replica; planning again on the primary …</source>
+        <translation>已从从库读取；正在主库上重新规划…</translation>
+    </message>
+</context>
+<context>
     <name>payops::ReplicaSide</name>
     <message>
-        <location filename="../../app/domain/inspection/readsource.cpp" line="+34"/>
+        <location filename="../../app/domain/inspection/readsource.cpp" line="+50"/>
         <source>the server is not a replica</source>
         <translation>该服务器不是从库</translation>
     </message>
@@ -5266,7 +5287,12 @@
         <translation>一个时间窗口的 PDF：重复何时开始，开关的每次切换及操作人，补偿了什么、由谁补偿，以元计的合计，对账结果，图表，以及审计链的链头哈希。与 &lt;tt&gt;payops report&lt;/tt&gt; 生成的文件相同。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+7"/>
+        <source>Read from %1, as far as it has caught up with its primary (the status bar says how far behind it is).</source>
+        <translation>从 %1 读取，内容以其跟上主库的程度为准（状态栏显示其落后多少）。</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source>From (UTC, included)</source>
         <translation>开始（UTC，含）</translation>
     </message>
@@ -6741,7 +6767,7 @@
 <context>
     <name>payops::Tile</name>
     <message>
-        <location filename="../../ui/widgets/tile.cpp" line="+51"/>
+        <location filename="../../ui/widgets/tile.cpp" line="+49"/>
         <source>%1 — stale</source>
         <translation>%1 — 已过时</translation>
     </message>
@@ -7035,7 +7061,7 @@ Usage: payops %2 %3</source>
         <translation>补偿重复发放的副作用：冻结、核销或冲回，全程记入审计日志。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>Show what would be done and change nothing.</source>
         <translation>只显示将要执行的操作，不做任何改动。</translation>
     </message>
@@ -7100,7 +7126,17 @@ Usage: payops %2 %3</source>
         <translation>--used-coupons 只用于 payops 自己的表；使用 --mapping 时，已使用的副本留给财务处理</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+5"/>
+        <source>--read-db goes with --dry-run: a compensation plans on --db, where it runs</source>
+        <translation>--read-db 只能与 --dry-run 一起使用：补偿在 --db 上规划，也在那里执行</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Planning on the read database %1, which may lag its primary: a real run plans again on the primary (--db) and carries out that plan.</source>
+        <translation>在读库 %1 上规划，它可能落后于主库：真正执行时会在主库（--db）上重新规划，并按该规划执行。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <location line="+116"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>

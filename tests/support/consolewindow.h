@@ -3,6 +3,7 @@
 #include "dialogs/compensationdialog.h"
 #include "dialogs/switchdialog.h"
 #include "mainwindow.h"
+#include "pages/backlogpage.h"
 #include "pages/compensationpage.h"
 #include "widgets/busyindicator.h"
 #include "widgets/switchcontrol.h"
@@ -10,6 +11,7 @@
 #include <QAbstractItemView>
 #include <QDir>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QtTest>
 
@@ -55,6 +57,32 @@ inline SwitchDialog *openSwitchDialog(MainWindow &window)
     control->click();
     static_cast<void>(QTest::qWaitFor([control] { return control->dialog() != nullptr; }, 5000));
     return control->dialog();
+}
+
+// Gives a switch dialog the reason, confirms the flip as an operator does, waits until it is
+// done (every live instance acknowledged or named as late) and closes the dialog.
+inline void confirmFlip(SwitchDialog *dialog, const QString &reason)
+{
+    QVERIFY(dialog);
+    QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("reasonEdit")), reason);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("continueButton")),
+                      Qt::LeftButton);
+    auto *confirm = dialog->findChild<QPushButton *>(QStringLiteral("confirmButton"));
+    QTRY_VERIFY_WITH_TIMEOUT(confirm->isEnabled(), 10000);
+    QTest::mouseClick(confirm, Qt::LeftButton);
+    auto *close = dialog->findChild<QPushButton *>(QStringLiteral("closeButton"));
+    QTRY_VERIFY_WITH_TIMEOUT(close->isEnabled(), 15000);
+    QTest::mouseClick(close, Qt::LeftButton);
+}
+
+// Opens the backlog page's confirmation of a drain and answers it.
+inline void confirmDrain(BacklogPage *page)
+{
+    page->processBacklog();
+    auto *box = page->findChild<QMessageBox *>(QStringLiteral("drainConfirm"));
+    QVERIFY(box);
+    QVERIFY2(box->text().contains(QStringLiteral("Process")), qPrintable(box->text()));
+    box->button(QMessageBox::Yes)->click();
 }
 
 // The compensation page's dialog for every open duplicate, with its dry-run preview read;

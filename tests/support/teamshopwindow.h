@@ -12,14 +12,19 @@
 
 namespace payops::test {
 
-// A window connected as `account` to the shop through its mapping, its grants known.
-inline std::unique_ptr<MainWindow> windowAs(const TeamShop &shop, const ScratchAccount &account)
+// A window connected as `account` to the shop through its mapping, its grants known; with
+// `readToo`, reading the same database as a read database (--read-db), in read-only sessions.
+inline std::unique_ptr<MainWindow> windowAs(const TeamShop &shop, const ScratchAccount &account,
+                                            bool readToo = false)
 {
     auto window = std::make_unique<MainWindow>(std::nullopt);
     QSignalSpy known(window.get(), &MainWindow::privilegesKnown);
     window->resize(1366, 740);
-    window->connectTo(console::Target{account.dsnFor(shop.dsn().database),
-                                      mapping::loadMapping(shop.mappingPath())});
+    console::Target target{account.dsnFor(shop.dsn().database),
+                           mapping::loadMapping(shop.mappingPath())};
+    if (readToo)
+        target.readDsn = target.dsn;
+    window->connectTo(target);
     window->show();
     if (!known.wait(10000) && known.isEmpty())
         qWarning("the privileges probe did not answer");

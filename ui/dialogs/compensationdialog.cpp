@@ -6,6 +6,7 @@
 #include "console/duplicatescan.h"
 #include "console/worker.h"
 #include "palette.h"
+#include "replicapreview.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -44,12 +45,6 @@ QLabel *figure(const QString &objectName, QWidget *parent)
     return label;
 }
 
-std::unique_ptr<console::Worker> readWorker(const console::Target &target)
-{
-    return target.readDsn ? std::make_unique<console::Worker>(target.readDsn->asReadOnly())
-                          : nullptr;
-}
-
 } // namespace
 
 CompensationDialog::CompensationDialog(const console::Target &target, const QString &scopeText,
@@ -58,7 +53,7 @@ CompensationDialog::CompensationDialog(const console::Target &target, const QStr
                  tr("Compensate duplicates"), tr("Compensate…"), QStringLiteral("actButton"),
                  parent)
     , m_worker(std::make_unique<console::Worker>(target.dsn))
-    , m_readWorker(readWorker(target))
+    , m_readWorker(ReplicaPreview::readWorker(target))
     , m_scopeSource(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
 {
@@ -75,7 +70,7 @@ CompensationDialog::CompensationDialog(const console::Target &target,
                  tr("Approve compensation request %1").arg(request.id), tr("Compensate…"),
                  QStringLiteral("actButton"), parent)
     , m_worker(std::make_unique<console::Worker>(target.dsn))
-    , m_readWorker(readWorker(target))
+    , m_readWorker(ReplicaPreview::readWorker(target))
     , m_request(request)
     , m_pointsPerYuan(pointsPerYuan)
 {
@@ -224,61 +219,24 @@ void CompensationDialog::preview()
     m_previewed = false;
     updateActionButton();
     m_status->setText(tr("Planning the dry run … nothing is changed."));
-    if (!m_readWorker) {
-        previewOnPrimary(std::nullopt);
-        return;
-    }
-    // A plan under the old settings must not arrive after this one's replica read.
-    m_worker->cancel(QStringLiteral("compensation-preview"));
-    m_readWorker->submit<console::ScopedPreview>(
-        QStringLiteral("compensation-preview"),
-        console::compensationPreviewJob(m_scopeSource, settings()), this,
-        [this](const console::ScopedPreview &p) {
+    ReplicaPreview::run<console::ScopedPreview>(
+        m_readWorker.get(), *m_worker, QStringLiteral("compensation-preview"),
+        console::compensationPreviewJob(m_scopeSource, settings()), this, m_status, m_replicaNote,
+        [this](const console::ScopedPreview &p, bool onPrimary) {
             showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen);
+            if (onPrimary)
+                return;
             // Shown, not yet to be run: the run carries out the primary's plan.
             m_previewed = false;
             updateActionButton();
-            m_status->setText(tr("Read from the replica; planning again on the primary …"));
-            previewOnPrimary(p.preview.plan);
         },
-        [this](const db::Error &error) {
-            m_status->setText(tr("The preview failed on the replica: %1")
-                                  .arg(db::userMessage(error).toHtmlEscaped()));
-        });
-}
-
-void CompensationDialog::previewOnPrimary(const std::optional<CompensationPlan> &fromReplica)
-{
-    m_worker->submit<console::ScopedPreview>(
-        QStringLiteral("compensation-preview"),
-        console::compensationPreviewJob(m_scopeSource, settings()), this,
-        [this, fromReplica](const console::ScopedPreview &p) {
-            showPreview(p.preview.plan, p.scope, p.preview.thresholdFen, p.preview.soloFen);
-            if (!fromReplica)
-                return;
-            const CompensationPlan &primary = p.preview.plan;
-            const bool same = ordersIn(*fromReplica) == ordersIn(primary) &&
-                              fromReplica->actions.size() == primary.actions.size() &&
-                              fromReplica->moneyFen == primary.moneyFen;
-            m_replicaNote->setText(
-                same ? tr("Planned again on the primary: the same as the replica showed.")
-                     : palette::strong(
-                           palette::Role::Warning,
-                           tr("The replica is behind: it showed %1 order(s) and %2 row(s) to "
-                              "change, the primary has %3 order(s) and %4 row(s) now. The "
-                              "figures above are the primary's, and they are what runs.")
-                               .arg(ordersIn(*fromReplica))
-                               .arg(fromReplica->actions.size())
-                               .arg(ordersIn(primary))
-                               .arg(primary.actions.size())));
-            m_replicaNote->show();
+        [](const console::ScopedPreview &p) {
+            return ReplicaPreview::Size{ordersIn(p.preview.plan), p.preview.plan.actions.size(),
+                                        p.preview.plan.moneyFen};
         },
-        [this](const db::Error &error) {
+        [this] {
             m_previewed = false;
             updateActionButton();
-            m_status->setText(tr("The preview failed on the primary, where the compensation "
-                                 "runs: %1")
-                                  .arg(db::userMessage(error).toHtmlEscaped()));
         });
 }
 

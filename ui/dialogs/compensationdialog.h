@@ -71,7 +71,6 @@ Q_SIGNALS:
 private:
     void build();
     void preview();
-    void previewOnPrimary(const std::optional<CompensationPlan> &fromReplica);
     void showPreview(const CompensationPlan &plan, const CompensationScope &scope,
                      qint64 thresholdFen, qint64 soloFen);
     void updateActionButton();

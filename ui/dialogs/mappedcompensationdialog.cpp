@@ -4,6 +4,7 @@
 #include "console/displayformat.h"
 #include "console/worker.h"
 #include "palette.h"
+#include "replicapreview.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -37,20 +38,20 @@ int ordersIn(const QList<mapping::MappedCopy> &copies)
 
 } // namespace
 
-MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+MappedCompensationDialog::MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
                                                    const QString &scopeText,
                                                    mapping::MappedScope scope, qint64 pointsPerYuan,
                                                    QWidget *parent)
-    : MappedCompensationDialog(dsn, mapping, std::move(scope), pointsPerYuan, nullptr, parent)
+    : MappedCompensationDialog(target, mapping, std::move(scope), pointsPerYuan, nullptr, parent)
 {
     m_scopeLabel->setText(tr("Scope: <b>%1</b>, through the mapping %2")
                               .arg(scopeText.toHtmlEscaped(), mapping.path.toHtmlEscaped()));
 }
 
-MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+MappedCompensationDialog::MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
                                                    const CompensationRequest &request,
                                                    QWidget *parent)
-    : MappedCompensationDialog(dsn, mapping,
+    : MappedCompensationDialog(target, mapping,
                                mapping::MappedScope{request.scope.orders, request.scope.everything},
                                // The request's value of 100 points back into points per yuan.
                                request.mapped && request.mapped->fenPerHundredPoints > 0
@@ -71,13 +72,14 @@ MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping
     m_ticket->setText(request.ticket);
 }
 
-MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+MappedCompensationDialog::MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
                                                    mapping::MappedScope scope, qint64 pointsPerYuan,
                                                    const CompensationRequest *request,
                                                    QWidget *parent)
     : StepWizard(QStringLiteral("mappedCompensationDialog"), titleFor(request), kWidth,
                  titleFor(request), tr("Compensate…"), QStringLiteral("actButton"), parent)
-    , m_worker(std::make_unique<console::Worker>(dsn))
+    , m_worker(std::make_unique<console::Worker>(target.dsn))
+    , m_readWorker(ReplicaPreview::readWorker(target))
     , m_mapping(mapping)
     , m_scope(std::move(scope))
     , m_pointsPerYuan(pointsPerYuan)
@@ -90,11 +92,14 @@ MappedCompensationDialog::MappedCompensationDialog(const Dsn &dsn, const mapping
     m_fourEyes = paragraph(QStringLiteral("fourEyesNote"), form);
     palette::setTextRole(m_fourEyes, palette::Role::Danger);
     m_fourEyes->hide();
+    m_replicaNote = paragraph(QStringLiteral("replicaNote"), form);
+    m_replicaNote->hide();
     QFormLayout *fields = CompensationDialog::reasonAndTicket(form, m_reason, m_ticket);
     add(FormStep, m_scopeLabel);
     add(FormStep, m_plan);
     add(FormStep, m_status);
     add(FormStep, m_fourEyes);
+    add(FormStep, m_replicaNote);
     add(FormStep, fields);
 
     m_progress = new QProgressBar(page(RunStep));
@@ -136,14 +141,23 @@ void MappedCompensationDialog::preview()
     m_previewed = false;
     updateActionButton();
     m_status->setText(tr("Planning the dry run … nothing is changed."));
-    m_worker->submit<console::MappedPreview>(
-        QStringLiteral("mapped-compensation-preview"),
-        console::mappedPreviewJob(m_mapping, m_scope, fenPerHundredPoints()), this,
-        [this](const console::MappedPreview &p) { showPreview(p); },
-        [this](const db::Error &error) {
-            m_status->setText(
-                tr("The preview failed: %1").arg(db::userMessage(error).toHtmlEscaped()));
-        });
+    ReplicaPreview::run<console::MappedPreview>(
+        m_readWorker.get(), *m_worker, QStringLiteral("mapped-compensation-preview"),
+        console::mappedPreviewJob(m_mapping, m_scope, fenPerHundredPoints()), this, m_status,
+        m_replicaNote,
+        [this](const console::MappedPreview &p, bool onPrimary) {
+            showPreview(p);
+            if (onPrimary)
+                return;
+            // Shown, not yet to be run: the run carries out the primary's plan.
+            m_previewed = false;
+            updateActionButton();
+        },
+        [](const console::MappedPreview &p) {
+            return ReplicaPreview::Size{ordersIn(p.plan.copies), p.plan.copies.size(),
+                                        p.fourEyes.moneyFen};
+        },
+        [] {});
 }
 
 QString MappedCompensationDialog::perSideEffect(const mapping::MappedCompensationPlan &plan,

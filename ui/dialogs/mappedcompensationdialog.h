@@ -1,7 +1,7 @@
 #pragma once
 
 #include "console/compensationdialogjobs.h"
-#include "db/dsn.h"
+#include "console/connectionprofile.h"
 #include "domain/mapping/mappedcompensation.h"
 #include "widgets/stepwizard.h"
 
@@ -25,18 +25,19 @@ class Worker;
 // reason and a ticket, a confirmation, and executeMappedCompensation() with progress and stop.
 // Above the four-eyes threshold it files a request instead, as `payops compensate --mapping`
 // does, which another operator approves through the same dialog with the same mapping. Runs on
-// a worker of the dialog's own.
+// a worker of the dialog's own on the primary; given a read database, it previews there first
+// and plans again on the primary (ReplicaPreview), as CompensationDialog does.
 class MappedCompensationDialog final : public StepWizard
 {
     Q_OBJECT
 
 public:
-    MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+    MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
                              const QString &scopeText, mapping::MappedScope scope,
                              qint64 pointsPerYuan, QWidget *parent = nullptr);
     // The approval of another operator's pending request made through `mapping`
     // (mappedRequestRefusal() empty); its points are valued as the request counted them.
-    MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+    MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
                              const CompensationRequest &request, QWidget *parent = nullptr);
     ~MappedCompensationDialog() override;
     Q_DISABLE_COPY_MOVE(MappedCompensationDialog)
@@ -48,7 +49,7 @@ Q_SIGNALS:
     void changed(); // compensations were done
 
 private:
-    MappedCompensationDialog(const Dsn &dsn, const mapping::Mapping &mapping,
+    MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
                              mapping::MappedScope scope, qint64 pointsPerYuan,
                              const CompensationRequest *request, QWidget *parent);
     void preview();
@@ -63,6 +64,7 @@ private:
     qint64 fenPerHundredPoints() const;
 
     std::unique_ptr<console::Worker> m_worker;
+    std::unique_ptr<console::Worker> m_readWorker; // only with a read database
     mapping::Mapping m_mapping;
     mapping::MappedScope m_scope;
     qint64 m_pointsPerYuan;
@@ -75,6 +77,7 @@ private:
     QLabel *m_plan = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_fourEyes = nullptr;
+    QLabel *m_replicaNote = nullptr;
     QLineEdit *m_reason = nullptr;
     QLineEdit *m_ticket = nullptr;
     QProgressBar *m_progress = nullptr;

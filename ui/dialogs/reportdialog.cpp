@@ -49,6 +49,15 @@ ReportDialog::ReportDialog(const Dsn &dsn, QWidget *parent)
         this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
+    if (dsn.readOnlySession) { // the read database the pages read: as far as it has caught up
+        auto *source = new QLabel(tr("Read from %1, as far as it has caught up with its primary "
+                                     "(the status bar says how far behind it is).")
+                                      .arg(dsn.toDisplayString().toHtmlEscaped()),
+                                  this);
+        source->setObjectName(QStringLiteral("reportReadSource"));
+        source->setWordWrap(true);
+        layout->addWidget(source);
+    }
 
     // The last six hours, to the next whole minute, as a start.
     const QDateTime now = QDateTime::currentDateTimeUtc();

@@ -63,7 +63,7 @@ QWidget *labelled(const QString &title, QWidget *content, QWidget *parent)
 
 AuditPage::AuditPage(const console::Target &target, QWidget *parent)
     : Page(target, parent)
-    , m_jobWorker(std::make_unique<console::Worker>(target.dsn))
+    , m_jobWorker(std::make_unique<console::Worker>(target.readingDsn()))
 {
     setObjectName(QStringLiteral("auditPage"));
     auto *layout = new QVBoxLayout(this);

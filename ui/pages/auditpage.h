@@ -23,7 +23,8 @@ class AuditModel;
 
 // The audit log: filtered by who, action and time, newest first, each entry's before and
 // after; the same chain check as `payops audit verify`, and a CSV export of what the filter
-// shows. The check and the export run on a worker of their own, with progress and a stop.
+// shows. The check and the export run on a worker of their own, with progress and a stop,
+// where the page reads (a replica with --read-db): they write nothing.
 class AuditPage final : public Page
 {
     Q_OBJECT

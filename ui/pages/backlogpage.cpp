@@ -67,7 +67,7 @@ BacklogPage::BacklogPage(const console::Target &target, QWidget *parent)
     m_headline->setObjectName(QStringLiteral("backlogHeadline"));
     m_headline->setWordWrap(true);
     m_switch = new SwitchControl(target.dsn, this);
-    connect(m_switch, &SwitchControl::flipped, this, &BacklogPage::refresh);
+    connect(m_switch, &SwitchControl::flipped, this, [this] { rereadAfterAction(); });
     header->addWidget(m_headline, 1);
     header->addWidget(m_switch, 0, Qt::AlignTop);
     layout->addLayout(header);
@@ -416,13 +416,16 @@ void BacklogPage::showDrainEnded(const QString &status, bool failed)
     m_stop->hide();
     m_status->setText(status);
     m_progress->hide();
-    // A finished drain brought its summary along; a failed one did not.
-    if (failed)
-        refreshSummary();
     updateActions();
-    m_model->reload();
-    m_unmatchedModel->reload();
-    m_gatewayModel->reload();
+    rereadAfterAction([this, failed] {
+        // A finished drain brought its summary along, read on the primary; a failed one did
+        // not.
+        if (failed)
+            refreshSummary();
+        m_model->reload();
+        m_unmatchedModel->reload();
+        m_gatewayModel->reload();
+    });
 }
 
 // How a drain ended, the first words of its summary: both drains end the same three ways.

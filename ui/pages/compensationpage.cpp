@@ -206,9 +206,9 @@ MappedCompensationDialog *CompensationPage::approveSelectedMapped()
     const CompensationRequest *request = selectedRequest();
     if (!request || !mapping() || !m_approve->isEnabled())
         return nullptr;
-    auto *dialog = new MappedCompensationDialog(primaryDsn(), *mapping(), *request, window());
+    auto *dialog = new MappedCompensationDialog(target(), *mapping(), *request, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -220,7 +220,7 @@ CompensationDialog *CompensationPage::approveSelected()
         return nullptr;
     auto *dialog = new CompensationDialog(target(), *request, pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &CompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -231,7 +231,7 @@ CompensationDialog *CompensationPage::compensateEverything()
                                           console::knownScopeJob(CompensationScope::all()),
                                           pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &CompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &CompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -239,10 +239,10 @@ CompensationDialog *CompensationPage::compensateEverything()
 MappedCompensationDialog *CompensationPage::compensateEverythingMapped()
 {
     auto *dialog = new MappedCompensationDialog(
-        primaryDsn(), *mapping(), tr("every order with an open duplicate"),
+        target(), *mapping(), tr("every order with an open duplicate"),
         mapping::MappedScope::all(), pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &MappedCompensationDialog::changed, this, &CompensationPage::refresh);
+    connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }
@@ -259,7 +259,7 @@ void CompensationPage::rejectSelected()
             m_status->setText(
                 rejected ? tr("Request %1 rejected.").arg(id)
                          : tr("Request %1 was decided by someone else meanwhile.").arg(id));
-            refresh();
+            rereadAfterAction();
         },
         [this](const db::Error &error) { m_status->setText(db::userMessage(error)); });
 }

@@ -235,7 +235,7 @@ CompensationDialog *DuplicatesPage::compensate(CompensateWhat what)
     }
     auto *dialog = new CompensationDialog(target(), text, source, m_pointsPerYuan, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &CompensationDialog::changed, this, &DuplicatesPage::refresh);
+    connect(dialog, &CompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }

@@ -284,10 +284,10 @@ MappedCompensationDialog *DuplicatesPage::compensateMapped(bool selectedOnly)
             return nullptr;
         text = tr("%n selected order(s)", nullptr, int(scope.orders.size()));
     }
-    auto *dialog = new MappedCompensationDialog(primaryDsn(), *mapping(), text, scope,
+    auto *dialog = new MappedCompensationDialog(target(), *mapping(), text, scope,
                                                 m_pointsPerYuan, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &MappedCompensationDialog::changed, this, &DuplicatesPage::refresh);
+    connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();
     return dialog;
 }

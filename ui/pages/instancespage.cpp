@@ -27,7 +27,7 @@ InstancesPage::InstancesPage(const console::Target &target, QWidget *parent)
     m_summary->setObjectName(QStringLiteral("instancesSummary"));
     m_summary->setWordWrap(true);
     m_switch = new SwitchControl(target.dsn, this);
-    connect(m_switch, &SwitchControl::flipped, this, &InstancesPage::refresh);
+    connect(m_switch, &SwitchControl::flipped, this, [this] { rereadAfterAction(); });
     auto *header = new QHBoxLayout;
     header->addWidget(m_summary, 1);
     header->addWidget(m_switch, 0, Qt::AlignTop);

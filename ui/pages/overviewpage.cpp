@@ -41,7 +41,7 @@ OverviewPage::OverviewPage(const console::Target &target, QWidget *parent)
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_details->setWordWrap(true);
     m_switch = new SwitchControl(target.dsn, this);
-    connect(m_switch, &SwitchControl::flipped, this, &OverviewPage::refresh);
+    connect(m_switch, &SwitchControl::flipped, this, [this] { rereadAfterAction(); });
     auto *header = new QHBoxLayout;
     header->addWidget(m_headline, 1);
     header->addWidget(m_switch, 0, Qt::AlignTop);

@@ -6,8 +6,10 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
+class QLabel;
 class QTimer;
 
 namespace payops {
@@ -58,6 +60,12 @@ public:
     const console::Target &target() const { return m_target; }
     // Reads the database again; pages keep their filters and selection.
     virtual void refresh() = 0;
+    // After an action of the page committed on the primary: reads again with `reread`
+    // (refresh() when empty). With a read database, first waits off the UI thread, a few
+    // seconds at most, for the replica to have applied the action, so that the page shows it;
+    // past that it reads anyway, says above the page that the replica has not caught up, and
+    // reads again once it has.
+    void rereadAfterAction(std::function<void()> reread = {});
     // What the connected account may do, as probed once after connecting. Pages hide or
     // disable the actions it may not take; until the probe answers, every action is disabled.
     virtual void setPrivileges(const Privileges &privileges) { m_privileges = privileges; }
@@ -79,11 +87,20 @@ protected:
     QTimer *startRefreshTimer();
 
 private:
+    // One wait for the replica to reach `position`; the first after an action reads again
+    // whatever came of it, a later look only once the replica has caught up.
+    void awaitReplica(const QString &position, int seconds, quint64 action);
+    void showCatchUp(const QString &html);
+
     console::Target m_target;
     std::unique_ptr<console::Worker> m_worker;
     // Only with a read database: a second worker, on the primary.
     std::unique_ptr<console::Worker> m_actionWorker;
     Privileges m_privileges;
+    // The last action waited for, so that a look for an earlier one stops; and its reread.
+    quint64 m_catchUpAction = 0;
+    std::function<void()> m_catchUpReread;
+    QLabel *m_catchUpNote = nullptr; // made the first time it is needed
 };
 
 } // namespace payops

@@ -428,7 +428,8 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
             endJob(message);
             if (ok) {
                 showView(result.view);
-                loadStatements(result.view.statement.id);
+                // The list is read where the page reads: once that has the new statement.
+                rereadAfterAction([this, id = result.view.statement.id] { loadStatements(id); });
             }
             Q_EMIT importFinished(ok, message);
         },

@@ -270,8 +270,7 @@ void PlaybookDock::setDatabase(const console::Target &target)
     m_compensated = std::make_shared<console::MappedCompensatedTally>();
     // Its figures are the overview's: read where the pages read (a replica, with --read-db),
     // while its actions (the side-effect keys, the simulation) run on the primary.
-    m_worker =
-        std::make_unique<console::Worker>(target.readDsn ? target.readDsn->asReadOnly() : dsn);
+    m_worker = std::make_unique<console::Worker>(target.readingDsn());
     m_checking = false;
     m_checkedOnce = false;
     m_facts = {};

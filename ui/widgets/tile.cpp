@@ -37,9 +37,7 @@ Tile::Tile(const QString &objectName, const QString &caption, QWidget *parent)
     m_detail = new QLabel(this);
     m_detail->setObjectName(objectName + QStringLiteral("Detail"));
     m_detail->setWordWrap(true);
-    // Room for three lines: a detail that wraps (the money at risk of three side effects, why a
-    // figure is not available) is otherwise cut off when the window is short.
-    m_detail->setMinimumHeight(3 * m_detail->fontMetrics().lineSpacing());
+    fitDetail();
     layout->addWidget(m_caption);
     layout->addWidget(m_value);
     layout->addWidget(m_detail);
@@ -55,6 +53,7 @@ void Tile::setValue(const QString &value, const QString &detail, Tone tone)
 {
     m_value->setText(value);
     m_detail->setText(detail);
+    fitDetail();
     // Colour says the same as the words, never instead of them.
     std::optional<palette::Role> role;
     switch (tone) {
@@ -71,6 +70,22 @@ void Tile::setValue(const QString &value, const QString &detail, Tone tone)
         break;
     }
     palette::setTextRole(m_value, role);
+}
+
+void Tile::resizeEvent(QResizeEvent *event)
+{
+    QFrame::resizeEvent(event);
+    fitDetail();
+}
+
+void Tile::fitDetail()
+{
+    // Room for three lines at least, and for the whole detail at the width it has: a detail that
+    // wraps (the money at risk of three side effects, why a figure is not available, where a
+    // replica's figure comes from) is otherwise cut off when the window is short.
+    const int width = layout() ? layout()->contentsRect().width() : 0; // 0 until laid out
+    m_detail->setMinimumHeight(std::max(3 * m_detail->fontMetrics().lineSpacing(),
+                                        width > 0 ? m_detail->heightForWidth(width) : 0));
 }
 
 QString Tile::value() const

@@ -30,8 +30,12 @@ Q_SIGNALS:
 protected:
     void mouseReleaseEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    // Keeps room for the whole detail at the tile's width.
+    void fitDetail();
+
     QString m_captionText;
     QLabel *m_caption = nullptr;
     QLabel *m_value = nullptr;

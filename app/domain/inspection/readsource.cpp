@@ -85,6 +85,22 @@ QString readPrimaryPosition(const QSqlDatabase &primary)
     return db::scalar(primary, QStringLiteral("SELECT @@gtid_binlog_pos")).toString();
 }
 
+bool awaitPosition(const QSqlDatabase &replica, const QString &position, int timeoutSeconds)
+{
+    // @@gtid_current_pos first: MASTER_GTID_WAIT compares with gtid_slave_pos alone, so on the
+    // primary itself, or a promoted replica, it would wait its whole time for what is there.
+    const QString current =
+        db::scalar(replica, QStringLiteral("SELECT @@gtid_current_pos")).toString();
+    if (GtidPosition::parse(current).behind(GtidPosition::parse(position)) == 0)
+        return true;
+    if (timeoutSeconds <= 0)
+        return false;
+    // 0 once applied, -1 on the timeout (a negative timeout would wait for ever).
+    const QVariant waited = db::scalar(
+        replica, QStringLiteral("SELECT MASTER_GTID_WAIT(?, ?)"), {position, timeoutSeconds});
+    return !waited.isNull() && waited.toInt() == 0;
+}
+
 ReplicaSide readReplicaSide(const QSqlDatabase &replica)
 {
     ReplicaSide side;

@@ -66,6 +66,12 @@ public:
 
 // The primary's position; cheap (a variable), any account may read it.
 QString readPrimaryPosition(const QSqlDatabase &primary);
+// Whether the replica has applied every transaction of `position` (a primary's
+// readPrimaryPosition()), waiting up to `timeoutSeconds` with MASTER_GTID_WAIT when it has not
+// yet; 0 only looks. Needs no grant beyond connecting. A server that is not a replica, or a
+// replica whose receiving stopped, has not, unless it already holds the position. Throws
+// db::Error.
+bool awaitPosition(const QSqlDatabase &replica, const QString &position, int timeoutSeconds);
 // The replica's position and its applier's delay. Throws db::Error when the connection fails;
 // a SHOW SLAVE STATUS the account may not run only leaves the seconds unknown, and says why.
 ReplicaSide readReplicaSide(const QSqlDatabase &replica);
