@@ -125,9 +125,9 @@ private Q_SLOTS:
         test::ScratchAccount op(QStringLiteral("payops_operator"));
         shop.grantCompensation(op);
         // A read database's watch is as the primary last refreshed it: refreshed here.
-        const test::CliRun inspect = test::runCli(
-            {QStringLiteral("inspect"), QStringLiteral("--db"), shop.dsn().toString(),
-             QStringLiteral("--mapping"), shop.mappingPath()});
+        const test::CliRun inspect =
+            test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), shop.dsn().toString(),
+                          QStringLiteral("--mapping"), shop.mappingPath()});
         QVERIFY2(inspect.exitCode == 1, qPrintable(inspect.err)); // duplicates found
 
         auto window = test::windowAs(shop, op, true);

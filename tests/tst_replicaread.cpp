@@ -179,13 +179,12 @@ void TstReplicaRead::initTestCase()
     test::prepareCallbackDatabase(primary(), QStringLiteral("legacy"), 10);
     db::Connection connection(primary(), QStringLiteral("incident"));
     test::insertDuplicateIncident(connection.database(), 6);
-    for (const char *statement :
-         {"CREATE USER opsonly@localhost IDENTIFIED BY '0ps-only'",
-          "GRANT payops_operator TO opsonly@localhost",
-          "SET DEFAULT ROLE payops_operator FOR opsonly@localhost",
-          "CREATE USER financeonly@localhost IDENTIFIED BY 'f1nance-only'",
-          "GRANT payops_finance TO financeonly@localhost",
-          "SET DEFAULT ROLE payops_finance FOR financeonly@localhost"})
+    for (const char *statement : {"CREATE USER opsonly@localhost IDENTIFIED BY '0ps-only'",
+                                  "GRANT payops_operator TO opsonly@localhost",
+                                  "SET DEFAULT ROLE payops_operator FOR opsonly@localhost",
+                                  "CREATE USER financeonly@localhost IDENTIFIED BY 'f1nance-only'",
+                                  "GRANT payops_finance TO financeonly@localhost",
+                                  "SET DEFAULT ROLE payops_finance FOR financeonly@localhost"})
         db::execDirect(connection.database(), QString::fromLatin1(statement));
     // The duplicate watch is refreshed where it may be written: on the primary.
     QCOMPARE(test::runCli({QStringLiteral("inspect"), QStringLiteral("--db"), primary().toString()})
@@ -427,8 +426,9 @@ void TstReplicaRead::reportAndAuditReadTheReplica(MainWindow &window)
     const QString pdf = m_directory->filePath(QStringLiteral("console-report.pdf"));
     dialog->findChild<QLineEdit *>(QStringLiteral("reportPath"))->setText(pdf);
     dialog->findChild<QPushButton *>(QStringLiteral("writeReport"))->click();
-    QTRY_VERIFY2_WITH_TIMEOUT(labelText(dialog, "reportResult").startsWith(QStringLiteral("Written")),
-                              qPrintable(labelText(dialog, "reportResult")), 20000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        labelText(dialog, "reportResult").startsWith(QStringLiteral("Written")),
+        qPrintable(labelText(dialog, "reportResult")), 20000);
     QVERIFY(QFileInfo(pdf).size() > 0);
     test::screenshot(dialog, QStringLiteral("replica-incident-report"));
     dialog->close();
@@ -440,8 +440,9 @@ void TstReplicaRead::reportAndAuditReadTheReplica(MainWindow &window)
                               qPrintable(labelText(audit, "auditResult")), 20000);
     const QString csv = m_directory->filePath(QStringLiteral("audit.csv"));
     audit->exportCsv(csv);
-    QTRY_VERIFY2_WITH_TIMEOUT(labelText(audit, "auditResult").startsWith(QStringLiteral("Exported")),
-                              qPrintable(labelText(audit, "auditResult")), 20000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        labelText(audit, "auditResult").startsWith(QStringLiteral("Exported")),
+        qPrintable(labelText(audit, "auditResult")), 20000);
     QVERIFY(QFileInfo(csv).size() > 0);
 }
 
@@ -524,10 +525,10 @@ void TstReplicaRead::compensateDryRunPlansOnTheReplica()
     QVERIFY2(frozen(replicaPlan) >= 0 && frozen(primaryPlan) == frozen(replicaPlan) + 1,
              qPrintable(replicaPlan + QLatin1Char('|') + primaryPlan));
     // A run is planned where it acts: --read-db is refused without --dry-run.
-    const test::CliRun run = test::runCli(
-        {QStringLiteral("compensate"), QStringLiteral("--read-db"), replica().toString(),
-         QStringLiteral("--reason"), QStringLiteral("r"), QStringLiteral("--ticket"),
-         QStringLiteral("t")});
+    const test::CliRun run =
+        test::runCli({QStringLiteral("compensate"), QStringLiteral("--read-db"),
+                      replica().toString(), QStringLiteral("--reason"), QStringLiteral("r"),
+                      QStringLiteral("--ticket"), QStringLiteral("t")});
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.err.contains(QStringLiteral("--dry-run")), qPrintable(run.err));
     onReplica(QStringLiteral("START SLAVE SQL_THREAD"));
@@ -587,9 +588,9 @@ void TstReplicaRead::aDrainedBacklogIsEmptyOnceTheReplicaHasIt()
     test::confirmDrain(backlog);
     QTRY_VERIFY_WITH_TIMEOUT(!backlog->isDraining(), 15000);
     QLabel *note = nullptr;
-    QTRY_VERIFY_WITH_TIMEOUT(
-        (note = backlog->findChild<QLabel *>(QStringLiteral("catchUpNote"))) && note->isVisible(),
-        15000);
+    QTRY_VERIFY_WITH_TIMEOUT((note = backlog->findChild<QLabel *>(QStringLiteral("catchUpNote"))) &&
+                                 note->isVisible(),
+                             15000);
     // As the replica has it (a reload under way may show none for a moment).
     QTRY_COMPARE_WITH_TIMEOUT(backlog->table()->model()->rowCount(), 3, 5000);
     onReplica(QStringLiteral("START SLAVE SQL_THREAD"));

@@ -38,7 +38,8 @@ int ordersIn(const QList<mapping::MappedCopy> &copies)
 
 } // namespace
 
-MappedCompensationDialog::MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
+MappedCompensationDialog::MappedCompensationDialog(const console::Target &target,
+                                                   const mapping::Mapping &mapping,
                                                    const QString &scopeText,
                                                    mapping::MappedScope scope, qint64 pointsPerYuan,
                                                    QWidget *parent)
@@ -48,7 +49,8 @@ MappedCompensationDialog::MappedCompensationDialog(const console::Target &target
                               .arg(scopeText.toHtmlEscaped(), mapping.path.toHtmlEscaped()));
 }
 
-MappedCompensationDialog::MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
+MappedCompensationDialog::MappedCompensationDialog(const console::Target &target,
+                                                   const mapping::Mapping &mapping,
                                                    const CompensationRequest &request,
                                                    QWidget *parent)
     : MappedCompensationDialog(target, mapping,
@@ -72,7 +74,8 @@ MappedCompensationDialog::MappedCompensationDialog(const console::Target &target
     m_ticket->setText(request.ticket);
 }
 
-MappedCompensationDialog::MappedCompensationDialog(const console::Target &target, const mapping::Mapping &mapping,
+MappedCompensationDialog::MappedCompensationDialog(const console::Target &target,
+                                                   const mapping::Mapping &mapping,
                                                    mapping::MappedScope scope, qint64 pointsPerYuan,
                                                    const CompensationRequest *request,
                                                    QWidget *parent)

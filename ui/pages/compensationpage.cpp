@@ -238,9 +238,9 @@ CompensationDialog *CompensationPage::compensateEverything()
 
 MappedCompensationDialog *CompensationPage::compensateEverythingMapped()
 {
-    auto *dialog = new MappedCompensationDialog(
-        target(), *mapping(), tr("every order with an open duplicate"),
-        mapping::MappedScope::all(), pointsPerYuan(), window());
+    auto *dialog =
+        new MappedCompensationDialog(target(), *mapping(), tr("every order with an open duplicate"),
+                                     mapping::MappedScope::all(), pointsPerYuan(), window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();

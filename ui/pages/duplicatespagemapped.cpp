@@ -284,8 +284,8 @@ MappedCompensationDialog *DuplicatesPage::compensateMapped(bool selectedOnly)
             return nullptr;
         text = tr("%n selected order(s)", nullptr, int(scope.orders.size()));
     }
-    auto *dialog = new MappedCompensationDialog(target(), *mapping(), text, scope,
-                                                m_pointsPerYuan, window());
+    auto *dialog =
+        new MappedCompensationDialog(target(), *mapping(), text, scope, m_pointsPerYuan, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &MappedCompensationDialog::changed, this, [this] { rereadAfterAction(); });
     dialog->open();

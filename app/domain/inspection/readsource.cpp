@@ -96,8 +96,8 @@ bool awaitPosition(const QSqlDatabase &replica, const QString &position, int tim
     if (timeoutSeconds <= 0)
         return false;
     // 0 once applied, -1 on the timeout (a negative timeout would wait for ever).
-    const QVariant waited = db::scalar(
-        replica, QStringLiteral("SELECT MASTER_GTID_WAIT(?, ?)"), {position, timeoutSeconds});
+    const QVariant waited = db::scalar(replica, QStringLiteral("SELECT MASTER_GTID_WAIT(?, ?)"),
+                                       {position, timeoutSeconds});
     return !waited.isNull() && waited.toInt() == 0;
 }
 
