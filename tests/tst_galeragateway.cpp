@@ -6,6 +6,8 @@
 #include "callbackfixture.h"
 #include "countingupstream.h"
 #include "db/connection.h"
+#include "domain/callback/callbackhandler.h"
+#include "domain/callback/callbackswitch.h"
 #include "platform.h"
 #include "testmain.h"
 #include "topology.h"
@@ -13,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -29,12 +32,15 @@ struct Storm
     int forwardedTwice = 0; // pay_nos the handler saw more than once
     int neverAnswered2xx = 0;
     int forwardedRows = 0; // rows FORWARDED with their upstream's answer kept
+    int recordedRows = 0;  // rows RECORDED under the record-only switch
 };
 
 // One gateway per node against `upstream`, each pay_no delivered to all three at the same
 // moment, 100 pay_nos a second; the platform retries whatever was not answered 2xx.
+// `midStorm`, when given, runs once the storm is under way, with the database's name.
 Storm storm(const testkit::GaleraCluster &cluster, const QString &database, int payNos,
-            const test::CountingUpstream &upstream)
+            const test::CountingUpstream &upstream,
+            const std::function<void(const test::Platform &)> &midStorm = {})
 {
     {
         db::Connection admin(cluster.dsn(0, {}), QStringLiteral("gateway-database"));
@@ -64,6 +70,8 @@ Storm storm(const testkit::GaleraCluster &cluster, const QString &database, int 
                          node, qint64(i) * 10});
     test::Platform platform(plan, endpoints, test::testSecret());
     platform.start();
+    if (midStorm)
+        midStorm(platform);
     platform.wait();
     for (auto &gateway : gateways)
         gateway->terminate();
@@ -86,6 +94,10 @@ Storm storm(const testkit::GaleraCluster &cluster, const QString &database, int 
                    QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = "
                                   "'FORWARDED' AND upstream_status = 200"))
             .toInt();
+    result.recordedRows =
+        db::scalar(check.database(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE "
+                                                    "status = 'RECORDED'"))
+            .toInt();
     qInfo("%s: %d pay_nos, %d forwarded more than once, %d deliveries never answered 2xx",
           qPrintable(database), payNos, result.forwardedTwice, result.neverAnswered2xx);
     return result;
@@ -97,16 +109,23 @@ class TstGaleraGateway final : public QObject
 {
     Q_OBJECT
 
+    QTemporaryDir m_directory{QStringLiteral("/tmp/payops-galeragateway-XXXXXX")};
+    std::unique_ptr<testkit::GaleraCluster> m_cluster;
+
 private Q_SLOTS:
+    void initTestCase()
+    {
+        m_cluster = std::make_unique<testkit::GaleraCluster>(m_directory.path());
+    }
+    void cleanupTestCase() { m_cluster.reset(); }
+
     // Without the care for a cluster node the race is real: two gateways on two nodes both
     // take their node's pay_no lock, both find the row not yet forwarded, and both forward.
     // With it, a forward is claimed first in a transaction of its own, which certification
     // lets only one node commit; the other answers 503 and the platform sends it again.
     void eachPayNoReachesTheHandlerOnce()
     {
-        QTemporaryDir directory(QStringLiteral("/tmp/payops-galeragateway-XXXXXX"));
-        testkit::GaleraCluster cluster(directory.path());
-
+        const testkit::GaleraCluster &cluster = *m_cluster;
         int forwardedTwice = 0;
         qputenv("PAYOPS_GALERA_UNGUARDED", "1");
         for (int round = 1; round <= 4 && forwardedTwice == 0; ++round) {
@@ -124,6 +143,48 @@ private Q_SLOTS:
         QCOMPARE(upstream.count(), guarded.payNos);
         QCOMPARE(guarded.neverAnswered2xx, 0);
         QCOMPARE(guarded.forwardedRows, guarded.payNos);
+    }
+
+    // The switch flipped to record-only on one node mid-storm, as an operator does when the
+    // team's handler pays twice: once every gateway has acknowledged the flip, nothing more
+    // reaches the handler (by the machine's one clock), and every delivery is still answered
+    // 2xx, forwarded before and recorded after. That the acknowledgement waits for a forward
+    // that read NORMAL is shown step by step in tst_galeraswitch, for the safe handler's
+    // transactions that a gateway's forwards share.
+    void nothingIsForwardedAfterEveryGatewayAcknowledgedTheFlip()
+    {
+        const test::CountingUpstream upstream(0, {}, 30);
+        qint64 acknowledgedMicros = 0;
+        const auto flipMidStorm = [&](const test::Platform &platform) {
+            while (platform.elapsedMs() < 1000)
+                QTest::qWait(10);
+            const Dsn operatorAccount =
+                testkit::roleAccount(m_cluster->dsn(0, QStringLiteral("flip")),
+                                     QStringLiteral("op_flip"), QStringLiteral("payops_operator"));
+            db::Connection operatorNode(operatorAccount, QStringLiteral("gateway-flip"));
+            const FlipResult flip = flipSwitch(operatorNode.database(), CallbackMode::RecordOnly,
+                                               QStringLiteral("the team's handler pays twice"));
+            const QList<InstanceAck> acks =
+                waitForAcknowledgement(operatorNode.database(), flip.after.version, 30000);
+            acknowledgedMicros = nowMicros();
+            QCOMPARE(acks.size(), 3);
+            for (const InstanceAck &ack : acks)
+                QVERIFY2(ack.acknowledged, qPrintable(ack.instance));
+        };
+        const Storm flipped =
+            storm(*m_cluster, QStringLiteral("flip"), 400, upstream, flipMidStorm);
+        QVERIFY(acknowledgedMicros > 0);
+        int forwardedAfter = 0;
+        for (const test::CountingUpstream::Request &request : upstream.received())
+            if (request.arrivedMicros > acknowledgedMicros)
+                ++forwardedAfter;
+        qInfo("forwarded: %d before every gateway acknowledged the flip, %d after; recorded: %d",
+              upstream.count() - forwardedAfter, forwardedAfter, flipped.recordedRows);
+        QCOMPARE(forwardedAfter, 0);
+        QCOMPARE(flipped.forwardedTwice, 0);
+        QCOMPARE(flipped.neverAnswered2xx, 0);
+        QVERIFY2(flipped.recordedRows > 100, "the flip came after the storm: this shows nothing");
+        QCOMPARE(flipped.forwardedRows + flipped.recordedRows, flipped.payNos);
     }
 };
 
