@@ -23,18 +23,7 @@ QString orderFilter(const QList<qint64> &orderIds, const char *column)
 {
     if (orderIds.isEmpty())
         return {};
-    QStringList ids;
-    for (qint64 id : orderIds)
-        ids << QString::number(id);
-    return QStringLiteral(" AND %1 IN (%2)").arg(QLatin1String(column), ids.join(QLatin1Char(',')));
-}
-
-QString idList(const QList<qint64> &ids)
-{
-    QStringList text;
-    for (qint64 id : ids)
-        text << QString::number(id);
-    return text.join(QLatin1Char(','));
+    return QStringLiteral(" AND %1 IN (%2)").arg(QLatin1String(column), db::idList(orderIds));
 }
 
 // The actions of a batch whose rows are still the live duplicates the plan saw, read under
@@ -51,7 +40,7 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
         QSqlQuery rows =
             db::exec(db, QStringLiteral("SELECT id, status FROM user_coupon WHERE id IN (%1) "
                                         "AND superseded_by IS NULL FOR UPDATE")
-                             .arg(idList(couponIds)));
+                             .arg(db::idList(couponIds)));
         while (rows.next())
             couponStatus.insert(rows.value(0).toLongLong(), rows.value(1).toString());
     }
@@ -61,7 +50,7 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
             db::exec(db, QStringLiteral(
                              "SELECT id FROM point_log WHERE id IN (%1) AND superseded_by IS NULL "
                              "AND reverses_id IS NULL FOR UPDATE")
-                             .arg(idList(pointIds)));
+                             .arg(db::idList(pointIds)));
         while (rows.next())
             livePoints.insert(rows.value(0).toLongLong());
     }
@@ -181,8 +170,8 @@ void requireCompensationRows(const QSqlDatabase &db, const QString &batchId,
                    QStringLiteral("SELECT COUNT(*) FROM compensation WHERE batch_id = ? AND "
                                   "((target_table = 'user_coupon' AND target_id IN (%1)) OR "
                                   "(target_table = 'point_log' AND target_id IN (%2)))")
-                       .arg(couponIds.isEmpty() ? QStringLiteral("0") : idList(couponIds),
-                            pointIds.isEmpty() ? QStringLiteral("0") : idList(pointIds)),
+                       .arg(couponIds.isEmpty() ? QStringLiteral("0") : db::idList(couponIds),
+                            pointIds.isEmpty() ? QStringLiteral("0") : db::idList(pointIds)),
                    {batchId})
             .toLongLong();
     if (there != couponIds.size() + pointIds.size())
@@ -223,20 +212,20 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
     // something the client says.
     db::execDirect(db, kCompensationRows + db::valueRows(db, rows));
     if (!couponIds.isEmpty()) {
-        const QString ids = idList(couponIds);
+        const QString ids = db::idList(couponIds);
         db::execDirect(db, couponCorrection(ids));
         db::execDirect(db, couponAuditEntries(ids));
     }
     QList<qint64> negative;
     if (!pointIds.isEmpty()) {
-        const QString ids = idList(pointIds);
+        const QString ids = db::idList(pointIds);
         db::execDirect(db, pointReversals(ids));
         db::execDirect(db, pointsSuperseded(ids));
         db::execDirect(db, balancesCorrected(ids));
         QSqlQuery below = db::exec(
             db, QStringLiteral(
                     "SELECT id FROM users WHERE id IN (%1) AND points_balance < 0 ORDER BY id")
-                    .arg(idList(pointUsers)));
+                    .arg(db::idList(pointUsers)));
         while (below.next())
             negative << below.value(0).toLongLong();
         db::execDirect(db, pointAuditEntries(ids));
@@ -284,7 +273,7 @@ QList<PlannedAction> keptByCommit(const QSqlDatabase &db, const QList<PlannedAct
     QSqlQuery rows = db::exec(db,
                               QStringLiteral("SELECT target_table, target_id FROM compensation "
                                              "WHERE batch_id = ? AND target_id IN (%1)")
-                                  .arg(idList(ids)),
+                                  .arg(db::idList(ids)),
                               {batchId});
     while (rows.next())
         there.insert({rows.value(0).toString(), rows.value(1).toLongLong()});
