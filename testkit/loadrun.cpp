@@ -3,10 +3,28 @@
 #include "domain/callback/signature.h"
 
 #include <QDateTime>
+#include <QFile>
 
 #include <httplib.h>
 
+#include <unistd.h>
+
 namespace payops::bench {
+
+double processCpuSeconds(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    // After the command's name, which may hold spaces and parentheses: the state is the first
+    // field, utime the 12th and stime the 13th, in clock ticks.
+    const QByteArray line = stat.readAll();
+    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 13)
+        return 0;
+    return double(fields.at(11).toLongLong() + fields.at(12).toLongLong()) /
+           double(sysconf(_SC_CLK_TCK));
+}
 
 int requestsPerRun(int fallback)
 {
@@ -60,45 +78,6 @@ int OfferResult::count(int lowStatus, int highStatus) const
     return int(std::count_if(statuses.begin(), statuses.end(), [&](int status) {
         return status >= lowStatus && status <= highStatus;
     }));
-}
-
-OfferResult offer(const SignedPoster &poster, const std::vector<QByteArray> &bodies, double rate,
-                  int connections)
-{
-    using Clock = std::chrono::steady_clock;
-    OfferResult result;
-    result.rate = rate;
-    result.statuses.assign(bodies.size(), 0);
-    result.latencies.assign(bodies.size(), 0);
-    std::atomic<size_t> next{0};
-    std::atomic<int> late{0};
-    std::atomic<Clock::rep> lastSent{0};
-    const auto started = Clock::now();
-    std::vector<std::thread> threads;
-    for (int c = 0; c < connections; ++c)
-        threads.emplace_back([&] {
-            auto client = poster.makeClient();
-            for (size_t i = next++; i < bodies.size(); i = next++) {
-                const auto due = started + std::chrono::duration_cast<Clock::duration>(
-                                               std::chrono::duration<double>(double(i) / rate));
-                std::this_thread::sleep_until(due);
-                const auto sent = Clock::now();
-                if (sent - due > std::chrono::milliseconds(100))
-                    ++late;
-                const Clock::rep since = (sent - started).count();
-                for (Clock::rep seen = lastSent.load();
-                     since > seen && !lastSent.compare_exchange_weak(seen, since);)
-                    ;
-                result.statuses[i] = poster.post(client, bodies[i]);
-                result.latencies[i] = std::chrono::duration<double>(Clock::now() - sent).count();
-            }
-        });
-    for (auto &thread : threads)
-        thread.join();
-    result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    result.sendSeconds = std::chrono::duration<double>(Clock::duration(lastSent.load())).count();
-    result.late = late.load();
-    return result;
 }
 
 } // namespace payops::bench

@@ -30,6 +30,10 @@ template <typename Values> double median(Values values)
     return (values[(count - 1) / 2] + values[count / 2]) / 2;
 }
 
+// CPU seconds (user and system, every thread) a process has used so far, from
+// /proc/<pid>/stat; 0 for a process that is gone.
+double processCpuSeconds(qint64 pid);
+
 // One measured run of requests: its wall time and each request's latency.
 struct RunResult
 {
@@ -37,6 +41,8 @@ struct RunResult
     int requests = 0;
     std::vector<double> latencies; // seconds
     int failures = 0;
+    // The CPU seconds each process drive() was asked to watch used while the clock ran.
+    std::vector<double> cpuSeconds;
 
     double throughput() const { return requests / seconds; }
     // The latency below which a fraction p of the requests finished, in seconds.
@@ -51,7 +57,8 @@ struct RunResult
 // database connections asked for at once overflow the server's listen queue), and the clock
 // starts once every client is made: connections opening are not what a run measures.
 template <typename Send>
-RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &send)
+RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &send,
+                const std::vector<qint64> &watched = {})
 {
     RunResult result;
     result.requests = int(bodies.size());
@@ -81,6 +88,8 @@ RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &
         });
     std::unique_lock<std::mutex> lock(making);
     changed.wait(lock, [&] { return ready == clients; });
+    for (qint64 pid : watched)
+        result.cpuSeconds.push_back(-processCpuSeconds(pid));
     const auto started = std::chrono::steady_clock::now();
     go = true;
     lock.unlock();
@@ -89,6 +98,8 @@ RunResult drive(int clients, const std::vector<QByteArray> &bodies, const Send &
         thread.join();
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    for (size_t i = 0; i < watched.size(); ++i)
+        result.cpuSeconds[i] += processCpuSeconds(watched[i]);
     for (const auto &own : latencies)
         result.latencies.insert(result.latencies.end(), own.begin(), own.end());
     result.failures = failures.load();
@@ -115,10 +126,11 @@ struct SignedPoster
 };
 
 // An open-loop run: request i is due at i / rate seconds from the start, whatever the answers
-// to earlier ones, as a platform's storm arrives. Each of `connections` threads takes the next
-// request due, waits for its time, sends it and waits for its answer; as long as a thread is
-// free when a request falls due, the schedule holds. `late` counts requests sent more than
-// 100 ms after their time: the schedule, not the endpoint, set those.
+// to earlier ones, as a platform's storm arrives. One thread sends each request when it falls
+// due on one of `connections` kept-alive connections that is not waiting for an answer
+// (stormoffer.cpp); as long as one is free when a request falls due, the schedule holds.
+// `late` counts requests sent more than 100 ms after their time: the schedule, not the
+// endpoint, set those.
 struct OfferResult
 {
     double rate = 0;               // offered, requests a second

@@ -113,9 +113,10 @@ void RecordBatcher::record(std::vector<Queue::Entry> &batch, const QSqlDatabase 
         // server that syncs each) a batch, not two.
         result =
             recordBatch(db, requests, m_instance, m_switch, [&](const RecordBatchResult &recorded) {
-                writeTraces(db, tracesOf(batch, requests, recorded));
-                traced = true;
+                const QList<CallbackTrace> traces = tracesOf(batch, requests, recorded);
+                return traces.isEmpty() ? QStringList() : QStringList{tracesStatement(db, traces)};
             });
+        traced = result.committed > 0;
         if (result.committed > 0) {
             m_metrics.recordBatch(result.inserted);
             if (m_afterCommit)

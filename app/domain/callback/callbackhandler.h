@@ -56,6 +56,8 @@ public:
 
     // readSwitchForProcessing, observed by the instance.
     SwitchState read();
+    // The same, from the result of switchForProcessingStatement() sent with other statements.
+    SwitchState readFrom(QSqlQuery &result);
 
 private:
     SwitchObserver &m_observer;

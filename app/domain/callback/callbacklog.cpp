@@ -155,38 +155,54 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
     return query.lastInsertId().toLongLong();
 }
 
-void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
-                     const QString &status, const QString &instance, const CallbackAnswer &answer,
-                     bool gateway)
+QString insertCallbacksStatement(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
+                                 const QString &status, const QString &instance,
+                                 const CallbackAnswer &answer, bool gateway)
 {
-    if (requests.isEmpty())
-        return;
     QList<QVariantList> rows;
     rows.reserve(requests.size());
     for (const CallbackRequest &request : requests)
         rows << callbackRow(request, status, instance, answer, gateway);
-    db::execDirect(db, kInsertCallback + db::valueRows(db, rows));
+    return kInsertCallback + db::valueRows(db, rows);
 }
 
-QHash<QByteArray, StoredCallback> findCallbacks(const QSqlDatabase &db,
-                                                const QList<QByteArray> &payNos)
+void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
+                     const QString &status, const QString &instance, const CallbackAnswer &answer,
+                     bool gateway)
 {
-    QHash<QByteArray, StoredCallback> found;
-    if (payNos.isEmpty())
-        return found;
+    if (!requests.isEmpty())
+        db::execDirect(db,
+                       insertCallbacksStatement(db, requests, status, instance, answer, gateway));
+}
+
+QString findCallbacksStatement(const QSqlDatabase &db, const QList<QByteArray> &payNos)
+{
     QVariantList list;
     list.reserve(payNos.size());
     for (const QByteArray &payNo : payNos)
         list << QString::fromUtf8(payNo);
     // valueRows of one row is "(a,b,...)": the IN list, each pay_no escaped.
-    QSqlQuery query =
-        db::exec(db, QStringLiteral("SELECT %1 FROM pay_callback_log WHERE pay_no IN %2")
-                         .arg(storedCallbackColumns(), db::valueRows(db, {list})));
-    while (query.next()) {
-        StoredCallback stored = storedCallback(query);
+    return QStringLiteral("SELECT %1 FROM pay_callback_log WHERE pay_no IN %2")
+        .arg(storedCallbackColumns(), db::valueRows(db, {list}));
+}
+
+QHash<QByteArray, StoredCallback> storedCallbacks(QSqlQuery &result)
+{
+    QHash<QByteArray, StoredCallback> found;
+    while (result.next()) {
+        StoredCallback stored = storedCallback(result);
         found.insert(stored.content.payNo, stored);
     }
     return found;
+}
+
+QHash<QByteArray, StoredCallback> findCallbacks(const QSqlDatabase &db,
+                                                const QList<QByteArray> &payNos)
+{
+    if (payNos.isEmpty())
+        return {};
+    QSqlQuery query = db::exec(db, findCallbacksStatement(db, payNos));
+    return storedCallbacks(query);
 }
 
 qint64 upgradeCallback(const QSqlDatabase &db, const CallbackRequest &request,

@@ -27,6 +27,10 @@ std::optional<StoredCallback> findCallback(const QSqlDatabase &db, const QByteAr
 // The stored callbacks of these pay_nos, in one statement; a pay_no not stored is absent.
 QHash<QByteArray, StoredCallback> findCallbacks(const QSqlDatabase &db,
                                                 const QList<QByteArray> &payNos);
+// findCallbacks as a statement (at least one pay_no) and the callbacks of its result, for a
+// transaction that sends it with others.
+QString findCallbacksStatement(const QSqlDatabase &db, const QList<QByteArray> &payNos);
+QHash<QByteArray, StoredCallback> storedCallbacks(QSqlQuery &result);
 
 // The columns storedCallback reads, in its order, for a query that picks stored callbacks its
 // own way (the drains' claims). The content is rebuilt from the decoded columns, never from
@@ -58,6 +62,10 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
 void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
                      const QString &status, const QString &instance, const CallbackAnswer &answer,
                      bool gateway = false);
+// Its statement (at least one request).
+QString insertCallbacksStatement(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
+                                 const QString &status, const QString &instance,
+                                 const CallbackAnswer &answer, bool gateway = false);
 
 // Replaces a stored non-SUCCESS notice with its SUCCESS successor, still under uk_pay_no.
 // Returns the id, or 0 when the row is no longer a non-SUCCESS notice.

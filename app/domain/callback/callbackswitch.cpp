@@ -75,10 +75,15 @@ SwitchState readSwitch(const QSqlDatabase &db)
     return switchFrom(query);
 }
 
-SwitchState readSwitchForProcessing(const QSqlDatabase &db)
+QString switchForProcessingStatement()
 {
     // LOCK IN SHARE MODE rather than FOR SHARE: MariaDB 10.11 knows only the former.
-    QSqlQuery query = db::exec(db, kSelectSwitch + QStringLiteral(" LOCK IN SHARE MODE"));
+    return kSelectSwitch + QStringLiteral(" LOCK IN SHARE MODE");
+}
+
+SwitchState readSwitchForProcessing(const QSqlDatabase &db)
+{
+    QSqlQuery query = db::exec(db, switchForProcessingStatement());
     return switchFrom(query);
 }
 
@@ -116,7 +121,13 @@ SwitchReading::~SwitchReading()
 
 SwitchState SwitchReading::read()
 {
-    const SwitchState state = readSwitchForProcessing(m_db);
+    QSqlQuery query = db::exec(m_db, switchForProcessingStatement());
+    return readFrom(query);
+}
+
+SwitchState SwitchReading::readFrom(QSqlQuery &result)
+{
+    const SwitchState state = switchFrom(result);
     m_observer.observe(state.mode == CallbackMode::RecordOnly, state.version);
     if (m_number != 0) {
         const std::lock_guard lock(m_observer.m_readingsMutex);

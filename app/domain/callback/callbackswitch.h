@@ -31,6 +31,8 @@ SwitchState readSwitch(const QSqlDatabase &db);
 // and every transaction that starts after the flip committed reads RECORD_ONLY. A cached
 // value could never promise that.
 SwitchState readSwitchForProcessing(const QSqlDatabase &db);
+// Its statement, for a transaction that sends it with others (SwitchReading::readFrom).
+QString switchForProcessingStatement();
 
 struct FlipResult
 {

@@ -30,8 +30,12 @@ void writeTrace(const QSqlDatabase &db, const CallbackTrace &trace)
 
 void writeTraces(const QSqlDatabase &db, const QList<CallbackTrace> &traces)
 {
-    if (traces.isEmpty())
-        return;
+    if (!traces.isEmpty())
+        db::execDirect(db, tracesStatement(db, traces));
+}
+
+QString tracesStatement(const QSqlDatabase &db, const QList<CallbackTrace> &traces)
+{
     const auto time = [](qint64 micros) {
         return micros > 0 ? QVariant(formatMicros(micros)) : QVariant();
     };
@@ -54,12 +58,11 @@ void writeTraces(const QSqlDatabase &db, const QList<CallbackTrace> &traces)
                              time(trace.upstreamAnswered),
                              trace.upstreamStatus > 0 ? QVariant(trace.upstreamStatus)
                                                       : QVariant()};
-    db::execDirect(db, QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, "
-                                      "handler, received_at, lock_acquired_at, tx_begin_at,"
-                                      " committed_at, lock_released_at, responded_at, outcome, "
-                                      "http_status, forwarded_at, upstream_answered_at, "
-                                      "upstream_status) VALUES ") +
-                           db::valueRows(db, rows));
+    return QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
+                          "received_at, lock_acquired_at, tx_begin_at, committed_at, "
+                          "lock_released_at, responded_at, outcome, http_status, forwarded_at, "
+                          "upstream_answered_at, upstream_status) VALUES ") +
+           db::valueRows(db, rows);
 }
 
 } // namespace payops

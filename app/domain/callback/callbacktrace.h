@@ -43,5 +43,7 @@ struct CallbackTrace
 void writeTrace(const QSqlDatabase &db, const CallbackTrace &trace);
 // A record-only batch's traces, one statement for all of them. Throws db::Error.
 void writeTraces(const QSqlDatabase &db, const QList<CallbackTrace> &traces);
+// Its statement (at least one trace), for a transaction that sends it with others.
+QString tracesStatement(const QSqlDatabase &db, const QList<CallbackTrace> &traces);
 
 } // namespace payops

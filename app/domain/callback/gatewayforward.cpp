@@ -100,9 +100,8 @@ QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
     {
         db::Transaction transaction(db);
         try {
-            insertCallbacks(db, requests, QStringLiteral("FORWARDING"), instance, CallbackAnswer(),
-                            true);
-            transaction.commit();
+            transaction.commitWith({insertCallbacksStatement(
+                db, requests, QStringLiteral("FORWARDING"), instance, CallbackAnswer(), true)});
             return errors;
         } catch (const db::Error &error) {
             if (!error.isDuplicateKey())

@@ -41,25 +41,34 @@ void answerUnkept(const QSqlDatabase &db, const QList<CallbackRequest> &requests
 
 RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
                               const QString &instance, SwitchObserver &switchObserver,
-                              const BeforeCommit &beforeCommit)
+                              const AlsoCommit &alsoCommit)
 {
     RecordBatchResult result;
     result.answers.resize(requests.size());
     SwitchReading reading(switchObserver, db);
     db::Transaction transaction(db);
     result.txBegin = nowMicros();
-    // The barrier, as for one callback: a flip back to NORMAL waits for this transaction.
-    const SwitchState state = reading.read();
-    result.recordOnly = state.mode == CallbackMode::RecordOnly;
-    if (!result.recordOnly)
-        return result;
 
     QList<QByteArray> payNos;
     payNos.reserve(requests.size());
     for (const CallbackRequest &request : requests)
         payNos << request.payNo;
+    // The barrier, as for one callback (a flip back to NORMAL waits for this transaction), and
+    // what the table holds of the batch's pay_nos: two statements, one round trip.
+    SwitchState state;
+    QHash<QByteArray, StoredCallback> known;
+    db::execTogether(db, {switchForProcessingStatement(), findCallbacksStatement(db, payNos)},
+                     [&](qsizetype statement, QSqlQuery &query) {
+                         if (statement == 0)
+                             state = reading.readFrom(query);
+                         else
+                             known = storedCallbacks(query);
+                     });
+    result.recordOnly = state.mode == CallbackMode::RecordOnly;
+    if (!result.recordOnly)
+        return result;
+
     // What the table holds, then what this batch adds, each as answerForResend reads it.
-    QHash<QByteArray, StoredCallback> known = findCallbacks(db, payNos);
     const CallbackAnswer recorded = CallbackAnswer::success(Outcome::Recorded);
     QList<CallbackRequest> toInsert;
     for (qsizetype i = 0; i < requests.size(); ++i) {
@@ -78,8 +87,17 @@ RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackReques
         toInsert << request;
         result.answers[i] = recorded;
     }
+    result.inserted = int(toInsert.size());
+    result.committed = nowMicros(); // as the COMMIT is sent: what the traces say
+    // The INSERT, what goes with it and the COMMIT: one round trip.
+    QStringList writes;
+    if (!toInsert.isEmpty())
+        writes << insertCallbacksStatement(db, toInsert, QStringLiteral("RECORDED"), instance,
+                                           recorded);
+    if (alsoCommit)
+        writes += alsoCommit(result);
     try {
-        insertCallbacks(db, toInsert, QStringLiteral("RECORDED"), instance, recorded);
+        transaction.commitWith(writes);
     } catch (const db::Error &error) {
         if (!error.isDuplicateKey())
             throw;
@@ -87,16 +105,10 @@ RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackReques
         // answers each of them from what is stored by then.
         transaction.rollback();
         result.answers.fill(std::nullopt);
+        result.inserted = 0;
+        result.committed = 0;
         return result;
     }
-    result.inserted = int(toInsert.size());
-    if (beforeCommit) {
-        result.committed = nowMicros(); // as the COMMIT is sent: what the traces say
-        beforeCommit(result);
-    }
-    transaction.commit();
-    if (!beforeCommit)
-        result.committed = nowMicros();
     answerUnkept(db, requests, toInsert, result);
     return result;
 }

@@ -6,6 +6,7 @@
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <optional>
@@ -32,12 +33,13 @@ struct RecordBatchResult
 // RECORD_ONLY's group commit: in one transaction, reads the switch with its barrier lock,
 // looks every pay_no up in one statement, answers replays and conflicts as answerForResend
 // does (a pay_no twice in the batch: the second copy is answered from the first), and records
-// the rest as RECORDED in one multi-row INSERT. `beforeCommit`, when set, runs in the same
-// transaction once the answers are known and before COMMIT (the batch's traces: one commit,
-// and one flush of the log, a batch). Throws db::Error; then nothing of the batch stays.
-using BeforeCommit = std::function<void(const RecordBatchResult &)>;
+// the rest as RECORDED in one multi-row INSERT. `alsoCommit`, when set, gives statements for
+// the same transaction once the answers are known (the batch's traces: one commit, and one
+// flush of the log, a batch). Three round trips: the begin; the switch and the lookup; the
+// writes and the commit. Throws db::Error; then nothing of the batch stays.
+using AlsoCommit = std::function<QStringList(const RecordBatchResult &)>;
 RecordBatchResult recordBatch(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
                               const QString &instance, SwitchObserver &switchObserver,
-                              const BeforeCommit &beforeCommit = {});
+                              const AlsoCommit &alsoCommit = {});
 
 } // namespace payops
