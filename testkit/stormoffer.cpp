@@ -185,6 +185,8 @@ OfferResult offer(const SignedPoster &poster, const std::vector<QByteArray> &bod
                 gone = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
                 break;
             }
+            if (connection.request < 0)
+                connection.in.clear(); // nothing asked: no answer to keep
             bool closes = false;
             if (const auto answer = completeAnswer(connection.in, closes);
                 answer && connection.request >= 0) {

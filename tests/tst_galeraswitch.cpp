@@ -292,7 +292,9 @@ private Q_SLOTS:
                     drainBacklog(dsn, options);
                 } catch (const db::Error &error) {
                     const std::lock_guard lock(errorsMutex);
-                    errors << QString::fromUtf8(error.what());
+                    errors << QStringLiteral("%1 (error %2)")
+                                  .arg(QString::fromUtf8(error.what()))
+                                  .arg(error.serverCode());
                 }
             });
         }
@@ -439,7 +441,9 @@ private Q_SLOTS:
                         notKept += int(outcome.notKept.size());
                     } catch (const db::Error &error) {
                         const std::lock_guard lock(countsMutex);
-                        errors << QString::fromUtf8(error.what());
+                        errors << QStringLiteral("%1 (error %2)")
+                                      .arg(QString::fromUtf8(error.what()))
+                                      .arg(error.serverCode());
                         return;
                     }
                 }
