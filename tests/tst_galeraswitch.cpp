@@ -147,6 +147,55 @@ qint64 neverAnswered2xx(const test::Platform &platform)
     return count;
 }
 
+// What each node is doing, for a failure's message: the transactions open for more than five
+// seconds, what holds them up, and the node's replication state.
+QString clusterEvidence(const testkit::GaleraCluster &cluster, const QString &name)
+{
+    QStringList lines;
+    for (int node = 0; node < cluster.size(); ++node) {
+        try {
+            db::Connection root(cluster.dsn(node, name), QStringLiteral("galera-evidence"));
+            QSqlQuery state = db::exec(
+                root.database(),
+                QStringLiteral("SHOW STATUS WHERE Variable_name IN ('wsrep_local_state_comment', "
+                               "'wsrep_local_recv_queue', 'wsrep_flow_control_paused', "
+                               "'wsrep_local_bf_aborts', 'wsrep_local_cert_failures')"));
+            QStringList status;
+            while (state.next())
+                status << state.value(0).toString() + QLatin1Char('=') + state.value(1).toString();
+            lines << QStringLiteral("node%1: %2").arg(node + 1).arg(status.join(QLatin1Char(' ')));
+            QSqlQuery open = db::exec(
+                root.database(),
+                QStringLiteral("SELECT trx_mysql_thread_id, trx_state, "
+                               "TIMESTAMPDIFF(SECOND, trx_started, NOW()), "
+                               "COALESCE(trx_query, ''), COALESCE(p.COMMAND, ''), "
+                               "COALESCE(p.STATE, ''), COALESCE(p.USER, '') "
+                               "FROM information_schema.INNODB_TRX t LEFT JOIN "
+                               "information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "
+                               "WHERE trx_started < NOW() - INTERVAL 5 SECOND"));
+            while (open.next()) {
+                QStringList fields;
+                for (int i = 0; i < 7; ++i)
+                    fields << open.value(i).toString().left(200);
+                lines << QStringLiteral("  open: ") + fields.join(QStringLiteral(" | "));
+            }
+            QSqlQuery instances =
+                db::exec(root.database(),
+                         QStringLiteral("SELECT id, switch_version_applied, mode_applied, "
+                                        "TIMESTAMPDIFF(MICROSECOND, last_seen_at, NOW(3)) DIV 1000 "
+                                        "FROM callback_instance ORDER BY id"));
+            while (instances.next())
+                lines << QStringLiteral("  instance %1: version %2 %3, seen %4 ms ago")
+                             .arg(instances.value(0).toString(), instances.value(1).toString(),
+                                  instances.value(2).toString(), instances.value(3).toString());
+        } catch (const db::Error &error) {
+            lines
+                << QStringLiteral("node%1: %2").arg(node + 1).arg(QString::fromUtf8(error.what()));
+        }
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 void waitUntil(const test::Platform &platform, qint64 ms)
 {
     while (platform.elapsedMs() < ms)
@@ -238,8 +287,24 @@ private Q_SLOTS:
                        QStringLiteral("SELECT DATE_FORMAT(NOW(6), '%Y-%m-%d %H:%i:%s.%f')"))
                 .toString();
         QCOMPARE(acks.size(), 3);
+        QStringList unacknowledged;
         for (const InstanceAck &ack : acks)
-            QVERIFY2(ack.acknowledged, qPrintable(ack.instance));
+            if (!ack.acknowledged)
+                unacknowledged << ack.instance;
+        if (!unacknowledged.isEmpty()) {
+            const QString evidence = clusterEvidence(*m_cluster, QStringLiteral("switch"));
+            platform.wait();
+            QStringList logs;
+            for (auto &process : instances.processes) {
+                process->terminate();
+                if (unacknowledged.contains(process->instance()))
+                    logs << process->instance() + QStringLiteral(":\n") +
+                                process->output().right(4000);
+            }
+            QFAIL(qPrintable(QStringLiteral("not acknowledged by %1 in 30 s\n%2\n%3")
+                                 .arg(unacknowledged.join(QStringLiteral(", ")), evidence,
+                                      logs.join(QLatin1Char('\n')))));
+        }
         platform.wait();
         for (auto &process : instances.processes)
             QCOMPARE(process->terminate(), 0);

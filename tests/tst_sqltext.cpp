@@ -165,6 +165,38 @@ private Q_SLOTS:
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT ?"), {5}).toInt(), 5);
     }
 
+    // A transaction's last statement with its binds and the COMMIT: what it wrote is
+    // committed; when it fails, nothing is, and the transaction is still there to roll back.
+    void aLastStatementGoesWithTheCommit()
+    {
+        const QSqlDatabase db = m_connection->database();
+        db::execDirect(db, QStringLiteral("CREATE TABLE last (n INT PRIMARY KEY, t TEXT)"));
+        {
+            db::Transaction transaction(db);
+            db::exec(db, QStringLiteral("INSERT INTO last VALUES (1, 'first')"));
+            transaction.commitWith(QStringLiteral("INSERT INTO last VALUES (?, ?)"),
+                                   {2, QStringLiteral("it's")});
+        }
+        db::Connection other(m_scratch->dsn(), QStringLiteral("other"));
+        QCOMPARE(db::scalar(other.database(),
+                            QStringLiteral("SELECT GROUP_CONCAT(t ORDER BY n) FROM last"))
+                     .toString(),
+                 QStringLiteral("first,it's"));
+        {
+            db::Transaction transaction(db);
+            db::exec(db, QStringLiteral("INSERT INTO last VALUES (3, 'third')"));
+            QVERIFY_THROWS_EXCEPTION(
+                db::Error, transaction.commitWith(QStringLiteral("INSERT INTO last VALUES (?, ?)"),
+                                                  {1, QStringLiteral("again")}));
+            // Still open: this connection sees its own row, another does not.
+            QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM last")).toInt(), 3);
+            QCOMPARE(
+                db::scalar(other.database(), QStringLiteral("SELECT COUNT(*) FROM last")).toInt(),
+                2);
+        }
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM last")).toInt(), 2);
+    }
+
 private:
     std::optional<test::ScratchDatabase> m_scratch;
     std::optional<db::Connection> m_connection;

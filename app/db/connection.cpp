@@ -34,6 +34,8 @@ std::mutex g_registryMutex;
 QHash<QString, Dsn> g_dsns;
 // The names of the open Connections that reached a Galera node, for isClusterNode().
 QSet<QString> g_clusterNodes;
+// The same, PAYOPS_GALERA_UNGUARDED or not: where exec() keeps binds prepared (decision 0071).
+QSet<QString> g_galeraNodes;
 
 QSqlDatabase addDatabase(const QString &name, const Dsn &dsn)
 {
@@ -51,6 +53,7 @@ void removeDatabase(QSqlDatabase &db, const QString &name)
     QSqlDatabase::removeDatabase(name);
     g_dsns.remove(name);
     g_clusterNodes.remove(name);
+    g_galeraNodes.remove(name);
 }
 
 QString connectOptions(const Dsn &dsn)
@@ -227,9 +230,12 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
             info.value(1).toString().contains(QLatin1String("MariaDB"), Qt::CaseInsensitive);
         // The environment variable exists so that a test can show the defect the care for a
         // cluster node prevents.
-        if (wsrepOn(m_db) && !qEnvironmentVariableIsSet("PAYOPS_GALERA_UNGUARDED")) {
+        if (wsrepOn(m_db)) {
+            const bool unguarded = qEnvironmentVariableIsSet("PAYOPS_GALERA_UNGUARDED");
             const std::lock_guard lock(g_registryMutex);
-            g_clusterNodes.insert(m_name);
+            g_galeraNodes.insert(m_name);
+            if (!unguarded)
+                g_clusterNodes.insert(m_name);
         }
     } catch (...) {
         removeDatabase(m_db, m_name);
@@ -247,6 +253,16 @@ bool isClusterNode(const QSqlDatabase &db)
     const std::lock_guard lock(g_registryMutex);
     return g_clusterNodes.contains(db.connectionName());
 }
+
+namespace {
+
+bool onGaleraNode(const QSqlDatabase &db)
+{
+    const std::lock_guard lock(g_registryMutex);
+    return g_galeraNodes.contains(db.connectionName());
+}
+
+} // namespace
 
 Error rolledBackByAnotherNode(const QString &what)
 {
@@ -291,21 +307,26 @@ Error statementFailed(const QSqlDatabase &db, const QString &sql, const QSqlErro
 
 } // namespace
 
+std::optional<QString> asText(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
+{
+    // Binds go into the text where they can: a prepared statement costs a round trip more (the
+    // prepare, then the execute), and every path of a callback runs a dozen statements. On a
+    // Galera node they are still prepared (decision 0071): with them in the text, a storm with
+    // the care for a cluster node turned off no longer showed the defect that care prevents.
+    // PAYOPS_GALERA_UNGUARDED turns the care for a cluster node off (isClusterNode says no) so
+    // that a test can show the defect it prevents; binds stay prepared there all the same.
+    if (binds.isEmpty())
+        return sql;
+    if (onGaleraNode(db))
+        return std::nullopt;
+    return withBindsInline(db, sql, binds);
+}
+
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
 {
     QSqlQuery query(db);
     query.setForwardOnly(true);
-    // Binds go into the text where they can: a prepared statement costs a round trip more (the
-    // prepare, then the execute), and every path of a callback runs a dozen statements. On a
-    // Galera node they are still prepared (decision 0071): with them in the text, two drains on
-    // two nodes failed now and then with a deadlock at every retry, not yet understood.
-    // PAYOPS_GALERA_UNGUARDED turns the care for a cluster node off (isClusterNode says no) so
-    // that a test can show the defect it prevents, on a Galera node all the same.
-    const bool preparedAsBefore =
-        isClusterNode(db) || qEnvironmentVariableIsSet("PAYOPS_GALERA_UNGUARDED");
-    const std::optional<QString> inlined = binds.isEmpty()    ? std::optional<QString>(sql)
-                                           : preparedAsBefore ? std::nullopt
-                                                              : withBindsInline(db, sql, binds);
+    const std::optional<QString> inlined = asText(db, sql, binds);
     if (inlined) {
         if (!query.exec(*inlined))
             throw statementFailed(db, sql, query.lastError());
@@ -384,6 +405,16 @@ void Transaction::commitWith(const QStringList &statements)
     execTogether(m_db, statements + QStringList{QStringLiteral("COMMIT")});
     m_open = false;
     restoreAutocommit();
+}
+
+void Transaction::commitWith(const QString &sql, const QVariantList &binds)
+{
+    if (const std::optional<QString> text = asText(m_db, sql, binds)) {
+        commitWith(QStringList{*text});
+        return;
+    }
+    exec(m_db, sql, binds);
+    commit();
 }
 
 void Transaction::rollback()

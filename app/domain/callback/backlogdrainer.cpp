@@ -394,7 +394,9 @@ private:
 
 // A deadlock rolled the batch back: its rows are as they were, and a batch half the size is
 // claimed, down to one callback a transaction, so that it deadlocks less each time. `size`
-// is left at the size that committed.
+// is left at the size that committed. Between tries it waits as db::retryingDeadlocks does:
+// two drains on two Galera nodes claim the same rows, and one that tries again at once meets
+// the other's next claim before its node has applied the last one, try after try.
 Batch drainBatchRetryingDeadlocks(const QSqlDatabase &db, const QString &fromState,
                                   const DrainOptions &options, const QList<qint64> &candidates,
                                   int &size)
@@ -410,6 +412,7 @@ Batch drainBatchRetryingDeadlocks(const QSqlDatabase &db, const QString &fromSta
                 throw;
             size = std::max(1, size / 2);
         }
+        db::waitBeforeRetry(tries);
     }
 }
 

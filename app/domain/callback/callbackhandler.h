@@ -60,6 +60,9 @@ public:
     SwitchState readFrom(QSqlQuery &result);
 
 private:
+    // What this transaction acts on, from here on: `state`, which it read.
+    SwitchState actOn(const SwitchState &state);
+
     SwitchObserver &m_observer;
     const QSqlDatabase &m_db;
     quint64 m_number = 0; // 0: not held (not a cluster node)

@@ -166,15 +166,6 @@ QString insertCallbacksStatement(const QSqlDatabase &db, const QList<CallbackReq
     return kInsertCallback + db::valueRows(db, rows);
 }
 
-void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
-                     const QString &status, const QString &instance, const CallbackAnswer &answer,
-                     bool gateway)
-{
-    if (!requests.isEmpty())
-        db::execDirect(db,
-                       insertCallbacksStatement(db, requests, status, instance, answer, gateway));
-}
-
 QString findCallbacksStatement(const QSqlDatabase &db, const QList<QByteArray> &payNos)
 {
     QVariantList list;

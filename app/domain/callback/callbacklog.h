@@ -57,12 +57,9 @@ QVariant platformPaidAt(const QString &paidAt);
 qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
                       const QString &instance, const CallbackAnswer &answer, bool gateway = false);
 
-// insertCallback for many callbacks in one statement (a record-only batch): every row gets the
-// same status and answer. One pay_no already present fails the whole statement (uk_pay_no).
-void insertCallbacks(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
-                     const QString &status, const QString &instance, const CallbackAnswer &answer,
-                     bool gateway = false);
-// Its statement (at least one request).
+// insertCallback for many callbacks in one statement (a record-only batch), to send with
+// others (db::execTogether): every row gets the same status and answer. One pay_no already
+// present fails the whole statement (uk_pay_no). At least one request.
 QString insertCallbacksStatement(const QSqlDatabase &db, const QList<CallbackRequest> &requests,
                                  const QString &status, const QString &instance,
                                  const CallbackAnswer &answer, bool gateway = false);

@@ -121,13 +121,16 @@ SwitchReading::~SwitchReading()
 
 SwitchState SwitchReading::read()
 {
-    QSqlQuery query = db::exec(m_db, switchForProcessingStatement());
-    return readFrom(query);
+    return actOn(readSwitchForProcessing(m_db));
 }
 
 SwitchState SwitchReading::readFrom(QSqlQuery &result)
 {
-    const SwitchState state = switchFrom(result);
+    return actOn(switchFrom(result));
+}
+
+SwitchState SwitchReading::actOn(const SwitchState &state)
+{
     m_observer.observe(state.mode == CallbackMode::RecordOnly, state.version);
     if (m_number != 0) {
         const std::lock_guard lock(m_observer.m_readingsMutex);

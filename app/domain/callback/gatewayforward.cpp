@@ -38,6 +38,38 @@ QString upstreamError(const UpstreamAnswer &answer)
     return QStringLiteral("answered %1, not the platform's success").arg(answer.status);
 }
 
+// What a forward reads of its row: the row as storedCallback reads it, what the forward sends,
+// and whether another instance's claim of its forward still holds.
+struct RowToForward
+{
+    StoredCallback stored;
+    QByteArray body;
+    QByteArray headers;
+    qint64 forwards = 0;
+    bool claimedElsewhere = false;
+};
+
+QString rowToForwardStatement()
+{
+    return QStringLiteral("SELECT %1, raw_body, raw_headers, forwards, "
+                          "forward_claimed_until > NOW(3) FROM pay_callback_log WHERE pay_no = ?")
+        .arg(storedCallbackColumns());
+}
+
+std::optional<RowToForward> rowToForward(QSqlQuery &result)
+{
+    if (!result.next())
+        return std::nullopt;
+    RowToForward row;
+    row.stored = storedCallback(result);
+    const int extra = result.record().count() - 4;
+    row.body = result.value(extra).toByteArray();
+    row.headers = result.value(extra + 1).toByteArray();
+    row.forwards = result.value(extra + 2).toLongLong();
+    row.claimedElsewhere = result.value(extra + 3).toBool();
+    return row;
+}
+
 } // namespace
 
 bool holdsFinalAnswer(const StoredCallback &stored)
@@ -125,19 +157,25 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     SwitchReading reading(switchObserver, db);
     std::optional<db::Transaction> transaction(std::in_place, db);
     trace.txBegin = nowMicros();
-    const SwitchState state = reading.read();
-    // The row as storedCallback reads it, and after its columns what the forward sends and
-    // whether another instance's claim of its forward still holds.
-    QSqlQuery row = db::exec(db,
-                             QStringLiteral("SELECT %1, raw_body, raw_headers, forwards, "
-                                            "forward_claimed_until > NOW(3) FROM pay_callback_log "
-                                            "WHERE pay_no = ?")
-                                 .arg(storedCallbackColumns()),
-                             {payNo});
-    if (!row.next())
+    // The barrier and the row: one round trip where the pay_no goes into the text.
+    SwitchState state;
+    std::optional<RowToForward> row;
+    if (const auto rowText = db::asText(db, rowToForwardStatement(), {payNo})) {
+        db::execTogether(db, {switchForProcessingStatement(), *rowText},
+                         [&](qsizetype statement, QSqlQuery &result) {
+                             if (statement == 0)
+                                 state = reading.readFrom(result);
+                             else
+                                 row = rowToForward(result);
+                         });
+    } else {
+        state = reading.read();
+        QSqlQuery result = db::exec(db, rowToForwardStatement(), {payNo});
+        row = rowToForward(result);
+    }
+    if (!row)
         return forward;
-    const StoredCallback stored = storedCallback(row);
-    const int extra = row.record().count() - 4;
+    const StoredCallback &stored = row->stored;
     forward.row = stored;
     if (holdsFinalAnswer(stored)) {
         forward.step = ForwardStep::Settled;
@@ -145,11 +183,9 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     }
     forward.wire = stored.content.wire;
     if (state.mode == CallbackMode::RecordOnly) {
-        db::exec(db,
-                 QStringLiteral("UPDATE pay_callback_log SET status = 'RECORDED', instance = ? "
-                                "WHERE id = ?"),
-                 {instance, stored.id});
-        transaction->commit();
+        transaction->commitWith(QStringLiteral("UPDATE pay_callback_log SET status = "
+                                               "'RECORDED', instance = ? WHERE id = ?"),
+                                {instance, stored.id});
         trace.committed = nowMicros();
         forward.step = ForwardStep::Recorded;
         return forward;
@@ -160,15 +196,14 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     // claimer's upstream timeout and a margin) no other instance forwards the row.
     if (db::isClusterNode(db)) {
         forward.step = ForwardStep::Busy;
-        if (row.value(extra + 3).toBool())
+        if (row->claimedElsewhere)
             return forward;
         QSqlQuery claim = db::exec(
             db,
             QStringLiteral("UPDATE pay_callback_log SET forward_claimed_until = NOW(3) + "
                            "INTERVAL ? SECOND WHERE id = ? AND forwards = ? AND "
                            "(forward_claimed_until IS NULL OR forward_claimed_until <= NOW(3))"),
-            {client.options().timeoutSeconds + kClaimMarginSeconds, stored.id,
-             row.value(extra + 2)});
+            {client.options().timeoutSeconds + kClaimMarginSeconds, stored.id, row->forwards});
         try {
             if (claim.numRowsAffected() != 1)
                 return forward;
@@ -181,13 +216,12 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
         transaction.emplace(db);
     }
 
-    auto headers = splitHeaders(row.value(extra + 1).toByteArray());
+    auto headers = splitHeaders(row->headers);
     headers.append({"X-Payops-Pay-No", payNo});
     headers.append({"X-Payops-Order-Id", QByteArray::number(stored.content.orderId)});
-    headers.append(
-        {"X-Payops-Delivery", QByteArray::number(row.value(extra + 2).toLongLong() + 1)});
+    headers.append({"X-Payops-Delivery", QByteArray::number(row->forwards + 1)});
     headers.append({"Idempotency-Key", payNo});
-    forward.upstream = client.post(row.value(extra).toByteArray(), headers);
+    forward.upstream = client.post(row->body, headers);
     trace.forwarded = forward.upstream.sentMicros;
     if (forward.upstream.answered()) {
         trace.upstreamAnswered = forward.upstream.answeredMicros;
@@ -198,24 +232,23 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     const QVariant upstreamStatus = upstream.answered() ? QVariant(upstream.status) : QVariant();
     if (upstream.answered() && isPlatformSuccess(forward.wire, upstream.status, upstream.body)) {
         forward.step = ForwardStep::Final;
-        db::exec(db,
-                 QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDED', "
-                                "response_code = ?, response_body = ?, upstream_status = ?, "
-                                "upstream_error = '', forwards = forwards + 1, "
-                                "forward_claimed_until = NULL, forwarded_at = NOW(3), "
-                                "instance = ?, processed_at = NOW(3) WHERE id = ?"),
-                 {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
-                  upstreamStatus, instance, stored.id});
+        transaction->commitWith(
+            QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDED', "
+                           "response_code = ?, response_body = ?, upstream_status = ?, "
+                           "upstream_error = '', forwards = forwards + 1, "
+                           "forward_claimed_until = NULL, forwarded_at = NOW(3), "
+                           "instance = ?, processed_at = NOW(3) WHERE id = ?"),
+            {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
+             upstreamStatus, instance, stored.id});
     } else {
         forward.step = ForwardStep::NotFinal;
-        db::exec(db,
-                 QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING', "
-                                "upstream_status = ?, upstream_error = ?, "
-                                "forwards = forwards + 1, forward_claimed_until = NULL, "
-                                "forwarded_at = NOW(3), instance = ? WHERE id = ?"),
-                 {upstreamStatus, upstreamError(upstream), instance, stored.id});
+        transaction->commitWith(
+            QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING', "
+                           "upstream_status = ?, upstream_error = ?, "
+                           "forwards = forwards + 1, forward_claimed_until = NULL, "
+                           "forwarded_at = NOW(3), instance = ? WHERE id = ?"),
+            {upstreamStatus, upstreamError(upstream), instance, stored.id});
     }
-    transaction->commit();
     trace.committed = nowMicros();
     return forward;
 }
