@@ -305,8 +305,8 @@ Error statementFailed(const QSqlDatabase &db, const QString &sql, const QSqlErro
     return failure;
 }
 
-} // namespace
-
+// `sql` as exec() sends it, its binds in the text; nothing where exec() prepares it instead (a
+// bind with no literal form, or a Galera node).
 std::optional<QString> asText(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
 {
     // Binds go into the text where they can: a prepared statement costs a round trip more (the
@@ -321,6 +321,8 @@ std::optional<QString> asText(const QSqlDatabase &db, const QString &sql, const 
         return std::nullopt;
     return withBindsInline(db, sql, binds);
 }
+
+} // namespace
 
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
 {

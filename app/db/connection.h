@@ -83,11 +83,6 @@ template <typename Attempt> auto retryingDeadlocks(int attempts, Attempt &&attem
 // Runs one statement with positional binds; throws db::Error on failure. A null QString
 // binds as an empty string; bind QVariant() for SQL NULL.
 QSqlQuery exec(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
-// `sql` as exec() sends it, its binds in the text, for execTogether() and commitWith(); nothing
-// where exec() prepares it instead (a bind with no literal form, or a Galera node: decision
-// 0071).
-std::optional<QString> asText(const QSqlDatabase &db, const QString &sql,
-                              const QVariantList &binds);
 // Runs a statement that is not preparable (DDL, SET, GRANT): no binds.
 void execDirect(const QSqlDatabase &db, const QString &sql);
 // Runs `statements` (no binds) in order in one round trip: Qt's MySQL driver opens every
@@ -133,8 +128,8 @@ public:
     // writes need not each wait for their answer before the commit is sent. When one fails,
     // nothing after it ran and the transaction is still open.
     void commitWith(const QStringList &statements);
-    // One statement with its binds and the COMMIT: in one round trip where asText() writes it,
-    // else as exec() and commit() do.
+    // One statement with its binds and the COMMIT: in one round trip where exec() would write
+    // the binds into the text, else as exec() and commit() do.
     void commitWith(const QString &sql, const QVariantList &binds);
     void rollback();
 

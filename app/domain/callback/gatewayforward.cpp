@@ -157,22 +157,9 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     SwitchReading reading(switchObserver, db);
     std::optional<db::Transaction> transaction(std::in_place, db);
     trace.txBegin = nowMicros();
-    // The barrier and the row: one round trip where the pay_no goes into the text.
-    SwitchState state;
-    std::optional<RowToForward> row;
-    if (const auto rowText = db::asText(db, rowToForwardStatement(), {payNo})) {
-        db::execTogether(db, {switchForProcessingStatement(), *rowText},
-                         [&](qsizetype statement, QSqlQuery &result) {
-                             if (statement == 0)
-                                 state = reading.readFrom(result);
-                             else
-                                 row = rowToForward(result);
-                         });
-    } else {
-        state = reading.read();
-        QSqlQuery result = db::exec(db, rowToForwardStatement(), {payNo});
-        row = rowToForward(result);
-    }
+    const SwitchState state = reading.read();
+    QSqlQuery result = db::exec(db, rowToForwardStatement(), {payNo});
+    const std::optional<RowToForward> row = rowToForward(result);
     if (!row)
         return forward;
     const StoredCallback &stored = row->stored;
