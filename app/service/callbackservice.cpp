@@ -25,6 +25,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <signal.h>
 #include <stdexcept>
@@ -37,10 +38,20 @@ namespace {
 // own, made on first use and dropped after a connection failure.
 thread_local std::unique_ptr<db::Connection> t_connection;
 
-db::Connection &threadConnection(const Dsn &dsn)
+// A callback waits for a row no longer than for its pay_no's lock (--lock-timeout, at least the
+// server's least, 1 s), then is answered 503 and retried by the platform. The server's default
+// is 50 s, long after the platform gave up on the answer, and all that time the transaction
+// holds the switch's shared lock: on a Galera cluster a flip then waited 49 s, and the
+// instances' acknowledgement of another over 30 s.
+db::Connection &threadConnection(const Dsn &dsn, int lockWaitSeconds)
 {
-    if (!t_connection)
-        t_connection = std::make_unique<db::Connection>(dsn, QStringLiteral("http"));
+    if (!t_connection) {
+        auto connection = std::make_unique<db::Connection>(dsn, QStringLiteral("http"));
+        db::execDirect(connection->database(),
+                       QStringLiteral("SET SESSION innodb_lock_wait_timeout = %1")
+                           .arg(std::max(1, lockWaitSeconds)));
+        t_connection = std::move(connection);
+    }
     return *t_connection;
 }
 
@@ -330,7 +341,7 @@ CallbackAnswer CallbackService::processPay(const CallbackRequest &request, Callb
 CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &request,
                                                          CallbackTrace &trace)
 {
-    db::Connection &connection = threadConnection(m_options.dsn);
+    db::Connection &connection = threadConnection(m_options.dsn, m_options.lockTimeoutSeconds);
     CallbackAnswer answer = m_handler->handle(connection.database(), request, trace);
     loseCommitReplyOnce(connection.database(), request.payNo);
     return answer;

@@ -392,11 +392,21 @@ private:
     std::optional<db::Error> m_error;
 };
 
+// On a Galera node each read of a drain waits until the node has applied what the cluster
+// committed before it (wsrep_sync_wait): two drains on two nodes claim the same callbacks
+// (SKIP LOCKED is local), and the one whose claim lost must see the winner's before it claims
+// again. Without it, on a loaded machine, it claimed rows the other node had already taken
+// but its own had not yet applied, deadlock after deadlock, until it gave up.
+void readWhatTheClusterCommitted(const QSqlDatabase &db)
+{
+    if (db::isClusterNode(db))
+        db::execDirect(db, QStringLiteral("SET SESSION wsrep_sync_wait = 1"));
+}
+
 // A deadlock rolled the batch back: its rows are as they were, and a batch half the size is
 // claimed, down to one callback a transaction, so that it deadlocks less each time. `size`
-// is left at the size that committed. Between tries it waits as db::retryingDeadlocks does:
-// two drains on two Galera nodes claim the same rows, and one that tries again at once meets
-// the other's next claim before its node has applied the last one, try after try.
+// is left at the size that committed. Between tries it waits as db::retryingDeadlocks does, so
+// that two drains on two Galera nodes stop meeting in step.
 Batch drainBatchRetryingDeadlocks(const QSqlDatabase &db, const QString &fromState,
                                   const DrainOptions &options, const QList<qint64> &candidates,
                                   int &size)
@@ -428,6 +438,7 @@ void drainRecordedBatches(const Dsn &dsn, const QString &fromState, RecordedDrai
     try {
         db::Connection connection(dsn, QStringLiteral("drain"));
         const QSqlDatabase db = connection.database();
+        readWhatTheClusterCommitted(db);
         int ceiling = options.batch;
         qint64 after = 0;
         for (int reserved = drain.reserve(ceiling); reserved > 0;
@@ -563,6 +574,7 @@ DrainResult drainBacklog(const Dsn &dsn, const DrainOptions &options)
 {
     db::Connection connection(dsn, QStringLiteral("drain"));
     const QSqlDatabase db = connection.database();
+    readWhatTheClusterCommitted(db);
     DrainResult result;
     try {
         if (options.source == DrainSource::Unmatched)
