@@ -148,8 +148,9 @@ qint64 neverAnswered2xx(const test::Platform &platform)
     return count;
 }
 
-// What each node is doing, for a failure's message: the transactions open for more than five
-// seconds, what holds them up, and the node's replication state.
+// What each node is doing, for a stall's warning or a failure's message: the transactions open
+// for more than five seconds and what their threads wait on, the node's replication state, and
+// each instance's acknowledged version and heartbeat.
 QString clusterEvidence(const testkit::GaleraCluster &cluster, const QString &name)
 {
     QStringList lines;
