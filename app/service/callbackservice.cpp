@@ -41,8 +41,8 @@ thread_local std::unique_ptr<db::Connection> t_connection;
 // A callback waits for a row no longer than for its pay_no's lock (--lock-timeout, at least the
 // server's least, 1 s), then is answered 503 and retried by the platform. The server's default
 // is 50 s, long after the platform gave up on the answer, and all that time the transaction
-// holds the switch's shared lock: on a Galera cluster a flip then waited 49 s, and the
-// instances' acknowledgement of another over 30 s.
+// holds the switch's shared lock, which a flip waits for. On a Galera cluster a flip once
+// waited 49 s, most likely behind such a wait (docs/servers.md).
 db::Connection &threadConnection(const Dsn &dsn, int lockWaitSeconds)
 {
     if (!t_connection) {
