@@ -49,15 +49,15 @@ struct RowToForward
     bool claimedElsewhere = false;
 };
 
-QString rowToForwardStatement()
+std::optional<RowToForward> readRowToForward(const QSqlDatabase &db, const QByteArray &payNo)
 {
-    return QStringLiteral("SELECT %1, raw_body, raw_headers, forwards, "
-                          "forward_claimed_until > NOW(3) FROM pay_callback_log WHERE pay_no = ?")
-        .arg(storedCallbackColumns());
-}
-
-std::optional<RowToForward> rowToForward(QSqlQuery &result)
-{
+    QSqlQuery result =
+        db::exec(db,
+                 QStringLiteral("SELECT %1, raw_body, raw_headers, forwards, "
+                                "forward_claimed_until > NOW(3) FROM pay_callback_log "
+                                "WHERE pay_no = ?")
+                     .arg(storedCallbackColumns()),
+                 {payNo});
     if (!result.next())
         return std::nullopt;
     RowToForward row;
@@ -158,8 +158,7 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     std::optional<db::Transaction> transaction(std::in_place, db);
     trace.txBegin = nowMicros();
     const SwitchState state = reading.read();
-    QSqlQuery result = db::exec(db, rowToForwardStatement(), {payNo});
-    const std::optional<RowToForward> row = rowToForward(result);
+    const std::optional<RowToForward> row = readRowToForward(db, payNo);
     if (!row)
         return forward;
     const StoredCallback &stored = row->stored;
