@@ -6,6 +6,8 @@
 #include "testmain.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 
 #include <csignal>
@@ -345,6 +347,60 @@ private Q_SLOTS:
         for (const qint64 orderId : {1311, 1312, 1313})
             QCOMPARE(orderStatus(m_db->dsn(), orderId), QStringLiteral("PENDING"));
         QCOMPARE(orderStatus(m_db->dsn(), 1310), QStringLiteral("PAID"));
+        QCOMPARE(service.terminate(), 0);
+    }
+
+    // A callback's transaction waits for a row no longer than --lock-timeout, in both modes (a
+    // callback paid one at a time, a record-only batch): then 503, and nothing of it stays. The
+    // server's own wait is 50 s, long after the platform gave up on the answer. A session
+    // holding the switch's row, as a flip does, is what each waits for here.
+    void aRowHeldPastTheLockTimeoutAnswers503AndChangesNothing()
+    {
+        test::CallbackdProcess service(m_db->dsn(), QStringLiteral("safe"), QString(),
+                                       {QStringLiteral("--lock-timeout"), QStringLiteral("1")});
+        const int port = service.port();
+        const auto postWhileTheSwitchIsHeld = [&](const QByteArray &payNo, qint64 orderId) {
+            db::Connection holder(m_db->dsn(), QStringLiteral("switch-holder"));
+            db::execDirect(holder.database(), QStringLiteral("BEGIN"));
+            db::execDirect(
+                holder.database(),
+                QStringLiteral("SELECT mode FROM callback_switch WHERE id = 1 FOR UPDATE"));
+            QElapsedTimer waited;
+            waited.start();
+            const test::HttpResult answered =
+                test::postCallback(port, test::callbackBody(payNo, orderId, 9900));
+            const qint64 waitedMs = waited.elapsed();
+            db::execDirect(holder.database(), QStringLiteral("ROLLBACK"));
+            QCOMPARE(answered.status, 503);
+            QVERIFY2(waitedMs < 20000,
+                     qPrintable(QStringLiteral("answered after %1 ms").arg(waitedMs)));
+            QCOMPARE(countCallbacks(m_db->dsn(), payNo), 0);
+            QCOMPARE(orderStatus(m_db->dsn(), orderId), QStringLiteral("PENDING"));
+            // The platform's retry, once the row is free, is taken.
+            QCOMPARE(test::postCallback(port, test::callbackBody(payNo, orderId, 9900)).status,
+                     200);
+            QCOMPARE(countCallbacks(m_db->dsn(), payNo), 1);
+        };
+        const auto setMode = [&](const char *mode) {
+            db::Connection admin(m_db->dsn(), QStringLiteral("mode"));
+            db::exec(admin.database(),
+                     QStringLiteral("UPDATE callback_switch SET mode = ?, version = version + 1"),
+                     {QString::fromLatin1(mode)});
+            QTRY_COMPARE_WITH_TIMEOUT(
+                QJsonDocument::fromJson(test::get(port, QStringLiteral("/healthz")).body)
+                    .object()
+                    .value(QStringLiteral("mode"))
+                    .toString(),
+                QString::fromLatin1(mode), 10000);
+        };
+
+        postWhileTheSwitchIsHeld("ROW-NORMAL", 1340);
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(orderStatus(m_db->dsn(), 1340), QStringLiteral("PAID"));
+        setMode("RECORD_ONLY");
+        postWhileTheSwitchIsHeld("ROW-RECORD-ONLY", 1341);
+        setMode("NORMAL");
         QCOMPARE(service.terminate(), 0);
     }
 

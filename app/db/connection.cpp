@@ -223,6 +223,9 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
                            "NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE'"));
         if (dsn.readOnlySession)
             execDirect(m_db, QStringLiteral("SET SESSION TRANSACTION READ ONLY"));
+        if (dsn.lockWaitSeconds > 0)
+            execDirect(m_db, QStringLiteral("SET SESSION innodb_lock_wait_timeout = %1")
+                                 .arg(dsn.lockWaitSeconds));
         QSqlQuery info = exec(m_db, QStringLiteral("SELECT CONNECTION_ID(), VERSION()"));
         info.next();
         m_serverConnectionId = info.value(0).toLongLong();

@@ -41,6 +41,10 @@ public:
     // database given as --read-db is a replica, where a privileged account could otherwise
     // write past read_only and break replication with a transaction the primary never had.
     bool readOnlySession = false;
+    // Sessions opened with it wait for a row lock no longer than this many seconds
+    // (innodb_lock_wait_timeout); 0 keeps the server's (50 s by default). Set by
+    // payops-callbackd from --lock-timeout, for every connection it opens.
+    int lockWaitSeconds = 0;
 
     // The same DSN with readOnlySession set.
     Dsn asReadOnly() const

@@ -38,20 +38,10 @@ namespace {
 // own, made on first use and dropped after a connection failure.
 thread_local std::unique_ptr<db::Connection> t_connection;
 
-// A callback waits for a row no longer than for its pay_no's lock (--lock-timeout, at least the
-// server's least, 1 s), then is answered 503 and retried by the platform. The server's default
-// is 50 s, long after the platform gave up on the answer, and all that time the transaction
-// holds the switch's shared lock, which a flip waits for. On a Galera cluster a flip once
-// waited 49 s, most likely behind such a wait (docs/servers.md).
-db::Connection &threadConnection(const Dsn &dsn, int lockWaitSeconds)
+db::Connection &threadConnection(const Dsn &dsn)
 {
-    if (!t_connection) {
-        auto connection = std::make_unique<db::Connection>(dsn, QStringLiteral("http"));
-        db::execDirect(connection->database(),
-                       QStringLiteral("SET SESSION innodb_lock_wait_timeout = %1")
-                           .arg(std::max(1, lockWaitSeconds)));
-        t_connection = std::move(connection);
-    }
+    if (!t_connection)
+        t_connection = std::make_unique<db::Connection>(dsn, QStringLiteral("http"));
     return *t_connection;
 }
 
@@ -102,6 +92,13 @@ CallbackService::~CallbackService() = default;
 
 int CallbackService::start()
 {
+    // Every connection of the endpoint waits for a row no longer than for a pay_no's lock (at
+    // least the server's least, 1 s): a callback is then answered 503 and retried by the
+    // platform. The server's default is 50 s, long after the platform gave up on the answer,
+    // and all that time the transaction (a callback's, a record-only batch's, a gateway's
+    // recording) holds the switch's shared lock, which a flip waits for. On a Galera cluster a
+    // flip once waited 49 s, most likely behind such a wait (docs/servers.md).
+    m_options.dsn.lockWaitSeconds = std::max(1, m_options.lockTimeoutSeconds);
     if (m_options.secret.isEmpty())
         fail(CallbackService::tr("the signing secret is empty"));
     QString fromState;
@@ -341,7 +338,7 @@ CallbackAnswer CallbackService::processPay(const CallbackRequest &request, Callb
 CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &request,
                                                          CallbackTrace &trace)
 {
-    db::Connection &connection = threadConnection(m_options.dsn, m_options.lockTimeoutSeconds);
+    db::Connection &connection = threadConnection(m_options.dsn);
     CallbackAnswer answer = m_handler->handle(connection.database(), request, trace);
     loseCommitReplyOnce(connection.database(), request.payNo);
     return answer;
