@@ -290,6 +290,35 @@ private Q_SLOTS:
         }
     }
 
+    // An answer past 1 MiB (a URL that serves a file, a handler that never stops writing) is
+    // not read on, so that no worker holds it in memory: the forward counts as unanswered, the
+    // platform hears 502 and retries, and the next delivery forwards again.
+    void anAnswerPastOneMebibyteIsNotReadOn()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("gwhuge"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        test::CannedAnswer huge;
+        huge.body = QByteArray(8 * 1024 * 1024, 'x');
+        test::CountingUpstream upstream(0, huge);
+        const auto service = gateway(scratch, upstream.url(), QStringLiteral("GH"));
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        const QSqlDatabase db = root.database();
+
+        const QByteArray payNo = "GW-HUGE-1";
+        for (int delivery = 1; delivery <= 2; ++delivery) {
+            const test::HttpResult answer = test::postCallback(service->port(), bodyOf(payNo, 0));
+            QCOMPARE(answer.status, 502);
+            QCOMPARE(upstream.count(), delivery);
+            QCOMPARE(db::scalar(db, QStringLiteral("SELECT CONCAT(status, ' ', forwards, ' ', "
+                                                   "upstream_status IS NULL, ' ', upstream_error) "
+                                                   "FROM pay_callback_log"))
+                         .toString(),
+                     QStringLiteral("FORWARDING %1 1 the answer ran past 1048576 bytes and was "
+                                    "not read on")
+                         .arg(delivery));
+        }
+    }
+
     // In RECORD_ONLY a gateway records and answers success without forwarding; the drain to
     // the upstream, run by an operator, forwards each once and skips a pay_no whose lock live
     // traffic holds; a second drain forwards nothing. The handler's drain leaves these rows be.

@@ -19,9 +19,26 @@ struct UpstreamOptionCheck
     Q_DECLARE_TR_FUNCTIONS(payops::UpstreamOptionCheck)
 };
 
+// An answer to a platform's notification is a word or a small JSON. One that runs past this (a
+// URL that serves a file, a handler that never stops writing) is not read on: each worker
+// would hold it whole in memory. The forward then counts as unanswered.
+constexpr qsizetype kMaxAnswerBytes = 1024 * 1024;
+
+struct AnswerBody
+{
+    QByteArray *bytes = nullptr;
+    bool tooLong = false;
+};
+
 size_t appendBody(char *data, size_t size, size_t count, void *target)
 {
-    static_cast<QByteArray *>(target)->append(data, qsizetype(size * count));
+    auto *body = static_cast<AnswerBody *>(target);
+    const qsizetype length = qsizetype(size * count);
+    if (body->bytes->size() + length > kMaxAnswerBytes) {
+        body->tooLong = true;
+        return 0; // curl stops the transfer: CURLE_WRITE_ERROR
+    }
+    body->bytes->append(data, length);
     return size * count;
 }
 
@@ -69,7 +86,8 @@ UpstreamAnswer UpstreamClient::post(const QByteArray &body,
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.size()));
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer.body);
+    AnswerBody answerBody{&answer.body};
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answerBody);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorText);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, long(m_options.timeoutSeconds) * 1000L);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); // timeouts without SIGALRM, in any thread
@@ -86,7 +104,11 @@ UpstreamAnswer UpstreamClient::post(const QByteArray &body,
     if (result != CURLE_OK) {
         answer.body.clear();
         answer.timedOut = result == CURLE_OPERATION_TIMEDOUT;
-        answer.error = QString::fromUtf8(*errorText ? errorText : curl_easy_strerror(result));
+        // In English, as curl's own reasons are: it is stored with the row (upstream_error).
+        answer.error = answerBody.tooLong
+                           ? QStringLiteral("the answer ran past %1 bytes and was not read on")
+                                 .arg(kMaxAnswerBytes)
+                           : QString::fromUtf8(*errorText ? errorText : curl_easy_strerror(result));
         return answer;
     }
     long status = 0;
