@@ -30,17 +30,31 @@ QAtomicInteger<quint64> g_connectionCounter;
 // restart, shutdown), and ThreadSanitizer, which cannot see into an uninstrumented Qt, then
 // sees the ordering through this lock instead of reporting Qt's own free list as a race.
 std::mutex g_registryMutex;
-// What each open Connection was opened with, by connection name, for dsnOf().
-QHash<QString, Dsn> g_dsns;
-// The names of the open Connections that reached a Galera node, for isClusterNode().
-QSet<QString> g_clusterNodes;
-// The same, PAYOPS_GALERA_UNGUARDED or not: where exec() keeps binds prepared (decision 0071).
-QSet<QString> g_galeraNodes;
+// What each open Connection was opened with and what it reached, by connection name.
+struct OpenConnection
+{
+    Dsn dsn; // for dsnOf()
+    // A Galera node: exec() keeps binds prepared there (decision 0071).
+    bool galeraNode = false;
+    // ... and cared for as one (isClusterNode), unless PAYOPS_GALERA_UNGUARDED turned it off.
+    bool clusterCare = false;
+};
+QHash<QString, OpenConnection> g_open;
+
+// What `read` returns of `db`'s entry; `absent` when it is no open Connection's. Under the lock,
+// and without copying the entry: exec() asks at every statement.
+template <typename T>
+T readOpenConnection(const QSqlDatabase &db, T absent, T (*read)(const OpenConnection &))
+{
+    const std::lock_guard lock(g_registryMutex);
+    const auto found = g_open.constFind(db.connectionName());
+    return found == g_open.constEnd() ? absent : read(*found);
+}
 
 QSqlDatabase addDatabase(const QString &name, const Dsn &dsn)
 {
     const std::lock_guard lock(g_registryMutex);
-    g_dsns.insert(name, dsn);
+    g_open.insert(name, OpenConnection{dsn});
     return QSqlDatabase::addDatabase(QStringLiteral("QMYSQL"), name);
 }
 
@@ -51,9 +65,7 @@ void removeDatabase(QSqlDatabase &db, const QString &name)
     db = QSqlDatabase();
     const std::lock_guard lock(g_registryMutex);
     QSqlDatabase::removeDatabase(name);
-    g_dsns.remove(name);
-    g_clusterNodes.remove(name);
-    g_galeraNodes.remove(name);
+    g_open.remove(name);
 }
 
 QString connectOptions(const Dsn &dsn)
@@ -236,9 +248,9 @@ Connection::Connection(const Dsn &dsn, const QString &purpose)
         if (wsrepOn(m_db)) {
             const bool unguarded = qEnvironmentVariableIsSet("PAYOPS_GALERA_UNGUARDED");
             const std::lock_guard lock(g_registryMutex);
-            g_galeraNodes.insert(m_name);
-            if (!unguarded)
-                g_clusterNodes.insert(m_name);
+            OpenConnection &opened = g_open[m_name];
+            opened.galeraNode = true;
+            opened.clusterCare = !unguarded;
         }
     } catch (...) {
         removeDatabase(m_db, m_name);
@@ -253,16 +265,16 @@ Connection::~Connection()
 
 bool isClusterNode(const QSqlDatabase &db)
 {
-    const std::lock_guard lock(g_registryMutex);
-    return g_clusterNodes.contains(db.connectionName());
+    return readOpenConnection<bool>(
+        db, false, [](const OpenConnection &opened) { return opened.clusterCare; });
 }
 
 namespace {
 
 bool onGaleraNode(const QSqlDatabase &db)
 {
-    const std::lock_guard lock(g_registryMutex);
-    return g_galeraNodes.contains(db.connectionName());
+    return readOpenConnection<bool>(db, false,
+                                    [](const OpenConnection &opened) { return opened.galeraNode; });
 }
 
 } // namespace
@@ -280,11 +292,8 @@ void waitBeforeRetry(int tries)
 
 std::optional<Dsn> dsnOf(const QSqlDatabase &db)
 {
-    const std::lock_guard lock(g_registryMutex);
-    const auto found = g_dsns.constFind(db.connectionName());
-    if (found == g_dsns.constEnd())
-        return std::nullopt;
-    return *found;
+    return readOpenConnection<std::optional<Dsn>>(
+        db, std::nullopt, [](const OpenConnection &opened) { return std::optional(opened.dsn); });
 }
 
 namespace {
