@@ -137,8 +137,9 @@ private Q_SLOTS:
 
         // First the defect, with the care for a cluster node turned off: a roll-back whose
         // error reached no statement leaves the statements after it to commit on their own,
-        // and side effects are issued twice. It shows in most storms of 300 orders, not in
-        // every one on a loaded machine: up to twelve are given (six were once not enough).
+        // and side effects are issued twice. It shows in some storms of 300 orders, not in
+        // every one (two runs side by side on two cores: the first storm, then the fifth): up
+        // to twelve are given, six having once not been enough.
         qputenv("PAYOPS_GALERA_UNGUARDED", "1");
         qint64 duplicates = 0;
         int rounds = 0;
