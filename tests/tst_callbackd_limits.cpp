@@ -1,6 +1,7 @@
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "db/namedlock.h"
+#include "domain/callback/callbackswitch.h"
 #include "rawhttp.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -381,26 +382,24 @@ private Q_SLOTS:
                      200);
             QCOMPARE(countCallbacks(m_db->dsn(), payNo), 1);
         };
-        const auto setMode = [&](const char *mode) {
+        const auto setMode = [&](CallbackMode mode) {
             db::Connection admin(m_db->dsn(), QStringLiteral("mode"));
-            db::exec(admin.database(),
-                     QStringLiteral("UPDATE callback_switch SET mode = ?, version = version + 1"),
-                     {QString::fromLatin1(mode)});
+            flipSwitch(admin.database(), mode, QStringLiteral("row-lock bound test"));
             QTRY_COMPARE_WITH_TIMEOUT(
                 QJsonDocument::fromJson(test::get(port, QStringLiteral("/healthz")).body)
                     .object()
                     .value(QStringLiteral("mode"))
                     .toString(),
-                QString::fromLatin1(mode), 10000);
+                callbackModeName(mode), 10000);
         };
 
         postWhileTheSwitchIsHeld("ROW-NORMAL", 1340);
         if (QTest::currentTestFailed())
             return;
         QCOMPARE(orderStatus(m_db->dsn(), 1340), QStringLiteral("PAID"));
-        setMode("RECORD_ONLY");
+        setMode(CallbackMode::RecordOnly);
         postWhileTheSwitchIsHeld("ROW-RECORD-ONLY", 1341);
-        setMode("NORMAL");
+        setMode(CallbackMode::Normal);
         QCOMPARE(service.terminate(), 0);
     }
 
