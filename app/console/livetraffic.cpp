@@ -28,18 +28,22 @@ constexpr int kBatchRows = 50000;
 // Each source's statement; the callers add the WHERE. Columns: id, time, reversal, and for a
 // side effect the other rows of its (order, key) group, read through idx_coupon_order_tpl /
 // idx_point_order_type, in id order (a GROUP_CONCAT cut at its length keeps the lowest).
+// Times as text: Qt rounds a DATETIME to the millisecond, which moves a row stored in a
+// second's last half millisecond into the next second's bucket.
 const QString kTraceSql =
-    QStringLiteral("SELECT c.id, c.received_at, 0, NULL FROM callback_trace c");
+    QStringLiteral("SELECT c.id, CAST(c.received_at AS CHAR), 0, NULL FROM callback_trace c");
 const QString kCouponSql = QStringLiteral(
-    "SELECT c.id, c.created_at, 0, (SELECT GROUP_CONCAT(q.id ORDER BY q.id) FROM user_coupon q"
+    "SELECT c.id, CAST(c.created_at AS CHAR), 0, (SELECT GROUP_CONCAT(q.id ORDER BY q.id) FROM "
+    "user_coupon q"
     " WHERE q.order_id = c.order_id AND q.coupon_template_id = c.coupon_template_id AND q.id <> "
     "c.id)"
     " FROM user_coupon c");
-const QString kPointSql = QStringLiteral("SELECT c.id, c.created_at, c.reverses_id IS NOT NULL, "
-                                         "(SELECT GROUP_CONCAT(q.id ORDER BY q.id) FROM point_log q"
-                                         " WHERE q.order_id = c.order_id AND q.point_type = "
-                                         "c.point_type AND q.id <> c.id AND q.reverses_id IS NULL)"
-                                         " FROM point_log c");
+const QString kPointSql =
+    QStringLiteral("SELECT c.id, CAST(c.created_at AS CHAR), c.reverses_id IS NOT NULL, "
+                   "(SELECT GROUP_CONCAT(q.id ORDER BY q.id) FROM point_log q"
+                   " WHERE q.order_id = c.order_id AND q.point_type = "
+                   "c.point_type AND q.id <> c.id AND q.reverses_id IS NULL)"
+                   " FROM point_log c");
 
 struct Row
 {
@@ -210,11 +214,12 @@ LiveTraffic LiveTrafficReader::read(const QSqlDatabase &db)
     trim(duplicates, floorTo(traffic.windowStartMs, LiveTraffic::kDuplicateBucketMs));
 
     // The flips of the window: a few rows of idx_audit_action, read whole each time.
-    QSqlQuery flips = db::exec(
-        db,
-        QStringLiteral("SELECT created_at, after_json, actor, reason FROM ops_audit_log"
-                       " WHERE action = 'switch.flip' AND created_at >= ? ORDER BY created_at, id"),
-        {since});
+    QSqlQuery flips =
+        db::exec(db,
+                 QStringLiteral(
+                     "SELECT CAST(created_at AS CHAR), after_json, actor, reason FROM ops_audit_log"
+                     " WHERE action = 'switch.flip' AND created_at >= ? ORDER BY created_at, id"),
+                 {since});
     while (flips.next()) {
         const QJsonObject after =
             QJsonDocument::fromJson(flips.value(1).toString().toUtf8()).object();

@@ -6,8 +6,9 @@
 
 namespace payops::console {
 
-// Times travel as text between payops and the server: DATETIME(6) keeps microseconds that
-// QDateTime would drop, and text is never shifted by the client's time zone. Every payops
+// Times travel as text between payops and the server (select CAST(column AS CHAR)):
+// DATETIME(6) keeps microseconds that QDateTime would round to the millisecond, carrying
+// 03.9996 into second 04, and text is never shifted by the client's time zone. Every payops
 // session runs in UTC, so the text is UTC.
 
 // Microseconds since the epoch from 'YYYY-MM-DD HH:MM:SS[.ffffff]'; 0 for NULL or garbage.
