@@ -12,6 +12,7 @@
 #include <QThread>
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <csignal>
 #include <netinet/in.h>
 #include <stdexcept>
@@ -107,7 +108,22 @@ Dsn asAccount(Dsn dsn, const Dsn &account)
     return dsn;
 }
 
-int freeLoopbackPort()
+namespace {
+
+// The lowest port the kernel hands out for outgoing connections (and for bind to port 0).
+int lowestEphemeralPort()
+{
+    QFile range(QStringLiteral("/proc/sys/net/ipv4/ip_local_port_range"));
+    if (range.open(QIODevice::ReadOnly)) {
+        const int low =
+            QString::fromLatin1(range.readAll()).simplified().section(u' ', 0, 0).toInt();
+        if (low > 2048)
+            return low;
+    }
+    return 32768;
+}
+
+bool canListenOn(int port)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
@@ -115,13 +131,29 @@ int freeLoopbackPort()
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    const bool ok = ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0 &&
-                    ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0;
+    address.sin_port = htons(quint16(port));
+    const bool ok = ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
     ::close(fd);
-    if (!ok)
-        throw failure(QStringLiteral("no free port on 127.0.0.1"));
-    return ntohs(address.sin_port);
+    return ok;
+}
+
+} // namespace
+
+int freeLoopbackPort()
+{
+    // Below the ephemeral range: a port from it, free when asked, could be the local end of
+    // any outgoing connection (another test's clients, a node joining its cluster) by the
+    // time the server binds it, which then fails with "Address already in use". Each process
+    // starts at its own place, by pid, so that two tests run at once seldom try the same.
+    constexpr int kLowest = 10000; // above the well-known services
+    static const int span = lowestEphemeralPort() - kLowest;
+    static std::atomic<int> next{int((qint64(::getpid()) * 211) % span)};
+    for (int tries = 0; tries < span; ++tries) {
+        const int port = kLowest + next.fetch_add(1) % span;
+        if (canListenOn(port))
+            return port;
+    }
+    throw failure(QStringLiteral("no free port on 127.0.0.1"));
 }
 
 // ---- ReplicaPair ----

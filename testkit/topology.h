@@ -100,7 +100,8 @@ private:
     QString m_provider;
 };
 
-// A TCP port on 127.0.0.1 free at the time of the call.
+// A TCP port on 127.0.0.1 free at the time of the call, for a server to listen on: below the
+// ports the kernel gives outgoing connections, so that none takes it meanwhile.
 int freeLoopbackPort();
 
 // Creates USER@localhost holding only `role` (its default role) through `admin` (a root DSN

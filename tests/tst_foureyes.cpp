@@ -6,8 +6,8 @@
 #include "lab/localserver.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
+#include "topology.h"
 
-#include <QTcpServer>
 #include <QTemporaryDir>
 
 using namespace payops;
@@ -28,15 +28,6 @@ void approveDirectly(const QSqlDatabase &db, qint64 id)
         {id});
 }
 
-// A port nobody listens on now, for the server to take.
-int freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        throw std::runtime_error("no free TCP port");
-    return probe.serverPort();
-}
-
 } // namespace
 
 // Four eyes against one account that connects twice: 'op'@'%' reaches the server over the
@@ -52,7 +43,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         m_server = std::make_unique<LocalServer>(m_dir.path());
-        m_port = freePort();
+        m_port = testkit::freeLoopbackPort();
         m_server->start(m_port);
         db::Connection root(m_server->rootDsn(QString()), QStringLiteral("root"));
         // An anonymous account would take a socket login of any user name from localhost.

@@ -6,6 +6,7 @@
 #include "lab/sandboxkeys.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
+#include "topology.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,7 +15,6 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -67,12 +67,6 @@ int clientAs(const QString &osUser, const QString &socket, const QString &accoun
     process.waitForFinished(30000);
     *output = QString::fromLocal8Bit(process.readAll());
     return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-}
-
-int freePort()
-{
-    QTcpServer probe;
-    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 0;
 }
 
 } // namespace
@@ -314,7 +308,7 @@ private Q_SLOTS:
     void tcpNeedsThePassword()
     {
         QVERIFY(sandbox(QStringLiteral("stop"), m_dir->path()).exitCode == 0);
-        const int port = freePort();
+        const int port = testkit::freeLoopbackPort();
         QVERIFY(port > 0);
         const test::CliRun start = sandbox(QStringLiteral("start"), m_dir->path(),
                                            {QStringLiteral("--port"), QString::number(port)});
@@ -395,7 +389,7 @@ private Q_SLOTS:
         QVERIFY(QFile::setPermissions(older.path(), QFile::permissions(older.path()) |
                                                         QFile::ReadOther | QFile::ExeOther));
 
-        const int port = freePort();
+        const int port = testkit::freeLoopbackPort();
         const test::CliRun start =
             sandbox(QStringLiteral("start"), older.path(),
                     {QStringLiteral("--port"), QString::number(port), QStringLiteral("--no-seed")});
