@@ -368,16 +368,21 @@ private Q_SLOTS:
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
         db::Connection connection(operatorAccount.dsnFor(m_db->name()), QStringLiteral("operator"));
         const QSqlDatabase db = connection.database();
-        // A client cannot claim to be someone else.
-        db::execDirect(db, QStringLiteral("INSERT INTO ops_audit_log (actor, action, reason) "
-                                          "VALUES ('the-ceo', 'switch.flip', 'hello')"));
+        // It appends through the procedures only: a row of its own making, one that names
+        // someone else or one that says where it sits in the chain, is refused.
+        appendAudit(db, QStringLiteral("switch.flip"), {}, QStringLiteral("hello"), {}, {}, {});
         QCOMPARE(db::scalar(db, QStringLiteral("SELECT actor FROM ops_audit_log")).toString(),
                  operatorAccount.user() + QStringLiteral("@localhost"));
-        for (const QString &statement : {QStringLiteral("UPDATE ops_audit_log SET reason = 'x'"),
-                                         QStringLiteral("DELETE FROM ops_audit_log"),
-                                         QStringLiteral("TRUNCATE TABLE ops_audit_log"),
-                                         QStringLiteral("DROP TRIGGER ops_audit_log_no_update"),
-                                         QStringLiteral("UPDATE ops_audit_head SET last_id = 0")}) {
+        for (const QString &statement :
+             {QStringLiteral("INSERT INTO ops_audit_log (actor, action, reason) "
+                             "VALUES ('the-ceo', 'switch.flip', 'hello')"),
+              QStringLiteral("INSERT INTO ops_audit_log (id, action, prev_hash, row_hash) "
+                             "VALUES (2, 'switch.flip', 'made', 'up')"),
+              QStringLiteral("UPDATE ops_audit_log SET reason = 'x'"),
+              QStringLiteral("DELETE FROM ops_audit_log"),
+              QStringLiteral("TRUNCATE TABLE ops_audit_log"),
+              QStringLiteral("DROP TRIGGER ops_audit_log_no_update"),
+              QStringLiteral("UPDATE ops_audit_head SET last_id = 0")}) {
             try {
                 db::execDirect(db, statement);
                 QFAIL(qPrintable(QStringLiteral("the operator could run: ") + statement));
@@ -392,6 +397,101 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(
             db::Error, db::execDirect(root.database(),
                                       QStringLiteral("UPDATE ops_audit_log SET reason = 'x'")));
+    }
+
+    // Batches and single entries from two sessions at once make one chain: each batch's
+    // entries in a row and in the order they were added, every entry under the account that
+    // wrote it, the head on the last. A batch rolled back leaves nothing.
+    void batchesAndSingleEntriesMakeOneChain_data() { test::addSchemaLevelRows(); }
+    void batchesAndSingleEntriesMakeOneChain()
+    {
+        QFETCH(QString, level);
+        test::ScratchDatabase scratch(QStringLiteral("chain"));
+        test::prepareCallbackDatabase(scratch.dsn(), level, 0);
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        constexpr int kRounds = 20;
+        constexpr int kBatchEntries = 25;
+        QString failures[2];
+        std::thread threads[2];
+        for (int i = 0; i < 2; ++i)
+            threads[i] = std::thread([&, i] {
+                try {
+                    db::Connection connection(operatorAccount.dsnFor(scratch.name()),
+                                              QStringLiteral("writer%1").arg(i));
+                    const QSqlDatabase db = connection.database();
+                    for (int round = 0; round < kRounds; ++round) {
+                        const QString batch = QStringLiteral("w%1-r%2").arg(i).arg(round);
+                        db::Transaction transaction(db);
+                        openAuditBatch(db);
+                        QList<QVariantList> rows;
+                        for (int entry = 0; entry < kBatchEntries; ++entry)
+                            rows << QVariantList{QStringLiteral("backlog.drain"),
+                                                 batch,
+                                                 QString::number(entry),
+                                                 QString(),
+                                                 QVariant(),
+                                                 QStringLiteral("{}")};
+                        db::execDirect(db, auditBatchInsert() + QStringLiteral("VALUES ") +
+                                               db::valueRows(db, rows));
+                        appendAuditBatch(db);
+                        transaction.commit();
+                        appendAudit(db, QStringLiteral("switch.flip"), batch + QStringLiteral("-1"),
+                                    QStringLiteral("single"), {}, {}, {});
+                    }
+                    db::Transaction rolledBack(db);
+                    openAuditBatch(db);
+                    db::execDirect(db, auditBatchInsert() +
+                                           QStringLiteral("VALUES ('backlog.drain', 'gone', "
+                                                          "'0', '', NULL, NULL)"));
+                    appendAuditBatch(db);
+                } catch (const db::Error &error) {
+                    failures[i] = QString::fromUtf8(error.what());
+                }
+            });
+        for (auto &thread : threads)
+            thread.join();
+        QVERIFY2(failures[0].isEmpty(), qPrintable(failures[0]));
+        QVERIFY2(failures[1].isEmpty(), qPrintable(failures[1]));
+
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        const QSqlDatabase db = root.database();
+        const AuditVerification chain = verifyAuditChain(db);
+        QVERIFY2(chain.intact, qPrintable(chain.problem));
+        constexpr qint64 kEntries = 2 * kRounds * (kBatchEntries + 1);
+        QCOMPARE(chain.rows, kEntries);
+        QCOMPARE(chain.headId, kEntries);
+        QCOMPARE(db::scalar(db,
+                            QStringLiteral("SELECT COUNT(*) FROM ops_audit_log WHERE actor <> ?"),
+                            {operatorAccount.user() + QStringLiteral("@localhost")})
+                     .toLongLong(),
+                 qint64(0));
+        QSqlQuery rows = db::exec(db, QStringLiteral("SELECT id, target, reason FROM ops_audit_log "
+                                                     "WHERE action = 'backlog.drain' ORDER BY id"));
+        qint64 previousId = 0;
+        QString previousBatch;
+        int expected = 0;
+        while (rows.next()) {
+            const QString batch = rows.value(1).toString();
+            if (batch != previousBatch) {
+                QCOMPARE(expected % kBatchEntries, 0);
+                expected = 0;
+            } else {
+                QCOMPARE(rows.value(0).toLongLong(), previousId + 1);
+            }
+            QCOMPARE(rows.value(2).toString(), QString::number(expected));
+            ++expected;
+            previousId = rows.value(0).toLongLong();
+            previousBatch = batch;
+        }
+        QCOMPARE(expected, kBatchEntries);
+
+        // A row that only says it is chained, as an account with INSERT could write, is found.
+        db::exec(db, QStringLiteral("INSERT INTO ops_audit_log (id, action, prev_hash, row_hash) "
+                                    "SELECT last_id + 1, 'switch.flip', last_hash, REPEAT('f', 64) "
+                                    "FROM ops_audit_head"));
+        const AuditVerification forged = verifyAuditChain(db);
+        QVERIFY(!forged.intact);
+        QCOMPARE(forged.firstBrokenId, kEntries + 1);
     }
 
     void verifyFindsARowEditedByRoot()

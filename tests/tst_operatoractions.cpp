@@ -5,10 +5,13 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/inspection/privileges.h"
+#include "domain/money/auditlog.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
 #include <QTemporaryDir>
+
+#include <functional>
 
 using namespace payops;
 
@@ -313,11 +316,26 @@ private Q_SLOTS:
         db::Connection asOperator(operatorAccount.dsnFor(scratch.name()),
                                   QStringLiteral("operator"));
         db::Connection root(scratch.dsn(), QStringLiteral("root"));
-        for (const QSqlDatabase &db : {asOperator.database(), root.database()}) {
+        const QString unknown = QStringLiteral("compensation.all_clear");
+        const QString nothing = QStringLiteral("nothing to see");
+        const std::function<void()> attempts[] = {
+            [&] { appendAudit(asOperator.database(), unknown, {}, nothing, {}, {}, {}); },
+            [&] {
+                const QSqlDatabase db = asOperator.database();
+                openAuditBatch(db);
+                db::exec(db,
+                         auditBatchInsert() + QStringLiteral("VALUES (?, '', ?, '', NULL, NULL)"),
+                         {unknown, nothing});
+                appendAuditBatch(db);
+            },
+            [&] {
+                db::exec(root.database(),
+                         QStringLiteral("INSERT INTO ops_audit_log (action, reason) VALUES (?, ?)"),
+                         {unknown, nothing});
+            }};
+        for (const auto &attempt : attempts) {
             try {
-                db::execDirect(
-                    db, QStringLiteral("INSERT INTO ops_audit_log (action, reason) "
-                                       "VALUES ('compensation.all_clear', 'nothing to see')"));
+                attempt();
                 QFAIL("an unknown audit action was accepted");
             } catch (const db::Error &error) {
                 QCOMPARE(error.serverCode(), 1644);

@@ -39,10 +39,10 @@ bool allowed(const QSqlDatabase &db, const QStringList &statements)
 Privileges probePrivileges(const QSqlDatabase &db)
 {
     Privileges privileges;
-    privileges.flipSwitch = allowed(db, {flipSwitchStatement(), appendAuditStatement()});
-    privileges.drain =
-        allowed(db, paymentStatements() << finishCallbackStatement() << appendAuditStatement());
-    privileges.compensate = allowed(db, compensationStatements());
+    const bool audits = mayAppendAudit(db);
+    privileges.flipSwitch = audits && allowed(db, {flipSwitchStatement()});
+    privileges.drain = audits && allowed(db, paymentStatements() << finishCallbackStatement());
+    privileges.compensate = audits && allowed(db, compensationStatements());
     privileges.decideRequests = allowed(
         db, {QStringLiteral("UPDATE compensation_request SET status = status WHERE id = 0")});
     privileges.draftPayments =

@@ -104,9 +104,9 @@ const QString kRecordRows = QStringLiteral(
 // names the grant that is missing before anything is written.
 void checkGrants(const QSqlDatabase &db, const Mapping &mapping, const SideEffectMapping &se)
 {
-    const auto refused = [&db](const QString &statement, const QVariantList &binds) {
+    const auto refused = [&db](const QString &statement) {
         try {
-            db::exec(db, QStringLiteral("EXPLAIN ") + statement, binds);
+            db::exec(db, QStringLiteral("EXPLAIN ") + statement);
             return false;
         } catch (const db::Error &error) {
             if (error.isAccessDenied())
@@ -117,22 +117,19 @@ void checkGrants(const QSqlDatabase &db, const Mapping &mapping, const SideEffec
     const QString table = mapping.table(se.table);
     const QString write =
         se.compensate == Compensate::Freeze ? QStringLiteral("UPDATE") : QStringLiteral("INSERT");
-    if (refused(QStringLiteral("SELECT %1 FROM %2 WHERE %1 = 0 FOR UPDATE").arg(q(se.id), table),
-                {}))
+    if (refused(QStringLiteral("SELECT %1 FROM %2 WHERE %1 = 0 FOR UPDATE").arg(q(se.id), table)))
         throw db::Error(MappedCompensation::tr("this account may not read %1, which compensating "
                                                "%2 needs: the team's DBA grants it with GRANT "
                                                "SELECT ON %1 TO the account")
                             .arg(table, se.name));
-    if (refused(takeBack(mapping, se, QStringLiteral("0")), {}))
+    if (refused(takeBack(mapping, se, QStringLiteral("0"))))
         throw db::Error(MappedCompensation::tr("this account may not %1 %2, which compensating %3 "
                                                "needs: the team's DBA grants it with GRANT %1 ON "
                                                "%2 TO the account; nothing was changed")
                             .arg(write, table, se.name));
     if (refused(kRecordRows + QStringLiteral("('', 0, '', 0, 0, 'FREEZE', NULL, 0, 0, 0, '', '', "
-                                             "'', NULL, '', '', '')"),
-                {}) ||
-        refused(appendAuditStatement(),
-                QVariantList(appendAuditStatement().count(QLatin1Char('?')))))
+                                             "'', NULL, '', '', '')")) ||
+        !mayAppendAudit(db))
         throw db::Error(MappedCompensation::tr("this account may not record a compensation in "
                                                "payops's own database: it needs the role "
                                                "payops_operator; nothing was changed"));

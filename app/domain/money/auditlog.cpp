@@ -16,25 +16,48 @@ struct AuditLog
     Q_DECLARE_TR_FUNCTIONS(payops::AuditLog)
 };
 
-const QString kAppendAudit =
-    QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, "
-                   "after_json) VALUES (?, ?, ?, ?, ?, ?)");
+// Migration 0024: the roles append through these, never by INSERT.
+const QStringList kAuditProcedures = {QStringLiteral("ops_audit_append"),
+                                      QStringLiteral("ops_audit_batch_open"),
+                                      QStringLiteral("ops_audit_batch_append")};
 
 } // namespace
-
-QString appendAuditStatement()
-{
-    return kAppendAudit;
-}
 
 void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target,
                  const QString &reason, const QString &ticket, const QString &beforeJson,
                  const QString &afterJson)
 {
-    db::exec(db, kAppendAudit,
+    db::exec(db, QStringLiteral("CALL ops_audit_append(?, ?, ?, ?, ?, ?)"),
              {action.left(64), target.left(255), reason.left(255), ticket.left(64),
               beforeJson.isEmpty() ? QVariant() : QVariant(beforeJson),
               afterJson.isEmpty() ? QVariant() : QVariant(afterJson)});
+}
+
+void openAuditBatch(const QSqlDatabase &db)
+{
+    db::execDirect(db, QStringLiteral("CALL ops_audit_batch_open()"));
+}
+
+QString auditBatchInsert()
+{
+    return QStringLiteral("INSERT INTO ops_audit_batch (action, target, reason, ticket, "
+                          "before_json, after_json) ");
+}
+
+void appendAuditBatch(const QSqlDatabase &db)
+{
+    db::execDirect(db, QStringLiteral("CALL ops_audit_batch_append()"));
+}
+
+bool mayAppendAudit(const QSqlDatabase &db)
+{
+    // The server lists in ROUTINES only the routines this account may execute or change.
+    return db::scalar(db,
+                      QStringLiteral("SELECT COUNT(*) FROM information_schema.ROUTINES WHERE "
+                                     "ROUTINE_SCHEMA = DATABASE() AND ROUTINE_TYPE = 'PROCEDURE' "
+                                     "AND ROUTINE_NAME IN ('%1')")
+                          .arg(kAuditProcedures.join(QStringLiteral("', '"))))
+               .toLongLong() == kAuditProcedures.size();
 }
 
 namespace {

@@ -8,13 +8,23 @@
 
 namespace payops {
 
-// Appends one entry. Who and when are set by the database (trigger ops_audit_log_chain):
-// a client cannot claim to be someone else. Throws db::Error.
+// Appends one entry (procedure ops_audit_append). Who and when are set by the database: a
+// client cannot claim to be someone else. Throws db::Error.
 void appendAudit(const QSqlDatabase &db, const QString &action, const QString &target,
                  const QString &reason, const QString &ticket, const QString &beforeJson,
                  const QString &afterJson);
-// The statement appendAudit runs (probePrivileges asks the server about it).
-QString appendAuditStatement();
+
+// Many entries, chained in one statement that moves the chain's head once: open the batch,
+// fill it with statements that begin with auditBatchInsert() (INSERT ... VALUES or
+// INSERT ... SELECT; entries are chained in the order they were added), then append it, all in
+// the caller's transaction. Throw db::Error.
+void openAuditBatch(const QSqlDatabase &db);
+QString auditBatchInsert();
+void appendAuditBatch(const QSqlDatabase &db);
+
+// Whether this account may append entries (EXECUTE on the audit procedures): what
+// probePrivileges and the mapped compensation's preflight ask.
+bool mayAppendAudit(const QSqlDatabase &db);
 
 struct AuditVerification
 {

@@ -1,5 +1,7 @@
 #include "compensation.h"
 
+#include "auditlog.h"
+
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/money/auditedaction.h"
@@ -69,7 +71,8 @@ QList<PlannedAction> lockStillLive(const QSqlDatabase &db, const QList<PlannedAc
 }
 
 // The statements of one batch, each written once for the ids it is given: applyBatch runs
-// them, and compensationStatements() hands them to the privilege probe as they are.
+// them, and compensationStatements() hands them to the privilege probe as they are (all but
+// the audit entries, which fill the session's temporary audit batch).
 const QString kCompensationRows =
     QStringLiteral("INSERT INTO compensation (target_table, target_id, kept_id, order_id, action, "
                    "amount_fen, points, batch_id, "
@@ -117,11 +120,11 @@ QString balancesCorrected(const QString &ids)
 // by batch id: a run's batches share one id, so that would read every earlier batch's rows again.
 // One statement per table, coupons first as the plan lists them: a coupon's entry needs no
 // reversal row or balance, and joining them for it cost a lookup per entry.
+// They go into the audit batch, which the batch's end chains in one statement.
 const QString kAuditEntries =
-    QStringLiteral("INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, "
-                   "after_json) "
-                   "SELECT CONCAT('compensation.', LOWER(c.action)), "
-                   "CONCAT(c.target_table, ':', c.target_id), c.reason, c.ticket, ");
+    auditBatchInsert() + QStringLiteral("SELECT CONCAT('compensation.', LOWER(c.action)), "
+                                        "CONCAT(c.target_table, ':', c.target_id), c.reason, "
+                                        "c.ticket, ");
 
 QString couponAuditEntries(const QString &ids)
 {
@@ -211,6 +214,7 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
     // Who and when are the database's own (the trigger of migration 0014 sets them), not
     // something the client says.
     db::execDirect(db, kCompensationRows + db::valueRows(db, rows));
+    openAuditBatch(db);
     if (!couponIds.isEmpty()) {
         const QString ids = db::idList(couponIds);
         db::execDirect(db, couponCorrection(ids));
@@ -230,6 +234,7 @@ QList<qint64> applyBatch(const QSqlDatabase &db, const QList<PlannedAction> &act
             negative << below.value(0).toLongLong();
         db::execDirect(db, pointAuditEntries(ids));
     }
+    appendAuditBatch(db);
     requireCompensationRows(db, batchId, couponIds, pointIds);
     return negative;
 }
@@ -290,12 +295,8 @@ QStringList compensationStatements()
 {
     const QString none = QStringLiteral("0");
     return {kCompensationRows + QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-            couponCorrection(none),
-            pointReversals(none),
-            pointsSuperseded(none),
-            balancesCorrected(none),
-            couponAuditEntries(none),
-            pointAuditEntries(none)};
+            couponCorrection(none), pointReversals(none), pointsSuperseded(none),
+            balancesCorrected(none)};
 }
 
 QString compensationActionName(CompensationAction action)

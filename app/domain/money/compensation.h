@@ -19,7 +19,8 @@ enum class CompensationAction {
 };
 QString compensationActionName(CompensationAction action);
 // The statements a compensation batch writes with, for an empty batch: the privilege probe
-// asks the server about exactly these.
+// asks the server about exactly these. Its audit entries go through the audit procedures
+// (mayAppendAudit).
 QStringList compensationStatements();
 
 enum class UsedCouponPolicy { WriteOff, Receivable };
