@@ -494,6 +494,47 @@ private Q_SLOTS:
         QCOMPARE(forged.firstBrokenId, kEntries + 1);
     }
 
+    // A database made with another default character set (a team's older server): the audit
+    // procedures keep Chinese text whole all the same, and the chain verifies.
+    void chineseEntriesOnALatin1Database()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("latin"));
+        {
+            db::Connection admin(scratch.dsn(), QStringLiteral("admin"));
+            db::execDirect(admin.database(),
+                           QStringLiteral("ALTER DATABASE %1 CHARACTER SET latin1")
+                               .arg(db::quoteIdentifier(scratch.name())));
+        }
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        db::Connection connection(operatorAccount.dsnFor(scratch.name()),
+                                  QStringLiteral("operator"));
+        const QSqlDatabase db = connection.database();
+        const QString reason = QStringLiteral("重复发放：冻结第二张优惠券");
+        appendAudit(db, QStringLiteral("switch.flip"), QStringLiteral("回调开关"), reason,
+                    QStringLiteral("工单-7"), {}, QStringLiteral("{\"说明\": \"降级\"}"));
+        db::Transaction transaction(db);
+        openAuditBatch(db);
+        db::exec(db,
+                 auditBatchInsert() + QStringLiteral("VALUES ('backlog.drain', ?, ?, '', NULL, ?)"),
+                 {QStringLiteral("订单:1001"), reason, QStringLiteral("{\"说明\": \"补发\"}")});
+        appendAuditBatch(db);
+        transaction.commit();
+        QSqlQuery rows = db::exec(
+            db, QStringLiteral("SELECT target, reason, after_json FROM ops_audit_log ORDER BY id"));
+        QVERIFY(rows.next());
+        QCOMPARE(rows.value(0).toString(), QStringLiteral("回调开关"));
+        QCOMPARE(rows.value(1).toString(), reason);
+        QCOMPARE(rows.value(2).toString(), QStringLiteral("{\"说明\": \"降级\"}"));
+        QVERIFY(rows.next());
+        QCOMPARE(rows.value(0).toString(), QStringLiteral("订单:1001"));
+        QCOMPARE(rows.value(1).toString(), reason);
+        QCOMPARE(rows.value(2).toString(), QStringLiteral("{\"说明\": \"补发\"}"));
+        const AuditVerification chain = verifyAuditChain(db);
+        QVERIFY2(chain.intact, qPrintable(chain.problem));
+        QCOMPARE(chain.rows, qint64(2));
+    }
+
     void verifyFindsARowEditedByRoot()
     {
         db::Connection connection(m_db->dsn(), QStringLiteral("root"));

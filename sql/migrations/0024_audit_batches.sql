@@ -29,10 +29,15 @@ BEGIN
   END IF;
 END$$
 
--- One entry; the trigger chains it.
-CREATE PROCEDURE ops_audit_append(IN entry_action VARCHAR(64), IN entry_target VARCHAR(255),
-                                  IN entry_reason VARCHAR(255), IN entry_ticket VARCHAR(64),
-                                  IN entry_before TEXT, IN entry_after TEXT)
+-- One entry; the trigger chains it. Parameters, variables and the batch name their character
+-- set: left out, they would take the database's default, and a database made latin1 would
+-- refuse a reason in Chinese.
+CREATE PROCEDURE ops_audit_append(IN entry_action VARCHAR(64) CHARACTER SET utf8mb4,
+                                  IN entry_target VARCHAR(255) CHARACTER SET utf8mb4,
+                                  IN entry_reason VARCHAR(255) CHARACTER SET utf8mb4,
+                                  IN entry_ticket VARCHAR(64) CHARACTER SET utf8mb4,
+                                  IN entry_before TEXT CHARACTER SET utf8mb4,
+                                  IN entry_after TEXT CHARACTER SET utf8mb4)
 SQL SECURITY DEFINER
 BEGIN
   INSERT INTO ops_audit_log (action, target, reason, ticket, before_json, after_json)
@@ -67,9 +72,9 @@ CREATE PROCEDURE ops_audit_batch_append()
 SQL SECURITY DEFINER
 BEGIN
   DECLARE head_id BIGINT UNSIGNED DEFAULT NULL;
-  DECLARE head_hash CHAR(64) DEFAULT NULL;
+  DECLARE head_hash CHAR(64) CHARACTER SET utf8mb4 DEFAULT NULL;
   DECLARE chained_at DATETIME(6);
-  DECLARE chained_at_text VARCHAR(32);
+  DECLARE chained_at_text VARCHAR(32) CHARACTER SET utf8mb4;
   SELECT last_id, last_hash INTO head_id, head_hash FROM ops_audit_head WHERE id = 1 FOR UPDATE;
   IF head_id IS NULL THEN
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'the audit chain has no head (ops_audit_head is empty)';
