@@ -207,6 +207,8 @@ QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
     db::execDirect(db, kRecordRows + db::valueRows(db, rows, QStringLiteral(",CURRENT_USER()")));
     if (!frozen.isEmpty())
         db::execDirect(db, takeBack(mapping, se, db::idList(frozen)));
+    // One audit entry per copy, chained together (one move of the chain's head).
+    QList<QVariantList> entries;
     for (const MappedCopy &copy : done) {
         const bool freeze = copy.action == MappedAction::Freeze;
         QJsonObject after{
@@ -216,13 +218,18 @@ QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
             {QStringLiteral("mapping_sha256"), sha},      {QStringLiteral("statement"), statement}};
         if (!freeze)
             after.insert(QStringLiteral("reversal_id"), copy.reversalId);
-        appendAudit(db,
-                    freeze ? QStringLiteral("compensation.mapped_freeze")
-                           : QStringLiteral("compensation.mapped_reverse"),
-                    table + QLatin1Char(':') + QString::number(copy.targetId), reason, ticket,
-                    json({{QStringLiteral("id"), copy.targetId}, {QStringLiteral("live"), true}}),
-                    json(after));
+        entries << QVariantList{
+            freeze ? QStringLiteral("compensation.mapped_freeze")
+                   : QStringLiteral("compensation.mapped_reverse"),
+            (table + QLatin1Char(':') + QString::number(copy.targetId)).left(255),
+            reason,
+            ticket,
+            json({{QStringLiteral("id"), copy.targetId}, {QStringLiteral("live"), true}}),
+            json(after)};
     }
+    openAuditBatch(db);
+    db::execDirect(db, auditBatchInsert() + QStringLiteral("VALUES ") + db::valueRows(db, entries));
+    appendAuditBatch(db);
     return done;
 }
 
