@@ -10,6 +10,7 @@
 
 #include <QAbstractItemView>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -28,19 +29,25 @@ inline void screenshot(QWidget *widget, const QString &name)
     QVERIFY(widget->grab().save(QDir(directory).filePath(name + QStringLiteral(".png"))));
 }
 
-// Waits until no busy indicator of the window turns and every shown table has rows, or for a
-// few seconds (a table may be empty on purpose). Not a failure when it times out: what is
-// checked afterwards is checked as it then stands.
+// Waits until the window has what it asked the database for: no shown page's busy indicator
+// running and every shown table with rows; where a table stays empty (on purpose, often),
+// until nothing has been busy for a second. At most five seconds, and not a failure when they
+// pass: what is checked afterwards is checked as it then stands.
 inline void waitForData(QWidget *window)
 {
+    QElapsedTimer quiet;
+    quiet.start();
     static_cast<void>(QTest::qWaitFor(
-        [window] {
-            for (const BusyIndicator *busy : window->findChildren<BusyIndicator *>())
-                if (busy->isVisible())
+        [window, &quiet] {
+            for (const BusyIndicator *busy : window->findChildren<BusyIndicator *>()) {
+                if (busy->isBusy() && busy->parentWidget() && busy->parentWidget()->isVisible()) {
+                    quiet.restart();
                     return false;
+                }
+            }
             for (const QAbstractItemView *view : window->findChildren<QAbstractItemView *>())
                 if (view->isVisible() && view->model() && view->model()->rowCount() == 0)
-                    return false;
+                    return quiet.elapsed() >= 1000;
             return true;
         },
         5000));
