@@ -2,23 +2,26 @@
 // record-only switch flipped on one node while all three instances take a storm, then drained
 // from two nodes; the fault storm (copies 0-50 ms apart across instances, replays, forged
 // callbacks) with one node killed with SIGKILL in the middle and started again; compensation
-// from two nodes at once; and audited actions at once on three nodes. Every action runs as an
-// account holding only its role.
+// from two nodes at once, on payops's own tables and through a mapping on a team's; and audited
+// actions at once on three nodes. Every action runs as an account holding only its role.
 
 #include "callbackfixture.h"
 #include "db/connection.h"
 #include "domain/callback/backlogdrainer.h"
 #include "domain/callback/callbackhandler.h"
 #include "domain/callback/callbackswitch.h"
+#include "domain/mapping/mappedcompensation.h"
 #include "domain/money/auditlog.h"
 #include "domain/money/compensation.h"
 #include "domain/money/compensationrequest.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "platform.h"
+#include "teamshop.h"
 #include "testmain.h"
 #include "topology.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -592,6 +595,129 @@ private Q_SLOTS:
         QCOMPARE(check.count(QStringLiteral("SELECT SUM(points_balance) FROM users")),
                  qint64(orders * 100));
         // One entry per copy compensated, whichever node wrote it, and the chain intact.
+        const AuditVerification chain = verifyAuditChain(check.db());
+        QVERIFY2(chain.intact, qPrintable(chain.problem));
+        QCOMPARE(chain.rows, entriesBefore + planned);
+    }
+
+    // Compensation through a mapping on a team's own tables, from two nodes at once, as one
+    // operator account from two consoles: as on payops's own tables, certification lets one of
+    // two batches on the same copies commit (the record rows' key) and the other runs again and
+    // skips them, and a batch whose commit kept nothing is reported and taken by a run again.
+    // Each extra copy is frozen or reversed once, and the chain holds one entry for each.
+    void twoMappedCompensatorsOnTwoNodesTakeEachCopyBackOnce()
+    {
+        const Database database(*m_cluster, QStringLiteral("mapped"), 0);
+        const QString business = database.name + QStringLiteral("_shop");
+        test::createTeamShop(m_cluster->dsn(0, {}), business);
+        QTemporaryDir files;
+        QVERIFY(files.isValid());
+        const QString mappingPath = files.filePath(QStringLiteral("teamshop.toml"));
+        {
+            QFile file(mappingPath);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(test::teamShopMapping(business));
+        }
+        const mapping::Mapping mapping = mapping::loadMapping(mappingPath);
+        qint64 planned = 0;
+        qint64 entriesBefore = 0;
+        {
+            db::Connection root(m_cluster->dsn(0, database.name), QStringLiteral("galera-team"));
+            for (const QString &grant :
+                 test::teamShopCompensationGrants(business, database.operatorRole.user))
+                db::execDirect(root.database(), grant);
+            // More of the incident's second copies than the seed plants: every coupon and
+            // points row of the orders from 100101 on, once more (the handler's second run).
+            const QString shop = db::quoteIdentifier(business);
+            db::execDirect(root.database(),
+                           QStringLiteral("INSERT INTO %1.t_coupon_grant (order_no, uid, "
+                                          "tpl_code, face, status, gmt_create) SELECT order_no, "
+                                          "uid, tpl_code, face, status, gmt_create FROM "
+                                          "%1.t_coupon_grant WHERE order_no > 100100")
+                               .arg(shop));
+            db::execDirect(root.database(),
+                           QStringLiteral("INSERT INTO %1.t_point_flow (biz_no, uid, biz_type, "
+                                          "delta, remark, gmt_create) SELECT biz_no, uid, "
+                                          "biz_type, delta, remark, gmt_create FROM "
+                                          "%1.t_point_flow WHERE biz_no > 100100")
+                               .arg(shop));
+            // Above four eyes' threshold by far: this test is about two nodes, not two people.
+            db::execDirect(root.database(),
+                           QStringLiteral("UPDATE payops_meta SET value = '100000000' WHERE name "
+                                          "= 'four_eyes_threshold_fen'"));
+            const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
+                root.database(), mapping, mapping::MappedScope::all());
+            planned = plan.count(mapping::MappedAction::Freeze) +
+                      plan.count(mapping::MappedAction::Reverse);
+            entriesBefore =
+                db::scalar(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"))
+                    .toLongLong();
+        }
+        QVERIFY2(planned > 200, qPrintable(QString::number(planned)));
+        std::vector<std::thread> compensators;
+        QStringList errors;
+        std::mutex countsMutex;
+        qint64 done = 0;
+        int runs = 0;
+        int skipped = 0;
+        int notKept = 0;
+        for (int node : {0, 2}) {
+            const Dsn dsn = database.on(node, database.operatorRole);
+            compensators.emplace_back([&, dsn] {
+                db::Connection connection(dsn, QStringLiteral("galera-compensator"));
+                for (int run = 1; run <= 5; ++run) {
+                    try {
+                        const mapping::MappedCompensationPlan plan =
+                            mapping::planMappedCompensation(connection.database(), mapping,
+                                                            mapping::MappedScope::all());
+                        if (plan.count(mapping::MappedAction::Freeze) +
+                                plan.count(mapping::MappedAction::Reverse) ==
+                            0)
+                            return;
+                        const mapping::MappedCompensationOutcome outcome =
+                            mapping::executeMappedCompensation(
+                                connection.database(), mapping, plan,
+                                QStringLiteral("duplicate payouts on the cluster"),
+                                QStringLiteral("INC-9"), 7);
+                        const std::lock_guard lock(countsMutex);
+                        ++runs;
+                        done += outcome.done.size();
+                        skipped += outcome.skipped;
+                        notKept += int(outcome.notKept.size());
+                    } catch (const db::Error &error) {
+                        const std::lock_guard lock(countsMutex);
+                        errors << QStringLiteral("%1 (error %2)")
+                                      .arg(QString::fromUtf8(error.what()))
+                                      .arg(error.serverCode());
+                        return;
+                    }
+                }
+            });
+        }
+        for (auto &compensator : compensators)
+            compensator.join();
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
+        qInfo("mapped compensation runs: %d; copies skipped as the other node's: %d; copies a "
+              "commit did not keep, run again: %d",
+              runs, skipped, notKept);
+        QCOMPARE(done, planned);
+
+        const Check check(m_cluster->dsn(1, database.name));
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")), planned);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(DISTINCT business_table, target_id) "
+                                            "FROM mapped_compensation")),
+                 planned);
+        // Nothing left to take back, read on the third node, and one reversal row per points
+        // copy reversed.
+        const mapping::MappedCompensationPlan after =
+            mapping::planMappedCompensation(check.db(), mapping, mapping::MappedScope::all());
+        QCOMPARE(after.count(mapping::MappedAction::Freeze) +
+                     after.count(mapping::MappedAction::Reverse),
+                 0);
+        QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM %1.t_point_flow WHERE delta < 0")
+                                 .arg(db::quoteIdentifier(business))),
+                 check.count(QStringLiteral(
+                     "SELECT COUNT(*) FROM mapped_compensation WHERE action = 'REVERSE'")));
         const AuditVerification chain = verifyAuditChain(check.db());
         QVERIFY2(chain.intact, qPrintable(chain.problem));
         QCOMPARE(chain.rows, entriesBefore + planned);

@@ -154,17 +154,8 @@ protected:
                     .arg(outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)
                 say(tr("  user %1's points balance is now negative").arg(user));
-            if (!outcome.notKept.isEmpty()) {
-                for (const PlannedAction &action : outcome.notKept)
-                    say(tr("  not kept: %1 %2 of order %3")
-                            .arg(action.targetTable)
-                            .arg(action.targetId)
-                            .arg(action.orderId));
-                return fail(Refused,
-                            tr("%n duplicate(s) not kept: another cluster node's transaction "
-                               "rolled their batch back; run the compensation again",
-                               nullptr, int(outcome.notKept.size())));
-            }
+            if (!outcome.notKept.isEmpty())
+                return failNotKept(outcome.notKept, &PlannedAction::targetTable);
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);
@@ -186,6 +177,20 @@ private:
                         .arg(thresholdFen)
                         .arg(id)
                         .arg(mappingArgument));
+    }
+
+    // Copies whose batch another cluster node rolled back with no error: named one a line, and
+    // the run fails, so that a runbook runs it again. `table`: what a copy is a row of.
+    template <typename Copy> int failNotKept(const QList<Copy> &copies, QString Copy::*table) const
+    {
+        for (const Copy &copy : copies)
+            say(tr("  not kept: %1 %2 of order %3")
+                    .arg(copy.*table)
+                    .arg(copy.targetId)
+                    .arg(copy.orderId));
+        return fail(Refused, tr("%n duplicate(s) not kept: another cluster node's transaction "
+                                "rolled their batch back; run the compensation again",
+                                nullptr, int(copies.size())));
     }
 
     // "  done / total" after each batch.
@@ -277,6 +282,8 @@ private:
             say(tr("skipped %1 (done by someone else or changed since planned); batch %2")
                     .arg(outcome.skipped)
                     .arg(outcome.batchId));
+            if (!outcome.notKept.isEmpty())
+                return failNotKept(outcome.notKept, &mapping::MappedCopy::sideEffect);
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

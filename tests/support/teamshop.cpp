@@ -129,6 +129,37 @@ QStringList seedStatements()
 
 } // namespace
 
+void createTeamShop(const Dsn &server, const QString &business)
+{
+    db::Connection admin(server, QStringLiteral("test-admin"));
+    db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE ") +
+                                         db::quoteIdentifier(business) +
+                                         QStringLiteral(" CHARACTER SET utf8mb4"));
+    db::execDirect(admin.database(), QStringLiteral("USE ") + db::quoteIdentifier(business));
+    const QString schema = QString::fromUtf8(readData(QStringLiteral("schema.sql")));
+    for (const QString &statement : db::splitSqlScript(schema))
+        db::execDirect(admin.database(), statement);
+    for (const QString &statement : seedStatements())
+        db::execDirect(admin.database(), statement);
+}
+
+QByteArray teamShopMapping(const QString &business)
+{
+    QByteArray text = readData(QStringLiteral("teamshop.toml"));
+    text.replace("@BUSINESS@", business.toUtf8());
+    return text;
+}
+
+QStringList teamShopCompensationGrants(const QString &business, const QString &user)
+{
+    const QString to = QStringLiteral(" TO '%1'@'localhost'").arg(user);
+    const QString shop = db::quoteIdentifier(business);
+    return {QStringLiteral("GRANT SELECT ON %1.*").arg(shop) + to,
+            QStringLiteral("GRANT UPDATE ON %1.t_coupon_grant").arg(shop) + to,
+            QStringLiteral("GRANT UPDATE ON %1.t_gift_card").arg(shop) + to,
+            QStringLiteral("GRANT INSERT ON %1.t_point_flow").arg(shop) + to};
+}
+
 TeamShop::TeamShop(db::SchemaLevel level)
     : m_payops(QStringLiteral("tp"))
     , m_business(m_payops.name() + QStringLiteral("_shop"))
@@ -137,16 +168,7 @@ TeamShop::TeamShop(db::SchemaLevel level)
         db::Connection connection(m_payops.dsn(), QStringLiteral("t"));
         db::Migrator(connection, checkMigrationRequirement).migrate(level, true);
     }
-    db::Connection admin(serverDsn(), QStringLiteral("test-admin"));
-    db::execDirect(admin.database(), QStringLiteral("CREATE DATABASE ") +
-                                         db::quoteIdentifier(m_business) +
-                                         QStringLiteral(" CHARACTER SET utf8mb4"));
-    db::execDirect(admin.database(), QStringLiteral("USE ") + db::quoteIdentifier(m_business));
-    const QString schema = QString::fromUtf8(readData(QStringLiteral("schema.sql")));
-    for (const QString &statement : db::splitSqlScript(schema))
-        db::execDirect(admin.database(), statement);
-    for (const QString &statement : seedStatements())
-        db::execDirect(admin.database(), statement);
+    createTeamShop(serverDsn(), m_business);
     m_mappingPath = writeMapping(QStringLiteral("teamshop.toml"), mappingText());
 }
 
@@ -163,9 +185,7 @@ TeamShop::~TeamShop()
 
 QByteArray TeamShop::mappingText() const
 {
-    QByteArray text = readData(QStringLiteral("teamshop.toml"));
-    text.replace("@BUSINESS@", m_business.toUtf8());
-    return text;
+    return teamShopMapping(m_business);
 }
 
 QString TeamShop::writeMapping(const QString &name, const QByteArray &toml) const
@@ -210,11 +230,8 @@ void TeamShop::grantBusiness(const ScratchAccount &account, const QString &privi
 
 void TeamShop::grantCompensation(const ScratchAccount &account) const
 {
-    grantBusiness(account, QStringLiteral("SELECT"));
-    for (const QString &grant :
-         {QStringLiteral("UPDATE ON t_coupon_grant"), QStringLiteral("UPDATE ON t_gift_card"),
-          QStringLiteral("INSERT ON t_point_flow")})
-        execBusiness(QStringLiteral("GRANT %1 TO '%2'@'localhost'").arg(grant, account.user()));
+    for (const QString &grant : teamShopCompensationGrants(m_business, account.user()))
+        execBusiness(grant);
 }
 
 QByteArray TeamShop::plantedStatement() const

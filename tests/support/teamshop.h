@@ -10,6 +10,15 @@
 
 namespace payops::test {
 
+// The shop's tables (tests/data/teamshop/schema.sql) and its seed in a new database `business`,
+// on the server `server` reaches as root: the test server's, or a cluster node's.
+void createTeamShop(const Dsn &server, const QString &business);
+// The test mapping (tests/data/teamshop/teamshop.toml) for the shop in `business`.
+QByteArray teamShopMapping(const QString &business);
+// What docs/mapping.md has the DBA grant 'user'@'localhost' to compensate the shop's copies:
+// SELECT on its database and one write grant per side-effect table.
+QStringList teamShopCompensationGrants(const QString &business, const QString &user);
+
 // A team's own shop on the test server (tests/data/teamshop/schema.sql), seeded with planted
 // duplicates, beside a scratch database with payops's own tables, and its mapping file written
 // out for the database the test got. The business database is dropped with the object.

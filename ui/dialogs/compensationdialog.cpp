@@ -371,6 +371,18 @@ void CompensationDialog::run()
         });
 }
 
+QString CompensationDialog::notKeptWarning(int count)
+{
+    if (count == 0)
+        return {};
+    return QStringLiteral("<br>") +
+           palette::strong(palette::Role::Warning,
+                           tr("%n duplicate(s) were not kept: another cluster node's "
+                              "transaction rolled their batch back. Run the compensation "
+                              "again to finish them.",
+                              nullptr, count));
+}
+
 void CompensationDialog::showResult(const CompensationResult &result)
 {
     m_cancelRun->setEnabled(false);
@@ -401,13 +413,7 @@ void CompensationDialog::showResult(const CompensationResult &result)
                        .arg(o.skipped)
                        .arg(o.batchId);
     const bool finished = !o.cancelled && o.notKept.isEmpty();
-    if (!o.notKept.isEmpty())
-        text += QStringLiteral("<br>") +
-                palette::strong(palette::Role::Warning,
-                                tr("%n duplicate(s) were not kept: another cluster node's "
-                                   "transaction rolled their batch back. Run the compensation "
-                                   "again to finish them.",
-                                   nullptr, int(o.notKept.size())));
+    text += notKeptWarning(int(o.notKept.size()));
     if (m_request)
         text += tr("<br>Request %1 is approved%2.")
                     .arg(m_request->id)

@@ -63,6 +63,9 @@ public:
     static QLabel *resultText(QWidget *parent);
     // A run stopped by an error: what committed stays done.
     static void showRunError(QLabel *runText, QLabel *result, const db::Error &error);
+    // The warning for `count` copies whose batch another cluster node rolled back, with a
+    // line break before it; empty for none.
+    static QString notKeptWarning(int count);
 
 Q_SIGNALS:
     // The database changed: compensations done or a request filed or decided.

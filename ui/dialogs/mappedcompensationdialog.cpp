@@ -345,10 +345,11 @@ void MappedCompensationDialog::showResult(const mapping::MappedResult &result)
                       "preview).<br>Batch <tt>%2</tt>.")
                        .arg(o.skipped)
                        .arg(o.batchId);
+    text += CompensationDialog::notKeptWarning(int(o.notKept.size()));
     if (m_request)
         text += tr("<br>Request %1 is approved%2.")
                     .arg(m_request->id)
-                    .arg(o.cancelled ? QString() : tr(" and executed"));
+                    .arg(!o.cancelled && o.notKept.isEmpty() ? tr(" and executed") : QString());
     m_result->setText(text);
 }
 

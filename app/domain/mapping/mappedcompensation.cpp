@@ -146,6 +146,36 @@ qint64 amountFen(const MappedCopy &copy, qint64 fenPerHundredPoints)
     return copy.valueFen + copy.points * fenPerHundredPoints / 100;
 }
 
+// The copies of `copies` whose mapped_compensation row is there for `batchId`.
+QSet<qint64> recordedIn(const QSqlDatabase &db, const QString &table, const QString &batchId,
+                        const QList<MappedCopy> &copies)
+{
+    QList<qint64> ids;
+    for (const MappedCopy &copy : copies)
+        ids << copy.targetId;
+    QSqlQuery rows = db::exec(db,
+                              QStringLiteral("SELECT target_id FROM mapped_compensation WHERE "
+                                             "business_table = ? AND batch_id = ? AND "
+                                             "target_id IN (%1)")
+                                  .arg(db::idList(ids)),
+                              {table, batchId});
+    QSet<qint64> there;
+    while (rows.next())
+        there.insert(rows.value(0).toLongLong());
+    return there;
+}
+
+// On a Galera node, the batch's record rows must still be there before COMMIT, as for a
+// compensation of payops's own tables: a conflict from another node can roll the transaction
+// back without an error reaching any statement (decision 0065), and the freezes and reversals
+// would then commit with no record to say so, to be taken back again by the next run.
+void requireRecordedRows(const QSqlDatabase &db, const QString &table, const QString &batchId,
+                         const QList<MappedCopy> &done)
+{
+    if (db::isClusterNode(db) && recordedIn(db, table, batchId, done).size() != done.size())
+        throw db::rolledBackByAnotherNode(QStringLiteral("a compensation batch"));
+}
+
 // One batch of one side effect, in the caller's transaction: returns the copies it took back.
 QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
                              const SideEffectMapping &se, const QList<MappedCopy> &batch,
@@ -230,6 +260,7 @@ QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
     openAuditBatch(db);
     db::execDirect(db, auditBatchInsert() + QStringLiteral("VALUES ") + db::valueRows(db, entries));
     appendAuditBatch(db);
+    requireRecordedRows(db, table, batchId, done);
     return done;
 }
 
@@ -412,16 +443,25 @@ executeMappedCompensation(const QSqlDatabase &db, const Mapping &mapping,
             }
             const QList<MappedCopy> batch = copies.mid(start, batchSize);
             // Each run locks and checks its copies again (runAudited).
-            const QList<MappedCopy> done = runAudited([&] {
+            const QList<MappedCopy> applied = runAudited([&] {
                 db::Transaction transaction(db);
-                const QList<MappedCopy> applied =
+                const QList<MappedCopy> takenBack =
                     applyBatch(db, mapping, *se, batch, plan, outcome.batchId,
                                reason.trimmed().left(255), ticket.trimmed().left(64));
                 transaction.commit();
-                return applied;
+                return takenBack;
             });
-            outcome.done << done;
-            outcome.skipped += int(batch.size() - done.size());
+            // On a Galera node, read back: a conflict from another node after the check above
+            // can roll the batch back with no error, and the COMMIT then succeeds with nothing
+            // in it (decision 0065). Only what stayed counts as done.
+            const bool readBack = !applied.isEmpty() && db::isClusterNode(db);
+            const QSet<qint64> kept =
+                readBack ? recordedIn(db, businessTable(db, mapping, *se), outcome.batchId, applied)
+                         : QSet<qint64>();
+            for (const MappedCopy &copy : applied)
+                (!readBack || kept.contains(copy.targetId) ? outcome.done : outcome.notKept)
+                    << copy;
+            outcome.skipped += int(batch.size() - applied.size());
             handled += int(batch.size());
             if (progress)
                 progress(handled, total);

@@ -79,7 +79,10 @@ struct MappedCompensationOutcome
     QString batchId;
     QList<MappedCopy> done;    // frozen or reversed by this run (reversalId filled in)
     QList<MappedCopy> finance; // used copies, left as they are
-    int skipped = 0;           // compensated by someone else meanwhile, or no longer live
+    // On a Galera node: taken back by a batch whose COMMIT kept nothing (another node rolled it
+    // back with no error). Still open: a run again takes them.
+    QList<MappedCopy> notKept;
+    int skipped = 0; // compensated by someone else meanwhile, or no longer live
     bool cancelled = false;
 };
 
@@ -105,7 +108,8 @@ QString mappedStatement(const Mapping &mapping, const SideEffectMapping &sideEff
 // Carries the plan out in transactions of `batchSize` copies. Each transaction locks its rows,
 // keeps those still live, unused and unrecorded, records them in mapped_compensation (unique per
 // row: a rerun, or a second operator at once, does nothing twice), freezes or reverses them and
-// writes one audit entry each with the mapping's SHA-256 and the statement. The account's
+// writes one audit entry each with the mapping's SHA-256 and the statement. On a Galera node
+// each batch checks its record rows before COMMIT and reads them back after it. The account's
 // grants are checked first, so a missing one is named before anything is written. The rows
 // name the plan's requestId: under an approved request they count against its amount, not
 // against the account's own allowance. Throws db::Error.

@@ -39,7 +39,9 @@ MappedResult approveAndRun(const QSqlDatabase &db, const Mapping &mapping, const
         job.starting(result.plan, &*request);
     result.outcome = executeMappedCompensation(db, mapping, result.plan, job.reason, job.ticket,
                                                200, job.stop, job.progress);
-    if (!result.outcome.cancelled)
+    // Copies a batch did not keep are still open: the request stays APPROVED, so that approving
+    // it again runs them.
+    if (!result.outcome.cancelled && result.outcome.notKept.isEmpty())
         markRequestExecuted(db, id);
     return result;
 }
