@@ -54,14 +54,6 @@ class TestConsoleInspection final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase()
-    {
-        // A settings file of this test's own: the schedule setting changes here.
-        QVERIFY(m_home.isValid());
-        qputenv("HOME", QFile::encodeName(m_home.path()));
-        QVERIFY(console::openConsoleSettings()->fileName().startsWith(m_home.path()));
-    }
-
     // What is new since the previous run: more of a finding than before, and anything at all
     // on the first run; less, or the same, is not.
     void theNewFindingsDecision()
@@ -213,7 +205,6 @@ private Q_SLOTS:
     }
 
 private:
-    QTemporaryDir m_home;
 };
 
 int main(int argc, char *argv[])

@@ -71,9 +71,6 @@ class TestConsoleMapping final : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        // A settings file of this test's own: no schedule from the machine's settings.
-        QVERIFY(m_home.isValid());
-        qputenv("HOME", QFile::encodeName(m_home.path()));
         m_shop = std::make_unique<test::TeamShop>();
         m_mapping = mapping::loadMapping(m_shop->mappingPath());
     }
@@ -272,7 +269,6 @@ private Q_SLOTS:
     }
 
 private:
-    QTemporaryDir m_home;
     std::unique_ptr<test::TeamShop> m_shop;
     std::optional<mapping::Mapping> m_mapping;
 };

@@ -82,12 +82,6 @@ class TestConsoleSettings final : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        // A settings file of this test's own: the other tests of the run share one home and
-        // count on the defaults. Set before anything opens QSettings, which keeps the path.
-        QVERIFY(m_home.isValid());
-        qputenv("HOME", QFile::encodeName(m_home.path()));
-        QVERIFY2(console::openConsoleSettings()->fileName().startsWith(m_home.path()),
-                 qPrintable(console::openConsoleSettings()->fileName()));
         m_demo = test::demoDatabase();
         m_window = std::make_unique<MainWindow>(m_demo->dsn());
         QSignalSpy known(m_window.get(), &MainWindow::privilegesKnown);
@@ -219,7 +213,6 @@ private Q_SLOTS:
     }
 
 private:
-    QTemporaryDir m_home;
     std::unique_ptr<test::ScratchDatabase> m_demo;
     std::unique_ptr<MainWindow> m_window;
 };

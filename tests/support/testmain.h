@@ -3,7 +3,9 @@
 #include "log/application.h"
 #include "log/logging.h"
 
+#include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
@@ -19,12 +21,22 @@ inline qint64 busyLimitMs(qint64 limitMs)
     return limitMs * std::max(1, qEnvironmentVariableIntValue("PAYOPS_TEST_TIME_SCALE"));
 }
 
+// Each test process keeps its settings (the console's, its connection profiles) in a folder of
+// its own, removed when it ends: tests run side by side, and a profile or a setting one of them
+// saves must not appear in another's window. Before anything opens QSettings.
+inline void useOwnSettingsFolder()
+{
+    static QTemporaryDir folder;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, folder.path());
+}
+
 } // namespace payops::test
 
 // QTEST_GUILESS_MAIN / QTEST_MAIN with payops's identity, quiet logging and test paths.
 #define PAYOPS_TEST_SETUP()                                                                        \
     payops::setApplicationIdentity();                                                              \
     QStandardPaths::setTestModeEnabled(true);                                                      \
+    payops::test::useOwnSettingsFolder();                                                          \
     payops::setupLogging(QStringLiteral("tests"), payops::chooseLogLevel(QString()).level)
 
 #define PAYOPS_TEST_MAIN_CORE(TestClass)                                                           \
