@@ -28,6 +28,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -259,6 +260,60 @@ void waitUntil(const test::Platform &platform, qint64 ms)
 }
 
 } // namespace
+
+// What a compensator's run did: copies done, skipped as done by the other, not kept.
+struct CompensationRun
+{
+    qint64 done = 0;
+    qint64 skipped = 0;
+    qint64 notKept = 0;
+};
+
+// What the two compensators of compensateFromTwoNodes() did together.
+struct CompensatorCounts
+{
+    int runs = 0;
+    CompensationRun copies;
+    QStringList errors;
+};
+
+// Compensation from node 1 and node 3 at once, as one operator account from two consoles: each
+// runs `compensate` (a plan and its run, nothing once there is nothing left to plan) up to five
+// times, so that copies a commit did not keep are taken by a run again.
+CompensatorCounts compensateFromTwoNodes(
+    const Database &database,
+    const std::function<std::optional<CompensationRun>(const QSqlDatabase &)> &compensate)
+{
+    CompensatorCounts counts;
+    std::mutex countsMutex;
+    std::vector<std::thread> compensators;
+    for (int node : {0, 2}) {
+        const Dsn dsn = database.on(node, database.operatorRole);
+        compensators.emplace_back([&, dsn] {
+            try {
+                db::Connection connection(dsn, QStringLiteral("galera-compensator"));
+                for (int run = 1; run <= 5; ++run) {
+                    const std::optional<CompensationRun> ran = compensate(connection.database());
+                    if (!ran)
+                        return;
+                    const std::lock_guard lock(countsMutex);
+                    ++counts.runs;
+                    counts.copies.done += ran->done;
+                    counts.copies.skipped += ran->skipped;
+                    counts.copies.notKept += ran->notKept;
+                }
+            } catch (const db::Error &error) {
+                const std::lock_guard lock(countsMutex);
+                counts.errors << QStringLiteral("%1 (error %2)")
+                                     .arg(QString::fromUtf8(error.what()))
+                                     .arg(error.serverCode());
+            }
+        });
+    }
+    for (auto &compensator : compensators)
+        compensator.join();
+    return counts;
+}
 
 class TstGaleraSwitch final : public QObject
 {
@@ -546,45 +601,24 @@ private Q_SLOTS:
                 db::scalar(c.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"))
                     .toLongLong();
         }
-        std::vector<std::thread> compensators;
-        QStringList errors;
-        std::mutex countsMutex;
-        qint64 done = 0;
-        int runs = 0;
-        int notKept = 0;
-        for (int node : {0, 2}) {
-            const Dsn dsn = database.on(node, database.operatorRole);
-            compensators.emplace_back([&, dsn] {
-                db::Connection connection(dsn, QStringLiteral("galera-compensator"));
-                for (int run = 1; run <= 5; ++run) {
-                    const CompensationPlan plan =
-                        planCompensation(connection.database(), CompensationScope::all(), settings);
-                    if (plan.actions.isEmpty())
-                        return;
-                    try {
-                        const CompensationOutcome outcome =
-                            executeCompensation(connection.database(), plan,
-                                                QStringLiteral("duplicate payouts on the cluster"),
-                                                QStringLiteral("INC-7"), settings);
-                        const std::lock_guard lock(countsMutex);
-                        ++runs;
-                        done += outcome.done;
-                        notKept += int(outcome.notKept.size());
-                    } catch (const db::Error &error) {
-                        const std::lock_guard lock(countsMutex);
-                        errors << QStringLiteral("%1 (error %2)")
-                                      .arg(QString::fromUtf8(error.what()))
-                                      .arg(error.serverCode());
-                        return;
-                    }
-                }
+        const CompensatorCounts counts =
+            compensateFromTwoNodes(database, [&](const QSqlDatabase &db) {
+                std::optional<CompensationRun> ran;
+                const CompensationPlan plan =
+                    planCompensation(db, CompensationScope::all(), settings);
+                if (plan.actions.isEmpty())
+                    return ran;
+                const CompensationOutcome outcome = executeCompensation(
+                    db, plan, QStringLiteral("duplicate payouts on the cluster"),
+                    QStringLiteral("INC-7"), settings);
+                ran = CompensationRun{outcome.done, outcome.skipped, outcome.notKept.size()};
+                return ran;
             });
-        }
-        for (auto &compensator : compensators)
-            compensator.join();
-        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
-        qInfo("compensation runs: %d; copies a commit did not keep, run again: %d", runs, notKept);
-        QCOMPARE(done, planned);
+        QVERIFY2(counts.errors.isEmpty(), qPrintable(counts.errors.join(u'\n')));
+        qInfo("compensation runs: %d; copies skipped as the other node's: %lld; copies a commit "
+              "did not keep, run again: %lld",
+              counts.runs, counts.copies.skipped, counts.copies.notKept);
+        QCOMPARE(counts.copies.done, planned);
 
         const Check check(m_cluster->dsn(1, database.name));
         QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM compensation")), planned);
@@ -619,6 +653,11 @@ private Q_SLOTS:
             file.write(test::teamShopMapping(business));
         }
         const mapping::Mapping mapping = mapping::loadMapping(mappingPath);
+        // Copies to freeze or reverse; the used ones are left to finance.
+        const auto takenBack = [](const mapping::MappedCompensationPlan &plan) {
+            return plan.count(mapping::MappedAction::Freeze) +
+                   plan.count(mapping::MappedAction::Reverse);
+        };
         qint64 planned = 0;
         qint64 entriesBefore = 0;
         {
@@ -647,60 +686,31 @@ private Q_SLOTS:
                                           "= 'four_eyes_threshold_fen'"));
             const mapping::MappedCompensationPlan plan = mapping::planMappedCompensation(
                 root.database(), mapping, mapping::MappedScope::all());
-            planned = plan.count(mapping::MappedAction::Freeze) +
-                      plan.count(mapping::MappedAction::Reverse);
+            planned = takenBack(plan);
             entriesBefore =
                 db::scalar(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log"))
                     .toLongLong();
         }
         QVERIFY2(planned > 200, qPrintable(QString::number(planned)));
-        std::vector<std::thread> compensators;
-        QStringList errors;
-        std::mutex countsMutex;
-        qint64 done = 0;
-        int runs = 0;
-        int skipped = 0;
-        int notKept = 0;
-        for (int node : {0, 2}) {
-            const Dsn dsn = database.on(node, database.operatorRole);
-            compensators.emplace_back([&, dsn] {
-                db::Connection connection(dsn, QStringLiteral("galera-compensator"));
-                for (int run = 1; run <= 5; ++run) {
-                    try {
-                        const mapping::MappedCompensationPlan plan =
-                            mapping::planMappedCompensation(connection.database(), mapping,
-                                                            mapping::MappedScope::all());
-                        if (plan.count(mapping::MappedAction::Freeze) +
-                                plan.count(mapping::MappedAction::Reverse) ==
-                            0)
-                            return;
-                        const mapping::MappedCompensationOutcome outcome =
-                            mapping::executeMappedCompensation(
-                                connection.database(), mapping, plan,
-                                QStringLiteral("duplicate payouts on the cluster"),
-                                QStringLiteral("INC-9"), 7);
-                        const std::lock_guard lock(countsMutex);
-                        ++runs;
-                        done += outcome.done.size();
-                        skipped += outcome.skipped;
-                        notKept += int(outcome.notKept.size());
-                    } catch (const db::Error &error) {
-                        const std::lock_guard lock(countsMutex);
-                        errors << QStringLiteral("%1 (error %2)")
-                                      .arg(QString::fromUtf8(error.what()))
-                                      .arg(error.serverCode());
-                        return;
-                    }
-                }
+        const CompensatorCounts counts =
+            compensateFromTwoNodes(database, [&](const QSqlDatabase &db) {
+                std::optional<CompensationRun> ran;
+                const mapping::MappedCompensationPlan plan =
+                    mapping::planMappedCompensation(db, mapping, mapping::MappedScope::all());
+                if (takenBack(plan) == 0)
+                    return ran;
+                const mapping::MappedCompensationOutcome outcome =
+                    mapping::executeMappedCompensation(
+                        db, mapping, plan, QStringLiteral("duplicate payouts on the cluster"),
+                        QStringLiteral("INC-9"), 7);
+                ran = CompensationRun{outcome.done.size(), outcome.skipped, outcome.notKept.size()};
+                return ran;
             });
-        }
-        for (auto &compensator : compensators)
-            compensator.join();
-        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
-        qInfo("mapped compensation runs: %d; copies skipped as the other node's: %d; copies a "
-              "commit did not keep, run again: %d",
-              runs, skipped, notKept);
-        QCOMPARE(done, planned);
+        QVERIFY2(counts.errors.isEmpty(), qPrintable(counts.errors.join(u'\n')));
+        qInfo("mapped compensation runs: %d; copies skipped as the other node's: %lld; copies a "
+              "commit did not keep, run again: %lld",
+              counts.runs, counts.copies.skipped, counts.copies.notKept);
+        QCOMPARE(counts.copies.done, planned);
 
         const Check check(m_cluster->dsn(1, database.name));
         QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM mapped_compensation")), planned);
@@ -711,9 +721,7 @@ private Q_SLOTS:
         // copy reversed.
         const mapping::MappedCompensationPlan after =
             mapping::planMappedCompensation(check.db(), mapping, mapping::MappedScope::all());
-        QCOMPARE(after.count(mapping::MappedAction::Freeze) +
-                     after.count(mapping::MappedAction::Reverse),
-                 0);
+        QCOMPARE(takenBack(after), 0);
         QCOMPARE(check.count(QStringLiteral("SELECT COUNT(*) FROM %1.t_point_flow WHERE delta < 0")
                                  .arg(db::quoteIdentifier(business))),
                  check.count(QStringLiteral(
