@@ -28,6 +28,16 @@ void approveDirectly(const QSqlDatabase &db, qint64 id)
         {id});
 }
 
+// 'user'@'%', holding only the operator role, made anew.
+void createOperator(const QSqlDatabase &root, const QString &user)
+{
+    db::execDirect(root, QStringLiteral("DROP USER IF EXISTS '%1'@'%'").arg(user));
+    db::execDirect(root,
+                   QStringLiteral("CREATE USER '%1'@'%' IDENTIFIED BY '%2'").arg(user, kPassword));
+    db::execDirect(root, QStringLiteral("GRANT payops_operator TO '%1'@'%'").arg(user));
+    db::execDirect(root, QStringLiteral("SET DEFAULT ROLE payops_operator FOR '%1'@'%'").arg(user));
+}
+
 } // namespace
 
 // Four eyes against one account that connects twice: 'op'@'%' reaches the server over the
@@ -60,26 +70,11 @@ private Q_SLOTS:
     void init()
     {
         QFETCH(QString, level);
-        const QString database = QStringLiteral("fe_%1").arg(level);
-        {
-            db::Connection root(m_server->rootDsn(QString()), QStringLiteral("root"));
-            db::execDirect(root.database(),
-                           QStringLiteral("DROP DATABASE IF EXISTS %1").arg(database));
-            db::execDirect(root.database(), QStringLiteral("CREATE DATABASE %1").arg(database));
-        }
-        m_dsn = m_server->rootDsn(database);
-        test::prepareCallbackDatabase(m_dsn, level, 0);
+        m_dsn = freshDatabase(QStringLiteral("fe_%1").arg(level), level);
         m_root = std::make_unique<db::Connection>(m_dsn, QStringLiteral("root"));
         // After the migration: it creates the roles.
-        for (const QString &user : {QStringLiteral("fe_a"), QStringLiteral("fe_b")}) {
-            db::execDirect(root(), QStringLiteral("DROP USER IF EXISTS '%1'@'%'").arg(user));
-            db::execDirect(
-                root(),
-                QStringLiteral("CREATE USER '%1'@'%' IDENTIFIED BY '%2'").arg(user, kPassword));
-            db::execDirect(root(), QStringLiteral("GRANT payops_operator TO '%1'@'%'").arg(user));
-            db::execDirect(
-                root(), QStringLiteral("SET DEFAULT ROLE payops_operator FOR '%1'@'%'").arg(user));
-        }
+        for (const QString &user : {QStringLiteral("fe_a"), QStringLiteral("fe_b")})
+            createOperator(root(), user);
     }
     void cleanup() { m_root.reset(); }
 
@@ -263,8 +258,84 @@ private Q_SLOTS:
         QCOMPARE(count(QStringLiteral("SELECT COUNT(*) FROM compensation")), 4);
     }
 
+    // A database made latin1 and two accounts named in Chinese: each files, decides and
+    // compensates under its own name, and four eyes tells the two apart. The names pass through
+    // routine parameters, which take the database's character set unless they name one.
+    void accountsNamedInChineseOnALatin1Database_data() { levels(); }
+    void accountsNamedInChineseOnALatin1Database()
+    {
+        QFETCH(QString, level);
+        const Dsn dsn = freshDatabase(QStringLiteral("fe_latin1_%1").arg(level), level,
+                                      QStringLiteral(" CHARACTER SET latin1"));
+        db::Connection admin(dsn, QStringLiteral("root-latin1"));
+        const QString zhang = QStringLiteral("张三");
+        const QString li = QStringLiteral("李四");
+        const auto as = [&](const QString &user) {
+            createOperator(admin.database(), user);
+            Dsn account = dsn;
+            account.user = user;
+            account.password = kPassword;
+            return account;
+        };
+        db::Connection a(as(zhang), QStringLiteral("zhang"));
+        db::Connection b(as(li), QStringLiteral("li"));
+        QCOMPARE(
+            db::scalar(a.database(), QStringLiteral("SELECT payops_user_name(USER())")).toString(),
+            zhang);
+
+        CompensationPlan plan;
+        plan.moneyFen = 3000;
+        const qint64 id = requestCompensation(a.database(), plan, CompensationScope::all(),
+                                              QStringLiteral("重复发放"), QStringLiteral("工单-9"));
+        QVERIFY(test::refusal([&] {
+                    approveDirectly(a.database(), id);
+                }).contains(QStringLiteral("another operator")));
+        approveDirectly(b.database(), id);
+        const auto decided = loadCompensationRequest(admin.database(), id);
+        QCOMPARE(decided->status, QStringLiteral("APPROVED"));
+        QCOMPARE(decided->requestedAccount, zhang + QStringLiteral("@%"));
+        QCOMPARE(decided->decidedAccount, li + QStringLiteral("@%"));
+
+        // Each name has an allowance of its own, and the refusal names whose it is.
+        db::execDirect(
+            admin.database(),
+            QStringLiteral(
+                "UPDATE payops_meta SET value = '2000' WHERE name = 'four_eyes_threshold_fen'"));
+        const auto insert = [](const QSqlDatabase &db, int target) {
+            db::exec(db,
+                     QStringLiteral("INSERT INTO compensation (target_table, target_id, action, "
+                                    "amount_fen) VALUES ('user_coupon', ?, 'FREEZE_COUPON', 1500)"),
+                     {target});
+        };
+        insert(a.database(), 1);
+        QCOMPARE(soloCompensatedFen(a.database()), 1500);
+        const QString refusal = test::refusal([&] { insert(a.database(), 2); });
+        QVERIFY2(refusal.contains(QStringLiteral("four eyes: ") + zhang), qPrintable(refusal));
+        insert(b.database(), 2);
+        QCOMPARE(soloCompensatedFen(b.database()), 1500);
+        QCOMPARE(db::scalar(admin.database(),
+                            QStringLiteral("SELECT GROUP_CONCAT(created_user ORDER BY target_id) "
+                                           "FROM compensation"))
+                     .toString(),
+                 zhang + QLatin1Char(',') + li);
+    }
+
 private:
     static void levels() { test::addSchemaLevelRows(); }
+
+    // Database `name` made anew (`options`: of CREATE DATABASE) and migrated to `level`.
+    Dsn freshDatabase(const QString &name, const QString &level,
+                      const QString &options = QString()) const
+    {
+        {
+            db::Connection server(m_server->rootDsn(QString()), QStringLiteral("root"));
+            db::execDirect(server.database(), QStringLiteral("DROP DATABASE IF EXISTS ") + name);
+            db::execDirect(server.database(), QStringLiteral("CREATE DATABASE ") + name + options);
+        }
+        const Dsn dsn = m_server->rootDsn(name);
+        test::prepareCallbackDatabase(dsn, level, 0);
+        return dsn;
+    }
 
     Dsn overSocket(const QString &user) const
     {
