@@ -259,8 +259,6 @@ void waitUntil(const test::Platform &platform, qint64 ms)
         std::this_thread::sleep_for(10ms);
 }
 
-} // namespace
-
 // What a compensator's run did: copies done, skipped as done by the other, not kept.
 struct CompensationRun
 {
@@ -314,6 +312,8 @@ CompensatorCounts compensateFromTwoNodes(
         compensator.join();
     return counts;
 }
+
+} // namespace
 
 class TstGaleraSwitch final : public QObject
 {
@@ -717,8 +717,8 @@ private Q_SLOTS:
         QCOMPARE(check.count(QStringLiteral("SELECT COUNT(DISTINCT business_table, target_id) "
                                             "FROM mapped_compensation")),
                  planned);
-        // Nothing left to take back, read on the third node, and one reversal row per points
-        // copy reversed.
+        // Nothing left to take back, read on node 2, and one reversal row per points copy
+        // reversed.
         const mapping::MappedCompensationPlan after =
             mapping::planMappedCompensation(check.db(), mapping, mapping::MappedScope::all());
         QCOMPARE(takenBack(after), 0);
