@@ -40,22 +40,6 @@ db::SchemaLevel levelOf(const QString &name)
     return *db::parseSchemaLevel(name);
 }
 
-// The business grants the team's DBA gives compensation (docs/mapping.md).
-const QString kCouponUpdate = QStringLiteral("GRANT UPDATE ON %1.t_coupon_grant TO %2");
-const QStringList kBusinessGrants{QStringLiteral("GRANT SELECT ON %1.* TO %2"), kCouponUpdate,
-                                  QStringLiteral("GRANT UPDATE ON %1.t_gift_card TO %2"),
-                                  QStringLiteral("GRANT INSERT ON %1.t_point_flow TO %2")};
-
-void grant(const test::TeamShop &shop, const test::ScratchAccount &account,
-           const QStringList &grants = kBusinessGrants)
-{
-    db::Connection admin(test::serverDsn(), QStringLiteral("test-admin"));
-    for (const QString &grant : grants)
-        db::execDirect(admin.database(),
-                       grant.arg(db::quoteIdentifier(shop.business()),
-                                 QStringLiteral("'%1'@'localhost'").arg(account.user())));
-}
-
 // The extra live copies, found independently of the planner: in every (order, key...) group of
 // live rows not recorded in mapped_compensation, every row but the lowest id. "table:id" each.
 QStringList extraLiveCopies(const QSqlDatabase &root, const test::TeamShop &shop)
@@ -164,10 +148,14 @@ private Q_SLOTS:
         QFETCH(QString, level);
         test::TeamShop shop(levelOf(level));
         test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
-        // Every business grant but UPDATE on the coupons, until the refusal below was seen.
-        QStringList grants = kBusinessGrants;
-        grants.removeOne(kCouponUpdate);
-        grant(shop, operatorAccount, grants);
+        // Every business grant compensation needs (docs/mapping.md) but UPDATE on the coupons,
+        // until the refusal below was seen.
+        QStringList grants =
+            test::teamShopCompensationGrants(shop.business(), operatorAccount.user());
+        const QString couponUpdate = grants.filter(QStringLiteral("t_coupon_grant")).constFirst();
+        grants.removeOne(couponUpdate);
+        for (const QString &grant : std::as_const(grants))
+            shop.execBusiness(grant);
         const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
         db::Connection root(shop.dsn(), QStringLiteral("root"));
         db::Connection asOperator(operatorAccount.dsnFor(shop.dsn().database),
@@ -228,7 +216,7 @@ private Q_SLOTS:
                  qint64(0));
         QCOMPARE(count(root.database(), QStringLiteral("SELECT COUNT(*) FROM ops_audit_log")),
                  auditBefore);
-        grant(shop, operatorAccount, {kCouponUpdate});
+        shop.execBusiness(couponUpdate);
         QVERIFY(
             mapping::executeMappedCompensation(db, mapping, plan, reason(), ticket(), 200, &stop)
                 .cancelled);
@@ -437,8 +425,8 @@ private Q_SLOTS:
         test::TeamShop shop(levelOf(level));
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
-        grant(shop, alice);
-        grant(shop, bob);
+        shop.grantCompensation(alice);
+        shop.grantCompensation(bob);
         const mapping::Mapping mapping = mapping::loadMapping(shop.mappingPath());
         db::Connection root(shop.dsn(), QStringLiteral("root"));
         const qint64 threshold = 2000;
@@ -588,8 +576,8 @@ private Q_SLOTS:
         test::TeamShop shop;
         test::ScratchAccount alice(QStringLiteral("payops_operator"));
         test::ScratchAccount bob(QStringLiteral("payops_operator"));
-        grant(shop, alice);
-        grant(shop, bob);
+        shop.grantCompensation(alice);
+        shop.grantCompensation(bob);
         const QStringList base{QStringLiteral("compensate"), QStringLiteral("--db"),
                                bob.dsnFor(shop.dsn().database).toString(true),
                                QStringLiteral("--mapping"), shop.mappingPath()};
