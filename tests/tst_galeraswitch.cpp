@@ -277,7 +277,7 @@ struct CompensatorCounts
 
 // Compensation from node 1 and node 3 at once, as one operator account from two consoles: each
 // runs `compensate` (a plan and its run, nothing once there is nothing left to plan) up to five
-// times, so that copies a commit did not keep are taken by a run again.
+// times, so that copies a commit did not keep are taken by a run again. Says what they did.
 CompensatorCounts compensateFromTwoNodes(
     const Database &database,
     const std::function<std::optional<CompensationRun>(const QSqlDatabase &)> &compensate)
@@ -310,6 +310,9 @@ CompensatorCounts compensateFromTwoNodes(
     }
     for (auto &compensator : compensators)
         compensator.join();
+    qInfo("compensation runs: %d; copies skipped as the other node's: %lld; copies a commit did "
+          "not keep, run again: %lld",
+          counts.runs, counts.copies.skipped, counts.copies.notKept);
     return counts;
 }
 
@@ -615,9 +618,6 @@ private Q_SLOTS:
                 return ran;
             });
         QVERIFY2(counts.errors.isEmpty(), qPrintable(counts.errors.join(u'\n')));
-        qInfo("compensation runs: %d; copies skipped as the other node's: %lld; copies a commit "
-              "did not keep, run again: %lld",
-              counts.runs, counts.copies.skipped, counts.copies.notKept);
         QCOMPARE(counts.copies.done, planned);
 
         const Check check(m_cluster->dsn(1, database.name));
@@ -707,9 +707,6 @@ private Q_SLOTS:
                 return ran;
             });
         QVERIFY2(counts.errors.isEmpty(), qPrintable(counts.errors.join(u'\n')));
-        qInfo("mapped compensation runs: %d; copies skipped as the other node's: %lld; copies a "
-              "commit did not keep, run again: %lld",
-              counts.runs, counts.copies.skipped, counts.copies.notKept);
         QCOMPARE(counts.copies.done, planned);
 
         const Check check(m_cluster->dsn(1, database.name));
