@@ -16,6 +16,7 @@
 #include <QStringList>
 #include <QThread>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 
@@ -287,7 +288,8 @@ Error rolledBackByAnotherNode(const QString &what)
 
 void waitBeforeRetry(int tries)
 {
-    QThread::msleep(QRandomGenerator::global()->bounded(1, 5 * tries + 2));
+    const int longestWaitMs = std::min(5 * tries + 2, 100);
+    QThread::msleep(QRandomGenerator::global()->bounded(1, longestWaitMs));
 }
 
 std::optional<Dsn> dsnOf(const QSqlDatabase &db)

@@ -65,8 +65,8 @@ void waitBeforeRetry(int tries);
 // runs in all, then throws that deadlock. Only for an attempt that is one transaction of its
 // own, or one statement in autocommit: the deadlock rolled it back whole, so a run again from
 // its first statement, reading again what it decides on, is correct. Between runs it waits a
-// few random milliseconds, more after each, so that two nodes that keep meeting on one row (the
-// audit chain's head) stop meeting in step.
+// few random milliseconds, more after each up to a tenth of a second, so that two nodes that keep
+// meeting on one row (the audit chain's head) stop meeting in step.
 template <typename Attempt> auto retryingDeadlocks(int attempts, Attempt &&attempt)
 {
     for (int tries = 1;; ++tries) {
