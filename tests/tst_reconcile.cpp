@@ -6,6 +6,7 @@
 #include "domain/money/duplicates/duplicatecount.h"
 #include "domain/statement/reconciliation.h"
 #include "domain/statement/statementimport.h"
+#include "packed.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -560,6 +561,49 @@ private Q_SLOTS:
                           m_db->dsn().toString(), QStringLiteral("--statement"), path});
         QVERIFY2(text.out.contains(QStringLiteral("already imported as statement")),
                  qPrintable(text.out));
+    }
+
+    // Packed as the platforms' download APIs give it. A gzipped bill is the bill: importing the
+    // plain one after it stores nothing twice. Alipay's ZIP stores its detail, named by the
+    // archive and the entry. A damaged archive is refused whole and stores nothing.
+    void aPackedStatementIsTheStatementInIt()
+    {
+        db::Connection connection(m_db->dsn(), QStringLiteral("t"));
+        const QSqlDatabase db = connection.database();
+        const QByteArray bill = wechatBill(kWechatPayments.first(2), true);
+        const StatementImport fromGzip = importPath(
+            db, writeFile(m_dir, QStringLiteral("bill-of-two.csv.gz"), test::gzipped(bill)));
+        QVERIFY(!fromGzip.alreadyImported);
+        QCOMPARE(fromGzip.statement.header.format, StatementFormat::WeChat);
+        QCOMPARE(fromGzip.statement.lines, qint64(2));
+        const StatementImport plain =
+            importPath(db, writeFile(m_dir, QStringLiteral("bill-of-two.csv"), bill));
+        QVERIFY(plain.alreadyImported);
+        QCOMPARE(plain.statement.id, fromGzip.statement.id);
+
+        const StatementImport fromZip =
+            importPath(db, QStringLiteral(PAYOPS_STATEMENT_DATA "/alipay_bill.csv.zip"));
+        QCOMPARE(fromZip.statement.header.format, StatementFormat::Alipay);
+        QCOMPARE(fromZip.statement.sourceFile,
+                 QStringLiteral("alipay_bill.csv.zip:20880000000000000156_20261201_业务明细.csv"));
+        QCOMPARE(fromZip.statement.lines, qint64(3));
+        QCOMPARE(fromZip.statement.errors, qint64(1));
+        QVERIFY(importPath(db, QStringLiteral(PAYOPS_STATEMENT_DATA "/alipay_gbk.csv"))
+                    .alreadyImported);
+
+        const qint64 statements =
+            number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement"));
+        const QByteArray whole = test::gzipped(wechatBill(kWechatPayments, true));
+        const QString cut =
+            writeFile(m_dir, QStringLiteral("cut-bill.csv.gz"), whole.first(whole.size() * 2 / 3));
+        const test::CliRun run =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                          m_db->dsn().toString(), QStringLiteral("--statement"), cut});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QStringLiteral("cut-bill.csv.gz")) &&
+                     run.err.contains(QStringLiteral("not downloaded whole")),
+                 qPrintable(run.err));
+        QCOMPARE(number(db, QStringLiteral("SELECT COUNT(*) FROM platform_statement")), statements);
     }
 
     // Lines stream to the server as LOAD DATA rows where it allows LOAD DATA LOCAL, and go as

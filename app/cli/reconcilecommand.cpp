@@ -293,7 +293,8 @@ private:
 
     const QCommandLineOption m_statement{
         QStringLiteral("statement"),
-        tr("The platform's statement file (read twice: it must be a file)."),
+        tr("The platform's statement file: a CSV, or the ZIP or gzip its download gave (read "
+           "twice: it must be a file)."),
         QStringLiteral("file")};
     const QCommandLineOption m_format{
         QStringLiteral("format"),

@@ -93,7 +93,7 @@
 <context>
     <name>payops::AuditLog</name>
     <message>
-        <location filename="../../app/domain/money/auditlog.cpp" line="+60"/>
+        <location filename="../../app/domain/money/auditlog.cpp" line="+83"/>
         <source>the chain head is missing (ops_audit_head has no row)</source>
         <translation>链头缺失（ops_audit_head 没有数据行）</translation>
     </message>
@@ -720,7 +720,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+95"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+103"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -748,7 +748,7 @@
         <translation>callback_switch 没有数据行，请运行 payops migrate</translation>
     </message>
     <message>
-        <location line="+132"/>
+        <location line="+146"/>
         <source>a reason is required to flip the callback switch</source>
         <translation>切换降级开关必须填写原因</translation>
     </message>
@@ -756,7 +756,7 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/money/compensation.cpp" line="+329"/>
+        <location filename="../../app/domain/money/compensation.cpp" line="+319"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
     </message>
@@ -1031,7 +1031,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+187"/>
+        <location line="+199"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -1061,14 +1061,14 @@
         <translation>已补偿 &lt;b&gt;%1&lt;/b&gt; 份重复发放；跳过 %2 份（期间已被他人补偿，或预览后已有变化）。&lt;br&gt;批次 &lt;tt&gt;%3&lt;/tt&gt;。</translation>
     </message>
     <message numerus="yes">
-        <location line="+10"/>
+        <location line="-29"/>
         <source>%n duplicate(s) were not kept: another cluster node&apos;s transaction rolled their batch back. Run the compensation again to finish them.</source>
         <translation>
             <numerusform>%n 份重复发放未保留：另一集群节点的事务回滚了它们所在的批次。请再次运行补偿以完成。</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+38"/>
         <source>&lt;br&gt;Request %1 is approved%2.</source>
         <translation>&lt;br&gt;申请 %1 已批准%2。</translation>
     </message>
@@ -3543,28 +3543,28 @@
         <translation>补偿团队表上的重复发放</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+55"/>
         <location line="+167"/>
         <source>Compensate…</source>
         <translation>补偿…</translation>
     </message>
     <message>
-        <location line="-200"/>
+        <location line="-202"/>
         <source>Scope: &lt;b&gt;%1&lt;/b&gt;, through the mapping %2</source>
         <translation>范围：&lt;b&gt;%1&lt;/b&gt;，通过映射 %2</translation>
     </message>
     <message>
-        <location line="-20"/>
+        <location line="-21"/>
         <source>Approve compensation request %1</source>
         <translation>批准补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+38"/>
         <source>Request &lt;b&gt;%1&lt;/b&gt; by &lt;b&gt;%2&lt;/b&gt; at %3 UTC asks for %4 on the team&apos;s tables, through the mapping %5: %6 row(s) to freeze, %7 to reverse. Its reason: %8 (ticket %9). Below is what it covers now; an approval is refused if that is not the amount asked.</source>
         <translation>申请 &lt;b&gt;%1&lt;/b&gt; 由 &lt;b&gt;%2&lt;/b&gt; 于 %3 UTC 提交，通过映射 %5 在团队的表上申请 %4：冻结 %6 行，冲正 %7 行。原因：%8（工单 %9）。下面是它当前涵盖的内容；若与申请金额不符，批准将被拒绝。</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+46"/>
         <source>Stop after this batch</source>
         <translation>本批完成后停止</translation>
     </message>
@@ -3694,7 +3694,7 @@
         <translation>它等待另一位运维账号在“补偿”页面用同一个映射文件批准。目前尚未补偿任何内容。</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>&lt;br&gt;Request %1 is approved%2.</source>
         <translation>&lt;br&gt;申请 %1 已批准%2。</translation>
     </message>
@@ -3704,7 +3704,7 @@
         <translation>并已执行</translation>
     </message>
     <message>
-        <location line="-70"/>
+        <location line="-71"/>
         <source>Compensate now</source>
         <translation>立即补偿</translation>
     </message>
@@ -5097,12 +5097,7 @@
         <translation>导入平台对账单</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Statements (*.csv *.txt);;All files (*)</source>
-        <translation>对账单 (*.csv *.txt);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Importing %1 …</source>
         <translation>正在导入 %1…</translation>
     </message>
@@ -5142,7 +5137,12 @@
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+363"/>
+        <location line="+325"/>
+        <source>Statements (*.csv *.txt *.zip *.gz);;All files (*)</source>
+        <translation>对账单 (*.csv *.txt *.zip *.gz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+38"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
@@ -6253,7 +6253,7 @@
         <translation>渠道是“%1”，而文件第一行是“%2”：一份对账单只能有一个渠道</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statement/statementimport.cpp" line="+40"/>
+        <location filename="../../app/domain/statement/statementimport.cpp" line="+41"/>
         <source>the line has no transaction number (pay_no)</source>
         <translation>该行缺少交易号（pay_no）</translation>
     </message>
@@ -6279,11 +6279,12 @@
     </message>
     <message>
         <location line="+10"/>
+        <location filename="../../app/domain/statement/statementsource.cpp" line="+47"/>
         <source>the file could not be read: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+69"/>
         <source>the file could not be read twice (is it a pipe?); save it to a file first</source>
         <translation>文件无法读取两遍（是管道吗？），请先保存为文件</translation>
     </message>
@@ -6344,7 +6345,12 @@
         <translation>不是%1：第一行应为%2，实际是“%3”</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statement/statementsource.cpp" line="+48"/>
+        <location filename="../../app/domain/statement/statementsource.cpp" line="+2"/>
+        <source>the file could not be read after line %1: %2</source>
+        <translation>文件在第 %1 行之后无法读取：%2</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>line %1 is longer than %2 KiB: this is not a statement (a binary file?)</source>
         <translation>第 %1 行超过 %2 KiB：这不是对账单（二进制文件？）</translation>
     </message>
@@ -6432,6 +6438,61 @@
         <location line="+7"/>
         <source>follows the totals row and is not read</source>
         <translation>位于汇总行之后，未读取</translation>
+    </message>
+    <message>
+        <location filename="../../app/domain/statement/statementarchive.cpp" line="+33"/>
+        <source>the archive ends before the statement in it does: the file was damaged or not downloaded whole</source>
+        <translation>压缩包在其中的对账单结束之前就结束了：文件已损坏或未下载完整</translation>
+    </message>
+    <message>
+        <location line="+71"/>
+        <source>the archive is damaged: the statement in it does not match its checksum</source>
+        <translation>压缩包已损坏：其中的对账单与其校验和不符</translation>
+    </message>
+    <message>
+        <location line="+66"/>
+        <source>the archive is damaged: %1</source>
+        <translation>压缩包已损坏：%1</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>the ZIP archive&apos;s directory is missing or damaged: the file was damaged or not downloaded whole</source>
+        <translation>ZIP 压缩包的目录缺失或已损坏：文件已损坏或未下载完整</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>the ZIP archive is in the ZIP64 format, which payops does not read: unzip it and import the CSV file</source>
+        <translation>ZIP 压缩包为 payops 不读取的 ZIP64 格式：请解压后导入其中的 CSV 文件</translation>
+    </message>
+    <message>
+        <location line="+96"/>
+        <source>the file is an Excel workbook, not a CSV statement: download the statement as CSV, or save the workbook as CSV</source>
+        <translation>该文件是 Excel 工作簿，不是 CSV 对账单：请以 CSV 格式下载对账单，或将工作簿另存为 CSV</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the ZIP archive is empty: it holds no statement</source>
+        <translation>ZIP 压缩包是空的：其中没有对账单</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the ZIP archive holds no CSV statement (it holds %1)</source>
+        <translation>ZIP 压缩包中没有 CSV 对账单（其中有 %1）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the ZIP archive holds several CSV statements (%1): unzip it and import each on its own</source>
+        <translation>ZIP 压缩包中有多份 CSV 对账单（%1）：请解压后逐份导入</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 in the ZIP archive is encrypted: unzip it with its password and import the CSV file</source>
+        <translation>ZIP 压缩包中的 %1 已加密：请用其密码解压后导入 CSV 文件</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 in the ZIP archive is compressed with method %2, which payops does not read: unzip it and import the CSV file</source>
+        <translation>ZIP 压缩包中的 %1 使用 payops 不读取的压缩方法 %2：请解压后导入 CSV 文件</translation>
     </message>
 </context>
 <context>
@@ -6836,7 +6897,7 @@
 <context>
     <name>payops::UpstreamOptionCheck</name>
     <message>
-        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+108"/>
+        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+130"/>
         <source>--upstream must be an http:// or https:// URL, not &apos;%1&apos;</source>
         <translation>--upstream 必须是 http:// 或 https:// 开头的 URL，而不是“%1”</translation>
     </message>
@@ -7137,12 +7198,12 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+25"/>
-        <location line="+116"/>
+        <location line="+121"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
     </message>
     <message>
-        <location line="-102"/>
+        <location line="-107"/>
         <source>compensated %1, skipped %2 (done by someone else or changed since planned); batch %3</source>
         <translation>已补偿 %1 项，跳过 %2 项（已由他人处理或在计划后发生变化）；批次 %3</translation>
     </message>
@@ -7152,24 +7213,24 @@ Usage: payops %2 %3</source>
         <translation>  用户 %1 的积分余额现为负数</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+31"/>
         <source>  not kept: %1 %2 of order %3</source>
         <translation>  未保留：订单 %3 的 %1 %2</translation>
     </message>
     <message numerus="yes">
-        <location line="+5"/>
+        <location line="+4"/>
         <source>%n duplicate(s) not kept: another cluster node&apos;s transaction rolled their batch back; run the compensation again</source>
         <translation>
             <numerusform>%n 份重复发放未保留：另一集群节点的事务回滚了它们所在的批次；请再次运行补偿</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="-19"/>
         <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate %5--approve %4 --reason ... --ticket ...)</source>
         <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate %5--approve %4 --reason ... --ticket ...）</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+41"/>
         <source>%1: %2 %3 (%4), %5 used and left to finance (%6)</source>
         <translation>%1：%2 条%3（%4），%5 条已使用，留给财务处理（%6）</translation>
     </message>
@@ -7857,11 +7918,11 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+59"/>
-        <source>The platform&apos;s statement file (read twice: it must be a file).</source>
-        <translation>平台的对账单文件（会读两遍，必须是普通文件）。</translation>
+        <source>The platform&apos;s statement file: a CSV, or the ZIP or gzip its download gave (read twice: it must be a file).</source>
+        <translation>平台的对账单文件：CSV 文件，或平台下载所得的 ZIP 或 gzip 文件（会读取两遍：必须是文件）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>auto (default: detected from the file), generic, wechat or alipay.</source>
         <translation>auto（默认：从文件识别）、generic、wechat 或 alipay。</translation>
     </message>
@@ -8655,7 +8716,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::db::Connection</name>
     <message>
-        <location filename="../../app/db/connection.cpp" line="+81"/>
+        <location filename="../../app/db/connection.cpp" line="+98"/>
         <source>access denied for user &apos;%1&apos; at %2 (wrong user or password)</source>
         <translation>用户“%1”在 %2 被拒绝访问（用户名或密码错误）</translation>
     </message>
@@ -9052,7 +9113,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedCompensation</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+122"/>
+        <location filename="../../app/domain/mapping/mappedcompensation.cpp" line="+121"/>
         <source>this account may not read %1, which compensating %2 needs: the team&apos;s DBA grants it with GRANT SELECT ON %1 TO the account</source>
         <translation>此账号不能读取 %1，而补偿 %2 需要它：请团队的 DBA 执行 GRANT SELECT ON %1 TO 该账号</translation>
     </message>
@@ -9062,12 +9123,12 @@ Usage: payops %2 %3</source>
         <translation>此账号不能对 %2 执行 %1，而补偿 %3 需要它：请团队的 DBA 执行 GRANT %1 ON %2 TO 该账号；未做任何改动</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+7"/>
         <source>this account may not record a compensation in payops&apos;s own database: it needs the role payops_operator; nothing was changed</source>
         <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
     </message>
     <message>
-        <location line="+245"/>
+        <location line="+283"/>
         <source>a compensation needs a reason and a ticket</source>
         <translation>补偿必须填写原因和工单号</translation>
     </message>
@@ -9075,7 +9136,7 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::MappedRequests</name>
     <message>
-        <location filename="../../app/domain/mapping/mappedrequest.cpp" line="+52"/>
+        <location filename="../../app/domain/mapping/mappedrequest.cpp" line="+54"/>
         <source>request %1 is for payops&apos;s own tables: approve it without a mapping</source>
         <translation>申请 %1 针对 payops 自己的表：请不带映射批准</translation>
     </message>

@@ -1,8 +1,10 @@
 // The statement importer, for the format PAYOPS_FUZZ_FORMAT names (auto, generic, wechat,
 // alipay): the bytes are read the way `payops reconcile --statement FILE` reads the file,
-// through a QIODevice, line by line, to the end or the error that stops the file.
+// through a QIODevice, unpacked first when they are a ZIP or a gzip, line by line, to the end
+// or the error that stops the file.
 #include "fuzzinput.h"
 
+#include "domain/statement/statementarchive.h"
 #include "domain/statement/statementreader.h"
 
 #include <QBuffer>
@@ -33,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     QBuffer file(&input);
     file.open(QIODevice::ReadOnly);
     try {
-        StatementReader reader(file, fuzzedFormat());
+        const StatementContent content = openStatementContent(file);
+        StatementReader reader(content.unpacked ? *content.unpacked : file, fuzzedFormat());
         if (reader.header().format == StatementFormat::Auto)
             fuzz::broken("the header names the format it read");
         StatementLine line;

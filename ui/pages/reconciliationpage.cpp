@@ -397,7 +397,7 @@ void ReconciliationPage::chooseFile()
 {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Import a platform statement"), QDir::homePath(),
-                                     tr("Statements (*.csv *.txt);;All files (*)"));
+                                     tr("Statements (*.csv *.txt *.zip *.gz);;All files (*)"));
     if (!path.isEmpty())
         importStatementFile(path, static_cast<StatementFormat>(m_format->currentData().toInt()));
 }

@@ -3,6 +3,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/localinfile.h"
+#include "domain/statement/statementarchive.h"
 #include "domain/statement/statementreader.h"
 
 #include <QCoreApplication>
@@ -339,20 +340,27 @@ void readStatementErrors(const QSqlDatabase &db, qint64 statementId,
     }
 }
 
-StatementImport importStatement(const QSqlDatabase &db, QIODevice &device,
+StatementImport importStatement(const QSqlDatabase &db, QIODevice &file,
                                 const StatementImportOptions &options)
 {
-    // Pass 1: the same file twice is the same statement, whatever its name.
-    const QString sha256 = statementFileSha256(device);
+    // Pass 1: the same statement twice is the same statement, whatever its file's name and
+    // whether it came packed (a ZIP, gzip) or not: what is hashed is its text.
+    StatementContent content = openStatementContent(file);
+    const QString sha256 = statementFileSha256(content.unpacked ? *content.unpacked : file);
     if (const qint64 earlier = statementIdBySha256(db, sha256))
         return earlierImport(db, earlier);
-    if (!device.seek(0))
+    if (!file.seek(0))
         throw StatementError(
             StatementText::tr("the file could not be read twice (is it a pipe?); save it to a file "
                               "first")
                 .toStdString());
 
     // Pass 2: the reader checks the format before anything is written.
+    content = openStatementContent(file);
+    QIODevice &device = content.unpacked ? *content.unpacked : file;
+    const QString sourceName = content.entryName.isEmpty()
+                                   ? options.sourceName
+                                   : options.sourceName + u':' + content.entryName;
     StatementReader reader(device, options.format);
     const StatementHeader &header = reader.header();
     const bool declared = header.periodStart.isValid() && header.periodEnd.isValid();
@@ -368,7 +376,7 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device,
                          "source_file, imported_by) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_USER())"),
                      {sha256, statementFormatName(header.format), header.channel,
                       sqlTime(header.periodStart), sqlTime(header.periodEnd), declared ? 1 : 0,
-                      options.sourceName.right(255)});
+                      sourceName.right(255)});
         statementId = insert.lastInsertId().toLongLong();
     } catch (const db::Error &error) {
         // Another import of the same file committed between pass 1 and here.
@@ -380,7 +388,7 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device,
 
     LineWriter writer(db, statementId);
     StatementImportProgress progress;
-    progress.totalBytes = device.size();
+    progress.totalBytes = file.size(); // of the file as it is, packed or not
     StatementLine line;
     QList<StatementLineError> errors;
     const auto readOne = [&] {
@@ -397,7 +405,7 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &device,
         return more;
     };
     const auto batchDone = [&] {
-        progress.bytesRead = device.pos();
+        progress.bytesRead = file.pos();
         progress.lines = writer.lineCount();
         if (options.progress)
             options.progress(progress);

@@ -16,7 +16,7 @@ namespace payops {
 
 struct StatementImportProgress
 {
-    qint64 bytesRead = 0; // of the file, as far as the reader has consumed it
+    qint64 bytesRead = 0; // of the file (packed, if it is), as far as the reader has consumed it
     qint64 totalBytes = 0;
     qint64 lines = 0; // transaction lines stored so far
 };
@@ -64,13 +64,14 @@ struct StatementImport
 // left at its end.
 QString statementFileSha256(QIODevice &device);
 
-// Imports a statement file: pass 1 hashes it; a file already stored (same SHA-256) is reported
-// and nothing is written; pass 2 reads it with StatementReader and stores its lines (streamed
-// through LOAD DATA LOCAL INFILE, or in multi-row INSERTs where the server does not allow that)
-// and its unreadable lines, all in one transaction, so that a file found truncated half-way (or a
-// cancel) keeps nothing. The file is never held in memory. The device must be seekable (a file).
-// Throws StatementError for a file that cannot be read and db::Error for the database.
-StatementImport importStatement(const QSqlDatabase &db, QIODevice &device,
+// Imports a statement file, plain or packed as the platforms' download APIs give it (a ZIP, a
+// gzip: statementarchive.h): pass 1 hashes its text; a statement already stored (same SHA-256)
+// is reported and nothing is written; pass 2 reads it with StatementReader and stores its lines
+// (streamed through LOAD DATA LOCAL INFILE, or in multi-row INSERTs where the server does not allow
+// that) and its unreadable lines, all in one transaction, so that a file found truncated half-way
+// (or a cancel) keeps nothing. The file is never held in memory. The device must be seekable (a
+// file). Throws StatementError for a file that cannot be read and db::Error for the database.
+StatementImport importStatement(const QSqlDatabase &db, QIODevice &file,
                                 const StatementImportOptions &options);
 
 // platform_statement's row, or nullopt-like id 0 when there is none.

@@ -39,8 +39,19 @@ StatementLineSource::StatementLineSource(QIODevice &device)
 bool StatementLineSource::readRaw()
 {
     const qint64 read = m_device.readLine(m_buffer.data(), m_buffer.size());
-    if (read <= 0)
+    if (read <= 0) {
+        // A file that fails to be read, or an archive found damaged as it is unpacked, is not
+        // a statement that ends here.
+        if (!m_device.atEnd())
+            throw StatementError(
+                (m_lineNo == 0 ? StatementText::tr("the file could not be read: %1")
+                                     .arg(m_device.errorString())
+                               : StatementText::tr("the file could not be read after line %1: %2")
+                                     .arg(m_lineNo)
+                                     .arg(m_device.errorString()))
+                    .toStdString());
         return false;
+    }
     ++m_lineNo;
     m_length = read;
     if (m_length == m_buffer.size() - 1 && m_buffer[m_length - 1] != '\n') {
