@@ -282,6 +282,35 @@ private Q_SLOTS:
         QCOMPARE(page.findings()->rowCount(), 1);
     }
 
+    // Alipay's bill download, imported as it came (a ZIP holding the detail and its summary), by
+    // an account holding only payops_finance.
+    void anAlipayDownloadIsImportedAsItCame()
+    {
+        test::ScratchDatabase scratch;
+        seed(scratch);
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        ReconciliationPage page(finance.dsnFor(scratch.name()));
+        page.setPrivileges(privilegesOf(finance.dsnFor(scratch.name())));
+        page.resize(1300, 700);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QSignalSpy imported(&page, &ReconciliationPage::importFinished);
+        page.importStatementFile(QStringLiteral(PAYOPS_STATEMENT_DATA "/alipay_bill.csv.zip"),
+                                 StatementFormat::Auto);
+        QTRY_COMPARE_WITH_TIMEOUT(imported.size(), 1, 30000);
+        QVERIFY2(imported[0][0].toBool(), qPrintable(imported[0][1].toString()));
+        QVERIFY(page.shownStatementId() > 0);
+        db::Connection admin(scratch.dsn(), QStringLiteral("check"));
+        QCOMPARE(db::scalar(admin.database(),
+                            QStringLiteral("SELECT CONCAT(format, ' ', source_file, ' ', "
+                                           "line_count) FROM platform_statement"))
+                     .toString(),
+                 QStringLiteral(
+                     "alipay alipay_bill.csv.zip:20880000000000000156_20261201_业务明细.csv 3"));
+        if (const QString path = qEnvironmentVariable("PAYOPS_SCREENSHOT"); !path.isEmpty())
+            page.grab().save(path);
+    }
+
     void aFileThatIsNoStatementIsOneClearError()
     {
         test::ScratchDatabase scratch;

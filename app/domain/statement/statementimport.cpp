@@ -358,9 +358,11 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &file,
     // Pass 2: the reader checks the format before anything is written.
     content = openStatementContent(file);
     QIODevice &device = content.unpacked ? *content.unpacked : file;
-    const QString sourceName = content.entryName.isEmpty()
-                                   ? options.sourceName
-                                   : options.sourceName + u':' + content.entryName;
+    // "bill.zip:bill_业务明细.csv": the entry without its folders, which a file name cannot hold.
+    const QString sourceName =
+        content.entryName.isEmpty()
+            ? options.sourceName
+            : options.sourceName + u':' + content.entryName.section(u'/', -1);
     StatementReader reader(device, options.format);
     const StatementHeader &header = reader.header();
     const bool declared = header.periodStart.isValid() && header.periodEnd.isValid();
