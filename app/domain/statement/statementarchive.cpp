@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <optional>
 
 namespace payops {
 
