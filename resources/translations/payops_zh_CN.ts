@@ -6171,8 +6171,8 @@
 <context>
     <name>payops::StatementText</name>
     <message>
-        <location filename="../../app/domain/statement/alipaystatement.cpp" line="+88"/>
-        <location filename="../../app/domain/statement/statementreader.cpp" line="+26"/>
+        <location filename="../../app/domain/statement/alipaystatement.cpp" line="+81"/>
+        <location filename="../../app/domain/statement/statementreader.cpp" line="+20"/>
         <source>an Alipay business detail</source>
         <translation>支付宝业务明细</translation>
     </message>
@@ -6207,7 +6207,7 @@
         <translation>声明文件有 %1 行%2，实际列出 %3 行：有行缺失或被添加</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statement/genericstatement.cpp" line="+45"/>
+        <location filename="../../app/domain/statement/genericstatement.cpp" line="+38"/>
         <location filename="../../app/domain/statement/statementreader.cpp" line="+5"/>
         <source>a generic statement</source>
         <translation>通用对账单</translation>
@@ -6223,7 +6223,7 @@
         <translation>不是通用对账单：表头必须恰好包含 amount_fen（整数分）和 amount（元）中的一个</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+34"/>
         <source>has an order_id that is not a whole number: %1</source>
         <translation>order_id 不是整数：%1</translation>
     </message>
@@ -6253,7 +6253,7 @@
         <translation>渠道是“%1”，而文件第一行是“%2”：一份对账单只能有一个渠道</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statement/statementimport.cpp" line="+41"/>
+        <location filename="../../app/domain/statement/statementimport.cpp" line="+35"/>
         <source>the line has no transaction number (pay_no)</source>
         <translation>该行缺少交易号（pay_no）</translation>
     </message>
@@ -6278,19 +6278,19 @@
         <translation>已由 %3 于 %2 UTC 导入为对账单 %1</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <location filename="../../app/domain/statement/statementsource.cpp" line="+47"/>
+        <location line="+11"/>
+        <location filename="../../app/domain/statement/statementsource.cpp" line="+41"/>
         <source>the file could not be read: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+67"/>
         <source>the file could not be read twice (is it a pipe?); save it to a file first</source>
         <translation>文件无法读取两遍（是管道吗？），请先保存为文件</translation>
     </message>
     <message>
         <location filename="../../app/domain/statement/statementreader.cpp" line="-7"/>
-        <location filename="../../app/domain/statement/wechatstatement.cpp" line="+52"/>
+        <location filename="../../app/domain/statement/wechatstatement.cpp" line="+45"/>
         <source>a WeChat bill</source>
         <translation>微信账单</translation>
     </message>
@@ -6305,12 +6305,12 @@
         <translation>包含 pay_no 的表头行</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+8"/>
         <source>the file is a ZIP archive (or an Excel workbook), not a CSV statement: unzip it, or download the statement as CSV</source>
         <translation>该文件是 ZIP 压缩包（或 Excel 工作簿），不是 CSV 对账单：请解压，或下载 CSV 格式的对账单</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>the file is gzip-compressed: decompress it (gunzip) first</source>
         <translation>该文件经过 gzip 压缩：请先解压（gunzip）</translation>
     </message>
@@ -6330,17 +6330,17 @@
         <translation>该文件不是 UTF-8 文本，也不是支付宝业务明细（GBK）：它是二进制文件，或是 payops 不支持的编码</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>not a statement payops knows: the first line is &quot;%1&quot;; expected a WeChat Pay trade bill, an Alipay business detail, or a CSV whose header names pay_no, order_id, amount_fen or amount, status and paid_at</source>
         <translation>不是 payops 认识的对账单：第一行是“%1”；应为微信支付交易账单、支付宝业务明细，或表头包含 pay_no、order_id、amount_fen 或 amount、status 和 paid_at 的 CSV</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>not %1: the file is not UTF-8 text (saved again in another encoding?)</source>
         <translation>不是%1：文件不是 UTF-8 文本（被另存为其他编码了？）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>not %1: its first line should be %2, it is &quot;%3&quot;</source>
         <translation>不是%1：第一行应为%2，实际是“%3”</translation>
     </message>
@@ -6350,27 +6350,27 @@
         <translation>文件在第 %1 行之后无法读取：%2</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+8"/>
         <source>line %1 is longer than %2 KiB: this is not a statement (a binary file?)</source>
         <translation>第 %1 行超过 %2 KiB：这不是对账单（二进制文件？）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+10"/>
         <source>line %1 holds binary data (NUL bytes): this is not a statement, or it was damaged</source>
         <translation>第 %1 行含二进制数据（NUL 字节）：这不是对账单，或文件已损坏</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+40"/>
         <source>line %1 is not %2 text: the file is damaged, binary or was saved in another encoding</source>
         <translation>第 %1 行不是 %2 文本：文件已损坏、是二进制文件，或被另存为其他编码</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statement/statementtable.cpp" line="+80"/>
+        <location filename="../../app/domain/statement/statementtable.cpp" line="+74"/>
         <source>line %1 opens a quoted field (&quot;) that is never closed: the file is damaged or not CSV</source>
         <translation>第 %1 行的引号字段（&quot;）没有闭合：文件已损坏或不是 CSV</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+42"/>
         <source>has %1 fields where the header row has %2 (a comma inside a value that is not quoted?)</source>
         <translation>有 %1 个字段，而表头有 %2 个（某个值里有未加引号的逗号？）</translation>
     </message>
@@ -6395,7 +6395,7 @@
         <translation>不是%1：表头行（第 %2 行）没有 %3 列（%4）</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+13"/>
         <source>the file (%1) ends at line %2 without %3: it is truncated, download it again</source>
         <translation>文件（%1）在第 %2 行结束，缺少%3：文件不完整，请重新下载</translation>
     </message>
@@ -6440,7 +6440,7 @@
         <translation>位于汇总行之后，未读取</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statement/statementarchive.cpp" line="+33"/>
+        <location filename="../../app/domain/statement/statementarchive.cpp" line="+21"/>
         <source>the archive ends before the statement in it does: the file was damaged or not downloaded whole</source>
         <translation>压缩包在其中的对账单结束之前就结束了：文件已损坏或未下载完整</translation>
     </message>
@@ -6460,17 +6460,17 @@
         <translation>ZIP 压缩包的目录缺失或已损坏：文件已损坏或未下载完整</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>the ZIP archive is in the ZIP64 format, which payops does not read: unzip it and import the CSV file</source>
         <translation>ZIP 压缩包为 payops 不读取的 ZIP64 格式：请解压后导入其中的 CSV 文件</translation>
     </message>
     <message>
-        <location line="+96"/>
+        <location line="+97"/>
         <source>the file is an Excel workbook, not a CSV statement: download the statement as CSV, or save the workbook as CSV</source>
         <translation>该文件是 Excel 工作簿，不是 CSV 对账单：请以 CSV 格式下载对账单，或将工作簿另存为 CSV</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>the ZIP archive is empty: it holds no statement</source>
         <translation>ZIP 压缩包是空的：其中没有对账单</translation>
     </message>
@@ -6480,17 +6480,17 @@
         <translation>ZIP 压缩包中没有 CSV 对账单（其中有 %1）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>the ZIP archive holds several CSV statements (%1): unzip it and import each on its own</source>
         <translation>ZIP 压缩包中有多份 CSV 对账单（%1）：请解压后逐份导入</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>%1 in the ZIP archive is encrypted: unzip it with its password and import the CSV file</source>
         <translation>ZIP 压缩包中的 %1 已加密：请用其密码解压后导入 CSV 文件</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>%1 in the ZIP archive is compressed with method %2, which payops does not read: unzip it and import the CSV file</source>
         <translation>ZIP 压缩包中的 %1 使用 payops 不读取的压缩方法 %2：请解压后导入 CSV 文件</translation>
     </message>

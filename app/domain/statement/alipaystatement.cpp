@@ -5,18 +5,11 @@
 
 #include "domain/money/money.h"
 #include "domain/statement/statementtable.h"
-
-#include <QCoreApplication>
+#include "domain/statement/statementtext.h"
 
 namespace payops {
 
 namespace {
-
-// The translation context of what is wrong with a statement file or line, shared by its readers.
-struct StatementText
-{
-    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
-};
 
 const QString kEndMarker = QStringLiteral("业务明细列表结束");
 

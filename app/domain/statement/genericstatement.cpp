@@ -4,18 +4,11 @@
 
 #include "domain/money/money.h"
 #include "domain/statement/statementtable.h"
-
-#include <QCoreApplication>
+#include "domain/statement/statementtext.h"
 
 namespace payops {
 
 namespace {
-
-// The translation context of what is wrong with a statement file or line, shared by its readers.
-struct StatementText
-{
-    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
-};
 
 class GenericTable final : public StatementTable
 {
@@ -54,10 +47,9 @@ GenericTable::GenericTable(StatementLineSource &source)
     m_amountFen = column(u"amount_fen");
     m_amountYuan = column(u"amount");
     if ((m_amountFen < 0) == (m_amountYuan < 0)) {
-        throw StatementError(
+        refuseStatement(
             StatementText::tr("not a generic statement: its header row must name exactly "
-                              "one of amount_fen (whole fen) and amount (yuan)")
-                .toStdString());
+                              "one of amount_fen (whole fen) and amount (yuan)"));
     }
     m_channelColumn = column(u"channel");
     // The file's channel is that of its first line; reading it now lets the header say it.

@@ -1,8 +1,8 @@
 #include "statementarchive.h"
 
 #include "domain/statement/statement.h"
+#include "domain/statement/statementtext.h"
 
-#include <QCoreApplication>
 #include <QIODevice>
 #include <QStringDecoder>
 #include <QStringList>
@@ -15,17 +15,6 @@
 namespace payops {
 
 namespace {
-
-// The translation context of what is wrong with a statement file, shared by its readers.
-struct StatementText
-{
-    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
-};
-
-[[noreturn]] void refuse(const QString &message)
-{
-    throw StatementError(message.toStdString());
-}
 
 QString notWhole()
 {
@@ -208,8 +197,9 @@ QString damagedDirectory()
 
 [[noreturn]] void refuseZip64()
 {
-    refuse(StatementText::tr("the ZIP archive is in the ZIP64 format, which payops does not "
-                             "read: unzip it and import the CSV file"));
+    refuseStatement(
+        StatementText::tr("the ZIP archive is in the ZIP64 format, which payops does not "
+                          "read: unzip it and import the CSV file"));
 }
 
 // The names of ZIP entries are GBK in Alipay's archives (no flag says so), UTF-8 where the
@@ -230,11 +220,11 @@ QList<ZipEntry> readZipDirectory(QIODevice &file)
     const qint64 fileSize = file.size();
     const qint64 tailSize = std::min<qint64>(fileSize, kEndRecord + 65535);
     if (!file.seek(fileSize - tailSize))
-        refuse(damagedDirectory());
+        refuseStatement(damagedDirectory());
     const QByteArray tail = file.read(tailSize);
     const qsizetype end = tail.lastIndexOf(QByteArrayView("PK\x05\x06", 4));
     if (end < 0 || tail.size() - end < kEndRecord)
-        refuse(damagedDirectory());
+        refuseStatement(damagedDirectory());
     const char *record = tail.constData() + end;
     const quint16 count = le16(record + 10);
     const quint32 directorySize = le32(record + 12);
@@ -243,22 +233,22 @@ QList<ZipEntry> readZipDirectory(QIODevice &file)
         refuseZip64();
     if (directorySize > kDirectoryLimit || qint64(directoryOffset) + directorySize > fileSize ||
         !file.seek(directoryOffset))
-        refuse(damagedDirectory());
+        refuseStatement(damagedDirectory());
     const QByteArray directory = file.read(directorySize);
     if (directory.size() != qsizetype(directorySize))
-        refuse(damagedDirectory());
+        refuseStatement(damagedDirectory());
 
     QList<ZipEntry> entries;
     constexpr qsizetype kHeader = 46;
     for (qsizetype at = 0; entries.size() < count;) {
         if (directory.size() - at < kHeader ||
             !QByteArrayView(directory).sliced(at).startsWith("PK\x01\x02"))
-            refuse(damagedDirectory());
+            refuseStatement(damagedDirectory());
         const char *header = directory.constData() + at;
         const qsizetype nameLength = le16(header + 28);
         const qsizetype next = at + kHeader + nameLength + le16(header + 30) + le16(header + 32);
         if (next > directory.size())
-            refuse(damagedDirectory());
+            refuseStatement(damagedDirectory());
         ZipEntry entry;
         entry.flags = le16(header + 8);
         entry.method = le16(header + 10);
@@ -304,42 +294,47 @@ ZipEntry statementEntry(const QList<ZipEntry> &entries)
     if (csv.size() == 1)
         return csv.first();
     if (names.contains(QLatin1String("[Content_Types].xml")))
-        refuse(StatementText::tr("the file is an Excel workbook, not a CSV statement: download "
-                                 "the statement as CSV, or save the workbook as CSV"));
+        refuseStatement(
+            StatementText::tr("the file is an Excel workbook, not a CSV statement: download "
+                              "the statement as CSV, or save the workbook as CSV"));
     if (csv.isEmpty())
-        refuse(names.isEmpty()
-                   ? StatementText::tr("the ZIP archive is empty: it holds no statement")
-                   : StatementText::tr("the ZIP archive holds no CSV statement (it holds %1)")
-                         .arg(listed(names)));
+        refuseStatement(
+            names.isEmpty()
+                ? StatementText::tr("the ZIP archive is empty: it holds no statement")
+                : StatementText::tr("the ZIP archive holds no CSV statement (it holds %1)")
+                      .arg(listed(names)));
     QStringList csvNames;
     for (const ZipEntry &entry : std::as_const(csv))
         csvNames << entry.name;
-    refuse(StatementText::tr("the ZIP archive holds several CSV statements (%1): unzip it and "
-                             "import each on its own")
-               .arg(listed(csvNames)));
+    refuseStatement(
+        StatementText::tr("the ZIP archive holds several CSV statements (%1): unzip it and "
+                          "import each on its own")
+            .arg(listed(csvNames)));
 }
 
 std::unique_ptr<QIODevice> openZipEntry(QIODevice &file, const ZipEntry &entry)
 {
     if (entry.flags & 0x0001)
-        refuse(StatementText::tr("%1 in the ZIP archive is encrypted: unzip it with its password "
-                                 "and import the CSV file")
-                   .arg(entry.name));
+        refuseStatement(
+            StatementText::tr("%1 in the ZIP archive is encrypted: unzip it with its password "
+                              "and import the CSV file")
+                .arg(entry.name));
     if (entry.method != 0 && entry.method != 8)
-        refuse(StatementText::tr("%1 in the ZIP archive is compressed with method %2, which "
-                                 "payops does not read: unzip it and import the CSV file")
-                   .arg(entry.name)
-                   .arg(entry.method));
+        refuseStatement(
+            StatementText::tr("%1 in the ZIP archive is compressed with method %2, which "
+                              "payops does not read: unzip it and import the CSV file")
+                .arg(entry.name)
+                .arg(entry.method));
     constexpr qint64 kLocalHeader = 30;
     if (!file.seek(entry.localHeader))
-        refuse(damagedDirectory());
+        refuseStatement(damagedDirectory());
     const QByteArray local = file.read(kLocalHeader);
     if (local.size() != kLocalHeader || !local.startsWith("PK\x03\x04"))
-        refuse(damagedDirectory());
+        refuseStatement(damagedDirectory());
     const qint64 dataStart = entry.localHeader + kLocalHeader + le16(local.constData() + 26) +
                              le16(local.constData() + 28);
     if (dataStart + entry.compressed > file.size())
-        refuse(notWhole());
+        refuseStatement(notWhole());
     file.seek(dataStart);
     const auto packing = entry.method == 8 ? Unpacker::Packing::Deflate : Unpacker::Packing::Stored;
     return std::make_unique<Unpacker>(file, packing, entry.compressed, entry.crc, entry.size);

@@ -5,8 +5,8 @@
 #include "db/localinfile.h"
 #include "domain/statement/statementarchive.h"
 #include "domain/statement/statementreader.h"
+#include "domain/statement/statementtext.h"
 
-#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QIODevice>
 
@@ -15,12 +15,6 @@
 
 namespace payops {
 namespace {
-
-// The translation context of what is wrong with a statement file or line, shared by its readers.
-struct StatementText
-{
-    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
-};
 
 constexpr int kPayNoMaxBytes = 256; // platform_statement_line.pay_no
 constexpr int kStatusMaxChars = 32; // platform_statement_line.status
@@ -282,9 +276,8 @@ QString statementFileSha256(QIODevice &device)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     if (!hash.addData(&device))
-        throw StatementError(StatementText::tr("the file could not be read: %1")
-                                 .arg(device.errorString())
-                                 .toStdString());
+        refuseStatement(
+            StatementText::tr("the file could not be read: %1").arg(device.errorString()));
     return QString::fromLatin1(hash.result().toHex());
 }
 
@@ -350,10 +343,9 @@ StatementImport importStatement(const QSqlDatabase &db, QIODevice &file,
     if (const qint64 earlier = statementIdBySha256(db, sha256))
         return earlierImport(db, earlier);
     if (!file.seek(0))
-        throw StatementError(
+        refuseStatement(
             StatementText::tr("the file could not be read twice (is it a pipe?); save it to a file "
-                              "first")
-                .toStdString());
+                              "first"));
 
     // Pass 2: the reader checks the format before anything is written.
     content = openStatementContent(file);

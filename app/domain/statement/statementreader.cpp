@@ -1,19 +1,13 @@
 #include "statementreader.h"
 
 #include "domain/statement/statementtable.h"
+#include "domain/statement/statementtext.h"
 
-#include <QCoreApplication>
 #include <QIODevice>
 
 namespace payops {
 
 namespace {
-
-// The translation context of what is wrong with a statement file or line, shared by its readers.
-struct StatementText
-{
-    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
-};
 
 constexpr qsizetype kQuotedLength = 60; // of a first line quoted in an error
 
@@ -45,23 +39,19 @@ QString expectedFirstLine(StatementFormat format)
     return StatementText::tr("a header row naming pay_no");
 }
 
-[[noreturn]] void refuse(const QString &message)
-{
-    throw StatementError(message.toStdString());
-}
-
 // What a file that is no text at all most likely is, from its first bytes: a finance user
 // who downloaded the archive or the Excel version gets told so.
 void refuseArchives(const QByteArray &start)
 {
     if (start.startsWith("PK\x03\x04"))
-        refuse(StatementText::tr(
+        refuseStatement(StatementText::tr(
             "the file is a ZIP archive (or an Excel workbook), not a CSV statement: "
             "unzip it, or download the statement as CSV"));
     if (start.startsWith("\x1F\x8B"))
-        refuse(StatementText::tr("the file is gzip-compressed: decompress it (gunzip) first"));
+        refuseStatement(
+            StatementText::tr("the file is gzip-compressed: decompress it (gunzip) first"));
     if (start.startsWith("%PDF"))
-        refuse(StatementText::tr("the file is a PDF, not a CSV statement"));
+        refuseStatement(StatementText::tr("the file is a PDF, not a CSV statement"));
 }
 
 // The format the first line names: Alipay's "#支付宝..." comment, WeChat's header row, or a
@@ -116,7 +106,7 @@ StatementReader::StatementReader(QIODevice &device, StatementFormat format)
     refuseArchives(device.peek(4));
     QByteArray first;
     if (!m_source->readFirstLine(first))
-        refuse(StatementText::tr("the file is empty: it holds no statement"));
+        refuseStatement(StatementText::tr("the file is empty: it holds no statement"));
 
     // WeChat and generic files are UTF-8; Alipay writes GBK (GB18030 is its superset), and a
     // copy saved again as UTF-8 reads as well. The first line decides, since it names the format.
@@ -130,28 +120,31 @@ StatementReader::StatementReader(QIODevice &device, StatementFormat format)
     const StatementFormat found = sniff(text);
     if (format == StatementFormat::Auto) {
         if (found == StatementFormat::Auto && !isUtf8) {
-            refuse(StatementText::tr(
+            refuseStatement(StatementText::tr(
                 "the file is not UTF-8 text, and not an Alipay business detail (GBK): "
                 "it is binary or in an encoding payops does not read"));
         }
         if (found == StatementFormat::Auto) {
-            refuse(StatementText::tr(
-                       "not a statement payops knows: the first line is \"%1\"; expected a "
-                       "WeChat Pay trade bill, an Alipay business detail, or a CSV whose "
-                       "header names pay_no, order_id, amount_fen or amount, status and "
-                       "paid_at")
-                       .arg(text.left(kQuotedLength)));
+            refuseStatement(
+                StatementText::tr(
+                    "not a statement payops knows: the first line is \"%1\"; expected a "
+                    "WeChat Pay trade bill, an Alipay business detail, or a CSV whose "
+                    "header names pay_no, order_id, amount_fen or amount, status and "
+                    "paid_at")
+                    .arg(text.left(kQuotedLength)));
         }
         m_header.detected = true;
         format = found;
     } else if (found != format) {
         if (!isUtf8 && format != StatementFormat::Alipay) {
-            refuse(StatementText::tr(
-                       "not %1: the file is not UTF-8 text (saved again in another encoding?)")
-                       .arg(formatTitle(format)));
+            refuseStatement(
+                StatementText::tr(
+                    "not %1: the file is not UTF-8 text (saved again in another encoding?)")
+                    .arg(formatTitle(format)));
         }
-        refuse(StatementText::tr("not %1: its first line should be %2, it is \"%3\"")
-                   .arg(formatTitle(format), expectedFirstLine(format), text.left(kQuotedLength)));
+        refuseStatement(
+            StatementText::tr("not %1: its first line should be %2, it is \"%3\"")
+                .arg(formatTitle(format), expectedFirstLine(format), text.left(kQuotedLength)));
     }
     m_header.format = format;
     m_source->setEncoding(isUtf8 ? StatementLineSource::Encoding::Utf8

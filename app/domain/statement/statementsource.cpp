@@ -1,19 +1,13 @@
 #include "statementsource.h"
 
 #include "domain/statement/statement.h"
+#include "domain/statement/statementtext.h"
 
-#include <QCoreApplication>
 #include <QIODevice>
 
 namespace payops {
 
 namespace {
-
-// The translation context of what is wrong with a statement file or line, shared by its readers.
-struct StatementText
-{
-    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
-};
 
 constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
 
@@ -43,35 +37,30 @@ bool StatementLineSource::readRaw()
         // A file that fails to be read, or an archive found damaged as it is unpacked, is not
         // a statement that ends here.
         if (!m_device.atEnd())
-            throw StatementError(
-                (m_lineNo == 0 ? StatementText::tr("the file could not be read: %1")
-                                     .arg(m_device.errorString())
-                               : StatementText::tr("the file could not be read after line %1: %2")
-                                     .arg(m_lineNo)
-                                     .arg(m_device.errorString()))
-                    .toStdString());
+            refuseStatement(m_lineNo == 0
+                                ? StatementText::tr("the file could not be read: %1")
+                                      .arg(m_device.errorString())
+                                : StatementText::tr("the file could not be read after line %1: %2")
+                                      .arg(m_lineNo)
+                                      .arg(m_device.errorString()));
         return false;
     }
     ++m_lineNo;
     m_length = read;
     if (m_length == m_buffer.size() - 1 && m_buffer[m_length - 1] != '\n') {
-        throw StatementError(
-            StatementText::tr("line %1 is longer than %2 KiB: this is not a statement "
-                              "(a binary file?)")
-                .arg(m_lineNo)
-                .arg(kMaxLineBytes / 1024)
-                .toStdString());
+        refuseStatement(StatementText::tr("line %1 is longer than %2 KiB: this is not a statement "
+                                          "(a binary file?)")
+                            .arg(m_lineNo)
+                            .arg(kMaxLineBytes / 1024));
     }
     if (m_length > 0 && m_buffer[m_length - 1] == '\n')
         --m_length;
     if (m_length > 0 && m_buffer[m_length - 1] == '\r')
         --m_length;
     if (QByteArrayView(m_buffer.constData(), m_length).contains('\0')) {
-        throw StatementError(
-            StatementText::tr("line %1 holds binary data (NUL bytes): this is not a "
-                              "statement, or it was damaged")
-                .arg(m_lineNo)
-                .toStdString());
+        refuseStatement(StatementText::tr("line %1 holds binary data (NUL bytes): this is not a "
+                                          "statement, or it was damaged")
+                            .arg(m_lineNo));
     }
     if (m_lineNo == 1 && QByteArrayView(m_buffer.constData(), m_length).startsWith(kUtf8Bom)) {
         m_buffer.remove(0, 3);
@@ -109,12 +98,11 @@ bool StatementLineSource::readLine(QString &text)
         return false;
     text = m_decoder.decode(QByteArrayView(m_buffer.constData(), m_length));
     if (m_decoder.hasError()) {
-        throw StatementError(
-            StatementText::tr("line %1 is not %2 text: the file is damaged, binary or "
-                              "was saved in another encoding")
-                .arg(m_lineNo)
-                .arg(m_encoding == Encoding::Utf8 ? QStringLiteral("UTF-8") : QStringLiteral("GBK"))
-                .toStdString());
+        refuseStatement(StatementText::tr("line %1 is not %2 text: the file is damaged, binary or "
+                                          "was saved in another encoding")
+                            .arg(m_lineNo)
+                            .arg(m_encoding == Encoding::Utf8 ? QStringLiteral("UTF-8")
+                                                              : QStringLiteral("GBK")));
     }
     return true;
 }

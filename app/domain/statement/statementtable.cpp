@@ -1,17 +1,12 @@
 #include "statementtable.h"
 
-#include <QCoreApplication>
+#include "domain/statement/statementtext.h"
+
 #include <limits>
 
 namespace payops {
 
 namespace {
-
-// The translation context of what is wrong with a statement file or line, shared by its readers.
-struct StatementText
-{
-    Q_DECLARE_TR_FUNCTIONS(payops::StatementText)
-};
 
 bool isPadding(QChar c)
 {
@@ -76,11 +71,9 @@ bool StatementTable::readRecord()
     m_recordLine = m_source.lineNo();
     while (!splitCsvRecord(m_text, m_cells, m_spans)) {
         if (!m_source.readLine(m_more) || m_text.size() > StatementLineSource::kMaxLineBytes) {
-            throw StatementError(
-                StatementText::tr("line %1 opens a quoted field (\") that is never "
-                                  "closed: the file is damaged or not CSV")
-                    .arg(m_recordLine)
-                    .toStdString());
+            refuseStatement(StatementText::tr("line %1 opens a quoted field (\") that is never "
+                                              "closed: the file is damaged or not CSV")
+                                .arg(m_recordLine));
         }
         m_text.append(QLatin1Char('\n')).append(m_more);
     }
@@ -153,20 +146,18 @@ qsizetype StatementTable::requireColumn(QStringView name, const QString &hint) c
                 .arg(name);
         if (!hint.isEmpty())
             message = message.arg(hint);
-        throw StatementError(message.toStdString());
+        refuseStatement(message);
     }
     return at;
 }
 
 void StatementTable::refuseTruncated(const QString &what) const
 {
-    throw StatementError(
-        StatementText::tr("the file (%1) ends at line %2 without %3: it is truncated, "
-                          "download it again")
-            .arg(m_title)
-            .arg(m_source.lineNo())
-            .arg(what)
-            .toStdString());
+    refuseStatement(StatementText::tr("the file (%1) ends at line %2 without %3: it is truncated, "
+                                      "download it again")
+                        .arg(m_title)
+                        .arg(m_source.lineNo())
+                        .arg(what));
 }
 
 void StatementTable::lineError(QList<StatementLineError> &errors, const QString &message) const
