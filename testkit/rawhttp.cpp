@@ -175,11 +175,13 @@ Crowd::~Crowd()
         ::close(fd);
 }
 
-Occupier::Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs)
+Occupier::Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs,
+                   const QByteArray &request, int reconnectAfterMs)
 {
     raiseOpenFilesLimit();
-    m_thread =
-        std::thread([=, this] { run(port, firstOctet, addresses, perAddress, requestEveryMs); });
+    m_thread = std::thread([=, this] {
+        run(port, firstOctet, addresses, perAddress, requestEveryMs, request, reconnectAfterMs);
+    });
 }
 
 Occupier::~Occupier()
@@ -188,7 +190,8 @@ Occupier::~Occupier()
     m_thread.join();
 }
 
-void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs)
+void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs,
+                   const QByteArray &request, int reconnectAfterMs)
 {
     using Clock = std::chrono::steady_clock;
     struct Slot
@@ -205,11 +208,10 @@ void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int 
     target.sin_family = AF_INET;
     target.sin_port = htons(quint16(port));
     ::inet_pton(AF_INET, "127.0.0.1", &target.sin_addr);
-    const QByteArray request = "GET /x HTTP/1.1\r\nHost: payops\r\n\r\n";
-    const auto drop = [this](Slot &slot, Clock::time_point now) {
+    const auto drop = [this, reconnectAfterMs](Slot &slot, Clock::time_point now) {
         ::close(slot.fd);
         slot.fd = -1;
-        slot.next = now + std::chrono::seconds(1);
+        slot.next = now + std::chrono::milliseconds(reconnectAfterMs);
         m_open.fetch_sub(1);
         m_closed.fetch_add(1);
     };
@@ -233,9 +235,8 @@ void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int 
                     continue;
                 }
                 slot.fd = fd;
-                slot.next = now + std::chrono::milliseconds(requestEveryMs);
+                slot.next = now; // its first request as soon as it is connected
                 m_open.fetch_add(1);
-                continue;
             }
             char sink[4096];
             const ssize_t read = ::recv(slot.fd, sink, sizeof sink, MSG_DONTWAIT);
@@ -245,11 +246,11 @@ void Occupier::run(int port, int firstOctet, int addresses, int perAddress, int 
                 continue;
             }
             if (now >= slot.next) {
-                slot.next = now + std::chrono::milliseconds(requestEveryMs);
                 if (::send(slot.fd, request.constData(), size_t(request.size()),
-                           MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
-                    errno != EAGAIN && errno != EWOULDBLOCK)
-                    drop(slot, now);
+                           MSG_NOSIGNAL | MSG_DONTWAIT) >= 0)
+                    slot.next = now + std::chrono::milliseconds(requestEveryMs);
+                else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)
+                    drop(slot, now); // still connecting: sent on the next round
             }
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

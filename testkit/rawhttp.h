@@ -52,13 +52,16 @@ private:
 };
 
 // An attacker that holds every slot it can get: from each of `addresses` source addresses
-// (127.0.0.<firstOctet> and up) it keeps `perAddress` connections open, each sending a cheap
-// `GET /x` every `requestEveryMs`, and opens a connection again a second after the endpoint
-// closes it. Connects never block, so a full backlog slows nobody but the endpoint.
+// (127.0.0.<firstOctet> and up) it keeps `perAddress` connections open, each sending `request`
+// (a cheap `GET /x` unless given) as soon as it is connected and every `requestEveryMs` after,
+// and opens a connection again `reconnectAfterMs` after the endpoint closes it. Connects never
+// block, so a full backlog slows nobody but the endpoint.
 class Occupier final
 {
 public:
-    Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs);
+    Occupier(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs,
+             const QByteArray &request = "GET /x HTTP/1.1\r\nHost: payops\r\n\r\n",
+             int reconnectAfterMs = 1000);
     ~Occupier();
     Occupier(const Occupier &) = delete;
     Occupier &operator=(const Occupier &) = delete;
@@ -67,7 +70,8 @@ public:
     qint64 closedByPeer() const { return m_closed.load(); }
 
 private:
-    void run(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs);
+    void run(int port, int firstOctet, int addresses, int perAddress, int requestEveryMs,
+             const QByteArray &request, int reconnectAfterMs);
 
     std::atomic<bool> m_stop{false};
     std::atomic<int> m_open{0};

@@ -161,6 +161,18 @@ private Q_SLOTS:
         QTest::newRow("out_trade_no not an order id")
             << other << wechat << serial << qint64(0) << QString() << 400
             << QStringLiteral("out_trade_no must be a payops order id");
+        // Three bytes are not three letters: ISO 4217's number for the yuan, and the yuan's
+        // sign in UTF-8, were once taken and stored.
+        for (const QString &currency : {QStringLiteral("156"), QStringLiteral("元"),
+                                        QStringLiteral("CN"), QStringLiteral("CNY ")}) {
+            other = good;
+            QJsonObject amount = other.value(QStringLiteral("amount")).toObject();
+            amount.insert(QStringLiteral("currency"), currency);
+            other.insert(QStringLiteral("amount"), amount);
+            QTest::newRow(qPrintable(QStringLiteral("currency ") + currency))
+                << other << wechat << serial << qint64(0) << QString() << 400
+                << QStringLiteral("amount.currency must be three letters");
+        }
         other = good;
         other.remove(QStringLiteral("amount"));
         QTest::newRow("no amount") << other << wechat << serial << qint64(0) << QString() << 400

@@ -276,6 +276,17 @@ private Q_SLOTS:
         QVERIFY2(error.contains(mentions), qPrintable(error));
     }
 
+    // Currency codes are three ASCII letters by character, whichever platform sends them.
+    void currencyCodesAreThreeLetters()
+    {
+        QCOMPARE(currencyCode("cny"), std::optional<QString>(QStringLiteral("CNY")));
+        QCOMPARE(currencyCode("USD"), std::optional<QString>(QStringLiteral("USD")));
+        for (const QByteArray &wrong :
+             {QByteArray("156"), QByteArray("元"), QByteArray("CN"), QByteArray("CNYX"),
+              QByteArray("CN1"), QByteArray("ÅÄÖ"), QByteArray(" CN"), QByteArray()})
+            QVERIFY2(!currencyCode(wrong), wrong.constData());
+    }
+
     void sixtyFourCharactersOfAnyScriptAreFine()
     {
         QString error;

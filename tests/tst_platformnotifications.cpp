@@ -6,6 +6,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+
 using namespace payops;
 
 namespace {
@@ -235,6 +237,43 @@ private Q_SLOTS:
                                      QByteArray(gbk).replace("sign_type=RSA2", "sign_type=RSA")))
                      .first,
                  400);
+    }
+
+    // Only a request whose signature verified carries the digest that may keep its connection:
+    // not one refused before the check (not a form, a charset, a sign_type) nor by it. The same
+    // form in another parameter order or escape is the same signed content.
+    void onlyVerifiedNotificationsCarryASignedDigest()
+    {
+        const QByteArray gbk = vector("alipay-gbk.form");
+        const auto digest = [](const Admission &admission) {
+            return std::visit([](const auto &admitted) { return admitted.signedDigest; },
+                              admission);
+        };
+        const QByteArray verified = digest(admitAlipay(alipayKeys(), lookup({}), gbk));
+        QCOMPARE(verified.size(), 32);
+        for (const QByteArray &unsigned_ :
+             {QByteArray("x"), gbk + "&extra=%G1", gbk + "&charset=utf-8",
+              QByteArray(gbk).replace("sign_type=RSA2", "sign_type=RSA"),
+              QByteArray(gbk).replace("88.80", "88.81")})
+            QVERIFY2(digest(admitAlipay(alipayKeys(), lookup({}), unsigned_)).isEmpty(),
+                     unsigned_.left(60).constData());
+
+        QByteArrayList reordered = gbk.split('&');
+        std::reverse(reordered.begin(), reordered.end());
+        QCOMPARE(digest(admitAlipay(alipayKeys(), lookup({}), reordered.join('&'))), verified);
+        QCOMPARE(digest(admitAlipay(alipayKeys(), lookup({}),
+                                    QByteArray(gbk).replace("&trade_no=2", "&trade_no=%32"))),
+                 verified);
+        AlipayKeys otherApp = alipayKeys();
+        otherApp.appId = "2021000000000999";
+        QCOMPARE(digest(admitAlipay(otherApp, lookup({}), gbk)), verified); // signed, then 400
+
+        const Notification wechat = wechatVector("wechat.json");
+        QCOMPARE(digest(admitWechat(wechat)).size(), 32);
+        QVERIFY(digest(admitWechat(wechat, wechatKeys(), kSignedAt + 301)).isEmpty());
+        Notification forged = wechat;
+        forged.body.replace("TRANSACTION.SUCCESS", "TRANSACTION.SUCCESs");
+        QVERIFY(digest(admitWechat(forged)).isEmpty());
     }
 
     void yuanToFenIsExact_data()

@@ -46,15 +46,17 @@ admitCallback(const QByteArray &secret, const HttpRequest &request, qint64 nowSe
     if (signature != SignatureCheck::Valid)
         return CallbackAnswer::failure(401, Outcome::Unauthorized,
                                        QString::fromLatin1(describe(signature)));
+    const QByteArray signedBytes =
+        request.header("X-Payops-Timestamp").trimmed() + '.' + request.body;
     QString parseError;
     auto callback = CallbackRequest::parse(request.body, &parseError);
     if (!callback)
-        return CallbackAnswer::failure(400, Outcome::Invalid, parseError);
+        return signedOver(CallbackAnswer::failure(400, Outcome::Invalid, parseError), signedBytes);
     // Kept with the raw body, so that a gateway forwards them and the team's handler can check
     // the signature itself.
     callback->wire = WireFormat::Payops;
     callback->rawHeaders = capturedHeaders(WireFormat::Payops, request.header);
-    return std::move(*callback);
+    return signedOver(std::move(*callback), signedBytes);
 }
 
 std::optional<WireFormat> wireOf(Route route)

@@ -16,6 +16,7 @@
 #include "heartbeat.h"
 #include "jobqueue.h"
 #include "recordbatcher.h"
+#include "replaywindow.h"
 #include "servicemetrics.h"
 
 #include <QDateTime>
@@ -46,11 +47,11 @@ db::Connection &threadConnection(const Dsn &dsn)
 }
 
 // The answer in the format the callback came in (payops's own JSON for /callbacks/pay).
-HttpResponse toResponse(WireFormat wire, const CallbackAnswer &callbackAnswer, bool signedCallback)
+HttpResponse toResponse(WireFormat wire, const CallbackAnswer &callbackAnswer, bool useful)
 {
     const PlatformReply reply = platformReply(wire, callbackAnswer);
     HttpResponse response{reply.status, reply.body, reply.contentType};
-    response.useful = signedCallback;
+    response.useful = useful;
     return response;
 }
 
@@ -84,6 +85,7 @@ CallbackService::CallbackService(ServiceOptions options)
     : m_options(std::move(options))
     , m_switch(std::make_unique<SwitchObserver>())
     , m_metrics(std::make_unique<ServiceMetrics>())
+    , m_replays(std::make_unique<ReplayWindow>())
     , m_loseCommitReplyOf(qgetenv("PAYOPS_TEST_LOSE_COMMIT_REPLY"))
 {
 }
@@ -269,19 +271,31 @@ void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpRe
     const auto started = std::chrono::steady_clock::now();
     auto trace = std::make_shared<CallbackTrace>();
     trace->received = nowMicros();
-    const auto finish = [this, started, wire](const HttpResponder &responder,
-                                              const CallbackAnswer &callbackAnswer) {
-        m_metrics->record(callbackAnswer, secondsSince(started));
-        responder(
-            toResponse(wire, callbackAnswer, callbackAnswer.outcome != Outcome::Unauthorized));
-    };
-
     auto admitted = admitAs(wire, m_options, httpRequest, QDateTime::currentSecsSinceEpoch());
+
+    // Only the platform's own request keeps its connection alive and protected from eviction,
+    // whatever it is answered: not one refused before or by its signature check (a body `x`
+    // to /callbacks/alipay is answered 400 before the check), and not a replay of a signed one
+    // past the window (docs/SECURITY.md, "What a client can cost it").
+    const QByteArray &digest = std::visit(
+        [](const auto &admission) -> const QByteArray & { return admission.signedDigest; },
+        admitted);
+    const bool useful = !digest.isEmpty() && m_replays->isFresh(digest, started);
+    const auto finish = [this, started, wire, useful](const HttpResponder &responder,
+                                                      const CallbackAnswer &callbackAnswer) {
+        m_metrics->record(callbackAnswer, secondsSince(started));
+        responder(toResponse(wire, callbackAnswer, useful));
+    };
     if (const auto *refusal = std::get_if<CallbackAnswer>(&admitted))
         return finish(respond, *refusal);
 
     const CallbackAnswer overloaded = CallbackAnswer::failure(
         503, Outcome::Unavailable, QStringLiteral("the endpoint is overloaded; retry later"));
+    // A replay past the window reaches the database only while a quarter of the queue is free
+    // for it: one captured notification sent from a thousand connections must not take the
+    // workers that new callbacks need. The platform, if it was the platform, retries later.
+    if (!useful && m_jobs->waiting() >= m_options.limits.queueDepth / 4)
+        return finish(respond, overloaded);
     auto request = std::get<CallbackRequest>(std::move(admitted));
     auto job = [this, finish, respond, trace, request, overloaded](bool expired) {
         if (expired)

@@ -26,6 +26,7 @@ class GatewayRecorder;
 class Heartbeat;
 class JobQueue;
 class RecordBatcher;
+class ReplayWindow;
 class ServiceMetrics;
 struct SwitchObserver;
 
@@ -72,6 +73,7 @@ private:
     std::unique_ptr<RecordBatcher> m_batcher; // RECORD_ONLY's group commit; safe handler only
     std::unique_ptr<SwitchObserver> m_switch;
     std::unique_ptr<ServiceMetrics> m_metrics;
+    std::unique_ptr<ReplayWindow> m_replays; // which signed requests may keep their connection
     std::unique_ptr<CallbackHandler> m_handler;
     std::unique_ptr<Heartbeat> m_heartbeat;
     std::mutex m_stopMutex;

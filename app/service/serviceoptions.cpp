@@ -146,8 +146,7 @@ QString readWechatPay(const QCommandLineParser &parser, WechatPayKeys &keys)
         keys.apiV3Key.chop(keys.apiV3Key.endsWith("\r\n") ? 2 : 1);
     if (keys.apiV3Key.size() != 32)
         return ServiceCommandLine::tr("the APIv3 key in %1 is %2 bytes; it must be 32")
-            .arg(keyFile)
-            .arg(keys.apiV3Key.size());
+            .arg(keyFile, QString::number(keys.apiV3Key.size()));
     for (const QString &platformKey : platformKeys) {
         const qsizetype equals = platformKey.indexOf(QLatin1Char('='));
         const QByteArray serial = platformKey.left(equals).toUtf8();
@@ -245,9 +244,8 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     for (const HttpLimitOption &limit : httpLimitOptions()) {
         if (!inRange(limit.name, limit.minimum, limit.maximum, &(options.limits.*limit.field)))
             return ServiceCommandLine::tr("--%1 must be %2-%3")
-                .arg(QLatin1String(limit.name))
-                .arg(limit.minimum)
-                .arg(limit.maximum);
+                .arg(QLatin1String(limit.name), QString::number(limit.minimum),
+                     QString::number(limit.maximum));
     }
     if (!parser.isSet(QStringLiteral("max-connections-per-ip")))
         options.limits.maxConnectionsPerIp = HttpLimits::perIpFor(options.limits.maxConnections);

@@ -183,11 +183,14 @@ Admission admitAlipay(const AlipayKeys &keys, const HeaderLookup &header, const 
         return invalid(QStringLiteral("sign_type must be RSA2"));
     const auto signature = QByteArray::fromBase64Encoding(valueOf(*form, "sign"),
                                                           QByteArray::AbortOnBase64DecodingErrors);
+    const QByteArray content = signedContent(*form);
     if (!signature || signature.decoded.isEmpty() ||
-        !keys.publicKey->verifySha256(signedContent(*form), *signature))
+        !keys.publicKey->verifySha256(content, *signature))
         return unauthorized(QStringLiteral("sign does not match (Alipay's public key, RSA2)"));
     if (valueOf(*form, "app_id") != keys.appId)
-        return invalid(QStringLiteral("app_id is not this merchant's app (--alipay-app-id)"));
+        return signedOver(
+            invalid(QStringLiteral("app_id is not this merchant's app (--alipay-app-id)")),
+            content);
 
     auto read = readTrade(*form, charset);
     if (auto *request = std::get_if<CallbackRequest>(&read)) {
@@ -196,7 +199,7 @@ Admission admitAlipay(const AlipayKeys &keys, const HeaderLookup &header, const 
         request->rawBody = body;
         request->rawHeaders = capturedHeaders(WireFormat::Alipay, header);
     }
-    return read;
+    return signedOver(std::move(read), content);
 }
 
 } // namespace payops

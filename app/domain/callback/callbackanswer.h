@@ -36,6 +36,9 @@ struct CallbackAnswer
     // HTTP layer sends status, body and this Content-Type as they are.
     bool verbatim = false;
     QByteArray contentType = {};
+    // SHA-256 of the bytes a signature that verified covered; empty when none did (a refusal
+    // before or by the check). Only a signed request may keep its connection.
+    QByteArray signedDigest = {};
 
     static CallbackAnswer success(Outcome outcome, const QString &reason = {},
                                   Defence defence = Defence::None);

@@ -39,9 +39,8 @@ std::optional<qint64> integerField(const Members &members, const char *name, qin
     if (!number || *number < minimum) {
         *error =
             QStringLiteral("%1 must be a JSON integer from %2 to %3, without fraction or exponent")
-                .arg(QLatin1String(name))
-                .arg(minimum)
-                .arg(std::numeric_limits<qint64>::max());
+                .arg(QLatin1String(name), QString::number(minimum),
+                     QString::number(std::numeric_limits<qint64>::max()));
         return std::nullopt;
     }
     return number;
@@ -65,9 +64,8 @@ std::optional<QByteArray> stringField(const Members &members, const char *name, 
     const qsizetype characters = strictjson::codePointCount(value->text);
     if ((required && characters == 0) || characters > maxLength) {
         *error = QStringLiteral("%1 must be %2 to %3 characters")
-                     .arg(QLatin1String(name))
-                     .arg(required ? 1 : 0)
-                     .arg(maxLength);
+                     .arg(QLatin1String(name), QString::number(required ? 1 : 0),
+                          QString::number(maxLength));
         return std::nullopt;
     }
     return value->text;
@@ -98,6 +96,18 @@ bool isRfc3339(const QByteArray &text)
 }
 
 } // namespace
+
+std::optional<QString> currencyCode(const QByteArray &text)
+{
+    // By characters of ASCII, not bytes: "元" is three bytes of UTF-8 and "156" is ISO 4217's
+    // number for the yuan, and neither is a code a statement or a report can match.
+    static const QRegularExpression threeLetters(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z]{3}")));
+    const QString code = QString::fromUtf8(text);
+    if (!threeLetters.match(code).hasMatch())
+        return std::nullopt;
+    return code.toUpper();
+}
 
 QString paidAtProblem(const QByteArray &paidAt, const char *field)
 {
@@ -164,13 +174,12 @@ std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QS
     const auto currency = stringField(*members, "currency", true, 3, error);
     if (!currency)
         return std::nullopt;
-    static const QRegularExpression threeLetters(
-        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z]{3}")));
-    if (!threeLetters.match(QString::fromUtf8(*currency)).hasMatch()) {
+    const auto code = currencyCode(*currency);
+    if (!code) {
         *error = QStringLiteral("currency must be three letters");
         return std::nullopt;
     }
-    request.currency = QString::fromUtf8(*currency).toUpper();
+    request.currency = *code;
 
     const auto tradeStatus = stringField(*members, "trade_status", true, 32, error);
     if (!tradeStatus)

@@ -21,7 +21,8 @@ struct CallbackRequest
     QString paidAt;                       // RFC 3339 as sent; empty when absent
     QByteArray rawBody;                   // the body byte for byte, as the platform sent it
     WireFormat wire = WireFormat::Payops; // the format it arrived in
-    QByteArray rawHeaders; // the platform's headers (platformHeaders), joinHeaders' form
+    QByteArray rawHeaders;   // the platform's headers (platformHeaders), joinHeaders' form
+    QByteArray signedDigest; // SHA-256 of what its verified signature covered (signedOver)
 
     // Whether the callback says the payment succeeded: SUCCESS, and for Alipay TRADE_SUCCESS
     // or TRADE_FINISHED (the refund period over). successSql() is the same test in SQL.
@@ -36,6 +37,10 @@ struct CallbackRequest
     // sets *error to a reason that is safe to send back to the platform.
     static std::optional<CallbackRequest> parse(const QByteArray &body, QString *error);
 };
+
+// An ISO 4217 currency code from a platform's field: three ASCII letters, upper-cased; nullopt
+// for anything else.
+std::optional<QString> currencyCode(const QByteArray &text);
 
 // Why a platform's payment time, in the field `field`, cannot be stored as paid_at: not RFC 3339,
 // a leap second, or a year outside DATETIME's once in UTC. Empty when it can.

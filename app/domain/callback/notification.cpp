@@ -2,6 +2,8 @@
 
 #include "strictjson.h"
 
+#include <QCryptographicHash>
+
 namespace payops {
 
 CallbackAnswer unauthorized(const QString &reason)
@@ -12,6 +14,13 @@ CallbackAnswer unauthorized(const QString &reason)
 CallbackAnswer invalid(const QString &reason)
 {
     return CallbackAnswer::failure(400, Outcome::Invalid, reason);
+}
+
+Admission signedOver(Admission admission, const QByteArray &signedBytes)
+{
+    const QByteArray digest = QCryptographicHash::hash(signedBytes, QCryptographicHash::Sha256);
+    std::visit([&digest](auto &admitted) { admitted.signedDigest = digest; }, admission);
+    return admission;
 }
 
 QByteArray capturedHeaders(WireFormat format, const HeaderLookup &header)
@@ -37,8 +46,8 @@ bool checkLength(const QByteArray &value, const char *field, int maxLength, QStr
     const qsizetype characters = strictjson::codePointCount(value);
     if (characters >= 1 && characters <= maxLength)
         return true;
-    *error =
-        QStringLiteral("%1 must be 1 to %2 characters").arg(QLatin1String(field)).arg(maxLength);
+    *error = QStringLiteral("%1 must be 1 to %2 characters")
+                 .arg(QLatin1String(field), QString::number(maxLength));
     return false;
 }
 

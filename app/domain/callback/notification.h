@@ -24,6 +24,11 @@ using Admission = std::variant<CallbackRequest, CallbackAnswer>;
 CallbackAnswer unauthorized(const QString &reason);
 CallbackAnswer invalid(const QString &reason);
 
+// `admission`, marked as coming after a signature that verified over `signedBytes`: the
+// platform's own request, even when its content is then refused. The same content sent again
+// (in another parameter order or escape, where the signature allows) has the same digest.
+Admission signedOver(Admission admission, const QByteArray &signedBytes);
+
 // The platform's headers of `format` present in the request, as pay_callback_log.raw_headers
 // keeps them (joinHeaders).
 QByteArray capturedHeaders(WireFormat format, const HeaderLookup &header);

@@ -114,9 +114,10 @@ std::variant<CallbackRequest, CallbackAnswer> readTransaction(const WechatPayKey
     if (!fen || *fen < 0)
         return invalid(QStringLiteral("amount.total must be an integer number of fen, 0 or more"));
     request.amountFen = *fen;
-    if (currency->text.size() != 3)
+    const auto code = currencyCode(currency->text);
+    if (!code)
         return invalid(QStringLiteral("amount.currency must be three letters"));
-    request.currency = QString::fromUtf8(currency->text).toUpper();
+    request.currency = *code;
 
     const auto successTime = members->constFind("success_time");
     if (successTime != members->cend()) {
@@ -161,12 +162,13 @@ Admission admitWechatPay(const WechatPayKeys &keys, const HeaderLookup &header,
         return unauthorized(QStringLiteral("Wechatpay-Timestamp outside the 300 s tolerance"));
     const auto decoded =
         QByteArray::fromBase64Encoding(signature, QByteArray::AbortOnBase64DecodingErrors);
-    if (!decoded || !key->verifySha256(timestamp + '\n' + nonce + '\n' + body + '\n', *decoded))
+    const QByteArray message = timestamp + '\n' + nonce + '\n' + body + '\n';
+    if (!decoded || !key->verifySha256(message, *decoded))
         return unauthorized(QStringLiteral("Wechatpay-Signature does not match"));
 
     const auto opened = openResource(keys, body);
     if (const auto *refusal = std::get_if<CallbackAnswer>(&opened))
-        return *refusal;
+        return signedOver(*refusal, message);
     auto read = readTransaction(keys, std::get<QByteArray>(opened));
     if (auto *request = std::get_if<CallbackRequest>(&read)) {
         request->channel = QStringLiteral("wechat"); // the statement readers' name
@@ -174,7 +176,7 @@ Admission admitWechatPay(const WechatPayKeys &keys, const HeaderLookup &header,
         request->rawBody = body;
         request->rawHeaders = capturedHeaders(WireFormat::WechatPay, header);
     }
-    return read;
+    return signedOver(std::move(read), message);
 }
 
 } // namespace payops
