@@ -404,6 +404,53 @@ private Q_SLOTS:
                  qint64(test::TeamShop::kCouponGroups + 1));
     }
 
+    // A mapping's names reach SQL quoted and are substituted once: an order column named ord%6
+    // (a placeholder of the scan's statement) and a key column whose name is SQL are columns
+    // like any other, through `payops mapping check`, the scan and `payops inspect`. The scan's
+    // chained QString::arg once put the key into the order's quotes, so that the key's text ran.
+    void namesHoldingPlaceholdersOrSql()
+    {
+        const test::TeamShop shop;
+        db::Connection rootConnection(shop.dsn(), QStringLiteral("root"));
+        const QSqlDatabase root = rootConnection.database();
+        const QString order = QStringLiteral("ord%6");
+        const QString key = QStringLiteral("tpl` UNION SELECT 7, SLEEP(3) #");
+        shop.execBusiness(QStringLiteral("ALTER TABLE t_coupon_grant RENAME COLUMN order_no TO "
+                                         "%1, RENAME COLUMN tpl_code TO %2")
+                              .arg(db::quoteIdentifier(order), db::quoteIdentifier(key)));
+        QByteArray text = shop.mappingText();
+        const QByteArray coupon = "order = \"order_no\"\nuser = \"uid\"\nkey = [\"tpl_code\"]";
+        QVERIFY(text.contains(coupon));
+        text.replace(coupon, "order = \"" + order.toUtf8() + "\"\nuser = \"uid\"\nkey = [\"" +
+                                 key.toUtf8() + "\"]");
+        const QString path = shop.writeMapping(QStringLiteral("names.toml"), text);
+        const QString dsn = shop.dsn().toString(true);
+
+        const test::CliRun check =
+            test::runCli({QStringLiteral("mapping"), QStringLiteral("check"),
+                          QStringLiteral("--mapping"), path, QStringLiteral("--db"), dsn});
+        QVERIFY2(check.exitCode == 0, qPrintable(check.out + check.err));
+        QVERIFY2(check.out.contains(QLatin1String("usable")), qPrintable(check.out));
+
+        const mapping::Mapping mapping = mapping::loadMapping(path);
+        const mapping::MappedWatchRefresh refresh = mapping::refreshMappedWatch(root, mapping);
+        QVERIFY2(refresh.refreshed, qPrintable(refresh.why));
+        QList<Expected> expected = shopSideEffects();
+        expected.first().group =
+            db::quoteIdentifier(order) + QStringLiteral(", ") + db::quoteIdentifier(key);
+        COMPARE_WITH_GROUP_BY(root, shop, refresh.figures, expected);
+        QCOMPARE(figuresOf(refresh.figures, QStringLiteral("coupon")).openGroups,
+                 qint64(test::TeamShop::kCouponGroups));
+
+        const test::CliRun inspect =
+            test::runCli({QStringLiteral("inspect"), QStringLiteral("--mapping"), path,
+                          QStringLiteral("--db"), dsn});
+        QVERIFY2(inspect.exitCode == 1, qPrintable(inspect.out + inspect.err));
+        QVERIFY2(inspect.out.contains(
+                     QStringLiteral("coupon: %1 group(s)").arg(test::TeamShop::kCouponGroups)),
+                 qPrintable(inspect.out));
+    }
+
     // The first pass keeps to its budget, stops on cancel, reports progress and goes on from
     // where it stopped.
     void firstPassIsResumable()

@@ -162,10 +162,61 @@ private Q_SLOTS:
         QTest::newRow("channels without channel")
             << QByteArray("channel = \"channel\"\n") << QByteArray()
             << QStringLiteral("[payments] [payments.channels] needs 'channel'");
+        // Names are quoted before they meet SQL, so what is refused is what MariaDB refuses in
+        // a quoted name, and control characters, which would forge lines in what shows them.
         QTest::newRow("name too long")
             << QByteArray("table = \"t_order\"")
             << QByteArray("table = \"") + QByteArray(65, 'x') + QByteArray("\"")
-            << QStringLiteral("not a name MariaDB allows");
+            << QStringLiteral("[orders] 'table' cannot be a MariaDB name: it is longer than 64 "
+                              "characters");
+        QTest::newRow("name ending in a space")
+            << QByteArray("table = \"t_order\"") << QByteArray("table = \"t_order \"")
+            << QStringLiteral("'table' cannot be a MariaDB name: it ends with a space");
+        QTest::newRow("line break in a name")
+            << QByteArray("status = \"state\"") << QByteArray("status = \"st\\nate\"")
+            << QStringLiteral("'status' cannot be a MariaDB name: it holds a control character");
+        QTest::newRow("NUL in a name")
+            << QByteArray("status = \"state\"") << QByteArray("status = \"st\\u0000ate\"")
+            << QStringLiteral("'status' cannot be a MariaDB name: it holds a control character");
+        QTest::newRow("emoji in a name")
+            << QByteArray("status = \"state\"") << QByteArray("status = \"st\\U0001F600\"")
+            << QStringLiteral("'status' cannot be a MariaDB name: it holds a character outside "
+                              "Unicode's Basic Multilingual Plane");
+        QTest::newRow("database name too long")
+            << QByteArray("database = \"@BUSINESS@\"")
+            << QByteArray("database = \"") + QByteArray(65, 'd') + QByteArray("\"")
+            << QStringLiteral("[business] 'database' cannot be a MariaDB name");
+        QTest::newRow("key column too long")
+            << QByteArray("key = [\"biz_type\"]")
+            << QByteArray("key = [\"biz_type\", \"") + QByteArray(65, 'k') + QByteArray("\"]")
+            << QStringLiteral("[side_effects #3] 'key' cannot be a MariaDB name: it is longer "
+                              "than 64 characters");
+        QTest::newRow("reverse_set column with a tab")
+            << QByteArray("reverse_set = { remark") << QByteArray("reverse_set = { \"re\\tmark\"")
+            << QStringLiteral("'reverse_set.re\tmark' cannot be a MariaDB name: it holds a "
+                              "control character");
+        QTest::newRow("empty reverse_set column")
+            << QByteArray("reverse_set = { remark") << QByteArray("reverse_set = { \"\"")
+            << QStringLiteral("'reverse_set.' cannot be a MariaDB name: it is empty");
+    }
+
+    // Any other name is kept as written: db::quoteIdentifier makes a backtick, a percent sign
+    // or SQL part of the name (tst_mappedwatch runs such names).
+    void keepsNamesMariaDbQuotes()
+    {
+        const QString order = QStringLiteral("ord%6");
+        const QString key = QStringLiteral("tpl` UNION SELECT 7, SLEEP(3) #");
+        const QString reversed = QStringLiteral("备注 \"x\"");
+        QByteArray text = teamMapping();
+        text.replace("order = \"order_no\"\nuser = \"uid\"\nkey = [\"tpl_code\"]",
+                     "order = \"" + order.toUtf8() + "\"\nuser = \"uid\"\nkey = [\"" +
+                         key.toUtf8() + "\"]");
+        text.replace("reverse_set = { remark", "reverse_set = { \"备注 \\\"x\\\"\"");
+        const Mapping mapping = parseMapping(text, QStringLiteral("m.toml"));
+        const SideEffectMapping *coupon = mapping.sideEffect(QStringLiteral("coupon"));
+        QCOMPARE(coupon->order, order);
+        QCOMPARE(coupon->key, QStringList{key});
+        QCOMPARE(mapping.sideEffect(QStringLiteral("points"))->reverseSet.first().first, reversed);
     }
 
     // Optional keys: without updated_at the state counts read their window again; a channel may

@@ -244,6 +244,17 @@ private Q_SLOTS:
         QCOMPARE(object.value(QStringLiteral("usable")).toBool(true), false);
         QCOMPARE(object.value(QStringLiteral("problems")).toArray().size(), 2);
 
+        // A name payops cannot quote and use is refused with the file, before the server is
+        // asked anything: a line break would forge a line of this very output.
+        const test::CliRun badName = test::runCli(
+            {QStringLiteral("mapping"), QStringLiteral("check"), QStringLiteral("--mapping"),
+             variant(QStringLiteral("name"), "status = \"state\"", "status = \"state\\nok\""),
+             QStringLiteral("--db"), db});
+        QCOMPARE(badName.exitCode, 2);
+        QVERIFY2(badName.err.contains(QLatin1String(
+                     "[orders] 'status' cannot be a MariaDB name: it holds a control character")),
+                 qPrintable(badName.err));
+
         // Usage, an unusable file and no server are all 2: 1 means only "the mapping is wrong".
         QCOMPARE(test::runCli({QStringLiteral("mapping"), QStringLiteral("check"),
                                QStringLiteral("--db"), db})

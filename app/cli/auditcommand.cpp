@@ -38,12 +38,11 @@ protected:
             db::Connection connection(*dsn, QStringLiteral("audit"));
             const AuditVerification result = verifyAuditChain(connection.database());
             if (!result.intact)
-                return fail(Refused, tr("audit log broken at row %1: %2")
-                                         .arg(result.firstBrokenId)
-                                         .arg(result.problem));
+                return fail(Refused,
+                            tr("audit log broken at row %1: %2")
+                                .arg(QString::number(result.firstBrokenId), result.problem));
             say(tr("audit log intact: %1 row(s); head hash %2")
-                    .arg(result.rows)
-                    .arg(result.headHash));
+                    .arg(QString::number(result.rows), result.headHash));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

@@ -134,8 +134,7 @@ protected:
                                   const CompensationRequest *approved) {
                 if (approved) {
                     say(tr("approved request %1 by %2")
-                            .arg(approved->id)
-                            .arg(approved->requestedBy));
+                            .arg(QString::number(approved->id), approved->requestedBy));
                     say(plan.summary());
                 }
             };
@@ -149,9 +148,8 @@ protected:
             const CompensationOutcome &outcome = result.run;
             say(tr("compensated %1, skipped %2 (done by someone else or changed since planned); "
                    "batch %3")
-                    .arg(outcome.done)
-                    .arg(outcome.skipped)
-                    .arg(outcome.batchId));
+                    .arg(QString::number(outcome.done), QString::number(outcome.skipped),
+                         outcome.batchId));
             for (qint64 user : outcome.negativeBalanceUsers)
                 say(tr("  user %1's points balance is now negative").arg(user));
             if (!outcome.notKept.isEmpty())
@@ -172,11 +170,8 @@ private:
                     tr("%1 fen, with the %2 fen this account compensated alone in the four-eyes "
                        "window, is above the threshold of %3 fen: request %4 waits for another "
                        "operator (payops compensate %5--approve %4 --reason ... --ticket ...)")
-                        .arg(moneyFen)
-                        .arg(soloFen)
-                        .arg(thresholdFen)
-                        .arg(id)
-                        .arg(mappingArgument));
+                        .arg(QString::number(moneyFen), QString::number(soloFen),
+                             QString::number(thresholdFen), QString::number(id), mappingArgument));
     }
 
     // Copies whose batch another cluster node rolled back with no error: named one a line, and
@@ -185,9 +180,8 @@ private:
     {
         for (const Copy &copy : copies)
             say(tr("  not kept: %1 %2 of order %3")
-                    .arg(copy.*table)
-                    .arg(copy.targetId)
-                    .arg(copy.orderId));
+                    .arg(copy.*table, QString::number(copy.targetId),
+                         QString::number(copy.orderId)));
         return fail(Refused, tr("%n duplicate(s) not kept: another cluster node's transaction "
                                 "rolled their batch back; run the compensation again",
                                 nullptr, int(copies.size())));
@@ -196,8 +190,9 @@ private:
     // "  done / total" after each batch.
     std::function<void(int, int)> progress() const
     {
-        return
-            [this](int done, int total) { say(QStringLiteral("  %1 / %2").arg(done).arg(total)); };
+        return [this](int done, int total) {
+            say(QStringLiteral("  %1 / %2").arg(QString::number(done), QString::number(total)));
+        };
     }
 
     // What the plan or the run does to each side effect of the mapping, one line each.
@@ -211,12 +206,11 @@ private:
                                               ? MappedAction::Freeze
                                               : MappedAction::Reverse;
             say(tr("%1: %2 %3 (%4), %5 used and left to finance (%6)")
-                    .arg(se.name)
-                    .arg(plan.count(se.name, takeBack))
-                    .arg(takeBack == MappedAction::Freeze ? freezeText : reverseText,
-                         valueText(plan, se.name, takeBack))
-                    .arg(plan.count(se.name, MappedAction::Finance))
-                    .arg(valueText(plan, se.name, MappedAction::Finance)));
+                    .arg(se.name, QString::number(plan.count(se.name, takeBack)),
+                         takeBack == MappedAction::Freeze ? freezeText : reverseText,
+                         valueText(plan, se.name, takeBack),
+                         QString::number(plan.count(se.name, MappedAction::Finance)),
+                         valueText(plan, se.name, MappedAction::Finance)));
         }
     }
 
@@ -224,8 +218,8 @@ private:
                              mapping::MappedAction action)
     {
         return tr("%1 yuan, %2 points")
-            .arg(fenToYuan(plan.valueFen(name, action)))
-            .arg(plan.points(name, action));
+            .arg(fenToYuan(plan.valueFen(name, action)),
+                 QString::number(plan.points(name, action)));
     }
 
     // Compensation on a team's own tables through the mapping (docs/mapping.md): above the
@@ -255,8 +249,7 @@ private:
                                             const CompensationRequest *approved) {
                 if (approved) {
                     say(tr("approved request %1 by %2")
-                            .arg(approved->id)
-                            .arg(approved->requestedBy));
+                            .arg(QString::number(approved->id), approved->requestedBy));
                     sayPerSideEffect(mapping, plan, tr("to freeze"), tr("to reverse"));
                 }
             };
@@ -274,14 +267,11 @@ private:
             sayPerSideEffect(mapping, done, tr("frozen"), tr("reversed"));
             for (const mapping::MappedCopy &copy : outcome.finance)
                 say(tr("  left to finance: %1 row %2 of order %3 (%4 fen, %5 points)")
-                        .arg(copy.sideEffect)
-                        .arg(copy.targetId)
-                        .arg(copy.orderId)
-                        .arg(copy.valueFen)
-                        .arg(copy.points));
+                        .arg(copy.sideEffect, QString::number(copy.targetId),
+                             QString::number(copy.orderId), QString::number(copy.valueFen),
+                             QString::number(copy.points)));
             say(tr("skipped %1 (done by someone else or changed since planned); batch %2")
-                    .arg(outcome.skipped)
-                    .arg(outcome.batchId));
+                    .arg(QString::number(outcome.skipped), outcome.batchId));
             if (!outcome.notKept.isEmpty())
                 return failNotKept(outcome.notKept, &mapping::MappedCopy::sideEffect);
             return Success;

@@ -61,13 +61,12 @@ protected:
             const FlipResult flip = flipSwitch(connection.database(), mode, reason);
             if (flip.changed)
                 say(tr("switch is now %1 (version %2, was %3)")
-                        .arg(callbackModeName(flip.after.mode))
-                        .arg(flip.after.version)
-                        .arg(callbackModeName(flip.before.mode)));
+                        .arg(callbackModeName(flip.after.mode), QString::number(flip.after.version),
+                             callbackModeName(flip.before.mode)));
             else
                 say(tr("switch already was %1 (version %2); nothing changed")
-                        .arg(callbackModeName(flip.after.mode))
-                        .arg(flip.after.version));
+                        .arg(callbackModeName(flip.after.mode),
+                             QString::number(flip.after.version)));
             if (waitSeconds == 0)
                 return Success;
             const auto instances = waitForAcknowledgement(
@@ -86,12 +85,12 @@ protected:
                 say(tr("no live instance is running"));
             if (!late.isEmpty())
                 return fail(Refused, tr("not acknowledged within %1 s: %2")
-                                         .arg(waitSeconds)
-                                         .arg(late.join(QStringLiteral(", "))));
+                                         .arg(QString::number(waitSeconds),
+                                              late.join(QStringLiteral(", "))));
             if (!instances.isEmpty())
                 say(tr("all %1 live instance(s) apply version %2")
-                        .arg(instances.size())
-                        .arg(flip.after.version));
+                        .arg(QString::number(instances.size()),
+                             QString::number(flip.after.version)));
             return Success;
         } catch (const db::Error &error) {
             return failDatabase(error);

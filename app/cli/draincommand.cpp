@@ -98,13 +98,13 @@ protected:
             options.progress = everySecond([&err](const DrainResult &progress) {
                 err << tr("%1 done, %2 left: processed %3, rejected %4, ignored %5, unmatched %6 "
                           "(%7/s)")
-                           .arg(progress.handled())
-                           .arg(progress.left())
-                           .arg(progress.processed)
-                           .arg(progress.rejected)
-                           .arg(progress.ignored)
-                           .arg(progress.unmatched)
-                           .arg(progress.perSecond, 0, 'f', 1)
+                           .arg(QString::number(progress.handled()),
+                                QString::number(progress.left()),
+                                QString::number(progress.processed),
+                                QString::number(progress.rejected),
+                                QString::number(progress.ignored),
+                                QString::number(progress.unmatched),
+                                QString::number(progress.perSecond, 'f', 1))
                     << Qt::endl;
             });
         const auto dsn = dsnFrom(parser);
@@ -120,10 +120,9 @@ protected:
                 const UnmatchedCount left = countUnmatched(connection.database());
                 say(tr("processed %1, rejected %2; %3 unmatched callback(s) left, %4 of them still "
                        "without their order")
-                        .arg(result.processed)
-                        .arg(result.rejected)
-                        .arg(left.callbacks)
-                        .arg(left.withoutOrder()));
+                        .arg(QString::number(result.processed), QString::number(result.rejected),
+                             QString::number(left.callbacks),
+                             QString::number(left.withoutOrder())));
             } else {
                 const qint64 left =
                     db::scalar(
@@ -133,13 +132,10 @@ protected:
                         .toLongLong();
                 say(tr("processed %1, rejected %2, ignored %3, unmatched %4; %5 left in the "
                        "backlog (%6 callbacks a second over %7 connection(s))")
-                        .arg(result.processed)
-                        .arg(result.rejected)
-                        .arg(result.ignored)
-                        .arg(result.unmatched)
-                        .arg(left)
-                        .arg(result.perSecond, 0, 'f', 1)
-                        .arg(options.connections));
+                        .arg(QString::number(result.processed), QString::number(result.rejected),
+                             QString::number(result.ignored), QString::number(result.unmatched),
+                             QString::number(left), QString::number(result.perSecond, 'f', 1),
+                             QString::number(options.connections)));
             }
             if (result.stoppedBySwitch)
                 return fail(Refused, tr("stopped: the switch turned RECORD_ONLY while draining"));
@@ -229,12 +225,10 @@ private:
         QTextStream err(stderr);
         options.progress = [&err](const UpstreamDrainResult &progress) {
             err << tr("%1/%2: forwarded %3, failed %4, skipped %5 (%6/s)")
-                       .arg(progress.done())
-                       .arg(progress.candidates)
-                       .arg(progress.forwarded)
-                       .arg(progress.failed)
-                       .arg(progress.skipped)
-                       .arg(progress.perSecond, 0, 'f', 1)
+                       .arg(QString::number(progress.done()), QString::number(progress.candidates),
+                            QString::number(progress.forwarded), QString::number(progress.failed),
+                            QString::number(progress.skipped),
+                            QString::number(progress.perSecond, 'f', 1))
                 << Qt::endl;
         };
         const auto dsn = dsnFrom(parser);
@@ -248,11 +242,9 @@ private:
             }
             const UpstreamDrainResult result = drainToUpstream(*dsn, options);
             say(tr("forwarded %1, failed %2, skipped %3 of %4 to %5")
-                    .arg(result.forwarded)
-                    .arg(result.failed)
-                    .arg(result.skipped)
-                    .arg(result.candidates)
-                    .arg(upstreamWithoutCredentials(options.upstream.url)));
+                    .arg(QString::number(result.forwarded), QString::number(result.failed),
+                         QString::number(result.skipped), QString::number(result.candidates),
+                         upstreamWithoutCredentials(options.upstream.url)));
             if (result.stoppedBySwitch)
                 return fail(Refused, tr("stopped: the switch turned RECORD_ONLY while draining"));
             if (result.failed > 0)

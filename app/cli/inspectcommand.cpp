@@ -148,7 +148,8 @@ private:
             if (source)
                 say(source->describe());
             const SwitchState &state = findings.switchState;
-            say(tr("switch: %1 (version %2)").arg(callbackModeName(state.mode)).arg(state.version));
+            say(tr("switch: %1 (version %2)")
+                    .arg(callbackModeName(state.mode), QString::number(state.version)));
             say(tr("backlog: %1 recorded callback(s)").arg(findings.backlog));
             if (findings.gatewayBacklog > 0)
                 say(tr("gateway backlog: %1 callback(s) without the upstream's final "
@@ -224,8 +225,7 @@ private:
         if (!watch.figures.complete())
             return fail(UsageOrConnection,
                         tr("the first count of duplicates is not done (%1 %): %2")
-                            .arg(watch.figures.percentScanned())
-                            .arg(watch.why));
+                            .arg(QString::number(watch.figures.percentScanned()), watch.why));
         if (!watch.why.isEmpty())
             QTextStream(stderr) << tr("payops inspect: %1").arg(watch.why) << Qt::endl;
         return std::nullopt;
@@ -239,10 +239,9 @@ private:
         for (const mapping::MappedSideEffectFigures &f : figures.sideEffects)
             if (f.openGroups > 0)
                 parts << tr("%1: %2 group(s), %3 extra copies worth %4 fen")
-                             .arg(f.name)
-                             .arg(f.openGroups)
-                             .arg(f.extraCopies)
-                             .arg(f.valueFen(pointsPerYuan));
+                             .arg(f.name, QString::number(f.openGroups),
+                                  QString::number(f.extraCopies),
+                                  QString::number(f.valueFen(pointsPerYuan)));
         if (parts.isEmpty())
             return tr("no live duplicates in the mapped tables");
         QStringList orders;

@@ -79,11 +79,9 @@ private:
         const int warnings = static_cast<int>(check.problems.size()) - errors;
         if (errors > 0)
             say(tr("%1: %2 error(s), %3 warning(s): fix the errors before using it")
-                    .arg(path)
-                    .arg(errors)
-                    .arg(warnings));
+                    .arg(path, QString::number(errors), QString::number(warnings)));
         else if (warnings > 0)
-            say(tr("%1: usable, %2 warning(s)").arg(path).arg(warnings));
+            say(tr("%1: usable, %2 warning(s)").arg(path, QString::number(warnings)));
         else
             say(tr("%1: usable, nothing to warn about").arg(path));
     }

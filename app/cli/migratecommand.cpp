@@ -63,8 +63,8 @@ protected:
                         .arg(dsn->database, db::schemaLevelName(outcome.level)));
             else
                 say(tr("applied %1 migration(s); %2 is at level %3")
-                        .arg(outcome.applied.size())
-                        .arg(dsn->database, db::schemaLevelName(outcome.level)));
+                        .arg(QString::number(outcome.applied.size()), dsn->database,
+                             db::schemaLevelName(outcome.level)));
             if (outcome.sandboxMarked)
                 say(tr("%1 is marked as a sandbox").arg(dsn->database));
             return Success;

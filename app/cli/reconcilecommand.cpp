@@ -172,8 +172,8 @@ private:
                 lastReport.restart();
                 QTextStream(stderr)
                     << tr("payops reconcile: %1 % of the statement read, %2 lines stored")
-                           .arg(progress.bytesRead * 100 / progress.totalBytes)
-                           .arg(progress.lines)
+                           .arg(QString::number(progress.bytesRead * 100 / progress.totalBytes),
+                                QString::number(progress.lines))
                     << Qt::endl;
             };
         try {
@@ -199,8 +199,7 @@ private:
         else
             say((statement.header.detected ? tr("format: %1 (detected) (stored as statement %2)")
                                            : tr("format: %1 (stored as statement %2)"))
-                    .arg(formatName)
-                    .arg(statement.id));
+                    .arg(formatName, QString::number(statement.id)));
         const QString period =
             result.periodKnown
                 ? (statement.periodDeclared ? tr("%1 to %2 UTC (declared)")
@@ -209,16 +208,14 @@ private:
                            utcText(statement.header.periodEnd))
                 : tr("unknown (no line has a time): paid-with-us-only not checked");
         say(tr("lines: %1 reconciled, %2 unreadable; channel %3; period %4")
-                .arg(statement.lines)
-                .arg(statement.errors)
-                .arg(statement.header.channel.isEmpty() ? tr("all") : statement.header.channel,
+                .arg(QString::number(statement.lines), QString::number(statement.errors),
+                     statement.header.channel.isEmpty() ? tr("all") : statement.header.channel,
                      period));
         for (int kind = 0; kind < kFindingKinds; ++kind) {
             const auto findingKind = static_cast<FindingKind>(kind);
             say(QStringLiteral("%1: %2  %3")
-                    .arg(findingKindName(findingKind).leftJustified(18))
-                    .arg(result.counts[kind], 6)
-                    .arg(kindTitle(findingKind)));
+                    .arg(findingKindName(findingKind).leftJustified(18),
+                         QStringLiteral("%1").arg(result.counts[kind], 6), kindTitle(findingKind)));
         }
         readStoredFindings(db, m_side, result.runId, [this](const ReconciliationFinding &finding) {
             QString text =
@@ -234,7 +231,7 @@ private:
             return true;
         });
         readStatementErrors(db, statement.id, [this](const StatementLineError &error) {
-            say(tr("unreadable line %1: %2").arg(error.lineNo).arg(error.message));
+            say(tr("unreadable line %1: %2").arg(QString::number(error.lineNo), error.message));
             return true;
         });
     }

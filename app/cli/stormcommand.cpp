@@ -34,15 +34,11 @@ QString describe(const StormCounts &counts)
                "payops::cli::StormCommand",
                "%1/%2 callbacks done: sent %3, 2xx %4, 4xx %5, 5xx %6, no answer %7, "
                "retries %8, never 2xx %9")
-        .arg(counts.finished)
-        .arg(counts.planned)
-        .arg(counts.sent)
-        .arg(counts.answered2xx)
-        .arg(counts.answered4xx)
-        .arg(counts.answered5xx)
-        .arg(counts.noAnswer)
-        .arg(counts.retries)
-        .arg(counts.gaveUp);
+        .arg(QString::number(counts.finished), QString::number(counts.planned),
+             QString::number(counts.sent), QString::number(counts.answered2xx),
+             QString::number(counts.answered4xx), QString::number(counts.answered5xx),
+             QString::number(counts.noAnswer), QString::number(counts.retries),
+             QString::number(counts.gaveUp));
 }
 
 // What follows describe() when the storm sent forged deliveries.
@@ -52,8 +48,7 @@ QString describeForged(const StormCounts &counts)
         return {};
     return QCoreApplication::translate("payops::cli::StormCommand",
                                        "; forged %1, of which accepted %2")
-        .arg(counts.forged)
-        .arg(counts.forgedAccepted);
+        .arg(QString::number(counts.forged), QString::number(counts.forgedAccepted));
 }
 
 class StormCommand final : public Command
@@ -160,11 +155,11 @@ protected:
             } else {
                 orders = pendingStormOrders(db, plan.orders);
                 if (orders.size() < plan.orders)
-                    return fail(Refused,
-                                tr("only %1 PENDING order(s), %2 asked for: pass --create-orders "
-                                   "to create fresh ones")
-                                    .arg(orders.size())
-                                    .arg(plan.orders));
+                    return fail(
+                        Refused,
+                        tr("only %1 PENDING order(s), %2 asked for: pass --create-orders "
+                           "to create fresh ones")
+                            .arg(QString::number(orders.size()), QString::number(plan.orders)));
             }
         } catch (const db::Error &error) {
             return failDatabase(error);
@@ -271,9 +266,8 @@ private:
             const int value = parser.value(QString::fromLatin1(flag.name)).toInt(&ok);
             if (!ok || value < flag.minimum || value > flag.maximum)
                 return tr("--%1 must be a whole number from %2 to %3")
-                    .arg(QLatin1String(flag.name))
-                    .arg(flag.minimum)
-                    .arg(flag.maximum);
+                    .arg(QLatin1String(flag.name), QString::number(flag.minimum),
+                         QString::number(flag.maximum));
             *flag.field = value;
         }
         bool ok = false;

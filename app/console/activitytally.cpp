@@ -114,8 +114,7 @@ qint64 ActivityTally::readTransitions(const QSqlDatabase &db, qint64 now)
         QSqlQuery rows = db::exec(
             db,
             QStringLiteral("SELECT %1 FROM order_state_log WHERE id > ? ORDER BY id LIMIT %2")
-                .arg(kTransitionColumns)
-                .arg(kChunkRows),
+                .arg(kTransitionColumns, QString::number(kChunkRows)),
             {m_lastLogId});
         int inChunk = 0;
         while (rows.next()) {
@@ -147,7 +146,8 @@ qint64 ActivityTally::readHoles(const QSqlDatabase &db, qint64 now)
         return 0;
     QStringList ranges;
     for (const Hole &hole : std::as_const(m_holes))
-        ranges << QStringLiteral("id BETWEEN %1 AND %2").arg(hole.first).arg(hole.last);
+        ranges << QStringLiteral("id BETWEEN %1 AND %2")
+                      .arg(QString::number(hole.first), QString::number(hole.last));
     QSqlQuery rows =
         db::exec(db, QStringLiteral("SELECT %1 FROM order_state_log WHERE %2 ORDER BY id")
                          .arg(kTransitionColumns, ranges.join(QStringLiteral(" OR "))));

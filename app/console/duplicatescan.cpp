@@ -80,8 +80,7 @@ QList<qint64> candidateOrders(const QSqlDatabase &db, const SideEffectTable &t,
     }
     sql += QStringLiteral(
                " GROUP BY s.order_id, s.%1 HAVING COUNT(*) > 1 ORDER BY s.order_id, s.%1 LIMIT %2")
-               .arg(t.keyColumn)
-               .arg(limit);
+               .arg(t.keyColumn, QString::number(limit));
     QSqlQuery query = db::exec(db, sql, binds);
     QList<qint64> orders;
     int rows = 0;
@@ -229,9 +228,9 @@ QString duplicateTotalsSql(const DuplicateFilter &filter)
         groups << QStringLiteral("SELECT %1 AS kind, s.order_id, SUM(%2) - 1 AS extra, (SUM(%2) - "
                                  "1) * %3 AS fen FROM %4 s WHERE %5 "
                                  "GROUP BY s.order_id, s.%6 HAVING %7")
-                      .arg(int(t->kind))
-                      .arg(t->liveCondition, unitSql(*t, filter.pointsPerYuan), t->table, where,
-                           t->keyColumn, havingFor(*t, open));
+                      .arg(QString::number(int(t->kind)), t->liveCondition,
+                           unitSql(*t, filter.pointsPerYuan), t->table, where, t->keyColumn,
+                           havingFor(*t, open));
     }
     const int coupon = int(DuplicateKind::Coupon);
     return QStringLiteral("SELECT COUNT(DISTINCT order_id), "
@@ -240,8 +239,7 @@ QString duplicateTotalsSql(const DuplicateFilter &filter)
                           "  COALESCE(SUM(kind <> %1), 0), COALESCE(SUM(IF(kind <> %1, extra, 0)), "
                           "0), COALESCE(SUM(IF(kind <> %1, fen, 0)), 0) "
                           "FROM (%2) g")
-        .arg(coupon)
-        .arg(groups.join(QStringLiteral(" UNION ALL ")));
+        .arg(QString::number(coupon), groups.join(QStringLiteral(" UNION ALL ")));
 }
 
 DuplicateTotals loadDuplicateTotals(const QSqlDatabase &db, const DuplicateFilter &filter)

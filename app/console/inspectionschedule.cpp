@@ -94,14 +94,12 @@ QString NewFindings::describe(const InspectionRun &run) const
     QStringList parts;
     if (duplicates)
         parts << Text::tr("new duplicate side effects (%1 open group(s), %2 yuan at risk)")
-                     .arg(run.duplicateGroups)
-                     .arg(formatYuan(run.moneyAtRiskFen));
+                     .arg(QString::number(run.duplicateGroups), formatYuan(run.moneyAtRiskFen));
     if (latePayments)
         parts << Text::tr("%1 late payment(s) to apply").arg(run.unmatchedWithOrder);
     if (refundsOwed)
         parts << Text::tr("%1 order(s) paid twice by the customer (%2 yuan to refund)")
-                     .arg(run.doublePaymentOrders)
-                     .arg(formatYuan(run.refundOwedFen));
+                     .arg(QString::number(run.doublePaymentOrders), formatYuan(run.refundOwedFen));
     return parts.join(QStringLiteral("; "));
 }
 

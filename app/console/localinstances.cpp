@@ -149,7 +149,8 @@ void LocalInstances::start(const Dsn &dsn, const QString &handler, int count)
         return;
     }
     if (count < 1 || count > kMaximumInstances) {
-        Q_EMIT failed(tr("start 1 to %1 instances, not %2").arg(kMaximumInstances).arg(count));
+        Q_EMIT failed(tr("start 1 to %1 instances, not %2")
+                          .arg(QString::number(kMaximumInstances), QString::number(count)));
         return;
     }
     if (!QFileInfo(m_callbackdPath).isExecutable()) {
@@ -222,7 +223,8 @@ void LocalInstances::launchWhenStopped()
     m_pendingLaunch.reset();
     m_children.clear();
     for (int i = 1; i <= launch.count; ++i)
-        launchOne(launch.dsn, launch.handler, QStringLiteral("%1-%2").arg(launch.handler).arg(i));
+        launchOne(launch.dsn, launch.handler,
+                  QStringLiteral("%1-%2").arg(launch.handler, QString::number(i)));
     Q_EMIT changed();
 }
 

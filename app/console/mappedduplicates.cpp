@@ -68,8 +68,8 @@ EffectPage effectPage(const QSqlDatabase &db, const mapping::Mapping &mapping, i
             "GROUP BY g.order_id, g.group_key HAVING COUNT(*) > 1%8 "
             "ORDER BY g.order_id, g.group_key LIMIT %9")
             .arg(column(effect.order), groupKey, column(effect.user), column(effect.createdAt),
-                 mapping.table(effect.table), effect.live, column(effect.id), having)
-            .arg(limit);
+                 mapping.table(effect.table), effect.live, column(effect.id), having,
+                 QString::number(limit));
     QSqlQuery query = db::exec(db, sql, values);
     EffectPage page;
     while (query.next()) {

@@ -95,8 +95,8 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
             !callback.gateway ? QString()
             : callback.upstreamStatus
                 ? QStringLiteral(", forwarded %1×, upstream answered %2")
-                      .arg(callback.forwards)
-                      .arg(callback.upstreamStatus)
+                      .arg(QString::number(callback.forwards),
+                           QString::number(callback.upstreamStatus))
                 : QStringLiteral(", forwarded %1×, no answer from upstream%2")
                       .arg(QString::number(callback.forwards),
                            callback.upstreamError.isEmpty()
@@ -266,9 +266,11 @@ QString formatGap(qint64 micros)
         return QStringLiteral("%1 ms").arg(double(micros) / 1000.0, 0, 'f', 3);
     const qint64 seconds = magnitude / 1'000'000;
     if (seconds < 3600)
-        return QStringLiteral("%1 min %2 s").arg(seconds / 60).arg(seconds % 60);
+        return QStringLiteral("%1 min %2 s")
+            .arg(QString::number(seconds / 60), QString::number(seconds % 60));
     if (seconds < 2 * 86400)
-        return QStringLiteral("%1 h %2 min").arg(seconds / 3600).arg(seconds / 60 % 60);
+        return QStringLiteral("%1 h %2 min")
+            .arg(QString::number(seconds / 3600), QString::number(seconds / 60 % 60));
     return QStringLiteral("%1 days").arg(seconds / 86400);
 }
 

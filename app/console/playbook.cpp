@@ -40,9 +40,8 @@ StepStatus noWatch(PlaybookStep step)
 QString scopeText(const PlaybookFacts &facts)
 {
     return Text::tr("%1 duplicate group(s) on %2 order(s), ¥%3 at risk")
-        .arg(facts.liveGroups())
-        .arg(facts.openOrders())
-        .arg(formatYuan(facts.moneyAtRiskFen()));
+        .arg(QString::number(facts.liveGroups()), QString::number(facts.openOrders()),
+             formatYuan(facts.moneyAtRiskFen()));
 }
 
 // The steps that act on payops's own callback handling, read on a team's tables (docs/mapping.md):
@@ -170,16 +169,15 @@ StepStatus stopBleeding(const PlaybookFacts &facts)
             return status(step, StepState::InProgress,
                           Text::tr("RECORD_ONLY (version %1): %2 of %3 live instance(s) have not "
                                    "confirmed it yet.")
-                              .arg(sw.version)
-                              .arg(facts.unacknowledged)
-                              .arg(facts.instancesAlive));
+                              .arg(QString::number(sw.version),
+                                   QString::number(facts.unacknowledged),
+                                   QString::number(facts.instancesAlive)));
         return status(
             step, StepState::Done,
             facts.instancesAlive == 0
                 ? Text::tr("RECORD_ONLY (version %1); no instance is running.").arg(sw.version)
                 : Text::tr("RECORD_ONLY (version %1), confirmed by all %2 live instance(s).")
-                      .arg(sw.version)
-                      .arg(facts.instancesAlive));
+                      .arg(QString::number(sw.version), QString::number(facts.instancesAlive)));
     }
     // Back to NORMAL is right once the fix is in: nothing can pay twice any more. On a team's
     // tables that is their unique keys: payops cannot see how their handler locks.
@@ -245,9 +243,9 @@ StepStatus compensate(const PlaybookFacts &facts)
                       Text::tr("%1 four-eyes request(s) wait for another operator.")
                           .arg(facts.pendingRequests));
     if (superseded > 0)
-        return status(
-            step, StepState::InProgress,
-            Text::tr("%1 copies compensated; %2 left.").arg(superseded).arg(scopeText(facts)));
+        return status(step, StepState::InProgress,
+                      Text::tr("%1 copies compensated; %2 left.")
+                          .arg(QString::number(superseded), scopeText(facts)));
     return status(step, StepState::ToDo, scopeText(facts));
 }
 
@@ -299,8 +297,7 @@ StepStatus drain(const PlaybookFacts &facts)
         return status(
             step, StepState::ToDo,
             Text::tr("%1 recorded callback(s) and %2 matched late one(s) wait for a drain.")
-                .arg(backlog)
-                .arg(matched));
+                .arg(QString::number(backlog), QString::number(matched)));
     return status(step, StepState::Done,
                   Text::tr("Processing normally; no recorded callback waits."));
 }

@@ -235,7 +235,8 @@ QString userMessage(const Error &error)
 {
     if (!error.isFromServer())
         return error.message();
-    logDetail(QStringLiteral("database error %1: %2").arg(error.serverCode()).arg(error.message()));
+    logDetail(QStringLiteral("database error %1: %2")
+                  .arg(QString::number(error.serverCode()), error.message()));
     const QString sentence = describeServerError(error.serverCode(), error.serverText());
     return error.context().isEmpty() ? sentence
                                      : Error::tr("%1: %2").arg(error.context(), sentence);

@@ -94,8 +94,8 @@ QList<Line> demoLines(const QSqlDatabase &db, const Day &day, const QString &cha
                  QStringLiteral("SELECT id, amount_fen, %1 FROM orders WHERE status = 'CLOSED' "
                                 "AND created_at >= ? AND created_at < ? - INTERVAL 1 HOUR "
                                 "ORDER BY id LIMIT 1 OFFSET %2")
-                     .arg(kBeijing.arg(QStringLiteral("created_at + INTERVAL 30 SECOND")))
-                     .arg(channel == QLatin1String("alipay") ? 1 : 0),
+                     .arg(kBeijing.arg(QStringLiteral("created_at + INTERVAL 30 SECOND")),
+                          QString::number(channel == QLatin1String("alipay") ? 1 : 0)),
                  {day.startUtc, day.endUtc});
     if (closed.next()) {
         const qint64 order = closed.value(0).toLongLong();

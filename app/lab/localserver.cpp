@@ -42,7 +42,7 @@ QString findProgram(const QString &name)
 
 QByteArray procFile(qint64 pid, const char *name)
 {
-    QFile file(QStringLiteral("/proc/%1/%2").arg(pid).arg(QLatin1String(name)));
+    QFile file(QStringLiteral("/proc/%1/%2").arg(QString::number(pid), QLatin1String(name)));
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
@@ -456,9 +456,8 @@ bool LocalServer::stop(int timeoutSeconds)
         if (deadline.hasExpired())
             throw std::runtime_error(
                 LocalServer::tr("the MariaDB server (pid %1) did not stop within %2 s; see %3")
-                    .arg(current.pid)
-                    .arg(timeoutSeconds)
-                    .arg(errorLogPath())
+                    .arg(QString::number(current.pid), QString::number(timeoutSeconds),
+                         errorLogPath())
                     .toStdString());
         QThread::msleep(100);
     }

@@ -85,9 +85,9 @@ IncidentReport::IncidentReport(IncidentFacts facts)
 QString IncidentReport::yuan(qint64 fen)
 {
     const qint64 magnitude = fen < 0 ? -fen : fen;
-    return QStringLiteral("%1%2.%3")
-        .arg(fen < 0 ? QStringLiteral("-") : QString(), QLocale::c().toString(magnitude / 100))
-        .arg(magnitude % 100, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1%2.%3").arg(
+        fen < 0 ? QStringLiteral("-") : QString(), QLocale::c().toString(magnitude / 100),
+        QStringLiteral("%1").arg(magnitude % 100, 2, 10, QLatin1Char('0')));
 }
 
 QString IncidentReport::html() const
@@ -102,18 +102,17 @@ QString IncidentReport::html() const
                          .arg(when(f.readAt), QLocale::c().toString(f.pointsPerYuan)));
 
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Totals"));
-    html += table(row({tr("Extra copies issued in the window"),
-                       tr("%1 (%2 coupons, %3 points rows) on %4 orders")
-                           .arg(f.copies())
-                           .arg(f.couponCopies)
-                           .arg(f.pointCopies)
-                           .arg(f.duplicateOrders)}) +
-                  row({tr("Value of the extra copies"), tr("¥ %1").arg(yuan(f.copiesFen))}) +
-                  row({tr("Money at risk now (extra copies still live)"),
-                       tr("¥ %1").arg(yuan(f.atRiskFen))}) +
-                  row({tr("Compensated"),
-                       tr("¥ %1 (%2 copies)")
-                           .arg(yuan(f.compensatedFen), QString::number(f.compensatedCopies))}));
+    html +=
+        table(row({tr("Extra copies issued in the window"),
+                   tr("%1 (%2 coupons, %3 points rows) on %4 orders")
+                       .arg(QString::number(f.copies()), QString::number(f.couponCopies),
+                            QString::number(f.pointCopies), QString::number(f.duplicateOrders))}) +
+              row({tr("Value of the extra copies"), tr("¥ %1").arg(yuan(f.copiesFen))}) +
+              row({tr("Money at risk now (extra copies still live)"),
+                   tr("¥ %1").arg(yuan(f.atRiskFen))}) +
+              row({tr("Compensated"),
+                   tr("¥ %1 (%2 copies)")
+                       .arg(yuan(f.compensatedFen), QString::number(f.compensatedCopies))}));
 
     html += QStringLiteral("<h2>%1</h2>").arg(tr("Timeline"));
     // One time line of everything the report names, oldest first.

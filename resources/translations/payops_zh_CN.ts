@@ -9182,9 +9182,34 @@ Usage: payops %2 %3</source>
         <translation>&apos;%1&apos; 必须是非空字符串</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>&apos;%1&apos; is not a name MariaDB allows: %2</source>
-        <translation>&apos;%1&apos; 不是 MariaDB 允许的名称：%2</translation>
+        <location line="+19"/>
+        <source>it is empty</source>
+        <translation>它是空的</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>it is longer than 64 characters</source>
+        <translation>它超过 64 个字符</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>it ends with a space</source>
+        <translation>它以空格结尾</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>it holds a control character</source>
+        <translation>它含有控制字符</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>it holds a character outside Unicode&apos;s Basic Multilingual Plane</source>
+        <translation>它含有 Unicode 基本多文种平面以外的字符</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&apos;%1&apos; cannot be a MariaDB name: %2</source>
+        <translation>&apos;%1&apos; 不能用作 MariaDB 名称：%2</translation>
     </message>
     <message>
         <location line="+15"/>

@@ -357,7 +357,8 @@ void CompensationDialog::run()
     job.progress = [guard](int done, int total) {
         console::Worker::postTo(guard, [done, total](CompensationDialog *dialog) {
             dialog->m_progress->setValue(done);
-            dialog->runText()->setText(tr("Compensating … %1 of %2 actions").arg(done).arg(total));
+            dialog->runText()->setText(tr("Compensating … %1 of %2 actions")
+                                           .arg(QString::number(done), QString::number(total)));
         });
     };
     m_worker->submit<CompensationResult>(
@@ -409,15 +410,13 @@ void CompensationDialog::showResult(const CompensationResult &result)
     QString text = tr("Compensated <b>%1</b> duplicate(s); skipped %2 (compensated by someone else "
                       "meanwhile, or changed "
                       "since the preview).<br>Batch <tt>%3</tt>.")
-                       .arg(o.done)
-                       .arg(o.skipped)
-                       .arg(o.batchId);
+                       .arg(QString::number(o.done), QString::number(o.skipped), o.batchId);
     const bool finished = !o.cancelled && o.notKept.isEmpty();
     text += notKeptWarning(int(o.notKept.size()));
     if (m_request)
-        text += tr("<br>Request %1 is approved%2.")
-                    .arg(m_request->id)
-                    .arg(finished ? tr(" and executed") : QString());
+        text +=
+            tr("<br>Request %1 is approved%2.")
+                .arg(QString::number(m_request->id), finished ? tr(" and executed") : QString());
     if (!o.negativeBalanceUsers.isEmpty()) {
         QStringList users;
         for (qint64 user : o.negativeBalanceUsers)

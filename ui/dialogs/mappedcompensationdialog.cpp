@@ -206,8 +206,8 @@ void MappedCompensationDialog::showPreview(const console::MappedPreview &preview
             : tr("On %1 order(s); <b>%2</b> frozen or reversed in all (points at %3 = ¥1). A copy "
                  "already used is never touched: finance decides.")
                       .arg(QLocale().toString(ordersIn(plan.copies)),
-                           console::formatMoney(preview.fourEyes.moneyFen))
-                      .arg(m_pointsPerYuan) +
+                           console::formatMoney(preview.fourEyes.moneyFen),
+                           QString::number(m_pointsPerYuan)) +
                   QStringLiteral("<br>") +
                   tr("Dry run: nothing has been changed. The first copy of each duplicate stays; "
                      "nothing is deleted."));
@@ -300,7 +300,8 @@ void MappedCompensationDialog::run()
     job.progress = [guard](int done, int total) {
         console::Worker::postTo(guard, [done, total](MappedCompensationDialog *dialog) {
             dialog->m_progress->setValue(done);
-            dialog->runText()->setText(tr("Compensating … %1 of %2 copies").arg(done).arg(total));
+            dialog->runText()->setText(tr("Compensating … %1 of %2 copies")
+                                           .arg(QString::number(done), QString::number(total)));
         });
     };
     m_worker->submit<mapping::MappedResult>(
@@ -343,13 +344,12 @@ void MappedCompensationDialog::showResult(const mapping::MappedResult &result)
     QString text = perSideEffect(done, true) +
                    tr("Skipped %1 (compensated by someone else meanwhile, or changed since the "
                       "preview).<br>Batch <tt>%2</tt>.")
-                       .arg(o.skipped)
-                       .arg(o.batchId);
+                       .arg(QString::number(o.skipped), o.batchId);
     text += CompensationDialog::notKeptWarning(int(o.notKept.size()));
     if (m_request)
         text += tr("<br>Request %1 is approved%2.")
-                    .arg(m_request->id)
-                    .arg(!o.cancelled && o.notKept.isEmpty() ? tr(" and executed") : QString());
+                    .arg(QString::number(m_request->id),
+                         !o.cancelled && o.notKept.isEmpty() ? tr(" and executed") : QString());
     m_result->setText(text);
 }
 

@@ -12,10 +12,9 @@ QString ReplicaPreview::planNote(const Size &replica, const Size &primary)
                            tr("The replica is behind: it showed %1 order(s) and %2 row(s) to "
                               "change, the primary has %3 order(s) and %4 row(s) now. The "
                               "figures above are the primary's, and they are what runs.")
-                               .arg(replica.orders)
-                               .arg(replica.rows)
-                               .arg(primary.orders)
-                               .arg(primary.rows));
+                               .arg(QString::number(replica.orders), QString::number(replica.rows),
+                                    QString::number(primary.orders),
+                                    QString::number(primary.rows)));
 }
 
 QString ReplicaPreview::failedOnReplica(const db::Error &error)

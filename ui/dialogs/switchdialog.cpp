@@ -158,13 +158,11 @@ void SwitchDialog::finished(const console::SwitchOutcome &outcome)
     runText()->setText(
         flip.changed
             ? tr("<b>The switch is now %1</b> (version %2, was %3).")
-                  .arg(mode)
-                  .arg(flip.after.version)
-                  .arg(callbackModeName(flip.before.mode))
+                  .arg(mode, QString::number(flip.after.version),
+                       callbackModeName(flip.before.mode))
             : tr("<b>The switch already was %1</b> (version %2, set by %3); nothing changed.")
-                  .arg(mode)
-                  .arg(flip.after.version)
-                  .arg(flip.after.changedBy.toHtmlEscaped()));
+                  .arg(mode, QString::number(flip.after.version),
+                       flip.after.changedBy.toHtmlEscaped()));
     m_acks->clear();
     QStringList late;
     for (const InstanceAck &ack : instances) {

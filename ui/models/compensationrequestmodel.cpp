@@ -43,9 +43,8 @@ QVariant CompensationRequestModel::data(const QModelIndex &index, int role) cons
         if (r.mapped)
             return tr("On the team's own tables, through the mapping file with SHA-256 %1…: %2. "
                       "%3 row(s) to freeze, %4 to reverse.")
-                .arg(r.mapped->sha256.left(12), r.mapped->sideEffects.join(QStringLiteral("; ")))
-                .arg(r.coupons)
-                .arg(r.pointsRows);
+                .arg(r.mapped->sha256.left(12), r.mapped->sideEffects.join(QStringLiteral("; ")),
+                     QString::number(r.coupons), QString::number(r.pointsRows));
         return {};
     case Qt::DisplayRole:
         break;

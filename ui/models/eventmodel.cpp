@@ -32,7 +32,7 @@ void EventModel::setEvidence(const console::OrderEvidence &evidence)
         step(t.lockReleased,
              t.releasedBeforeCommit() ? tr("lock released BEFORE commit") : tr("lock released"),
              t.releasedBeforeCommit());
-        step(t.responded, tr("answered %1 (%2)").arg(t.httpStatus).arg(t.outcome));
+        step(t.responded, tr("answered %1 (%2)").arg(QString::number(t.httpStatus), t.outcome));
     }
     std::stable_sort(m_events.begin(), m_events.end(),
                      [](const console::EvidenceEvent &a, const console::EvidenceEvent &b) {

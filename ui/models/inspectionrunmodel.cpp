@@ -38,12 +38,13 @@ QVariant InspectionRunModel::data(const QModelIndex &index, int role) const
     case DuplicatesColumn:
         return run.duplicateGroups;
     case LatePaymentsColumn:
-        return QStringLiteral("%1 / %2").arg(run.unmatchedWithOrder).arg(run.unmatched);
+        return QStringLiteral("%1 / %2").arg(QString::number(run.unmatchedWithOrder),
+                                             QString::number(run.unmatched));
     case RefundsColumn:
         return run.doublePaymentOrders == 0 ? QStringLiteral("0")
                                             : tr("%1 (¥%2)")
-                                                  .arg(run.doublePaymentOrders)
-                                                  .arg(console::formatYuan(run.refundOwedFen));
+                                                  .arg(QString::number(run.doublePaymentOrders),
+                                                       console::formatYuan(run.refundOwedFen));
     case BacklogColumn:
         return run.backlog;
     default:

@@ -91,7 +91,8 @@ QVariant InstanceModel::display(const console::InstanceRow &row, int column) con
             probed && health->switchVersion >= 0 ? health->switchVersion : row.switchVersionApplied;
         return applied == m_list.switchVersion
                    ? tr("v%1 (current)").arg(applied)
-                   : tr("v%1 of v%2 — behind").arg(applied).arg(m_list.switchVersion);
+                   : tr("v%1 of v%2 — behind")
+                         .arg(QString::number(applied), QString::number(m_list.switchVersion));
     }
     case RateColumn:
         return probed && health->callbacksPerSecond >= 0

@@ -382,9 +382,8 @@ void BacklogPage::startDrain(DrainSource source)
                 return;
             page->m_progress->setValue(int(qMin<qint64>(done, page->m_progress->maximum())));
             page->m_status->setText(tr("Processing … %1 of %2 (%3 a second)")
-                                        .arg(done)
-                                        .arg(total)
-                                        .arg(QLocale().toString(qRound64(perSecond))));
+                                        .arg(QString::number(done), QString::number(total),
+                                             QLocale().toString(qRound64(perSecond))));
         });
     };
     m_drainWorker->submitStandalone<console::DrainRun>(
@@ -451,21 +450,16 @@ void BacklogPage::drainFinished(DrainSource source, const DrainResult &result, c
                   "already paid: a second "
                   "payment for finance); %4 unmatched callback(s) left, %5 of them still without "
                   "their order.")
-                   .arg(how)
-                   .arg(result.processed)
-                   .arg(result.rejected)
-                   .arg(m_summary.unmatched.callbacks)
-                   .arg(m_summary.unmatched.withoutOrder());
+                   .arg(how, QString::number(result.processed), QString::number(result.rejected),
+                        QString::number(m_summary.unmatched.callbacks),
+                        QString::number(m_summary.unmatched.withoutOrder()));
     } else {
         text = tr("%1 Processed <b>%2</b>, rejected %3 (for a business reason, e.g. the order "
                   "already paid), ignored %4 "
                   "(not SUCCESS), unmatched %5 (no such order yet); %6 left in the backlog.")
-                   .arg(how)
-                   .arg(result.processed)
-                   .arg(result.rejected)
-                   .arg(result.ignored)
-                   .arg(result.unmatched)
-                   .arg(m_summary.recorded);
+                   .arg(how, QString::number(result.processed), QString::number(result.rejected),
+                        QString::number(result.ignored), QString::number(result.unmatched),
+                        QString::number(m_summary.recorded));
     }
     showDrainEnded(text, !error.isEmpty());
 }
@@ -501,12 +495,10 @@ void BacklogPage::startUpstreamDrain(const UpstreamOptions &upstream, int rate)
             page->m_status->setText(
                 tr("Forwarding … %1 of %2: forwarded %3, no final answer %4, skipped %5; %6 a "
                    "second.")
-                    .arg(sofar.done())
-                    .arg(sofar.candidates)
-                    .arg(sofar.forwarded)
-                    .arg(sofar.failed)
-                    .arg(sofar.skipped)
-                    .arg(QLocale().toString(sofar.perSecond, 'f', 1)));
+                    .arg(QString::number(sofar.done()), QString::number(sofar.candidates),
+                         QString::number(sofar.forwarded), QString::number(sofar.failed),
+                         QString::number(sofar.skipped),
+                         QLocale().toString(sofar.perSecond, 'f', 1)));
         });
     };
     const QString where = upstreamWithoutCredentials(upstream.url);
@@ -535,11 +527,8 @@ void BacklogPage::upstreamDrainFinished(const UpstreamDrainResult &result, const
         text = tr("%1 Forwarded <b>%2</b> to %3 with a final answer; %4 got none and wait for "
                   "the next drain; %5 skipped (live traffic was forwarding them, or they were "
                   "settled meanwhile).")
-                   .arg(how)
-                   .arg(result.forwarded)
-                   .arg(upstream.toHtmlEscaped())
-                   .arg(result.failed)
-                   .arg(result.skipped);
+                   .arg(how, QString::number(result.forwarded), upstream.toHtmlEscaped(),
+                        QString::number(result.failed), QString::number(result.skipped));
         if (result.failed > 0)
             text = palette::strong(palette::Role::Warning, text);
     }

@@ -104,8 +104,7 @@ CompensationPage::CompensationPage(const console::Target &target, QWidget *paren
                            this, tr("Reject request %1").arg(request->id),
                            tr("Reject request %1 by %2 (%3)? It is kept, marked REJECTED, and "
                               "nothing is compensated.")
-                               .arg(request->id)
-                               .arg(request->requestedBy,
+                               .arg(QString::number(request->id), request->requestedBy,
                                     console::formatMoney(request->amountFen))) == QMessageBox::Yes)
             rejectSelected();
     });

@@ -132,9 +132,8 @@ void EvidencePage::refresh()
             const console::OrderRow &o = evidence.order;
             m_header->setText(
                 tr("<b>Order %1</b> · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC")
-                    .arg(o.id)
-                    .arg(o.userId)
-                    .arg(o.status, console::formatYuan(o.amountFen),
+                    .arg(QString::number(o.id), QString::number(o.userId), o.status,
+                         console::formatYuan(o.amountFen),
                          QString::fromUtf8(o.payNo).toHtmlEscaped(),
                          console::displayTime(o.createdMicros)));
             const bool found = !evidence.findings.isEmpty();

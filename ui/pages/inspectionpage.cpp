@@ -187,17 +187,17 @@ QString InspectionPage::findingsText(const InspectionRun &run)
     const QJsonObject twice = json.value(QStringLiteral("double_payments")).toObject();
     QStringList lines;
     lines << tr("Run %1, %2 UTC, from %3 by %4: %5.")
-                 .arg(run.id)
-                 .arg(run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), run.source,
+                 .arg(QString::number(run.id),
+                      run.startedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), run.source,
                       run.runBy, run.clean ? tr("clean") : tr("findings"));
     lines << QString();
     if (run.duplicateGroups > 0)
         lines << tr("Duplicate side effects: %1 open group(s), %2 extra copies, %3 yuan at risk; "
                     "orders %4. Compensate "
                     "them from the duplicates page.")
-                     .arg(run.duplicateGroups)
-                     .arg(run.duplicateExtraCopies)
-                     .arg(console::formatYuan(run.moneyAtRiskFen),
+                     .arg(QString::number(run.duplicateGroups),
+                          QString::number(run.duplicateExtraCopies),
+                          console::formatYuan(run.moneyAtRiskFen),
                           idList(duplicates.value(QStringLiteral("sample_orders"))));
     else
         lines << tr("Duplicate side effects: none open.");
@@ -206,29 +206,30 @@ QString InspectionPage::findingsText(const InspectionRun &run)
     for (const QJsonValue &value : duplicates.value(QStringLiteral("side_effects")).toArray()) {
         const QJsonObject sideEffect = value.toObject();
         lines << tr("  %1: %2 open group(s), %3 extra copies, %4 yuan.")
-                     .arg(sideEffect.value(QStringLiteral("name")).toString())
-                     .arg(sideEffect.value(QStringLiteral("groups")).toInteger())
-                     .arg(sideEffect.value(QStringLiteral("extra_copies")).toInteger())
-                     .arg(console::formatYuan(
-                         sideEffect.value(QStringLiteral("value_fen")).toInteger()));
+                     .arg(sideEffect.value(QStringLiteral("name")).toString(),
+                          QString::number(sideEffect.value(QStringLiteral("groups")).toInteger()),
+                          QString::number(
+                              sideEffect.value(QStringLiteral("extra_copies")).toInteger()),
+                          console::formatYuan(
+                              sideEffect.value(QStringLiteral("value_fen")).toInteger()));
     }
     if (run.unmatchedWithOrder > 0)
         lines << tr("Late payments: %1 unmatched callback(s) whose order exists now, %2 yuan to "
                     "apply. Drain them on "
                     "the backlog page.")
-                     .arg(run.unmatchedWithOrder)
-                     .arg(console::formatYuan(
-                         json.value(QStringLiteral("unmatched_with_order_fen")).toInteger()));
+                     .arg(QString::number(run.unmatchedWithOrder),
+                          console::formatYuan(
+                              json.value(QStringLiteral("unmatched_with_order_fen")).toInteger()));
     lines << tr("Unmatched callbacks: %1 (%2 still without their order).")
-                 .arg(run.unmatched)
-                 .arg(run.unmatched - run.unmatchedWithOrder);
+                 .arg(QString::number(run.unmatched),
+                      QString::number(run.unmatched - run.unmatchedWithOrder));
     if (run.doublePaymentOrders > 0)
         lines << tr("Paid twice by the customer: %1 order(s), %2 second payment(s), %3 yuan to "
                     "refund; orders %4. "
                     "Refund each second payment through its platform.")
-                     .arg(run.doublePaymentOrders)
-                     .arg(run.doublePaymentCallbacks)
-                     .arg(console::formatYuan(run.refundOwedFen),
+                     .arg(QString::number(run.doublePaymentOrders),
+                          QString::number(run.doublePaymentCallbacks),
+                          console::formatYuan(run.refundOwedFen),
                           idList(twice.value(QStringLiteral("sample_orders"))));
     else
         lines << tr("Paid twice by the customer: none.");

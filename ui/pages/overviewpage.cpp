@@ -221,10 +221,10 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
     const console::ConsoleSettings &settings = console::ConsoleSettings::instance();
     const bool recordOnly = f.mode == QLatin1String("RECORD_ONLY");
     m_switch->setMode(f.mode);
-    m_mode->setValue(
-        f.mode.isEmpty() ? tr("unknown") : f.mode,
-        tr("switch v%1, set by %2: %3").arg(f.switchVersion).arg(f.switchChangedBy, f.switchReason),
-        recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
+    m_mode->setValue(f.mode.isEmpty() ? tr("unknown") : f.mode,
+                     tr("switch v%1, set by %2: %3")
+                         .arg(QString::number(f.switchVersion), f.switchChangedBy, f.switchReason),
+                     recordOnly ? Tile::Tone::Warning : Tile::Tone::Good);
     if (mapping())
         m_rate->setValue(tr("n/a"), tr("not available on mapped tables: the team's payments do "
                                        "not all pass through payops's callback log"));
@@ -268,18 +268,19 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
             d.extraRows() > 0      ? Tile::Tone::Bad
             : f.duplicatesComplete ? Tile::Tone::Good
                                    : Tile::Tone::Warning);
-        m_money->setValue(
-            f.duplicatesWatched ? console::formatMoney(d.atRiskFen()) : tr("unknown"),
-            tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
-                    .arg(console::formatYuan(d.couponFen), console::formatYuan(d.pointFen))
-                    .arg(settings.pointsPerYuan()) +
-                counting,
-            d.atRiskFen() > 0      ? Tile::Tone::Bad
-            : f.duplicatesComplete ? Tile::Tone::Good
-                                   : Tile::Tone::Warning);
+        m_money->setValue(f.duplicatesWatched ? console::formatMoney(d.atRiskFen()) : tr("unknown"),
+                          tr("coupons ¥%1 + points ¥%2 (%3 points = ¥1)")
+                                  .arg(console::formatYuan(d.couponFen),
+                                       console::formatYuan(d.pointFen),
+                                       QString::number(settings.pointsPerYuan())) +
+                              counting,
+                          d.atRiskFen() > 0      ? Tile::Tone::Bad
+                          : f.duplicatesComplete ? Tile::Tone::Good
+                                                 : Tile::Tone::Warning);
     }
     m_instances->setValue(
-        QStringLiteral("%1 / %2").arg(f.instancesAlive).arg(f.instancesKnown),
+        QStringLiteral("%1 / %2").arg(QString::number(f.instancesAlive),
+                                      QString::number(f.instancesKnown)),
         f.unsafeInstancesAlive > 0
             ? tr("%1 alive instance(s) run the UNSAFE demo handler").arg(f.unsafeInstancesAlive)
             : tr("heartbeat within %1 s").arg(f.instanceAliveSeconds),
@@ -288,8 +289,8 @@ void OverviewPage::show(const console::DatabaseSummary &summary, const console::
                                    : Tile::Tone::Warning);
     m_updated->setText(
         tr("Updated %1 UTC · every %2 s")
-            .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss")))
-            .arg(settings.refreshSeconds()));
+            .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss")),
+                 QString::number(settings.refreshSeconds())));
 }
 
 void OverviewPage::showMapped(const mapping::MappedWatchFigures &watch,

@@ -73,9 +73,9 @@ void Page::awaitReplica(const QString &position, int seconds, quint64 action)
             showCatchUp(tr("%1 (waited %2 s): this page shows what the replica had before it, "
                            "and reads again by itself once the replica has applied it.")
                             .arg(palette::strong(
-                                palette::Role::Warning,
-                                tr("The replica has not caught up with your last action yet")))
-                            .arg(kCatchUpSeconds));
+                                     palette::Role::Warning,
+                                     tr("The replica has not caught up with your last action yet")),
+                                 QString::number(kCatchUpSeconds)));
             QTimer::singleShot(kLookAgainMs, this, [this, position, action] {
                 if (action == m_catchUpAction)
                     awaitReplica(position, 0, action);

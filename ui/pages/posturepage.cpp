@@ -93,7 +93,8 @@ void PosturePage::showDefences(const QList<Defence> &defences)
         unknown += defence.state == DefenceState::Unknown;
     }
     const int present = static_cast<int>(defences.size()) - missing - unknown;
-    QString text = tr("<b>%1 of %2 defences present.</b>").arg(present).arg(defences.size());
+    QString text = tr("<b>%1 of %2 defences present.</b>")
+                       .arg(QString::number(present), QString::number(defences.size()));
     if (missing)
         text +=
             QLatin1Char(' ') +

@@ -46,8 +46,7 @@ QString formatText(StatementFormat format)
 QString statementTitle(const StoredStatement &s)
 {
     return ReconciliationPage::tr("#%1 · %2 · %3 · %4 lines")
-        .arg(s.id)
-        .arg(formatText(s.header.format), QFileInfo(s.sourceFile).fileName(),
+        .arg(QString::number(s.id), formatText(s.header.format), QFileInfo(s.sourceFile).fileName(),
              QLocale().toString(s.lines));
 }
 
@@ -83,10 +82,10 @@ QString importMessage(const QString &path, const console::StatementFileImport &r
                      .arg(imported.describeEarlierImport().toHtmlEscaped())
                : ReconciliationPage::tr(
                      "Imported %1 lines as statement %2 (%3) and reconciled them: %4 findings.")
-                     .arg(QLocale().toString(imported.statement.lines))
-                     .arg(imported.statement.id)
-                     .arg(formatText(imported.statement.header.format))
-                     .arg(QLocale().toString(result.findings));
+                     .arg(QLocale().toString(imported.statement.lines),
+                          QString::number(imported.statement.id),
+                          formatText(imported.statement.header.format),
+                          QLocale().toString(result.findings));
 }
 
 qint64 findingTotal(const console::ReconciliationView &view)
@@ -310,8 +309,8 @@ void ReconciliationPage::showView(const console::ReconciliationView &view)
     QString text =
         tr("<b>Statement %1</b>, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported "
            "by %9.")
-            .arg(s.id)
-            .arg(formatText(s.header.format), s.header.detected ? tr(" (detected)") : QString(),
+            .arg(QString::number(s.id), formatText(s.header.format),
+                 s.header.detected ? tr(" (detected)") : QString(),
                  s.header.channel.isEmpty() ? tr("any") : s.header.channel.toHtmlEscaped(),
                  beijing(s.header.periodStart), beijing(s.header.periodEnd),
                  s.periodDeclared ? tr("declared by the file") : tr("its first and last payment"),
@@ -345,7 +344,7 @@ void ReconciliationPage::showView(const console::ReconciliationView &view)
     m_draftModel->setDrafts(view.drafts);
     QStringList errors;
     for (const StatementLineError &e : view.errors)
-        errors << tr("line %1: %2").arg(e.lineNo).arg(e.message);
+        errors << tr("line %1: %2").arg(QString::number(e.lineNo), e.message);
     m_errors->setPlainText(errors.join(QLatin1Char('\n')));
     m_tabs->setTabText(0, tr("Findings (%1)").arg(findingTotal(view)));
     m_tabs->setTabText(1, tr("Missing payments (%1)").arg(view.drafts.size()));
@@ -415,8 +414,9 @@ void ReconciliationPage::importStatementFile(const QString &path, StatementForma
             if (page->m_busy)
                 page->m_status->setText(
                     tr("Importing … %1 lines stored, %2 % of the file")
-                        .arg(QLocale().toString(p.lines))
-                        .arg(p.totalBytes > 0 ? 100 * p.bytesRead / p.totalBytes : 0));
+                        .arg(QLocale().toString(p.lines),
+                             QString::number(p.totalBytes > 0 ? 100 * p.bytesRead / p.totalBytes
+                                                              : 0)));
         });
     };
     actionWorker()->submit<console::StatementFileImport>(

@@ -367,9 +367,8 @@ void SimulationPage::startStorm()
     plan.ratePerSecond = m_rate->value();
     plan.retryNon2xx = m_retry->isChecked();
     showMessage(tr("Storm of %1 orders × %2 copies at %3 instance(s) …")
-                    .arg(QLocale().toString(plan.orders))
-                    .arg(plan.copies)
-                    .arg(plan.targets.size()),
+                    .arg(QLocale().toString(plan.orders), QString::number(plan.copies),
+                         QString::number(plan.targets.size())),
                 false);
     m_progress->setRange(0, 1);
     m_progress->setValue(0);

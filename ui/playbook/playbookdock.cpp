@@ -330,8 +330,9 @@ void PlaybookDock::draw()
         const int done = console::doneSteps(m_steps);
         const int counted = console::countedSteps(m_steps);
         m_summary->setText(
-            palette::strong(done == counted ? palette::Role::Ok : palette::Role::Neutral,
-                            tr("%1 of %2 steps done").arg(done).arg(counted)) +
+            palette::strong(
+                done == counted ? palette::Role::Ok : palette::Role::Neutral,
+                tr("%1 of %2 steps done").arg(QString::number(done), QString::number(counted))) +
             QStringLiteral("<br>") +
             palette::coloured(palette::Role::Muted,
                               (m_mapping && m_facts.gatewaysAlive > 0
@@ -430,10 +431,8 @@ void PlaybookDock::runIncident()
              tr("Start %1 payops-callbackd instances with the unsafe-demo handler on this sandbox, "
                 "create %2 new "
                 "PENDING orders and deliver each payment's callback %3 times, %4 ms apart?")
-                 .arg(kIncidentInstances)
-                 .arg(plan.orders)
-                 .arg(plan.copies)
-                 .arg(plan.gapMs),
+                 .arg(QString::number(kIncidentInstances), QString::number(plan.orders),
+                      QString::number(plan.copies), QString::number(plan.gapMs)),
              tr("Run the incident"), [this] {
                  m_message->hide();
                  m_stormPending = true;

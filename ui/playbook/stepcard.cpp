@@ -40,7 +40,8 @@ StepCard::StepCard(int number, const QString &title, const QString &why, QWidget
 
     auto *head = new QHBoxLayout;
     auto *titleLabel = new QLabel(
-        QStringLiteral("<b>%1.&nbsp;%2</b>").arg(number).arg(title.toHtmlEscaped()), this);
+        QStringLiteral("<b>%1.&nbsp;%2</b>").arg(QString::number(number), title.toHtmlEscaped()),
+        this);
     titleLabel->setObjectName(QStringLiteral("step%1Title").arg(number));
     titleLabel->setWordWrap(true);
     m_badge = new QLabel(this);
@@ -91,7 +92,7 @@ void StepCard::setStatus(const console::StepStatus &status)
 QPushButton *StepCard::addButton(const QString &name, const QString &text)
 {
     auto *button = new QPushButton(text, m_buttons);
-    button->setObjectName(QStringLiteral("step%1%2").arg(m_number).arg(name));
+    button->setObjectName(QStringLiteral("step%1%2").arg(QString::number(m_number), name));
     auto *layout = static_cast<QHBoxLayout *>(m_buttons->layout());
     layout->insertWidget(layout->count() - 1, button);
     return button;

@@ -48,7 +48,8 @@ void FindingsNotifier::notify(const console::NewFindings &fresh, const Inspectio
     if (!fresh.any())
         return;
     m_target = pageFor(fresh);
-    m_lastMessage = tr("New findings in inspection %1: %2.").arg(run.id).arg(fresh.describe(run));
+    m_lastMessage =
+        tr("New findings in inspection %1: %2.").arg(QString::number(run.id), fresh.describe(run));
     if (m_tray) {
         m_tray->show();
         m_tray->showMessage(tr("payops: new findings"), m_lastMessage, QSystemTrayIcon::Warning);

@@ -178,12 +178,11 @@ Batch drainBatch(const QSqlDatabase &db, const QString &fromState, const DrainOp
         batch.switchOn = true;
         return batch;
     }
-    QSqlQuery claim =
-        db::exec(db, QStringLiteral("SELECT %1 FROM pay_callback_log FORCE INDEX (PRIMARY) "
-                                    "WHERE id IN (%2) AND status = 'RECORDED' ORDER BY id "
-                                    "LIMIT %3 FOR UPDATE SKIP LOCKED")
-                         .arg(storedCallbackColumns(), db::idList(candidates))
-                         .arg(size));
+    QSqlQuery claim = db::exec(
+        db, QStringLiteral("SELECT %1 FROM pay_callback_log FORCE INDEX (PRIMARY) "
+                           "WHERE id IN (%2) AND status = 'RECORDED' ORDER BY id "
+                           "LIMIT %3 FOR UPDATE SKIP LOCKED")
+                .arg(storedCallbackColumns(), db::idList(candidates), QString::number(size)));
     // Read whole before the payments, which run on the same connection.
     QList<StoredCallback> claimed;
     while (claim.next())

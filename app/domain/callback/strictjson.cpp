@@ -81,8 +81,7 @@ public:
             ok = fail("unexpected data after the value");
         if (!ok) {
             *error = QStringLiteral("body is not JSON: %1 at offset %2")
-                         .arg(QLatin1String(m_error))
-                         .arg(m_errorAt);
+                         .arg(QLatin1String(m_error), QString::number(m_errorAt));
             return std::nullopt;
         }
         if (top.kind != Kind::Object) {

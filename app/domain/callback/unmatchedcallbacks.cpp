@@ -16,10 +16,9 @@ QString UnmatchedCount::describe() const
     return UnmatchedCount::
         tr("%1 unmatched callback(s), %2 of them now with their order (%3.%4 yuan waiting to be "
            "applied)")
-            .arg(callbacks)
-            .arg(withOrder)
-            .arg(withOrderFen / 100)
-            .arg(withOrderFen % 100, 2, 10, QLatin1Char('0'));
+            .arg(QString::number(callbacks), QString::number(withOrder),
+                 QString::number(withOrderFen / 100),
+                 QStringLiteral("%1").arg(withOrderFen % 100, 2, 10, QLatin1Char('0')));
 }
 
 UnmatchedCount countUnmatched(const QSqlDatabase &db)

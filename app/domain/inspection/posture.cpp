@@ -201,8 +201,7 @@ Defence casDefence(const QSqlDatabase &db)
         wrong << Posture::tr("%1 payment attempt(s) updated 0 rows and went on anyway "
                              "(affected_rows_ignored, "
                              "instance %2)")
-                     .arg(ignored)
-                     .arg(ignoredBy);
+                     .arg(QString::number(ignored), ignoredBy);
     if (checked > 0)
         right << Posture::tr(
                      "%1 repeated payment attempt(s) were rejected by the CAS (e.g. PAID->PAID "
@@ -212,8 +211,7 @@ Defence casDefence(const QSqlDatabase &db)
         past << Posture::tr("%1 attempt(s) went on with 0 rows updated on instance %2, which no "
                             "longer runs that "
                             "code")
-                    .arg(ignoredBefore)
-                    .arg(ignoredBeforeBy);
+                    .arg(QString::number(ignoredBefore), ignoredBeforeBy);
     judgeLastHour(
         defence, wrong, right,
         {Posture::tr(
@@ -318,12 +316,9 @@ Defence switchDefence(const QSqlDatabase &db)
         defence.evidence =
             instances == 0
                 ? Posture::tr("the switch is %1, version %2; no instance is live to apply it")
-                      .arg(mode)
-                      .arg(state.version)
+                      .arg(mode, QString::number(state.version))
                 : Posture::tr("the switch is %1, version %2; all %3 live instance(s) apply it")
-                      .arg(mode)
-                      .arg(state.version)
-                      .arg(instances);
+                      .arg(mode, QString::number(state.version), QString::number(instances));
     }
     return defence;
 }
@@ -358,8 +353,7 @@ Defence auditDefence(const QSqlDatabase &db)
         defence.evidence =
             Posture::tr("the newest %1 of %2 audit entries hash and link correctly up to the head; "
                         "payops audit verify checks the whole chain")
-                .arg(tail.rows)
-                .arg(tail.headId);
+                .arg(QString::number(tail.rows), QString::number(tail.headId));
     return defence;
 }
 

@@ -49,7 +49,8 @@ QString ReadSource::describe() const
     parts << (replica.secondsBehind ? tr("%1 s behind").arg(*replica.secondsBehind)
                                     : tr("seconds behind unknown: %1").arg(replica.secondsUnknown));
     const QString line = tr("reading from %1: %2").arg(dsn, parts.join(QStringLiteral(", ")));
-    return stale() ? tr("%1 — stale (more than %2 s)").arg(line).arg(staleAfterSeconds) : line;
+    return stale() ? tr("%1 — stale (more than %2 s)").arg(line, QString::number(staleAfterSeconds))
+                   : line;
 }
 
 QString ReadSource::summary() const

@@ -59,8 +59,8 @@ QString mappedRequestRefusal(const CompensationRequest &request, const Mapping &
         return MappedRequests::tr("request %1 was made through another mapping file (SHA-256 "
                                   "%2…), not %3 (%4…): approve it with the very file it was "
                                   "made with")
-            .arg(request.id)
-            .arg(request.mapped->sha256.left(12), QFileInfo(mapping.path).fileName(), sha.left(12));
+            .arg(QString::number(request.id), request.mapped->sha256.left(12),
+                 QFileInfo(mapping.path).fileName(), sha.left(12));
     return {};
 }
 

@@ -13,7 +13,7 @@ enum Source { Table = 1, Compensation = 2 }; // mapped_watch_gap.source
 
 QString gapSource(const QString &name, int source)
 {
-    return QStringLiteral("%1:%2").arg(source).arg(name.toCaseFolded());
+    return QStringLiteral("%1:%2").arg(QString::number(source), name.toCaseFolded());
 }
 
 // One table the side effect's watch reads past a watermark, as the shared code reads it:
@@ -36,9 +36,10 @@ WatchSource watchSource(const QSqlDatabase &db, const WatchedEffect &w, const So
         sql.name,
         sql.idColumn,
         QStringLiteral("mapped_watch_gap"),
-        QStringLiteral("side_effect = %1 AND source = %2").arg(w.nameLiteral).arg(sql.source),
+        QStringLiteral("side_effect = %1 AND source = %2")
+            .arg(w.nameLiteral, QString::number(sql.source)),
         QStringLiteral("side_effect, source"),
-        QStringLiteral("%1, %2").arg(w.nameLiteral).arg(sql.source),
+        QStringLiteral("%1, %2").arg(w.nameLiteral, QString::number(sql.source)),
         stateUpdate(w, sql.watermark + QStringLiteral(" = %1")),
         [&db, sql, bit](const QString &where) {
             QList<WatchSourceRow> rows;

@@ -182,7 +182,7 @@ void addToTotals(const QSqlDatabase &db, const QList<WatchedEffect> &effects, co
             now.openOrders.value(name).size() - was.openOrders.value(name).size();
         if (delta == 0)
             continue;
-        cases << QStringLiteral("WHEN %1 THEN %2").arg(w.nameLiteral).arg(delta);
+        cases << QStringLiteral("WHEN %1 THEN %2").arg(w.nameLiteral, QString::number(delta));
         names << w.nameLiteral;
     }
     if (!cases.isEmpty())

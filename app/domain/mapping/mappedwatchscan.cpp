@@ -58,14 +58,12 @@ bool scanMappedEffects(const QSqlDatabase &db, const QList<WatchedEffect> &effec
             // temporary table the server would read again.
             candidates << QStringLiteral("SELECT %1, %2 FROM %3 s WHERE %2 >= %4 AND %2 < %5 "
                                          "GROUP BY %2, %6 HAVING COUNT(*) > 1")
-                              .arg(QString::number(i), w.order, w.table)
-                              .arg(mine(i).scanCursor)
-                              .arg(to)
-                              .arg(w.keys);
+                              .arg(QString::number(i), w.order, w.table,
+                                   QString::number(mine(i).scanCursor), QString::number(to),
+                                   w.keys);
             // Order ids need not be dense: the next step starts at the next order there is.
             following << QStringLiteral("(SELECT MIN(%1) FROM %2 s WHERE %1 >= %3)")
-                             .arg(w.order, w.table)
-                             .arg(to);
+                             .arg(w.order, w.table, QString::number(to));
             stepping << i;
         }
         QElapsedTimer statement;

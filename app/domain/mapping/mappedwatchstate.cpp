@@ -102,15 +102,16 @@ void initialise(const QSqlDatabase &db, const WatchedEffect &w)
         scalarId(db, QStringLiteral("SELECT MIN(%1) FROM %2 s").arg(w.order, w.table));
     const qint64 end =
         scalarId(db, QStringLiteral("SELECT MAX(%1) FROM %2 s").arg(w.order, w.table));
-    db::execDirect(db,
-                   stateUpdate(w, QStringLiteral("seen_id = %1, compensation_seen_id = %2, "
-                                                 "scan_state = 'SCANNING', scan_start = %3, "
-                                                 "scan_cursor = %3, scan_end = %4, "
-                                                 "scan_started_at = UTC_TIMESTAMP(3)")
-                                      .arg(std::max<qint64>(0, w.maxId - kTrailingIds))
-                                      .arg(std::max<qint64>(0, w.maxCompensationId - kTrailingIds))
-                                      .arg(std::max<qint64>(start, 0))
-                                      .arg(std::max<qint64>(end, 0))));
+    db::execDirect(
+        db, stateUpdate(w, QStringLiteral("seen_id = %1, compensation_seen_id = %2, "
+                                          "scan_state = 'SCANNING', scan_start = %3, "
+                                          "scan_cursor = %3, scan_end = %4, "
+                                          "scan_started_at = UTC_TIMESTAMP(3)")
+                               .arg(QString::number(std::max<qint64>(0, w.maxId - kTrailingIds)),
+                                    QString::number(
+                                        std::max<qint64>(0, w.maxCompensationId - kTrailingIds)),
+                                    QString::number(std::max<qint64>(start, 0)),
+                                    QString::number(std::max<qint64>(end, 0)))));
 }
 
 } // namespace

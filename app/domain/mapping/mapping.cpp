@@ -7,6 +7,7 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -48,10 +49,9 @@ public:
     {
         const toml::source_region where = node ? node->source() : m_table.source();
         if (where.begin.line > 0)
-            throw MappingError(Mapping::tr("%1:%2: [%3] %4")
-                                   .arg(m_source)
-                                   .arg(where.begin.line)
-                                   .arg(m_name, message));
+            throw MappingError(
+                Mapping::tr("%1:%2: [%3] %4")
+                    .arg(m_source, QString::number(where.begin.line), m_name, message));
         throw MappingError(Mapping::tr("%1: [%2] %3").arg(m_source, m_name, message));
     }
 
@@ -80,11 +80,31 @@ public:
     QString name(const char *key, bool required = true)
     {
         const QString value = text(key, required);
-        if (value.size() > 64 || value.contains(QChar()) || value.endsWith(QLatin1Char(' ')))
-            fail(Mapping::tr("'%1' is not a name MariaDB allows: %2")
-                     .arg(QString::fromLatin1(key), value),
-                 node(key));
+        if (!value.isEmpty())
+            checkName(QString::fromLatin1(key), value, node(key));
         return value;
+    }
+
+    // Names reach SQL quoted by db::quoteIdentifier, which makes every other character,
+    // backticks included, part of the name; what is refused here is what the server refuses in
+    // a quoted name, and control characters, which would write false lines into the messages,
+    // logs and tables that show the name.
+    void checkName(const QString &key, const QString &value, const toml::node *where) const
+    {
+        QString why;
+        if (value.isEmpty())
+            why = Mapping::tr("it is empty");
+        else if (value.size() > 64)
+            why = Mapping::tr("it is longer than 64 characters");
+        else if (value.endsWith(QLatin1Char(' ')))
+            why = Mapping::tr("it ends with a space");
+        else if (std::any_of(value.cbegin(), value.cend(),
+                             [](QChar c) { return c.category() == QChar::Other_Control; }))
+            why = Mapping::tr("it holds a control character");
+        else if (std::any_of(value.cbegin(), value.cend(), [](QChar c) { return c.isSurrogate(); }))
+            why = Mapping::tr("it holds a character outside Unicode's Basic Multilingual Plane");
+        if (!why.isEmpty())
+            fail(Mapping::tr("'%1' cannot be a MariaDB name: %2").arg(key, why), where);
     }
 
     Unit unit(const char *key, bool pointsAllowed)
@@ -271,6 +291,7 @@ QStringList readKey(Section &section)
         if (!column || column->get().empty())
             section.fail(Mapping::tr("'key' must be an array of column names"), &element);
         columns << fromStd(column->get());
+        section.checkName(QStringLiteral("key"), columns.last(), &element);
     }
     return columns;
 }
@@ -290,6 +311,8 @@ QList<QPair<QString, QString>> readReverseSet(Section &section)
             section.fail(Mapping::tr("reverse_set.%1 must be a non-empty SQL expression")
                              .arg(fromStd(key.str())),
                          &value);
+        section.checkName(QStringLiteral("reverse_set.") + fromStd(key.str()), fromStd(key.str()),
+                          &value);
         columns << qMakePair(fromStd(key.str()), fromStd(expression->get()));
     }
     return columns;
@@ -432,9 +455,8 @@ Mapping parseMapping(const QByteArray &text, const QString &source)
                            source.toStdString());
     } catch (const toml::parse_error &error) {
         throw MappingError(Mapping::tr("%1:%2: not TOML: %3")
-                               .arg(source)
-                               .arg(error.source().begin.line)
-                               .arg(fromStd(error.description())));
+                               .arg(source, QString::number(error.source().begin.line),
+                                    fromStd(error.description())));
     }
     Section file(root, QStringLiteral("file"), source);
     // The file's own keys first: a misspelt [payment] is named as such, even when a

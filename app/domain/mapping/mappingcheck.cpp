@@ -205,8 +205,7 @@ private:
         add(Severity::Warning, where,
             Check::tr("%1 has no index leading with (%2): each refresh would read about %3 "
                       "row(s)")
-                .arg(tableName, columns.join(QStringLiteral(", ")))
-                .arg(facts.rows));
+                .arg(tableName, columns.join(QStringLiteral(", ")), QString::number(facts.rows)));
     }
 
     // Runs EXPLAIN on a statement built from the mapping's own SQL: the server parses it and

@@ -103,16 +103,15 @@ AuditVerification walkChain(const QSqlDatabase &db, qint64 newest, const std::at
         }
         const qint64 id = rows.value(0).toLongLong();
         if (id != expectedId)
-            return broken(
-                expectedId,
-                AuditLog::tr("entry %1 is missing (the next entry is %2)").arg(expectedId).arg(id));
+            return broken(expectedId, AuditLog::tr("entry %1 is missing (the next entry is %2)")
+                                          .arg(QString::number(expectedId), QString::number(id)));
         if (rows.value(2).toString() != rows.value(3).toString())
             return broken(
                 id, AuditLog::tr("entry %1 does not match its hash (edited after it was written)")
                         .arg(id));
         if (!previousHash.isNull() && rows.value(1).toString() != previousHash)
-            return broken(
-                id, AuditLog::tr("entry %1 does not link to entry %2's hash").arg(id).arg(id - 1));
+            return broken(id, AuditLog::tr("entry %1 does not link to entry %2's hash")
+                                  .arg(QString::number(id), QString::number(id - 1)));
         previousHash = rows.value(2).toString();
         ++result.rows;
         ++expectedId;
@@ -126,8 +125,7 @@ AuditVerification walkChain(const QSqlDatabase &db, qint64 newest, const std::at
             AuditLog::tr(
                 "the chain head names entry %1 but the log ends at entry %2 (entries removed "
                 "from the end?)")
-                .arg(result.headId)
-                .arg(lastId));
+                .arg(QString::number(result.headId), QString::number(lastId)));
     result.headHash = headHash;
     return result;
 }

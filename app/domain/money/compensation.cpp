@@ -319,13 +319,10 @@ QString CompensationPlan::summary() const
     return Compensation::tr("%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used "
                             "coupon(s) as receivable, "
                             "%4 points row(s) to reverse (%5 points); %6.%7 yuan in all")
-        .arg(couponsFrozen)
-        .arg(couponWriteOffs)
-        .arg(couponReceivables)
-        .arg(pointsReversed)
-        .arg(pointsTotal)
-        .arg(moneyFen / 100)
-        .arg(moneyFen % 100, 2, 10, QLatin1Char('0'));
+        .arg(QString::number(couponsFrozen), QString::number(couponWriteOffs),
+             QString::number(couponReceivables), QString::number(pointsReversed),
+             QString::number(pointsTotal), QString::number(moneyFen / 100),
+             QStringLiteral("%1").arg(moneyFen % 100, 2, 10, QLatin1Char('0')));
 }
 
 void CompensationPlan::add(const PlannedAction &action)

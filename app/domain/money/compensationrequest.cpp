@@ -154,8 +154,7 @@ QList<CompensationBatch> batchesOf(const QSqlDatabase &db, const QString &table,
         db, QStringLiteral("SELECT batch_id, MIN(created_at), MIN(created_by), MIN(reason), "
                            "MIN(ticket), COUNT(*), SUM(%2) "
                            "FROM %1 GROUP BY batch_id ORDER BY MIN(id) DESC LIMIT %3")
-                .arg(table, amountColumn)
-                .arg(limit));
+                .arg(table, amountColumn, QString::number(limit)));
     QList<CompensationBatch> batches;
     while (rows.next())
         batches << CompensationBatch{rows.value(0).toString(),  db::utcDateTime(rows.value(1)),
@@ -255,8 +254,7 @@ QList<CompensationRequest> loadCompensationRequests(const QSqlDatabase &db, int 
 {
     QSqlQuery rows =
         db::exec(db, QStringLiteral("SELECT %1 FROM compensation_request ORDER BY id DESC LIMIT %2")
-                         .arg(requestColumns())
-                         .arg(limit));
+                         .arg(requestColumns(), QString::number(limit)));
     QList<CompensationRequest> requests;
     while (rows.next())
         requests << requestFrom(rows);
@@ -286,8 +284,7 @@ QString refusalToApprove(const std::optional<CompensationRequest> &request, qint
         return CompensationRequests::tr("there is no compensation request %1").arg(id);
     if (request->status != QLatin1String("PENDING") && request->status != QLatin1String("APPROVED"))
         return CompensationRequests::tr("request %1 is %2, not pending")
-            .arg(id)
-            .arg(request->status);
+            .arg(QString::number(id), request->status);
     return {};
 }
 
@@ -302,9 +299,8 @@ QString approvePlanned(const QSqlDatabase &db, const CompensationRequest &reques
                     : CompensationRequests::tr(
                           "the duplicates shrank since request %1 was made (%2 fen now, %3 fen "
                           "asked); make a new request"))
-            .arg(request.id)
-            .arg(plannedFen)
-            .arg(request.amountFen);
+            .arg(QString::number(request.id), QString::number(plannedFen),
+                 QString::number(request.amountFen));
     if (request.status == QLatin1String("APPROVED"))
         return {};
     // Conditional on PENDING: of two operators approving at once, one wins and the other is told.

@@ -50,8 +50,7 @@ QString refusalOfTheRequester(const QSqlDatabase &db, qint64 id)
         return {};
     return CompensationWorkflow::tr(
                "request %1 was made by this account (%2): it needs another operator to approve it")
-        .arg(id)
-        .arg(request->requestedBy);
+        .arg(QString::number(id), request->requestedBy);
 }
 
 CompensationPreview previewCompensation(const QSqlDatabase &db, const CompensationScope &scope,

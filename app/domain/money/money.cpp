@@ -51,10 +51,9 @@ QString fenToYuan(qint64 fen)
 {
     // Unsigned, so that the most negative fen has a magnitude too.
     const quint64 magnitude = fen < 0 ? 0 - static_cast<quint64>(fen) : static_cast<quint64>(fen);
-    return QStringLiteral("%1%2.%3")
-        .arg(fen < 0 ? QStringLiteral("-") : QString())
-        .arg(magnitude / 100)
-        .arg(magnitude % 100, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1%2.%3").arg(
+        fen < 0 ? QStringLiteral("-") : QString(), QString::number(magnitude / 100),
+        QStringLiteral("%1").arg(magnitude % 100, 2, 10, QLatin1Char('0')));
 }
 
 } // namespace payops

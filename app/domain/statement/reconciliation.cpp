@@ -168,8 +168,7 @@ void findLineKinds(const QSqlDatabase &db, const PaymentSide &side, qint64 state
                      QStringLiteral(
                          "e.status = 'SUCCESS' AND %1 AND (%2 = 0 OR e.amount_fen <> p.amount_fen)")
                          .arg(earlier, ours)),
-                 verdict)
-            .arg(kPageRows),
+                 verdict, QString::number(kPageRows)),
         side);
     qint64 after = 0;
     for (int rows = kPageRows; rows == kPageRows;) {
@@ -230,8 +229,7 @@ void findDuplicates(const QSqlDatabase &db, const PaymentSide &side, qint64 stat
             "LEFT JOIN %P p ON p.pay_no = l.pay_no "
             "LEFT JOIN %O o ON o.id = p.order_id "
             "ORDER BY d.pay_no")
-            .arg(QLatin1String(kOurs))
-            .arg(kPageRows),
+            .arg(QLatin1String(kOurs), QString::number(kPageRows)),
         side);
     QByteArray after(""); // not a null QByteArray: that would be bound as NULL
     for (int rows = kPageRows; rows == kPageRows;) {
@@ -292,8 +290,7 @@ void findMissingOnPlatform(const QSqlDatabase &db, const PaymentSide &side,
                        " AND (p.platform_paid_at > ? OR (p.platform_paid_at = ? AND p.id > ?)) AND "
                        "l.pay_no IS NULL "
                        "ORDER BY p.platform_paid_at, p.id LIMIT %2")
-            .arg(QLatin1String(kOurs))
-            .arg(kPageRows),
+            .arg(QLatin1String(kOurs), QString::number(kPageRows)),
         side);
     for (const QString &channel : std::as_const(channels)) {
         // The first page starts at the period's start: ids are positive.

@@ -323,8 +323,7 @@ std::unique_ptr<QIODevice> openZipEntry(QIODevice &file, const ZipEntry &entry)
         refuseStatement(
             StatementText::tr("%1 in the ZIP archive is compressed with method %2, which "
                               "payops does not read: unzip it and import the CSV file")
-                .arg(entry.name)
-                .arg(entry.method));
+                .arg(entry.name, QString::number(entry.method)));
     constexpr qint64 kLocalHeader = 30;
     if (!file.seek(entry.localHeader))
         refuseStatement(damagedDirectory());

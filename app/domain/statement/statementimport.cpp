@@ -267,8 +267,8 @@ bool cancelled(const StatementImportOptions &options)
 QString StatementImport::describeEarlierImport() const
 {
     return StatementText::tr("already imported as statement %1 on %2 UTC by %3")
-        .arg(statement.id)
-        .arg(statement.importedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+        .arg(QString::number(statement.id),
+             statement.importedAt.toString(QStringLiteral("yyyy-MM-dd HH:mm")),
              statement.importedBy);
 }
 

@@ -41,8 +41,7 @@ bool StatementLineSource::readRaw()
                                 ? StatementText::tr("the file could not be read: %1")
                                       .arg(m_device.errorString())
                                 : StatementText::tr("the file could not be read after line %1: %2")
-                                      .arg(m_lineNo)
-                                      .arg(m_device.errorString()));
+                                      .arg(QString::number(m_lineNo), m_device.errorString()));
         return false;
     }
     ++m_lineNo;
@@ -50,8 +49,7 @@ bool StatementLineSource::readRaw()
     if (m_length == m_buffer.size() - 1 && m_buffer[m_length - 1] != '\n') {
         refuseStatement(StatementText::tr("line %1 is longer than %2 KiB: this is not a statement "
                                           "(a binary file?)")
-                            .arg(m_lineNo)
-                            .arg(kMaxLineBytes / 1024));
+                            .arg(QString::number(m_lineNo), QString::number(kMaxLineBytes / 1024)));
     }
     if (m_length > 0 && m_buffer[m_length - 1] == '\n')
         --m_length;
@@ -100,9 +98,9 @@ bool StatementLineSource::readLine(QString &text)
     if (m_decoder.hasError()) {
         refuseStatement(StatementText::tr("line %1 is not %2 text: the file is damaged, binary or "
                                           "was saved in another encoding")
-                            .arg(m_lineNo)
-                            .arg(m_encoding == Encoding::Utf8 ? QStringLiteral("UTF-8")
-                                                              : QStringLiteral("GBK")));
+                            .arg(QString::number(m_lineNo), m_encoding == Encoding::Utf8
+                                                                ? QStringLiteral("UTF-8")
+                                                                : QStringLiteral("GBK")));
     }
     return true;
 }

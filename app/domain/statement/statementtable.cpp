@@ -115,8 +115,7 @@ bool StatementTable::startLine(StatementLine &line, qsizetype payNoColumn,
         lineError(errors,
                   StatementText::tr("has %1 fields where the header row has %2 (a comma inside a "
                                     "value that is not quoted?)")
-                      .arg(m_spans.size())
-                      .arg(m_header.size()));
+                      .arg(QString::number(m_spans.size()), QString::number(m_header.size())));
         return false;
     }
     const QStringView payNo = field(payNoColumn);
@@ -141,9 +140,7 @@ qsizetype StatementTable::requireColumn(QStringView name, const QString &hint) c
             (hint.isEmpty()
                  ? StatementText::tr("not %1: its header row (line %2) has no %3 column")
                  : StatementText::tr("not %1: its header row (line %2) has no %3 column (%4)"))
-                .arg(m_title)
-                .arg(m_recordLine)
-                .arg(name);
+                .arg(m_title, QString::number(m_recordLine), name);
         if (!hint.isEmpty())
             message = message.arg(hint);
         refuseStatement(message);
@@ -155,9 +152,7 @@ void StatementTable::refuseTruncated(const QString &what) const
 {
     refuseStatement(StatementText::tr("the file (%1) ends at line %2 without %3: it is truncated, "
                                       "download it again")
-                        .arg(m_title)
-                        .arg(m_source.lineNo())
-                        .arg(what));
+                        .arg(m_title, QString::number(m_source.lineNo()), what));
 }
 
 void StatementTable::lineError(QList<StatementLineError> &errors, const QString &message) const

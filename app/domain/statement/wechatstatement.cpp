@@ -136,8 +136,7 @@ void WeChatTable::readTotals(QList<StatementLineError> &errors)
         lineError(errors, StatementText::tr(
                               "says the bill has %1 transactions (总交易单数), the file lists %2: "
                               "lines are missing or were added")
-                              .arg(*count)
-                              .arg(m_rows));
+                              .arg(QString::number(*count), QString::number(m_rows)));
     }
     while (readRecord())
         lineError(errors, StatementText::tr("follows the totals row and is not read"));

@@ -29,11 +29,10 @@ QString DoublePayments::describe() const
     return DoublePayments::
         tr("%1 order(s) paid twice by the customer (%2 refused payment(s), %3.%4 yuan to refund), "
            "e.g. orders %5")
-            .arg(orders)
-            .arg(callbacks)
-            .arg(refundOwedFen / 100)
-            .arg(refundOwedFen % 100, 2, 10, QLatin1Char('0'))
-            .arg(samples.join(QStringLiteral(", ")));
+            .arg(QString::number(orders), QString::number(callbacks),
+                 QString::number(refundOwedFen / 100),
+                 QStringLiteral("%1").arg(refundOwedFen % 100, 2, 10, QLatin1Char('0')),
+                 samples.join(QStringLiteral(", ")));
 }
 
 DoublePayments countDoublePayments(const QSqlDatabase &db)

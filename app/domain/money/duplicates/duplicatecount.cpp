@@ -14,14 +14,12 @@ QString LiveDuplicateCount::describe() const
         parts << LiveDuplicateCount::tr(
                      "%1 duplicate coupon group(s) (%2 extra row(s)) in user_coupon by "
                      "(order_id, coupon_template_id)")
-                     .arg(couponGroups)
-                     .arg(couponExtraRows);
+                     .arg(QString::number(couponGroups), QString::number(couponExtraRows));
     if (pointGroups > 0)
         parts << LiveDuplicateCount::tr(
                      "%1 duplicate points group(s) (%2 extra row(s)) in point_log by "
                      "(order_id, point_type)")
-                     .arg(pointGroups)
-                     .arg(pointExtraRows);
+                     .arg(QString::number(pointGroups), QString::number(pointExtraRows));
     if (parts.isEmpty())
         return LiveDuplicateCount::tr("no live duplicates");
     QStringList orders;

@@ -63,11 +63,11 @@ void initialise(const QSqlDatabase &db)
                                       "scan_state = 'SCANNING', scan_start = %4, scan_cursor = %4, "
                                       "scan_end = %5, scan_started_at = UTC_TIMESTAMP(3) "
                                       "WHERE id = 1 AND scan_state = 'NEW'")
-                           .arg(watermark("user_coupon"))
-                           .arg(watermark("point_log"))
-                           .arg(watermark("compensation"))
-                           .arg(std::max<qint64>(start, 0))
-                           .arg(std::max<qint64>(end, 0)));
+                           .arg(QString::number(watermark("user_coupon")),
+                                QString::number(watermark("point_log")),
+                                QString::number(watermark("compensation")),
+                                QString::number(std::max<qint64>(start, 0)),
+                                QString::number(std::max<qint64>(end, 0))));
 }
 
 // The first pass, from the persisted cursor: each step reads the (order_id, key) indexes alone
@@ -94,17 +94,14 @@ bool scan(const QSqlDatabase &db, const WatchRefreshOptions &options, const QEla
                 db::exec(db, QStringLiteral("SELECT s.order_id FROM %1 s WHERE s.order_id >= %2 "
                                             "AND s.order_id < %3 GROUP BY s.order_id, s.%4 "
                                             "HAVING COUNT(*) > 1")
-                                 .arg(table.name)
-                                 .arg(from)
-                                 .arg(to)
-                                 .arg(table.keyColumn));
+                                 .arg(table.name, QString::number(from), QString::number(to),
+                                      table.keyColumn));
             while (query.next())
                 candidates[query.value(0).toLongLong()] |= table.kindBit;
             // Order ids need not be dense: the next step starts at the next order there is.
             const qint64 following =
                 scalarId(db, QStringLiteral("SELECT MIN(order_id) FROM %1 WHERE order_id >= %2")
-                                 .arg(table.name)
-                                 .arg(to));
+                                 .arg(table.name, QString::number(to)));
             if (following >= 0)
                 next = next < 0 ? following : std::min(next, following);
         }

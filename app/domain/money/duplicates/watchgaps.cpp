@@ -32,10 +32,8 @@ QString gapInsert(const WatchSource &source, const QList<WatchGap> &gaps)
         const QString seenAt = gap.seenAt.isEmpty() ? QStringLiteral("UTC_TIMESTAMP(3)")
                                                     : QStringLiteral("'%1'").arg(gap.seenAt);
         rows << QStringLiteral("(%1, %2, %3, %4)")
-                    .arg(source.gapValues)
-                    .arg(gap.first)
-                    .arg(gap.last)
-                    .arg(seenAt);
+                    .arg(source.gapValues, QString::number(gap.first), QString::number(gap.last),
+                         seenAt);
     }
     return QStringLiteral("INSERT INTO %1 (%2, first_id, last_id, seen_at) VALUES ")
                .arg(source.gapTable, source.gapColumns) +
@@ -52,9 +50,7 @@ QStringList rangeConditions(const QString &column, const QList<IdRange> &ranges)
         QStringList some;
         for (const IdRange &range : ranges.mid(from, kRangesPerStatement))
             some << QStringLiteral("%1 BETWEEN %2 AND %3")
-                        .arg(column)
-                        .arg(range.first)
-                        .arg(range.second);
+                        .arg(column, QString::number(range.first), QString::number(range.second));
         conditions << some.join(QStringLiteral(" OR "));
     }
     return conditions;
@@ -136,10 +132,9 @@ void readLateWatchRows(const WatchSource &source, WatchSourceState &state, Watch
 bool readNewWatchRows(const WatchSource &source, WatchSourceState &state, int batchRows,
                       WatchOrders &orders, QStringList &updates, qint64 &rowsRead)
 {
-    const QList<WatchSourceRow> rows = source.rows(QStringLiteral("%1 > %2 ORDER BY %1 LIMIT %3")
-                                                       .arg(source.idColumn)
-                                                       .arg(state.seen)
-                                                       .arg(batchRows));
+    const QList<WatchSourceRow> rows = source.rows(
+        QStringLiteral("%1 > %2 ORDER BY %1 LIMIT %3")
+            .arg(source.idColumn, QString::number(state.seen), QString::number(batchRows)));
     if (rows.isEmpty())
         return false;
     QList<WatchGap> fresh;
@@ -169,8 +164,7 @@ bool readNewWatchRows(const WatchSource &source, WatchSourceState &state, int ba
                  static_cast<long long>(kMaxGaps), qPrintable(source.name),
                  static_cast<long long>(cut));
         updates << QStringLiteral("DELETE FROM %1 WHERE %2 AND first_id < %3")
-                       .arg(source.gapTable, source.gapKey)
-                       .arg(cut);
+                       .arg(source.gapTable, source.gapKey, QString::number(cut));
         state.gaps = state.gaps.mid(state.gaps.size() - kMaxGaps);
     }
     return rows.size() >= batchRows;

@@ -98,7 +98,8 @@ QList<WatchedGroup> recount(const QSqlDatabase &db, const SideEffectTable &table
 // totals are taken from what the server stored, not from this).
 QString groupId(qint64 order, int kind, const QString &key)
 {
-    return QStringLiteral("%1/%2/%3").arg(order).arg(kind).arg(key.toCaseFolded());
+    return QStringLiteral("%1/%2/%3")
+        .arg(QString::number(order), QString::number(kind), key.toCaseFolded());
 }
 
 QList<WatchedGroup> storedRows(const QList<QVariantList> &rows)
