@@ -8,7 +8,9 @@
 #include "db/namedlock.h"
 #include "domain/callback/callbackswitch.h"
 #include "domain/callback/callbacktrace.h"
+#include "domain/callback/gatewayhandler.h"
 #include "domain/callback/signature.h"
+#include "rawhttp.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
 
@@ -186,6 +188,105 @@ private Q_SLOTS:
         QCOMPARE(test::postCallback(service->port(), test::callbackBody(payNo, 1001, 1)).status,
                  409);
         QCOMPARE(upstream.count(), 1);
+    }
+
+    // A client's header holding a bare CR is not passed on: at a handler that reads CR as the
+    // end of a line it would start a header of the client's choosing, before payops's own. A
+    // callback sent without a Content-Type reaches the upstream without one, not with curl's
+    // form type.
+    void headersArePassedOnAsSentOrNotAtAll()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("gwheaders"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 2);
+        test::CountingUpstream upstream;
+        const auto service = gateway(scratch, upstream.url(), QStringLiteral("GC"));
+        const auto send = [&service](const QByteArray &payNo, int i,
+                                     const QByteArray &contentType) {
+            const QByteArray body = bodyOf(payNo, i);
+            const qint64 now = QDateTime::currentSecsSinceEpoch();
+            const int fd = test::connectFrom("127.0.0.1", service->port(), 5000);
+            const QByteArray request =
+                "POST /callbacks/pay HTTP/1.1\r\nHost: payops\r\n" + contentType +
+                "X-Payops-Timestamp: " + QByteArray::number(now) +
+                "\r\nX-Payops-Signature: " + signatureHeader(test::testSecret(), now, body) +
+                "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+            const bool sent = fd >= 0 && test::sendAll(fd, request);
+            const auto responses =
+                sent ? test::readResponses(fd, 1, 10000) : QList<test::RawResponse>();
+            test::closeSocket(fd);
+            return responses.isEmpty() ? 0 : responses.first().status;
+        };
+
+        const int forged =
+            send("GW-CR-1", 0, "Content-Type: application/json\rIdempotency-Key: forged\r\n");
+        // libmicrohttpd may refuse the line itself; taken, nothing of it goes on.
+        if (forged == 200) {
+            QCOMPARE(upstream.count(), 1);
+            const test::CountingUpstream::Request &forward = upstream.received().first();
+            QCOMPARE(forward.header("Idempotency-Key"), QByteArray("GW-CR-1"));
+            for (const auto &[name, value] : forward.headers)
+                QVERIFY2(!value.contains('\r') && !value.contains("forged"),
+                         (name + ": " + value).constData());
+        } else {
+            QVERIFY2(forged == 400, qPrintable(QString::number(forged)));
+            QCOMPARE(upstream.count(), 0);
+        }
+
+        const int before = upstream.count();
+        QCOMPARE(send("GW-UNTYPED-1", 1, QByteArray()), 200);
+        QCOMPARE(upstream.count(), before + 1);
+        const test::CountingUpstream::Request &untyped = upstream.received().last();
+        QCOMPARE(untyped.payNo(), QByteArray("GW-UNTYPED-1"));
+        QCOMPARE(untyped.header("Content-Type"), QByteArray());
+        QCOMPARE(service->terminate(), 0);
+    }
+
+    // An upstream answering a status HTTP does not have (600) is not passed to the platform:
+    // it hears 502 and retries, and the row keeps why.
+    void aStatusHttpDoesNotHaveIsNotPassedOn()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("gwstatus"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        test::CannedAnswer odd;
+        odd.status = 600;
+        test::CountingUpstream upstream(0, odd);
+        const auto service = gateway(scratch, upstream.url(), QStringLiteral("GS"));
+        const test::HttpResult answer = test::postCallback(service->port(), bodyOf("GW-600-1", 0));
+        QCOMPARE(answer.status, 502);
+        QCOMPARE(upstream.count(), 1);
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        QCOMPARE(
+            db::scalar(root.database(),
+                       QStringLiteral("SELECT CONCAT(status, ' ', upstream_status IS NULL, ' ', "
+                                      "upstream_error) FROM pay_callback_log"))
+                .toString(),
+            QStringLiteral("FORWARDING 1 answered status 600, which is not HTTP's"));
+        QCOMPARE(service->terminate(), 0);
+    }
+
+    // A GatewayHandler built without the endpoint's group commit records each delivery on the
+    // worker's own connection, as an account holding only payops_endpoint, and forwards it.
+    void aHandlerWithItsOwnRecordingForwards()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("gwplain"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        test::CountingUpstream upstream;
+        SwitchObserver observer;
+        int forwards = 0;
+        GatewayHandler handler(QStringLiteral("GP"), UpstreamOptions{upstream.url(), {}, 5},
+                               observer, 5, [&forwards](const UpstreamAnswer &) { ++forwards; });
+        db::Connection endpoint(m_endpoint->dsnFor(scratch.name()), QStringLiteral("endpoint"));
+        QString error;
+        const auto request = CallbackRequest::parse(bodyOf("GW-PLAIN-1", 0), &error);
+        QVERIFY2(request, qPrintable(error));
+        CallbackTrace trace;
+        const CallbackAnswer answer = handler.handle(endpoint.database(), *request, trace);
+        QCOMPARE(answer.httpStatus, 200);
+        QCOMPARE(answer.body, upstream.answerBodyFor("GW-PLAIN-1"));
+        QCOMPARE(upstream.count(), 1);
+        QCOMPARE(forwards, 1);
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        QCOMPARE(statusOf(root.database(), "GW-PLAIN-1"), QStringLiteral("FORWARDED"));
     }
 
     // With the upstream down the platform gets a failure, so it retries, and the row keeps why;

@@ -1,5 +1,7 @@
 #include "channel.h"
 
+#include <algorithm>
+
 namespace payops {
 
 const char *wireFormatName(WireFormat format)
@@ -64,6 +66,14 @@ QByteArray joinHeaders(const QList<std::pair<QByteArray, QByteArray>> &headers)
         joined += name + ": " + value;
     }
     return joined;
+}
+
+bool isPassableHeaderValue(const QByteArray &value)
+{
+    return std::none_of(value.cbegin(), value.cend(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return (byte < 0x20 && c != '\t') || byte == 0x7f;
+    });
 }
 
 QList<std::pair<QByteArray, QByteArray>> splitHeaders(const QByteArray &rawHeaders)

@@ -27,6 +27,10 @@ const QList<QByteArray> &platformHeaders(WireFormat format);
 // raw_headers holds them as "Name: value" lines joined by "\r\n", in platformHeaders' order,
 // absent headers left out.
 QByteArray joinHeaders(const QList<std::pair<QByteArray, QByteArray>> &headers);
+// Whether a header value may be stored and passed on: no control character but a tab. A bare
+// CR that a client put in a User-Agent would end the line at a handler that reads CR as a
+// line's end, and start a header of the client's choosing (an Idempotency-Key) there.
+bool isPassableHeaderValue(const QByteArray &value);
 QList<std::pair<QByteArray, QByteArray>> splitHeaders(const QByteArray &rawHeaders);
 
 } // namespace payops

@@ -31,7 +31,7 @@ GatewayHandler::GatewayHandler(QString instance, UpstreamOptions upstream,
 {
     if (!m_record)
         m_record = [this](const QSqlDatabase &db, const CallbackRequest &request) {
-            m_record(db, request); // committed before it returns
+            recordForGateway(db, request, m_instance); // committed before it returns
         };
 }
 

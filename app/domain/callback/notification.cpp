@@ -26,9 +26,11 @@ Admission signedOver(Admission admission, const QByteArray &signedBytes)
 QByteArray capturedHeaders(WireFormat format, const HeaderLookup &header)
 {
     QList<std::pair<QByteArray, QByteArray>> present;
+    // Trimmed, as the signature checks read them; a value holding a control character is
+    // left out: no platform sends one, and passed on it could forge a header (channel.h).
     for (const QByteArray &name : platformHeaders(format)) {
-        const QByteArray value = header(name.constData());
-        if (!value.isEmpty())
+        const QByteArray value = header(name.constData()).trimmed();
+        if (!value.isEmpty() && isPassableHeaderValue(value))
             present.append({name, value});
     }
     return joinHeaders(present);

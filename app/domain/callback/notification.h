@@ -30,7 +30,7 @@ CallbackAnswer invalid(const QString &reason);
 Admission signedOver(Admission admission, const QByteArray &signedBytes);
 
 // The platform's headers of `format` present in the request, as pay_callback_log.raw_headers
-// keeps them (joinHeaders).
+// keeps them (joinHeaders): trimmed, and without a value holding a control character.
 QByteArray capturedHeaders(WireFormat format, const HeaderLookup &header);
 
 // A payops order id from the merchant's order number the platform sends back (out_trade_no):

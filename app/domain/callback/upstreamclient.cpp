@@ -1,6 +1,7 @@
 #include "upstreamclient.h"
 
 #include "callbacktrace.h"
+#include "channel.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -75,8 +76,17 @@ UpstreamAnswer UpstreamClient::post(const QByteArray &body,
     curl_slist *list = nullptr;
     list = curl_slist_append(list, "Accept:");
     list = curl_slist_append(list, "Expect:");
-    for (const auto &[name, value] : headers)
+    bool typed = false;
+    for (const auto &[name, value] : headers) {
+        // A row stored before values were checked on the way in is checked on the way out.
+        if (!isPassableHeaderValue(value))
+            continue;
+        typed = typed || name.compare("Content-Type", Qt::CaseInsensitive) == 0;
         list = curl_slist_append(list, QByteArray(name + ": " + value).constData());
+    }
+    // Without one, curl would send its own form type: the upstream gets none, as sent.
+    if (!typed)
+        list = curl_slist_append(list, "Content-Type:");
     char errorText[CURL_ERROR_SIZE] = {};
 
     curl_easy_reset(curl); // keeps the live connection, forgets the last request's options
@@ -115,6 +125,13 @@ UpstreamAnswer UpstreamClient::post(const QByteArray &body,
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     char *contentType = nullptr;
     curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &contentType);
+    // A status no HTTP client knows (600, 999) is not passed to a platform as an answer.
+    if (status < 200 || status > 599) {
+        answer.body.clear();
+        answer.error =
+            QStringLiteral("answered status %1, which is not HTTP's").arg(QString::number(status));
+        return answer;
+    }
     answer.status = int(status);
     answer.contentType = contentType ? QByteArray(contentType) : QByteArray();
     return answer;
