@@ -289,6 +289,43 @@ private Q_SLOTS:
         QCOMPARE(statusOf(root.database(), "GW-PLAIN-1"), QStringLiteral("FORWARDED"));
     }
 
+    // A retry after the handler refused forwards what the platform sent last, not its first
+    // delivery: a handler that refuses a signature older than five minutes (WeChat Pay's SDKs
+    // do) takes the retry. The first was signed 250 s in the past, as if the handler had been
+    // down since.
+    void aRetryForwardsTheLatestDelivery()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("gwfresh"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        const qint64 now = QDateTime::currentSecsSinceEpoch();
+        // The handler checks the signature's time as an SDK does, against its own clock.
+        test::CountingUpstream upstream([](const test::CountingUpstream::Request &request) {
+            test::CannedAnswer answer;
+            const qint64 signedAt = request.header("X-Payops-Timestamp").toLongLong();
+            if (QDateTime::currentSecsSinceEpoch() - signedAt > 60)
+                answer.status = 401;
+            return answer;
+        });
+        const auto service = gateway(scratch, upstream.url(), QStringLiteral("GL"));
+        const QByteArray body = bodyOf("GW-FRESH-1", 0);
+        QCOMPARE(test::postCallback(service->port(), body, now - 250).status, 401);
+        const test::HttpResult retry = test::postCallback(service->port(), body, now);
+        QCOMPARE(retry.status, 200);
+        QCOMPARE(upstream.count(), 2);
+        const test::CountingUpstream::Request &forwarded = upstream.received().last();
+        QCOMPARE(forwarded.header("X-Payops-Timestamp"), QByteArray::number(now));
+        QCOMPARE(forwarded.header("X-Payops-Signature"),
+                 signatureHeader(test::testSecret(), now, body));
+        QCOMPARE(forwarded.header("X-Payops-Delivery"), QByteArray("2"));
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        QCOMPARE(statusOf(root.database(), "GW-FRESH-1"), QStringLiteral("FORWARDED"));
+        QVERIFY(
+            db::scalar(root.database(), QStringLiteral("SELECT raw_headers FROM pay_callback_log"))
+                .toString()
+                .contains(QString::number(now)));
+        QCOMPARE(service->terminate(), 0);
+    }
+
     // With the upstream down the platform gets a failure, so it retries, and the row keeps why;
     // its retry once the upstream is back forwards once.
     void upstreamDownThenUp()

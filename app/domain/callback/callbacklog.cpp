@@ -7,12 +7,13 @@
 #include <QRegularExpression>
 
 namespace payops {
-namespace {
 
 QString sha256Hex(const QByteArray &bytes)
 {
     return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
 }
+
+namespace {
 
 const QString kFinishCallback =
     QStringLiteral("UPDATE pay_callback_log SET status = ?, reason = ?, response_code = ?, "

@@ -51,6 +51,9 @@ std::optional<CallbackAnswer> answerForResend(const StoredCallback &stored,
 // refuses).
 QVariant platformPaidAt(const QString &paidAt);
 
+// A body's digest as pay_callback_log.body_sha256 keeps it: SHA-256 in lower-case hex.
+QString sha256Hex(const QByteArray &bytes);
+
 // Inserts the row (status and answer as given) and returns its id. A pay_no already present
 // throws db::Error with isDuplicateKey(): uk_pay_no is the defence.
 // gateway marks a row a gateway forwards rather than pays.

@@ -151,7 +151,8 @@ QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
 }
 
 Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
-                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace)
+                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace,
+                   const CallbackRequest *delivery)
 {
     Forward forward;
     SwitchReading reading(switchObserver, db);
@@ -202,12 +203,22 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
         transaction.emplace(db);
     }
 
-    auto headers = splitHeaders(row->headers);
+    // A delivery's bytes are written with the result, in the forward's own transaction: on a
+    // cluster, a write of the row by another node's delivery while this forward is out would
+    // fail its result. A drain (an operator's, who may not change them) sends the row's.
+    const QByteArray body = delivery ? delivery->rawBody : row->body;
+    const QByteArray rawHeaders = delivery ? delivery->rawHeaders : row->headers;
+    const QString keepSent =
+        delivery ? QStringLiteral("raw_body = ?, raw_headers = ?, body_sha256 = ?, ") : QString();
+    const QVariantList sent =
+        delivery ? QVariantList{body, QString::fromUtf8(rawHeaders), sha256Hex(body)}
+                 : QVariantList{};
+    auto headers = splitHeaders(rawHeaders);
     headers.append({"X-Payops-Pay-No", payNo});
     headers.append({"X-Payops-Order-Id", QByteArray::number(stored.content.orderId)});
     headers.append({"X-Payops-Delivery", QByteArray::number(row->forwards + 1)});
     headers.append({"Idempotency-Key", payNo});
-    forward.upstream = client.post(row->body, headers);
+    forward.upstream = client.post(body, headers);
     trace.forwarded = forward.upstream.sentMicros;
     if (forward.upstream.answered()) {
         trace.upstreamAnswered = forward.upstream.answeredMicros;
@@ -219,21 +230,24 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
     if (upstream.answered() && isPlatformSuccess(forward.wire, upstream.status, upstream.body)) {
         forward.step = ForwardStep::Final;
         transaction->commitWith(
-            QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDED', "
+            QStringLiteral("UPDATE pay_callback_log SET %1status = 'FORWARDED', "
                            "response_code = ?, response_body = ?, upstream_status = ?, "
                            "upstream_error = '', forwards = forwards + 1, "
                            "forward_claimed_until = NULL, forwarded_at = NOW(3), "
-                           "instance = ?, processed_at = NOW(3) WHERE id = ?"),
-            {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
-             upstreamStatus, instance, stored.id});
+                           "instance = ?, processed_at = NOW(3) WHERE id = ?")
+                .arg(keepSent),
+            sent + QVariantList{upstream.status,
+                                QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
+                                upstreamStatus, instance, stored.id});
     } else {
         forward.step = ForwardStep::NotFinal;
         transaction->commitWith(
-            QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDING', "
+            QStringLiteral("UPDATE pay_callback_log SET %1status = 'FORWARDING', "
                            "upstream_status = ?, upstream_error = ?, "
                            "forwards = forwards + 1, forward_claimed_until = NULL, "
-                           "forwarded_at = NOW(3), instance = ? WHERE id = ?"),
-            {upstreamStatus, upstreamError(upstream), instance, stored.id});
+                           "forwarded_at = NOW(3), instance = ? WHERE id = ?")
+                .arg(keepSent),
+            sent + QVariantList{upstreamStatus, upstreamError(upstream), instance, stored.id});
     }
     trace.committed = nowMicros();
     return forward;

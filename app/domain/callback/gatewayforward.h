@@ -80,7 +80,12 @@ struct Forward
 // forward's number, 1 for the first) and Idempotency-Key (the pay_no). On a Galera node the
 // flip does not wait for a forward on another node; the instance's acknowledgement, held back
 // by the forward's reading of the switch (SwitchReading), does. Throws db::Error.
+//
+// `delivery` is the platform's delivery in hand (null for a drain): its bytes and headers go
+// out, not the row's first ones, and are stored with the forward's result, so that a handler
+// checking the signature's time takes a retry after a long outage.
 Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
-                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace);
+                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace,
+                   const CallbackRequest *delivery = nullptr);
 
 } // namespace payops

@@ -91,7 +91,7 @@ CallbackAnswer GatewayHandler::forwardLocked(const QSqlDatabase &db, const Callb
     }
 
     const Forward forward =
-        forwardRow(db, threadClient(), request.payNo, m_instance, m_switch, trace);
+        forwardRow(db, threadClient(), request.payNo, m_instance, m_switch, trace, &request);
     if (forward.step == ForwardStep::Final || forward.step == ForwardStep::NotFinal)
         m_onForward(forward.upstream);
     switch (forward.step) {
