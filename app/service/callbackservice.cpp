@@ -276,7 +276,7 @@ void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpRe
     // Only the platform's own request keeps its connection alive and protected from eviction,
     // whatever it is answered: not one refused before or by its signature check (a body `x`
     // to /callbacks/alipay is answered 400 before the check), and not a replay of a signed one
-    // past the window (docs/SECURITY.md, "What a client can cost it").
+    // past its first copies (ReplayWindow; docs/SECURITY.md, "What a client can cost it").
     const QByteArray &digest = std::visit(
         [](const auto &admission) -> const QByteArray & { return admission.signedDigest; },
         admitted);
@@ -291,8 +291,8 @@ void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpRe
 
     const CallbackAnswer overloaded = CallbackAnswer::failure(
         503, Outcome::Unavailable, QStringLiteral("the endpoint is overloaded; retry later"));
-    // A replay past the window reaches the database only while a quarter of the queue is free
-    // for it: one captured notification sent from a thousand connections must not take the
+    // A replay past its first copies reaches the database only while a quarter of the queue is
+    // free for it: one captured notification sent from a thousand connections must not take the
     // workers that new callbacks need. The platform, if it was the platform, retries later.
     if (!useful && m_jobs->waiting() >= m_options.limits.queueDepth / 4)
         return finish(respond, overloaded);

@@ -26,8 +26,10 @@ bool ReplayWindow::isFresh(const QByteArray &digest, Clock::time_point now)
     while (!m_byAge.empty() && now - m_byAge.front().first > m_memory)
         forgetOldest();
     const auto seen = m_sightings.find(key);
-    if (seen != m_sightings.end())
-        return ++seen->copies <= kCopies && now - seen->first <= m_window;
+    if (seen != m_sightings.end()) {
+        seen->copies = std::min(seen->copies + 1, kCopies + 1); // a flood does not overflow it
+        return seen->copies <= kCopies && now - seen->first <= m_window;
+    }
     while (m_byAge.size() >= m_capacity)
         forgetOldest();
     m_sightings.insert(key, Sighting{now});
