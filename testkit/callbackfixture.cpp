@@ -85,6 +85,15 @@ HttpResult postTo(int port, const char *path, const QByteArray &body,
             QByteArray::fromStdString(result->get_header_value("Content-Type"))};
 }
 
+qint64 metric(int port, const QByteArray &name)
+{
+    for (const QByteArray &line : get(port, QStringLiteral("/metrics")).body.split('\n')) {
+        if (line.startsWith(name + ' '))
+            return line.mid(name.size() + 1).toLongLong();
+    }
+    return -1;
+}
+
 HttpResult postCallback(int port, const QByteArray &body, qint64 timestamp,
                         const QByteArray &secret)
 {

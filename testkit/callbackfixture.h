@@ -38,6 +38,9 @@ HttpResult postTo(int port, const char *path, const QByteArray &body,
                   const QList<QPair<QByteArray, QByteArray>> &headers,
                   const char *contentType = "application/json");
 HttpResult get(int port, const QString &path);
+// A value of the endpoint's /metrics by its full name (labels included); -1 when absent or the
+// endpoint did not answer.
+qint64 metric(int port, const QByteArray &name);
 
 // Migrates a scratch database to `level`, marks it a sandbox, and adds what callbacks need:
 // 2 active coupon templates (1000 and 500 fen) and one inactive, a 100-point reward rule,

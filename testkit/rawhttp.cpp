@@ -294,6 +294,15 @@ CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteAr
     return run;
 }
 
+QString shortOfTheBar(const CallbackRun &run, int count, qint64 limitMs)
+{
+    if (run.answered >= count - count / 100 && run.percentile(0.99) < limitMs)
+        return {};
+    return QStringLiteral("%1 of %2 answered, p99 %3 ms")
+        .arg(QString::number(run.answered), QString::number(count),
+             QString::number(run.percentile(0.99)));
+}
+
 namespace {
 
 // One "Name:   123 kB" line of /proc/PID/status, in KiB; -1 when the process is gone.

@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QString>
 
 #include <QtGlobal>
 
@@ -90,6 +91,9 @@ struct CallbackRun
 };
 CallbackRun sendCallbacksFrom(const char *sourceAddress, int port, const QByteArray &payNoPrefix,
                               qint64 firstOrderId, int count, int timeoutMs, int maxUnanswered);
+// What a legitimate client under attack needs of a run of `count` callbacks: at least 99 %
+// answered, the 99th percentile under limitMs. Empty when the run has it; else its figures.
+QString shortOfTheBar(const CallbackRun &run, int count, qint64 limitMs);
 
 // Resident memory of a process in KiB, from /proc: now (VmRSS), and the most it has held
 // since it started (VmHWM).

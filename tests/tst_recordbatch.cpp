@@ -16,7 +16,6 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 
 #include <atomic>
 #include <thread>
@@ -47,17 +46,6 @@ QString outcomeOf(const test::HttpResult &result)
         .object()
         .value(QStringLiteral("outcome"))
         .toString();
-}
-
-qint64 metric(int port, const char *name)
-{
-    const QString text = QString::fromUtf8(test::get(port, QStringLiteral("/metrics")).body);
-    const auto match =
-        QRegularExpression(
-            QStringLiteral("^%1 (\\d+)$").arg(QRegularExpression::escape(QLatin1String(name))),
-            QRegularExpression::MultilineOption)
-            .match(text);
-    return match.hasMatch() ? match.captured(1).toLongLong() : -1;
 }
 
 // Posts every body at once from its own thread; the statuses in the bodies' order.
@@ -255,13 +243,14 @@ private Q_SLOTS:
             QCOMPARE(outcomeOf(results.at(i)), QStringLiteral("recorded"));
             QCOMPARE(results.at(i + 1).body, results.at(i).body);
         }
-        QCOMPARE(metric(service.port(), "payops_duplicates_suppressed_total{defence=\"replay\"}"),
-                 qint64(15));
+        QCOMPARE(
+            test::metric(service.port(), "payops_duplicates_suppressed_total{defence=\"replay\"}"),
+            qint64(15));
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no "
                                               "LIKE 'H-%' AND status = 'RECORDED'")),
                  15);
-        const qint64 batches = metric(service.port(), "payops_record_batches_total");
-        QCOMPARE(metric(service.port(), "payops_record_batch_rows_total"), qint64(15));
+        const qint64 batches = test::metric(service.port(), "payops_record_batches_total");
+        QCOMPARE(test::metric(service.port(), "payops_record_batch_rows_total"), qint64(15));
         QVERIFY2(batches >= 1 && batches < 15, qPrintable(QString::number(batches)));
         // One trace per answer, written before it; the rows of one batch share one commit.
         QCOMPARE(count(root(),
@@ -294,7 +283,7 @@ private Q_SLOTS:
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no "
                                               "IN ('P-1', 'POISON', 'P-3')")),
                  0);
-        QCOMPARE(metric(service.port(), "payops_record_batches_total"), qint64(0));
+        QCOMPARE(test::metric(service.port(), "payops_record_batches_total"), qint64(0));
         // The platform's retry is recorded.
         QCOMPARE(
             outcomeOf(test::postCallback(service.port(), test::callbackBody("P-1", 1201, 9900))),
@@ -361,8 +350,9 @@ private Q_SLOTS:
             QCOMPARE(result.status, 200);
             QCOMPARE(outcomeOf(result), QStringLiteral("recorded"));
         }
-        QCOMPARE(metric(service.port(), "payops_record_batches_total"), qint64(1));
-        QCOMPARE(metric(service.port(), "payops_callbacks_total{outcome=\"replayed\"}"), qint64(2));
+        QCOMPARE(test::metric(service.port(), "payops_record_batches_total"), qint64(1));
+        QCOMPARE(test::metric(service.port(), "payops_callbacks_total{outcome=\"replayed\"}"),
+                 qint64(2));
         QCOMPARE(count(root(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE pay_no "
                                               "IN ('L-1', 'L-2') AND status = 'RECORDED'")),
                  2);
@@ -453,8 +443,8 @@ private Q_SLOTS:
                                               "LIKE 'G-%' AND gateway = 1 AND status = "
                                               "'FORWARDED'")),
                  8);
-        const qint64 batches = metric(gateway.port(), "payops_record_batches_total");
-        QCOMPARE(metric(gateway.port(), "payops_record_batch_rows_total"), qint64(8));
+        const qint64 batches = test::metric(gateway.port(), "payops_record_batches_total");
+        QCOMPARE(test::metric(gateway.port(), "payops_record_batch_rows_total"), qint64(8));
         QVERIFY2(batches >= 1 && batches < 8, qPrintable(QString::number(batches)));
         QCOMPARE(gateway.terminate(), 0);
     }
