@@ -222,7 +222,7 @@ private Q_SLOTS:
         // libmicrohttpd may refuse the line itself; taken, nothing of it goes on.
         if (forged == 200) {
             QCOMPARE(upstream.count(), 1);
-            const test::CountingUpstream::Request &forward = upstream.received().first();
+            const test::CountingUpstream::Request forward = upstream.received().first();
             QCOMPARE(forward.header("Idempotency-Key"), QByteArray("GW-CR-1"));
             for (const auto &[name, value] : forward.headers)
                 QVERIFY2(!value.contains('\r') && !value.contains("forged"),
@@ -235,7 +235,7 @@ private Q_SLOTS:
         const int before = upstream.count();
         QCOMPARE(send("GW-UNTYPED-1", 1, QByteArray()), 200);
         QCOMPARE(upstream.count(), before + 1);
-        const test::CountingUpstream::Request &untyped = upstream.received().last();
+        const test::CountingUpstream::Request untyped = upstream.received().last();
         QCOMPARE(untyped.payNo(), QByteArray("GW-UNTYPED-1"));
         QCOMPARE(untyped.header("Content-Type"), QByteArray());
         QCOMPARE(service->terminate(), 0);
@@ -312,7 +312,7 @@ private Q_SLOTS:
         const test::HttpResult retry = test::postCallback(service->port(), body, now);
         QCOMPARE(retry.status, 200);
         QCOMPARE(upstream.count(), 2);
-        const test::CountingUpstream::Request &forwarded = upstream.received().last();
+        const test::CountingUpstream::Request forwarded = upstream.received().last();
         QCOMPARE(forwarded.header("X-Payops-Timestamp"), QByteArray::number(now));
         QCOMPARE(forwarded.header("X-Payops-Signature"),
                  signatureHeader(test::testSecret(), now, body));
