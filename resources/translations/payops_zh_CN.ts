@@ -757,8 +757,8 @@
     <name>payops::Compensation</name>
     <message>
         <location filename="../../app/domain/money/compensation.cpp" line="+319"/>
-        <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6.%7 yuan in all</source>
-        <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6.%7 元</translation>
+        <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6 yuan in all</source>
+        <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6 元</translation>
     </message>
     <message>
         <location line="+112"/>
@@ -1608,8 +1608,8 @@
     </message>
     <message>
         <location line="+5"/>
-        <source>%1 order(s) paid twice by the customer (%2 refused payment(s), %3.%4 yuan to refund), e.g. orders %5</source>
-        <translation>%1 个订单被客户重复支付（%2 笔支付被拒，应退款 %3.%4 元），例如订单 %5</translation>
+        <source>%1 order(s) paid twice by the customer (%2 refused payment(s), %3 yuan to refund), e.g. orders %4</source>
+        <translation>%1 个订单被客户重复支付（%2 笔支付被拒，应退款 %3 元），例如订单 %4</translation>
     </message>
 </context>
 <context>
@@ -6847,8 +6847,8 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>%1 unmatched callback(s), %2 of them now with their order (%3.%4 yuan waiting to be applied)</source>
-        <translation>%1 个未匹配回调，其中 %2 个的订单已出现（%3.%4 元待入账）</translation>
+        <source>%1 unmatched callback(s), %2 of them now with their order (%3 yuan waiting to be applied)</source>
+        <translation>%1 个未匹配回调，其中 %2 个的订单已出现（%3 元待入账）</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 #include "unmatchedcallbacks.h"
 
 #include "db/connection.h"
+#include "domain/money/money.h"
 
 #include <QSqlQuery>
 
@@ -13,12 +14,10 @@ QString UnmatchedCount::describe() const
     if (withOrder == 0)
         return UnmatchedCount::tr("%1 unmatched callback(s), 0 of them now with their order")
             .arg(callbacks);
-    return UnmatchedCount::
-        tr("%1 unmatched callback(s), %2 of them now with their order (%3.%4 yuan waiting to be "
-           "applied)")
-            .arg(QString::number(callbacks), QString::number(withOrder),
-                 QString::number(withOrderFen / 100),
-                 QStringLiteral("%1").arg(withOrderFen % 100, 2, 10, QLatin1Char('0')));
+    return UnmatchedCount::tr(
+               "%1 unmatched callback(s), %2 of them now with their order (%3 yuan waiting to be "
+               "applied)")
+        .arg(QString::number(callbacks), QString::number(withOrder), fenToYuan(withOrderFen));
 }
 
 UnmatchedCount countUnmatched(const QSqlDatabase &db)

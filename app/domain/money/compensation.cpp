@@ -5,6 +5,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "domain/money/auditedaction.h"
+#include "domain/money/money.h"
 
 #include <QCoreApplication>
 #include <QHash>
@@ -318,11 +319,10 @@ QString CompensationPlan::summary() const
 {
     return Compensation::tr("%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used "
                             "coupon(s) as receivable, "
-                            "%4 points row(s) to reverse (%5 points); %6.%7 yuan in all")
+                            "%4 points row(s) to reverse (%5 points); %6 yuan in all")
         .arg(QString::number(couponsFrozen), QString::number(couponWriteOffs),
              QString::number(couponReceivables), QString::number(pointsReversed),
-             QString::number(pointsTotal), QString::number(moneyFen / 100),
-             QStringLiteral("%1").arg(moneyFen % 100, 2, 10, QLatin1Char('0')));
+             QString::number(pointsTotal), fenToYuan(moneyFen));
 }
 
 void CompensationPlan::add(const PlannedAction &action)

@@ -1,6 +1,7 @@
 #include "doublepayments.h"
 
 #include "db/connection.h"
+#include "domain/money/money.h"
 
 #include <QSqlQuery>
 #include <QStringList>
@@ -26,13 +27,11 @@ QString DoublePayments::describe() const
     QStringList samples;
     for (qint64 id : sampleOrderIds)
         samples << QString::number(id);
-    return DoublePayments::
-        tr("%1 order(s) paid twice by the customer (%2 refused payment(s), %3.%4 yuan to refund), "
-           "e.g. orders %5")
-            .arg(QString::number(orders), QString::number(callbacks),
-                 QString::number(refundOwedFen / 100),
-                 QStringLiteral("%1").arg(refundOwedFen % 100, 2, 10, QLatin1Char('0')),
-                 samples.join(QStringLiteral(", ")));
+    return DoublePayments::tr(
+               "%1 order(s) paid twice by the customer (%2 refused payment(s), %3 yuan to refund), "
+               "e.g. orders %4")
+        .arg(QString::number(orders), QString::number(callbacks), fenToYuan(refundOwedFen),
+             samples.join(QStringLiteral(", ")));
 }
 
 DoublePayments countDoublePayments(const QSqlDatabase &db)
