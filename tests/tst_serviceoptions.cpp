@@ -193,7 +193,26 @@ private Q_SLOTS:
                  QStringLiteral("--upstream-ca: cannot read %1")
                      .arg(m_dir.filePath(QStringLiteral("no-such.pem"))));
         QCOMPARE(parse({QStringLiteral("--upstream-timeout"), QStringLiteral("3")}).error,
-                 QStringLiteral("--upstream-ca and --upstream-timeout need --upstream"));
+                 QStringLiteral("--upstream-timeout needs --upstream"));
+        QCOMPARE(parse({QStringLiteral("--upstream-connections"), QStringLiteral("3")}).error,
+                 QStringLiteral("--upstream-connections needs --upstream"));
+        // The platform is answered before a forward may end.
+        QCOMPARE(
+            parse({QStringLiteral("--upstream"), url, QStringLiteral("--upstream-timeout"),
+                   QStringLiteral("10"), QStringLiteral("--upstream-bound"), QStringLiteral("10")})
+                .error,
+            QStringLiteral("--upstream-bound must be more than --upstream-timeout (10) and "
+                           "at most 600 seconds"));
+        QCOMPARE(parse({QStringLiteral("--upstream"), url, QStringLiteral("--upstream-connections"),
+                        QStringLiteral("0")})
+                     .error,
+                 QStringLiteral("--upstream-connections must be 1-4096"));
+        const ServiceCommandLine slow =
+            parse({QStringLiteral("--upstream"), url, QStringLiteral("--upstream-timeout"),
+                   QStringLiteral("20")});
+        QCOMPARE(slow.error, QString());
+        QCOMPARE(slow.options.upstream.boundSeconds, 40);
+        QCOMPARE(slow.options.upstream.connections, 256);
     }
 
     void integersOutOfRange_data()

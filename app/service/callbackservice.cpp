@@ -6,18 +6,18 @@
 #include "db/migrator.h"
 #include "domain/callback/callbackhandler.h"
 #include "domain/callback/callbackrequest.h"
-#include "domain/callback/gatewayhandler.h"
 #include "domain/callback/instanceliveness.h"
 #include "domain/callback/paymentapplier.h"
 #include "domain/callback/platformreply.h"
 #include "domain/callback/safehandler.h"
 #include "domain/callback/unsafehandler.h"
-#include "gatewayrecorder.h"
+#include "gateway.h"
 #include "heartbeat.h"
 #include "jobqueue.h"
 #include "recordbatcher.h"
 #include "replaywindow.h"
 #include "servicemetrics.h"
+#include "threadconnection.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -34,17 +34,6 @@
 
 namespace payops {
 namespace {
-
-// Qt allows a connection only on the thread that opened it: each database worker keeps its
-// own, made on first use and dropped after a connection failure.
-thread_local std::unique_ptr<db::Connection> t_connection;
-
-db::Connection &threadConnection(const Dsn &dsn)
-{
-    if (!t_connection)
-        t_connection = std::make_unique<db::Connection>(dsn, QStringLiteral("http"));
-    return *t_connection;
-}
 
 // The answer in the format the callback came in (payops's own JSON for /callbacks/pay).
 HttpResponse toResponse(WireFormat wire, const CallbackAnswer &callbackAnswer, bool useful)
@@ -137,16 +126,7 @@ int CallbackService::start()
     checkInstanceName();
 
     if (gateway())
-        m_gatewayRecorder = std::make_unique<GatewayRecorder>(
-            m_options.dsn, m_options.instance, m_options.threads, m_options.recordBatchRows,
-            std::chrono::milliseconds(m_options.recordBatchMs), *m_metrics);
-    if (gateway())
-        m_handler = std::make_unique<GatewayHandler>(
-            m_options.instance, m_options.upstream, *m_switch, m_options.lockTimeoutSeconds,
-            [this](const UpstreamAnswer &answer) { m_metrics->recordUpstream(answer); },
-            [this](const QSqlDatabase &db, const CallbackRequest &request) {
-                m_gatewayRecorder->record(db, request);
-            });
+        m_gateway = std::make_unique<Gateway>(m_options, *m_switch, *m_metrics);
     else if (m_options.handler == QLatin1String("unsafe-demo"))
         m_handler = std::make_unique<UnsafeHandler>(
             m_options.instance, m_options.unsafeCommitDelayMs, m_options.lockTimeoutSeconds);
@@ -155,8 +135,7 @@ int CallbackService::start()
                                                   m_options.lockTimeoutSeconds);
 
     InstanceInfo info{m_options.instance, QSysInfo::machineHostName(), qint64(::getpid()),
-                      ServiceOptions::hostAndPort(m_options.host, port),
-                      QString::fromLatin1(m_handler->name())};
+                      ServiceOptions::hostAndPort(m_options.host, port), handlerName()};
     if (gateway()) {
         info.mode = QStringLiteral("gateway");
         info.upstream = upstreamWithoutCredentials(m_options.upstream.url);
@@ -229,8 +208,8 @@ void CallbackService::run()
     if (m_batcher)
         m_batcher->stop(); // before the workers: a batch may hand callbacks to them
     m_jobs->stop();
-    if (m_gatewayRecorder)
-        m_gatewayRecorder->stop(); // after the workers, who wait for it
+    if (m_gateway)
+        m_gateway->stop(); // after the workers, who hand it forwards
     m_heartbeat->stop();
 }
 
@@ -300,6 +279,11 @@ void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpRe
     auto job = [this, finish, respond, trace, request, overloaded](bool expired) {
         if (expired)
             return finish(respond, overloaded);
+        if (m_gateway) {
+            traceAt(request, *trace);
+            return m_gateway->accept(
+                request, trace, [finish, respond](const CallbackAnswer &a) { finish(respond, a); });
+        }
         finish(respond, processPay(request, *trace));
     };
     // In RECORD_ONLY a callback goes to the group commit straight from the I/O thread, not
@@ -322,31 +306,41 @@ void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpRe
 
 CallbackAnswer CallbackService::processPay(const CallbackRequest &request, CallbackTrace &trace)
 {
-    trace.payNo = request.payNo;
-    trace.orderId = request.orderId;
-    trace.instance = m_options.instance;
-    trace.handler = QString::fromLatin1(m_handler->name());
+    traceAt(request, trace);
 
     CallbackAnswer callbackAnswer;
     try {
         callbackAnswer = handleOnThreadConnection(request, trace);
     } catch (const db::Error &error) {
         if (error.isConnectionFailure())
-            t_connection.reset();
+            dropThreadConnection();
         callbackAnswer = answerAfterFailure(error, request, trace);
     }
 
     trace.responded = nowMicros();
     trace.outcome = QString::fromLatin1(outcomeLabel(callbackAnswer.outcome));
     trace.httpStatus = callbackAnswer.httpStatus;
-    if (t_connection) {
+    if (db::Connection *connection = openThreadConnection()) {
         try {
-            writeTrace(t_connection->database(), trace);
+            writeTrace(connection->database(), trace);
         } catch (const db::Error &error) {
             spdlog::warn("trace of {} not written: {}", request.payNo.toStdString(), error.what());
         }
     }
     return callbackAnswer;
+}
+
+void CallbackService::traceAt(const CallbackRequest &request, CallbackTrace &trace) const
+{
+    trace.payNo = request.payNo;
+    trace.orderId = request.orderId;
+    trace.instance = m_options.instance;
+    trace.handler = handlerName();
+}
+
+QString CallbackService::handlerName() const
+{
+    return m_gateway ? QStringLiteral("gateway") : QString::fromLatin1(m_handler->name());
 }
 
 CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &request,
@@ -385,7 +379,7 @@ CallbackAnswer CallbackService::answerAfterFailure(const db::Error &error,
         return handleOnThreadConnection(request, trace);
     } catch (const db::Error &again) {
         if (again.isConnectionFailure())
-            t_connection.reset();
+            dropThreadConnection();
         spdlog::warn("callback {} not looked up again: {}", request.payNo.toStdString(),
                      again.what());
         return unavailable;
@@ -398,7 +392,7 @@ HttpResponse CallbackService::health() const
     QJsonObject health{
         {QStringLiteral("status"), reachable ? QStringLiteral("ok") : QStringLiteral("degraded")},
         {QStringLiteral("instance"), m_options.instance},
-        {QStringLiteral("handler"), QString::fromLatin1(m_handler->name())},
+        {QStringLiteral("handler"), handlerName()},
         {QStringLiteral("mode"), m_switch->recordOnlyHint.load() ? QStringLiteral("RECORD_ONLY")
                                                                  : QStringLiteral("NORMAL")},
         {QStringLiteral("switch_version"), m_switch->versionApplied.load()},
@@ -415,7 +409,7 @@ HttpResponse CallbackService::metrics() const
 {
     const HttpServer::Counters http = m_server->counters();
     const std::string text =
-        m_metrics->render(*m_switch, m_handler->name()) +
+        m_metrics->render(*m_switch, handlerName().toLatin1().constData()) +
         (gateway() ? m_metrics->renderUpstream() : std::string()) +
         "# HELP payops_http_open_connections Connections open now.\n# TYPE "
         "payops_http_open_connections gauge\n"

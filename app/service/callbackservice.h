@@ -22,7 +22,7 @@ class CallbackHandler;
 namespace db {
 class Error;
 }
-class GatewayRecorder;
+class Gateway;
 class Heartbeat;
 class JobQueue;
 class RecordBatcher;
@@ -61,6 +61,8 @@ private:
     void loseCommitReplyOnce(const QSqlDatabase &db, const QByteArray &payNo);
     CallbackAnswer answerAfterFailure(const db::Error &error, const CallbackRequest &request,
                                       CallbackTrace &trace);
+    void traceAt(const CallbackRequest &request, CallbackTrace &trace) const;
+    QString handlerName() const;
     HttpResponse health() const;
     HttpResponse metrics() const;
     void checkInstanceName();
@@ -68,13 +70,13 @@ private:
 
     ServiceOptions m_options;
     std::unique_ptr<HttpServer> m_server;
-    std::unique_ptr<GatewayRecorder> m_gatewayRecorder; // outlives the workers that wait for it
+    std::unique_ptr<Gateway> m_gateway; // gateway mode; outlives the workers that hand it forwards
     std::unique_ptr<JobQueue> m_jobs;
     std::unique_ptr<RecordBatcher> m_batcher; // RECORD_ONLY's group commit; safe handler only
     std::unique_ptr<SwitchObserver> m_switch;
     std::unique_ptr<ServiceMetrics> m_metrics;
-    std::unique_ptr<ReplayWindow> m_replays; // which signed requests may keep their connection
-    std::unique_ptr<CallbackHandler> m_handler;
+    std::unique_ptr<ReplayWindow> m_replays;    // which signed requests may keep their connection
+    std::unique_ptr<CallbackHandler> m_handler; // handler mode
     std::unique_ptr<Heartbeat> m_heartbeat;
     std::mutex m_stopMutex;
     std::condition_variable m_stopWake;

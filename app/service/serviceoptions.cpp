@@ -4,6 +4,8 @@
 
 #include <QCommandLineParser>
 
+#include <algorithm>
+
 namespace payops {
 namespace {
 
@@ -59,8 +61,17 @@ void addOptions(QCommandLineParser &parser)
                                 "instead of the system's CA store."),
          QStringLiteral("file")},
         {QStringLiteral("upstream-timeout"),
-         ServiceCommandLine::tr("Seconds to wait for the upstream's answer."),
+         ServiceCommandLine::tr("Seconds the platform waits for the upstream's answer before it "
+                                "is answered 504; the forward goes on."),
          QStringLiteral("seconds"), QStringLiteral("5")},
+        {QStringLiteral("upstream-bound"),
+         ServiceCommandLine::tr("Seconds a forward may take in all; then its connection is "
+                                "closed and the payment may be forwarded again (default: twice "
+                                "--upstream-timeout, at least 30)."),
+         QStringLiteral("seconds")},
+        {QStringLiteral("upstream-connections"),
+         ServiceCommandLine::tr("Forwards in flight at most, each on a connection of its own."),
+         QStringLiteral("n"), QStringLiteral("256")},
         {QStringLiteral("log-level"),
          ServiceCommandLine::tr("trace, debug, info, warn, error or off."),
          QStringLiteral("level")},
@@ -98,17 +109,37 @@ QString checkUpstream(const QCommandLineParser &parser, ServiceOptions &options)
 {
     const bool gateway = parser.isSet(QStringLiteral("upstream"));
     if (!gateway) {
-        if (parser.isSet(QStringLiteral("upstream-ca")) ||
-            parser.isSet(QStringLiteral("upstream-timeout")))
-            return ServiceCommandLine::tr("--upstream-ca and --upstream-timeout need --upstream");
+        for (const char *option :
+             {"upstream-ca", "upstream-timeout", "upstream-bound", "upstream-connections"}) {
+            if (parser.isSet(QString::fromLatin1(option)))
+                return ServiceCommandLine::tr("--%1 needs --upstream").arg(QLatin1String(option));
+        }
         return QString();
     }
     if (parser.isSet(QStringLiteral("handler")))
         return ServiceCommandLine::tr("--handler and --upstream exclude each other: a gateway pays "
                                       "nothing itself, the upstream does");
-    return checkUpstreamOptions(
+    const QString wrong = checkUpstreamOptions(
         parser.value(QStringLiteral("upstream")), parser.value(QStringLiteral("upstream-ca")),
         parser.value(QStringLiteral("upstream-timeout")), &options.upstream);
+    if (!wrong.isEmpty())
+        return wrong;
+    bool ok = true;
+    // By default a forward may take twice what the platform waits, and half a minute at least.
+    const int bound = parser.isSet(QStringLiteral("upstream-bound"))
+                          ? parser.value(QStringLiteral("upstream-bound")).toInt(&ok)
+                          : std::max(30, 2 * options.upstream.timeoutSeconds);
+    // Longer than the platform waits: the platform is answered before the forward may end.
+    if (!ok || bound <= options.upstream.timeoutSeconds || bound > 600)
+        return ServiceCommandLine::tr("--upstream-bound must be more than --upstream-timeout "
+                                      "(%1) and at most 600 seconds")
+            .arg(options.upstream.timeoutSeconds);
+    options.upstream.boundSeconds = bound;
+    const int connections = parser.value(QStringLiteral("upstream-connections")).toInt(&ok);
+    if (!ok || connections < 1 || connections > 4096)
+        return ServiceCommandLine::tr("--upstream-connections must be 1-4096");
+    options.upstream.connections = connections;
+    return QString();
 }
 
 // A platform's public key from a PEM file only its owner may change.

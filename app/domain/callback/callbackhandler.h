@@ -43,13 +43,18 @@ private:
 };
 
 // One processing transaction's reading of the switch under its barrier, held from before the
-// read until the transaction has ended, so it is declared before the db::Transaction. On a
-// Galera node the instance acknowledges no newer version while it is held; elsewhere it only
-// observes what it read.
+// read until the transaction has ended (or what it decided has been done), so it is declared
+// before the db::Transaction. While it is held the instance acknowledges no newer version;
+// where it is not held it only observes what it read.
 class SwitchReading final
 {
 public:
-    SwitchReading(SwitchObserver &observer, const QSqlDatabase &db);
+    // Held on a Galera node only, where the flip's barrier does not wait for the transaction;
+    // or everywhere, for a reading that acts beyond its transaction (a gateway's forward, which
+    // runs after its claim committed: gatewayforward.h).
+    enum class Hold { OnClusterNodes, Everywhere };
+    SwitchReading(SwitchObserver &observer, const QSqlDatabase &db,
+                  Hold hold = Hold::OnClusterNodes);
     ~SwitchReading();
     SwitchReading(const SwitchReading &) = delete;
     SwitchReading &operator=(const SwitchReading &) = delete;

@@ -98,11 +98,11 @@ qint64 SwitchObserver::versionAcknowledged() const
     return version;
 }
 
-SwitchReading::SwitchReading(SwitchObserver &observer, const QSqlDatabase &db)
+SwitchReading::SwitchReading(SwitchObserver &observer, const QSqlDatabase &db, Hold hold)
     : m_observer(observer)
     , m_db(db)
 {
-    if (!db::isClusterNode(db))
+    if (hold == Hold::OnClusterNodes && !db::isClusterNode(db))
         return;
     // Held from before the read, at the version known so far: the heartbeat must not
     // acknowledge a flip between this transaction's read of NORMAL and its registration.

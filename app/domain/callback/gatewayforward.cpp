@@ -9,6 +9,8 @@
 
 #include <QSqlRecord>
 
+#include <spdlog/spdlog.h>
+
 #include <optional>
 
 namespace payops {
@@ -17,10 +19,6 @@ namespace {
 // response_body is a TEXT column: an upstream that answers more is cut short in the row (the
 // platform gets the whole answer of the forward itself).
 constexpr qsizetype kStoredBodyBytes = 60000;
-
-// How much longer than its upstream timeout a claim of a forward holds on a cluster: the time
-// to store the answer after it.
-constexpr int kClaimMarginSeconds = 5;
 
 // The upstream's Content-Type is not stored; a replay says what the platform's success
 // answers say.
@@ -150,107 +148,118 @@ QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
     return errors;
 }
 
-Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
-                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace,
-                   const CallbackRequest *delivery)
+Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QString &instance,
+                   SwitchReading &reading, int boundSeconds, const CallbackRequest *delivery)
 {
-    Forward forward;
-    SwitchReading reading(switchObserver, db);
-    std::optional<db::Transaction> transaction(std::in_place, db);
-    trace.txBegin = nowMicros();
+    Claim claim;
+    db::Transaction transaction(db);
     const SwitchState state = reading.read();
     const std::optional<RowToForward> row = readRowToForward(db, payNo);
     if (!row)
-        return forward;
-    const StoredCallback &stored = row->stored;
-    forward.row = stored;
-    if (holdsFinalAnswer(stored)) {
-        forward.step = ForwardStep::Settled;
-        return forward;
+        return claim;
+    claim.row = row->stored;
+    if (holdsFinalAnswer(row->stored)) {
+        claim.step = ClaimStep::Settled;
+        return claim;
     }
-    forward.wire = stored.content.wire;
-    if (state.mode == CallbackMode::RecordOnly) {
-        transaction->commitWith(QStringLiteral("UPDATE pay_callback_log SET status = "
-                                               "'RECORDED', instance = ? WHERE id = ?"),
-                                {instance, stored.id});
-        trace.committed = nowMicros();
-        forward.step = ForwardStep::Recorded;
-        return forward;
-    }
-    // On a Galera node the pay_no lock is the node's own, and a delivery at another node's
-    // gateway finds the row not yet forwarded too. The forward is claimed first, in a write of
-    // its own that certification lets only one node commit; while the claim holds (the
-    // claimer's upstream timeout and a margin) no other instance forwards the row.
-    if (db::isClusterNode(db)) {
-        forward.step = ForwardStep::Busy;
-        if (row->claimedElsewhere)
-            return forward;
-        QSqlQuery claim = db::exec(
-            db,
-            QStringLiteral("UPDATE pay_callback_log SET forward_claimed_until = NOW(3) + "
-                           "INTERVAL ? SECOND WHERE id = ? AND forwards = ? AND "
-                           "(forward_claimed_until IS NULL OR forward_claimed_until <= NOW(3))"),
-            {client.options().timeoutSeconds + kClaimMarginSeconds, stored.id, row->forwards});
-        try {
-            if (claim.numRowsAffected() != 1)
-                return forward;
-            transaction->commit();
-        } catch (const db::Error &error) {
-            if (!error.isDeadlock()) // another node's claim was certified first
-                throw;
-            return forward;
-        }
-        transaction.emplace(db);
-    }
-
-    // A delivery's bytes are written with the result, in the forward's own transaction: on a
-    // cluster, a write of the row by another node's delivery while this forward is out would
-    // fail its result. A drain (an operator's, who may not change them) sends the row's.
-    const QByteArray body = delivery ? delivery->rawBody : row->body;
-    const QByteArray rawHeaders = delivery ? delivery->rawHeaders : row->headers;
-    const QString keepSent =
+    // The delivery in hand replaces the row's bytes: what a drain later sends is the freshest.
+    const QString fresh =
         delivery ? QStringLiteral("raw_body = ?, raw_headers = ?, body_sha256 = ?, ") : QString();
-    const QVariantList sent =
-        delivery ? QVariantList{body, QString::fromUtf8(rawHeaders), sha256Hex(body)}
+    const QVariantList freshValues =
+        delivery ? QVariantList{delivery->rawBody, QString::fromUtf8(delivery->rawHeaders),
+                                sha256Hex(delivery->rawBody)}
                  : QVariantList{};
-    auto headers = splitHeaders(rawHeaders);
-    headers.append({"X-Payops-Pay-No", payNo});
-    headers.append({"X-Payops-Order-Id", QByteArray::number(stored.content.orderId)});
-    headers.append({"X-Payops-Delivery", QByteArray::number(row->forwards + 1)});
-    headers.append({"Idempotency-Key", payNo});
-    forward.upstream = client.post(body, headers);
-    trace.forwarded = forward.upstream.sentMicros;
-    if (forward.upstream.answered()) {
-        trace.upstreamAnswered = forward.upstream.answeredMicros;
-        trace.upstreamStatus = forward.upstream.status;
+    if (state.mode == CallbackMode::RecordOnly) {
+        transaction.commitWith(QStringLiteral("UPDATE pay_callback_log SET %1status = "
+                                              "'RECORDED', instance = ? WHERE id = ? AND status "
+                                              "<> 'FORWARDED'")
+                                   .arg(fresh),
+                               freshValues + QVariantList{instance, row->stored.id});
+        claim.step = ClaimStep::Recorded;
+        return claim;
     }
+    claim.step = ClaimStep::Busy;
+    if (row->claimedElsewhere)
+        return claim;
+    // Guarded by the forwards read: of two claims racing on one server the second waits for the
+    // first's row lock and then matches nothing; on a Galera cluster certification refuses it.
+    QSqlQuery update = db::exec(
+        db,
+        QStringLiteral("UPDATE pay_callback_log SET %1status = 'FORWARDING', forwards = forwards "
+                       "+ 1, forward_claimed_until = NOW(3) + INTERVAL ? SECOND, instance = ? "
+                       "WHERE id = ? AND forwards = ? AND (forward_claimed_until IS NULL OR "
+                       "forward_claimed_until <= NOW(3))")
+            .arg(fresh),
+        freshValues + QVariantList{boundSeconds + kClaimMarginSeconds, instance, row->stored.id,
+                                   row->forwards});
+    if (update.numRowsAffected() != 1)
+        return claim;
+    try {
+        transaction.commit();
+    } catch (const db::Error &error) {
+        if (!error.isDeadlock()) // another node's claim was certified first
+            throw;
+        return claim;
+    }
+    claim.step = ClaimStep::Claimed;
+    ForwardClaim &forward = claim.forward;
+    forward.rowId = row->stored.id;
+    forward.number = row->forwards + 1;
+    forward.payNo = payNo;
+    forward.orderId = row->stored.content.orderId;
+    forward.wire = row->stored.content.wire;
+    forward.body = delivery ? delivery->rawBody : row->body;
+    forward.headers = delivery ? delivery->rawHeaders : row->headers;
+    return claim;
+}
 
-    const UpstreamAnswer &upstream = forward.upstream;
+UpstreamRequest forwardRequest(const ForwardClaim &claim)
+{
+    UpstreamRequest request{claim.body, splitHeaders(claim.headers)};
+    request.headers.append({"X-Payops-Pay-No", claim.payNo});
+    request.headers.append({"X-Payops-Order-Id", QByteArray::number(claim.orderId)});
+    request.headers.append({"X-Payops-Delivery", QByteArray::number(claim.number)});
+    request.headers.append({"Idempotency-Key", claim.payNo});
+    return request;
+}
+
+ForwardStep storeForward(const QSqlDatabase &db, const ForwardClaim &claim,
+                         const UpstreamAnswer &upstream, const QString &instance)
+{
     const QVariant upstreamStatus = upstream.answered() ? QVariant(upstream.status) : QVariant();
-    if (upstream.answered() && isPlatformSuccess(forward.wire, upstream.status, upstream.body)) {
-        forward.step = ForwardStep::Final;
-        transaction->commitWith(
-            QStringLiteral("UPDATE pay_callback_log SET %1status = 'FORWARDED', "
-                           "response_code = ?, response_body = ?, upstream_status = ?, "
-                           "upstream_error = '', forwards = forwards + 1, "
-                           "forward_claimed_until = NULL, forwarded_at = NOW(3), "
-                           "instance = ?, processed_at = NOW(3) WHERE id = ?")
-                .arg(keepSent),
-            sent + QVariantList{upstream.status,
-                                QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
-                                upstreamStatus, instance, stored.id});
-    } else {
-        forward.step = ForwardStep::NotFinal;
-        transaction->commitWith(
-            QStringLiteral("UPDATE pay_callback_log SET %1status = 'FORWARDING', "
-                           "upstream_status = ?, upstream_error = ?, "
-                           "forwards = forwards + 1, forward_claimed_until = NULL, "
-                           "forwarded_at = NOW(3), instance = ? WHERE id = ?")
-                .arg(keepSent),
-            sent + QVariantList{upstreamStatus, upstreamError(upstream), instance, stored.id});
-    }
-    trace.committed = nowMicros();
-    return forward;
+    const bool final =
+        upstream.answered() && isPlatformSuccess(claim.wire, upstream.status, upstream.body);
+    // A row a record-only delivery marked RECORDED while this forward was out stays RECORDED
+    // unless the handler's answer settled it.
+    QSqlQuery stored =
+        final ? db::exec(db,
+                         QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDED', "
+                                        "response_code = ?, response_body = ?, upstream_status = "
+                                        "?, upstream_error = '', forward_claimed_until = NULL, "
+                                        "forwarded_at = NOW(3), instance = ?, processed_at = "
+                                        "NOW(3) WHERE id = ? AND forwards = ?"),
+                         {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
+                          upstreamStatus, instance, claim.rowId, claim.number})
+              : db::exec(
+                    db,
+                    QStringLiteral("UPDATE pay_callback_log SET upstream_status = ?, "
+                                   "upstream_error = ?, forward_claimed_until = NULL, "
+                                   "forwarded_at = NOW(3), instance = ? WHERE id = ? AND "
+                                   "forwards = ?"),
+                    {upstreamStatus, upstreamError(upstream), instance, claim.rowId, claim.number});
+    if (stored.numRowsAffected() != 1)
+        spdlog::warn("forward {} of {} outlived its claim; its outcome ({}) is not stored",
+                     claim.number, claim.payNo.toStdString(),
+                     upstream.answered() ? std::to_string(upstream.status) : "no answer");
+    return final ? ForwardStep::Final : ForwardStep::NotFinal;
+}
+
+void releaseClaim(const QSqlDatabase &db, const ForwardClaim &claim)
+{
+    db::exec(db,
+             QStringLiteral("UPDATE pay_callback_log SET forwards = forwards - 1, "
+                            "forward_claimed_until = NULL WHERE id = ? AND forwards = ?"),
+             {claim.rowId, claim.number});
 }
 
 } // namespace payops

@@ -15,13 +15,13 @@
 
 namespace payops {
 
-struct SwitchObserver;
+class SwitchReading;
 
 // What a gateway does with one row of pay_callback_log (gateway = 1), shared by the live
-// endpoint (GatewayHandler) and the drain to the upstream (drainToUpstream). A row is
+// endpoint (service/gateway.h) and the drain to the upstream (drainToUpstream). A row is
 // RECORDED (taken in record-only mode), FORWARDING (recorded, no final answer yet: never
-// forwarded, or its last forward failed) or FORWARDED (the upstream's final answer stored in
-// response_code and response_body).
+// forwarded, its forward out, or its last forward failed) or FORWARDED (the upstream's final
+// answer stored in response_code and response_body).
 
 // True when the row holds the upstream's final answer (or a handler's answer: a row that
 // payops paid itself is never forwarded).
@@ -52,40 +52,78 @@ QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
                                                 const QList<CallbackRequest> &requests,
                                                 const QString &instance);
 
+// A gateway's forward of one row goes in three steps, none of which holds a database
+// connection or transaction across the HTTP call:
+//
+//   claimForward   reads the switch under its shared lock and, when it is NORMAL, claims the
+//                  row's next forward in a committed write (forwards + 1, forward_claimed_until);
+//   post           sends the claimed bytes to the upstream (UpstreamClient);
+//   storeForward   stores the outcome under that claim and clears it.
+//
+// The claim is a row the database certifies, not a session's lock: it outlives the loss of the
+// claimer's connection, holds on every Galera node (certification lets one node's claim commit),
+// and only one forward of a row is in flight while it holds. It holds for the forward's bound
+// plus a margin, so a gateway that dies mid-forward leaves the row to the platform's retry once
+// the claim runs out.
+//
+// The switch barrier: the instance that claimed keeps its SwitchReading until the outcome is
+// stored, so it acknowledges no flip to RECORD_ONLY while a forward it started under NORMAL is
+// in flight; once every instance acknowledged, nothing reaches the handler.
+enum class ClaimStep {
+    Claimed,  // this caller forwards it now
+    Recorded, // the switch is RECORD_ONLY: nothing forwarded, the row is RECORDED
+    Settled,  // the row already holds its final answer: nothing forwarded
+    Busy,     // another forward of it is in flight (its claim holds): nothing forwarded
+    Missing,  // no such row
+};
+
+// What a claim forwards: the row as it is now sent.
+struct ForwardClaim
+{
+    qint64 rowId = 0;
+    qint64 number = 0; // the row's forwards once claimed: X-Payops-Delivery, and the claim's token
+    QByteArray payNo;
+    qint64 orderId = 0;
+    WireFormat wire = WireFormat::Payops;
+    QByteArray body;
+    QByteArray headers; // joinHeaders' form
+};
+
+struct Claim
+{
+    ClaimStep step = ClaimStep::Missing;
+    StoredCallback row;   // as read (Settled: with its final answer)
+    ForwardClaim forward; // Claimed
+};
+
+// How much longer than the forward's bound a claim holds: the time to store the outcome.
+constexpr int kClaimMarginSeconds = 5;
+
+// Claims the next forward of `payNo`'s row for `boundSeconds` (plus the margin), in a
+// transaction of its own that first reads the switch through `reading` (held by the caller until
+// the outcome is stored). `delivery` is the platform's delivery in hand, null for a drain: its
+// bytes and headers are written with the claim and sent, not the row's first ones, so that a
+// handler checking the signature's time takes a retry after a long outage. Throws db::Error.
+Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QString &instance,
+                   SwitchReading &reading, int boundSeconds,
+                   const CallbackRequest *delivery = nullptr);
+
+// The request a claim sends: the platform's bytes and headers plus X-Payops-Pay-No,
+// X-Payops-Order-Id, X-Payops-Delivery (the claim's number, 1 for the first) and
+// Idempotency-Key (the pay_no).
+UpstreamRequest forwardRequest(const ForwardClaim &claim);
+
 enum class ForwardStep {
     Final,    // the upstream's answer is final: the row is FORWARDED
-    NotFinal, // no answer, or one that is not the platform's success: the row is FORWARDING
-    Recorded, // the switch is RECORD_ONLY: nothing forwarded, the row is RECORDED
-    Settled,  // the row already held its final answer: nothing forwarded
-    Missing,  // no such row
-    Busy,     // on a cluster, another instance's claim to forward it holds: nothing forwarded
+    NotFinal, // no answer, or one that is not the platform's success: the row waits for another
 };
 
-struct Forward
-{
-    ForwardStep step = ForwardStep::Missing;
-    UpstreamAnswer upstream; // when forwarded
-    WireFormat wire = WireFormat::Payops;
-    StoredCallback row; // as read before the forward (Settled: with its final answer)
-};
+// Stores a forward's outcome under its claim and clears the claim. A claim that ran out and
+// was taken by another forward meanwhile changes nothing (it is logged). Throws db::Error.
+ForwardStep storeForward(const QSqlDatabase &db, const ForwardClaim &claim,
+                         const UpstreamAnswer &answer, const QString &instance);
 
-// Forwards the row of `payNo` once and stores the outcome. The caller holds the pay_no's
-// named lock: no second forward of it starts anywhere meanwhile.
-//
-// One transaction that first reads the switch under its shared lock and stays open across the
-// forward (bounded by the upstream's timeout), as the safe handler's transaction is held across
-// its side effects: a flip to RECORD_ONLY waits for the forwards in flight, and once it has
-// committed no forward starts. The request goes out as the platform sent it (POST, raw body,
-// the platform's headers) plus X-Payops-Pay-No, X-Payops-Order-Id, X-Payops-Delivery (this
-// forward's number, 1 for the first) and Idempotency-Key (the pay_no). On a Galera node the
-// flip does not wait for a forward on another node; the instance's acknowledgement, held back
-// by the forward's reading of the switch (SwitchReading), does. Throws db::Error.
-//
-// `delivery` is the platform's delivery in hand (null for a drain): its bytes and headers go
-// out, not the row's first ones, and are stored with the forward's result, so that a handler
-// checking the signature's time takes a retry after a long outage.
-Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
-                   const QString &instance, SwitchObserver &switchObserver, CallbackTrace &trace,
-                   const CallbackRequest *delivery = nullptr);
+// Gives a claim back unsent (no connection to the upstream was free): the row is as before.
+void releaseClaim(const QSqlDatabase &db, const ForwardClaim &claim);
 
 } // namespace payops

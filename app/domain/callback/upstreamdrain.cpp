@@ -4,7 +4,6 @@
 #include "callbacktrace.h"
 #include "db/connection.h"
 #include "db/dberror.h"
-#include "db/namedlock.h"
 #include "domain/money/auditedaction.h"
 #include "domain/money/auditlog.h"
 #include "gatewayforward.h"
@@ -69,22 +68,27 @@ public:
     void count(ForwardStep step)
     {
         std::lock_guard lock(m_mutex);
-        switch (step) {
-        case ForwardStep::Final:
-            ++m_result.forwarded;
-            break;
-        case ForwardStep::NotFinal:
-            ++m_result.failed;
-            break;
-        case ForwardStep::Recorded:
+        ++(step == ForwardStep::Final ? m_result.forwarded : m_result.failed);
+        progress();
+    }
+
+    // A row not forwarded: settled or being forwarded by live traffic meanwhile, or the switch
+    // turned to RECORD_ONLY (which ends the drain).
+    void skip(ClaimStep step)
+    {
+        std::lock_guard lock(m_mutex);
+        if (step == ClaimStep::Recorded) {
             m_result.stoppedBySwitch = true;
             return;
-        case ForwardStep::Settled:
-        case ForwardStep::Missing:
-        case ForwardStep::Busy:
-            ++m_result.skipped;
-            break;
         }
+        ++m_result.skipped;
+        progress();
+    }
+
+private:
+    // Under the mutex: the rate so far, and the caller's progress.
+    void progress()
+    {
         const double seconds = std::chrono::duration<double>(Clock::now() - m_started).count();
         m_result.perSecond =
             seconds > 0 ? double(m_result.forwarded + m_result.failed) / seconds : 0;
@@ -92,6 +96,7 @@ public:
             m_options.progress(m_result);
     }
 
+public:
     void fail(const db::Error &error)
     {
         std::lock_guard lock(m_mutex);
@@ -117,41 +122,69 @@ private:
     std::optional<db::Error> m_error;
 };
 
-// One thread of the drain, with its own database connection and upstream connection.
-void forwardRows(const Dsn &dsn, const UpstreamDrainOptions &options, Drain &drain)
+// One row forwarded by the drain. The claim is committed first; the forward and its outcome
+// then run in a transaction that reads the switch under its shared lock again, so that a flip
+// to RECORD_ONLY waits for a drain's forward in flight (the drain is no instance and
+// acknowledges nothing). A flip that came between the two finds the row still unforwarded.
+ClaimStep forwardOne(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
+                     const QString &worker, CallbackTrace &trace, ForwardStep *step)
+{
+    SwitchObserver switchObserver; // the drain is no instance: its readings acknowledge nothing
+    ForwardClaim forward;
+    {
+        SwitchReading reading(switchObserver, db);
+        const Claim claim = claimForward(db, payNo, worker, reading, client.options().boundSeconds);
+        if (claim.step != ClaimStep::Claimed)
+            return claim.step;
+        forward = claim.forward;
+    }
+    trace.orderId = forward.orderId;
+    SwitchReading reading(switchObserver, db);
+    db::Transaction transaction(db);
+    trace.txBegin = nowMicros();
+    if (reading.read().mode == CallbackMode::RecordOnly) {
+        transaction.rollback();
+        releaseClaim(db, forward);
+        return ClaimStep::Recorded;
+    }
+    const UpstreamAnswer answer = client.postAndWait(forwardRequest(forward));
+    trace.forwarded = answer.sentMicros;
+    if (answer.answered()) {
+        trace.upstreamAnswered = answer.answeredMicros;
+        trace.upstreamStatus = answer.status;
+    }
+    trace.httpStatus = answer.status;
+    *step = storeForward(db, forward, answer, worker);
+    transaction.commit();
+    trace.committed = nowMicros();
+    return ClaimStep::Claimed;
+}
+
+// One thread of the drain, with its own database connection.
+void forwardRows(const Dsn &dsn, const UpstreamDrainOptions &options, UpstreamClient &client,
+                 Drain &drain)
 {
     try {
         db::Connection connection(dsn, QStringLiteral("drain-upstream"));
         const QSqlDatabase db = connection.database();
-        UpstreamClient client(options.upstream);
-        // The drain is no instance: what it reads of the switch acknowledges nothing.
-        SwitchObserver switchObserver;
         QByteArray payNo;
         while (drain.next(&payNo)) {
             CallbackTrace trace;
             trace.received = nowMicros();
-            db::NamedLock lock(db, db::payNoLockName(payNo));
-            if (!lock.acquire(0)) {
-                drain.count(ForwardStep::Settled); // live traffic is forwarding it now
-                continue;
-            }
-            trace.lockAcquired = nowMicros();
-            const Forward forward =
-                forwardRow(db, client, payNo, options.worker, switchObserver, trace);
-            lock.release();
-            trace.lockReleased = nowMicros();
-            if (forward.step == ForwardStep::Final || forward.step == ForwardStep::NotFinal) {
+            ForwardStep step = ForwardStep::NotFinal;
+            const ClaimStep claimed = forwardOne(db, client, payNo, options.worker, trace, &step);
+            if (claimed == ClaimStep::Claimed) {
                 trace.payNo = payNo;
-                trace.orderId = forward.row.content.orderId;
                 trace.instance = options.worker;
                 trace.handler = QStringLiteral("drain");
                 trace.responded = nowMicros();
-                trace.outcome = forward.step == ForwardStep::Final ? QStringLiteral("processed")
-                                                                   : QStringLiteral("unavailable");
-                trace.httpStatus = forward.upstream.status;
+                trace.outcome = step == ForwardStep::Final ? QStringLiteral("processed")
+                                                           : QStringLiteral("unavailable");
                 writeTrace(db, trace);
+                drain.count(step);
+            } else {
+                drain.skip(claimed);
             }
-            drain.count(forward.step);
         }
     } catch (const db::Error &error) {
         drain.fail(error);
@@ -183,9 +216,14 @@ UpstreamDrainResult drainToUpstream(const Dsn &dsn, const UpstreamDrainOptions &
 {
     db::Connection connection(dsn, QStringLiteral("drain-upstream"));
     Drain drain(options, rowsToForward(connection.database()));
+    // The drain's forwards end by its timeout: no platform waits for them.
+    UpstreamOptions upstream = options.upstream;
+    upstream.boundSeconds = upstream.timeoutSeconds;
+    upstream.connections = std::max(1, options.concurrency);
+    UpstreamClient client(upstream);
     std::vector<std::thread> threads;
     for (int i = 0; i < std::max(1, options.concurrency); ++i)
-        threads.emplace_back([&] { forwardRows(dsn, options, drain); });
+        threads.emplace_back([&] { forwardRows(dsn, options, client, drain); });
     for (std::thread &thread : threads)
         thread.join();
 
