@@ -196,6 +196,16 @@ private Q_SLOTS:
                  QStringLiteral("--upstream-timeout needs --upstream"));
         QCOMPARE(parse({QStringLiteral("--upstream-connections"), QStringLiteral("3")}).error,
                  QStringLiteral("--upstream-connections needs --upstream"));
+        QCOMPARE(parse({QStringLiteral("--upstream"), url, QStringLiteral("--hold-by-retries"),
+                        QStringLiteral("wechatpay,paypal")})
+                     .error,
+                 QStringLiteral("--hold-by-retries takes wechatpay, alipay or pay, not 'paypal'"));
+        const ServiceCommandLine held =
+            parse({QStringLiteral("--upstream"), url, QStringLiteral("--hold-by-retries"),
+                   QStringLiteral("wechatpay,pay")});
+        QCOMPARE(held.error, QString());
+        QCOMPARE(held.options.holdByRetries,
+                 (QList<WireFormat>{WireFormat::WechatPay, WireFormat::Payops}));
         // The platform is answered before a forward may end.
         QCOMPARE(
             parse({QStringLiteral("--upstream"), url, QStringLiteral("--upstream-timeout"),

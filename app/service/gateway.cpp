@@ -193,6 +193,11 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
     delivery.trace->committed = nowMicros();
     switch (claim.step) {
     case ClaimStep::Recorded:
+        // Held by the platform's retries: the row shows what is owed, and the retry that comes
+        // after the hold is forwarded with its own fresh signature.
+        if (m_options.holdByRetries.contains(request.wire))
+            return platformFailureAnswer(request.wire, 503, Outcome::Recorded,
+                                         QStringLiteral("recorded and held; send it again later"));
         return recordedAnswer(request.wire);
     case ClaimStep::Settled:
         if (auto answer = answerFromRow(claim.row, request))

@@ -69,6 +69,11 @@ void addOptions(QCommandLineParser &parser)
                                 "closed and the payment may be forwarded again (default: twice "
                                 "--upstream-timeout, at least 30)."),
          QStringLiteral("seconds")},
+        {QStringLiteral("hold-by-retries"),
+         ServiceCommandLine::tr("Gateway mode, RECORD_ONLY: record these formats' deliveries "
+                                "and answer 503, so that the platform's retry after the hold is "
+                                "forwarded."),
+         QStringLiteral("formats")},
         {QStringLiteral("upstream-connections"),
          ServiceCommandLine::tr("Forwards in flight at most, each on a connection of its own."),
          QStringLiteral("n"), QStringLiteral("256")},
@@ -109,8 +114,8 @@ QString checkUpstream(const QCommandLineParser &parser, ServiceOptions &options)
 {
     const bool gateway = parser.isSet(QStringLiteral("upstream"));
     if (!gateway) {
-        for (const char *option :
-             {"upstream-ca", "upstream-timeout", "upstream-bound", "upstream-connections"}) {
+        for (const char *option : {"upstream-ca", "upstream-timeout", "upstream-bound",
+                                   "upstream-connections", "hold-by-retries"}) {
             if (parser.isSet(QString::fromLatin1(option)))
                 return ServiceCommandLine::tr("--%1 needs --upstream").arg(QLatin1String(option));
         }
@@ -139,6 +144,17 @@ QString checkUpstream(const QCommandLineParser &parser, ServiceOptions &options)
     if (!ok || connections < 1 || connections > 4096)
         return ServiceCommandLine::tr("--upstream-connections must be 1-4096");
     options.upstream.connections = connections;
+    for (const QString &name : parser.values(QStringLiteral("hold-by-retries"))
+                                   .join(u',')
+                                   .split(u',', Qt::SkipEmptyParts)) {
+        const QByteArray wire = name.trimmed().toLatin1();
+        const auto format = wireFormatFromName(wire == "pay" ? QByteArray("payops") : wire);
+        if (!format)
+            return ServiceCommandLine::tr("--hold-by-retries takes wechatpay, alipay or pay, not "
+                                          "'%1'")
+                .arg(name);
+        options.holdByRetries.append(*format);
+    }
     return QString();
 }
 

@@ -2,6 +2,7 @@
 
 #include "db/dsn.h"
 #include "domain/callback/alipay.h"
+#include "domain/callback/channel.h"
 #include "domain/callback/upstreamclient.h"
 #include "domain/callback/wechatpay.h"
 #include "httplimits.h"
@@ -32,6 +33,9 @@ struct ServiceOptions
     bool takeOver = false; // start even if a live instance has this name
     // With a url: gateway mode, forwarding to the team's own handler.
     UpstreamOptions upstream;
+    // Gateway mode: the formats whose deliveries RECORD_ONLY records and answers 503, so that
+    // the platform's own retry after the hold is what is forwarded, freshly signed.
+    QList<WireFormat> holdByRetries;
     HttpLimits limits;
     WechatPayKeys wechatPay; // /callbacks/wechatpay answers 404 unless configured
     AlipayKeys alipay;       // /callbacks/alipay likewise

@@ -5535,6 +5535,11 @@
     </message>
     <message>
         <location line="+5"/>
+        <source>Gateway mode, RECORD_ONLY: record these formats&apos; deliveries and answer 503, so that the platform&apos;s retry after the hold is forwarded.</source>
+        <translation>网关模式，RECORD_ONLY 期间：记录这些格式的投递并回答 503，使平台在暂停结束后的重试被转发。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Forwards in flight at most, each on a connection of its own.</source>
         <translation>同时进行的转发数上限，每个转发使用自己的连接。</translation>
     </message>
@@ -5574,7 +5579,7 @@
         <translation>存放支付宝公钥的 PEM 文件（权限 0600）。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>--%1 needs --upstream</source>
         <translation>--%1 需要与 --upstream 一起使用</translation>
     </message>
@@ -5589,7 +5594,12 @@
         <translation>--upstream-connections 必须在 1-4096 之间</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
+        <source>--hold-by-retries takes wechatpay, alipay or pay, not &apos;%1&apos;</source>
+        <translation>--hold-by-retries 只接受 wechatpay、alipay 或 pay，而不是“%1”</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>the key file</source>
         <translation>公钥文件</translation>
     </message>
@@ -5679,7 +5689,7 @@
         <translation>--%1 必须是 %2-%3</translation>
     </message>
     <message>
-        <location line="-221"/>
+        <location line="-238"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>
@@ -5689,7 +5699,7 @@
         <translation>用此文件而不是系统的 CA 证书库校验上游的 HTTPS 证书。</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+66"/>
         <source>--handler and --upstream exclude each other: a gateway pays nothing itself, the upstream does</source>
         <translation>--handler 与 --upstream 不能同时使用：网关自身不入账，由上游入账</translation>
     </message>
