@@ -69,6 +69,17 @@ void inParallel(int count, int clients, const std::function<void(int)> &send,
         thread.join();
 }
 
+// A handler that checks the signature's time as an SDK does, against its own clock: older than
+// 60 s (an SDK's 300 s, shortened for the tests) is refused 401.
+test::CannedAnswer refusingOldSignatures(const test::CountingUpstream::Request &request)
+{
+    test::CannedAnswer answer;
+    const qint64 signedAt = request.header("X-Payops-Timestamp").toLongLong();
+    if (QDateTime::currentSecsSinceEpoch() - signedAt > 60)
+        answer.status = 401;
+    return answer;
+}
+
 } // namespace
 
 class TestGateway final : public QObject
@@ -287,13 +298,7 @@ private Q_SLOTS:
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
         const qint64 now = QDateTime::currentSecsSinceEpoch();
         // The handler checks the signature's time as an SDK does, against its own clock.
-        test::CountingUpstream upstream([](const test::CountingUpstream::Request &request) {
-            test::CannedAnswer answer;
-            const qint64 signedAt = request.header("X-Payops-Timestamp").toLongLong();
-            if (QDateTime::currentSecsSinceEpoch() - signedAt > 60)
-                answer.status = 401;
-            return answer;
-        });
+        test::CountingUpstream upstream(refusingOldSignatures);
         const auto service = gateway(scratch, upstream.url(), QStringLiteral("GL"));
         const QByteArray body = bodyOf("GW-FRESH-1", 0);
         QCOMPARE(test::postCallback(service->port(), body, now - 250).status, 401);
@@ -325,13 +330,7 @@ private Q_SLOTS:
         test::ScratchDatabase scratch(QStringLiteral("gwhold"));
         test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
         const qint64 now = QDateTime::currentSecsSinceEpoch();
-        test::CountingUpstream upstream([](const test::CountingUpstream::Request &request) {
-            test::CannedAnswer answer;
-            const qint64 signedAt = request.header("X-Payops-Timestamp").toLongLong();
-            if (QDateTime::currentSecsSinceEpoch() - signedAt > 60)
-                answer.status = 401;
-            return answer;
-        });
+        test::CountingUpstream upstream(refusingOldSignatures);
         const auto service = gateway(scratch, upstream.url(), QStringLiteral("GHR"),
                                      {QStringLiteral("--hold-by-retries"), QStringLiteral("pay")});
         db::Connection root(scratch.dsn(), QStringLiteral("root"));
