@@ -215,7 +215,7 @@ Forward forwardRow(const QSqlDatabase &db, UpstreamClient &client, const QByteAr
                  : QVariantList{};
     auto headers = splitHeaders(rawHeaders);
     headers.append({"X-Payops-Pay-No", payNo});
-    headers.append({"X-Payops-Order-Id", QByteArray::number(stored.content.orderId)});
+    headers.append({"X-Payops-Order-Id", stored.content.orderNo});
     headers.append({"X-Payops-Delivery", QByteArray::number(row->forwards + 1)});
     headers.append({"Idempotency-Key", payNo});
     forward.upstream = client.post(body, headers);
