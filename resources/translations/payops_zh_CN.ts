@@ -67,7 +67,7 @@
 <context>
     <name>Mapping</name>
     <message>
-        <location filename="../../app/domain/mapping/mapping.cpp" line="+121"/>
+        <location filename="../../app/domain/mapping/mapping.cpp" line="+141"/>
         <source>[%1] is missing</source>
         <translation>缺少 [%1]</translation>
     </message>
@@ -98,22 +98,22 @@
         <translation>链头缺失（ops_audit_head 没有数据行）</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+23"/>
         <source>entry %1 is missing (the next entry is %2)</source>
         <translation>记录 %1 缺失（下一条是 %2）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>entry %1 does not match its hash (edited after it was written)</source>
         <translation>记录 %1 与其哈希不一致（写入后被改过）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>entry %1 does not link to entry %2&apos;s hash</source>
         <translation>记录 %1 没有链接到记录 %2 的哈希</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>the chain head names entry %1 but the log ends at entry %2 (entries removed from the end?)</source>
         <translation>链头指向记录 %1，但日志止于记录 %2（末尾的记录被删了？）</translation>
     </message>
@@ -360,7 +360,7 @@
         <translation>无应答</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+26"/>
         <source>Forwarded to the team&apos;s handler (the upstream) by a gateway, never paid by payops: it waits for a final answer from the upstream.</source>
         <translation>由网关转发给团队自己的处理器（上游），payops 从不为其执行支付：它在等待上游的最终应答。</translation>
     </message>
@@ -385,7 +385,7 @@
         <translation>订单状态为 %1：应用此回调会被拒绝，财务会看到一笔重复支付。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+26"/>
         <source>missing</source>
         <translation>缺失</translation>
     </message>
@@ -490,12 +490,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+423"/>
+        <location line="+412"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-415"/>
+        <location line="-404"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint: the recorded ones in batches over several connections, the unmatched ones one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑：积压回调分批、通过多个连接处理，未匹配回调每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -648,7 +648,7 @@
         <translation>正在处理… %1 / %2（每秒 %3 条）</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+51"/>
         <source>Stopped: the switch turned RECORD_ONLY while draining.</source>
         <translation>已停止：回放期间降级开关切到了 RECORD_ONLY。</translation>
     </message>
@@ -669,22 +669,22 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+84"/>
+        <location line="+77"/>
         <source>Stopped by an error:</source>
         <translation>因出错停止：</translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location line="-74"/>
         <source>%1 Applied &lt;b&gt;%2&lt;/b&gt;, rejected %3 (the order was no longer pending, e.g. already paid: a second payment for finance); %4 unmatched callback(s) left, %5 of them still without their order.</source>
         <translation>%1入账 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（订单已不是待支付，例如已支付：交财务处理重复支付）；剩余未匹配回调 %4 条，其中 %5 条仍无对应订单。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+8"/>
         <source>%1 Processed &lt;b&gt;%2&lt;/b&gt;, rejected %3 (for a business reason, e.g. the order already paid), ignored %4 (not SUCCESS), unmatched %5 (no such order yet); %6 left in the backlog.</source>
         <translation>%1已处理 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（业务原因，例如订单已支付），忽略 %4 条（非 SUCCESS），未匹配 %5 条（订单尚不存在）；积压回调剩余 %6 条。</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+26"/>
         <source>Forwarding …</source>
         <translation>正在转发…</translation>
     </message>
@@ -694,7 +694,7 @@
         <translation>正在转发… %1 / %2：已转发 %3，无最终应答 %4，跳过 %5；每秒 %6 条。</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+25"/>
         <source>%1 %2&lt;br&gt;Every callback forwarded before it keeps its answer; the rest are still waiting.</source>
         <translation>%1 %2&lt;br&gt;此前已转发的回调保留其应答；其余仍在等待。</translation>
     </message>
@@ -720,7 +720,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+103"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+105"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -756,12 +756,12 @@
 <context>
     <name>payops::Compensation</name>
     <message>
-        <location filename="../../app/domain/money/compensation.cpp" line="+319"/>
+        <location filename="../../app/domain/money/compensation.cpp" line="+320"/>
         <source>%1 coupon(s) to freeze, %2 used coupon(s) to write off, %3 used coupon(s) as receivable, %4 points row(s) to reverse (%5 points); %6 yuan in all</source>
         <translation>冻结 %1 张优惠券，核销 %2 张已使用的优惠券，%3 张已使用的优惠券记为应收，冲回 %4 条积分记录（%5 积分）；合计 %6 元</translation>
     </message>
     <message>
-        <location line="+112"/>
+        <location line="+108"/>
         <source>a compensation needs a reason and a ticket</source>
         <translation>补偿必须填写原因和工单号</translation>
     </message>
@@ -1031,7 +1031,7 @@
         <translation>%1&lt;br&gt;此前已提交的批次保持有效；重新运行即可完成其余部分。</translation>
     </message>
     <message>
-        <location line="+199"/>
+        <location line="+200"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -1068,12 +1068,12 @@
         </translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+37"/>
         <source>&lt;br&gt;Request %1 is approved%2.</source>
         <translation>&lt;br&gt;申请 %1 已批准%2。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source> and executed</source>
         <translation>并已执行</translation>
     </message>
@@ -1104,12 +1104,12 @@
     </message>
     <message>
         <location line="+7"/>
-        <location line="+122"/>
+        <location line="+121"/>
         <source>Approve and compensate…</source>
         <translation>批准并补偿…</translation>
     </message>
     <message>
-        <location line="-120"/>
+        <location line="-119"/>
         <source>Reject…</source>
         <translation>驳回…</translation>
     </message>
@@ -1134,7 +1134,7 @@
         <translation>驳回 %2 提交的申请 %1（%3）？申请会保留并标记为 REJECTED，不做任何补偿。</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+35"/>
         <source>Compensations through the mapping %1, newest first. One that takes what an account compensated alone in the four-eyes window above &lt;b&gt;%2&lt;/b&gt; waits as a request until another operator account approves it, through the same mapping file.</source>
         <translation>通过映射 %1 进行的补偿，最新的在前。使某账号在双人复核时间窗内单独补偿的金额超过 &lt;b&gt;%2&lt;/b&gt; 的补偿，会作为申请等待另一位运维账号通过同一个映射文件批准。</translation>
     </message>
@@ -1202,7 +1202,7 @@
         <translation>在团队自己的表上，通过 SHA-256 为 %1… 的映射文件：%2。冻结 %3 行，冲正 %4 行。</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+45"/>
         <source>Request</source>
         <translation>申请</translation>
     </message>
@@ -1260,12 +1260,12 @@
 <context>
     <name>payops::CompensationRequests</name>
     <message>
-        <location filename="../../app/domain/money/compensationrequest.cpp" line="+203"/>
+        <location filename="../../app/domain/money/compensationrequest.cpp" line="+202"/>
         <source>a compensation request needs a reason and a ticket</source>
         <translation>补偿申请必须填写原因和工单号</translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+84"/>
         <source>request %1 is %2, not pending</source>
         <translation>申请 %1 的状态是 %2，不是待处理</translation>
     </message>
@@ -1275,7 +1275,7 @@
         <translation>不存在补偿申请 %1</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>the duplicates grew since request %1 was made (%2 fen now, %3 fen asked); make a new request</source>
         <translation>申请 %1 提交后重复记录增多了（现在 %2 分，申请时 %3 分），请重新申请</translation>
     </message>
@@ -1285,7 +1285,7 @@
         <translation>申请 %1 提交后重复记录减少了（现在 %2 分，申请时 %3 分），请重新申请</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>request %1 was decided by someone else meanwhile</source>
         <translation>申请 %1 已在此期间被他人处理</translation>
     </message>
@@ -1602,12 +1602,12 @@
 <context>
     <name>payops::DoublePayments</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/doublepayments.cpp" line="+25"/>
+        <location filename="../../app/domain/money/duplicates/doublepayments.cpp" line="+26"/>
         <source>no order paid twice by the customer</source>
         <translation>没有客户重复支付的订单</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>%1 order(s) paid twice by the customer (%2 refused payment(s), %3 yuan to refund), e.g. orders %4</source>
         <translation>%1 个订单被客户重复支付（%2 笔支付被拒，应退款 %3 元），例如订单 %4</translation>
     </message>
@@ -1903,7 +1903,7 @@
 <context>
     <name>payops::DuplicateWatch</name>
     <message>
-        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+267"/>
+        <location filename="../../app/domain/money/duplicates/duplicatewatch.cpp" line="+264"/>
         <source>another session was refreshing the duplicate watch; these are its last figures</source>
         <translation>另一个会话正在刷新重复监控，以下是它上次的数据</translation>
     </message>
@@ -2243,22 +2243,22 @@
 <context>
     <name>payops::EvidencePage</name>
     <message>
-        <location filename="../../ui/pages/evidencepage.cpp" line="+38"/>
-        <source>order id</source>
-        <translation>订单 ID</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location filename="../../ui/pages/evidencepage.cpp" line="+45"/>
         <source>Show evidence</source>
         <translation>查看证据</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Pick an order on the state machine or duplicates page, or type its id.</source>
-        <translation>在状态机页或重复发放页选择一个订单，或输入订单 ID。</translation>
+        <location line="-6"/>
+        <source>order id or number</source>
+        <translation>订单 ID 或订单号</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
+        <source>Pick an order on the state machine or duplicates page, or type its id or, for a gateway&apos;s order, its number.</source>
+        <translation>在状态机页或重复发放页选择一个订单，或输入订单 ID；网关的订单输入其订单号。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Order</source>
         <translation>订单</translation>
     </message>
@@ -2273,7 +2273,7 @@
         <translation>收到的回调原文</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+40"/>
         <source>Reading the evidence</source>
         <translation>正在读取证据</translation>
     </message>
@@ -2282,13 +2282,25 @@
         <source>Order %1 does not exist.</source>
         <translation>订单 %1 不存在。</translation>
     </message>
+    <message numerus="yes">
+        <location line="+10"/>
+        <source>&lt;b&gt;Order %1&lt;/b&gt; · the team&apos;s own, taken by a gateway · %n callback(s), the first pay_no %2</source>
+        <translation>
+            <numerusform>&lt;b&gt;订单 %1&lt;/b&gt; · 团队自己的订单，由网关接收 · %n 条回调，第一条 pay_no %2</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
         <source>&lt;b&gt;Order %1&lt;/b&gt; · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC</source>
         <translation>&lt;b&gt;订单 %1&lt;/b&gt; · 用户 %2 · %3 · ¥%4 · pay_no %5 · 创建于 %6 UTC</translation>
     </message>
     <message>
         <location line="+12"/>
+        <source>Nothing wrong found: no payment was handed to the team&apos;s handler with success more than once.</source>
+        <translation>未发现问题：没有任何一笔支付被团队的处理器以成功应答接收超过一次。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Nothing wrong found: one payment, and no side effect with a second live copy.</source>
         <translation>未发现问题：只有一笔支付，没有任何副作用存在第二份有效副本。</translation>
     </message>
@@ -2446,7 +2458,7 @@
         <translation>查看发现的问题</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>New findings in inspection %1: %2.</source>
         <translation>巡检 %1 发现新问题：%2。</translation>
     </message>
@@ -2479,18 +2491,18 @@
 <context>
     <name>payops::IncidentReport</name>
     <message>
-        <location filename="../../app/report/incidentreport.cpp" line="+294"/>
+        <location filename="../../app/report/incidentreport.cpp" line="+293"/>
         <source>cannot write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
     <message>
-        <location line="-197"/>
-        <location line="+204"/>
+        <location line="-196"/>
+        <location line="+203"/>
         <source>Incident report</source>
         <translation>事故报告</translation>
     </message>
     <message>
-        <location line="-202"/>
+        <location line="-201"/>
         <source>Database &lt;b&gt;%1&lt;/b&gt;, window %2 to %3 UTC (the end excluded).</source>
         <translation>数据库 &lt;b&gt;%1&lt;/b&gt;，时间窗口 %2 至 %3 UTC（不含结束时刻）。</translation>
     </message>
@@ -2505,7 +2517,7 @@
         <translation>汇总</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Extra copies issued in the window</source>
         <translation>时间窗口内发放的多余份数</translation>
     </message>
@@ -2515,7 +2527,7 @@
         <translation>%1 份（优惠券 %2 张，积分记录 %3 条），涉及 %4 个订单</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+3"/>
         <source>Value of the extra copies</source>
         <translation>多余份数的价值</translation>
     </message>
@@ -2838,7 +2850,7 @@
         <translation>  %1：%2 个未处理组，%3 份多余副本，%4 元。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Late payments: %1 unmatched callback(s) whose order exists now, %2 yuan to apply. Drain them on the backlog page.</source>
         <translation>迟到的支付：%1 条未匹配回调的订单现已存在，待入账 %2 元。请在“积压回调”页回放。</translation>
     </message>
@@ -2891,7 +2903,7 @@
         <translation>有问题</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>%1 (¥%2)</source>
         <translation>%1（¥%2）</translation>
     </message>
@@ -2979,7 +2991,7 @@
         <translation>v%1（最新 v%2）— 落后</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>asking …</source>
         <translation>查询中 …</translation>
     </message>
@@ -3140,12 +3152,12 @@
         <translation>user_coupon 中按 (order_id, coupon_template_id) 有 %1 组重复优惠券（多余 %2 行）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>%1 duplicate points group(s) (%2 extra row(s)) in point_log by (order_id, point_type)</source>
         <translation>point_log 中按 (order_id, point_type) 有 %1 组重复积分（多余 %2 行）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>no live duplicates</source>
         <translation>没有未处理的重复记录</translation>
     </message>
@@ -3405,7 +3417,7 @@
         <translation>%1 · 表由 %2 描述</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+34"/>
         <source>reading from %1 …</source>
         <translation>正在从 %1 读取…</translation>
     </message>
@@ -3460,7 +3472,7 @@
         <translation>权限未知：%1</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+59"/>
         <source>Connect to a database first: the report is read from it.</source>
         <translation>请先连接数据库：报告数据从数据库读取。</translation>
     </message>
@@ -3679,7 +3691,7 @@
         <translation>立即补偿？</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+45"/>
         <source>Not approved.</source>
         <translation>未批准。</translation>
     </message>
@@ -3694,7 +3706,7 @@
         <translation>它等待另一位运维账号在“补偿”页面用同一个映射文件批准。目前尚未补偿任何内容。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+18"/>
         <source>&lt;br&gt;Request %1 is approved%2.</source>
         <translation>&lt;br&gt;申请 %1 已批准%2。</translation>
     </message>
@@ -3729,7 +3741,7 @@
         <translation>正在补偿… 第 %1 / %2 份</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <source>&lt;b&gt;Stopped.&lt;/b&gt; What was done stays done; a new run finishes the rest.</source>
         <translation>&lt;b&gt;已停止。&lt;/b&gt;已完成的部分保持有效；重新运行即可完成其余部分。</translation>
     </message>
@@ -3999,21 +4011,21 @@
         <translation>最近一小时的订单和状态流转，按分钟计数：页面打开时完整读取一次，之后每次刷新只读取新增部分。</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+38"/>
-        <location line="+9"/>
-        <location line="+45"/>
+        <location line="+5"/>
+        <location line="+39"/>
+        <location line="+8"/>
+        <location line="+47"/>
         <location line="+6"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-99"/>
         <source>switch v%1, set by %2: %3</source>
         <translation>降级开关 v%1，由 %2 设置：%3</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>n/a</source>
         <translation>不适用</translation>
     </message>
@@ -4048,12 +4060,12 @@
         <translation>%1 条未匹配（早于订单到达），其中 %2 条订单现已存在</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+18"/>
         <source>coupons ¥%1 + points ¥%2 (%3 points = ¥1)</source>
         <translation>优惠券 ¥%1 + 积分 ¥%2（%3 积分 = ¥1）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>%1 alive instance(s) run the UNSAFE demo handler</source>
         <translation>%1 个存活实例运行着 UNSAFE 演示处理程序</translation>
     </message>
@@ -4212,12 +4224,12 @@
     <message>
         <location line="+4"/>
         <location line="+126"/>
-        <location line="+199"/>
+        <location line="+200"/>
         <source>Order evidence</source>
         <translation>订单证据</translation>
     </message>
     <message>
-        <location line="-324"/>
+        <location line="-325"/>
         <source>Compensate</source>
         <translation>补偿</translation>
     </message>
@@ -4278,12 +4290,12 @@
     </message>
     <message>
         <location line="+33"/>
-        <location line="+275"/>
+        <location line="+276"/>
         <source>Playbook</source>
         <translation>处置手册</translation>
     </message>
     <message>
-        <location line="-263"/>
+        <location line="-264"/>
         <source>Not connected.</source>
         <translation>未连接。</translation>
     </message>
@@ -4294,12 +4306,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+188"/>
+        <location line="+189"/>
         <source>Apply the keys…</source>
         <translation>添加幂等键…</translation>
     </message>
     <message>
-        <location line="-185"/>
+        <location line="-186"/>
         <source>Restart safe…</source>
         <translation>以 safe 重启…</translation>
     </message>
@@ -4334,7 +4346,7 @@
         <translation>无法检查：%1</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>%1 of %2 steps done</source>
         <translation>已完成 %1 / %2 步</translation>
     </message>
@@ -4399,7 +4411,7 @@
         <translation>在此沙箱上用 unsafe-demo 处理器启动 %1 个 payops-callbackd 实例，创建 %2 个新的 PENDING 订单，并将每笔支付的回调投递 %3 次、间隔 %4 ms？</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>Run the incident</source>
         <translation>重现事故</translation>
     </message>
@@ -4438,12 +4450,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+334"/>
+        <location line="+328"/>
         <source>%1 has unique key %2 (%3)</source>
         <translation>%1 有唯一索引 %2（%3）</translation>
     </message>
     <message>
-        <location line="-327"/>
+        <location line="-321"/>
         <source>%1 has no unique key on (%2); the database is at level legacy: compensate the live duplicates, then add the keys (payops migrate --level current, or the playbook&apos;s fix step)</source>
         <translation>%1 在 (%2) 上没有唯一索引；数据库处于 legacy 级别：请先补偿未处理的重复记录，再添加幂等键（payops migrate --level current，或处置手册的修复步骤）</translation>
     </message>
@@ -4483,7 +4495,7 @@
         <translation>%1 次支付尝试更新了 0 行却继续执行（affected_rows_ignored，实例 %2）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>%1 repeated payment attempt(s) were rejected by the CAS (e.g. PAID-&gt;PAID order_already_paid) and went no further</source>
         <translation>%1 次重复支付尝试被 CAS 拒绝（例如 PAID-&gt;PAID order_already_paid），没有继续执行</translation>
     </message>
@@ -4493,7 +4505,7 @@
         <translation>实例 %2 上有 %1 次尝试在更新 0 行后继续执行，该实例已不再运行那段代码</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
         <source>no repeated payment attempt by running code, so nothing shows whether the CAS&apos;s affected rows are checked</source>
         <translation>运行中的代码没有重复支付尝试，因此无法判断 CAS 的受影响行数是否被检查</translation>
     </message>
@@ -4563,12 +4575,12 @@
         <translation>降级开关为 %1，版本 %2；没有在线实例来应用它</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>the switch is %1, version %2; all %3 live instance(s) apply it</source>
         <translation>降级开关为 %1，版本 %2；全部 %3 个在线实例都已应用</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+13"/>
         <source>Audit log append-only and hash-chained, intact</source>
         <translation>审计日志只追加、哈希成链且完好</translation>
     </message>
@@ -4598,7 +4610,7 @@
         <translation>%2 条审计记录中最新的 %1 条的哈希和链接直到链头都正确；payops audit verify 会校验整条链</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>Duplicate inspection on a schedule</source>
         <translation>定时巡检重复记录</translation>
     </message>
@@ -4784,7 +4796,7 @@
         <translation>&lt;b&gt;%2 项防护措施中已具备 %1 项。&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>%1 missing: each lets duplicates through, as the last column says.</source>
         <translation>%1 项缺失：每项都会放过重复，见最后一列。</translation>
     </message>
@@ -4803,20 +4815,20 @@
     <name>payops::ReadSource</name>
     <message numerus="yes">
         <location filename="../../app/domain/inspection/readsource.cpp" line="+46"/>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>%n transaction(s) behind</source>
         <translation>
             <numerusform>落后 %n 个事务</numerusform>
         </translation>
     </message>
     <message>
-        <location line="-10"/>
-        <location line="+11"/>
+        <location line="-11"/>
+        <location line="+12"/>
         <source>no primary to compare with</source>
         <translation>没有可比较的主库</translation>
     </message>
     <message>
-        <location line="-10"/>
+        <location line="-11"/>
         <source>%1 s behind</source>
         <translation>落后 %1 秒</translation>
     </message>
@@ -4836,7 +4848,7 @@
         <translation>%1 — 已过时（超过 %2 秒）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>replica: %1</source>
         <translation>副本：%1</translation>
     </message>
@@ -4874,7 +4886,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/statement/reconciliation.cpp" line="+444"/>
+        <location filename="../../app/domain/statement/reconciliation.cpp" line="+441"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -4907,7 +4919,7 @@
         <translation>#%1 · %2 · %3 · %4 行</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+58"/>
         <source>Import a statement…</source>
         <translation>导入对账单…</translation>
     </message>
@@ -5142,7 +5154,7 @@
         <translation>对账单 (*.csv *.txt *.zip *.gz);;所有文件 (*)</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+39"/>
         <source>The import failed: %1</source>
         <translation>导入失败：%1</translation>
     </message>
@@ -5241,7 +5253,7 @@
         <translation>从库落后于主库：它显示 %1 个订单、%2 行待更改，主库现在为 %3 个订单、%4 行。上面的数字来自主库，执行的也是主库的计划。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>Not planned on the replica (%1): the figures above are the primary&apos;s alone, and they are what runs.</source>
         <translation>未能在从库上规划（%1）：上面的数字仅来自主库，执行的也是这些。</translation>
     </message>
@@ -5584,7 +5596,7 @@
         <translation>%1 中的 APIv3 密钥为 %2 字节，必须是 32 字节</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
         <source>--wechatpay-platform-key must be SERIAL=PEMFILE, not &apos;%1&apos;</source>
         <translation>--wechatpay-platform-key 必须是 SERIAL=PEMFILE，而不是“%1”</translation>
     </message>
@@ -5649,7 +5661,7 @@
         <translation>--%1 必须是 %2-%3</translation>
     </message>
     <message>
-        <location line="-193"/>
+        <location line="-192"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>
@@ -6022,7 +6034,7 @@
         <translation>风暴：%1 个订单 × %2 份，发往 %3 个实例…</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+15"/>
         <source>sent %1 of %2 · &lt;b&gt;2xx %3&lt;/b&gt; · 4xx %4 · %5 · no answer %6 · retries %7</source>
         <translation>已发送 %1 / %2 · &lt;b&gt;2xx %3&lt;/b&gt; · 4xx %4 · %5 · 无响应 %6 · 重试 %7</translation>
     </message>
@@ -6350,12 +6362,12 @@
         <translation>文件在第 %1 行之后无法读取：%2</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>line %1 is longer than %2 KiB: this is not a statement (a binary file?)</source>
         <translation>第 %1 行超过 %2 KiB：这不是对账单（二进制文件？）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>line %1 holds binary data (NUL bytes): this is not a statement, or it was damaged</source>
         <translation>第 %1 行含二进制数据（NUL 字节）：这不是对账单，或文件已损坏</translation>
     </message>
@@ -6375,7 +6387,7 @@
         <translation>有 %1 个字段，而表头有 %2 个（某个值里有未加引号的逗号？）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>has no transaction id (pay_no)</source>
         <translation>缺少交易号（pay_no）</translation>
     </message>
@@ -6395,7 +6407,7 @@
         <translation>不是%1：表头行（第 %2 行）没有 %3 列（%4）</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+11"/>
         <source>the file (%1) ends at line %2 without %3: it is truncated, download it again</source>
         <translation>文件（%1）在第 %2 行结束，缺少%3：文件不完整，请重新下载</translation>
     </message>
@@ -6435,7 +6447,7 @@
         <translation>声明账单有 %1 笔交易（总交易单数），文件列出 %2 笔：有行缺失或被添加</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
         <source>follows the totals row and is not read</source>
         <translation>位于汇总行之后，未读取</translation>
     </message>
@@ -6498,7 +6510,7 @@
 <context>
     <name>payops::StepCard</name>
     <message>
-        <location filename="../../ui/playbook/stepcard.cpp" line="+73"/>
+        <location filename="../../ui/playbook/stepcard.cpp" line="+74"/>
         <source>checking …</source>
         <translation>检查中 …</translation>
     </message>
@@ -6785,22 +6797,22 @@
     </message>
     <message>
         <location line="+16"/>
-        <location line="+31"/>
+        <location line="+29"/>
         <source>✓ %1 applies version %2</source>
         <translation>✓ %1 已应用版本 %2</translation>
     </message>
     <message>
-        <location line="-12"/>
+        <location line="-10"/>
         <source>&lt;b&gt;The switch is now %1&lt;/b&gt; (version %2, was %3).</source>
         <translation>&lt;b&gt;降级开关现为 %1&lt;/b&gt;（版本 %2，原为 %3）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>&lt;b&gt;The switch already was %1&lt;/b&gt; (version %2, set by %3); nothing changed.</source>
         <translation>&lt;b&gt;降级开关本来就是 %1&lt;/b&gt;（版本 %2，由 %3 设置）；未做更改。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
         <source>✗ %1 has not acknowledged within %2 s (still at version %3)</source>
         <translation>✗ %1 未在 %2 秒内确认（仍为版本 %3）</translation>
     </message>
@@ -6836,7 +6848,7 @@
 <context>
     <name>payops::UnmatchedCount</name>
     <message>
-        <location filename="../../app/domain/callback/unmatchedcallbacks.cpp" line="+12"/>
+        <location filename="../../app/domain/callback/unmatchedcallbacks.cpp" line="+13"/>
         <source>no unmatched callbacks</source>
         <translation>没有未匹配回调</translation>
     </message>
@@ -6846,7 +6858,7 @@
         <translation>%1 个未匹配回调，其中 0 个的订单已出现</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>%1 unmatched callback(s), %2 of them now with their order (%3 yuan waiting to be applied)</source>
         <translation>%1 个未匹配回调，其中 %2 个的订单已出现（%3 元待入账）</translation>
     </message>
@@ -6897,7 +6909,7 @@
 <context>
     <name>payops::UpstreamOptionCheck</name>
     <message>
-        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+130"/>
+        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+147"/>
         <source>--upstream must be an http:// or https:// URL, not &apos;%1&apos;</source>
         <translation>--upstream 必须是 http:// 或 https:// 开头的 URL，而不是“%1”</translation>
     </message>
@@ -7024,12 +7036,12 @@
         <translation>用法：payops audit verify --db DSN</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>audit log broken at row %1: %2</source>
         <translation>审计日志在第 %1 行断开：%2</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>audit log intact: %1 row(s); head hash %2</source>
         <translation>审计日志完整：共 %1 行；链头哈希 %2</translation>
     </message>
@@ -7198,56 +7210,56 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+25"/>
-        <location line="+121"/>
+        <location line="+115"/>
         <source>approved request %1 by %2</source>
         <translation>已批准 %2 提交的申请 %1</translation>
     </message>
     <message>
-        <location line="-107"/>
+        <location line="-102"/>
         <source>compensated %1, skipped %2 (done by someone else or changed since planned); batch %3</source>
         <translation>已补偿 %1 项，跳过 %2 项（已由他人处理或在计划后发生变化）；批次 %3</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>  user %1&apos;s points balance is now negative</source>
         <translation>  用户 %1 的积分余额现为负数</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+28"/>
         <source>  not kept: %1 %2 of order %3</source>
         <translation>  未保留：订单 %3 的 %1 %2</translation>
     </message>
     <message numerus="yes">
-        <location line="+4"/>
+        <location line="+3"/>
         <source>%n duplicate(s) not kept: another cluster node&apos;s transaction rolled their batch back; run the compensation again</source>
         <translation>
             <numerusform>%n 份重复发放未保留：另一集群节点的事务回滚了它们所在的批次；请再次运行补偿</numerusform>
         </translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-15"/>
         <source>%1 fen, with the %2 fen this account compensated alone in the four-eyes window, is above the threshold of %3 fen: request %4 waits for another operator (payops compensate %5--approve %4 --reason ... --ticket ...)</source>
         <translation>%1 分加上该账号在双人复核时间窗内已单独补偿的 %2 分，超过阈值 %3 分：申请 %4 等待另一位运维人员批准（payops compensate %5--approve %4 --reason ... --ticket ...）</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+38"/>
         <source>%1: %2 %3 (%4), %5 used and left to finance (%6)</source>
         <translation>%1：%2 条%3（%4），%5 条已使用，留给财务处理（%6）</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>%1 yuan, %2 points</source>
         <translation>%1 元，%2 积分</translation>
     </message>
     <message>
         <location line="+24"/>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>to freeze</source>
         <translation>待冻结</translation>
     </message>
     <message>
-        <location line="-10"/>
-        <location line="+10"/>
+        <location line="-9"/>
+        <location line="+9"/>
         <source>to reverse</source>
         <translation>待冲正</translation>
     </message>
@@ -7267,7 +7279,7 @@ Usage: payops %2 %3</source>
         <translation>  留给财务：%1 第 %2 行，订单 %3（%4 分，%5 积分）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
         <source>skipped %1 (done by someone else or changed since planned); batch %2</source>
         <translation>跳过 %1 条（已被他人处理，或计划后已变化）；批次 %2</translation>
     </message>
@@ -7315,7 +7327,7 @@ Usage: payops %2 %3</source>
         <translation>降级开关现为 %1（版本 %2，原为 %3）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>switch already was %1 (version %2); nothing changed</source>
         <translation>降级开关已是 %1（版本 %2），未做改动</translation>
     </message>
@@ -7368,23 +7380,23 @@ Usage: payops %2 %3</source>
         <translation>--limit 必须是不小于 0 的数</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location line="+106"/>
         <source>the switch is RECORD_ONLY: draining now would process callbacks while the endpoint is degraded. Turn it off first (payops degrade off), or pass --force</source>
         <translation>降级开关为 RECORD_ONLY：此时回放会在回调接口降级期间处理回调。请先关闭降级（payops degrade off），或加 --force</translation>
     </message>
     <message>
-        <location line="-77"/>
+        <location line="-73"/>
         <source>processed %1, rejected %2; %3 unmatched callback(s) left, %4 of them still without their order</source>
         <translation>已处理 %1 条，驳回 %2 条；剩余 %3 条未匹配回调，其中 %4 条的订单仍不存在</translation>
     </message>
     <message>
-        <location line="+24"/>
-        <location line="+112"/>
+        <location line="+20"/>
+        <location line="+108"/>
         <source>stopped: the switch turned RECORD_ONLY while draining</source>
         <translation>已停止：回放期间降级开关切换为 RECORD_ONLY</translation>
     </message>
     <message>
-        <location line="-195"/>
+        <location line="-187"/>
         <source>Forward a gateway&apos;s recorded and not yet answered callbacks to this URL, the team&apos;s own handler.</source>
         <translation>把网关已记录、尚未得到最终应答的回调转发到此 URL，即团队自己的处理程序。</translation>
     </message>
@@ -7424,12 +7436,12 @@ Usage: payops %2 %3</source>
         <translation>已完成 %1 条，剩余 %2 条：已处理 %3 条，驳回 %4 条，忽略 %5 条，未匹配 %6 条（每秒 %7 条）</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+34"/>
         <source>processed %1, rejected %2, ignored %3, unmatched %4; %5 left in the backlog (%6 callbacks a second over %7 connection(s))</source>
         <translation>已处理 %1 条，驳回 %2 条，忽略 %3 条，未匹配 %4 条；积压回调剩余 %5 条（每秒 %6 条，%7 个连接）</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+22"/>
         <source>--unmatched drains one callback at a time: it takes neither --connections nor --batch</source>
         <translation>--unmatched 每次只回放一条回调：不接受 --connections 或 --batch</translation>
     </message>
@@ -7469,17 +7481,17 @@ Usage: payops %2 %3</source>
         <translation>%1/%2：已转发 %3，失败 %4，跳过 %5（%6 条/秒）</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+17"/>
         <source>forwarded %1, failed %2, skipped %3 of %4 to %5</source>
         <translation>共 %4 条：已转发 %1，失败 %2，跳过 %3，目标 %5</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+7"/>
         <source>%1 callback(s) got no final answer from the upstream; they stay for the next drain</source>
         <translation>%1 条回调未从上游得到最终应答；留待下次回放</translation>
     </message>
     <message>
-        <location line="-231"/>
+        <location line="-223"/>
         <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once; with --upstream forward a gateway&apos;s recorded callbacks to the team&apos;s handler, each exactly once.</source>
         <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调；加 --upstream 时把网关记录的回调转发给团队的处理程序。每条只处理一次。</translation>
     </message>
@@ -7580,7 +7592,7 @@ Usage: payops %2 %3</source>
         <translation>--points-per-yuan 需要正整数</translation>
     </message>
     <message>
-        <location line="+131"/>
+        <location line="+132"/>
         <source>interrupted at %1 % of the first count of duplicates; run payops inspect again to go on from there</source>
         <translation>首次重复统计在 %1 % 处中断；再次运行 payops inspect 会从中断处继续</translation>
     </message>
@@ -7590,7 +7602,7 @@ Usage: payops %2 %3</source>
         <translation>首次重复统计尚未完成（%1 %）：%2</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>payops inspect: %1</source>
         <translation>payops inspect：%1</translation>
     </message>
@@ -7610,7 +7622,7 @@ Usage: payops %2 %3</source>
         <translation>降级开关：%1（版本 %2）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>backlog: %1 recorded callback(s)</source>
         <translation>积压回调：%1 条已记录的回调</translation>
     </message>
@@ -7655,12 +7667,12 @@ Usage: payops %2 %3</source>
         <translation>payops inspect：警告：%1</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+33"/>
         <source>%1: %2 group(s), %3 extra copies worth %4 fen</source>
         <translation>%1：%2 组，多出 %3 份，价值 %4 分</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>no live duplicates in the mapped tables</source>
         <translation>映射的表中没有未处理的重复记录</translation>
     </message>
@@ -7718,7 +7730,7 @@ Usage: payops %2 %3</source>
         <translation>%1：%2 个错误，%3 个警告：请先修正错误再使用</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+3"/>
         <source>%1: usable, %2 warning(s)</source>
         <translation>%1：可用，%2 个警告</translation>
     </message>
@@ -7817,12 +7829,12 @@ Usage: payops %2 %3</source>
         <translation>平台重复记录</translation>
     </message>
     <message>
-        <location line="+186"/>
+        <location line="+183"/>
         <source>listed %1 times</source>
         <translation>平台记录 %1 次</translation>
     </message>
     <message>
-        <location line="-183"/>
+        <location line="-180"/>
         <source>order paid twice by the customer (refund owed)</source>
         <translation>客户重复支付的订单（应退款）</translation>
     </message>
@@ -7882,7 +7894,7 @@ Usage: payops %2 %3</source>
         <translation>格式：%1（保存为对账单 %2）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>%1 to %2 UTC (declared)</source>
         <translation>%1 至 %2 UTC（对账单声明）</translation>
     </message>
@@ -7902,12 +7914,12 @@ Usage: payops %2 %3</source>
         <translation>行数：已对账 %1 行，无法读取 %2 行；渠道 %3；时间段 %4</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>all</source>
         <translation>全部</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>%1 pay_no %2 order %3 platform %4 ours %5 line %6</source>
         <translation>%1 pay_no %2 订单 %3 平台 %4 我方 %5 第 %6 行</translation>
     </message>
@@ -8114,7 +8126,7 @@ Usage: payops %2 %3</source>
         <translation>已完成 %1/%2 条回调：发送 %3，2XX %4，4XX %5，5XX %6，无应答 %7，重试 %8，始终未得到 2XX %9</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+47"/>
         <source>Endpoints, comma-separated, each http://HOST:PORT; the copies of an order go round-robin over them.</source>
         <translation>回调接口，逗号分隔，每个为 http://HOST:PORT；同一订单的多份回调轮流发往各接口。</translation>
     </message>
@@ -8149,12 +8161,12 @@ Usage: payops %2 %3</source>
         <translation>每秒开始的订单数（默认 0：尽可能快）。</translation>
     </message>
     <message>
-        <location line="-69"/>
+        <location line="-68"/>
         <source>; forged %1, of which accepted %2</source>
         <translation>；伪造 %1 条，其中被接受 %2 条</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+13"/>
         <source>Sandbox only: fire signed success callbacks at endpoints the way a platform does (copies, gaps, replays, retries, forged ones), in payops&apos;s JSON or as WeChat Pay or Alipay notifications; exit 1 when stopped, when some never got the platform&apos;s success answer or when a forged one was accepted.</source>
         <translation>仅限沙箱：像支付平台那样向回调接口发送带签名的支付成功回调（多份、间隔、重放、重试、伪造），格式为 payops 的 JSON 或微信支付、支付宝的通知；被中止、有回调始终未得到平台认可的成功应答或有伪造回调被接受时退出码为 1。</translation>
     </message>
@@ -8194,12 +8206,12 @@ Usage: payops %2 %3</source>
         <translation>%1 未标记为沙箱：回调风暴会故意重复发放，只能在沙箱上运行</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>only %1 PENDING order(s), %2 asked for: pass --create-orders to create fresh ones</source>
         <translation>只有 %1 个 PENDING 订单，需要 %2 个：加 --create-orders 创建新订单</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
         <source>payops storm: created %1 PENDING orders</source>
         <translation>payops storm：已创建 %1 个 PENDING 订单</translation>
     </message>
@@ -8274,7 +8286,7 @@ Usage: payops %2 %3</source>
         <translation>--%1 必须是 %2 到 %3 之间的整数</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
         <source>--rate must be 0 (as fast as possible) to %1 orders a second</source>
         <translation>--rate 必须在 0（尽可能快）到每秒 %1 个订单之间</translation>
     </message>
@@ -8310,7 +8322,7 @@ Usage: payops %2 %3</source>
         <translation>新增重复发放（%1 个未处理重复组，风险金额 %2 元）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>%1 late payment(s) to apply</source>
         <translation>%1 笔迟到支付待入账</translation>
     </message>
@@ -8343,7 +8355,7 @@ Usage: payops %2 %3</source>
         <translation>只能启动 1 到 %1 个实例，不能是 %2 个</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>payops-callbackd not found at %1; set PAYOPS_CALLBACKD to its path</source>
         <translation>在 %1 找不到 payops-callbackd；请把 PAYOPS_CALLBACKD 设为它的路径</translation>
     </message>
@@ -8358,7 +8370,7 @@ Usage: payops %2 %3</source>
         <translation>无法判断数据库是否为沙箱：%1</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+61"/>
         <location line="+13"/>
         <source>%1 did not start: %2</source>
         <translation>%1 未能启动：%2</translation>
@@ -8410,7 +8422,7 @@ Usage: payops %2 %3</source>
         <translation>%2 个订单上有 %1 组重复，风险金额 ¥%3</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+12"/>
         <source>The simulation pays orders in payops&apos;s own tables, not in the team&apos;s.</source>
         <translation>模拟只在 payops 自己的表中支付订单，不涉及团队的表。</translation>
     </message>
@@ -8515,7 +8527,7 @@ Usage: payops %2 %3</source>
         <translation>RECORD_ONLY（版本 %1），全部 %2 个在线实例均已确认。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>NORMAL again, with the fix in: nothing can pay twice any more.</source>
         <translation>已恢复 NORMAL，修复已生效：不会再重复发放。</translation>
     </message>
@@ -8575,12 +8587,12 @@ Usage: payops %2 %3</source>
         <translation>%1 个双人复核申请等待另一位运维批准。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>%1 copies compensated; %2 left.</source>
         <translation>已补偿 %1 份；剩余 %2 份。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>no unsafe-demo instance runs</source>
         <translation>没有运行中的 unsafe-demo 实例</translation>
     </message>
@@ -8630,7 +8642,7 @@ Usage: payops %2 %3</source>
         <translation>%1 条已记录的回调和 %2 条后来匹配到订单的回调等待回放。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>Processing normally; no recorded callback waits.</source>
         <translation>正常处理中；没有等待的已记录回调。</translation>
     </message>
@@ -8929,7 +8941,7 @@ Usage: payops %2 %3</source>
         <translation>数据库拒绝了该操作（错误 %1）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
@@ -9009,12 +9021,12 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+10"/>
-        <location line="+259"/>
+        <location line="+258"/>
         <source>%1.%2 is %3, not an integer column</source>
         <translation>%1.%2 是 %3，不是整数列</translation>
     </message>
     <message>
-        <location line="-248"/>
+        <location line="-247"/>
         <source>%1.%2 is %3, not DATETIME or TIMESTAMP</source>
         <translation>%1.%2 是 %3，不是 DATETIME 或 TIMESTAMP</translation>
     </message>
@@ -9039,7 +9051,7 @@ Usage: payops %2 %3</source>
         <translation>%1 没有以 (%2) 开头的索引：每次刷新约读取 %3 行</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+20"/>
         <source>is not valid SQL (the server stops near &quot;%1&quot;)</source>
         <translation>不是有效的 SQL（服务器在 &quot;%1&quot; 附近停下）</translation>
     </message>
@@ -9162,12 +9174,12 @@ Usage: payops %2 %3</source>
 <context>
     <name>payops::mapping::Mapping</name>
     <message>
-        <location filename="../../app/domain/mapping/mapping.cpp" line="-72"/>
+        <location filename="../../app/domain/mapping/mapping.cpp" line="-90"/>
         <source>%1:%2: [%3] %4</source>
         <translation>%1:%2: [%3] %4</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+2"/>
         <source>%1: [%2] %3</source>
         <translation>%1: [%2] %3</translation>
     </message>
@@ -9182,7 +9194,7 @@ Usage: payops %2 %3</source>
         <translation>&apos;%1&apos; 必须是非空字符串</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+22"/>
         <source>it is empty</source>
         <translation>它是空的</translation>
     </message>
@@ -9202,7 +9214,7 @@ Usage: payops %2 %3</source>
         <translation>它含有控制字符</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>it holds a character outside Unicode&apos;s Basic Multilingual Plane</source>
         <translation>它含有 Unicode 基本多文种平面以外的字符</translation>
     </message>
@@ -9212,7 +9224,7 @@ Usage: payops %2 %3</source>
         <translation>&apos;%1&apos; 不能用作 MariaDB 名称：%2</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+12"/>
         <source>&apos;%1&apos; must be &quot;yuan&quot;, &quot;fen&quot; or &quot;points&quot;, not &quot;%2&quot;</source>
         <translation>&apos;%1&apos; 必须是 &quot;yuan&quot;、&quot;fen&quot; 或 &quot;points&quot;，而不是 &quot;%2&quot;</translation>
     </message>
@@ -9278,7 +9290,7 @@ Usage: payops %2 %3</source>
         <translation>&apos;key&apos; 必须是列名数组</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>&apos;reverse_set&apos; must be a table of column = SQL expression</source>
         <translation>&apos;reverse_set&apos; 必须是“列 = SQL 表达式”的表</translation>
     </message>
@@ -9288,7 +9300,7 @@ Usage: payops %2 %3</source>
         <translation>reverse_set.%1 必须是非空的 SQL 表达式</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+17"/>
         <source>name &quot;%1&quot; must be lowercase letters, digits and _, at most 32, starting with a letter</source>
         <translation>名称 &quot;%1&quot; 只能由小写字母、数字和 _ 组成，以字母开头，最多 32 个字符</translation>
     </message>
@@ -9323,7 +9335,7 @@ Usage: payops %2 %3</source>
         <translation>%1:%2: 不是有效的 TOML：%3</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+31"/>
         <location line="+7"/>
         <source>cannot read the mapping file %1: %2</source>
         <translation>无法读取映射文件 %1：%2</translation>
