@@ -14,3 +14,12 @@
 ALTER TABLE pay_callback_log
   ADD COLUMN out_trade_no VARBINARY(64) NULL DEFAULT NULL,
   ADD KEY idx_callback_out_trade_no (out_trade_no);
+
+-- The merchant's order number a statement line gives (商户订单号), and a finding's when it
+-- has no payops order id: a gateway's team reconciles the platform's statement by its own
+-- numbers. NULL: the line's or finding's order_id, as before this migration. Finance's INSERT
+-- on both tables is on the whole table and takes the new columns.
+ALTER TABLE platform_statement_line
+  ADD COLUMN out_trade_no VARBINARY(64) NULL DEFAULT NULL;
+ALTER TABLE reconciliation_result
+  ADD COLUMN out_trade_no VARBINARY(64) NULL DEFAULT NULL;
