@@ -7,6 +7,7 @@
 #include "callbackfixture.h"
 #include "countingupstream.h"
 #include "db/connection.h"
+#include "domain/callback/callbackswitch.h"
 #include "platformkit.h"
 #include "scratchdatabase.h"
 #include "testmain.h"
@@ -137,6 +138,40 @@ private Q_SLOTS:
         QVERIFY2(QString::fromUtf8(result.body).contains(reason), result.body.constData());
         QCOMPARE(test::businessFingerprint(m_db->dsn()), before);
         QCOMPARE(m_upstream->count(), forwarded);
+    }
+
+    // Recorded in record-only mode, the order number is forwarded as sent by the operator's
+    // drain, from the row alone: nothing of the delivery is at hand then.
+    void aRecordedOrderNumberIsDrainedAsSent()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("ordernosdrain"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        test::CallbackdProcess recording(
+            m_endpoint->dsnFor(scratch.name()), QString(), QStringLiteral("G-ORDERNO-REC"),
+            m_kit->callbackdArguments() +
+                QStringList{QStringLiteral("--upstream"), m_upstream->url()});
+        const test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()), QStringLiteral("op"));
+        const FlipResult flip =
+            flipSwitch(asOperator.database(), CallbackMode::RecordOnly, QStringLiteral("test"));
+        QVERIFY(waitForAcknowledgement(asOperator.database(), flip.after.version, 5000)
+                    .first()
+                    .acknowledged);
+        const QByteArray alipay = m_kit->alipay(
+            test::alipayTrade(QStringLiteral("2026120322201"), QString::fromLatin1(kAlipaySample),
+                              QStringLiteral("99.00")));
+        QCOMPARE(test::postTo(recording.port(), kAlipayPath, alipay, {}, kForm).status, 200);
+        QCOMPARE(forwardOf("2026120322201").payNo(), QByteArray());
+        flipSwitch(asOperator.database(), CallbackMode::Normal, QStringLiteral("test over"));
+
+        const test::CliRun drain =
+            test::runCli({QStringLiteral("drain"), QStringLiteral("--db"),
+                          operatorAccount.dsnFor(scratch.name()).toString(),
+                          QStringLiteral("--upstream"), m_upstream->url()},
+                         {{QStringLiteral("PAYOPS_DB_PASSWORD"), operatorAccount.password()}});
+        QVERIFY2(drain.exitCode == 0, qPrintable(drain.err + drain.out));
+        QCOMPARE(forwardOf("2026120322201").header("X-Payops-Order-Id"), kAlipaySample);
+        QCOMPARE(recording.terminate(), 0);
     }
 
     // A handler pays payops's own orders by their ids: the samples are refused there as
