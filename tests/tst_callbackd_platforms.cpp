@@ -12,15 +12,10 @@
 #include <sys/stat.h>
 
 using namespace payops;
+using test::kAlipayPath;
+using test::kForm;
+using test::kWechatPath;
 using test::PlatformKit;
-
-namespace {
-
-const char *const kWechatPath = "/callbacks/wechatpay";
-const char *const kAlipayPath = "/callbacks/alipay";
-const char *const kForm = "application/x-www-form-urlencoded";
-
-} // namespace
 
 // WeChat Pay's and Alipay's own notifications over real HTTP to a real payops-callbackd and a
 // real database, made by openssl and Python (tests/support/platformnotify.py), never by

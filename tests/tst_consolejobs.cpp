@@ -171,6 +171,64 @@ private Q_SLOTS:
                  qPrintable(twice.findings.first()));
     }
 
+    // A gateway's order is the team's, numbered as it likes: the operator finds it by that
+    // number, its callbacks with their deliveries' traces (by pay_no: a trace keeps only an
+    // order id, 0 here), and the gateway's backlog lists it by that number.
+    void aGatewaysOrderIsFoundByItsNumber_data() { schemaLevels(); }
+    void aGatewaysOrderIsFoundByItsNumber()
+    {
+        QFETCH(QString, database);
+        const OperatorOn on(m_db.dsn(), database);
+        const QByteArray alipayNo = "N202404181780861744366403007";
+        const QByteArray wechatNo = "1217752501201407033233368018";
+        {
+            db::Connection connection(on.root, QStringLiteral("t"));
+            const QSqlDatabase db = connection.database();
+            const QString row = QStringLiteral(
+                "INSERT INTO pay_callback_log (pay_no, order_id, out_trade_no, raw_body, "
+                "wire_format, amount_fen, currency, channel, trade_status, status, instance, "
+                "gateway, forwards, upstream_status) VALUES (?, 0, ?, 'form', ?, 9900, 'CNY', ?, "
+                "?, ?, 'gateway-a', 1, ?, ?)");
+            db::exec(db, row,
+                     {QByteArray("2026120322000101"), alipayNo, QStringLiteral("alipay"),
+                      QStringLiteral("alipay"), QStringLiteral("TRADE_SUCCESS"),
+                      QStringLiteral("FORWARDED"), 1, 200});
+            db::exec(db, row,
+                     {QByteArray("4200000001202612030101"), wechatNo, QStringLiteral("wechatpay"),
+                      QStringLiteral("wechat"), QStringLiteral("SUCCESS"),
+                      QStringLiteral("RECORDED"), 0, QVariant()});
+            db::exec(db, QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, "
+                                        "handler, received_at, forwarded_at, upstream_answered_at, "
+                                        "upstream_status, outcome, http_status) VALUES "
+                                        "('2026120322000101', 0, 'gateway-a', 'gateway', NOW(6), "
+                                        "NOW(6), NOW(6), 200, 'forwarded', 200)"));
+        }
+        const console::OrderEvidence evidence =
+            run(on.asOperator, console::jobOf(console::loadEvidenceOf, alipayNo));
+        QVERIFY(evidence.found);
+        QVERIFY(evidence.gateway);
+        QCOMPARE(evidence.orderNo, alipayNo);
+        QCOMPARE(evidence.order.id, qint64(0));
+        QCOMPARE(evidence.callbacks.size(), 1);
+        QCOMPARE(evidence.callbacks.first().payNo, QByteArray("2026120322000101"));
+        QCOMPARE(evidence.traces.size(), 1);
+        QCOMPARE(evidence.traces.first().upstreamStatus, 200);
+        QCOMPARE(evidence.findings, QStringList());
+        QVERIFY(!run(on.asOperator, console::jobOf(console::loadEvidenceOf,
+                                                   QByteArray("N202404181780861744366403008")))
+                     .found);
+
+        const QList<console::RecordedCallback> backlog =
+            run(on.asOperator, console::jobOf(console::loadGatewayPage, qint64(0), 1000));
+        const auto waiting =
+            std::find_if(backlog.cbegin(), backlog.cend(), [](const console::RecordedCallback &r) {
+                return r.payNo == "4200000001202612030101";
+            });
+        QVERIFY(waiting != backlog.cend());
+        QCOMPARE(waiting->orderNo, wechatNo);
+        QCOMPARE(waiting->orderId, qint64(0));
+    }
+
     // The account the console shows is the authenticated one, with what its role's grants allow.
     void theAccountIsTheAuthenticatedOneWithItsRolesGrants()
     {

@@ -2,6 +2,7 @@
 #include "db/connection.h"
 #include "db/dberror.h"
 #include "db/migrator.h"
+#include "domain/callback/callbacklog.h"
 #include "domain/money/duplicates/duplicatecount.h"
 #include "lab/sandbox.h"
 #include "scratchdatabase.h"
@@ -153,6 +154,51 @@ private Q_SLOTS:
                           "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = "
                           "DATABASE() AND TRIGGER_NAME = 'compensation_four_eyes'")),
             qint64(1));
+    }
+
+    // 0026 reaches a database at each level that has every migration before it: the order
+    // number of a row from before is its order_id, and the endpoint's account records a
+    // gateway's row under an order number that is no payops order id.
+    void orderNumbersReachEveryEarlierLevel_data() { test::addSchemaLevelRows(); }
+    void orderNumbersReachEveryEarlierLevel()
+    {
+        QFETCH(QString, level);
+        test::ScratchDatabase scratch;
+        db::Connection connection(scratch.dsn(), QStringLiteral("t"));
+        QList<db::Migration> before = db::bundledMigrations(connection.isMariaDb());
+        const auto isOrderNumbers = [](const db::Migration &migration) {
+            return migration.version == 26;
+        };
+        QCOMPARE(std::count_if(before.cbegin(), before.cend(), isOrderNumbers), 1);
+        before.removeIf(isOrderNumbers);
+        db::Migrator(connection, before, checkMigrationRequirement)
+            .migrate(db::parseSchemaLevel(level), false);
+        const QSqlDatabase db = connection.database();
+        db::exec(db, QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, raw_body) "
+                                    "VALUES ('P-BEFORE', 1001, '{}')"));
+
+        const auto outcome =
+            db::Migrator(connection, checkMigrationRequirement).migrate(std::nullopt, false);
+        QCOMPARE(outcome.applied, QStringList{QStringLiteral("0026_order_numbers.sql")});
+        QCOMPARE(outcome.level, db::parseSchemaLevel(level).value());
+        QCOMPARE(db::scalar(db, QStringLiteral("SELECT %1 FROM pay_callback_log WHERE pay_no = "
+                                               "'P-BEFORE'")
+                                    .arg(orderNoColumn()))
+                     .toByteArray(),
+                 QByteArray("1001"));
+
+        const test::ScratchAccount endpoint(QStringLiteral("payops_endpoint"));
+        db::Connection asEndpoint(endpoint.dsnFor(scratch.name()), QStringLiteral("e"));
+        db::exec(asEndpoint.database(),
+                 QStringLiteral("INSERT INTO pay_callback_log (pay_no, order_id, out_trade_no, "
+                                "raw_body, gateway) VALUES ('P-AFTER', 0, "
+                                "'N202404181780861744366403007', '{}', 1)"));
+        QCOMPARE(db::scalar(asEndpoint.database(),
+                            QStringLiteral("SELECT %1 FROM pay_callback_log WHERE pay_no = "
+                                           "'P-AFTER'")
+                                .arg(orderNoColumn()))
+                     .toByteArray(),
+                 QByteArray("N202404181780861744366403007"));
     }
 
     void seedColumnsAreEnoughToInsert()

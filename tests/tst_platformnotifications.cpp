@@ -124,6 +124,7 @@ private Q_SLOTS:
         QCOMPARE(fields(request), QStringLiteral("4200000001202612020001 1001 9900 CNY SUCCESS "
                                                  "2026-12-02T17:00:00+08:00 wechat wechatpay"));
         QVERIFY(request.isSuccess());
+        QCOMPARE(request.orderNo, QByteArray("1001"));
         QCOMPARE(request.rawBody, notification.body);
         QVERIFY2(request.rawHeaders.contains("Wechatpay-Serial: " + kSerial),
                  request.rawHeaders.constData());
@@ -306,6 +307,64 @@ private Q_SLOTS:
         QFETCH(QByteArray, yuan);
         QFETCH(qint64, fen);
         QCOMPARE(yuanToFen(yuan).value_or(-1), fen);
+    }
+
+    // The platforms' own rules for the merchant's order number; their published samples pass.
+    void orderNumbersByPlatform_data()
+    {
+        QTest::addColumn<QByteArray>("outTradeNo");
+        QTest::addColumn<bool>("wechatPay");
+        QTest::addColumn<bool>("alipay");
+        QTest::newRow("WeChat Pay's sample")
+            << QByteArray("1217752501201407033233368018") << true << true;
+        QTest::newRow("Alipay's sample")
+            << QByteArray("N202404181780861744366403007") << true << true;
+        QTest::newRow("WeChat Pay's signs") << QByteArray("A_b-c|d*9") << true << true;
+        QTest::newRow("payops's order id") << QByteArray("1001") << true << true;
+        QTest::newRow("1 character") << QByteArray("7") << true << true;
+        QTest::newRow("32 characters") << QByteArray(32, 'W') << true << true;
+        QTest::newRow("33 characters") << QByteArray(33, 'W') << false << true;
+        QTest::newRow("64 characters") << QByteArray(64, 'A') << false << true;
+        QTest::newRow("65 characters") << QByteArray(65, 'A') << false << false;
+        QTest::newRow("a dot") << QByteArray("ORDER.1001") << false << true;
+        QTest::newRow("a space") << QByteArray("ORDER 1001") << false << false;
+        QTest::newRow("a tab") << QByteArray("ORDER\t1001") << false << false;
+        QTest::newRow("Chinese") << QByteArray("订单1001") << false << false;
+        QTest::newRow("empty") << QByteArray() << false << false;
+    }
+
+    void orderNumbersByPlatform()
+    {
+        QFETCH(QByteArray, outTradeNo);
+        QFETCH(bool, wechatPay);
+        QFETCH(bool, alipay);
+        QString error;
+        QCOMPARE(checkWechatPayOrderNo(outTradeNo, &error), wechatPay);
+        QCOMPARE(error.isEmpty(), wechatPay);
+        error.clear();
+        QCOMPARE(checkAlipayOrderNo(outTradeNo, &error), alipay);
+        QCOMPARE(error.isEmpty(), alipay);
+    }
+
+    // A handler takes only payops order ids, and its refusal is still the platform's signed
+    // request; a gateway takes any order number.
+    void aHandlerTakesOnlyOrderIds()
+    {
+        CallbackRequest named;
+        named.orderNo = "N202404181780861744366403007";
+        named.signedDigest = "digest";
+        QCOMPARE(refusal(forMode(named, false)).first, 0);
+        const Admission refused = forMode(named, true);
+        QCOMPARE(refusal(refused).first, 400);
+        QVERIFY2(refusal(refused).second.contains(QStringLiteral("must be a payops order id")),
+                 qPrintable(refusal(refused).second));
+        QCOMPARE(std::get<CallbackAnswer>(refused).signedDigest, QByteArray("digest"));
+        CallbackRequest numbered;
+        numbered.orderNo = "1001";
+        numbered.orderId = 1001;
+        QCOMPARE(refusal(forMode(numbered, true)).first, 0);
+        QCOMPARE(orderIdFrom("1217752501201407033233368018"), std::nullopt); // past a BIGINT
+        QCOMPARE(orderIdFrom("9223372036854775807"), std::optional<qint64>(9223372036854775807));
     }
 
     // Alipay's two success statuses pay, and one following the other is the same payment.

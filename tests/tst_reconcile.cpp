@@ -1046,6 +1046,51 @@ private Q_SLOTS:
         }
     }
 
+    // A gateway's team numbers its orders as it likes: a finding without a payops order id
+    // names the merchant's order number as the platform's line gives it, stored with the
+    // finding (finance's run) and printed by the command, in text and JSON.
+    void aMerchantsOwnOrderNumberIsNamed()
+    {
+        const QString orderNo = QStringLiteral("1217752501201407033233368018");
+        const QString path = writeFile(
+            m_dir, QStringLiteral("wechat-gateway-order.csv"),
+            wechatBill({{QStringLiteral("2026-11-20 10:00:00"), QStringLiteral("WX-GATEWAY-ORDER"),
+                         orderNo, QStringLiteral("99.00")}},
+                       true));
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        {
+            db::Connection connection(finance.dsnFor(m_db->name()), QStringLiteral("finance"));
+            const QSqlDatabase db = connection.database();
+            const StatementImport imported = importPath(db, path);
+            const Reconciliation result = reconcileStatement(db, imported.statement.id);
+            QCOMPARE(result.count(FindingKind::MissingOurs), qint64(1));
+            const QList<ReconciliationFinding> findings = storedFindings(db, result);
+            const auto missing = std::find_if(findings.cbegin(), findings.cend(),
+                                              [](const ReconciliationFinding &finding) {
+                                                  return finding.kind == FindingKind::MissingOurs;
+                                              });
+            QVERIFY(missing != findings.cend());
+            QCOMPARE(missing->payNo, QByteArray("WX-GATEWAY-ORDER"));
+            QCOMPARE(missing->orderId, std::nullopt);
+            QCOMPARE(missing->orderNo, orderNo.toLatin1());
+        }
+        const test::CliRun text =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                          m_db->dsn().toString(), QStringLiteral("--statement"), path});
+        QVERIFY2(text.out.contains(QStringLiteral("pay_no WX-GATEWAY-ORDER order ") + orderNo),
+                 qPrintable(text.out + text.err));
+        const test::CliRun json = test::runCli(
+            {QStringLiteral("reconcile"), QStringLiteral("--db"), m_db->dsn().toString(),
+             QStringLiteral("--statement"), path, QStringLiteral("--json")});
+        const QJsonArray found = QJsonDocument::fromJson(json.out.toUtf8())
+                                     .object()
+                                     .value(QStringLiteral("findings"))
+                                     .toArray();
+        QCOMPARE(found.size(), 1);
+        QCOMPARE(found.first().toObject().value(QStringLiteral("order_no")).toString(), orderNo);
+        QVERIFY(found.first().toObject().value(QStringLiteral("order_id")).isNull());
+    }
+
     // Migration 0011 gives the callbacks already stored their platform time from the raw body;
     // what it cannot read stays NULL and fails nothing. Its own statements are run here on
     // rows written before it.

@@ -194,6 +194,7 @@ void MainWindow::connectTo(const console::Target &target)
         m_stack->addWidget(p);
         connect(p, &Page::navigate, this, &MainWindow::showPage);
         connect(p, &Page::openOrder, this, &MainWindow::openOrder);
+        connect(p, &Page::openOrderNumber, this, &MainWindow::openOrderNumber);
         connect(p->worker(), &console::Worker::connectionLost, this, &MainWindow::onConnectionLost);
         connect(p->worker(), &console::Worker::connectionRestored, this,
                 &MainWindow::onConnectionRestored);
@@ -281,6 +282,14 @@ void MainWindow::openOrder(qint64 orderId)
 {
     if (auto *evidence = static_cast<EvidencePage *>(page(Page::EvidenceId))) {
         evidence->showOrder(orderId);
+        showPage(Page::EvidenceId);
+    }
+}
+
+void MainWindow::openOrderNumber(const QByteArray &orderNo)
+{
+    if (auto *evidence = static_cast<EvidencePage *>(page(Page::EvidenceId))) {
+        evidence->showOrderNumber(orderNo);
         showPage(Page::EvidenceId);
     }
 }

@@ -47,6 +47,7 @@ public:
     Page *page(Page::Id id) const;
     void refresh();
     void openOrder(qint64 orderId);
+    void openOrderNumber(const QByteArray &orderNo);
     // The local callback endpoints and the storm the simulation page drives; the window owns
     // them so they outlive a reconnect, and the instances stop when the window goes.
     console::LocalInstances *localInstances() const { return m_localInstances; }

@@ -222,7 +222,8 @@ private:
                 tr("%1 pay_no %2 order %3 platform %4 ours %5 line %6")
                     .arg(findingKindName(finding.kind).leftJustified(18),
                          QString::fromUtf8(finding.payNo),
-                         finding.orderId ? QString::number(*finding.orderId) : QStringLiteral("-"),
+                         finding.orderNo.isEmpty() ? QStringLiteral("-")
+                                                   : QString::fromLatin1(finding.orderNo),
                          yuanOrDash(finding.platformAmountFen), yuanOrDash(finding.ourAmountFen),
                          finding.lineNo ? QString::number(*finding.lineNo) : QStringLiteral("-"));
             if (finding.listed)
@@ -272,6 +273,7 @@ private:
                     {QStringLiteral("kind"), findingKindName(finding.kind)},
                     {QStringLiteral("pay_no"), QString::fromUtf8(finding.payNo)},
                     {QStringLiteral("order_id"), jsonNumber(finding.orderId)},
+                    {QStringLiteral("order_no"), textOrNull(QString::fromLatin1(finding.orderNo))},
                     {QStringLiteral("platform_amount_fen"), jsonNumber(finding.platformAmountFen)},
                     {QStringLiteral("our_amount_fen"), jsonNumber(finding.ourAmountFen)},
                     {QStringLiteral("line"), jsonNumber(finding.lineNo)},

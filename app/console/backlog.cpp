@@ -2,6 +2,7 @@
 
 #include "db/connection.h"
 #include "db/dbworker.h"
+#include "domain/callback/callbacklog.h"
 #include "domain/callback/callbackswitch.h"
 #include "domain/callback/instanceliveness.h"
 
@@ -21,9 +22,10 @@ const char *const kPageColumns =
 // order; the order's status is one primary-key look-up per row.
 QString pageSql(const QString &where, int limit)
 {
-    return QStringLiteral("SELECT %1 FROM pay_callback_log c LEFT JOIN orders o ON o.id = "
-                          "c.order_id WHERE %2 AND c.id > ? ORDER BY c.id LIMIT %3")
-        .arg(QLatin1String(kPageColumns), where, QString::number(limit));
+    return QStringLiteral("SELECT %1, %2 FROM pay_callback_log c LEFT JOIN orders o ON o.id = "
+                          "c.order_id WHERE %3 AND c.id > ? ORDER BY c.id LIMIT %4")
+        .arg(QLatin1String(kPageColumns), orderNoColumn(QStringLiteral("c")), where,
+             QString::number(limit));
 }
 
 QList<RecordedCallback> readPage(QSqlQuery query)
@@ -47,6 +49,7 @@ QList<RecordedCallback> readPage(QSqlQuery query)
         row.forwards = query.value(13).toInt();
         row.upstreamStatus = query.value(14).toInt();
         row.upstreamError = query.value(15).toString();
+        row.orderNo = query.value(16).toByteArray();
         rows << row;
     }
     return rows;

@@ -25,6 +25,7 @@ struct RecordedCallback
     qint64 id = 0;
     QByteArray payNo; // VARBINARY; shown as UTF-8
     qint64 orderId = 0;
+    QByteArray orderNo; // the merchant's order number as sent: a gateway's team numbers its own
     qint64 amountFen = 0;
     QString currency;
     QString tradeStatus;

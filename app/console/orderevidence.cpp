@@ -1,6 +1,7 @@
 #include "orderevidence.h"
 
 #include "db/connection.h"
+#include "domain/callback/notification.h"
 #include "domain/mapping/mappedorders.h"
 #include "domain/money/money.h"
 
@@ -32,7 +33,9 @@ QString laneAt(const QList<CallbackTrace> &traces, qint64 micros)
     return sideEffectLane();
 }
 
-void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
+// The traces `where` picks (over callback_trace), with `binds` for its placeholders.
+void loadTraces(const QSqlDatabase &db, const QString &where, const QVariantList &binds,
+                OrderEvidence &evidence)
 {
     QSqlQuery q = db::exec(db,
                            QStringLiteral("SELECT pay_no, instance, handler, CAST(received_at AS "
@@ -42,9 +45,10 @@ void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
                                           "CAST(responded_at AS CHAR), outcome, http_status, "
                                           "CAST(forwarded_at AS CHAR), "
                                           "CAST(upstream_answered_at AS CHAR), upstream_status "
-                                          "FROM callback_trace WHERE order_id = ? "
-                                          "ORDER BY received_at, id"),
-                           {orderId});
+                                          "FROM callback_trace WHERE %1 "
+                                          "ORDER BY received_at, id")
+                               .arg(where),
+                           binds);
     while (q.next()) {
         CallbackTrace t;
         t.payNo = q.value(0).toByteArray();
@@ -65,7 +69,9 @@ void loadTraces(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
     }
 }
 
-void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
+// The callbacks `where` picks (over pay_callback_log), as received and as events.
+void loadCallbacks(const QSqlDatabase &db, const QString &where, const QVariantList &binds,
+                   OrderEvidence &evidence)
 {
     using Kind = EvidenceEvent::Kind;
     QSqlQuery callbacks = db::exec(
@@ -73,8 +79,9 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
         QStringLiteral("SELECT instance, CAST(created_at AS CHAR), pay_no, status, reason, "
                        "response_code, id, wire_format, raw_headers, raw_body, gateway, forwards, "
                        "upstream_status, upstream_error "
-                       "FROM pay_callback_log WHERE order_id = ? ORDER BY created_at, id"),
-        {orderId});
+                       "FROM pay_callback_log WHERE %1 ORDER BY created_at, id")
+            .arg(where),
+        binds);
     while (callbacks.next()) {
         EvidenceCallback callback;
         callback.payNo = callbacks.value(2).toByteArray();
@@ -110,6 +117,12 @@ void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
                      QString::number(callbacks.value(5).toInt()), forwarded),
             callback.status == QLatin1String("REJECTED")};
     }
+}
+
+void loadEvents(const QSqlDatabase &db, qint64 orderId, OrderEvidence &evidence)
+{
+    using Kind = EvidenceEvent::Kind;
+    loadCallbacks(db, QStringLiteral("order_id = ?"), {orderId}, evidence);
     QSqlQuery attempts = db::exec(
         db,
         QStringLiteral(
@@ -289,12 +302,53 @@ OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId)
         return evidence;
     evidence.found = true;
     evidence.order = order.first();
-    loadTraces(db, orderId, evidence);
+    evidence.orderNo = QByteArray::number(orderId);
+    loadTraces(db, QStringLiteral("order_id = ?"), {orderId}, evidence);
     loadEvents(db, orderId, evidence);
     placeOnLanes(evidence);
     describeTraces(evidence, evidence.originMicros);
     describeForwards(evidence);
     return evidence;
+}
+
+OrderEvidence loadGatewayOrderEvidence(const QSqlDatabase &db, const QByteArray &orderNo)
+{
+    OrderEvidence evidence;
+    evidence.orderNo = orderNo;
+    // A row from before migration 0026 has no out_trade_no: its order number is its order_id.
+    const qint64 orderId = orderIdFrom(orderNo).value_or(0);
+    loadCallbacks(db,
+                  QStringLiteral("gateway = 1 AND (out_trade_no = ? OR (out_trade_no IS NULL AND "
+                                 "order_id = ?))"),
+                  {orderNo, orderId}, evidence);
+    if (evidence.callbacks.isEmpty())
+        return evidence;
+    evidence.found = true;
+    evidence.gateway = true;
+    evidence.order.id = orderId;
+    evidence.order.payNo = evidence.callbacks.first().payNo;
+    // The deliveries' traces by pay_no: a trace keeps the order id alone, 0 for an order number
+    // that is none.
+    QVariantList payNos;
+    for (const EvidenceCallback &callback : std::as_const(evidence.callbacks))
+        payNos << callback.payNo;
+    QStringList places;
+    places.fill(QStringLiteral("?"), payNos.size());
+    loadTraces(db, QStringLiteral("pay_no IN (%1)").arg(places.join(QStringLiteral(", "))), payNos,
+               evidence);
+    placeOnLanes(evidence);
+    describeForwards(evidence);
+    return evidence;
+}
+
+OrderEvidence loadEvidenceOf(const QSqlDatabase &db, const QByteArray &orderNo)
+{
+    if (const auto orderId = orderIdFrom(orderNo)) {
+        OrderEvidence evidence = loadOrderEvidence(db, *orderId);
+        if (evidence.found)
+            return evidence;
+    }
+    return loadGatewayOrderEvidence(db, orderNo);
 }
 
 OrderEvidence loadMappedOrderEvidence(const QSqlDatabase &db, const mapping::Mapping &mapping,

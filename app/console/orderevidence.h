@@ -43,6 +43,11 @@ struct EvidenceCallback
 struct OrderEvidence
 {
     bool found = false;
+    // The merchant's order number looked for (a payops order's id in decimal); a gateway's
+    // order has no row in orders: then gateway is set and order holds only its first pay_no
+    // and the number as a payops order id, or 0 when it is none.
+    QByteArray orderNo;
+    bool gateway = false;
     OrderRow order;
     QList<CallbackTrace> traces;
     QList<EvidenceEvent> events;
@@ -55,6 +60,13 @@ struct OrderEvidence
 
 // Throws db::Error.
 OrderEvidence loadOrderEvidence(const QSqlDatabase &db, qint64 orderId);
+// The callbacks gateways took under the merchant's order number `orderNo` (out_trade_no as the
+// platform sent it: a gateway's database has no orders of its own), their deliveries' traces and
+// what their forwards show. Throws db::Error.
+OrderEvidence loadGatewayOrderEvidence(const QSqlDatabase &db, const QByteArray &orderNo);
+// The order `orderNo` names: payops's own when it is an order id that exists, else a gateway's
+// (loadGatewayOrderEvidence). Throws db::Error.
+OrderEvidence loadEvidenceOf(const QSqlDatabase &db, const QByteArray &orderNo);
 // The same order on the team's own tables (mapping::loadMappedOrderEvidence): its state by
 // payops's name, its payments on a "payments" lane, each side effect's rows with what payops
 // did to them, and payops's own callbacks and traces for the order id. No callback as received

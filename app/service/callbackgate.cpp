@@ -96,9 +96,11 @@ std::variant<CallbackRequest, CallbackAnswer> admitAs(WireFormat format,
     case WireFormat::Payops:
         break;
     case WireFormat::WechatPay:
-        return admitWechatPay(options.wechatPay, request.header, request.body, nowSeconds);
+        return forMode(admitWechatPay(options.wechatPay, request.header, request.body, nowSeconds),
+                       options.upstream.url.isEmpty());
     case WireFormat::Alipay:
-        return admitAlipay(options.alipay, request.header, request.body);
+        return forMode(admitAlipay(options.alipay, request.header, request.body),
+                       options.upstream.url.isEmpty());
     }
     return admitCallback(options.secret, request, nowSeconds);
 }

@@ -360,7 +360,7 @@
         <translation>无应答</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+26"/>
         <source>Forwarded to the team&apos;s handler (the upstream) by a gateway, never paid by payops: it waits for a final answer from the upstream.</source>
         <translation>由网关转发给团队自己的处理器（上游），payops 从不为其执行支付：它在等待上游的最终应答。</translation>
     </message>
@@ -385,7 +385,7 @@
         <translation>订单状态为 %1：应用此回调会被拒绝，财务会看到一笔重复支付。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+26"/>
         <source>missing</source>
         <translation>缺失</translation>
     </message>
@@ -2243,22 +2243,22 @@
 <context>
     <name>payops::EvidencePage</name>
     <message>
-        <location filename="../../ui/pages/evidencepage.cpp" line="+38"/>
-        <source>order id</source>
-        <translation>订单 ID</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location filename="../../ui/pages/evidencepage.cpp" line="+45"/>
         <source>Show evidence</source>
         <translation>查看证据</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Pick an order on the state machine or duplicates page, or type its id.</source>
-        <translation>在状态机页或重复发放页选择一个订单，或输入订单 ID。</translation>
+        <location line="-6"/>
+        <source>order id or number</source>
+        <translation>订单 ID 或订单号</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
+        <source>Pick an order on the state machine or duplicates page, or type its id or, for a gateway&apos;s order, its number.</source>
+        <translation>在状态机页或重复发放页选择一个订单，或输入订单 ID；网关的订单输入其订单号。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Order</source>
         <translation>订单</translation>
     </message>
@@ -2273,7 +2273,7 @@
         <translation>收到的回调原文</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+40"/>
         <source>Reading the evidence</source>
         <translation>正在读取证据</translation>
     </message>
@@ -2282,13 +2282,25 @@
         <source>Order %1 does not exist.</source>
         <translation>订单 %1 不存在。</translation>
     </message>
+    <message numerus="yes">
+        <location line="+10"/>
+        <source>&lt;b&gt;Order %1&lt;/b&gt; · the team&apos;s own, taken by a gateway · %n callback(s), the first pay_no %2</source>
+        <translation>
+            <numerusform>&lt;b&gt;订单 %1&lt;/b&gt; · 团队自己的订单，由网关接收 · %n 条回调，第一条 pay_no %2</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+9"/>
+        <location line="+5"/>
         <source>&lt;b&gt;Order %1&lt;/b&gt; · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC</source>
         <translation>&lt;b&gt;订单 %1&lt;/b&gt; · 用户 %2 · %3 · ¥%4 · pay_no %5 · 创建于 %6 UTC</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
+        <source>Nothing wrong found: no payment was handed to the team&apos;s handler with success more than once.</source>
+        <translation>未发现问题：没有任何一笔支付被团队的处理器以成功应答接收超过一次。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Nothing wrong found: one payment, and no side effect with a second live copy.</source>
         <translation>未发现问题：只有一笔支付，没有任何副作用存在第二份有效副本。</translation>
     </message>
@@ -2353,12 +2365,12 @@
         <translation>平台重复记录</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+70"/>
         <source>Listed %1 times</source>
         <translation>平台重复记录 %1 次</translation>
     </message>
     <message>
-        <location line="-66"/>
+        <location line="-68"/>
         <source>Paid twice · refund owed</source>
         <translation>重复支付 · 应退款</translation>
     </message>
@@ -2393,7 +2405,7 @@
         <translation>该订单被支付了两次，第二笔被拒绝：请将其退还给客户。</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+81"/>
         <source>Finding</source>
         <translation>问题</translation>
     </message>
@@ -3405,7 +3417,7 @@
         <translation>%1 · 表由 %2 描述</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+34"/>
         <source>reading from %1 …</source>
         <translation>正在从 %1 读取…</translation>
     </message>
@@ -3460,7 +3472,7 @@
         <translation>权限未知：%1</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+59"/>
         <source>Connect to a database first: the report is read from it.</source>
         <translation>请先连接数据库：报告数据从数据库读取。</translation>
     </message>
@@ -4874,7 +4886,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/statement/reconciliation.cpp" line="+441"/>
+        <location filename="../../app/domain/statement/reconciliation.cpp" line="+456"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -5017,7 +5029,7 @@
         <translation>无法解析的行</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+101"/>
         <source>&lt;b&gt;Statement %1&lt;/b&gt;, %2%3, channel %4, %5 – %6 Beijing time (%7), %8 lines, imported by %9.</source>
         <translation>&lt;b&gt;对账单 %1&lt;/b&gt;，%2%3，渠道 %4，北京时间 %5 – %6（%7），%8 行，由 %9 导入。</translation>
     </message>
@@ -5102,7 +5114,7 @@
         <translation>正在导入 %1…</translation>
     </message>
     <message>
-        <location line="-342"/>
+        <location line="-345"/>
         <source>Not imported:</source>
         <translation>未导入：</translation>
     </message>
@@ -5112,12 +5124,12 @@
         <translation>%1 无法打开 %2：%3</translation>
     </message>
     <message>
-        <location line="+345"/>
+        <location line="+348"/>
         <source>Importing … %1 lines stored, %2 % of the file</source>
         <translation>正在导入… 已存储 %1 行，进度 %2 %</translation>
     </message>
     <message>
-        <location line="-340"/>
+        <location line="-343"/>
         <source>The import was stopped; nothing was stored.</source>
         <translation>导入已停止，未存储任何内容。</translation>
     </message>
@@ -5137,7 +5149,7 @@
         <translation>%1 %2</translation>
     </message>
     <message>
-        <location line="+325"/>
+        <location line="+328"/>
         <source>Statements (*.csv *.txt *.zip *.gz);;All files (*)</source>
         <translation>对账单 (*.csv *.txt *.zip *.gz);;所有文件 (*)</translation>
     </message>
@@ -5579,7 +5591,7 @@
         <translation>存放支付宝公钥的 PEM 文件（权限 0600）。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+19"/>
         <source>--%1 needs --upstream</source>
         <translation>--%1 需要与 --upstream 一起使用</translation>
     </message>
@@ -5689,7 +5701,7 @@
         <translation>--%1 必须是 %2-%3</translation>
     </message>
     <message>
-        <location line="-238"/>
+        <location line="-237"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>
@@ -5699,7 +5711,7 @@
         <translation>用此文件而不是系统的 CA 证书库校验上游的 HTTPS 证书。</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+65"/>
         <source>--handler and --upstream exclude each other: a gateway pays nothing itself, the upstream does</source>
         <translation>--handler 与 --upstream 不能同时使用：网关自身不入账，由上游入账</translation>
     </message>
@@ -6217,7 +6229,7 @@
         <translation>结束标记（#---业务明细列表结束---）</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+29"/>
         <source>has no 业务类型 (交易 or 退款)</source>
         <translation>缺少业务类型（交易或退款）</translation>
     </message>
@@ -6298,12 +6310,12 @@
         <translation>状态超过 %1 个字符</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="+131"/>
         <source>the server stopped taking LOAD DATA LOCAL during the import</source>
         <translation>导入过程中服务器不再接受 LOAD DATA LOCAL</translation>
     </message>
     <message>
-        <location line="+100"/>
+        <location line="+106"/>
         <source>already imported as statement %1 on %2 UTC by %3</source>
         <translation>已由 %3 于 %2 UTC 导入为对账单 %1</translation>
     </message>
@@ -6395,7 +6407,7 @@
         <translation>第 %1 行不是 %2 文本：文件已损坏、是二进制文件，或被另存为其他编码</translation>
     </message>
     <message>
-        <location filename="../../app/domain/statement/statementtable.cpp" line="+74"/>
+        <location filename="../../app/domain/statement/statementtable.cpp" line="+75"/>
         <source>line %1 opens a quoted field (&quot;) that is never closed: the file is damaged or not CSV</source>
         <translation>第 %1 行的引号字段（&quot;）没有闭合：文件已损坏或不是 CSV</translation>
     </message>
@@ -6435,7 +6447,7 @@
         <translation>汇总行（总交易单数, ...）</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>has no 交易状态 (trade status)</source>
         <translation>缺少交易状态</translation>
     </message>
@@ -7847,12 +7859,12 @@ Usage: payops %2 %3</source>
         <translation>平台重复记录</translation>
     </message>
     <message>
-        <location line="+183"/>
+        <location line="+184"/>
         <source>listed %1 times</source>
         <translation>平台记录 %1 次</translation>
     </message>
     <message>
-        <location line="-180"/>
+        <location line="-181"/>
         <source>order paid twice by the customer (refund owed)</source>
         <translation>客户重复支付的订单（应退款）</translation>
     </message>
@@ -7942,12 +7954,12 @@ Usage: payops %2 %3</source>
         <translation>%1 pay_no %2 订单 %3 平台 %4 我方 %5 第 %6 行</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>unreadable line %1: %2</source>
         <translation>无法读取第 %1 行：%2</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+60"/>
         <source>The platform&apos;s statement file: a CSV, or the ZIP or gzip its download gave (read twice: it must be a file).</source>
         <translation>平台的对账单文件：CSV 文件，或平台下载所得的 ZIP 或 gzip 文件（会读取两遍：必须是文件）。</translation>
     </message>

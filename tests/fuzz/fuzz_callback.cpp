@@ -48,6 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz::broken("pay_no is 1-64 characters");
     if (request->orderId <= 0 || request->amountFen < 0)
         fuzz::broken("order_id is positive and amount_fen not negative");
+    if (request->orderNo != QByteArray::number(request->orderId))
+        fuzz::broken("the order number is order_id in decimal");
     if (request->rawBody != body || !request->sameContentAs(*request))
         fuzz::broken("the request keeps its body and equals itself");
     return 0;

@@ -92,9 +92,16 @@ void checkAdmitted(const Admission &admission, const QByteArray &body)
     }
     const auto &request = std::get<CallbackRequest>(admission);
     const qsizetype payNoLength = strictjson::codePointCount(request.payNo);
-    if (payNoLength < 1 || payNoLength > 64 || request.orderId <= 0 || request.amountFen < 0 ||
+    if (payNoLength < 1 || payNoLength > 64 || request.amountFen < 0 ||
         request.currency.size() != 3 || request.tradeStatus.isEmpty())
         fuzz::broken("an admitted notification holds a callback the pipeline takes");
+    // The order number is what pay_callback_log.out_trade_no holds, and the order id is it
+    // when it is one: a handler (forMode) refuses the rest, a gateway passes them on.
+    if (request.orderNo.isEmpty() || request.orderNo.size() > 64 ||
+        request.orderId != orderIdFrom(request.orderNo).value_or(0) ||
+        std::any_of(request.orderNo.cbegin(), request.orderNo.cend(),
+                    [](char c) { return c <= ' ' || c > '~'; }))
+        fuzz::broken("an admitted notification's order number is 1-64 visible ASCII characters");
     if (request.rawBody != body || !request.sameContentAs(request))
         fuzz::broken("the request keeps its body and equals itself");
 }

@@ -10,6 +10,11 @@
 
 namespace payops::test {
 
+// The platforms' paths at payops-callbackd, and the type Alipay posts its form as.
+inline constexpr const char *kWechatPath = "/callbacks/wechatpay";
+inline constexpr const char *kAlipayPath = "/callbacks/alipay";
+inline constexpr const char *kForm = "application/x-www-form-urlencoded";
+
 // The payment platforms' side of a test, made without payops's code: RSA keys by the openssl
 // command, notifications signed and sealed by tests/support/platformnotify.py (openssl and
 // Python's cryptography). Key files are written with mode 0600.

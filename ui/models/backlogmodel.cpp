@@ -35,6 +35,8 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
         return row.rawBody;
     if (role == OrderIdRole)
         return row.orderId;
+    if (role == OrderNoRole)
+        return row.orderNo;
     if (role == WireFormatRole)
         return row.wireFormat;
     if (role == RawHeadersRole)
@@ -66,6 +68,9 @@ QVariant BacklogModel::data(const QModelIndex &index, int role) const
     case PayNoColumn:
         return QString::fromUtf8(row.payNo);
     case OrderColumn:
+        // A gateway's team numbers its orders as it likes (N202404181780861744366403007).
+        if (m_list == BacklogList::Gateway)
+            return QString::fromLatin1(row.orderNo);
         return row.orderId;
     case AmountColumn:
         return QStringLiteral("%1 %2").arg(console::formatYuan(row.amountFen), row.currency);

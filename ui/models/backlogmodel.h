@@ -30,7 +30,13 @@ public:
         NUM_COLUMNS,
         ForwardsColumn = OrderNowColumn // the gateway list's last column
     };
-    enum Roles { RawBodyRole = Qt::UserRole + 1, OrderIdRole, WireFormatRole, RawHeadersRole };
+    enum Roles {
+        RawBodyRole = Qt::UserRole + 1,
+        OrderIdRole,
+        OrderNoRole, // the merchant's order number as sent (a gateway's team numbers its own)
+        WireFormatRole,
+        RawHeadersRole
+    };
 
     BacklogModel(console::Worker *worker, BacklogList list, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(BacklogModel)

@@ -70,6 +70,8 @@ QVariant FindingModel::data(const QModelIndex &index, int role) const
         return static_cast<int>(f.kind);
     case LineRole:
         return f.lineNo.value_or(0);
+    case OrderNoRole:
+        return f.orderNo;
     case Qt::ToolTipRole:
         return kindAdvice(f.kind);
     case Qt::TextAlignmentRole:
@@ -95,7 +97,9 @@ QString FindingModel::displayText(const ReconciliationFinding &f, int column)
     case PayNoColumn:
         return QString::fromUtf8(f.payNo);
     case OrderColumn:
-        return f.orderId && *f.orderId > 0 ? QString::number(*f.orderId) : QString();
+        // A gateway's team's own order number, when it is no payops order id.
+        return f.orderId && *f.orderId > 0 ? QString::number(*f.orderId)
+                                           : QString::fromLatin1(f.orderNo);
     case PlatformAmountColumn:
         return amount(f.platformAmountFen);
     case OurAmountColumn:

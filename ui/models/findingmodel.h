@@ -27,7 +27,8 @@ public:
         OurStatusColumn,
         NUM_COLUMNS
     };
-    enum Roles { OrderIdRole = Qt::UserRole + 1, KindRole, LineRole };
+    // OrderNoRole: the merchant's order number, when the finding has no payops order id.
+    enum Roles { OrderIdRole = Qt::UserRole + 1, KindRole, LineRole, OrderNoRole };
 
     FindingModel(console::Worker *worker, QObject *parent);
     Q_DISABLE_COPY_MOVE(FindingModel)

@@ -180,7 +180,7 @@ QTableView *BacklogPage::addList(BacklogModel *model, const QString &objectName)
     connect(model, &QAbstractItemModel::modelReset, this, &BacklogPage::showBody);
     connect(model, &BacklogModel::failed, m_status, &QLabel::setText);
     connect(table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
-        Q_EMIT openOrder(index.data(BacklogModel::OrderIdRole).toLongLong());
+        Q_EMIT openOrderNumber(index.data(BacklogModel::OrderNoRole).toByteArray());
     });
     return table;
 }

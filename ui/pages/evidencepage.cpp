@@ -4,6 +4,7 @@
 #include "console/displayformat.h"
 #include "console/orderevidence.h"
 #include "console/worker.h"
+#include "domain/callback/notification.h"
 #include "models/eventmodel.h"
 #include "palette.h"
 #include "widgets/busyindicator.h"
@@ -35,13 +36,17 @@ EvidencePage::EvidencePage(const console::Target &target, QWidget *parent)
     auto *bar = new QHBoxLayout;
     m_orderEdit = new QLineEdit(this);
     m_orderEdit->setObjectName(QStringLiteral("orderEdit"));
-    m_orderEdit->setPlaceholderText(tr("order id"));
+    m_orderEdit->setPlaceholderText(tr("order id or number"));
+    // A gateway's orders are numbered by the team: up to 64 visible ASCII characters, as
+    // Alipay's out_trade_no (callback-contract.md).
     m_orderEdit->setValidator(new QRegularExpressionValidator(
-        QRegularExpression(QStringLiteral("[0-9]{1,20}")), m_orderEdit));
+        QRegularExpression(QStringLiteral("[!-~]{1,64}")), m_orderEdit));
     m_orderEdit->setMaximumWidth(160);
     auto *show = new QPushButton(tr("Show evidence"), this);
     m_header = new QLabel(
-        tr("Pick an order on the state machine or duplicates page, or type its id."), this);
+        tr("Pick an order on the state machine or duplicates page, or type its id or, for a "
+           "gateway's order, its number."),
+        this);
     m_header->setObjectName(QStringLiteral("evidenceHeader"));
     // An order's line (or a database error) is longer than a laptop leaves beside the
     // playbook: it wraps instead of widening the window.
@@ -90,8 +95,8 @@ EvidencePage::EvidencePage(const console::Target &target, QWidget *parent)
     layout->addWidget(splitter, 1);
 
     const auto go = [this] {
-        if (const qint64 id = m_orderEdit->text().toLongLong(); id > 0)
-            showOrder(id);
+        if (!m_orderEdit->text().isEmpty())
+            showOrderNumber(m_orderEdit->text().toLatin1());
     };
     connect(show, &QPushButton::clicked, this, go);
     connect(m_orderEdit, &QLineEdit::returnPressed, this, go);
@@ -103,26 +108,33 @@ EvidencePage::EvidencePage(const console::Target &target, QWidget *parent)
 
 void EvidencePage::showOrder(qint64 orderId)
 {
-    m_orderId = orderId;
-    m_orderEdit->setText(QString::number(orderId));
+    showOrderNumber(QByteArray::number(orderId));
+}
+
+void EvidencePage::showOrderNumber(const QByteArray &orderNo)
+{
+    m_orderNo = orderNo;
+    m_orderId = orderIdFrom(orderNo).value_or(0);
+    m_orderEdit->setText(QString::fromLatin1(orderNo));
     refresh();
 }
 
 void EvidencePage::refresh()
 {
-    if (m_orderId <= 0)
+    // The team's own tables number their orders by integers (mapping.md).
+    if (m_orderNo.isEmpty() || (mapping() && m_orderId <= 0))
         return;
     m_busy->start(tr("Reading the evidence"));
-    const qint64 id = m_orderId;
     worker()->submit<console::OrderEvidence>(
         QStringLiteral("evidence"),
-        mapping() ? console::jobOf(console::loadMappedOrderEvidence, *mapping(), id)
-                  : console::jobOf(console::loadOrderEvidence, id),
+        mapping() ? console::jobOf(console::loadMappedOrderEvidence, *mapping(), m_orderId)
+                  : console::jobOf(console::loadEvidenceOf, m_orderNo),
         this,
         [this](const console::OrderEvidence &evidence) {
             m_busy->stop();
             if (!evidence.found) {
-                m_header->setText(tr("Order %1 does not exist.").arg(m_orderId));
+                m_header->setText(
+                    tr("Order %1 does not exist.").arg(QString::fromLatin1(m_orderNo)));
                 m_findings->clear();
                 m_scene->setEvidence(evidence);
                 m_events->setEvidence(evidence);
@@ -131,22 +143,31 @@ void EvidencePage::refresh()
             }
             const console::OrderRow &o = evidence.order;
             m_header->setText(
-                tr("<b>Order %1</b> · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC")
-                    .arg(QString::number(o.id), QString::number(o.userId), o.status,
-                         console::formatYuan(o.amountFen),
-                         QString::fromUtf8(o.payNo).toHtmlEscaped(),
-                         console::displayTime(o.createdMicros)));
+                evidence.gateway
+                    ? tr("<b>Order %1</b> · the team's own, taken by a gateway · %n callback(s), "
+                         "the first pay_no %2",
+                         nullptr, int(evidence.callbacks.size()))
+                          .arg(QString::fromLatin1(evidence.orderNo).toHtmlEscaped(),
+                               QString::fromUtf8(o.payNo).toHtmlEscaped())
+                    : tr("<b>Order %1</b> · user %2 · %3 · ¥%4 · pay_no %5 · created %6 UTC")
+                          .arg(QString::number(o.id), QString::number(o.userId), o.status,
+                               console::formatYuan(o.amountFen),
+                               QString::fromUtf8(o.payNo).toHtmlEscaped(),
+                               console::displayTime(o.createdMicros)));
             const bool found = !evidence.findings.isEmpty();
             palette::setTextRole(m_findings, found ? palette::Role::Danger : palette::Role::Ok);
             QFont font = m_findings->font();
             font.setBold(found);
             m_findings->setFont(font);
             const QString nothing =
-                mapping() ? tr("Nothing wrong found: one payment, and no side effect with a "
-                               "second live copy.")
-                          : tr("Nothing wrong found: every lock was released after its "
-                               "commit and no side "
-                               "effect was issued twice.");
+                evidence.gateway
+                    ? tr("Nothing wrong found: no payment was handed to the team's handler with "
+                         "success more than once.")
+                : mapping() ? tr("Nothing wrong found: one payment, and no side effect with a "
+                                 "second live copy.")
+                            : tr("Nothing wrong found: every lock was released after its "
+                                 "commit and no side "
+                                 "effect was issued twice.");
             m_findings->setText(found ? evidence.findings.join(QLatin1Char('\n')) : nothing);
             m_scene->setEvidence(evidence);
             m_view->centerOn(m_scene->sceneRect().topLeft());

@@ -28,6 +28,9 @@ public:
     Q_DISABLE_COPY_MOVE(EvidencePage)
 
     void showOrder(qint64 orderId);
+    // A merchant's order number as a platform sends it (out_trade_no): payops's own order when
+    // it is an order id that exists, else the callbacks a gateway took under it.
+    void showOrderNumber(const QByteArray &orderNo);
     void refresh() override;
     SwimlaneScene *scene() const { return m_scene; }
     EventModel *events() const { return m_events; }
@@ -39,7 +42,8 @@ private:
     void showCallbacks(const QList<console::EvidenceCallback> &callbacks);
     void showReceived(int index);
 
-    qint64 m_orderId = 0;
+    qint64 m_orderId = 0; // m_orderNo as a payops order id, or 0
+    QByteArray m_orderNo;
     QList<console::EvidenceCallback> m_callbacks;
     QLineEdit *m_orderEdit = nullptr;
     QLabel *m_header = nullptr;

@@ -79,6 +79,8 @@ public:
 Q_SIGNALS:
     void navigate(payops::Page::Id page);
     void openOrder(qint64 orderId);
+    // A gateway's order, by the team's own number (out_trade_no as sent).
+    void openOrderNumber(const QByteArray &orderNo);
     void statusMessage(const QString &text);
 
 protected:

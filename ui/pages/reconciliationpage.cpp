@@ -224,6 +224,9 @@ ReconciliationPage::ReconciliationPage(const console::Target &target, QWidget *p
         m_findingTable, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
             if (const qint64 order = index.data(FindingModel::OrderIdRole).toLongLong(); order > 0)
                 Q_EMIT openOrder(order);
+            else if (const QByteArray orderNo = index.data(FindingModel::OrderNoRole).toByteArray();
+                     !orderNo.isEmpty())
+                Q_EMIT openOrderNumber(orderNo); // a gateway's order
         });
     connect(m_findingTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ReconciliationPage::updateButtons);

@@ -120,16 +120,15 @@ std::variant<CallbackRequest, CallbackAnswer> readTrade(const Parameters &form, 
     const auto tradeStatus = totalAmount ? field("trade_status", 32) : std::nullopt;
     if (!tradeStatus)
         return invalid(error);
-    const auto orderId = orderIdFrom(*outTradeNo);
-    if (!orderId)
-        return invalid(QStringLiteral("out_trade_no must be a payops order id (a positive "
-                                      "integer without sign or leading zero)"));
+    if (!checkAlipayOrderNo(*outTradeNo, &error))
+        return invalid(error);
     const auto fen = yuanToFen(*totalAmount);
     if (!fen)
         return invalid(
             QStringLiteral("total_amount must be yuan with at most two decimals, such as 88.80"));
     request.payNo = *tradeNo;
-    request.orderId = *orderId;
+    request.orderNo = *outTradeNo;
+    request.orderId = orderIdFrom(*outTradeNo).value_or(0);
     request.amountFen = *fen;
     request.currency = QStringLiteral("CNY");
     request.tradeStatus = QString::fromUtf8(*tradeStatus);

@@ -54,11 +54,20 @@ QVariant platformPaidAt(const QString &paidAt)
     return utc.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
+QString orderNoColumn(const QString &table)
+{
+    // NULL before migration 0026, and where payops wrote its own order's row without one.
+    const QString prefix = table.isEmpty() ? QString() : table + QLatin1Char('.');
+    return QStringLiteral("COALESCE(%1out_trade_no, CAST(%1order_id AS CHAR))").arg(prefix);
+}
+
 QString storedCallbackColumns()
 {
-    return QStringLiteral("id, status, pay_no, order_id, amount_fen, currency, channel, "
-                          "trade_status, response_body, wire_format, "
-                          "DATE_FORMAT(platform_paid_at, '%Y-%m-%dT%H:%i:%s.%fZ'), response_code");
+    return QStringLiteral(
+               "id, status, pay_no, order_id, amount_fen, currency, channel, "
+               "trade_status, response_body, wire_format, "
+               "DATE_FORMAT(platform_paid_at, '%Y-%m-%dT%H:%i:%s.%fZ'), response_code, ") +
+           orderNoColumn();
 }
 
 StoredCallback storedCallback(const QSqlQuery &query)
@@ -78,6 +87,7 @@ StoredCallback storedCallback(const QSqlQuery &query)
     // Microseconds from DATE_FORMAT, milliseconds as stored: RFC 3339 either way.
     stored.content.paidAt = query.value(10).toString();
     stored.responseCode = query.value(11).toInt();
+    stored.content.orderNo = query.value(12).toByteArray();
     return stored;
 }
 
@@ -122,7 +132,7 @@ const QString kInsertCallback = QStringLiteral(
     "INSERT INTO pay_callback_log (pay_no, order_id, raw_body, raw_headers, wire_format, "
     "body_sha256, amount_fen, currency, channel, "
     "trade_status, status, response_code, response_body, instance, platform_paid_at, "
-    "gateway) VALUES ");
+    "gateway, out_trade_no) VALUES ");
 
 QVariantList callbackRow(const CallbackRequest &request, const QString &status,
                          const QString &instance, const CallbackAnswer &answer, bool gateway)
@@ -142,7 +152,8 @@ QVariantList callbackRow(const CallbackRequest &request, const QString &status,
             QString::fromUtf8(answer.body),
             instance,
             platformPaidAt(request.paidAt),
-            int(gateway)};
+            int(gateway),
+            request.orderNo.isEmpty() ? QVariant() : QVariant(request.orderNo)};
 }
 
 } // namespace
@@ -151,7 +162,7 @@ qint64 insertCallback(const QSqlDatabase &db, const CallbackRequest &request, co
                       const QString &instance, const CallbackAnswer &answer, bool gateway)
 {
     QSqlQuery query = db::exec(
-        db, kInsertCallback + QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        db, kInsertCallback + QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         callbackRow(request, status, instance, answer, gateway));
     return query.lastInsertId().toLongLong();
 }

@@ -32,6 +32,10 @@ QHash<QByteArray, StoredCallback> findCallbacks(const QSqlDatabase &db,
 QString findCallbacksStatement(const QSqlDatabase &db, const QList<QByteArray> &payNos);
 QHash<QByteArray, StoredCallback> storedCallbacks(QSqlQuery &result);
 
+// The order number of a pay_callback_log row (of `table`, an alias, when given) in SQL: its
+// out_trade_no, or its order_id in decimal where it has none.
+QString orderNoColumn(const QString &table = {});
+
 // The columns storedCallback reads, in its order, for a query that picks stored callbacks its
 // own way (the drains' claims). The content is rebuilt from the decoded columns, never from
 // the raw body: a WeChat Pay body is ciphertext, an Alipay body a form.

@@ -146,7 +146,7 @@ QString CallbackRequest::successSql()
 bool CallbackRequest::sameContentAs(const CallbackRequest &other) const
 {
     const bool sameStatus = tradeStatus == other.tradeStatus || (isSuccess() && other.isSuccess());
-    return payNo == other.payNo && orderId == other.orderId && amountFen == other.amountFen &&
+    return payNo == other.payNo && orderNo == other.orderNo && amountFen == other.amountFen &&
            currency == other.currency && sameStatus && channel == other.channel;
 }
 
@@ -166,6 +166,7 @@ std::optional<CallbackRequest> CallbackRequest::parse(const QByteArray &body, QS
     if (!orderId)
         return std::nullopt;
     request.orderId = *orderId;
+    request.orderNo = QByteArray::number(*orderId);
     const auto amount = integerField(*members, "amount_fen", 0, error);
     if (!amount)
         return std::nullopt;

@@ -13,6 +13,12 @@ namespace payops {
 struct CallbackRequest
 {
     QByteArray payNo; // UTF-8 bytes exactly as decoded from the body (1-64 characters)
+    // The merchant's order number as the platform sent it back (out_trade_no), ASCII: a
+    // gateway's team numbers its orders as it likes (docs/gateway.md). payops's own callback
+    // carries order_id, and this is its decimal text.
+    QByteArray orderNo;
+    // orderNo as a payops order id when it is one (decimal, 1 to BIGINT's largest), else 0:
+    // the handlers pay payops's own orders, by this number.
     qint64 orderId = 0;
     qint64 amountFen = 0;
     QString currency;                     // ISO 4217: three letters, upper-cased on input

@@ -207,6 +207,7 @@ Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QStrin
     forward.number = row->forwards + 1;
     forward.payNo = payNo;
     forward.orderId = row->stored.content.orderId;
+    forward.orderNo = row->stored.content.orderNo;
     forward.wire = row->stored.content.wire;
     forward.body = delivery ? delivery->rawBody : row->body;
     forward.headers = delivery ? delivery->rawHeaders : row->headers;
@@ -217,7 +218,7 @@ UpstreamRequest forwardRequest(const ForwardClaim &claim)
 {
     UpstreamRequest request{claim.body, splitHeaders(claim.headers)};
     request.headers.append({"X-Payops-Pay-No", claim.payNo});
-    request.headers.append({"X-Payops-Order-Id", QByteArray::number(claim.orderId)});
+    request.headers.append({"X-Payops-Order-Id", claim.orderNo});
     request.headers.append({"X-Payops-Delivery", QByteArray::number(claim.number)});
     request.headers.append({"Idempotency-Key", claim.payNo});
     return request;

@@ -4,6 +4,8 @@
 
 #include <QCryptographicHash>
 
+#include <algorithm>
+
 namespace payops {
 
 CallbackAnswer unauthorized(const QString &reason)
@@ -41,6 +43,56 @@ std::optional<qint64> orderIdFrom(const QByteArray &outTradeNo)
     // As JSON writes an integer: no sign, no leading zero, no space; one BIGINT holds it.
     const auto id = strictjson::integerValue(outTradeNo);
     return id && *id >= 1 ? id : std::nullopt;
+}
+
+namespace {
+
+bool checkOrderNo(const QByteArray &outTradeNo, int minLength, int maxLength, bool (*allowed)(char),
+                  const QString &rule, QString *error)
+{
+    const bool fits = outTradeNo.size() >= minLength && outTradeNo.size() <= maxLength &&
+                      std::all_of(outTradeNo.cbegin(), outTradeNo.cend(), allowed);
+    if (!fits)
+        *error = QStringLiteral("out_trade_no must be ") + rule;
+    return fits;
+}
+
+} // namespace
+
+bool checkWechatPayOrderNo(const QByteArray &outTradeNo, QString *error)
+{
+    // WeChat Pay's charset and maximum for a merchant's order number. Its API v3 asks for 6
+    // characters at least when the order is placed, its API v2 for none: an order placed with
+    // a shorter number still notifies, and payops's own orders (1001) are shorter.
+    return checkOrderNo(
+        outTradeNo, 1, 32,
+        [](char c) {
+            return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                   c == '_' || c == '-' || c == '|' || c == '*';
+        },
+        QStringLiteral("1 to 32 characters of A-Z, a-z, 0-9, _, -, | and *"), error);
+}
+
+bool checkAlipayOrderNo(const QByteArray &outTradeNo, QString *error)
+{
+    // Alipay states only the length; a space or control character is in no order number its
+    // APIs take, and one at either end would not reach the handler as sent: headers are trimmed.
+    return checkOrderNo(
+        outTradeNo, 1, 64, [](char c) { return c > ' ' && c <= '~'; },
+        QStringLiteral("1 to 64 visible ASCII characters"), error);
+}
+
+Admission forMode(Admission admission, bool handler)
+{
+    const auto *request = std::get_if<CallbackRequest>(&admission);
+    if (!handler || !request || request->orderId > 0)
+        return admission;
+    CallbackAnswer refusal =
+        invalid(QStringLiteral("out_trade_no must be a payops order id (a positive integer "
+                               "without sign or leading zero); a gateway (--upstream) takes "
+                               "other order numbers"));
+    refusal.signedDigest = request->signedDigest;
+    return refusal;
 }
 
 bool checkLength(const QByteArray &value, const char *field, int maxLength, QString *error)

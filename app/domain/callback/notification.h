@@ -37,6 +37,16 @@ QByteArray capturedHeaders(WireFormat format, const HeaderLookup &header);
 // decimal digits only, 1 to the largest BIGINT; nullopt otherwise.
 std::optional<qint64> orderIdFrom(const QByteArray &outTradeNo);
 
+// *error when `outTradeNo` is not an order number the platform can have sent: WeChat Pay's are
+// 1 to 32 of A-Z a-z 0-9 _ - | *, Alipay's 1 to 64 visible ASCII characters (no space).
+bool checkWechatPayOrderNo(const QByteArray &outTradeNo, QString *error);
+bool checkAlipayOrderNo(const QByteArray &outTradeNo, QString *error);
+
+// `admission` as an instance in its mode takes it. A gateway takes any order number the
+// platform sends and passes it on. A handler pays payops's own orders, by their ids: a request
+// whose out_trade_no is no payops order id becomes a 400 (still the platform's signed request).
+Admission forMode(Admission admission, bool handler);
+
 // *error, naming `field`, when `value` is not 1 to maxLength characters of UTF-8.
 bool checkLength(const QByteArray &value, const char *field, int maxLength, QString *error);
 

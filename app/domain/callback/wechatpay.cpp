@@ -96,11 +96,10 @@ std::variant<CallbackRequest, CallbackAnswer> readTransaction(const WechatPayKey
         return invalid(error);
     request.payNo = transactionId->text;
     request.tradeStatus = QString::fromUtf8(tradeState->text);
-    const auto orderId = orderIdFrom(outTradeNo->text);
-    if (!orderId)
-        return invalid(QStringLiteral("out_trade_no must be a payops order id (a positive "
-                                      "integer without sign or leading zero)"));
-    request.orderId = *orderId;
+    if (!checkWechatPayOrderNo(outTradeNo->text, &error))
+        return invalid(error);
+    request.orderNo = outTradeNo->text;
+    request.orderId = orderIdFrom(outTradeNo->text).value_or(0);
 
     const auto amount = strictjson::parseObject(amountValue->text, &error);
     if (!amount)

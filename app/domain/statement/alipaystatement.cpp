@@ -137,6 +137,7 @@ bool AlipayTable::readLine(StatementLine &line, QList<StatementLineError> &error
     if (!startLine(line, m_payNo, errors))
         return false;
     line.orderId = merchantOrderId(field(m_orderNo));
+    line.orderNo = merchantOrderNo(field(m_orderNo));
     const bool refund = kind == u"退款";
     if (kind.isEmpty()) {
         lineError(errors, StatementText::tr("has no 业务类型 (交易 or 退款)"));

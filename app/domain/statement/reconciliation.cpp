@@ -60,6 +60,16 @@ std::optional<qint64> orderNumber(const QVariant &ours, const QVariant &platform
     return std::nullopt;
 }
 
+// A finding's order: ours, else the platform's order id, else the platform's order number as
+// its line gives it (`lineOrderNo`, NULL when the line has none).
+void setOrder(ReconciliationFinding &finding, const QVariant &ours, const QVariant &platforms,
+              const QVariant &lineOrderNo)
+{
+    finding.orderId = orderNumber(ours, platforms);
+    finding.orderNo =
+        finding.orderId ? QByteArray::number(*finding.orderId) : lineOrderNo.toByteArray();
+}
+
 // Qt's MariaDB driver keeps the whole result of a query in memory: every read that can be
 // large is a series of pages, each resumed from where the last ended (keyset, never OFFSET).
 constexpr int kPageRows = 5000;
@@ -79,9 +89,13 @@ public:
         const auto nullable = [](const std::optional<qint64> &value) {
             return value ? QVariant(*value) : QVariant();
         };
+        // The order number is stored only where it says more than the order id.
+        const QVariant orderNo =
+            finding.orderId || finding.orderNo.isEmpty() ? QVariant() : QVariant(finding.orderNo);
         m_rows.append(QVariantList{m_runId, findingKindName(finding.kind), finding.payNo,
                                    nullable(finding.orderId), nullable(finding.platformAmountFen),
-                                   nullable(finding.ourAmountFen), nullable(finding.lineNo)});
+                                   nullable(finding.ourAmountFen), nullable(finding.lineNo),
+                                   orderNo});
         ++m_counts[static_cast<int>(finding.kind)];
         if (m_rows.size() == kResultBatch)
             flush();
@@ -93,7 +107,7 @@ public:
             return;
         db::exec(m_db, QStringLiteral(
                            "INSERT INTO reconciliation_result (run_id, kind, pay_no, order_id, "
-                           "platform_amount_fen, our_amount_fen, line_no) VALUES ") +
+                           "platform_amount_fen, our_amount_fen, line_no, out_trade_no) VALUES ") +
                            db::valueRows(m_db, m_rows));
         m_rows.clear();
     }
@@ -154,7 +168,7 @@ void findLineKinds(const QSqlDatabase &db, const PaymentSide &side, qint64 state
                        "          AND NOT (o.pay_no <=> p.pay_no), 0) AS second_payment,"
                        " CASE WHEN l.status <> 'SUCCESS' THEN 0 ELSE NOT %2 END AS first_payment,"
                        " CASE WHEN %1 = 0 THEN 0 ELSE COALESCE(%3 <> IF(o.status = 'PAID', "
-                       "'SUCCESS', 'REFUND'), 0) END AS status_mismatch "
+                       "'SUCCESS', 'REFUND'), 0) END AS status_mismatch, l.out_trade_no "
                        "FROM platform_statement_line l"
                        " LEFT JOIN %P p ON p.pay_no = l.pay_no"
                        " LEFT JOIN %O o ON o.id = p.order_id "
@@ -180,7 +194,7 @@ void findLineKinds(const QSqlDatabase &db, const PaymentSide &side, qint64 state
             ReconciliationFinding finding;
             finding.lineNo = after;
             finding.payNo = query.value(1).toByteArray();
-            finding.orderId = orderNumber(query.value(5), query.value(2));
+            setOrder(finding, query.value(5), query.value(2), query.value(13));
             finding.platformAmountFen = query.value(3).toLongLong();
             finding.platformStatus = query.value(4).toString();
             const QVariant ourFen = query.value(6);
@@ -219,7 +233,7 @@ void findDuplicates(const QSqlDatabase &db, const PaymentSide &side, qint64 stat
     const QString sql = onSide(
         QStringLiteral(
             "SELECT STRAIGHT_JOIN d.pay_no, d.listed, l.line_no, l.order_id, l.amount_fen, "
-            "p.order_id, IF(%1, p.amount_fen, NULL) "
+            "p.order_id, IF(%1, p.amount_fen, NULL), l.out_trade_no "
             "FROM (SELECT pay_no, COUNT(*) AS listed, MIN(line_no) AS first_line FROM "
             "platform_statement_line"
             "      WHERE statement_id = ? AND status <> 'REFUND' AND pay_no > ? GROUP BY pay_no "
@@ -242,7 +256,7 @@ void findDuplicates(const QSqlDatabase &db, const PaymentSide &side, qint64 stat
             finding.payNo = after = query.value(0).toByteArray();
             finding.listed = query.value(1).toLongLong();
             finding.lineNo = query.value(2).toLongLong();
-            finding.orderId = orderNumber(query.value(5), query.value(3));
+            setOrder(finding, query.value(5), query.value(3), query.value(7));
             finding.platformAmountFen = query.value(4).toLongLong();
             finding.ourAmountFen = optionalNumber(query.value(6));
             writer.add(finding);
@@ -306,6 +320,7 @@ void findMissingOnPlatform(const QSqlDatabase &db, const PaymentSide &side,
                 finding.kind = FindingKind::MissingPlatform;
                 finding.payNo = query.value(0).toByteArray();
                 finding.orderId = query.value(1).toLongLong();
+                finding.orderNo = QByteArray::number(*finding.orderId);
                 finding.ourAmountFen = query.value(2).toLongLong();
                 finding.ourStatus = query.value(3).toString();
                 afterTime = query.value(4).toString();
@@ -511,7 +526,8 @@ void readStoredFindings(const QSqlDatabase &db, const PaymentSide &side, qint64 
             " IF(r.kind = 'duplicate_platform', (SELECT COUNT(*) FROM platform_statement_line c"
             "  WHERE c.statement_id = u.statement_id AND c.pay_no = r.pay_no AND c.status <> "
             "'REFUND'), NULL), "
-            " IF(r.kind IN ('status_mismatch', 'missing_platform'), o.status, p.status) "
+            " IF(r.kind IN ('status_mismatch', 'missing_platform'), o.status, p.status), "
+            " COALESCE(r.out_trade_no, CAST(r.order_id AS CHAR)) "
             "FROM reconciliation_result r "
             "JOIN reconciliation_run u ON u.id = r.run_id "
             "LEFT JOIN platform_statement_line l ON l.statement_id = u.statement_id AND l.line_no "
@@ -540,6 +556,7 @@ void readStoredFindings(const QSqlDatabase &db, const PaymentSide &side, qint64 
                 finding.orderStatus = query.value(7).toString();
                 finding.listed = optionalNumber(query.value(8));
                 finding.ourStatus = query.value(9).toString();
+                finding.orderNo = query.value(10).toByteArray();
                 if (!sink(finding))
                     return;
             }

@@ -41,7 +41,10 @@ struct ReconciliationFinding
 {
     FindingKind kind = FindingKind::MissingOurs;
     QByteArray payNo;
-    std::optional<qint64> orderId;           // ours, else the order number the platform gives
+    std::optional<qint64> orderId; // ours, else the order number the platform gives
+    // orderId in decimal; without one, the merchant's order number as the platform's line gives
+    // it (a gateway's team numbers its orders as it likes); empty when neither.
+    QByteArray orderNo;
     std::optional<qint64> platformAmountFen; // none for 多单
     std::optional<qint64> ourAmountFen;      // none when we have no payment under this pay_no
     std::optional<qint64> lineNo;            // none for 多单

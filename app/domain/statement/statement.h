@@ -35,9 +35,12 @@ struct StatementHeader
 // One transaction line. Money is integer fen; times are UTC (the platforms write Beijing time).
 struct StatementLine
 {
-    qint64 lineNo = 0;    // 1-based line of the file, for errors and findings
-    QByteArray payNo;     // the platform's transaction id: the pay_no of its callback
-    qint64 orderId = 0;   // the merchant order number when it is one of our order ids, else 0
+    qint64 lineNo = 0;  // 1-based line of the file, for errors and findings
+    QByteArray payNo;   // the platform's transaction id: the pay_no of its callback
+    qint64 orderId = 0; // the merchant order number when it is one of our order ids, else 0
+    // The merchant order number as the line gives it, when it is 1 to 64 visible ASCII
+    // characters (any platform's out_trade_no); else empty.
+    QByteArray orderNo;
     qint64 amountFen = 0; // what the platform took; negative on a refund line
     QString status;       // normalised: SUCCESS, REFUND, CLOSED, or the platform's own word
     QDateTime paidAt;     // invalid when the line has none

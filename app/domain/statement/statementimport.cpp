@@ -87,7 +87,8 @@ public:
         , m_loadSql(
               QStringLiteral(
                   "LOAD DATA LOCAL INFILE 'statement' INTO TABLE platform_statement_line "
-                  "CHARACTER SET utf8mb4 (line_no, pay_no, order_id, amount_fen, status, paid_at) "
+                  "CHARACTER SET utf8mb4 (line_no, pay_no, order_id, amount_fen, status, paid_at, "
+                  "out_trade_no) "
                   "SET statement_id = %1")
                   .arg(statementId))
     {
@@ -111,9 +112,10 @@ public:
         if (m_streaming)
             appendLoadRow(line);
         else
-            m_lines.append(QVariantList{m_statementId, line.lineNo, line.payNo,
-                                        qMax<qint64>(0, line.orderId), line.amountFen, line.status,
-                                        sqlTime(line.paidAt)});
+            m_lines.append(
+                QVariantList{m_statementId, line.lineNo, line.payNo, qMax<qint64>(0, line.orderId),
+                             line.amountFen, line.status, sqlTime(line.paidAt),
+                             line.orderNo.isEmpty() ? QVariant() : QVariant(line.orderNo)});
         ++m_lineCount;
         if (line.paidAt.isValid()) {
             if (!m_first.isValid() || line.paidAt < m_first)
@@ -187,7 +189,8 @@ private:
                 if (!m_lines.isEmpty()) {
                     db::exec(m_db, QStringLiteral("INSERT INTO platform_statement_line "
                                                   "(statement_id, line_no, pay_no, order_id, "
-                                                  "amount_fen, status, paid_at) VALUES ") +
+                                                  "amount_fen, status, paid_at, out_trade_no) "
+                                                  "VALUES ") +
                                        db::valueRows(m_db, m_lines));
                     m_lines.clear();
                 }
@@ -214,6 +217,11 @@ private:
         m_rows += '\t';
         m_rows += line.paidAt.isValid() ? sqlTime(line.paidAt).toString().toLatin1()
                                         : QByteArrayLiteral("\\N");
+        m_rows += '\t';
+        if (line.orderNo.isEmpty())
+            m_rows += QByteArrayLiteral("\\N");
+        else
+            appendLoadField(m_rows, line.orderNo);
         m_rows += '\n';
     }
 

@@ -2,6 +2,7 @@
 
 #include "domain/statement/statementtext.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace payops {
@@ -185,6 +186,15 @@ qint64 merchantOrderId(QStringView text)
         return 0;
     const std::optional<qint64> id = parseWholeNumber(text);
     return id && *id > 0 ? *id : 0;
+}
+
+QByteArray merchantOrderNo(QStringView text)
+{
+    // As pay_callback_log.out_trade_no holds it: what no platform takes is matched by nothing.
+    const bool fits =
+        !text.isEmpty() && text.size() <= 64 &&
+        std::all_of(text.cbegin(), text.cend(), [](QChar c) { return c > u' ' && c <= u'~'; });
+    return fits ? text.toLatin1() : QByteArray();
 }
 
 QDateTime beijingTimeToUtc(QStringView text)

@@ -72,6 +72,7 @@ private:
 // Values as the statements write them.
 std::optional<qint64> parseWholeNumber(QStringView text); // '-'? digits, within 64 bits
 qint64 merchantOrderId(QStringView text);                 // a positive whole number, else 0
+QByteArray merchantOrderNo(QStringView text); // 1 to 64 visible ASCII characters, else empty
 // "2026-12-01 10:00:00" in Beijing time (UTC+8, no daylight saving) as UTC; invalid if it is not
 // such a time.
 QDateTime beijingTimeToUtc(QStringView text);

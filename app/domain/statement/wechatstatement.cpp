@@ -82,6 +82,7 @@ bool WeChatTable::readLine(StatementLine &line, QList<StatementLineError> &error
     if (!startLine(line, m_payNo, errors))
         return false;
     line.orderId = merchantOrderId(field(m_orderNo));
+    line.orderNo = merchantOrderNo(field(m_orderNo));
     line.status = field(m_status).toString();
     if (line.status.isEmpty()) {
         lineError(errors, StatementText::tr("has no 交易状态 (trade status)"));
