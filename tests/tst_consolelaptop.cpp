@@ -350,7 +350,7 @@ private Q_SLOTS:
         CompensationDialog *dialog = test::openCompensationPreview(window);
         QVERIFY(dialog);
         check(dialog, QStringLiteral("compensation-preview"));
-        UpstreamDrainDialog upstream({test::gatewayUpstream()}, 1284, &window);
+        UpstreamDrainDialog upstream({test::gatewayUpstream()}, {}, 1284, &window);
         check(&upstream, QStringLiteral("upstream-drain"));
     }
 

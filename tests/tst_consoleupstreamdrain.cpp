@@ -190,6 +190,49 @@ private Q_SLOTS:
         QVERIFY(!forwardButton(page)->isEnabled());
     }
 
+    // A gateway with a handler per channel: the dialog offers each handler, and picking one
+    // picks its channel, so its drain forwards only that channel's rows. These rows came in
+    // payops's own format: the Alipay handler's drain forwards none, the /callbacks/pay
+    // handler's all.
+    void aHandlerPerChannelDrainsItsOwnChannel()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("upchan"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 0);
+        test::CountingUpstream payHandler;
+        test::CountingUpstream alipayHandler;
+        gatewayBacklog(
+            scratch.dsn(),
+            QStringLiteral("alipay %1; pay %2").arg(alipayHandler.url(), payHandler.url()));
+        test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        MainWindow window(operatorAccount.dsnFor(scratch.name()));
+        BacklogPage *page = backlogOf(window);
+        QVERIFY(page);
+        QTRY_VERIFY_WITH_TIMEOUT(forwardButton(page)->isEnabled(), 10000);
+
+        UpstreamDrainDialog *dialog = openDialog(page);
+        QVERIFY(dialog);
+        auto *urls = dialog->findChild<QComboBox *>(QStringLiteral("upstreamUrl"));
+        auto *channel = dialog->findChild<QComboBox *>(QStringLiteral("upstreamChannel"));
+        QCOMPARE(urls->count(), 2);
+        urls->setCurrentIndex(urls->findText(alipayHandler.url()));
+        QCOMPARE(channel->currentData().toString(), QStringLiteral("alipay"));
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isDraining(), 20000);
+        QCOMPARE(alipayHandler.count(), 0);
+
+        QTRY_VERIFY_WITH_TIMEOUT(forwardButton(page)->isEnabled(), 10000);
+        dialog = openDialog(page);
+        QVERIFY(dialog);
+        urls = dialog->findChild<QComboBox *>(QStringLiteral("upstreamUrl"));
+        channel = dialog->findChild<QComboBox *>(QStringLiteral("upstreamChannel"));
+        urls->setCurrentIndex(urls->findText(payHandler.url()));
+        QCOMPARE(channel->currentData().toString(), QStringLiteral("payops"));
+        dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(payHandler.count(), kRows, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isDraining(), 20000);
+        QCOMPARE(alipayHandler.count(), 0);
+    }
+
     // Finance sees a gateway's backlog but may not forward it; nobody may while the switch is
     // RECORD_ONLY, and the page says why. Nothing reaches the upstream.
     void forwardingIsRefusedForFinanceAndWhileRecordOnly()

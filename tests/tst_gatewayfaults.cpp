@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -211,9 +212,9 @@ private Q_SLOTS:
     }
 
     // The platform waits 1 s; the handler takes 2.5 s. Each of 10 payments is delivered twice
-    // 30 ms apart and retried after the first answer: one forward each. The first delivery is
-    // answered 504 when the platform's time is up, the copies 503 while the forward is out; a
-    // delivery after the handler answered gets that answer from the row.
+    // 30 ms apart and retried after the first answer: one forward each. The delivery whose claim
+    // won is answered 504 when the platform's time is up, the others 503 while the forward is
+    // out; a delivery after the handler answered gets that answer from the row.
     void aSlowHandlerGetsEachPaymentOnce()
     {
         test::ScratchDatabase scratch(QStringLiteral("gwfslow"));
@@ -249,7 +250,10 @@ private Q_SLOTS:
         for (int i = 0; i < kPayments; ++i) {
             const QByteArray payNo = "GWS-" + QByteArray::number(i);
             const auto &got = answers[size_t(i)];
-            QVERIFY2(got[0].status == 504 && got[1].status == 503 && got[2].status == 503,
+            // Whichever of the two copies claimed first (on a loaded machine it may be the
+            // later) was answered 504 at the platform's time, the other 503.
+            QVERIFY2(std::min(got[0].status, got[1].status) == 503 &&
+                         std::max(got[0].status, got[1].status) == 504 && got[2].status == 503,
                      qPrintable(statusesOf(got)));
             QCOMPARE(rowOf(root.database(), payNo), QStringLiteral("FORWARDED 1"));
             const test::HttpResult later = test::postCallback(service->port(), bodyOf(payNo, i));

@@ -200,6 +200,19 @@ private Q_SLOTS:
                         QStringLiteral("wechatpay,paypal")})
                      .error,
                  QStringLiteral("--hold-by-retries takes wechatpay, alipay or pay, not 'paypal'"));
+        // A channel's own upstream: its URL is checked as --upstream's, by its own name, and it
+        // needs its channel's keys.
+        QCOMPARE(parse({QStringLiteral("--upstream-alipay"), QStringLiteral("ftp://x/")}).error,
+                 QStringLiteral("--upstream-alipay must be an http:// or https:// URL, not "
+                                "'ftp://x/'"));
+        QCOMPARE(parse({QStringLiteral("--upstream-alipay"), url}).error,
+                 QStringLiteral("--upstream-alipay needs --alipay-app-id and --alipay-public-key"));
+        const ServiceCommandLine perChannel =
+            parse({QStringLiteral("--upstream-wechatpay"), url,
+                   QStringLiteral("--upstream-timeout"), QStringLiteral("3")});
+        QCOMPARE(perChannel.error,
+                 QStringLiteral("--upstream-wechatpay needs the WeChat Pay options "
+                                "(--wechatpay-mchid and the three after it)"));
         const ServiceCommandLine held =
             parse({QStringLiteral("--upstream"), url, QStringLiteral("--hold-by-retries"),
                    QStringLiteral("wechatpay,pay")});

@@ -31,8 +31,8 @@ public:
                      "gateway's recorded callbacks to the team's handler, each exactly once."),
                   QStringLiteral("--db DSN [--limit N] [--force] [--connections N] [--batch N] | "
                                  "--db DSN --unmatched [--limit N] [--force] | --db DSN "
-                                 "--upstream URL [--rate N] [--concurrency N] [--upstream-ca "
-                                 "FILE] [--upstream-timeout S]"))
+                                 "--upstream URL [--channel wechatpay|alipay|pay] [--rate N] "
+                                 "[--concurrency N] [--upstream-ca FILE] [--upstream-timeout S]"))
     {
     }
 
@@ -62,6 +62,10 @@ protected:
                           tr("Forward a gateway's recorded and not yet answered callbacks to this "
                              "URL, the team's own handler."),
                           QStringLiteral("url")});
+        parser.addOption({QStringLiteral("channel"),
+                          tr("--upstream: forward only the callbacks that came in this format, "
+                             "for a gateway with a handler per channel."),
+                          QStringLiteral("format")});
         parser.addOption({QStringLiteral("rate"),
                           tr("--upstream: forward at most N callbacks a second (default: no "
                              "limit)."),
@@ -221,6 +225,14 @@ private:
         if (parser.isSet(QStringLiteral("connections")) || parser.isSet(QStringLiteral("batch")))
             return fail(UsageOrConnection, tr("--upstream takes neither --connections nor --batch: "
                                               "its connections are --concurrency"));
+        if (parser.isSet(QStringLiteral("channel"))) {
+            const QByteArray name = parser.value(QStringLiteral("channel")).toLatin1();
+            options.channel = wireFormatFromName(name == "pay" ? QByteArray("payops") : name);
+            if (!options.channel)
+                return fail(UsageOrConnection,
+                            tr("--channel takes wechatpay, alipay or pay, not '%1'")
+                                .arg(parser.value(QStringLiteral("channel"))));
+        }
         options.worker = workerName();
         QTextStream err(stderr);
         options.progress = [&err](const UpstreamDrainResult &progress) {

@@ -73,8 +73,18 @@ GatewayBacklog loadGatewayBacklog(const QSqlDatabase &db)
                            "upstream <> '' GROUP BY upstream ORDER BY MAX(%1) DESC, "
                            "MAX(last_seen_at) DESC")
                 .arg(instanceLiveSql()));
-    while (upstreams.next())
-        backlog.upstreams << upstreams.value(0).toString();
+    // A gateway with a handler per channel shows them as "wechatpay URL; alipay URL; pay URL".
+    while (upstreams.next()) {
+        for (const QString &each :
+             upstreams.value(0).toString().split(QStringLiteral("; "), Qt::SkipEmptyParts)) {
+            const qsizetype space = each.indexOf(u' ');
+            const QString url = space < 0 ? each : each.mid(space + 1);
+            if (!backlog.upstreams.contains(url))
+                backlog.upstreams << url;
+            if (space > 0)
+                backlog.upstreamChannels.insert(url, each.left(space));
+        }
+    }
     return backlog;
 }
 

@@ -55,6 +55,8 @@ struct GatewayBacklog
     qint64 rows = 0;       // at most kCountLimit
     bool more = false;     // more than kCountLimit
     QStringList upstreams; // the gateways' upstreams, live gateways' first: where to drain to
+    // An upstream a gateway gives one channel (--upstream-wechatpay): URL -> "wechatpay".
+    QHash<QString, QString> upstreamChannels;
 };
 
 struct BacklogSummary

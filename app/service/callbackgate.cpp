@@ -77,9 +77,10 @@ std::optional<WireFormat> wireOf(Route route)
 
 bool isServed(WireFormat format, const ServiceOptions &options)
 {
+    // A gateway serves payops's own format only with --upstream, its default handler.
     switch (format) {
     case WireFormat::Payops:
-        return true;
+        return !options.gateway() || !options.upstream.url.isEmpty();
     case WireFormat::WechatPay:
         return options.wechatPay.configured();
     case WireFormat::Alipay:
@@ -97,10 +98,10 @@ std::variant<CallbackRequest, CallbackAnswer> admitAs(WireFormat format,
         break;
     case WireFormat::WechatPay:
         return forMode(admitWechatPay(options.wechatPay, request.header, request.body, nowSeconds),
-                       options.upstream.url.isEmpty());
+                       !options.gateway());
     case WireFormat::Alipay:
         return forMode(admitAlipay(options.alipay, request.header, request.body),
-                       options.upstream.url.isEmpty());
+                       !options.gateway());
     }
     return admitCallback(options.secret, request, nowSeconds);
 }

@@ -138,7 +138,7 @@ int CallbackService::start()
                       ServiceOptions::hostAndPort(m_options.host, port), handlerName()};
     if (gateway()) {
         info.mode = QStringLiteral("gateway");
-        info.upstream = upstreamWithoutCredentials(m_options.upstream.url);
+        info.upstream = m_options.upstreamsText();
     }
     m_heartbeat = std::make_unique<Heartbeat>(m_options.dsn, info, *m_switch, *m_metrics);
     try {
@@ -400,8 +400,7 @@ HttpResponse CallbackService::health() const
         {QStringLiteral("instance_mode"),
          gateway() ? QStringLiteral("gateway") : QStringLiteral("handler")}};
     if (gateway())
-        health.insert(QStringLiteral("upstream"),
-                      upstreamWithoutCredentials(m_options.upstream.url));
+        health.insert(QStringLiteral("upstream"), m_options.upstreamsText());
     return {reachable ? 200 : 503, QJsonDocument(health).toJson(QJsonDocument::Compact)};
 }
 

@@ -66,7 +66,7 @@ private:
     HttpResponse health() const;
     HttpResponse metrics() const;
     void checkInstanceName();
-    bool gateway() const { return !m_options.upstream.url.isEmpty(); }
+    bool gateway() const { return m_options.gateway(); }
 
     ServiceOptions m_options;
     std::unique_ptr<HttpServer> m_server;

@@ -99,15 +99,36 @@ Gateway::Gateway(const ServiceOptions &options, SwitchObserver &switchObserver,
     // forward that happened and must be stored.
     , m_outcomes(
           std::make_unique<JobQueue>(2, options.upstream.connections + 1, std::chrono::hours(24)))
-    , m_upstream(std::make_unique<UpstreamClient>(options.upstream))
 {
+    for (const WireFormat format :
+         {WireFormat::Payops, WireFormat::WechatPay, WireFormat::Alipay}) {
+        const QString url = options.upstreamUrlFor(format);
+        if (url.isEmpty())
+            continue; // not served: its path answers 404
+        for (const auto &client : m_upstreams) {
+            if (client && client->options().url == url)
+                m_upstreams[size_t(format)] = client;
+        }
+        if (!m_upstreams[size_t(format)]) {
+            UpstreamOptions upstream = options.upstream;
+            upstream.url = url;
+            m_upstreams[size_t(format)] = std::make_shared<UpstreamClient>(upstream);
+        }
+    }
 }
 
 Gateway::~Gateway() = default;
 
+UpstreamClient &Gateway::upstreamFor(WireFormat format) const
+{
+    return *m_upstreams[size_t(format)]; // a format without one is not served (isServed)
+}
+
 void Gateway::stop()
 {
-    m_upstream.reset(); // each forward in flight ends by its bound; its outcome is queued
+    // Each forward in flight ends by its bound; its outcome is queued.
+    for (auto &client : m_upstreams)
+        client.reset();
     m_outcomes->stop();
     m_recorder->stop();
 }
@@ -168,7 +189,8 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
         record.commit();
     }
 
-    if (!m_upstream->reserve())
+    UpstreamClient &upstream = upstreamFor(request.wire);
+    if (!upstream.reserve())
         return platformFailureAnswer(
             request.wire, 503, Outcome::Unavailable,
             QStringLiteral("every connection to the handler is busy; retry later"));
@@ -180,7 +202,7 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
         claim = claimForward(db, request.payNo, m_options.instance, *delivery.reading,
                              m_options.upstream.boundSeconds, &request);
     } catch (...) {
-        m_upstream->unreserve();
+        upstream.unreserve();
         delivery.reading.reset();
         throw;
     }
@@ -188,7 +210,7 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
         delivery.claim = claim.forward;
         return std::nullopt;
     }
-    m_upstream->unreserve();
+    upstream.unreserve();
     delivery.reading.reset();
     delivery.trace->committed = nowMicros();
     switch (claim.step) {
@@ -217,7 +239,7 @@ void Gateway::forward(std::shared_ptr<Delivery> delivery)
 {
     const WireFormat wire = delivery->request.wire;
     UpstreamRequest request = forwardRequest(delivery->claim);
-    m_upstream->post(
+    upstreamFor(wire).post(
         std::move(request),
         [delivery, wire] {
             delivery->answerOnce(platformFailureAnswer(

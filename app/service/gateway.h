@@ -7,6 +7,7 @@
 
 #include <QSqlDatabase>
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,7 +61,9 @@ private:
     ServiceMetrics &m_metrics;
     std::unique_ptr<GatewayRecorder> m_recorder;
     std::unique_ptr<JobQueue> m_outcomes; // stores forwards' outcomes on connections of their own
-    std::unique_ptr<UpstreamClient> m_upstream;
+    // Per format, each upstream's own client (formats forwarded to one URL share it).
+    std::array<std::shared_ptr<UpstreamClient>, 3> m_upstreams;
+    UpstreamClient &upstreamFor(WireFormat format) const;
 };
 
 } // namespace payops

@@ -56,6 +56,14 @@ void addOptions(QCommandLineParser &parser)
          ServiceCommandLine::tr("Gateway mode: pay nothing, forward each callback exactly once to "
                                 "this URL (http or https), the team's own handler."),
          QStringLiteral("url")},
+        {QStringLiteral("upstream-wechatpay"),
+         ServiceCommandLine::tr("Gateway mode: forward WeChat Pay notifications to this URL "
+                                "instead of --upstream."),
+         QStringLiteral("url")},
+        {QStringLiteral("upstream-alipay"),
+         ServiceCommandLine::tr("Gateway mode: forward Alipay notifications to this URL instead "
+                                "of --upstream."),
+         QStringLiteral("url")},
         {QStringLiteral("upstream-ca"),
          ServiceCommandLine::tr("Verify the upstream's https certificate against this file "
                                 "instead of the system's CA store."),
@@ -112,7 +120,9 @@ void addOptions(QCommandLineParser &parser)
 // Gateway mode's options; returns the first fault, or an empty text.
 QString checkUpstream(const QCommandLineParser &parser, ServiceOptions &options)
 {
-    const bool gateway = parser.isSet(QStringLiteral("upstream"));
+    const bool gateway = parser.isSet(QStringLiteral("upstream")) ||
+                         parser.isSet(QStringLiteral("upstream-wechatpay")) ||
+                         parser.isSet(QStringLiteral("upstream-alipay"));
     if (!gateway) {
         for (const char *option : {"upstream-ca", "upstream-timeout", "upstream-bound",
                                    "upstream-connections", "hold-by-retries"}) {
@@ -124,11 +134,23 @@ QString checkUpstream(const QCommandLineParser &parser, ServiceOptions &options)
     if (parser.isSet(QStringLiteral("handler")))
         return ServiceCommandLine::tr("--handler and --upstream exclude each other: a gateway pays "
                                       "nothing itself, the upstream does");
-    const QString wrong = checkUpstreamOptions(
-        parser.value(QStringLiteral("upstream")), parser.value(QStringLiteral("upstream-ca")),
-        parser.value(QStringLiteral("upstream-timeout")), &options.upstream);
-    if (!wrong.isEmpty())
-        return wrong;
+    // Each URL is checked as --upstream is; the other settings are the same for all.
+    for (const auto &[option, url] : {std::pair{"upstream", &options.upstream.url},
+                                      std::pair{"upstream-wechatpay", &options.wechatPayUpstream},
+                                      std::pair{"upstream-alipay", &options.alipayUpstream}}) {
+        const QString name = QString::fromLatin1(option);
+        if (!parser.isSet(name))
+            continue;
+        UpstreamOptions checked;
+        const QString wrong = checkUpstreamOptions(
+            parser.value(name), parser.value(QStringLiteral("upstream-ca")),
+            parser.value(QStringLiteral("upstream-timeout")), &checked, QLatin1String("--") + name);
+        if (!wrong.isEmpty())
+            return wrong;
+        options.upstream.caFile = checked.caFile;
+        options.upstream.timeoutSeconds = checked.timeoutSeconds;
+        *url = checked.url;
+    }
     bool ok = true;
     // By default a forward may take twice what the platform waits, and half a minute at least.
     const int bound = parser.isSet(QStringLiteral("upstream-bound"))
@@ -266,7 +288,7 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     options.handler = parser.value(QStringLiteral("handler"));
     if (options.handler != QLatin1String("safe") && options.handler != QLatin1String("unsafe-demo"))
         return ServiceCommandLine::tr("--handler must be safe or unsafe-demo");
-    if (!options.upstream.url.isEmpty())
+    if (options.gateway())
         options.handler = QStringLiteral("gateway");
     options.instance = parser.value(QStringLiteral("instance"));
     if (options.instance.size() > kMaximumInstanceLength)
@@ -300,7 +322,26 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
     error = readWechatPay(parser, options.wechatPay);
     if (!error.isEmpty())
         return error;
-    return readAlipay(parser, options.alipay);
+    error = readAlipay(parser, options.alipay);
+    if (!error.isEmpty())
+        return error;
+    // A channel's own upstream without its keys would forward nothing: a mistake of the set-up.
+    if (!options.wechatPayUpstream.isEmpty() && !options.wechatPay.configured())
+        return ServiceCommandLine::tr("--upstream-wechatpay needs the WeChat Pay options "
+                                      "(--wechatpay-mchid and the three after it)");
+    if (!options.alipayUpstream.isEmpty() && !options.alipay.configured())
+        return ServiceCommandLine::tr("--upstream-alipay needs --alipay-app-id and "
+                                      "--alipay-public-key");
+    // A gateway's configured channel without an upstream would refuse the platform for a day.
+    if (options.gateway() && options.wechatPay.configured() &&
+        options.upstreamUrlFor(WireFormat::WechatPay).isEmpty())
+        return ServiceCommandLine::tr("WeChat Pay has no upstream: give --upstream or "
+                                      "--upstream-wechatpay");
+    if (options.gateway() && options.alipay.configured() &&
+        options.upstreamUrlFor(WireFormat::Alipay).isEmpty())
+        return ServiceCommandLine::tr("Alipay has no upstream: give --upstream or "
+                                      "--upstream-alipay");
+    return QString();
 }
 
 } // namespace
@@ -309,6 +350,38 @@ QString ServiceOptions::hostAndPort(const QString &host, int port)
 {
     return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2"))
         .arg(host, QString::number(port));
+}
+
+bool ServiceOptions::gateway() const
+{
+    return !upstream.url.isEmpty() || !wechatPayUpstream.isEmpty() || !alipayUpstream.isEmpty();
+}
+
+QString ServiceOptions::upstreamUrlFor(WireFormat format) const
+{
+    const QString &own = format == WireFormat::WechatPay ? wechatPayUpstream
+                         : format == WireFormat::Alipay  ? alipayUpstream
+                                                         : upstream.url;
+    return own.isEmpty() ? upstream.url : own;
+}
+
+QString ServiceOptions::upstreamsText() const
+{
+    if (wechatPayUpstream.isEmpty() && alipayUpstream.isEmpty())
+        return upstreamWithoutCredentials(upstream.url);
+    QStringList each;
+    for (const WireFormat format :
+         {WireFormat::WechatPay, WireFormat::Alipay, WireFormat::Payops}) {
+        const QString url = upstreamUrlFor(format);
+        const bool served = format == WireFormat::WechatPay ? wechatPay.configured()
+                            : format == WireFormat::Alipay  ? alipay.configured()
+                                                            : true;
+        if (!url.isEmpty() && served)
+            each << QStringLiteral("%1 %2").arg(
+                QLatin1String(format == WireFormat::Payops ? "pay" : wireFormatName(format)),
+                upstreamWithoutCredentials(url));
+    }
+    return each.join(QStringLiteral("; "));
 }
 
 ServiceCommandLine parseServiceCommandLine(const QStringList &arguments,

@@ -31,14 +31,27 @@ struct ServiceOptions
     int recordBatchRows = 100;
     int recordBatchMs = 0;
     bool takeOver = false; // start even if a live instance has this name
-    // With a url: gateway mode, forwarding to the team's own handler.
+    // With a url: gateway mode, forwarding to the team's own handler; its timeouts, CA file and
+    // connections hold for the channels' own upstreams too.
     UpstreamOptions upstream;
+    // A channel's own handler, when it has one (--upstream-wechatpay, --upstream-alipay).
+    QString wechatPayUpstream;
+    QString alipayUpstream;
     // Gateway mode: the formats whose deliveries RECORD_ONLY records and answers 503, so that
     // the platform's own retry after the hold is what is forwarded, freshly signed.
     QList<WireFormat> holdByRetries;
     HttpLimits limits;
     WechatPayKeys wechatPay; // /callbacks/wechatpay answers 404 unless configured
     AlipayKeys alipay;       // /callbacks/alipay likewise
+
+    // Gateway mode: some upstream is given.
+    bool gateway() const;
+    // Where a gateway forwards this format's deliveries: its channel's own upstream, else
+    // --upstream; empty when neither is given (the format is not served then).
+    QString upstreamUrlFor(WireFormat format) const;
+    // Every upstream, as logs, /healthz and callback_instance show it (without credentials):
+    // the URL alone when all formats share it, else "wechatpay URL; alipay URL; pay URL".
+    QString upstreamsText() const;
 
     // HOST:PORT as --listen and a URL write it: an IPv6 host in brackets ([::1]:8080).
     static QString hostAndPort(const QString &host, int port);

@@ -490,12 +490,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+412"/>
+        <location line="+417"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-404"/>
+        <location line="-409"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint: the recorded ones in batches over several connections, the unmatched ones one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑：积压回调分批、通过多个连接处理，未匹配回调每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -669,12 +669,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+77"/>
+        <location line="+82"/>
         <source>Stopped by an error:</source>
         <translation>因出错停止：</translation>
     </message>
     <message>
-        <location line="-74"/>
+        <location line="-79"/>
         <source>%1 Applied &lt;b&gt;%2&lt;/b&gt;, rejected %3 (the order was no longer pending, e.g. already paid: a second payment for finance); %4 unmatched callback(s) left, %5 of them still without their order.</source>
         <translation>%1入账 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（订单已不是待支付，例如已支付：交财务处理重复支付）；剩余未匹配回调 %4 条，其中 %5 条仍无对应订单。</translation>
     </message>
@@ -684,12 +684,12 @@
         <translation>%1已处理 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（业务原因，例如订单已支付），忽略 %4 条（非 SUCCESS），未匹配 %5 条（订单尚不存在）；积压回调剩余 %6 条。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+30"/>
         <source>Forwarding …</source>
         <translation>正在转发…</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>Forwarding … %1 of %2: forwarded %3, no final answer %4, skipped %5; %6 a second.</source>
         <translation>正在转发… %1 / %2：已转发 %3，无最终应答 %4，跳过 %5；每秒 %6 条。</translation>
     </message>
@@ -5536,7 +5536,17 @@
         <translation>仅 unsafe-demo：释放锁与提交之间的间隔（扩大时间窗口）。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+8"/>
+        <source>Gateway mode: forward WeChat Pay notifications to this URL instead of --upstream.</source>
+        <translation>网关模式：将微信支付通知转发到此 URL，而不是 --upstream。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Gateway mode: forward Alipay notifications to this URL instead of --upstream.</source>
+        <translation>网关模式：将支付宝通知转发到此 URL，而不是 --upstream。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Seconds the platform waits for the upstream&apos;s answer before it is answered 504; the forward goes on.</source>
         <translation>平台等待上游应答的秒数，超时则回答 504；转发继续进行。</translation>
     </message>
@@ -5591,12 +5601,12 @@
         <translation>存放支付宝公钥的 PEM 文件（权限 0600）。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+21"/>
         <source>--%1 needs --upstream</source>
         <translation>--%1 需要与 --upstream 一起使用</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+31"/>
         <source>--upstream-bound must be more than --upstream-timeout (%1) and at most 600 seconds</source>
         <translation>--upstream-bound 必须大于 --upstream-timeout（%1），且不超过 600 秒</translation>
     </message>
@@ -5701,17 +5711,37 @@
         <translation>--%1 必须是 %2-%3</translation>
     </message>
     <message>
-        <location line="-237"/>
+        <location line="+15"/>
+        <source>--upstream-wechatpay needs the WeChat Pay options (--wechatpay-mchid and the three after it)</source>
+        <translation>--upstream-wechatpay 需要微信支付的各项选项（--wechatpay-mchid 及其后的三个选项）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>--upstream-alipay needs --alipay-app-id and --alipay-public-key</source>
+        <translation>--upstream-alipay 需要 --alipay-app-id 和 --alipay-public-key</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>WeChat Pay has no upstream: give --upstream or --upstream-wechatpay</source>
+        <translation>微信支付没有上游：请指定 --upstream 或 --upstream-wechatpay</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Alipay has no upstream: give --upstream or --upstream-alipay</source>
+        <translation>支付宝没有上游：请指定 --upstream 或 --upstream-alipay</translation>
+    </message>
+    <message>
+        <location line="-286"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+12"/>
         <source>Verify the upstream&apos;s https certificate against this file instead of the system&apos;s CA store.</source>
         <translation>用此文件而不是系统的 CA 证书库校验上游的 HTTPS 证书。</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+67"/>
         <source>--handler and --upstream exclude each other: a gateway pays nothing itself, the upstream does</source>
         <translation>--handler 与 --upstream 不能同时使用：网关自身不入账，由上游入账</translation>
     </message>
@@ -6896,7 +6926,7 @@
 <context>
     <name>payops::UpstreamDrainDialog</name>
     <message>
-        <location filename="../../ui/dialogs/upstreamdraindialog.cpp" line="+20"/>
+        <location filename="../../ui/dialogs/upstreamdraindialog.cpp" line="+22"/>
         <source>Forward to the upstream</source>
         <translation>转发给上游</translation>
     </message>
@@ -6909,6 +6939,31 @@
         <location line="+15"/>
         <source>Upstream URL</source>
         <translation>上游 URL</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Every channel</source>
+        <translation>所有渠道</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>WeChat Pay</source>
+        <translation>微信支付</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Alipay</source>
+        <translation>支付宝</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>payops&apos;s own (/callbacks/pay)</source>
+        <translation>payops 自有格式（/callbacks/pay）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Callbacks of</source>
+        <translation>回调渠道</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -6931,7 +6986,7 @@
         <translation>转发</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+22"/>
         <source>The upstream must be an http:// or https:// URL with a host.</source>
         <translation>上游必须是带主机名的 http:// 或 https:// URL。</translation>
     </message>
@@ -6940,8 +6995,8 @@
     <name>payops::UpstreamOptionCheck</name>
     <message>
         <location filename="../../app/domain/callback/upstreamclient.cpp" line="+313"/>
-        <source>--upstream must be an http:// or https:// URL, not &apos;%1&apos;</source>
-        <translation>--upstream 必须是 http:// 或 https:// 开头的 URL，而不是“%1”</translation>
+        <source>%1 must be an http:// or https:// URL, not &apos;%2&apos;</source>
+        <translation>%1 必须是 http:// 或 https:// URL，而不是“%2”</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -7405,12 +7460,17 @@ Usage: payops %2 %3</source>
         <translation>处理订单现已存在的 UNMATCHED 回调；其余仍为 UNMATCHED，只计数。</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+7"/>
+        <source>--upstream: forward only the callbacks that came in this format, for a gateway with a handler per channel.</source>
+        <translation>--upstream：只转发以此格式到达的回调，用于每个渠道各有处理器的网关。</translation>
+    </message>
+    <message>
+        <location line="+26"/>
         <source>--limit must be a number of at least 0</source>
         <translation>--limit 必须是不小于 0 的数</translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+114"/>
         <source>the switch is RECORD_ONLY: draining now would process callbacks while the endpoint is degraded. Turn it off first (payops degrade off), or pass --force</source>
         <translation>降级开关为 RECORD_ONLY：此时回放会在回调接口降级期间处理回调。请先关闭降级（payops degrade off），或加 --force</translation>
     </message>
@@ -7426,7 +7486,7 @@ Usage: payops %2 %3</source>
         <translation>已停止：回放期间降级开关切换为 RECORD_ONLY</translation>
     </message>
     <message>
-        <location line="-187"/>
+        <location line="-199"/>
         <source>Forward a gateway&apos;s recorded and not yet answered callbacks to this URL, the team&apos;s own handler.</source>
         <translation>把网关已记录、尚未得到最终应答的回调转发到此 URL，即团队自己的处理程序。</translation>
     </message>
@@ -7441,7 +7501,7 @@ Usage: payops %2 %3</source>
         <translation>每个事务认领并处理 N 条积压回调（默认 %1）。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+16"/>
         <source>--upstream: forward at most N callbacks a second (default: no limit).</source>
         <translation>--upstream：每秒最多转发 N 条回调（默认不限）。</translation>
     </message>
@@ -7461,7 +7521,12 @@ Usage: payops %2 %3</source>
         <translation>--upstream：每次等待应答的秒数。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
+        <source>--channel takes wechatpay, alipay or pay, not &apos;%1&apos;</source>
+        <translation>--channel 只接受 wechatpay、alipay 或 pay，而不是“%1”</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>%1 done, %2 left: processed %3, rejected %4, ignored %5, unmatched %6 (%7/s)</source>
         <translation>已完成 %1 条，剩余 %2 条：已处理 %3 条，驳回 %4 条，忽略 %5 条，未匹配 %6 条（每秒 %7 条）</translation>
     </message>
@@ -7521,7 +7586,7 @@ Usage: payops %2 %3</source>
         <translation>%1 条回调未从上游得到最终应答；留待下次回放</translation>
     </message>
     <message>
-        <location line="-223"/>
+        <location line="-235"/>
         <source>Process the callbacks recorded in record-only mode, or with --unmatched those that arrived before their order, each exactly once; with --upstream forward a gateway&apos;s recorded callbacks to the team&apos;s handler, each exactly once.</source>
         <translation>回放只记录模式下积压的回调；加 --unmatched 时处理先于订单到达的未匹配回调；加 --upstream 时把网关记录的回调转发给团队的处理程序。每条只处理一次。</translation>
     </message>

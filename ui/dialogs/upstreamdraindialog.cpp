@@ -13,7 +13,9 @@
 
 namespace payops {
 
-UpstreamDrainDialog::UpstreamDrainDialog(const QStringList &upstreams, qint64 rows, QWidget *parent)
+UpstreamDrainDialog::UpstreamDrainDialog(const QStringList &upstreams,
+                                         const QHash<QString, QString> &channels, qint64 rows,
+                                         QWidget *parent)
     : QDialog(parent)
 {
     setObjectName(QStringLiteral("upstreamDrainDialog"));
@@ -36,6 +38,22 @@ UpstreamDrainDialog::UpstreamDrainDialog(const QStringList &upstreams, qint64 ro
     m_url->addItems(upstreams); // the live gateways' first
     m_url->setMinimumContentsLength(40);
     form->addRow(tr("Upstream URL"), m_url);
+    // A gateway with a handler per channel: each handler takes its own channel's callbacks.
+    m_channel = new QComboBox(this);
+    m_channel->setObjectName(QStringLiteral("upstreamChannel"));
+    m_channel->addItem(tr("Every channel"));
+    m_channel->addItem(tr("WeChat Pay"), QStringLiteral("wechatpay"));
+    m_channel->addItem(tr("Alipay"), QStringLiteral("alipay"));
+    m_channel->addItem(tr("payops's own (/callbacks/pay)"), QStringLiteral("payops"));
+    const auto followUrl = [this, channels](const QString &url) {
+        const QString channel = channels.value(url.trimmed());
+        const int index = m_channel->findData(
+            channel == QLatin1String("pay") ? QStringLiteral("payops") : channel);
+        m_channel->setCurrentIndex(channel.isEmpty() || index < 0 ? 0 : index);
+    };
+    connect(m_url, &QComboBox::currentTextChanged, this, followUrl);
+    followUrl(m_url->currentText());
+    form->addRow(tr("Callbacks of"), m_channel);
     m_rate = new QSpinBox(this);
     m_rate->setObjectName(QStringLiteral("upstreamRate"));
     m_rate->setRange(0, 10'000);
@@ -62,6 +80,11 @@ UpstreamDrainDialog::UpstreamDrainDialog(const QStringList &upstreams, qint64 ro
 int UpstreamDrainDialog::rate() const
 {
     return m_rate->value();
+}
+
+std::optional<WireFormat> UpstreamDrainDialog::channel() const
+{
+    return wireFormatFromName(m_channel->currentData().toString().toLatin1());
 }
 
 void UpstreamDrainDialog::tryAccept()

@@ -469,14 +469,17 @@ void BacklogPage::forwardToUpstream()
     if (!m_forward->isEnabled())
         return;
     auto *dialog =
-        new UpstreamDrainDialog(m_summary.gateway.upstreams, m_summary.gateway.rows, this);
+        new UpstreamDrainDialog(m_summary.gateway.upstreams, m_summary.gateway.upstreamChannels,
+                                m_summary.gateway.rows, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog] { startUpstreamDrain(dialog->upstream(), dialog->rate()); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        startUpstreamDrain(dialog->upstream(), dialog->channel(), dialog->rate());
+    });
     dialog->open();
 }
 
-void BacklogPage::startUpstreamDrain(const UpstreamOptions &upstream, int rate)
+void BacklogPage::startUpstreamDrain(const UpstreamOptions &upstream,
+                                     std::optional<WireFormat> channel, int rate)
 {
     if (isDraining())
         return;
@@ -484,6 +487,7 @@ void BacklogPage::startUpstreamDrain(const UpstreamOptions &upstream, int rate)
     QPointer<BacklogPage> guard(this);
     UpstreamDrainOptions options;
     options.upstream = upstream;
+    options.channel = channel;
     options.rate = rate;
     options.worker = drainWorkerName();
     options.progress = [guard](const UpstreamDrainResult &sofar) {

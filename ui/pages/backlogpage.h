@@ -60,7 +60,8 @@ private:
     void startDrain(DrainSource source);
     static QString drainEnding(bool stoppedBySwitch, bool cancelled);
     void drainFinished(DrainSource source, const DrainResult &result, const QString &error);
-    void startUpstreamDrain(const UpstreamOptions &upstream, int rate);
+    void startUpstreamDrain(const UpstreamOptions &upstream, std::optional<WireFormat> channel,
+                            int rate);
     void upstreamDrainFinished(const UpstreamDrainResult &result, const QString &upstream,
                                const QString &error);
     // Shows a drain as started or ended: buttons, progress, the lists read again after it.

@@ -83,8 +83,8 @@ struct ForwardClaim
     qint64 rowId = 0;
     qint64 number = 0; // the row's forwards once claimed: X-Payops-Delivery, and the claim's token
     QByteArray payNo;
-    qint64 orderId = 0;   // 0 when the order number is no payops order id
-    QByteArray orderNo;   // out_trade_no as the platform sent it: X-Payops-Order-Id
+    qint64 orderId = 0; // 0 when the order number is no payops order id
+    QByteArray orderNo; // out_trade_no as the platform sent it: X-Payops-Order-Id
     WireFormat wire = WireFormat::Payops;
     QByteArray body;
     QByteArray headers; // joinHeaders' form

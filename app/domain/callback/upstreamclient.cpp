@@ -304,14 +304,14 @@ void UpstreamClient::run()
 }
 
 QString checkUpstreamOptions(const QString &url, const QString &caFile, const QString &timeout,
-                             UpstreamOptions *options)
+                             UpstreamOptions *options, const QString &option)
 {
     const QUrl parsed(url, QUrl::StrictMode);
     const QString scheme = parsed.scheme();
     if (!parsed.isValid() || parsed.host().isEmpty() ||
         (scheme != QLatin1String("http") && scheme != QLatin1String("https")))
-        return UpstreamOptionCheck::tr("--upstream must be an http:// or https:// URL, not '%1'")
-            .arg(upstreamWithoutCredentials(url));
+        return UpstreamOptionCheck::tr("%1 must be an http:// or https:// URL, not '%2'")
+            .arg(option, upstreamWithoutCredentials(url));
     if (!caFile.isEmpty() && !QFileInfo(caFile).isReadable())
         return UpstreamOptionCheck::tr("--upstream-ca: cannot read %1").arg(caFile);
     bool ok = false;

@@ -100,9 +100,11 @@ private:
 
 // Checks and takes --upstream, --upstream-ca and --upstream-timeout as given on a command line
 // (payops-callbackd's and payops drain's): an http or https URL with a host, a readable CA
-// file, 1-60 seconds. Returns the first fault in one sentence, or an empty text.
+// file, 1-60 seconds. Returns the first fault in one sentence, or an empty text; `option` is
+// how the sentence names the URL's option.
 QString checkUpstreamOptions(const QString &url, const QString &caFile, const QString &timeout,
-                             UpstreamOptions *options);
+                             UpstreamOptions *options,
+                             const QString &option = QStringLiteral("--upstream"));
 
 // The URL as logs and callback_instance may show it: without user and password.
 QString upstreamWithoutCredentials(const QString &url);

@@ -22,11 +22,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-QList<QByteArray> rowsToForward(const QSqlDatabase &db)
+QList<QByteArray> rowsToForward(const QSqlDatabase &db, std::optional<WireFormat> channel)
 {
-    QSqlQuery query = db::exec(db, QStringLiteral("SELECT pay_no FROM pay_callback_log "
-                                                  "WHERE gateway = 1 AND status IN "
-                                                  "('RECORDED', 'FORWARDING') ORDER BY id"));
+    QSqlQuery query =
+        channel ? db::exec(db,
+                           QStringLiteral("SELECT pay_no FROM pay_callback_log WHERE gateway = 1 "
+                                          "AND status IN ('RECORDED', 'FORWARDING') AND "
+                                          "wire_format = ? ORDER BY id"),
+                           {QString::fromLatin1(wireFormatName(*channel))})
+                : db::exec(db, QStringLiteral("SELECT pay_no FROM pay_callback_log WHERE gateway "
+                                              "= 1 AND status IN ('RECORDED', 'FORWARDING') "
+                                              "ORDER BY id"));
     QList<QByteArray> payNos;
     while (query.next())
         payNos.append(query.value(0).toByteArray());
@@ -202,6 +208,8 @@ void auditDrain(const QSqlDatabase &db, const UpstreamDrainOptions &options,
         {QStringLiteral("skipped"), result.skipped},
         {QStringLiteral("upstream"), upstreamWithoutCredentials(options.upstream.url)},
         {QStringLiteral("worker"), options.worker},
+        {QStringLiteral("channel"),
+         options.channel ? QString::fromLatin1(wireFormatName(*options.channel)) : QString()},
         {QStringLiteral("stopped"), stop}};
     runAudited([&] {
         appendAudit(db, QStringLiteral("backlog.drain_upstream"),
@@ -215,7 +223,7 @@ void auditDrain(const QSqlDatabase &db, const UpstreamDrainOptions &options,
 UpstreamDrainResult drainToUpstream(const Dsn &dsn, const UpstreamDrainOptions &options)
 {
     db::Connection connection(dsn, QStringLiteral("drain-upstream"));
-    Drain drain(options, rowsToForward(connection.database()));
+    Drain drain(options, rowsToForward(connection.database(), options.channel));
     // The drain's forwards end by its timeout: no platform waits for them.
     UpstreamOptions upstream = options.upstream;
     upstream.boundSeconds = upstream.timeoutSeconds;

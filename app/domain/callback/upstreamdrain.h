@@ -1,5 +1,6 @@
 #pragma once
 
+#include "channel.h"
 #include "db/dsn.h"
 #include "upstreamclient.h"
 
@@ -7,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 
 namespace payops {
 
@@ -28,7 +30,9 @@ struct UpstreamDrainOptions
     UpstreamOptions upstream;
     int rate = 0;        // forwards a second at most; 0: as fast as the connections go
     int concurrency = 1; // connections to the upstream (and to the database), each a thread
-    QString worker;      // written as the instance of what it forwards
+    // Only the rows that came in this format (a gateway with a handler per channel).
+    std::optional<WireFormat> channel;
+    QString worker; // written as the instance of what it forwards
     const std::atomic<bool> *cancel = nullptr;
     // Called after each row, from the thread that forwarded it, one call at a time.
     std::function<void(const UpstreamDrainResult &)> progress;
