@@ -53,7 +53,7 @@ for settings in callbackd.conf inspect.conf; do
     grep -qE '^#?PAYOPS_DB_PASSWORD=$' "$source_dir/packaging/debian/$settings" || fail "$settings has no PAYOPS_DB_PASSWORD"
 done
 service="$systemd/payops-callbackd.service"
-for setting in Restart=on-failure 'LoadCredential=secret:/etc/payops/callbackd.secret' TimeoutStopSec=30 \
+for setting in Restart=on-failure 'LoadCredential=secret:/etc/payops/callbackd.secret' TimeoutStopSec=45 \
     ConditionFileNotEmpty=/etc/payops/callbackd.secret; do
     grep -qxF "$setting" "$service" || fail "payops-callbackd.service lacks $setting"
 done
