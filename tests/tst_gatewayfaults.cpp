@@ -330,6 +330,40 @@ private Q_SLOTS:
         QCOMPARE(service->terminate(), 0);
     }
 
+    // A SUCCESS that comes while the forward of the same payment's earlier notice is out: it
+    // is answered 503 and not stored over the notice, whose outcome would otherwise settle the
+    // row and leave the SUCCESS unforwarded for good. The platform's next delivery of it is
+    // forwarded once the notice's forward has ended.
+    void aSuccessDuringANoticesForwardIsForwardedAfterIt()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("gwfnotice"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        test::CountingUpstream upstream(0, {}, 1500);
+        const auto service = gateway(scratch, upstream.url(), {});
+        const QByteArray notice = test::callbackBody("GWN-1", 1001, 9900, QStringLiteral("CNY"),
+                                                     QStringLiteral("NOTPAY"));
+        const QByteArray success = test::callbackBody("GWN-1", 1001, 9900);
+        test::HttpResult noticeAnswer;
+        std::thread platform([&] { noticeAnswer = test::postCallback(service->port(), notice); });
+        std::this_thread::sleep_for(300ms);
+        const int during = test::postCallback(service->port(), success).status;
+        platform.join();
+        QCOMPARE(noticeAnswer.status, 200);
+        QCOMPARE(during, 503);
+
+        QCOMPARE(test::postCallback(service->port(), success).status, 200);
+        QCOMPARE(upstream.count(), 2);
+        QCOMPARE(upstream.received().last().body, success);
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        QCOMPARE(
+            db::scalar(root.database(),
+                       QStringLiteral("SELECT CONCAT(status, ' ', forwards, ' ', trade_status) "
+                                      "FROM pay_callback_log WHERE pay_no = 'GWN-1'"))
+                .toString(),
+            QStringLiteral("FORWARDED 2 SUCCESS"));
+        QCOMPARE(service->terminate(), 0);
+    }
+
     // A handler that never answers: the platform is answered 504 at its time, copies 503, and
     // the gateway closes the connection at its bound. Only then does the next delivery go out,
     // as forward 2.

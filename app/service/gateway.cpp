@@ -180,7 +180,16 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
             }
         }
     } else if (!stored->content.sameContentAs(request)) {
+        // A SUCCESS after a non-SUCCESS notice. While the notice's forward is out, its outcome
+        // would be stored over the SUCCESS and settle it unforwarded: the platform sends the
+        // SUCCESS again once that forward has ended.
         db::Transaction record(db);
+        if (db::scalar(db,
+                       QStringLiteral("SELECT forward_claimed_until > NOW(3) FROM "
+                                      "pay_callback_log WHERE id = ? FOR UPDATE"),
+                       {stored->id})
+                .toBool())
+            return busyAnswer(request.wire);
         if (upgradeCallback(db, request, m_options.instance))
             db::exec(
                 db, // a SUCCESS after a non-SUCCESS notice, forwarded as a new one

@@ -53,7 +53,7 @@ std::optional<RowToForward> readRowToForward(const QSqlDatabase &db, const QByte
         db::exec(db,
                  QStringLiteral("SELECT %1, raw_body, raw_headers, forwards, "
                                 "forward_claimed_until > NOW(3) FROM pay_callback_log "
-                                "WHERE pay_no = ?")
+                                "WHERE pay_no = ? FOR UPDATE")
                      .arg(storedCallbackColumns()),
                  {payNo});
     if (!result.next())
@@ -163,12 +163,16 @@ Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QStrin
         return claim;
     }
     // The delivery in hand replaces the row's bytes: what a drain later sends is the freshest.
+    // Not when the row holds other content: a SUCCESS superseded the notice this delivery
+    // carries, and the notice's bytes must never go out as the row's.
+    const bool sameContent = !delivery || row->stored.content.sameContentAs(*delivery);
+    const bool freshBytes = delivery && sameContent;
     const QString fresh =
-        delivery ? QStringLiteral("raw_body = ?, raw_headers = ?, body_sha256 = ?, ") : QString();
+        freshBytes ? QStringLiteral("raw_body = ?, raw_headers = ?, body_sha256 = ?, ") : QString();
     const QVariantList freshValues =
-        delivery ? QVariantList{delivery->rawBody, QString::fromUtf8(delivery->rawHeaders),
-                                sha256Hex(delivery->rawBody)}
-                 : QVariantList{};
+        freshBytes ? QVariantList{delivery->rawBody, QString::fromUtf8(delivery->rawHeaders),
+                                  sha256Hex(delivery->rawBody)}
+                   : QVariantList{};
     if (state.mode == CallbackMode::RecordOnly) {
         transaction.commitWith(QStringLiteral("UPDATE pay_callback_log SET %1status = "
                                               "'RECORDED', instance = ? WHERE id = ? AND status "
@@ -179,7 +183,9 @@ Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QStrin
         return claim;
     }
     claim.step = ClaimStep::Busy;
-    if (row->claimedElsewhere)
+    // Another forward is out, or the row's content superseded this delivery's (the platform
+    // sends it again, and the row then answers it).
+    if (row->claimedElsewhere || !sameContent)
         return claim;
     // Guarded by the forwards read: of two claims racing on one server the second waits for the
     // first's row lock and then matches nothing; on a Galera cluster certification refuses it.
