@@ -21,15 +21,16 @@ QByteArray CountingUpstream::Request::header(const QByteArray &name) const
     return {};
 }
 
-CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs, Answerer answerer)
+CountingUpstream::CountingUpstream(int port, CannedAnswer answer, int delayMs, Answerer answerer,
+                                   int threads)
     : m_server(std::make_unique<httplib::Server>())
     , m_answer(std::move(answer))
     , m_answerer(std::move(answerer))
     , m_delayMs(delayMs)
 {
     // Each kept-alive connection holds one of the server's threads: a gateway keeps one per
-    // worker, and two gateways' workers outnumber httplib's default pool.
-    m_server->new_task_queue = [] { return new httplib::ThreadPool(64); };
+    // forward in flight, and two gateways' workers outnumber httplib's default pool.
+    m_server->new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
     // As a handler behind a load balancer would: without it, Nagle's algorithm holds back the
     // answer's last segment until the client's delayed ACK, about 40 ms a request.
     m_server->set_tcp_nodelay(true);

@@ -49,8 +49,10 @@ public:
     using Answerer = std::function<CannedAnswer(const Request &)>;
 
     // port 0: any free port; a port of an upstream stopped before brings it back there.
+    // threads: requests it serves at once. Each kept-alive connection holds one, so a slow
+    // upstream needs one for each client and each gateway connection that may be open at once.
     explicit CountingUpstream(int port = 0, CannedAnswer answer = {}, int delayMs = 0,
-                              Answerer answerer = {});
+                              Answerer answerer = {}, int threads = 64);
     explicit CountingUpstream(Answerer answerer)
         : CountingUpstream(0, {}, 0, std::move(answerer))
     {
