@@ -15,9 +15,9 @@ namespace payops {
 class ServiceMetrics;
 
 // A gateway's recording step through the group commit (docs/decisions/0054-group-commit.md):
-// the workers that record a delivery at the same moment, each under its pay_no's lock, share
-// one transaction and one INSERT on a writer's connection; each waits for that commit before
-// it forwards, so the row is FORWARDING before the forward as with one statement of its own.
+// the workers that record a delivery at the same moment share one transaction and one INSERT on
+// a writer's connection; each waits for that commit before it claims the forward, so the row is
+// FORWARDING before the forward as with one statement of its own.
 class GatewayRecorder final
 {
 public:

@@ -38,13 +38,12 @@ struct UpstreamDrainOptions
     std::function<void(const UpstreamDrainResult &)> progress;
 };
 
-// Forwards a gateway's rows without a final answer (gateway = 1, RECORDED or FORWARDING),
-// oldest first, each once, to the upstream, exactly as the gateway forwards live traffic
-// (forwardRow). Each row is forwarded under its pay_no's named lock, taken without waiting:
-// a lock held means live traffic is forwarding that pay_no right now, and the row is skipped.
-// A drain and live traffic on one pay_no therefore never both forward it; a failure stays
-// for the next drain. Each forward reads the switch under its shared lock and the drain stops
-// when it reads RECORD_ONLY.
+// Forwards a gateway's rows without a final answer (gateway = 1, RECORDED or FORWARDING; of one
+// format with `channel`), oldest first, each once, to the upstream, under a claim as the gateway
+// forwards live traffic (claimForward): a row whose forward is out right now is skipped, so a
+// drain and live traffic never both forward it; a failure stays for the next drain. Each
+// forward runs in a transaction that reads the switch under its shared lock, and the drain
+// stops when it reads RECORD_ONLY.
 //
 // A drain that forwarded anything leaves one audit entry (backlog.drain_upstream) with its
 // counts. Throws db::Error when the database cannot be used; what finished stays finished.
