@@ -276,11 +276,13 @@ void UpstreamClient::run()
         while (CURLMsg *message = curl_multi_info_read(multi, &left)) {
             if (message->msg != CURLMSG_DONE)
                 continue;
+            // The message is not to be read once its handle is removed.
+            const CURLcode result = message->data.result;
             const auto found = active.find(message->easy_handle);
             std::unique_ptr<UpstreamTransfer> transfer = std::move(found->second);
             active.erase(found);
             curl_multi_remove_handle(multi, transfer->easy);
-            conclude(*transfer, message->data.result);
+            conclude(*transfer, result);
             unreserve();
             transfer->onDone(transfer->answer);
         }
