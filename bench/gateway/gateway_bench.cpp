@@ -452,21 +452,18 @@ int main(int argc, char *argv[])
     qint64 nextPayment = 1;
     const auto cpuRow = [&cpu](int handlerMillis, int clients, const bench::RunResult &through) {
         cpu << QStringLiteral("| %1 ms handler, %2 clients | %3 | %4 |")
-                   .arg(handlerMillis)
-                   .arg(clients)
-                   .arg(cpuMicrosEach(through, 0), 0, 'f', 0)
-                   .arg(cpuMicrosEach(through, 1), 0, 'f', 0);
+                   .arg(QString::number(handlerMillis), QString::number(clients),
+                        QString::number(cpuMicrosEach(through, 0), 'f', 0),
+                        QString::number(cpuMicrosEach(through, 1), 'f', 0));
     };
     const auto cpuSummary = [&summary](const QString &prefix, int clients,
                                        const bench::RunResult &through) {
         summary << QStringLiteral("%1gateway_cpu_us%2=%3")
-                       .arg(prefix)
-                       .arg(clients)
-                       .arg(cpuMicrosEach(through, 0), 0, 'f', 0)
+                       .arg(prefix, QString::number(clients),
+                            QString::number(cpuMicrosEach(through, 0), 'f', 0))
                 << QStringLiteral("%1mariadb_cpu_us%2=%3")
-                       .arg(prefix)
-                       .arg(clients)
-                       .arg(cpuMicrosEach(through, 1), 0, 'f', 0);
+                       .arg(prefix, QString::number(clients),
+                            QString::number(cpuMicrosEach(through, 1), 'f', 0));
     };
     {
         test::CountingUpstream upstream(0, {}, kServiceMillis);
