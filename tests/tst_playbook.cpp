@@ -247,10 +247,14 @@ private Q_SLOTS:
 
         {
             // 1. Simulate: the incident's handler on two instances, each payment delivered twice.
+            // A window far wider than the 40 ms between the copies: on a loaded machine a copy's
+            // thread can start late enough that the other copy committed before it arrived.
+            const QStringList wideWindow{QStringLiteral("--commit-delay-ms"),
+                                         QStringLiteral("500")};
             test::CallbackdProcess a(scratch.dsn(), QStringLiteral("unsafe-demo"),
-                                     QStringLiteral("unsafe-a"));
+                                     QStringLiteral("unsafe-a"), wideWindow);
             test::CallbackdProcess b(scratch.dsn(), QStringLiteral("unsafe-demo"),
-                                     QStringLiteral("unsafe-b"));
+                                     QStringLiteral("unsafe-b"), wideWindow);
             QTRY_VERIFY_WITH_TIMEOUT(aliveCount(db, 2), 10000);
             Playbook running = check(db);
             QCOMPARE(running.state(PlaybookStep::Simulate), StepState::InProgress);

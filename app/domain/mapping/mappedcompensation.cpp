@@ -234,7 +234,18 @@ QList<MappedCopy> applyBatch(const QSqlDatabase &db, const Mapping &mapping,
             frozen << copy.targetId;
     }
     // Who is the server's word for the account, not something the client says.
-    db::execDirect(db, kRecordRows + db::valueRows(db, rows, QStringLiteral(",CURRENT_USER()")));
+    try {
+        db::execDirect(db,
+                       kRecordRows + db::valueRows(db, rows, QStringLiteral(",CURRENT_USER()")));
+    } catch (const db::Error &error) {
+        // Another compensator recorded one of these copies after the locked read above: on a
+        // Galera node another node's record is applied here whatever this transaction read
+        // under lock, and meets uk_mapped_target instead of a deadlock. Run the batch again
+        // (runAudited), which reads that record and leaves the copy to it.
+        if (error.isDuplicateKey())
+            throw db::rolledBackByAnotherNode(QStringLiteral("a compensation batch"));
+        throw;
+    }
     if (!frozen.isEmpty())
         db::execDirect(db, takeBack(mapping, se, db::idList(frozen)));
     // One audit entry per copy, chained together (one move of the chain's head).
