@@ -58,12 +58,16 @@ QList<RecordedCallback> readPage(QSqlQuery query)
 GatewayBacklog loadGatewayBacklog(const QSqlDatabase &db)
 {
     GatewayBacklog backlog;
-    const qint64 counted = db::scalar(db, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM "
-                                                         "pay_callback_log WHERE status IN "
-                                                         "('RECORDED', 'FORWARDING') AND gateway = "
-                                                         "1 LIMIT %1) t")
-                                              .arg(GatewayBacklog::kCountLimit + 1))
-                               .toLongLong();
+    // The payments' rows and the later events' (callback_event), each read no further than
+    // the limit.
+    const qint64 counted =
+        db::scalar(db, QStringLiteral("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM "
+                                      "pay_callback_log WHERE status IN ('RECORDED', "
+                                      "'FORWARDING') AND gateway = 1 LIMIT %1) t) + (SELECT "
+                                      "COUNT(*) FROM (SELECT 1 FROM callback_event WHERE status "
+                                      "IN ('RECORDED', 'FORWARDING') LIMIT %1) e)")
+                           .arg(GatewayBacklog::kCountLimit + 1))
+            .toLongLong();
     backlog.rows = qMin(counted, GatewayBacklog::kCountLimit);
     backlog.more = counted > GatewayBacklog::kCountLimit;
     // Every gateway's, not only the live ones': when they are all down, a drain from here is

@@ -6,6 +6,7 @@
 #include "db/migrator.h"
 #include "domain/callback/callbackhandler.h"
 #include "domain/callback/callbackrequest.h"
+#include "domain/callback/gatewayforward.h"
 #include "domain/callback/instanceliveness.h"
 #include "domain/callback/paymentapplier.h"
 #include "domain/callback/platformreply.h"
@@ -42,6 +43,22 @@ HttpResponse toResponse(WireFormat wire, const CallbackAnswer &callbackAnswer, b
     HttpResponse response{reply.status, reply.body, reply.contentType};
     response.useful = useful;
     return response;
+}
+
+// A later event of a trade (a refund's outcome) reaches a handler that pays orders and acts on
+// no refund: it is kept in callback_event, once, and answered as taken, so that the platform
+// stops resending it and nothing it said is lost (docs/gateway.md, "One forward per event").
+CallbackAnswer keepLaterEvent(const QSqlDatabase &db, const CallbackRequest &request,
+                              const QString &instance)
+{
+    try {
+        recordEvent(db, request, QStringLiteral("IGNORED"), instance);
+    } catch (const db::Error &error) {
+        if (!error.isDuplicateKey()) // a resend of an event kept before
+            throw;
+    }
+    return CallbackAnswer::success(Outcome::Ignored, QStringLiteral("kept, not acted on: ") +
+                                                         QString::fromUtf8(request.event));
 }
 
 [[noreturn]] void fail(const QString &message)
@@ -288,7 +305,8 @@ void CallbackService::handlePay(WireFormat wire, HttpRequest httpRequest, HttpRe
     };
     // In RECORD_ONLY a callback goes to the group commit straight from the I/O thread, not
     // through a worker's place: batches are then bounded by their window, not the workers.
-    if (m_batcher && m_switch->recordOnlyHint.load(std::memory_order_relaxed)) {
+    if (m_batcher && request.event.isEmpty() &&
+        m_switch->recordOnlyHint.load(std::memory_order_relaxed)) {
         RecordBatcher::Callback callback{
             std::move(request), trace,
             [finish, respond](const CallbackAnswer &answer) { finish(respond, answer); },
@@ -347,6 +365,8 @@ CallbackAnswer CallbackService::handleOnThreadConnection(const CallbackRequest &
                                                          CallbackTrace &trace)
 {
     db::Connection &connection = threadConnection(m_options.dsn);
+    if (!request.event.isEmpty())
+        return keepLaterEvent(connection.database(), request, m_options.instance);
     CallbackAnswer answer = m_handler->handle(connection.database(), request, trace);
     loseCommitReplyOnce(connection.database(), request.payNo);
     return answer;

@@ -157,9 +157,14 @@ void Gateway::accept(const CallbackRequest &request, std::shared_ptr<CallbackTra
 
 std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Delivery &delivery)
 {
+    // The trade's row, and the event's when the delivery is a later event of the trade.
+    std::optional<StoredCallback> stored = findCallback(db, delivery.request.payNo);
+    const GatewayKey key = gatewayKeyOf(delivery.request, stored);
+    delivery.request.event = key.event;
     const CallbackRequest &request = delivery.request;
-    // A pay_no answered before gets its first answer again, with no transaction.
-    std::optional<StoredCallback> stored = findCallback(db, request.payNo);
+    if (!key.event.isEmpty())
+        stored = findGatewayRow(db, key);
+    // A delivery answered before gets its first answer again, with no transaction.
     if (stored) {
         if (auto answer = answerFromRow(*stored, request))
             return answer;
@@ -168,18 +173,21 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
     // platform's retry or the drain.
     if (!stored) {
         try {
-            m_recorder->record(db, request); // committed before it returns
+            if (key.event.isEmpty())
+                m_recorder->record(db, request); // committed before it returns
+            else
+                recordEvent(db, request, QStringLiteral("FORWARDING"), m_options.instance);
         } catch (const db::Error &error) {
             if (!error.isDuplicateKey())
                 throw;
             // Another copy recorded it a moment ago: that row decides, as for a later copy.
-            stored = findCallback(db, request.payNo);
+            stored = findGatewayRow(db, key);
             if (stored) {
                 if (auto answer = answerFromRow(*stored, request))
                     return answer;
             }
         }
-    } else if (!stored->content.sameContentAs(request)) {
+    } else if (key.event.isEmpty() && !stored->content.sameContentAs(request)) {
         // A SUCCESS after a non-SUCCESS notice. While the notice's forward is out, its outcome
         // would be stored over the SUCCESS and settle it unforwarded: the platform sends the
         // SUCCESS again once that forward has ended.
@@ -208,7 +216,7 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
     delivery.trace->txBegin = nowMicros();
     Claim claim;
     try {
-        claim = claimForward(db, request.payNo, m_options.instance, *delivery.reading,
+        claim = claimForward(db, key, m_options.instance, *delivery.reading,
                              m_options.upstream.boundSeconds, &request);
     } catch (...) {
         upstream.unreserve();

@@ -89,9 +89,11 @@ void Heartbeat::beat(const QSqlDatabase &db)
               callbackModeName(state.mode), m_info.mode, m_info.upstream.left(255),
               QLatin1String(kUpstreamStates[int(m_metrics.upstreamState())]),
               checked > 0 ? QVariant(formatMicros(checked)) : QVariant()});
+    // A gateway's later events held by record-only are owed to its handler as its payments are.
     m_metrics.setBacklog(
-        db::scalar(
-            db, QStringLiteral("SELECT COUNT(*) FROM pay_callback_log WHERE status = 'RECORDED'"))
+        db::scalar(db, QStringLiteral("SELECT (SELECT COUNT(*) FROM pay_callback_log WHERE status "
+                                      "= 'RECORDED') + (SELECT COUNT(*) FROM callback_event WHERE "
+                                      "status = 'RECORDED')"))
             .toLongLong());
     m_reachable.store(true);
 }

@@ -104,6 +104,7 @@ PlatformKit::Notification PlatformKit::wechat(const QJsonObject &transaction,
         arguments << QStringLiteral("--timestamp") << QString::number(options.timestamp);
     if (!options.flip.isEmpty())
         arguments << QStringLiteral("--flip") << options.flip;
+    arguments << QStringLiteral("--event-type") << options.eventType;
     arguments << QString::fromUtf8(QJsonDocument(transaction).toJson(QJsonDocument::Compact));
     const QJsonObject made = QJsonDocument::fromJson(run(arguments)).object();
     Notification notification;
@@ -144,6 +145,25 @@ QJsonObject wechatTransaction(const QString &transactionId, const QString &outTr
                      {QStringLiteral("payer_total"), totalFen},
                      {QStringLiteral("currency"), QStringLiteral("CNY")},
                      {QStringLiteral("payer_currency"), QStringLiteral("CNY")}}}};
+}
+
+QJsonObject wechatRefund(const QString &transactionId, const QString &outTradeNo,
+                         const QString &refundId, qint64 refundFen, qint64 totalFen,
+                         const QString &refundStatus)
+{
+    // The fields of WeChat Pay's API v3 refund notification (退款结果通知); no appid.
+    return {{QStringLiteral("mchid"), QLatin1String(PlatformKit::kMchid)},
+            {QStringLiteral("transaction_id"), transactionId},
+            {QStringLiteral("out_trade_no"), outTradeNo},
+            {QStringLiteral("refund_id"), refundId},
+            {QStringLiteral("out_refund_no"), QStringLiteral("R-") + refundId},
+            {QStringLiteral("refund_status"), refundStatus},
+            {QStringLiteral("success_time"), QStringLiteral("2026-12-03T10:00:00+08:00")},
+            {QStringLiteral("user_received_account"), QStringLiteral("支付用户零钱")},
+            {QStringLiteral("amount"), QJsonObject{{QStringLiteral("total"), totalFen},
+                                                   {QStringLiteral("refund"), refundFen},
+                                                   {QStringLiteral("payer_total"), totalFen},
+                                                   {QStringLiteral("payer_refund"), refundFen}}}};
 }
 
 QStringList alipayTrade(const QString &tradeNo, const QString &outTradeNo,

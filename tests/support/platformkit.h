@@ -48,6 +48,7 @@ public:
         QString serial = QString::fromLatin1(kSerial);
         qint64 timestamp = 0; // 0: now
         QString flip;         // "ciphertext" or "tag": one bit of the sealed resource
+        QString eventType = QStringLiteral("TRANSACTION.SUCCESS"); // REFUND.*: a refund's
     };
     // A WeChat Pay notification of `transaction` (the decrypted resource), sealed afresh.
     Notification wechat(const QJsonObject &transaction, const WechatOptions &options) const;
@@ -69,6 +70,11 @@ private:
 QJsonObject wechatTransaction(const QString &transactionId, const QString &outTradeNo,
                               qint64 totalFen,
                               const QString &tradeState = QStringLiteral("SUCCESS"));
+
+// A decrypted WeChat Pay refund (the resource of a REFUND.* notification) for this merchant.
+QJsonObject wechatRefund(const QString &transactionId, const QString &outTradeNo,
+                         const QString &refundId, qint64 refundFen, qint64 totalFen,
+                         const QString &refundStatus = QStringLiteral("SUCCESS"));
 
 // Alipay's parameters of a trade for this app, before charset, sign_type and sign.
 QStringList alipayTrade(const QString &tradeNo, const QString &outTradeNo,

@@ -3,9 +3,11 @@
 signatures by the openssl command, WeChat Pay's AES-256-GCM by Python's cryptography.
 
   platformnotify.py wechat --key PRIVATE.pem --apiv3-key-file FILE --serial S
-                    [--timestamp T] [--nonce N] [--flip ciphertext|tag] TRANSACTION_JSON
-      prints {"headers": {...}, "body": "..."}: the resource sealed with the APIv3 key, the
-      body signed over "timestamp\\nnonce\\nbody\\n"
+                    [--timestamp T] [--nonce N] [--flip ciphertext|tag]
+                    [--event-type TRANSACTION.SUCCESS|REFUND.SUCCESS|...] RESOURCE_JSON
+      prints {"headers": {...}, "body": "..."}: the resource (a transaction, or a refund for a
+      REFUND.* event) sealed with the APIv3 key, the body signed over
+      "timestamp\\nnonce\\nbody\\n"
   platformnotify.py alipay --key PRIVATE.pem [--charset utf-8|gbk] [--sign-charset C]
                     name=value ...
       prints the form's bytes: every value in --charset, percent-encoded, with sign_type=RSA2
@@ -33,7 +35,8 @@ def wechat(args):
     with open(args.apiv3_key_file, "rb") as f:
         apiv3_key = f.read().rstrip(b"\r\n")
     nonce = base64.b64encode(os.urandom(9)).decode("ascii")  # 12 characters
-    associated = "transaction"
+    refund = args.event_type.startswith("REFUND.")
+    associated = "refund" if refund else "transaction"
     sealed = bytearray(AESGCM(apiv3_key).encrypt(nonce.encode(), args.transaction.encode(),
                                                  associated.encode()))
     if args.flip == "ciphertext":
@@ -42,9 +45,9 @@ def wechat(args):
         sealed[-1] ^= 0x01
     body = json.dumps({
         "id": "EV-" + nonce, "create_time": "2026-12-02T17:00:00+08:00",
-        "resource_type": "encrypt-resource", "event_type": "TRANSACTION.SUCCESS",
-        "summary": "支付成功",
-        "resource": {"original_type": "transaction", "algorithm": "AEAD_AES_256_GCM",
+        "resource_type": "encrypt-resource", "event_type": args.event_type,
+        "summary": "退款状态变化" if refund else "支付成功",
+        "resource": {"original_type": associated, "algorithm": "AEAD_AES_256_GCM",
                      "ciphertext": base64.b64encode(bytes(sealed)).decode("ascii"),
                      "associated_data": associated, "nonce": nonce}},
         ensure_ascii=False, separators=(",", ":"))
@@ -80,6 +83,7 @@ def main():
     w.add_argument("--timestamp", type=int)
     w.add_argument("--nonce")
     w.add_argument("--flip", choices=["ciphertext", "tag"])
+    w.add_argument("--event-type", default="TRANSACTION.SUCCESS")
     w.add_argument("transaction")
     a = sub.add_parser("alipay")
     a.add_argument("--key", required=True)

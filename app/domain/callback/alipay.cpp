@@ -132,6 +132,24 @@ std::variant<CallbackRequest, CallbackAnswer> readTrade(const Parameters &form, 
     request.amountFen = *fen;
     request.currency = QStringLiteral("CNY");
     request.tradeStatus = QString::fromUtf8(*tradeStatus);
+    // A refund's notice (a partial refund says TRADE_SUCCESS, a whole one TRADE_CLOSED) is a
+    // later event of the trade: out_biz_no names the refund, refund_fee is the total refunded
+    // so far. Without out_biz_no (a refund made in Alipay's own portal) that total names it,
+    // since it grows with each refund.
+    const QByteArray outBizNo = valueOf(form, "out_biz_no");
+    const QByteArray refundFee = valueOf(form, "refund_fee");
+    if (!outBizNo.isEmpty() || !refundFee.isEmpty() || !valueOf(form, "gmt_refund").isEmpty()) {
+        if (!outBizNo.isEmpty() && !checkRefundNumber(outBizNo, "out_biz_no", &error))
+            return invalid(error);
+        const auto refunded = yuanToFen(refundFee);
+        if (!refunded)
+            return invalid(
+                QStringLiteral("refund_fee must be yuan with at most two decimals, such as 88.80"));
+        request.amountFen = *refunded;
+        request.event = *tradeStatus + '/' +
+                        (outBizNo.isEmpty() ? QByteArray("refund_fee=") + refundFee : outBizNo);
+        return request;
+    }
     const QByteArray gmtPayment = valueOf(form, "gmt_payment");
     if (!gmtPayment.isEmpty()) {
         request.paidAt = beijingTime(gmtPayment);

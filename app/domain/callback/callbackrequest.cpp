@@ -128,6 +128,8 @@ QString paidAtProblem(const QByteArray &paidAt, const char *field)
 
 bool CallbackRequest::isSuccess() const
 {
+    if (!event.isEmpty())
+        return false;
     if (wire == WireFormat::Alipay)
         return tradeStatus == QLatin1String("TRADE_SUCCESS") ||
                tradeStatus == QLatin1String("TRADE_FINISHED");

@@ -21,17 +21,23 @@ struct CallbackRequest
     // the handlers pay payops's own orders, by this number.
     qint64 orderId = 0;
     qint64 amountFen = 0;
-    QString currency;                     // ISO 4217: three letters, upper-cased on input
-    QString channel;                      // as sent, compared exactly
-    QString tradeStatus;                  // as sent, compared exactly: "success" is not SUCCESS
-    QString paidAt;                       // RFC 3339 as sent; empty when absent
+    QString currency;    // ISO 4217: three letters, upper-cased on input
+    QString channel;     // as sent, compared exactly
+    QString tradeStatus; // as sent, compared exactly: "success" is not SUCCESS
+    QString paidAt;      // RFC 3339 as sent; empty when absent
+    // A later event of the trade that the notification names, after its payment: a refund's
+    // outcome (WeChat Pay's event type and refund_id; Alipay's trade_status and out_biz_no).
+    // Empty for the payment's own notification, or a notice before it. A gateway forwards each
+    // event once (docs/gateway.md); no handler pays one.
+    QByteArray event;
     QByteArray rawBody;                   // the body byte for byte, as the platform sent it
     WireFormat wire = WireFormat::Payops; // the format it arrived in
     QByteArray rawHeaders;   // the platform's headers (platformHeaders), joinHeaders' form
     QByteArray signedDigest; // SHA-256 of what its verified signature covered (signedOver)
 
     // Whether the callback says the payment succeeded: SUCCESS, and for Alipay TRADE_SUCCESS
-    // or TRADE_FINISHED (the refund period over). successSql() is the same test in SQL.
+    // or TRADE_FINISHED (the refund period over); never for a later event (a partial refund's
+    // notice says TRADE_SUCCESS). successSql() is the same test in SQL.
     bool isSuccess() const;
     static QString successSql();
     // Same payment content: what makes a resend a replay rather than a conflict (409). Decoded

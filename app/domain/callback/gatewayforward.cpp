@@ -47,19 +47,31 @@ struct RowToForward
     bool claimedElsewhere = false;
 };
 
-std::optional<RowToForward> readRowToForward(const QSqlDatabase &db, const QByteArray &payNo)
+// "WHERE ..." of `key`'s row, and its binds.
+QString whereKey(const GatewayKey &key)
 {
-    QSqlQuery result =
-        db::exec(db,
-                 QStringLiteral("SELECT %1, raw_body, raw_headers, forwards, "
-                                "forward_claimed_until > NOW(3) FROM pay_callback_log "
-                                "WHERE pay_no = ? FOR UPDATE")
-                     .arg(storedCallbackColumns()),
-                 {payNo});
+    return key.event.isEmpty() ? QStringLiteral(" WHERE pay_no = ?")
+                               : QStringLiteral(" WHERE pay_no = ? AND event = ?");
+}
+
+QVariantList keyBinds(const GatewayKey &key)
+{
+    return key.event.isEmpty() ? QVariantList{key.payNo} : QVariantList{key.payNo, key.event};
+}
+
+std::optional<RowToForward> readRowToForward(const QSqlDatabase &db, const GatewayKey &key)
+{
+    QSqlQuery result = db::exec(db,
+                                QStringLiteral("SELECT ") + storedCallbackColumns() +
+                                    QStringLiteral(", raw_body, raw_headers, forwards, "
+                                                   "forward_claimed_until > NOW(3) FROM ") +
+                                    key.table() + whereKey(key) + QStringLiteral(" FOR UPDATE"),
+                                keyBinds(key));
     if (!result.next())
         return std::nullopt;
     RowToForward row;
     row.stored = storedCallback(result);
+    row.stored.content.event = key.event;
     const int extra = result.record().count() - 4;
     row.body = result.value(extra).toByteArray();
     row.headers = result.value(extra + 1).toByteArray();
@@ -69,6 +81,55 @@ std::optional<RowToForward> readRowToForward(const QSqlDatabase &db, const QByte
 }
 
 } // namespace
+
+QString GatewayKey::table() const
+{
+    return event.isEmpty() ? QStringLiteral("pay_callback_log") : QStringLiteral("callback_event");
+}
+
+GatewayKey gatewayKeyOf(const CallbackRequest &request, const std::optional<StoredCallback> &trade)
+{
+    if (!request.event.isEmpty())
+        return {request.payNo, request.event};
+    const bool afterPayment = request.wire == WireFormat::Alipay && trade &&
+                              trade->content.isSuccess() &&
+                              trade->content.tradeStatus != request.tradeStatus;
+    return {request.payNo, afterPayment ? request.tradeStatus.toUtf8() : QByteArray()};
+}
+
+std::optional<StoredCallback> findGatewayRow(const QSqlDatabase &db, const GatewayKey &key)
+{
+    if (key.event.isEmpty())
+        return findCallback(db, key.payNo);
+    QSqlQuery result = db::exec(db,
+                                QStringLiteral("SELECT ") + storedCallbackColumns() +
+                                    QStringLiteral(" FROM callback_event") + whereKey(key),
+                                keyBinds(key));
+    if (!result.next())
+        return std::nullopt;
+    StoredCallback stored = storedCallback(result);
+    stored.content.event = key.event;
+    return stored;
+}
+
+qint64 recordEvent(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
+                   const QString &instance)
+{
+    return db::exec(db,
+                    QStringLiteral("INSERT INTO callback_event (pay_no, event, order_id, "
+                                   "out_trade_no, raw_body, raw_headers, wire_format, "
+                                   "body_sha256, amount_fen, currency, channel, trade_status, "
+                                   "status, instance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                   "?, ?)"),
+                    {request.payNo, request.event, request.orderId,
+                     request.orderNo.isEmpty() ? QVariant() : QVariant(request.orderNo),
+                     request.rawBody, QString::fromUtf8(request.rawHeaders),
+                     QLatin1String(wireFormatName(request.wire)), sha256Hex(request.rawBody),
+                     request.amountFen, request.currency, request.channel, request.tradeStatus,
+                     status, instance})
+        .lastInsertId()
+        .toLongLong();
+}
 
 bool holdsFinalAnswer(const StoredCallback &stored)
 {
@@ -148,13 +209,13 @@ QList<std::exception_ptr> recordForGatewayBatch(const QSqlDatabase &db,
     return errors;
 }
 
-Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QString &instance,
+Claim claimForward(const QSqlDatabase &db, const GatewayKey &key, const QString &instance,
                    SwitchReading &reading, int boundSeconds, const CallbackRequest *delivery)
 {
     Claim claim;
     db::Transaction transaction(db);
     const SwitchState state = reading.read();
-    const std::optional<RowToForward> row = readRowToForward(db, payNo);
+    const std::optional<RowToForward> row = readRowToForward(db, key);
     if (!row)
         return claim;
     claim.row = row->stored;
@@ -174,10 +235,10 @@ Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QStrin
                                   sha256Hex(delivery->rawBody)}
                    : QVariantList{};
     if (state.mode == CallbackMode::RecordOnly) {
-        transaction.commitWith(QStringLiteral("UPDATE pay_callback_log SET %1status = "
-                                              "'RECORDED', instance = ? WHERE id = ? AND status "
-                                              "<> 'FORWARDED'")
-                                   .arg(fresh),
+        transaction.commitWith(QStringLiteral("UPDATE ") + key.table() +
+                                   QStringLiteral(" SET %1status = 'RECORDED', instance = ? WHERE "
+                                                  "id = ? AND status <> 'FORWARDED'")
+                                       .arg(fresh),
                                freshValues + QVariantList{instance, row->stored.id});
         claim.step = ClaimStep::Recorded;
         return claim;
@@ -191,11 +252,12 @@ Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QStrin
     // first's row lock and then matches nothing; on a Galera cluster certification refuses it.
     QSqlQuery update = db::exec(
         db,
-        QStringLiteral("UPDATE pay_callback_log SET %1status = 'FORWARDING', forwards = forwards "
-                       "+ 1, forward_claimed_until = NOW(3) + INTERVAL ? SECOND, instance = ? "
-                       "WHERE id = ? AND forwards = ? AND (forward_claimed_until IS NULL OR "
-                       "forward_claimed_until <= NOW(3))")
-            .arg(fresh),
+        QStringLiteral("UPDATE ") + key.table() +
+            QStringLiteral(" SET %1status = 'FORWARDING', forwards = forwards + 1, "
+                           "forward_claimed_until = NOW(3) + INTERVAL ? SECOND, instance = ? "
+                           "WHERE id = ? AND forwards = ? AND (forward_claimed_until IS NULL OR "
+                           "forward_claimed_until <= NOW(3))")
+                .arg(fresh),
         freshValues + QVariantList{boundSeconds + kClaimMarginSeconds, instance, row->stored.id,
                                    row->forwards});
     if (update.numRowsAffected() != 1)
@@ -211,7 +273,8 @@ Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QStrin
     ForwardClaim &forward = claim.forward;
     forward.rowId = row->stored.id;
     forward.number = row->forwards + 1;
-    forward.payNo = payNo;
+    forward.payNo = key.payNo;
+    forward.event = key.event;
     forward.orderId = row->stored.content.orderId;
     forward.orderNo = row->stored.content.orderNo;
     forward.wire = row->stored.content.wire;
@@ -226,7 +289,12 @@ UpstreamRequest forwardRequest(const ForwardClaim &claim)
     request.headers.append({"X-Payops-Pay-No", claim.payNo});
     request.headers.append({"X-Payops-Order-Id", claim.orderNo});
     request.headers.append({"X-Payops-Delivery", QByteArray::number(claim.number)});
-    request.headers.append({"Idempotency-Key", claim.payNo});
+    if (claim.event.isEmpty()) {
+        request.headers.append({"Idempotency-Key", claim.payNo});
+    } else {
+        request.headers.append({"X-Payops-Event", claim.event});
+        request.headers.append({"Idempotency-Key", claim.payNo + '/' + claim.event});
+    }
     return request;
 }
 
@@ -238,21 +306,23 @@ ForwardStep storeForward(const QSqlDatabase &db, const ForwardClaim &claim,
         upstream.answered() && isPlatformSuccess(claim.wire, upstream.status, upstream.body);
     // A row a record-only delivery marked RECORDED while this forward was out stays RECORDED
     // unless the handler's answer settled it.
+    const QString table = GatewayKey{claim.payNo, claim.event}.table();
     QSqlQuery stored =
         final ? db::exec(db,
-                         QStringLiteral("UPDATE pay_callback_log SET status = 'FORWARDED', "
-                                        "response_code = ?, response_body = ?, upstream_status = "
-                                        "?, upstream_error = '', forward_claimed_until = NULL, "
-                                        "forwarded_at = NOW(3), instance = ?, processed_at = "
-                                        "NOW(3) WHERE id = ? AND forwards = ?"),
+                         QStringLiteral("UPDATE ") + table +
+                             QStringLiteral(" SET status = 'FORWARDED', response_code = ?, "
+                                            "response_body = ?, upstream_status = ?, "
+                                            "upstream_error = '', forward_claimed_until = NULL, "
+                                            "forwarded_at = NOW(3), instance = ?, processed_at = "
+                                            "NOW(3) WHERE id = ? AND forwards = ?"),
                          {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
                           upstreamStatus, instance, claim.rowId, claim.number})
               : db::exec(
                     db,
-                    QStringLiteral("UPDATE pay_callback_log SET upstream_status = ?, "
-                                   "upstream_error = ?, forward_claimed_until = NULL, "
-                                   "forwarded_at = NOW(3), instance = ? WHERE id = ? AND "
-                                   "forwards = ?"),
+                    QStringLiteral("UPDATE ") + table +
+                        QStringLiteral(" SET upstream_status = ?, upstream_error = ?, "
+                                       "forward_claimed_until = NULL, forwarded_at = NOW(3), "
+                                       "instance = ? WHERE id = ? AND forwards = ?"),
                     {upstreamStatus, upstreamError(upstream), instance, claim.rowId, claim.number});
     if (stored.numRowsAffected() != 1)
         spdlog::warn("forward {} of {} outlived its claim; its outcome ({}) is not stored",
@@ -264,8 +334,9 @@ ForwardStep storeForward(const QSqlDatabase &db, const ForwardClaim &claim,
 void releaseClaim(const QSqlDatabase &db, const ForwardClaim &claim)
 {
     db::exec(db,
-             QStringLiteral("UPDATE pay_callback_log SET forwards = forwards - 1, "
-                            "forward_claimed_until = NULL WHERE id = ? AND forwards = ?"),
+             QStringLiteral("UPDATE ") + GatewayKey{claim.payNo, claim.event}.table() +
+                 QStringLiteral(" SET forwards = forwards - 1, forward_claimed_until = NULL "
+                                "WHERE id = ? AND forwards = ?"),
              {claim.rowId, claim.number});
 }
 

@@ -40,6 +40,31 @@ CallbackAnswer platformAnswer(int status, const QByteArray &body, const QByteArr
 CallbackAnswer platformFailureAnswer(WireFormat wire, int status, Outcome outcome,
                                      const QString &message);
 
+// Where a gateway keeps a delivery: the trade's payment (or a notice before it) in
+// pay_callback_log, one row per pay_no, which every report and defence reads; a later event of
+// the trade in callback_event, one row per (pay_no, event). Each row is forwarded once.
+struct GatewayKey
+{
+    QByteArray payNo;
+    QByteArray event; // empty: the trade's own row
+
+    QString table() const;
+};
+
+// The row a delivery of `request` belongs to, given the trade's row as stored (nullopt: none
+// yet): the event the notification names (a refund's outcome), or, for Alipay, its
+// trade_status when the trade's row holds another success or a status after it
+// (TRADE_FINISHED or TRADE_CLOSED after TRADE_SUCCESS); else the trade's own row.
+GatewayKey gatewayKeyOf(const CallbackRequest &request, const std::optional<StoredCallback> &trade);
+
+// The row of `key` as storedCallback() reads it, its content's event set; nullopt when none.
+std::optional<StoredCallback> findGatewayRow(const QSqlDatabase &db, const GatewayKey &key);
+
+// Records a later event as received, status `status` (FORWARDING for a gateway); returns the
+// id. Throws db::Error, isDuplicateKey() when the event is there.
+qint64 recordEvent(const QSqlDatabase &db, const CallbackRequest &request, const QString &status,
+                   const QString &instance);
+
 // Records a delivery as received (raw body, platform headers, format), gateway = 1, status
 // FORWARDING; returns the id. Throws db::Error, isDuplicateKey() when the pay_no is there.
 qint64 recordForGateway(const QSqlDatabase &db, const CallbackRequest &request,
@@ -83,6 +108,7 @@ struct ForwardClaim
     qint64 rowId = 0;
     qint64 number = 0; // the row's forwards once claimed: X-Payops-Delivery, and the claim's token
     QByteArray payNo;
+    QByteArray event;   // a later event's row (callback_event); empty: the trade's own
     qint64 orderId = 0; // 0 when the order number is no payops order id
     QByteArray orderNo; // out_trade_no as the platform sent it: X-Payops-Order-Id
     WireFormat wire = WireFormat::Payops;
@@ -100,18 +126,18 @@ struct Claim
 // How much longer than the forward's bound a claim holds: the time to store the outcome.
 constexpr int kClaimMarginSeconds = 5;
 
-// Claims the next forward of `payNo`'s row for `boundSeconds` (plus the margin), in a
+// Claims the next forward of `key`'s row for `boundSeconds` (plus the margin), in a
 // transaction of its own that first reads the switch through `reading` (held by the caller until
 // the outcome is stored). `delivery` is the platform's delivery in hand, null for a drain: its
 // bytes and headers are written with the claim and sent, not the row's first ones, so that a
 // handler checking the signature's time takes a retry after a long outage. Throws db::Error.
-Claim claimForward(const QSqlDatabase &db, const QByteArray &payNo, const QString &instance,
+Claim claimForward(const QSqlDatabase &db, const GatewayKey &key, const QString &instance,
                    SwitchReading &reading, int boundSeconds,
                    const CallbackRequest *delivery = nullptr);
 
 // The request a claim sends: the platform's bytes and headers plus X-Payops-Pay-No,
-// X-Payops-Order-Id, X-Payops-Delivery (the claim's number, 1 for the first) and
-// Idempotency-Key (the pay_no).
+// X-Payops-Order-Id, X-Payops-Delivery (the claim's number, 1 for the first), for a later event
+// X-Payops-Event, and Idempotency-Key (the pay_no, or pay_no/event for a later event).
 UpstreamRequest forwardRequest(const ForwardClaim &claim);
 
 enum class ForwardStep {

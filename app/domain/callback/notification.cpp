@@ -47,14 +47,19 @@ std::optional<qint64> orderIdFrom(const QByteArray &outTradeNo)
 
 namespace {
 
-bool checkOrderNo(const QByteArray &outTradeNo, int minLength, int maxLength, bool (*allowed)(char),
-                  const QString &rule, QString *error)
+bool checkNumber(const QByteArray &value, const char *field, int minLength, int maxLength,
+                 bool (*allowed)(char), const QString &rule, QString *error)
 {
-    const bool fits = outTradeNo.size() >= minLength && outTradeNo.size() <= maxLength &&
-                      std::all_of(outTradeNo.cbegin(), outTradeNo.cend(), allowed);
+    const bool fits = value.size() >= minLength && value.size() <= maxLength &&
+                      std::all_of(value.cbegin(), value.cend(), allowed);
     if (!fits)
-        *error = QStringLiteral("out_trade_no must be ") + rule;
+        *error = QLatin1String(field) + QStringLiteral(" must be ") + rule;
     return fits;
+}
+
+bool visibleAscii(char c)
+{
+    return c > ' ' && c <= '~';
 }
 
 } // namespace
@@ -64,8 +69,8 @@ bool checkWechatPayOrderNo(const QByteArray &outTradeNo, QString *error)
     // WeChat Pay's charset and maximum for a merchant's order number. Its API v3 asks for 6
     // characters at least when the order is placed, its API v2 for none: an order placed with
     // a shorter number still notifies, and payops's own orders (1001) are shorter.
-    return checkOrderNo(
-        outTradeNo, 1, 32,
+    return checkNumber(
+        outTradeNo, "out_trade_no", 1, 32,
         [](char c) {
             return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                    c == '_' || c == '-' || c == '|' || c == '*';
@@ -77,9 +82,14 @@ bool checkAlipayOrderNo(const QByteArray &outTradeNo, QString *error)
 {
     // Alipay states only the length; a space or control character is in no order number its
     // APIs take, and one at either end would not reach the handler as sent: headers are trimmed.
-    return checkOrderNo(
-        outTradeNo, 1, 64, [](char c) { return c > ' ' && c <= '~'; },
-        QStringLiteral("1 to 64 visible ASCII characters"), error);
+    return checkNumber(outTradeNo, "out_trade_no", 1, 64, visibleAscii,
+                       QStringLiteral("1 to 64 visible ASCII characters"), error);
+}
+
+bool checkRefundNumber(const QByteArray &value, const char *field, QString *error)
+{
+    return checkNumber(value, field, 1, 64, visibleAscii,
+                       QStringLiteral("1 to 64 visible ASCII characters"), error);
 }
 
 Admission forMode(Admission admission, bool handler)

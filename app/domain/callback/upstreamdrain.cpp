@@ -22,46 +22,54 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-QList<QByteArray> rowsToForward(const QSqlDatabase &db, std::optional<WireFormat> channel)
+// The rows to forward, the trades' before the later events', each table oldest first.
+QList<GatewayKey> rowsToForward(const QSqlDatabase &db, std::optional<WireFormat> channel)
 {
-    QSqlQuery query =
-        channel ? db::exec(db,
-                           QStringLiteral("SELECT pay_no FROM pay_callback_log WHERE gateway = 1 "
-                                          "AND status IN ('RECORDED', 'FORWARDING') AND "
-                                          "wire_format = ? ORDER BY id"),
-                           {QString::fromLatin1(wireFormatName(*channel))})
-                : db::exec(db, QStringLiteral("SELECT pay_no FROM pay_callback_log WHERE gateway "
-                                              "= 1 AND status IN ('RECORDED', 'FORWARDING') "
-                                              "ORDER BY id"));
-    QList<QByteArray> payNos;
-    while (query.next())
-        payNos.append(query.value(0).toByteArray());
-    return payNos;
+    const QString format = channel ? QStringLiteral(" AND wire_format = ?") : QString();
+    const QVariantList binds =
+        channel ? QVariantList{QString::fromLatin1(wireFormatName(*channel))} : QVariantList{};
+    QList<GatewayKey> keys;
+    QSqlQuery trades =
+        db::exec(db,
+                 QStringLiteral("SELECT pay_no FROM pay_callback_log WHERE gateway = 1 AND "
+                                "status IN ('RECORDED', 'FORWARDING')") +
+                     format + QStringLiteral(" ORDER BY id"),
+                 binds);
+    while (trades.next())
+        keys.append({trades.value(0).toByteArray(), QByteArray()});
+    QSqlQuery events = db::exec(db,
+                                QStringLiteral("SELECT pay_no, event FROM callback_event WHERE "
+                                               "status IN ('RECORDED', 'FORWARDING')") +
+                                    format + QStringLiteral(" ORDER BY id"),
+                                binds);
+    while (events.next())
+        keys.append({events.value(0).toByteArray(), events.value(1).toByteArray()});
+    return keys;
 }
 
 // What the drain's threads share: the rows in order, the pace, the counts.
 class Drain
 {
 public:
-    Drain(const UpstreamDrainOptions &options, QList<QByteArray> payNos)
+    Drain(const UpstreamDrainOptions &options, QList<GatewayKey> keys)
         : m_options(options)
-        , m_payNos(std::move(payNos))
+        , m_keys(std::move(keys))
         , m_started(Clock::now())
     {
-        m_result.candidates = int(m_payNos.size());
+        m_result.candidates = int(m_keys.size());
     }
 
-    // The next pay_no, once its turn under the rate has come; false when the drain is over.
-    bool next(QByteArray *payNo)
+    // The next row, once its turn under the rate has come; false when the drain is over.
+    bool next(GatewayKey *key)
     {
         Clock::time_point due;
         {
             std::lock_guard lock(m_mutex);
             if (m_options.cancel && m_options.cancel->load())
                 m_result.cancelled = true;
-            if (m_result.cancelled || m_result.stoppedBySwitch || m_next >= m_payNos.size())
+            if (m_result.cancelled || m_result.stoppedBySwitch || m_next >= m_keys.size())
                 return false;
-            *payNo = m_payNos[m_next];
+            *key = m_keys[m_next];
             due = m_options.rate > 0
                       ? m_started + std::chrono::microseconds(m_next * 1000000 / m_options.rate)
                       : m_started;
@@ -120,7 +128,7 @@ public:
 
 private:
     const UpstreamDrainOptions &m_options;
-    const QList<QByteArray> m_payNos;
+    const QList<GatewayKey> m_keys;
     const Clock::time_point m_started;
     mutable std::mutex m_mutex;
     qsizetype m_next = 0;
@@ -132,14 +140,14 @@ private:
 // then run in a transaction that reads the switch under its shared lock again, so that a flip
 // to RECORD_ONLY waits for a drain's forward in flight (the drain is no instance and
 // acknowledges nothing). A flip that came between the two finds the row still unforwarded.
-ClaimStep forwardOne(const QSqlDatabase &db, UpstreamClient &client, const QByteArray &payNo,
+ClaimStep forwardOne(const QSqlDatabase &db, UpstreamClient &client, const GatewayKey &key,
                      const QString &worker, CallbackTrace &trace, ForwardStep *step)
 {
     SwitchObserver switchObserver; // the drain is no instance: its readings acknowledge nothing
     ForwardClaim forward;
     {
         SwitchReading reading(switchObserver, db);
-        const Claim claim = claimForward(db, payNo, worker, reading, client.options().boundSeconds);
+        const Claim claim = claimForward(db, key, worker, reading, client.options().boundSeconds);
         if (claim.step != ClaimStep::Claimed)
             return claim.step;
         forward = claim.forward;
@@ -173,14 +181,14 @@ void forwardRows(const Dsn &dsn, const UpstreamDrainOptions &options, UpstreamCl
     try {
         db::Connection connection(dsn, QStringLiteral("drain-upstream"));
         const QSqlDatabase db = connection.database();
-        QByteArray payNo;
-        while (drain.next(&payNo)) {
+        GatewayKey key;
+        while (drain.next(&key)) {
             CallbackTrace trace;
             trace.received = nowMicros();
             ForwardStep step = ForwardStep::NotFinal;
-            const ClaimStep claimed = forwardOne(db, client, payNo, options.worker, trace, &step);
+            const ClaimStep claimed = forwardOne(db, client, key, options.worker, trace, &step);
             if (claimed == ClaimStep::Claimed) {
-                trace.payNo = payNo;
+                trace.payNo = key.payNo;
                 trace.instance = options.worker;
                 trace.handler = QStringLiteral("drain");
                 trace.responded = nowMicros();

@@ -39,7 +39,8 @@ struct UpstreamDrainOptions
 };
 
 // Forwards a gateway's rows without a final answer (gateway = 1, RECORDED or FORWARDING; of one
-// format with `channel`), oldest first, each once, to the upstream, under a claim as the gateway
+// format with `channel`), the trades' payments oldest first and then their later events
+// (callback_event), each once, to the upstream, under a claim as the gateway
 // forwards live traffic (claimForward): a row whose forward is out right now is skipped, so a
 // drain and live traffic never both forward it; a failure stays for the next drain. Each
 // forward runs in a transaction that reads the switch under its shared lock, and the drain

@@ -25,14 +25,36 @@ const strictjson::Value *member(const Members &members, const char *where, const
     return nullptr;
 }
 
-// The notification's resource, decrypted: the transaction as JSON text.
-std::variant<QByteArray, CallbackAnswer> openResource(const WechatPayKeys &keys,
-                                                      const QByteArray &body)
+// A notification opened: its event_type and its resource decrypted (JSON text).
+struct OpenedNotification
+{
+    QByteArray eventType;
+    QByteArray resource;
+};
+
+// The event types of a refund's outcome (退款结果通知): a later event of the trade.
+bool isRefundEvent(const QByteArray &eventType)
+{
+    return eventType == "REFUND.SUCCESS" || eventType == "REFUND.ABNORMAL" ||
+           eventType == "REFUND.CLOSED";
+}
+
+std::variant<OpenedNotification, CallbackAnswer> openResource(const WechatPayKeys &keys,
+                                                              const QByteArray &body)
 {
     QString error;
     const auto outer = strictjson::parseObject(body, &error);
     if (!outer)
         return invalid(error);
+    // Absent in none of the platform's notifications; a body without one is read as a payment.
+    QByteArray eventType;
+    const auto type = outer->constFind("event_type");
+    if (type != outer->cend()) {
+        if (type->kind != Kind::String || !checkLength(type->text, "event_type", 32, &error))
+            return invalid(
+                type->kind != Kind::String ? QStringLiteral("event_type must be a string") : error);
+        eventType = type->text;
+    }
     const auto *resourceValue = member(*outer, "", "resource", Kind::Object, &error);
     if (!resourceValue)
         return invalid(error);
@@ -61,7 +83,67 @@ std::variant<QByteArray, CallbackAnswer> openResource(const WechatPayKeys &keys,
     if (!plain)
         return unauthorized(QStringLiteral(
             "resource does not decrypt with the APIv3 key (AEAD_AES_256_GCM tag mismatch)"));
-    return *plain;
+    return OpenedNotification{eventType, *plain};
+}
+
+// The amount in fen of `name` in the resource's amount object, or nullopt with *error.
+std::optional<qint64> fenOf(const Members &amount, const char *name, QString *error)
+{
+    const auto *value = member(amount, "resource.amount.", name, Kind::Number, error);
+    if (!value)
+        return std::nullopt;
+    const auto fen = strictjson::integerValue(value->text);
+    if (!fen || *fen < 0) {
+        *error = QStringLiteral("amount.%1 must be an integer number of fen, 0 or more")
+                     .arg(QLatin1String(name));
+        return std::nullopt;
+    }
+    return fen;
+}
+
+// A refund's outcome (resource original_type "refund") as a later event of its trade: the
+// trade's transaction_id and out_trade_no, the refunded fen, and the event named by the event
+// type and refund_id, so that each outcome of each refund is one event. It carries no appid.
+std::variant<CallbackRequest, CallbackAnswer>
+readRefund(const WechatPayKeys &keys, const QByteArray &eventType, const QByteArray &refund)
+{
+    QString error;
+    const auto members = strictjson::parseObject(refund, &error);
+    if (!members)
+        return invalid(QStringLiteral("decrypted resource: ") + error);
+    const char *where = "resource.";
+    const auto *mchid = member(*members, where, "mchid", Kind::String, &error);
+    const auto *transactionId =
+        mchid ? member(*members, where, "transaction_id", Kind::String, &error) : nullptr;
+    const auto *outTradeNo =
+        transactionId ? member(*members, where, "out_trade_no", Kind::String, &error) : nullptr;
+    const auto *refundId =
+        outTradeNo ? member(*members, where, "refund_id", Kind::String, &error) : nullptr;
+    const auto *amountValue =
+        refundId ? member(*members, where, "amount", Kind::Object, &error) : nullptr;
+    if (!amountValue)
+        return invalid(error);
+    if (mchid->text != keys.mchid)
+        return invalid(QStringLiteral("mchid is not this merchant's (--wechatpay-mchid)"));
+    if (!checkLength(transactionId->text, "transaction_id", 64, &error) ||
+        !checkRefundNumber(refundId->text, "refund_id", &error) ||
+        !checkWechatPayOrderNo(outTradeNo->text, &error))
+        return invalid(error);
+    const auto amount = strictjson::parseObject(amountValue->text, &error);
+    if (!amount)
+        return invalid(error);
+    const auto refunded = fenOf(*amount, "refund", &error);
+    if (!refunded)
+        return invalid(error);
+    CallbackRequest request;
+    request.payNo = transactionId->text;
+    request.orderNo = outTradeNo->text;
+    request.orderId = orderIdFrom(outTradeNo->text).value_or(0);
+    request.amountFen = *refunded;
+    request.currency = QStringLiteral("CNY"); // the refund notice names none: WeChat Pay's is CNY
+    request.tradeStatus = QString::fromLatin1(eventType);
+    request.event = eventType + '/' + refundId->text;
+    return request;
 }
 
 // The decrypted transaction as the pipeline's callback.
@@ -104,14 +186,11 @@ std::variant<CallbackRequest, CallbackAnswer> readTransaction(const WechatPayKey
     const auto amount = strictjson::parseObject(amountValue->text, &error);
     if (!amount)
         return invalid(error);
-    const auto *total = member(*amount, "resource.amount.", "total", Kind::Number, &error);
+    const auto fen = fenOf(*amount, "total", &error);
     const auto *currency =
-        total ? member(*amount, "resource.amount.", "currency", Kind::String, &error) : nullptr;
+        fen ? member(*amount, "resource.amount.", "currency", Kind::String, &error) : nullptr;
     if (!currency)
         return invalid(error);
-    const auto fen = strictjson::integerValue(total->text);
-    if (!fen || *fen < 0)
-        return invalid(QStringLiteral("amount.total must be an integer number of fen, 0 or more"));
     request.amountFen = *fen;
     const auto code = currencyCode(currency->text);
     if (!code)
@@ -168,7 +247,10 @@ Admission admitWechatPay(const WechatPayKeys &keys, const HeaderLookup &header,
     const auto opened = openResource(keys, body);
     if (const auto *refusal = std::get_if<CallbackAnswer>(&opened))
         return signedOver(*refusal, message);
-    auto read = readTransaction(keys, std::get<QByteArray>(opened));
+    const auto &notification = std::get<OpenedNotification>(opened);
+    auto read = isRefundEvent(notification.eventType)
+                    ? readRefund(keys, notification.eventType, notification.resource)
+                    : readTransaction(keys, notification.resource);
     if (auto *request = std::get_if<CallbackRequest>(&read)) {
         request->channel = QStringLiteral("wechat"); // the statement readers' name
         request->wire = WireFormat::WechatPay;
