@@ -449,6 +449,48 @@ private Q_SLOTS:
         QCOMPARE(service.terminate(), 0);
     }
 
+    // One merchant, several apps (an app and a mini program, each with its own appid under the
+    // one mchid): --wechatpay-appid once for each. A payment from either pays; one from an app
+    // not given is refused and stores nothing.
+    void aMerchantsSecondAppPays()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("platformapps"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 3);
+        test::ScratchAccount endpoint(QStringLiteral("payops_endpoint"));
+        const QString miniProgram = QStringLiteral("wx5a1b2c3d4e5f6a7b");
+        test::CallbackdProcess service(
+            endpoint.dsnFor(scratch.name()), QStringLiteral("safe"), QString(),
+            m_kit->callbackdArguments() +
+                QStringList{QStringLiteral("--wechatpay-appid"), miniProgram});
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        const auto payFrom = [&](const QString &appid, const QString &payNo, qint64 order) {
+            QJsonObject transaction = test::wechatTransaction(payNo, QString::number(order), 9900);
+            transaction.insert(QStringLiteral("appid"), appid);
+            const auto notification = m_kit->wechat(transaction);
+            return test::postTo(service.port(), kWechatPath, notification.body,
+                                notification.headers);
+        };
+        QCOMPARE(payFrom(QLatin1String(PlatformKit::kAppid),
+                         QStringLiteral("4200000001202612025001"), 1001)
+                     .status,
+                 200);
+        QCOMPARE(payFrom(miniProgram, QStringLiteral("4200000001202612025002"), 1002).status, 200);
+        const test::HttpResult stranger = payFrom(QStringLiteral("wx0000000000000000"),
+                                                  QStringLiteral("4200000001202612025003"), 1003);
+        QCOMPARE(stranger.status, 400);
+        QVERIFY2(stranger.body.contains("--wechatpay-appid"), stranger.body.constData());
+        QCOMPARE(db::scalar(root.database(),
+                            QStringLiteral("SELECT GROUP_CONCAT(CONCAT(id, ' ', status) ORDER BY "
+                                           "id) FROM orders"))
+                     .toString(),
+                 QStringLiteral("1001 PAID,1002 PAID,1003 PENDING"));
+        QCOMPARE(
+            db::scalar(root.database(), QStringLiteral("SELECT COUNT(*) FROM pay_callback_log"))
+                .toInt(),
+            2);
+        QCOMPARE(service.terminate(), 0);
+    }
+
     // Without its keys a platform's path does not exist; /callbacks/pay is unchanged.
     void unconfiguredPlatformsAre404()
     {

@@ -6,6 +6,7 @@
 // over real HTTP to a real payops-callbackd and a real database. A handler, which pays orders
 // and acts on no refund, keeps them unpaid: an Alipay refund's notice says TRADE_SUCCESS.
 #include "callbackfixture.h"
+#include "console/orderevidence.h"
 #include "countingupstream.h"
 #include "db/connection.h"
 #include "domain/callback/callbackswitch.h"
@@ -204,6 +205,36 @@ private Q_SLOTS:
                                 "REFUND.SUCCESS/50300001|FORWARDED|1|1000|%1 "
                                 "REFUND.SUCCESS/50300099|FORWARDED|1|500|%1")
                      .arg(order));
+
+        // The evidence of the order, read as the operator: the payment and each event beside
+        // it, and no finding that the handler was given anything twice.
+        const test::ScratchAccount operatorAccount(QStringLiteral("payops_operator"));
+        db::Connection asOperator(operatorAccount.dsnFor(scratch.name()), QStringLiteral("op"));
+        const console::OrderEvidence evidence =
+            console::loadEvidenceOf(asOperator.database(), order.toUtf8());
+        QVERIFY(evidence.found);
+        QStringList rows;
+        for (const console::EvidenceCallback &callback : evidence.callbacks)
+            rows << QString::fromUtf8(callback.payNo + ' ' + callback.event);
+        QCOMPARE(rows, (QStringList{QStringLiteral("4200000001202612040001 "),
+                                    QStringLiteral("4200000001202612040001 "
+                                                   "REFUND.ABNORMAL/50300001"),
+                                    QStringLiteral("4200000001202612040001 "
+                                                   "REFUND.SUCCESS/50300001"),
+                                    QStringLiteral("4200000001202612040099 "
+                                                   "REFUND.SUCCESS/50300099")}));
+        QVERIFY2(evidence.findings.isEmpty(), qPrintable(evidence.findings.join(u'\n')));
+        // Each delivery's trace names its event: one forward of the refund's success among
+        // the six copies, one of the payment.
+        QCOMPARE(db::scalar(asOperator.database(),
+                            QStringLiteral("SELECT CONCAT_WS('|', SUM(event = '' AND forwarded_at "
+                                           "IS NOT NULL), SUM(event = 'REFUND.SUCCESS/50300001' "
+                                           "AND forwarded_at IS NOT NULL), SUM(event = "
+                                           "'REFUND.SUCCESS/50300001')) FROM callback_trace "
+                                           "WHERE pay_no = ?"),
+                            {payNo})
+                     .toString(),
+                 QStringLiteral("1|1|7"));
         QCOMPARE(gateway.terminate(), 0);
     }
 

@@ -40,7 +40,7 @@ WechatPayKeys wechatKeys()
 {
     WechatPayKeys keys;
     keys.mchid = "1900000109";
-    keys.appid = "wxd678efh567hg6787";
+    keys.appids = {"wxd678efh567hg6787"};
     keys.apiV3Key = vector("apiv3.key");
     keys.platformKeys.insert(kSerial, publicKey("wechat.pub.pem"));
     return keys;
@@ -183,7 +183,7 @@ private Q_SLOTS:
             keys.mchid = "1900000999";
             break;
         case Change::OtherAppid:
-            keys.appid = "wx0000000000000000";
+            keys.appids = {"wx0000000000000000"};
             break;
         case Change::OtherApiV3Key:
             keys.apiV3Key = QByteArray(32, 'k');

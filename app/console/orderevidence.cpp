@@ -44,8 +44,8 @@ void loadTraces(const QSqlDatabase &db, const QString &where, const QVariantList
                                           "CAST(lock_released_at AS CHAR), "
                                           "CAST(responded_at AS CHAR), outcome, http_status, "
                                           "CAST(forwarded_at AS CHAR), "
-                                          "CAST(upstream_answered_at AS CHAR), upstream_status "
-                                          "FROM callback_trace WHERE %1 "
+                                          "CAST(upstream_answered_at AS CHAR), upstream_status, "
+                                          "event FROM callback_trace WHERE %1 "
                                           "ORDER BY received_at, id")
                                .arg(where),
                            binds);
@@ -65,26 +65,35 @@ void loadTraces(const QSqlDatabase &db, const QString &where, const QVariantList
         t.forwarded = microsFromSql(q.value(11));
         t.upstreamAnswered = microsFromSql(q.value(12));
         t.upstreamStatus = q.value(13).toInt();
+        t.event = q.value(14).toByteArray();
         evidence.traces << t;
     }
 }
 
-// The callbacks `where` picks (over pay_callback_log), as received and as events.
+// The callbacks `where` picks (over pay_callback_log and the later events of callback_event,
+// which share those columns), as received and as events.
 void loadCallbacks(const QSqlDatabase &db, const QString &where, const QVariantList &binds,
                    OrderEvidence &evidence)
 {
     using Kind = EvidenceEvent::Kind;
-    QSqlQuery callbacks = db::exec(
-        db,
-        QStringLiteral("SELECT instance, CAST(created_at AS CHAR), pay_no, status, reason, "
+    const QString columns =
+        QStringLiteral("instance, CAST(created_at AS CHAR) AS created, pay_no, status, %1, "
                        "response_code, id, wire_format, raw_headers, raw_body, gateway, forwards, "
-                       "upstream_status, upstream_error "
-                       "FROM pay_callback_log WHERE %1 ORDER BY created_at, id")
-            .arg(where),
-        binds);
+                       "upstream_status, upstream_error, %2 AS event ");
+    QSqlQuery callbacks =
+        db::exec(db,
+                 QStringLiteral("SELECT ") +
+                     columns.arg(QStringLiteral("reason"), QStringLiteral("CAST('' AS BINARY)")) +
+                     QStringLiteral("FROM pay_callback_log WHERE ") + where +
+                     QStringLiteral(" UNION ALL SELECT ") +
+                     columns.arg(QStringLiteral("''"), QStringLiteral("event")) +
+                     QStringLiteral("FROM callback_event WHERE ") + where +
+                     QStringLiteral(" ORDER BY created, event, id"),
+                 binds + binds);
     while (callbacks.next()) {
         EvidenceCallback callback;
         callback.payNo = callbacks.value(2).toByteArray();
+        callback.event = callbacks.value(14).toByteArray();
         callback.status = callbacks.value(3).toString();
         callback.id = callbacks.value(6).toLongLong();
         callback.wireFormat = callbacks.value(7).toString();
@@ -95,7 +104,8 @@ void loadCallbacks(const QSqlDatabase &db, const QString &where, const QVariantL
         callback.upstreamStatus = callbacks.value(12).toInt();
         callback.upstreamError = callbacks.value(13).toString();
         evidence.callbacks << callback;
-        const QString reason = callbacks.value(4).toString();
+        const QString reason = callback.event.isEmpty() ? callbacks.value(4).toString()
+                                                        : QString::fromUtf8(callback.event);
         // A gateway's answer to the platform is the upstream's: what the upstream said is
         // the outcome, and how often it was asked.
         const QString forwarded =
@@ -226,21 +236,31 @@ void describeTraces(OrderEvidence &evidence, qint64 origin)
     }
 }
 
-// A gateway forwards each callback once: a second success answer means the team's handler was
-// handed the same payment twice, the very thing the gateway stands in front of it to prevent.
+// A gateway forwards each event once: a second success answer means the team's handler was
+// handed the same payment (or the same refund's outcome) twice, the very thing the gateway
+// stands in front of it to prevent. A refund's forward after the payment's is another event.
 void describeForwards(OrderEvidence &evidence)
 {
-    QMap<QByteArray, int> accepted;
+    QMap<QPair<QByteArray, QByteArray>, int> accepted;
     for (const CallbackTrace &t : evidence.traces)
         if (t.forwarded && t.upstreamStatus >= 200 && t.upstreamStatus < 300)
-            ++accepted[t.payNo];
+            ++accepted[{t.payNo, t.event}];
     for (auto it = accepted.cbegin(); it != accepted.cend(); ++it)
         if (it.value() > 1)
-            evidence.findings << QStringLiteral("pay_no %1 was forwarded to the upstream and "
-                                                "answered with success %2 times: the team's "
-                                                "handler was given the same payment more than "
-                                                "once.")
-                                     .arg(QString::fromUtf8(it.key()), QString::number(it.value()));
+            evidence.findings << (it.key().second.isEmpty()
+                                      ? QStringLiteral("pay_no %1 was forwarded to the upstream "
+                                                       "and answered with success %2 times: the "
+                                                       "team's handler was given the same payment "
+                                                       "more than once.")
+                                            .arg(QString::fromUtf8(it.key().first),
+                                                 QString::number(it.value()))
+                                      : QStringLiteral("event %3 of pay_no %1 was forwarded to "
+                                                       "the upstream and answered with success "
+                                                       "%2 times: the team's handler was given it "
+                                                       "more than once.")
+                                            .arg(QString::fromUtf8(it.key().first),
+                                                 QString::number(it.value()),
+                                                 QString::fromUtf8(it.key().second)));
 }
 
 // Sorts the events, takes the first thing that happened as the origin offsets count from, and

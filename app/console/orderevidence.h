@@ -30,6 +30,7 @@ struct EvidenceCallback
 {
     qint64 id = 0;
     QByteArray payNo;
+    QByteArray event;      // a later event of the trade (callback_event); empty: its payment
     QString wireFormat;    // payops | wechatpay | alipay
     QByteArray rawHeaders; // "Name: value" lines (channel.h's joinHeaders)
     QByteArray rawBody;

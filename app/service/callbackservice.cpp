@@ -351,6 +351,7 @@ CallbackAnswer CallbackService::processPay(const CallbackRequest &request, Callb
 void CallbackService::traceAt(const CallbackRequest &request, CallbackTrace &trace) const
 {
     trace.payNo = request.payNo;
+    trace.event = request.event;
     trace.orderId = request.orderId;
     trace.instance = m_options.instance;
     trace.handler = handlerName();

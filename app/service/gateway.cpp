@@ -161,6 +161,7 @@ std::optional<CallbackAnswer> Gateway::claimOrAnswer(const QSqlDatabase &db, Del
     std::optional<StoredCallback> stored = findCallback(db, delivery.request.payNo);
     const GatewayKey key = gatewayKeyOf(delivery.request, stored);
     delivery.request.event = key.event;
+    delivery.trace->event = key.event;
     const CallbackRequest &request = delivery.request;
     if (!key.event.isEmpty())
         stored = findGatewayRow(db, key);

@@ -93,7 +93,9 @@ void addOptions(QCommandLineParser &parser)
                                 "three options below."),
          QStringLiteral("id")},
         {QStringLiteral("wechatpay-appid"),
-         ServiceCommandLine::tr("WeChat Pay app id the payments are for."), QStringLiteral("id")},
+         ServiceCommandLine::tr("WeChat Pay app id the payments are for; once for each app of "
+                                "the merchant."),
+         QStringLiteral("id")},
         {QStringLiteral("wechatpay-apiv3-key-file"),
          ServiceCommandLine::tr("File holding the 32-byte WeChat Pay APIv3 key (mode 0600)."),
          QStringLiteral("file")},
@@ -198,8 +200,11 @@ QString readWechatPay(const QCommandLineParser &parser, WechatPayKeys &keys)
     const QStringList platformKeys = parser.values(QStringLiteral("wechatpay-platform-key"));
     const QString keyFile = parser.value(QStringLiteral("wechatpay-apiv3-key-file"));
     keys.mchid = parser.value(QStringLiteral("wechatpay-mchid")).toUtf8();
-    keys.appid = parser.value(QStringLiteral("wechatpay-appid")).toUtf8();
-    const int given = int(!keys.mchid.isEmpty()) + int(!keys.appid.isEmpty()) +
+    for (const QString &appid : parser.values(QStringLiteral("wechatpay-appid"))) {
+        if (!appid.isEmpty() && !keys.appids.contains(appid.toUtf8()))
+            keys.appids << appid.toUtf8();
+    }
+    const int given = int(!keys.mchid.isEmpty()) + int(!keys.appids.isEmpty()) +
                       int(!keyFile.isEmpty()) + int(!platformKeys.isEmpty());
     if (given == 0)
         return {};

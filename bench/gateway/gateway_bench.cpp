@@ -383,7 +383,7 @@ Rates measureChecks()
 
     WechatPayKeys wechatKeys;
     wechatKeys.mchid = platform.wechatMchId;
-    wechatKeys.appid = platform.wechatAppId;
+    wechatKeys.appids = {platform.wechatAppId};
     wechatKeys.apiV3Key = platform.wechatApiV3Key;
     wechatKeys.platformKeys.insert(platform.wechatSerial, publicKey(wechatPlatform.publicPem));
     AlipayKeys alipayKeys;

@@ -490,12 +490,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+417"/>
+        <location line="+416"/>
         <source>Select a callback for its raw body.</source>
         <translation>选择一条回调以查看原始报文。</translation>
     </message>
     <message>
-        <location line="-409"/>
+        <location line="-408"/>
         <source>A drain processes each callback exactly once, oldest first, through the same payment logic as the endpoint: the recorded ones in batches over several connections, the unmatched ones one transaction each; several consoles or &lt;tt&gt;payops drain&lt;/tt&gt; may run at once. Double-click a row for the order&apos;s evidence.</source>
         <translation>回放按从早到晚的顺序把每条回调恰好处理一次，走与回调接口相同的支付逻辑：积压回调分批、通过多个连接处理，未匹配回调每条一个事务；可同时运行多个控制台或 &lt;tt&gt;payops drain&lt;/tt&gt;。双击一行可查看该订单的证据。</translation>
     </message>
@@ -669,12 +669,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+82"/>
+        <location line="+81"/>
         <source>Stopped by an error:</source>
         <translation>因出错停止：</translation>
     </message>
     <message>
-        <location line="-79"/>
+        <location line="-78"/>
         <source>%1 Applied &lt;b&gt;%2&lt;/b&gt;, rejected %3 (the order was no longer pending, e.g. already paid: a second payment for finance); %4 unmatched callback(s) left, %5 of them still without their order.</source>
         <translation>%1入账 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（订单已不是待支付，例如已支付：交财务处理重复支付）；剩余未匹配回调 %4 条，其中 %5 条仍无对应订单。</translation>
     </message>
@@ -684,7 +684,7 @@
         <translation>%1已处理 &lt;b&gt;%2&lt;/b&gt; 条，拒绝 %3 条（业务原因，例如订单已支付），忽略 %4 条（非 SUCCESS），未匹配 %5 条（订单尚不存在）；积压回调剩余 %6 条。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+29"/>
         <source>Forwarding …</source>
         <translation>正在转发…</translation>
     </message>
@@ -720,7 +720,7 @@
 <context>
     <name>payops::CallbackService</name>
     <message>
-        <location filename="../../app/service/callbackservice.cpp" line="+94"/>
+        <location filename="../../app/service/callbackservice.cpp" line="+111"/>
         <source>the signing secret is empty</source>
         <translation>签名密钥为空</translation>
     </message>
@@ -2310,14 +2310,14 @@
         <translation>未发现问题：每把锁都在事务提交之后释放，没有副作用被重复发放。</translation>
     </message>
     <message numerus="yes">
-        <location line="+23"/>
+        <location line="+26"/>
         <source>Callback %1 · pay_no %2 · %3 · %4, forwarded %n time(s)</source>
         <translation>
             <numerusform>回调 %1 · pay_no %2 · %3 · %4，已转发 %n 次</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Callback %1 · pay_no %2 · %3 · %4</source>
         <translation>回调 %1 · pay_no %2 · %3 · %4</translation>
     </message>
@@ -5576,12 +5576,7 @@
         <translation>微信支付商户号：与下面三个选项一起启用 /callbacks/wechatpay。</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>WeChat Pay app id the payments are for.</source>
-        <translation>支付所属的微信支付 AppID。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+8"/>
         <source>File holding the 32-byte WeChat Pay APIv3 key (mode 0600).</source>
         <translation>存放 32 字节微信支付 APIv3 密钥的文件（权限 0600）。</translation>
     </message>
@@ -5631,7 +5626,7 @@
         <translation>%1 不是 RSA 公钥：%2</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+18"/>
         <source>WeChat Pay needs all of --wechatpay-mchid, --wechatpay-appid, --wechatpay-apiv3-key-file and --wechatpay-platform-key</source>
         <translation>微信支付需要同时指定 --wechatpay-mchid、--wechatpay-appid、--wechatpay-apiv3-key-file 和 --wechatpay-platform-key</translation>
     </message>
@@ -5731,7 +5726,7 @@
         <translation>支付宝没有上游：请指定 --upstream 或 --upstream-alipay</translation>
     </message>
     <message>
-        <location line="-286"/>
+        <location line="-291"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>
@@ -5741,7 +5736,12 @@
         <translation>用此文件而不是系统的 CA 证书库校验上游的 HTTPS 证书。</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+28"/>
+        <source>WeChat Pay app id the payments are for; once for each app of the merchant.</source>
+        <translation>付款所属的微信支付 AppID；商户的每个应用各给一次。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
         <source>--handler and --upstream exclude each other: a gateway pays nothing itself, the upstream does</source>
         <translation>--handler 与 --upstream 不能同时使用：网关自身不入账，由上游入账</translation>
     </message>
@@ -6961,7 +6961,7 @@
         <translation>payops 自有格式（/callbacks/pay）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Callbacks of</source>
         <translation>回调渠道</translation>
     </message>
@@ -6994,7 +6994,7 @@
 <context>
     <name>payops::UpstreamOptionCheck</name>
     <message>
-        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+313"/>
+        <location filename="../../app/domain/callback/upstreamclient.cpp" line="+315"/>
         <source>%1 must be an http:// or https:// URL, not &apos;%2&apos;</source>
         <translation>%1 必须是 http:// 或 https:// URL，而不是“%2”</translation>
     </message>
@@ -7470,7 +7470,7 @@ Usage: payops %2 %3</source>
         <translation>--limit 必须是不小于 0 的数</translation>
     </message>
     <message>
-        <location line="+114"/>
+        <location line="+106"/>
         <source>the switch is RECORD_ONLY: draining now would process callbacks while the endpoint is degraded. Turn it off first (payops degrade off), or pass --force</source>
         <translation>降级开关为 RECORD_ONLY：此时回放会在回调接口降级期间处理回调。请先关闭降级（payops degrade off），或加 --force</translation>
     </message>
@@ -7481,7 +7481,7 @@ Usage: payops %2 %3</source>
     </message>
     <message>
         <location line="+20"/>
-        <location line="+108"/>
+        <location line="+116"/>
         <source>stopped: the switch turned RECORD_ONLY while draining</source>
         <translation>已停止：回放期间降级开关切换为 RECORD_ONLY</translation>
     </message>
@@ -7521,12 +7521,12 @@ Usage: payops %2 %3</source>
         <translation>--upstream：每次等待应答的秒数。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+153"/>
         <source>--channel takes wechatpay, alipay or pay, not &apos;%1&apos;</source>
         <translation>--channel 只接受 wechatpay、alipay 或 pay，而不是“%1”</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-130"/>
         <source>%1 done, %2 left: processed %3, rejected %4, ignored %5, unmatched %6 (%7/s)</source>
         <translation>已完成 %1 条，剩余 %2 条：已处理 %3 条，驳回 %4 条，忽略 %5 条，未匹配 %6 条（每秒 %7 条）</translation>
     </message>
@@ -7571,7 +7571,7 @@ Usage: payops %2 %3</source>
         <translation>--upstream 不接受 --connections 或 --batch：它的连接数由 --concurrency 指定</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+13"/>
         <source>%1/%2: forwarded %3, failed %4, skipped %5 (%6/s)</source>
         <translation>%1/%2：已转发 %3，失败 %4，跳过 %5（%6 条/秒）</translation>
     </message>
@@ -9235,7 +9235,7 @@ Usage: payops %2 %3</source>
         <translation>此账号不能在 payops 自己的数据库中记录补偿：需要 payops_operator 角色；未做任何改动</translation>
     </message>
     <message>
-        <location line="+283"/>
+        <location line="+294"/>
         <source>a compensation needs a reason and a ticket</source>
         <translation>补偿必须填写原因和工单号</translation>
     </message>

@@ -43,6 +43,12 @@ CREATE TABLE callback_event (
   KEY idx_event_status (status, id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
+-- Each delivery's trace names its event, so that the evidence tells a refund's forward from a
+-- second forward of the payment. Added at the end with a constant default: in place, no copy of
+-- the table. The endpoint's INSERT on callback_trace is on the whole table and takes it.
+ALTER TABLE callback_trace
+  ADD COLUMN event VARBINARY(128) NOT NULL DEFAULT '';
+
 -- The endpoint records, claims and stores an event's forward as it does a payment's; the
 -- operator's drain claims and stores what a hold recorded. Operator and finance read every
 -- table already.

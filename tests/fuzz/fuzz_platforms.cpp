@@ -111,7 +111,7 @@ void wechat(const QByteArray &body)
     static const WechatPayKeys keys = [] {
         WechatPayKeys made;
         made.mchid = "1900000109";
-        made.appid = "wxd678efh567hg6787";
+        made.appids = {"wxd678efh567hg6787"};
         made.apiV3Key = kApiV3Key;
         made.platformKeys.insert(kSerial, publicKey());
         return made;

@@ -185,15 +185,17 @@ void EvidencePage::showCallbacks(const QList<console::EvidenceCallback> &callbac
     m_callbacks = callbacks;
     const QSignalBlocker quiet(m_callbackList);
     m_callbackList->clear();
-    for (const console::EvidenceCallback &c : callbacks)
+    for (const console::EvidenceCallback &c : callbacks) {
+        // A later event of the trade (a refund's outcome) is named beside its pay_no.
+        const QString payNo = c.event.isEmpty() ? QString::fromUtf8(c.payNo)
+                                                : QString::fromUtf8(c.payNo + " · " + c.event);
         m_callbackList->addItem(
             c.gateway
                 ? tr("Callback %1 · pay_no %2 · %3 · %4, forwarded %n time(s)", nullptr, c.forwards)
-                      .arg(QString::number(c.id), QString::fromUtf8(c.payNo), c.wireFormat,
-                           c.status)
+                      .arg(QString::number(c.id), payNo, c.wireFormat, c.status)
                 : tr("Callback %1 · pay_no %2 · %3 · %4")
-                      .arg(QString::number(c.id), QString::fromUtf8(c.payNo), c.wireFormat,
-                           c.status));
+                      .arg(QString::number(c.id), payNo, c.wireFormat, c.status));
+    }
     // Most orders have one callback: then there is nothing to choose.
     m_callbackList->setVisible(callbacks.size() > 1);
     m_details->setTabText(1, tr("Callbacks as received (%1)").arg(callbacks.size()));

@@ -56,12 +56,12 @@ QString tracesStatement(const QSqlDatabase &db, const QList<CallbackTrace> &trac
                              trace.httpStatus,
                              time(trace.forwarded),
                              time(trace.upstreamAnswered),
-                             trace.upstreamStatus > 0 ? QVariant(trace.upstreamStatus)
-                                                      : QVariant()};
+                             trace.upstreamStatus > 0 ? QVariant(trace.upstreamStatus) : QVariant(),
+                             QString::fromUtf8(trace.event)}; // '' for a payment, never NULL
     return QStringLiteral("INSERT INTO callback_trace (pay_no, order_id, instance, handler, "
                           "received_at, lock_acquired_at, tx_begin_at, committed_at, "
                           "lock_released_at, responded_at, outcome, http_status, forwarded_at, "
-                          "upstream_answered_at, upstream_status) VALUES ") +
+                          "upstream_answered_at, upstream_status, event) VALUES ") +
            db::valueRows(db, rows);
 }
 

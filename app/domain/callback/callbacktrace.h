@@ -16,6 +16,7 @@ QString formatMicros(qint64 micros); // 'YYYY-MM-DD HH:MM:SS.ffffff', or empty f
 struct CallbackTrace
 {
     QByteArray payNo;
+    QByteArray event; // a later event of the trade (CallbackRequest::event); empty: its payment
     qint64 orderId = 0;
     QString instance;
     QString handler;

@@ -189,6 +189,7 @@ void forwardRows(const Dsn &dsn, const UpstreamDrainOptions &options, UpstreamCl
             const ClaimStep claimed = forwardOne(db, client, key, options.worker, trace, &step);
             if (claimed == ClaimStep::Claimed) {
                 trace.payNo = key.payNo;
+                trace.event = key.event;
                 trace.instance = options.worker;
                 trace.handler = QStringLiteral("drain");
                 trace.responded = nowMicros();

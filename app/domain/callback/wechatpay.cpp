@@ -169,8 +169,8 @@ std::variant<CallbackRequest, CallbackAnswer> readTransaction(const WechatPayKey
         return invalid(error);
     if (mchid->text != keys.mchid)
         return invalid(QStringLiteral("mchid is not this merchant's (--wechatpay-mchid)"));
-    if (appid->text != keys.appid)
-        return invalid(QStringLiteral("appid is not this merchant's app (--wechatpay-appid)"));
+    if (!keys.appids.contains(appid->text))
+        return invalid(QStringLiteral("appid is none of this merchant's apps (--wechatpay-appid)"));
 
     CallbackRequest request;
     if (!checkLength(transactionId->text, "transaction_id", 64, &error) ||
@@ -212,7 +212,8 @@ std::variant<CallbackRequest, CallbackAnswer> readTransaction(const WechatPayKey
 
 bool WechatPayKeys::configured() const
 {
-    return !mchid.isEmpty() && !appid.isEmpty() && apiV3Key.size() == 32 && !platformKeys.isEmpty();
+    return !mchid.isEmpty() && !appids.isEmpty() && apiV3Key.size() == 32 &&
+           !platformKeys.isEmpty();
 }
 
 Admission admitWechatPay(const WechatPayKeys &keys, const HeaderLookup &header,

@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QHash>
+#include <QList>
 
 namespace payops {
 
@@ -12,8 +13,10 @@ namespace payops {
 // "WeChat Pay".
 struct WechatPayKeys
 {
-    QByteArray mchid;    // the merchant's id: a notification for another merchant is refused
-    QByteArray appid;    // the app the payments are for
+    QByteArray mchid; // the merchant's id: a notification for another merchant is refused
+    // The merchant's apps the payments are for (an app, a mini program, an official account's
+    // page: each has its own appid under the one mchid); a payment for another is refused.
+    QList<QByteArray> appids;
     QByteArray apiV3Key; // 32 bytes: decrypts each notification's resource
     // The platform's public keys by serial (Wechatpay-Serial): several while one is rotated out.
     QHash<QByteArray, RsaPublicKey> platformKeys;
