@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# bootstrap_offline.sh SOURCE_DIR: on a machine that has every package, script/bootstrap calls no
-# package manager. apt-get, apt, apt-cache, aptitude, sudo and dpkg are replaced by stand-ins that
-# note the call and fail loudly; dpkg-query, which the check itself uses, stays the real one.
+# bootstrap_offline.sh SOURCE_DIR: on a machine that has every package and the SDKs of tests/sdk,
+# script/bootstrap calls no package manager. apt-get, apt, apt-cache, aptitude, sudo, dpkg and npm
+# are replaced by stand-ins that note the call and fail loudly; dpkg-query, which the check
+# itself uses, stays the real one.
 source "$(dirname "$0")/lib.sh"
 source_dir=$1
 
 fake="$scratch/bin"
 calls="$scratch/calls"
 mkdir -p "$fake"
-for tool in apt-get apt apt-cache aptitude sudo dpkg; do
+for tool in apt-get apt apt-cache aptitude sudo dpkg npm; do
     printf '#!/bin/sh\necho "%s $*" >>"%s"\necho "%s must not run here" >&2\nexit 97\n' \
         "$tool" "$calls" "$tool" >"$fake/$tool"
     chmod +x "$fake/$tool"
