@@ -18,26 +18,11 @@
 #include <vector>
 
 using namespace payops;
+using test::alipayRefund;
 using test::kAlipayPath;
 using test::kForm;
 using test::kWechatPath;
 using test::PlatformKit;
-
-namespace {
-
-// Alipay's notice of a refund of `tradeNo`: a partial one says TRADE_SUCCESS, a whole one
-// TRADE_CLOSED.
-QStringList alipayRefund(const QString &tradeNo, const QString &outTradeNo,
-                         const QString &tradeStatus, const QString &outBizNo,
-                         const QString &refundFee)
-{
-    QStringList form = test::alipayTrade(tradeNo, outTradeNo, QStringLiteral("99.00"), tradeStatus);
-    form << QStringLiteral("out_biz_no=") + outBizNo << QStringLiteral("refund_fee=") + refundFee
-         << QStringLiteral("gmt_refund=2026-12-03 10:00:00.123");
-    return form;
-}
-
-} // namespace
 
 class TestGatewayEvents final : public QObject
 {

@@ -31,16 +31,6 @@ namespace {
 
 const QString kSdkDir = QStringLiteral(PAYOPS_TEST_SOURCE_DIR "/sdk");
 
-// Alipay's notice of a partial refund of `tradeNo`: it says TRADE_SUCCESS.
-QStringList alipayRefund(const QString &tradeNo, const QString &outTradeNo, const QString &outBizNo,
-                         const QString &refundFee)
-{
-    QStringList form = test::alipayTrade(tradeNo, outTradeNo, QStringLiteral("99.00"));
-    form << QStringLiteral("out_biz_no=") + outBizNo << QStringLiteral("refund_fee=") + refundFee
-         << QStringLiteral("gmt_refund=2026-12-03 10:00:00.123");
-    return form;
-}
-
 // A WeChat Pay notification's options: signed at `timestamp` (0: now), of `eventType`.
 PlatformKit::WechatOptions wechatOptions(qint64 timestamp, const QString &eventType)
 {
@@ -149,10 +139,11 @@ private Q_SLOTS:
         const PlatformKit::Notification refunded = m_kit->wechat(
             test::wechatRefund(transaction, wechatOrder, QStringLiteral("50300101"), 1000, 9900),
             wechatOptions(0, QStringLiteral("REFUND.SUCCESS")));
-        const QByteArray partial = m_kit->alipay(
-            alipayRefund(trade, order, QStringLiteral("R-1"), QStringLiteral("10.00")));
-        QStringList gbkForm =
-            alipayRefund(trade, order, QStringLiteral("R-2"), QStringLiteral("30.50"));
+        const QByteArray partial =
+            m_kit->alipay(test::alipayRefund(trade, order, QStringLiteral("TRADE_SUCCESS"),
+                                             QStringLiteral("R-1"), QStringLiteral("10.00")));
+        QStringList gbkForm = test::alipayRefund(trade, order, QStringLiteral("TRADE_SUCCESS"),
+                                                 QStringLiteral("R-2"), QStringLiteral("30.50"));
         gbkForm << QStringLiteral("refund_reason=商品已售完");
         const QByteArray gbk = m_kit->alipay(gbkForm, QStringLiteral("gbk"));
         for (int copy = 0; copy < 2; ++copy) {

@@ -186,4 +186,14 @@ QStringList alipayTrade(const QString &tradeNo, const QString &outTradeNo,
             QStringLiteral("seller_id=2088101106499364")};
 }
 
+QStringList alipayRefund(const QString &tradeNo, const QString &outTradeNo,
+                         const QString &tradeStatus, const QString &outBizNo,
+                         const QString &refundFee)
+{
+    QStringList form = alipayTrade(tradeNo, outTradeNo, QStringLiteral("99.00"), tradeStatus);
+    form << QStringLiteral("out_biz_no=") + outBizNo << QStringLiteral("refund_fee=") + refundFee
+         << QStringLiteral("gmt_refund=2026-12-03 10:00:00.123");
+    return form;
+}
+
 } // namespace payops::test

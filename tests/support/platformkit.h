@@ -81,4 +81,11 @@ QStringList alipayTrade(const QString &tradeNo, const QString &outTradeNo,
                         const QString &totalAmount,
                         const QString &tradeStatus = QStringLiteral("TRADE_SUCCESS"));
 
+// Alipay's notice of a refund of `tradeNo` (a trade of 99.00): a partial refund's says
+// TRADE_SUCCESS, a whole one's TRADE_CLOSED; out_biz_no names the refund, refund_fee is the
+// total refunded so far.
+QStringList alipayRefund(const QString &tradeNo, const QString &outTradeNo,
+                         const QString &tradeStatus, const QString &outBizNo,
+                         const QString &refundFee);
+
 } // namespace payops::test
