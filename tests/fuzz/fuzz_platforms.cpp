@@ -4,6 +4,7 @@
 //
 //   "w\n<transaction>"  the decrypted WeChat Pay resource, sealed under the APIv3 key, put in a
 //                       notification and signed
+//   "r\n<refund>"       the same for a refund's outcome (event_type REFUND.SUCCESS)
 //   "o\n<body>"         a WeChat Pay notification body, signed as it is
 //   "a\n<form>"         an Alipay form: its name=value pairs are signed as Alipay signs them
 //                       (sorted by name, sign and sign_type and empty values left out)
@@ -102,6 +103,12 @@ void checkAdmitted(const Admission &admission, const QByteArray &body)
         std::any_of(request.orderNo.cbegin(), request.orderNo.cend(),
                     [](char c) { return c <= ' ' || c > '~'; }))
         fuzz::broken("an admitted notification's order number is 1-64 visible ASCII characters");
+    // A later event of the trade pays nothing, and its name goes to the handler in a header.
+    if (!request.event.isEmpty() &&
+        (request.isSuccess() || request.event.size() > 128 ||
+         std::any_of(request.event.cbegin(), request.event.cend(),
+                     [](char c) { return (c >= 0 && c < ' ') || c == 127; })))
+        fuzz::broken("a later event is no success, and its name is a header's value");
     if (request.rawBody != body || !request.sameContentAs(request))
         fuzz::broken("the request keeps its body and equals itself");
 }
@@ -176,6 +183,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const auto [mode, rest] = fuzz::splitFirstLine(fuzz::bytes(data, size));
     if (mode == "w")
         wechat(R"({"id":"EV","resource":{"algorithm":"AEAD_AES_256_GCM","ciphertext":")" +
+               seal(rest) + R"(","associated_data":"transaction","nonce":")" + kNonce + R"("}})");
+    else if (mode == "r")
+        wechat(R"({"id":"EV","event_type":"REFUND.SUCCESS","resource":{"algorithm":)"
+               R"("AEAD_AES_256_GCM","ciphertext":")" +
                seal(rest) + R"(","associated_data":"transaction","nonce":")" + kNonce + R"("}})");
     else if (mode == "o")
         wechat(rest);

@@ -120,7 +120,10 @@ std::variant<CallbackRequest, CallbackAnswer> readTrade(const Parameters &form, 
     const auto tradeStatus = totalAmount ? field("trade_status", 32) : std::nullopt;
     if (!tradeStatus)
         return invalid(error);
-    if (!checkAlipayOrderNo(*outTradeNo, &error))
+    // Alipay's statuses are words of capitals (TRADE_SUCCESS, WAIT_BUYER_PAY); one names a
+    // later event of the trade in a header to the handler.
+    if (!checkAlipayOrderNo(*outTradeNo, &error) ||
+        !checkVisibleAscii(*tradeStatus, "trade_status", &error))
         return invalid(error);
     const auto fen = yuanToFen(*totalAmount);
     if (!fen)
@@ -139,7 +142,7 @@ std::variant<CallbackRequest, CallbackAnswer> readTrade(const Parameters &form, 
     const QByteArray outBizNo = valueOf(form, "out_biz_no");
     const QByteArray refundFee = valueOf(form, "refund_fee");
     if (!outBizNo.isEmpty() || !refundFee.isEmpty() || !valueOf(form, "gmt_refund").isEmpty()) {
-        if (!outBizNo.isEmpty() && !checkRefundNumber(outBizNo, "out_biz_no", &error))
+        if (!outBizNo.isEmpty() && !checkVisibleAscii(outBizNo, "out_biz_no", &error))
             return invalid(error);
         const auto refunded = yuanToFen(refundFee);
         if (!refunded)

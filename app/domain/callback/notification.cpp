@@ -86,7 +86,7 @@ bool checkAlipayOrderNo(const QByteArray &outTradeNo, QString *error)
                        QStringLiteral("1 to 64 visible ASCII characters"), error);
 }
 
-bool checkRefundNumber(const QByteArray &value, const char *field, QString *error)
+bool checkVisibleAscii(const QByteArray &value, const char *field, QString *error)
 {
     return checkNumber(value, field, 1, 64, visibleAscii,
                        QStringLiteral("1 to 64 visible ASCII characters"), error);

@@ -41,9 +41,10 @@ std::optional<qint64> orderIdFrom(const QByteArray &outTradeNo);
 // 1 to 32 of A-Z a-z 0-9 _ - | *, Alipay's 1 to 64 visible ASCII characters (no space).
 bool checkWechatPayOrderNo(const QByteArray &outTradeNo, QString *error);
 bool checkAlipayOrderNo(const QByteArray &outTradeNo, QString *error);
-// *error, naming `field`, when a refund's number (WeChat Pay's refund_id, Alipay's out_biz_no)
-// is not 1 to 64 visible ASCII characters: it names the event in a header to the handler.
-bool checkRefundNumber(const QByteArray &value, const char *field, QString *error);
+// *error, naming `field`, when `value` is not 1 to 64 visible ASCII characters: a refund's
+// number (WeChat Pay's refund_id, Alipay's out_biz_no) or Alipay's trade_status, which name a
+// later event in a header to the handler.
+bool checkVisibleAscii(const QByteArray &value, const char *field, QString *error);
 
 // `admission` as an instance in its mode takes it. A gateway takes any order number the
 // platform sends and passes it on. A handler pays payops's own orders, by their ids: a request

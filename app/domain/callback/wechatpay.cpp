@@ -126,7 +126,7 @@ readRefund(const WechatPayKeys &keys, const QByteArray &eventType, const QByteAr
     if (mchid->text != keys.mchid)
         return invalid(QStringLiteral("mchid is not this merchant's (--wechatpay-mchid)"));
     if (!checkLength(transactionId->text, "transaction_id", 64, &error) ||
-        !checkRefundNumber(refundId->text, "refund_id", &error) ||
+        !checkVisibleAscii(refundId->text, "refund_id", &error) ||
         !checkWechatPayOrderNo(outTradeNo->text, &error))
         return invalid(error);
     const auto amount = strictjson::parseObject(amountValue->text, &error);
