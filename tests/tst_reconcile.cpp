@@ -1091,6 +1091,89 @@ private Q_SLOTS:
         QVERIFY(found.first().toObject().value(QStringLiteral("order_id")).isNull());
     }
 
+    // A gateway's database holds no orders: the team's payments as the gateways took them are
+    // our side. One the team's handler answered finally (FORWARDED) agrees; one still held is
+    // missing ours; another amount is a mismatch; one the statement does not list is missing on
+    // the platform, named by its out_trade_no. Reconciled by the command as finance, which
+    // reads which side a database is from its latest callback. Each level of the schema.
+    void aGatewaysPaymentsAreReconciled_data()
+    {
+        test::addSchemaLevelRows();
+    }
+    void aGatewaysPaymentsAreReconciled()
+    {
+        QFETCH(QString, level);
+        test::ScratchDatabase scratch(QStringLiteral("recongateway"));
+        test::prepareCallbackDatabase(scratch.dsn(), level, 0);
+        {
+            db::Connection root(scratch.dsn(), QStringLiteral("setup"));
+            // pay_no, out_trade_no, status, fen, Beijing time of payment (UTC + 8 h).
+            const QList<QStringList> taken{
+                {QStringLiteral("WX-GW-1"), QStringLiteral("N-GW-1"), QStringLiteral("FORWARDED"),
+                 QStringLiteral("9900"), QStringLiteral("2026-11-20 10:00:00")},
+                {QStringLiteral("WX-GW-2"), QStringLiteral("N-GW-2"), QStringLiteral("RECORDED"),
+                 QStringLiteral("9900"), QStringLiteral("2026-11-20 10:10:00")},
+                {QStringLiteral("WX-GW-3"), QStringLiteral("N-GW-3"), QStringLiteral("FORWARDED"),
+                 QStringLiteral("9900"), QStringLiteral("2026-11-20 10:20:00")},
+                {QStringLiteral("WX-GW-4"), QStringLiteral("N-GW-4"), QStringLiteral("FORWARDED"),
+                 QStringLiteral("9900"), QStringLiteral("2026-11-20 10:30:00")},
+                {QStringLiteral("WX-GW-5"), QStringLiteral("N-GW-5"), QStringLiteral("FORWARDED"),
+                 QStringLiteral("9900"), QStringLiteral("2026-11-20 10:35:00")}};
+            for (const QStringList &row : taken)
+                db::exec(root.database(),
+                         QStringLiteral(
+                             "INSERT INTO pay_callback_log (pay_no, order_id, out_trade_no, "
+                             "raw_body, wire_format, amount_fen, currency, channel, trade_status, "
+                             "status, gateway, forwards, platform_paid_at) VALUES (?, 0, ?, '{}', "
+                             "'wechatpay', ?, 'CNY', 'wechat', 'SUCCESS', ?, 1, 1, "
+                             "CAST(? AS DATETIME(3)) - INTERVAL 8 HOUR)"),
+                         {row[0], row[1], row[3].toLongLong(), row[2], row[4]});
+            // WX-GW-5 was refunded, its refund's outcome forwarded: with us it is REFUNDED,
+            // which a statement listing its payment alone does not say.
+            db::exec(root.database(),
+                     QStringLiteral("INSERT INTO callback_event (pay_no, event, raw_body, "
+                                    "wire_format, amount_fen, channel, trade_status, status, "
+                                    "forwards) VALUES ('WX-GW-5', 'REFUND.SUCCESS/50300005', "
+                                    "'{}', 'wechatpay', 9900, 'wechat', 'REFUND.SUCCESS', "
+                                    "'FORWARDED', 1)"));
+        }
+        const QString path =
+            writeFile(m_dir, QStringLiteral("gateway-%1.csv").arg(level),
+                      wechatBill({{QStringLiteral("2026-11-20 10:00:00"), QStringLiteral("WX-GW-1"),
+                                   QStringLiteral("N-GW-1"), QStringLiteral("99.00")},
+                                  {QStringLiteral("2026-11-20 10:10:00"), QStringLiteral("WX-GW-2"),
+                                   QStringLiteral("N-GW-2"), QStringLiteral("99.00")},
+                                  {QStringLiteral("2026-11-20 10:20:00"), QStringLiteral("WX-GW-3"),
+                                   QStringLiteral("N-GW-3"), QStringLiteral("88.00")},
+                                  {QStringLiteral("2026-11-20 10:35:00"), QStringLiteral("WX-GW-5"),
+                                   QStringLiteral("N-GW-5"), QStringLiteral("99.00")},
+                                  {QStringLiteral("2026-11-20 10:40:00"), QStringLiteral("WX-GW-9"),
+                                   QStringLiteral("N-GW-9"), QStringLiteral("99.00")}},
+                                 true));
+        test::ScratchAccount finance(QStringLiteral("payops_finance"));
+        const test::CliRun run =
+            test::runCli({QStringLiteral("reconcile"), QStringLiteral("--db"),
+                          finance.dsnFor(scratch.name()).toString(), QStringLiteral("--statement"),
+                          path, QStringLiteral("--json")},
+                         {{QStringLiteral("PAYOPS_DB_PASSWORD"), finance.password()}});
+        QStringList found;
+        for (const QJsonValue &finding : QJsonDocument::fromJson(run.out.toUtf8())
+                                             .object()
+                                             .value(QStringLiteral("findings"))
+                                             .toArray()) {
+            const QJsonObject object = finding.toObject();
+            found << object.value(QStringLiteral("kind")).toString() + QLatin1Char(' ') +
+                         object.value(QStringLiteral("pay_no")).toString() + QLatin1Char(' ') +
+                         object.value(QStringLiteral("order_no")).toString();
+        }
+        found.sort();
+        QCOMPARE(found, (QStringList{QStringLiteral("amount_mismatch WX-GW-3 N-GW-3"),
+                                     QStringLiteral("missing_ours WX-GW-2 N-GW-2"),
+                                     QStringLiteral("missing_ours WX-GW-9 N-GW-9"),
+                                     QStringLiteral("missing_platform WX-GW-4 N-GW-4"),
+                                     QStringLiteral("status_mismatch WX-GW-5 N-GW-5")}));
+    }
+
     // Migration 0011 gives the callbacks already stored their platform time from the raw body;
     // what it cannot read stays NULL and fails nothing. Its own statements are run here on
     // rows written before it.

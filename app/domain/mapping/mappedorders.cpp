@@ -123,7 +123,7 @@ PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping)
 
 PaymentSide paymentSide(const QSqlDatabase &db, const std::optional<Mapping> &mapping)
 {
-    return mapping ? mappedPaymentSide(db, *mapping) : ownPaymentSide();
+    return mapping ? mappedPaymentSide(db, *mapping) : ownOrGatewayPaymentSide(db);
 }
 
 std::optional<QList<MappedStateCount>> mappedStateCounts(const QSqlDatabase &db,

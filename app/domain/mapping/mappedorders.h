@@ -36,7 +36,7 @@ QString stateNameExpression(const QSqlDatabase &db, const OrdersMapping &orders,
 // order is a double payment.
 PaymentSide mappedPaymentSide(const QSqlDatabase &db, const Mapping &mapping);
 // The side a reconciliation compares with: mappedPaymentSide() when `mapping` is given, else
-// payops's own payments and orders.
+// payops's own payments and orders, or a gateway's payments (ownOrGatewayPaymentSide()).
 PaymentSide paymentSide(const QSqlDatabase &db, const std::optional<Mapping> &mapping);
 
 struct MappedStateCount

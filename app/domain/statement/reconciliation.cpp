@@ -25,15 +25,21 @@ constexpr const char *kKindNames[kFindingKinds] = {"missing_ours",       "missin
 // A payment with us: the callback's order is paid by the callback's pay_no.
 constexpr auto kOurs = "(o.pay_no = p.pay_no AND o.status IN ('PAID', 'REFUNDING', 'REFUNDED'))";
 
-// The SQL below names our side as %P (payments) and %O (orders); this puts the side's tables in,
-// in one pass, so that a %O inside a mapped name is never taken for a place.
+// The SQL below names our side as %P (payments), %O (orders), %L (the payments' column that
+// names their order), %F (a stored finding's order) and %N (a payment's order number); this puts
+// the side's in, in one pass, so that a %O inside a mapped name is never taken for a place.
 QString onSide(const QString &sql, const PaymentSide &side)
 {
+    const QHash<QChar, QString> places{{u'P', side.payments},
+                                       {u'O', side.orders},
+                                       {u'L', side.orderLink},
+                                       {u'F', side.findingOrder},
+                                       {u'N', side.orderNo}};
     QString filled;
     for (qsizetype i = 0; i < sql.size(); ++i) {
         const QChar next = i + 1 < sql.size() ? sql[i + 1] : QChar();
-        if (sql[i] == u'%' && (next == u'P' || next == u'O')) {
-            filled += next == u'P' ? side.payments : side.orders;
+        if (sql[i] == u'%' && places.contains(next)) {
+            filled += places.value(next);
             ++i;
         } else {
             filled += sql[i];
@@ -171,7 +177,7 @@ void findLineKinds(const QSqlDatabase &db, const PaymentSide &side, qint64 state
                        "'SUCCESS', 'REFUND'), 0) END AS status_mismatch, l.out_trade_no "
                        "FROM platform_statement_line l"
                        " LEFT JOIN %P p ON p.pay_no = l.pay_no"
-                       " LEFT JOIN %O o ON o.id = p.order_id "
+                       " LEFT JOIN %O o ON o.id = p.%L "
                        "WHERE l.statement_id = ? AND l.line_no > ?"
                        " AND NOT (l.status = 'SUCCESS' AND %1 = 1 AND l.amount_fen = p.amount_fen "
                        "AND o.status = 'PAID') "
@@ -241,7 +247,7 @@ void findDuplicates(const QSqlDatabase &db, const PaymentSide &side, qint64 stat
             "      ORDER BY pay_no LIMIT %2) d "
             "JOIN platform_statement_line l ON l.statement_id = ? AND l.line_no = d.first_line "
             "LEFT JOIN %P p ON p.pay_no = l.pay_no "
-            "LEFT JOIN %O o ON o.id = p.order_id "
+            "LEFT JOIN %O o ON o.id = p.%L "
             "ORDER BY d.pay_no")
             .arg(QLatin1String(kOurs), QString::number(kPageRows)),
         side);
@@ -295,11 +301,11 @@ void findMissingOnPlatform(const QSqlDatabase &db, const PaymentSide &side,
     };
     const QString sql = onSide(
         QStringLiteral("SELECT p.pay_no, p.order_id, p.amount_fen, o.status, "
-                       "DATE_FORMAT(p.platform_paid_at, '%Y-%m-%d %H:%i:%s.%f'), p.id "
+                       "DATE_FORMAT(p.platform_paid_at, '%Y-%m-%d %H:%i:%s.%f'), p.id, %N "
                        "FROM %P p "
                        "LEFT JOIN platform_statement_line l FORCE INDEX (idx_statement_line_pay_no)"
                        " ON l.statement_id = ? AND l.pay_no = p.pay_no "
-                       "STRAIGHT_JOIN %O o ON o.id = p.order_id AND %1 "
+                       "STRAIGHT_JOIN %O o ON o.id = p.%L AND %1 "
                        "WHERE p.channel = ? AND p.platform_paid_at < ?"
                        " AND (p.platform_paid_at > ? OR (p.platform_paid_at = ? AND p.id > ?)) AND "
                        "l.pay_no IS NULL "
@@ -319,8 +325,8 @@ void findMissingOnPlatform(const QSqlDatabase &db, const PaymentSide &side,
                 ReconciliationFinding finding;
                 finding.kind = FindingKind::MissingPlatform;
                 finding.payNo = query.value(0).toByteArray();
-                finding.orderId = query.value(1).toLongLong();
-                finding.orderNo = QByteArray::number(*finding.orderId);
+                finding.orderId = optionalNumber(query.value(1));
+                finding.orderNo = query.value(6).toByteArray();
                 finding.ourAmountFen = query.value(2).toLongLong();
                 finding.ourStatus = query.value(3).toString();
                 afterTime = query.value(4).toString();
@@ -448,6 +454,43 @@ PaymentSide ownPaymentSide()
     return side;
 }
 
+PaymentSide gatewayPaymentSide()
+{
+    // Derived tables the server merges into each query, so that the joins reach
+    // pay_callback_log's indexes (pay_no, (channel, platform_paid_at)) directly. Each payment is
+    // its own order: o.id is the payment's row, linked by p.trade.
+    PaymentSide side;
+    side.payments = QStringLiteral(
+        "(SELECT x.pay_no, NULLIF(x.order_id, 0) AS order_id, x.id AS trade, x.amount_fen, "
+        "x.channel, x.platform_paid_at, x.id, x.status, '' AS reason, x.out_trade_no FROM "
+        "pay_callback_log x WHERE x.gateway = 1)");
+    // A refund's outcome is an event named REFUND.*/refund_id at WeChat Pay and
+    // trade_status/out_biz_no at Alipay (gatewayforward.h).
+    // The payment's success is CallbackRequest::successSql()'s test, on y.
+    side.orders = QStringLiteral(
+        "(SELECT y.id, y.pay_no, CASE WHEN y.status <> 'FORWARDED' OR NOT (CASE WHEN "
+        "y.wire_format = 'alipay' THEN CAST(y.trade_status AS BINARY) IN ('TRADE_SUCCESS', "
+        "'TRADE_FINISHED') ELSE CAST(y.trade_status AS BINARY) = 'SUCCESS' END) THEN y.status "
+        "WHEN EXISTS (SELECT 1 FROM callback_event e WHERE e.pay_no = y.pay_no AND e.status = "
+        "'FORWARDED' AND (e.event LIKE 'REFUND.SUCCESS/%' OR e.event LIKE 'TRADE%/%')) "
+        "THEN 'REFUNDED' ELSE 'PAID' END AS status FROM pay_callback_log y WHERE y.gateway = 1)");
+    side.firstKey = qint64(0);
+    side.orderLink = QStringLiteral("trade");
+    side.findingOrder = QStringLiteral("o.pay_no = r.pay_no");
+    side.orderNo = QStringLiteral("COALESCE(p.out_trade_no, CAST(p.order_id AS CHAR))");
+    return side;
+}
+
+PaymentSide ownOrGatewayPaymentSide(const QSqlDatabase &db)
+{
+    // The latest callback, by the primary key: one row read whatever the table's size.
+    const bool gateway =
+        db::scalar(db, QStringLiteral("SELECT gateway FROM pay_callback_log ORDER BY id DESC "
+                                      "LIMIT 1"))
+            .toBool();
+    return gateway ? gatewayPaymentSide() : ownPaymentSide();
+}
+
 Reconciliation reconcileStatement(const QSqlDatabase &db, qint64 statementId,
                                   const PaymentSide &side)
 {
@@ -532,7 +575,7 @@ void readStoredFindings(const QSqlDatabase &db, const PaymentSide &side, qint64 
             "JOIN reconciliation_run u ON u.id = r.run_id "
             "LEFT JOIN platform_statement_line l ON l.statement_id = u.statement_id AND l.line_no "
             "= r.line_no "
-            "LEFT JOIN %O o ON o.id = r.order_id "
+            "LEFT JOIN %O o ON %F "
             "LEFT JOIN %P p ON p.pay_no = r.pay_no "
             "WHERE r.run_id = ? AND r.kind = ? AND r.id > ? ORDER BY r.id LIMIT %1")
             .arg(kPageRows),

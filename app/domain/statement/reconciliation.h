@@ -89,10 +89,26 @@ struct PaymentSide
     // A statement's channel ("wechat") as the payments store it, when not under that name: a
     // team's [payments.channels], e.g. {"wechat": {"wechatpay"}}. The 多单 search reads each.
     QMap<QString, QStringList> channelValues;
+    // The payments' column that names their order (o.id), and how a stored finding
+    // (reconciliation_result r) finds its order: by its order id, or where the orders are a
+    // gateway's payments themselves, by its pay_no.
+    QString orderLink = QStringLiteral("order_id");
+    QString findingOrder = QStringLiteral("o.id = r.order_id");
+    // A payment's order number as a finding shows it, over p.
+    QString orderNo = QStringLiteral("CAST(p.order_id AS CHAR)");
 };
 
 // payops's own callback log and orders.
 PaymentSide ownPaymentSide();
+// A gateway's: it holds no orders, only the team's payments as the gateways took them
+// (pay_callback_log, gateway = 1). A payment is with us once the team's handler gave its final
+// answer (FORWARDED): PAID, or REFUNDED once a refund's outcome was forwarded too; one still
+// held or failing is not, so the statement's line for it is missing_ours. Order numbers are
+// the platform's out_trade_no.
+PaymentSide gatewayPaymentSide();
+// The side of payops's own tables: the gateway's when the latest callback came through a
+// gateway, else payops's own.
+PaymentSide ownOrGatewayPaymentSide(const QSqlDatabase &db);
 
 // Reconciles a stored statement against the payments as they are now, in set-based statements
 // (joins on pay_no, a range of (channel, platform_paid_at) for 多单: pay_callback_log's index,
