@@ -327,13 +327,40 @@ private Q_SLOTS:
         QCOMPARE(handler.terminate(), 0);
     }
 
+    // A handler that answers in GBK ("成功" as its two-byte characters) gets its answer to the
+    // platform byte for byte, and a resend gets those bytes again from the row, not the text
+    // column's U+FFFD.
+    void anAnswerInGbkIsReplayedAsSent()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("eventsgbk"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 1);
+        test::CannedAnswer gbk;
+        gbk.body = "\xB3\xC9\xB9\xA6";
+        gbk.contentType = "text/plain; charset=gbk";
+        test::CountingUpstream upstream(0, gbk);
+        test::CallbackdProcess gateway = startGateway(scratch, upstream.url());
+        const QString transaction = QStringLiteral("4200000001202612040501");
+        for (int delivery = 0; delivery < 2; ++delivery) {
+            const auto notification = m_kit->wechat(
+                test::wechatTransaction(transaction, QStringLiteral("N-GBK-1"), 9900));
+            const test::HttpResult answer =
+                test::postTo(gateway.port(), kWechatPath, notification.body, notification.headers);
+            QCOMPARE(answer.status, 200);
+            QCOMPARE(answer.body, gbk.body);
+        }
+        QCOMPARE(upstream.count(), 1);
+        QCOMPARE(gateway.terminate(), 0);
+    }
+
 private:
-    test::CallbackdProcess startGateway(const test::ScratchDatabase &scratch) const
+    test::CallbackdProcess startGateway(const test::ScratchDatabase &scratch,
+                                        const QString &upstream = QString()) const
     {
         return test::CallbackdProcess(
             m_endpoint->dsnFor(scratch.name()), QString(), QStringLiteral("G-EVENTS"),
             m_kit->callbackdArguments() +
-                QStringList{QStringLiteral("--upstream"), m_upstream->url()});
+                QStringList{QStringLiteral("--upstream"),
+                            upstream.isEmpty() ? m_upstream->url() : upstream});
     }
 
     // "STATUS body" of the gateway's answer.

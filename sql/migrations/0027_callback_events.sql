@@ -29,6 +29,7 @@ CREATE TABLE callback_event (
   status                 VARCHAR(16)     NOT NULL DEFAULT 'FORWARDING',
   response_code          SMALLINT        NOT NULL DEFAULT 0,
   response_body          TEXT                NULL DEFAULT NULL,
+  response_bytes         MEDIUMBLOB          NULL DEFAULT NULL,
   gateway                TINYINT(1)      NOT NULL DEFAULT 1,
   upstream_status        SMALLINT            NULL DEFAULT NULL,
   upstream_error         VARCHAR(255)    NOT NULL DEFAULT '',
@@ -49,15 +50,24 @@ CREATE TABLE callback_event (
 ALTER TABLE callback_trace
   ADD COLUMN event VARBINARY(128) NOT NULL DEFAULT '';
 
+-- The team's handler's final answer byte for byte, when it is not UTF-8 (an Alipay handler
+-- answering in GBK): response_body is text, and its bytes would come back as U+FFFD in the
+-- answer replayed to the platform's next delivery. NULL: response_body is the answer. Added at
+-- the end with a constant default: in place, no copy of the table.
+ALTER TABLE pay_callback_log
+  ADD COLUMN response_bytes MEDIUMBLOB NULL DEFAULT NULL;
+GRANT UPDATE (response_bytes) ON ${database}.pay_callback_log TO payops_endpoint;
+GRANT UPDATE (response_bytes) ON ${database}.pay_callback_log TO payops_operator;
+
 -- The endpoint records, claims and stores an event's forward as it does a payment's; the
 -- operator's drain claims and stores what a hold recorded. Operator and finance read every
 -- table already.
 GRANT SELECT, INSERT,
       UPDATE (raw_body, raw_headers, body_sha256, status, response_code, response_body,
-              upstream_status, upstream_error, forwards, forward_claimed_until, forwarded_at,
-              instance, processed_at)
+              response_bytes, upstream_status, upstream_error, forwards,
+              forward_claimed_until, forwarded_at, instance, processed_at)
    ON ${database}.callback_event TO payops_endpoint;
 GRANT UPDATE (raw_body, raw_headers, body_sha256, status, response_code, response_body,
-              upstream_status, upstream_error, forwards, forward_claimed_until, forwarded_at,
-              instance, processed_at)
+              response_bytes, upstream_status, upstream_error, forwards,
+              forward_claimed_until, forwarded_at, instance, processed_at)
    ON ${database}.callback_event TO payops_operator;

@@ -65,7 +65,7 @@ QString storedCallbackColumns()
 {
     return QStringLiteral(
                "id, status, pay_no, order_id, amount_fen, currency, channel, "
-               "trade_status, response_body, wire_format, "
+               "trade_status, COALESCE(response_bytes, response_body), wire_format, "
                "DATE_FORMAT(platform_paid_at, '%Y-%m-%dT%H:%i:%s.%fZ'), response_code, ") +
            orderNoColumn();
 }

@@ -29,6 +29,15 @@ QByteArray replayContentType(WireFormat wire, const QByteArray &body)
     return body.isEmpty() ? QByteArray() : QByteArray("application/json");
 }
 
+// An answer's bytes for response_bytes: NULL when response_body, which is text, keeps them
+// (UTF-8, nearly every answer); the bytes themselves otherwise (an Alipay handler's GBK), which
+// a replay then sends instead of the text's U+FFFD.
+QVariant exactBytes(const QByteArray &body)
+{
+    return QUtf8StringView(body).isValidUtf8() ? QVariant(QMetaType(QMetaType::QByteArray))
+                                               : QVariant(body);
+}
+
 QString upstreamError(const UpstreamAnswer &answer)
 {
     if (!answer.answered())
@@ -307,15 +316,17 @@ ForwardStep storeForward(const QSqlDatabase &db, const ForwardClaim &claim,
     // A row a record-only delivery marked RECORDED while this forward was out stays RECORDED
     // unless the handler's answer settled it.
     const QString table = GatewayKey{claim.payNo, claim.event}.table();
+    const QByteArray kept = upstream.body.left(kStoredBodyBytes);
     QSqlQuery stored =
         final ? db::exec(db,
                          QStringLiteral("UPDATE ") + table +
                              QStringLiteral(" SET status = 'FORWARDED', response_code = ?, "
-                                            "response_body = ?, upstream_status = ?, "
-                                            "upstream_error = '', forward_claimed_until = NULL, "
-                                            "forwarded_at = NOW(3), instance = ?, processed_at = "
-                                            "NOW(3) WHERE id = ? AND forwards = ?"),
-                         {upstream.status, QString::fromUtf8(upstream.body.left(kStoredBodyBytes)),
+                                            "response_body = ?, response_bytes = ?, "
+                                            "upstream_status = ?, upstream_error = '', "
+                                            "forward_claimed_until = NULL, forwarded_at = NOW(3), "
+                                            "instance = ?, processed_at = NOW(3) WHERE id = ? AND "
+                                            "forwards = ?"),
+                         {upstream.status, QString::fromUtf8(kept), exactBytes(kept),
                           upstreamStatus, instance, claim.rowId, claim.number})
               : db::exec(
                     db,
