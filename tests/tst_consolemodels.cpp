@@ -351,6 +351,18 @@ private Q_SLOTS:
         QVERIFY(sawEarlyRelease);
         model.setEvidence(console::OrderEvidence{});
         QCOMPARE(model.rowCount(), 0);
+
+        // A later event of the trade is named beside its pay_no, not taken for the payment.
+        console::OrderEvidence refunded;
+        console::CallbackTrace refund;
+        refund.payNo = "4200000001202612040001";
+        refund.event = "REFUND.SUCCESS/50300001";
+        refund.instance = QStringLiteral("gateway-a");
+        refund.received = 1'000'000;
+        refunded.traces << refund;
+        model.setEvidence(refunded);
+        QCOMPARE(model.index(0, EventModel::WhatColumn).data().toString(),
+                 QStringLiteral("received 4200000001202612040001 · REFUND.SUCCESS/50300001"));
     }
 
     void auditModelPagesNewestFirst()

@@ -25,7 +25,7 @@ void EventModel::setEvidence(const console::OrderEvidence &evidence)
                 m_events << console::EvidenceEvent{console::EvidenceEvent::Kind::Callback,
                                                    t.instance, at, what, bad};
         };
-        step(t.received, tr("received %1").arg(QString::fromUtf8(t.payNo)));
+        step(t.received, tr("received %1").arg(QString::fromUtf8(t.subject())));
         step(t.lockAcquired, tr("lock acquired"));
         step(t.txBegin, tr("transaction begins"));
         step(t.committed, tr("transaction committed"));

@@ -175,10 +175,10 @@ void SwimlaneScene::drawTrace(const console::CallbackTrace &t, qreal top)
     if (t.received && t.responded)
         addRect(QRectF(x(t.received), callY, x(t.responded) - x(t.received), 4), QPen(Qt::NoPen),
                 QBrush(palette::muted()));
-    auto *who =
-        addSimpleText(t.handler == QLatin1String("gateway")
-                          ? tr("%1 · gateway").arg(QString::fromUtf8(t.payNo))
-                          : tr("%1 · %2 handler").arg(QString::fromUtf8(t.payNo), t.handler));
+    const QString subject = QString::fromUtf8(t.subject());
+    auto *who = addSimpleText(t.handler == QLatin1String("gateway")
+                                  ? tr("%1 · gateway").arg(subject)
+                                  : tr("%1 · %2 handler").arg(subject, t.handler));
     who->setBrush(palette::text());
     who->setPos(x(t.received), top + 22);
     drawSpan(t.lockAcquired, t.lockReleased, lockY, palette::colour(palette::Role::Lock),

@@ -38,6 +38,10 @@ struct CallbackTrace
     {
         return lockReleased > 0 && committed > 0 && lockReleased < committed;
     }
+
+    // What the delivery was of, as the evidence names it: its pay_no, and a later event's name
+    // beside it.
+    QByteArray subject() const { return event.isEmpty() ? payNo : payNo + " · " + event; }
 };
 
 // Throws db::Error.
