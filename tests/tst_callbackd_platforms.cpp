@@ -491,6 +491,51 @@ private Q_SLOTS:
         QCOMPARE(service.terminate(), 0);
     }
 
+    // Several Alipay apps (an app and a mini program), each with Alipay's public key for it:
+    // --alipay-app ID=PEMFILE beside the first. Each notification is verified with its own
+    // app's key alone: one signed with another app's key is refused and stores nothing.
+    void eachAlipayAppIsVerifiedWithItsOwnKey()
+    {
+        test::ScratchDatabase scratch(QStringLiteral("platformalipayapps"));
+        test::prepareCallbackDatabase(scratch.dsn(), QStringLiteral("current"), 3);
+        test::ScratchAccount endpoint(QStringLiteral("payops_endpoint"));
+        const QString miniProgram = QStringLiteral("2021000000000002");
+        test::CallbackdProcess service(
+            endpoint.dsnFor(scratch.name()), QStringLiteral("safe"), QString(),
+            m_kit->callbackdArguments() +
+                QStringList{QStringLiteral("--alipay-app"),
+                            miniProgram + QLatin1Char('=') +
+                                m_kit->publicKey(QStringLiteral("stranger"))});
+        const auto pay = [&](const QString &appId, const QString &key, const QString &tradeNo,
+                             qint64 order) {
+            QStringList form =
+                test::alipayTrade(tradeNo, QString::number(order), QStringLiteral("99.00"));
+            form.replaceInStrings(QStringLiteral("app_id=") +
+                                      QLatin1String(PlatformKit::kAlipayAppId),
+                                  QStringLiteral("app_id=") + appId);
+            return test::postTo(service.port(), kAlipayPath,
+                                m_kit->alipay(form, QStringLiteral("utf-8"), QString(), key), {},
+                                kForm)
+                .status;
+        };
+        QCOMPARE(pay(QLatin1String(PlatformKit::kAlipayAppId), QStringLiteral("alipay"),
+                     QStringLiteral("2026120222501"), 1001),
+                 200);
+        QCOMPARE(
+            pay(miniProgram, QStringLiteral("stranger"), QStringLiteral("2026120222502"), 1002),
+            200);
+        // The mini program's notification signed with the first app's key.
+        QCOMPARE(pay(miniProgram, QStringLiteral("alipay"), QStringLiteral("2026120222503"), 1003),
+                 401);
+        db::Connection root(scratch.dsn(), QStringLiteral("root"));
+        QCOMPARE(db::scalar(root.database(),
+                            QStringLiteral("SELECT GROUP_CONCAT(CONCAT(id, ' ', status) ORDER BY "
+                                           "id) FROM orders"))
+                     .toString(),
+                 QStringLiteral("1001 PAID,1002 PAID,1003 PENDING"));
+        QCOMPARE(service.terminate(), 0);
+    }
+
     // Without its keys a platform's path does not exist; /callbacks/pay is unchanged.
     void unconfiguredPlatformsAre404()
     {

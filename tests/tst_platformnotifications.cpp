@@ -49,8 +49,7 @@ WechatPayKeys wechatKeys()
 AlipayKeys alipayKeys()
 {
     AlipayKeys keys;
-    keys.appId = "2021000000000001";
-    keys.publicKey = publicKey("alipay.pub.pem");
+    keys.apps.insert("2021000000000001", publicKey("alipay.pub.pem"));
     return keys;
 }
 
@@ -222,12 +221,19 @@ private Q_SLOTS:
             refusal(admitAlipay(alipayKeys(), lookup({}), vector("alipay-gbk-signed-utf8.form")))
                 .first,
             401);
-        AlipayKeys otherApp = alipayKeys();
-        otherApp.appId = "2021000000000999";
+        AlipayKeys otherApp;
+        otherApp.apps.insert("2021000000000999", publicKey("alipay.pub.pem"));
         QCOMPARE(refusal(admitAlipay(otherApp, lookup({}), gbk)).first, 400);
-        AlipayKeys otherKey = alipayKeys();
-        otherKey.publicKey = publicKey("wechat.pub.pem");
+        AlipayKeys otherKey;
+        otherKey.apps.insert("2021000000000001", publicKey("wechat.pub.pem"));
         QCOMPARE(refusal(admitAlipay(otherKey, lookup({}), gbk)).first, 401);
+        // Several apps: a notification is verified with its own app's key alone, even where
+        // another app's key would verify it.
+        AlipayKeys twoApps = otherKey;
+        twoApps.apps.insert("2021000000000999", publicKey("alipay.pub.pem"));
+        QCOMPARE(refusal(admitAlipay(twoApps, lookup({}), gbk)).first, 401);
+        twoApps.apps.insert("2021000000000001", publicKey("alipay.pub.pem"));
+        QVERIFY(std::holds_alternative<CallbackRequest>(admitAlipay(twoApps, lookup({}), gbk)));
         QCOMPARE(refusal(admitAlipay(alipayKeys(), lookup({}),
                                      QByteArray(gbk).replace("88.80", "88.81")))
                      .first,
@@ -265,9 +271,10 @@ private Q_SLOTS:
         QCOMPARE(digest(admitAlipay(alipayKeys(), lookup({}),
                                     QByteArray(gbk).replace("&trade_no=2", "&trade_no=%32"))),
                  verified);
-        AlipayKeys otherApp = alipayKeys();
-        otherApp.appId = "2021000000000999";
-        QCOMPARE(digest(admitAlipay(otherApp, lookup({}), gbk)), verified); // signed, then 400
+        // An app not configured has no key to verify with: refused before the signature.
+        AlipayKeys otherApp;
+        otherApp.apps.insert("2021000000000999", publicKey("alipay.pub.pem"));
+        QVERIFY(digest(admitAlipay(otherApp, lookup({}), gbk)).isEmpty());
 
         const Notification wechat = wechatVector("wechat.json");
         QCOMPARE(digest(admitWechat(wechat)).size(), 32);

@@ -206,7 +206,8 @@ private Q_SLOTS:
                  QStringLiteral("--upstream-alipay must be an http:// or https:// URL, not "
                                 "'ftp://x/'"));
         QCOMPARE(parse({QStringLiteral("--upstream-alipay"), url}).error,
-                 QStringLiteral("--upstream-alipay needs --alipay-app-id and --alipay-public-key"));
+                 QStringLiteral("--upstream-alipay needs --alipay-app-id and --alipay-public-key, "
+                                "or --alipay-app"));
         const ServiceCommandLine perChannel =
             parse({QStringLiteral("--upstream-wechatpay"), url,
                    QStringLiteral("--upstream-timeout"), QStringLiteral("3")});
@@ -393,6 +394,17 @@ private Q_SLOTS:
             << QStringLiteral("gives serial S1 twice");
         QTest::newRow("not a PEM")
             << replaced(alipay, key, notPem) << QStringLiteral("is not an RSA public key");
+        // Several Alipay apps, each with its key: --alipay-app alone, or beside the first.
+        const QStringList secondApp{QStringLiteral("--alipay-app"), QStringLiteral("2022=") + key};
+        QTest::newRow("two Alipay apps") << wechat + alipay + secondApp << QString();
+        QTest::newRow("an Alipay app alone") << wechat + secondApp << QString();
+        QTest::newRow("an Alipay app without its key")
+            << wechat + QStringList{QStringLiteral("--alipay-app"), QStringLiteral("2022")}
+            << QStringLiteral("--alipay-app must be ID=PEMFILE");
+        QTest::newRow("one Alipay app twice")
+            << wechat + alipay +
+                   QStringList{QStringLiteral("--alipay-app"), QStringLiteral("2021=") + key}
+            << QStringLiteral("Alipay app 2021 is given twice");
     }
 
     void platformKeys()

@@ -110,6 +110,10 @@ void addOptions(QCommandLineParser &parser)
         {QStringLiteral("alipay-public-key"),
          ServiceCommandLine::tr("PEM file holding Alipay's public key (mode 0600)."),
          QStringLiteral("pemfile")},
+        {QStringLiteral("alipay-app"),
+         ServiceCommandLine::tr("Another Alipay app of the merchant, with Alipay's public key "
+                                "for it; repeat for each."),
+         QStringLiteral("id=pemfile")},
     });
     const HttpLimits defaults;
     for (const HttpLimitOption &limit : httpLimitOptions())
@@ -240,16 +244,32 @@ QString readWechatPay(const QCommandLineParser &parser, WechatPayKeys &keys)
     return {};
 }
 
-// The Alipay options: none (the path answers 404), or both.
+// The Alipay options: none (the path answers 404), or an app with its key given by both
+// --alipay-app-id and --alipay-public-key, and each further app by --alipay-app ID=PEMFILE.
 QString readAlipay(const QCommandLineParser &parser, AlipayKeys &keys)
 {
-    keys.appId = parser.value(QStringLiteral("alipay-app-id")).toUtf8();
+    const QString appId = parser.value(QStringLiteral("alipay-app-id"));
     const QString keyFile = parser.value(QStringLiteral("alipay-public-key"));
-    if (keys.appId.isEmpty() && keyFile.isEmpty())
-        return {};
-    if (keys.appId.isEmpty() || keyFile.isEmpty())
+    if (appId.isEmpty() != keyFile.isEmpty())
         return ServiceCommandLine::tr("Alipay needs both --alipay-app-id and --alipay-public-key");
-    return readPublicKey(keyFile, &keys.publicKey);
+    QStringList apps = parser.values(QStringLiteral("alipay-app"));
+    if (!appId.isEmpty())
+        apps.prepend(appId + QLatin1Char('=') + keyFile);
+    for (const QString &app : std::as_const(apps)) {
+        const qsizetype equals = app.indexOf(QLatin1Char('='));
+        const QByteArray id = app.left(equals).toUtf8();
+        if (equals <= 0 || equals == app.size() - 1)
+            return ServiceCommandLine::tr("--alipay-app must be ID=PEMFILE, not '%1'").arg(app);
+        if (keys.apps.contains(id))
+            return ServiceCommandLine::tr("Alipay app %1 is given twice")
+                .arg(QString::fromUtf8(id));
+        std::optional<RsaPublicKey> key;
+        const QString error = readPublicKey(app.mid(equals + 1), &key);
+        if (!error.isEmpty())
+            return error;
+        keys.apps.insert(id, *key);
+    }
+    return {};
 }
 
 // Every check after the parse; returns the first fault, or an empty text.
@@ -336,7 +356,7 @@ QString check(const QCommandLineParser &parser, const QProcessEnvironment &envir
                                       "(--wechatpay-mchid and the three after it)");
     if (!options.alipayUpstream.isEmpty() && !options.alipay.configured())
         return ServiceCommandLine::tr("--upstream-alipay needs --alipay-app-id and "
-                                      "--alipay-public-key");
+                                      "--alipay-public-key, or --alipay-app");
     // A gateway's configured channel without an upstream would refuse the platform for a day.
     if (options.gateway() && options.wechatPay.configured() &&
         options.upstreamUrlFor(WireFormat::WechatPay).isEmpty())

@@ -387,8 +387,7 @@ Rates measureChecks()
     wechatKeys.apiV3Key = platform.wechatApiV3Key;
     wechatKeys.platformKeys.insert(platform.wechatSerial, publicKey(wechatPlatform.publicPem));
     AlipayKeys alipayKeys;
-    alipayKeys.appId = platform.alipayAppId;
-    alipayKeys.publicKey = publicKey(alipayPlatform.publicPem);
+    alipayKeys.apps.insert(platform.alipayAppId, publicKey(alipayPlatform.publicPem));
 
     const auto wechat = deliveries(*PlatformNotifier::wechatPay(platform));
     const auto alipay = deliveries(*PlatformNotifier::alipay(platform));

@@ -4886,7 +4886,7 @@
 <context>
     <name>payops::Reconciliation</name>
     <message>
-        <location filename="../../app/domain/statement/reconciliation.cpp" line="+456"/>
+        <location filename="../../app/domain/statement/reconciliation.cpp" line="+499"/>
         <source>there is no statement %1</source>
         <translation>不存在对账单 %1</translation>
     </message>
@@ -5596,7 +5596,12 @@
         <translation>存放支付宝公钥的 PEM 文件（权限 0600）。</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+3"/>
+        <source>Another Alipay app of the merchant, with Alipay&apos;s public key for it; repeat for each.</source>
+        <translation>商户的另一个支付宝应用，及其对应的支付宝公钥；每个应用各给一次。</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>--%1 needs --upstream</source>
         <translation>--%1 需要与 --upstream 一起使用</translation>
     </message>
@@ -5651,12 +5656,22 @@
         <translation>--wechatpay-platform-key 两次指定了序列号 %1</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+18"/>
         <source>Alipay needs both --alipay-app-id and --alipay-public-key</source>
         <translation>支付宝需要同时指定 --alipay-app-id 和 --alipay-public-key</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+8"/>
+        <source>--alipay-app must be ID=PEMFILE, not &apos;%1&apos;</source>
+        <translation>--alipay-app 须为 ID=PEMFILE，而不是 ‘%1’</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Alipay app %1 is given twice</source>
+        <translation>支付宝应用 %1 给了两次</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>--listen must be HOST:PORT, not &apos;%1&apos;</source>
         <translation>--listen 必须是 HOST:PORT，而不是“%1”</translation>
     </message>
@@ -5712,8 +5727,8 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>--upstream-alipay needs --alipay-app-id and --alipay-public-key</source>
-        <translation>--upstream-alipay 需要 --alipay-app-id 和 --alipay-public-key</translation>
+        <source>--upstream-alipay needs --alipay-app-id and --alipay-public-key, or --alipay-app</source>
+        <translation>--upstream-alipay 需要 --alipay-app-id 和 --alipay-public-key，或 --alipay-app</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -5726,7 +5741,7 @@
         <translation>支付宝没有上游：请指定 --upstream 或 --upstream-alipay</translation>
     </message>
     <message>
-        <location line="-291"/>
+        <location line="-311"/>
         <source>Gateway mode: pay nothing, forward each callback exactly once to this URL (http or https), the team&apos;s own handler.</source>
         <translation>网关模式：自身不入账，把每条回调恰好一次转发到此 URL（HTTP 或 HTTPS），即团队自己的处理程序。</translation>
     </message>
@@ -5741,7 +5756,7 @@
         <translation>付款所属的微信支付 AppID；商户的每个应用各给一次。</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+45"/>
         <source>--handler and --upstream exclude each other: a gateway pays nothing itself, the upstream does</source>
         <translation>--handler 与 --upstream 不能同时使用：网关自身不入账，由上游入账</translation>
     </message>

@@ -144,8 +144,7 @@ void alipay(const QByteArray &form)
 {
     static const AlipayKeys keys = [] {
         AlipayKeys made;
-        made.appId = "2021000000000001";
-        made.publicKey = publicKey();
+        made.apps.insert("2021000000000001", publicKey());
         return made;
     }();
     // The pairs as Alipay signs them, each name and value in the form's own bytes.

@@ -169,7 +169,7 @@ std::variant<CallbackRequest, CallbackAnswer> readTrade(const Parameters &form, 
 
 bool AlipayKeys::configured() const
 {
-    return !appId.isEmpty() && publicKey.has_value();
+    return !apps.isEmpty();
 }
 
 std::optional<qint64> yuanToFen(const QByteArray &yuan)
@@ -203,14 +203,14 @@ Admission admitAlipay(const AlipayKeys &keys, const HeaderLookup &header, const 
         return invalid(QStringLiteral("sign_type must be RSA2"));
     const auto signature = QByteArray::fromBase64Encoding(valueOf(*form, "sign"),
                                                           QByteArray::AbortOnBase64DecodingErrors);
+    // The app names the key: a key of one app never verifies another's notification.
+    const auto app = keys.apps.constFind(valueOf(*form, "app_id"));
+    if (app == keys.apps.cend())
+        return invalid(QStringLiteral("app_id is none of this merchant's apps (--alipay-app-id, "
+                                      "--alipay-app)"));
     const QByteArray content = signedContent(*form);
-    if (!signature || signature.decoded.isEmpty() ||
-        !keys.publicKey->verifySha256(content, *signature))
+    if (!signature || signature.decoded.isEmpty() || !app->verifySha256(content, *signature))
         return unauthorized(QStringLiteral("sign does not match (Alipay's public key, RSA2)"));
-    if (valueOf(*form, "app_id") != keys.appId)
-        return signedOver(
-            invalid(QStringLiteral("app_id is not this merchant's app (--alipay-app-id)")),
-            content);
 
     auto read = readTrade(*form, charset);
     if (auto *request = std::get_if<CallbackRequest>(&read)) {

@@ -4,6 +4,7 @@
 #include "platformkey.h"
 
 #include <QByteArray>
+#include <QHash>
 
 #include <optional>
 
@@ -13,10 +14,11 @@ namespace payops {
 // contract.md, "Alipay".
 struct AlipayKeys
 {
-    QByteArray appId;                      // the app the payments are for
-    std::optional<RsaPublicKey> publicKey; // Alipay's public key (not the app's own)
+    // Alipay's public key (not the app's own) for each app of the merchant the payments are
+    // for, by app_id: an app, a mini program and a web page each have their own.
+    QHash<QByteArray, RsaPublicKey> apps;
 
-    // Both given: the path answers 404 otherwise.
+    // One app at least: the path answers 404 otherwise.
     bool configured() const;
 };
 
